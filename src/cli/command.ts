@@ -1,0 +1,12 @@
+import { InputError } from '../engine/errors';
+
+/** A subcommand of the reach-audit CLI. */
+export interface Command {
+  /** Shown for `reach-audit <name> --help`. */
+  help: string;
+  /** Runs with the arguments after the command name; resolves to the exit code. */
+  run(args: string[]): Promise<number>;
+}
+
+/** Bad command-line input; the same class as every other user-input error (see engine/errors.ts). */
+export { InputError as UsageError };

@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+/**
+ * The reach-audit command. Each subcommand lives in its own file and registers here.
+ * Errors that are the user's (bad input) are printed as one line without a stack trace.
+ */
+import { UsageError, type Command } from './command';
+
+const commands: Record<string, () => Promise<Command>> = {
+  // engine (issue 3)
+  // forward: async () => (await import('./forward')).forwardCommand,
+  // generate: async () => (await import('./generate')).generateCommand,
+  // bench: async () => (await import('./bench')).benchCommand,
+  // audit (issue 5)
+  // audit: async () => (await import('./audit')).auditCommand,
+  // compare: async () => (await import('./compare')).compareCommand,
+  // report: async () => (await import('./report')).reportCommand,
+};
+
+function usage(): string {
+  const names = Object.keys(commands);
+  return [
+    'Usage: reach-audit <command> [options]',
+    '',
+    'Commands:',
+    ...names.map((n) => `  ${n}`),
+    '',
+    "Run 'reach-audit <command> --help' for a command's options.",
+  ].join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h') {
+    process.stdout.write(usage() + '\n');
+    return name ? 0 : 2;
+  }
+  const load = commands[name];
+  if (!load) {
+    process.stderr.write(`reach-audit: unknown command '${name}'.\n${usage()}\n`);
+    return 2;
+  }
+  const command = await load();
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(command.help + '\n');
+    return 0;
+  }
+  try {
+    return await command.run(rest);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`reach-audit ${name}: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => { process.exitCode = code; },
+    (err: unknown) => {
+      // Unexpected failures still get one readable line; REACH_AUDIT_DEBUG=1 shows the stack.
+      const message = err instanceof Error ? err.message : String(err);
+      process.stderr.write(`reach-audit: ${message}\n`);
+      if (process.env.REACH_AUDIT_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,69 @@
+/**
+ * The engine's public contract, shared by the audit layer, the CLI and the extension.
+ * Domain words follow ../shared/design.md: a Route is the list of block indices executed in order.
+ */
+
+/** Block indices executed in order; the identity route [0..L-1] is the deployed model. */
+export type Route = readonly number[];
+
+/** Why a sequence stopped: eos / stop string, or the token budget ran out (truncated). */
+export type FinishReason = 'stop' | 'length';
+
+/** Decoding rule for one sequence. temperature 0 means greedy. */
+export interface Decoding {
+  temperature: number;
+  topP: number;
+  /** Seed of this sequence's own PRNG, so its sample never depends on the rest of the batch. */
+  seed: number;
+}
+
+/** One sequence to generate, with its own route, silenced MLPs and decoding. */
+export interface GenerationRequest {
+  promptIds: readonly number[];
+  /** Defaults to the identity route. */
+  route?: Route;
+  /** Blocks whose MLP output is zeroed at every position and every occurrence in the route. */
+  silencedMlp?: readonly number[];
+  maxNewTokens: number;
+  decoding: Decoding;
+  /** Generation stops when the decoded text contains one of these (the stop string is cut off). */
+  stop?: readonly string[];
+}
+
+/** Cost counters of one generation (design: budget accounting). */
+export interface GenerationCost {
+  /** Tokens generated (including the eos token when one was produced). */
+  generatedTokens: number;
+  /** Route length × tokens processed (prompt + generated). */
+  blockApplications: number;
+}
+
+export interface Generation {
+  /** Generated token ids (the eos token, if produced, is included). */
+  tokens: number[];
+  /** Decoded text of the generated tokens, special tokens removed, cut at a stop string. */
+  text: string;
+  /** Log-prob of each generated token under the distribution it was sampled from (temperature 1 scale: log softmax of raw logits). */
+  logprobs: number[];
+  finishReason: FinishReason;
+  cost: GenerationCost;
+}
+
+/** A chat message for the model's chat template. */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** What the audit layer needs from a loaded model. Implemented by the engine; faked in audit unit tests. */
+export interface TextGenerator {
+  /** Number of decoder blocks L. */
+  readonly numBlocks: number;
+  /** Render messages with the model's chat template (add_generation_prompt = true) and tokenize. */
+  encodeChat(messages: readonly ChatMessage[]): number[];
+  /** Tokenize raw text (special tokens such as bos added as the tokenizer's post-processor says). */
+  encodeRaw(text: string): number[];
+  decode(ids: readonly number[]): string;
+  /** Generate all requests, batched as the engine sees fit. Results are in request order. */
+  generate(requests: readonly GenerationRequest[], signal?: AbortSignal): Promise<Generation[]>;
+}
