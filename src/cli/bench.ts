@@ -1,0 +1,280 @@
+/**
+ * reach-audit bench: prefill and decode speed (batch 1 and batch 16) and peak memory of a model,
+ * against a memory-copy bandwidth measured in the same run. Figures are medians of --runs runs.
+ *
+ * Every generation step is timed on its own: step 0 (the whole prompt) gives prefill tokens/s,
+ * the later steps (one token per sequence) give decode tokens/s, so prefill never leaks into it.
+ * Bandwidth limit: a batch-1 decode step has to read every block weight and the lm_head once, so
+ *   limit tokens/s = copy bandwidth / (weight bytes read per token),
+ * with copy bandwidth counted STREAM-style (bytes read + bytes written per second by memcpy).
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Command } from './command';
+import { UsageError } from './command';
+import { MODEL_FLAGS, MODEL_FLAGS_HELP, parseFlags, parseWholeNumber, progressToStderr } from './engineArgs';
+import { writeRandomQwen05bModel } from './randomBenchModel';
+import { loadModel, type Model } from '../engine';
+import type { GenerationRequest } from '../engine/types';
+
+const help = [
+  'Usage: reach-audit bench (--model DIR | --random-qwen-0.5b [--random-dir DIR]) [options]',
+  '',
+  'Measures prefill tokens/s, decode tokens/s at batch 1 and 16, and peak memory, and compares',
+  'batch-1 decode with the memory-bandwidth limit measured in the same run.',
+  '',
+  'Options:',
+  ...MODEL_FLAGS_HELP,
+  '  --random-qwen-0.5b   bench a random-weight model with the shape of Qwen2.5-0.5B (written once)',
+  '  --random-dir DIR     where that model is written (default: <tmp>/reach-audit-qwen05b-random)',
+  '  --prompt-tokens N    prompt length (default 64)',
+  '  --decode-tokens N    decode steps timed per run (default 16)',
+  '  --batch N            the large batch size (default 16)',
+  '  --runs N             runs per figure; medians are reported (default 3)',
+  '  --json               print the figures as JSON',
+].join('\n');
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/**
+ * memcpy bandwidth (read + write bytes per second), median of several 256 MiB copies. Runs in a
+ * child process so its buffers never count toward this process's peak memory.
+ */
+export function copyBandwidth(runs = 5): number {
+  const script = `
+    const bytes = 256 * 1024 * 1024, src = Buffer.alloc(bytes, 1), dst = Buffer.alloc(bytes);
+    src.copy(dst);
+    const rates = [];
+    for (let r = 0; r < ${runs}; r++) {
+      const t = process.hrtime.bigint();
+      src.copy(dst);
+      rates.push(2 * bytes / (Number(process.hrtime.bigint() - t) / 1e9));
+    }
+    rates.sort((a, b) => a - b);
+    process.stdout.write(String(rates[rates.length >> 1]));`;
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+  const rate = Number(r.stdout);
+  if (r.status !== 0 || !Number.isFinite(rate)) throw new Error(`copy bandwidth measurement failed: ${r.stderr}`);
+  return rate;
+}
+
+/** Linux: resets the peak-RSS mark (VmHWM) so the figure covers only what follows. */
+function resetPeakRss(): boolean {
+  try {
+    fs.writeFileSync('/proc/self/clear_refs', '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Peak RSS in bytes since the last reset (VmHWM), or since process start. */
+function peakRss(): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync('/proc/self/status', 'utf8'));
+    if (m) return Number(m[1]) * 1024;
+  } catch {
+    // not Linux
+  }
+  return process.resourceUsage().maxRSS * 1024;
+}
+
+function randomPrompt(n: number, vocab: number, salt: number): number[] {
+  // Deterministic spread of ids; the values don't matter for speed.
+  return Array.from({ length: n }, (_, i) => (1000 + (i * 7919 + salt * 104729)) % Math.min(vocab, 100000));
+}
+
+/**
+ * `count` distinct routes, each the identity with one skip or one repeat (as the routes probe
+ * draws them), for measuring how well sequences with different routes share block calls.
+ */
+export function mixedRoutes(count: number, numBlocks: number): number[][] {
+  const routes: number[][] = [];
+  for (let i = 0; routes.length < count; i++) {
+    const block = (i * 7 + 3) % numBlocks;
+    const route = Array.from({ length: numBlocks }, (_, b) => b);
+    if (i % 2 === 0) route.splice(block, 1);
+    else route.splice(block, 0, block);
+    if (!routes.some((r) => r.join() === route.join())) routes.push(route);
+  }
+  return routes;
+}
+
+interface Timed {
+  /** Prefill step (whole prompt, all sequences), ms. */
+  prefillMs: number;
+  /** Decode steps after the prefill, ms. */
+  decodeMs: number;
+  decodeSteps: number;
+  blockCallsPerDecodeStep: number;
+  /** CPU cores this process got on average (CPU time / wall time): shows contention. */
+  coresUsed: number;
+}
+
+/** One batched generation, timed per step: step 0 is the prefill, every later step one token. */
+async function timeGenerate(model: Model, batch: number, promptTokens: number, newTokens: number, routes?: number[][]): Promise<Timed> {
+  const requests: GenerationRequest[] = Array.from({ length: batch }, (_, b) => ({
+    promptIds: randomPrompt(promptTokens, model.vocabSize, b),
+    route: routes?.[b],
+    maxNewTokens: newTokens,
+    decoding: { temperature: 0, topP: 1, seed: b },
+  }));
+  const timed: Timed = { prefillMs: 0, decodeMs: 0, decodeSteps: 0, blockCallsPerDecodeStep: 0, coresUsed: 0 };
+  const cpu = process.cpuUsage();
+  const wall = performance.now();
+  let callsAfterPrefill = 0;
+  model.onStep = (s) => {
+    if (s.step === 0) {
+      timed.prefillMs = s.ms;
+      callsAfterPrefill = model.stats.blockCalls;
+    } else if (s.batch === batch) {
+      timed.decodeMs += s.ms;
+      timed.decodeSteps++;
+    }
+  };
+  try {
+    const out = await model.generate(requests);
+    if (out.some((g) => g.tokens.length !== newTokens)) {
+      throw new Error('a bench sequence stopped early on an eos token; rerun with another --prompt-tokens');
+    }
+  } finally {
+    model.onStep = undefined;
+  }
+  const used = process.cpuUsage(cpu);
+  timed.coresUsed = (used.user + used.system) / 1000 / (performance.now() - wall);
+  timed.blockCallsPerDecodeStep = (model.stats.blockCalls - callsAfterPrefill) / Math.max(1, newTokens - 1);
+  return timed;
+}
+
+/** F32 weight bytes on disk, and the bytes a batch-1 decode step reads: every block plus the lm_head. */
+function weightBytes(model: Model): { total: number; perToken: number } {
+  const dir = model.graphs.dir;
+  const m = model.graphs.manifest;
+  const size = (f: string): number => fs.statSync(path.join(dir, f)).size;
+  const blocks = m.blockFiles.reduce((n, f) => n + size(f.replace(/\.onnx$/, '.bin')), 0);
+  const lmHead = model.config.vocabSize * model.config.hiddenSize * 4;
+  return { total: blocks + size('head.bin') + size(m.embedFile), perToken: blocks + lmHead };
+}
+
+export const benchCommand: Command = {
+  help,
+  async run(args) {
+    const v = parseFlags(args, {
+      ...MODEL_FLAGS,
+      'random-qwen-0.5b': { type: 'boolean' },
+      'random-dir': { type: 'string' },
+      'prompt-tokens': { type: 'string' },
+      'decode-tokens': { type: 'string' },
+      batch: { type: 'string' },
+      runs: { type: 'string' },
+      json: { type: 'boolean' },
+    });
+    if (!v.model === !v['random-qwen-0.5b']) throw new UsageError('expected exactly one of --model DIR or --random-qwen-0.5b');
+    const promptTokens = parseWholeNumber(v['prompt-tokens'], '--prompt-tokens', 1) ?? 64;
+    const decodeTokens = parseWholeNumber(v['decode-tokens'], '--decode-tokens', 1) ?? 16;
+    const bigBatch = parseWholeNumber(v.batch, '--batch', 1) ?? 16;
+    const runs = parseWholeNumber(v.runs, '--runs', 1) ?? 3;
+    const threads = parseWholeNumber(v.threads, '--threads', 1) ?? os.availableParallelism();
+    const log = (m: string): void => { process.stderr.write(`bench: ${m}\n`); };
+
+    const dir = v.model ?? writeRandomQwen05bModel(v['random-dir'] ?? path.join(os.tmpdir(), 'reach-audit-qwen05b-random'), log);
+    const bandwidthBefore = copyBandwidth();
+    const loadOptions = { cacheDir: v['cache-dir'], threads, onProgress: progressToStderr(), maxBatch: Math.max(16, bigBatch) };
+    resetPeakRss();
+    let loadStart = performance.now();
+    let model = await loadModel(dir, loadOptions);
+    if (model.graphs.built) {
+      // Building reads whole tensors; measure memory for a normal load from the cache instead.
+      log(`graphs built in ${((performance.now() - loadStart) / 1000).toFixed(1)} s; reloading from the cache`);
+      await model.dispose();
+      loadStart = performance.now();
+      resetPeakRss();
+      model = await loadModel(dir, loadOptions);
+    }
+    const loadSeconds = (performance.now() - loadStart) / 1000;
+    try {
+      log(`loaded in ${loadSeconds.toFixed(1)} s (graphs ${model.graphs.built ? 'built' : 'from cache'}: ${model.graphs.dir})`);
+      const rssAfterLoad = process.memoryUsage().rss;
+      const prefill: number[] = [];
+      const decode1: number[] = [];
+      const decodeB: number[] = [];
+      const decodeMixed: number[] = [];
+      const routes = mixedRoutes(bigBatch, model.numBlocks);
+      let callsPerStep = 0;
+      const coresUsed: number[] = [];
+      await timeGenerate(model, 1, 8, 2); // warm-up
+      for (let r = 0; r < runs; r++) {
+        const one = await timeGenerate(model, 1, promptTokens, decodeTokens + 1);
+        prefill.push((promptTokens * 1000) / one.prefillMs);
+        decode1.push((one.decodeSteps * 1000) / one.decodeMs);
+        const many = await timeGenerate(model, bigBatch, promptTokens, decodeTokens + 1);
+        decodeB.push((bigBatch * many.decodeSteps * 1000) / many.decodeMs);
+        const mixed = await timeGenerate(model, bigBatch, promptTokens, decodeTokens + 1, routes);
+        decodeMixed.push((bigBatch * mixed.decodeSteps * 1000) / mixed.decodeMs);
+        callsPerStep = mixed.blockCallsPerDecodeStep;
+        coresUsed.push(one.coresUsed, many.coresUsed, mixed.coresUsed);
+        log(`run ${r + 1}/${runs}: prefill ${prefill[r].toFixed(1)} tok/s, decode b1 ${decode1[r].toFixed(2)} tok/s, b${bigBatch} ${decodeB[r].toFixed(2)} tok/s, b${bigBatch} mixed routes ${decodeMixed[r].toFixed(2)} tok/s`);
+      }
+      const bandwidth = (bandwidthBefore + copyBandwidth()) / 2; // before and after, to even out drift
+      const weights = weightBytes(model);
+      const c = model.config;
+      const maxT = promptTokens + decodeTokens + 1;
+      const kvBytes = 2 * c.numBlocks * c.numKvHeads * c.headDim * 4 * maxT * bigBatch;
+      const peak = peakRss();
+      const limit = bandwidth / weights.perToken;
+      const figures = {
+        model: dir,
+        threads,
+        cpus: os.cpus().length,
+        loadavg: os.loadavg().map((x) => Number(x.toFixed(2))),
+        medianCoresUsed: median(coresUsed),
+        runs,
+        promptTokens,
+        decodeTokens,
+        batch: bigBatch,
+        prefillTokensPerSecond: median(prefill),
+        decodeTokensPerSecondBatch1: median(decode1),
+        decodeTokensPerSecondBatchN: median(decodeB),
+        batchSpeedup: median(decodeB) / median(decode1),
+        decodeTokensPerSecondMixedRoutes: median(decodeMixed),
+        blockCallsPerDecodeStepMixedRoutes: callsPerStep,
+        copyBandwidthGBs: bandwidth / 1e9,
+        weightBytesPerToken: weights.perToken,
+        bandwidthLimitTokensPerSecond: limit,
+        fractionOfBandwidthLimit: median(decode1) / limit,
+        f32WeightBytes: weights.total,
+        kvCacheBytes: kvBytes,
+        rssAfterLoadBytes: rssAfterLoad,
+        peakRssBytes: peak,
+        peakRssOverWeightsPlusKv: peak / (weights.total + kvBytes),
+        samples: { prefill, decode1, decodeB, decodeMixed },
+      };
+      if (v.json) {
+        process.stdout.write(JSON.stringify(figures, null, 2) + '\n');
+      } else {
+        const gb = (b: number): string => `${(b / 1e9).toFixed(2)} GB`;
+        process.stdout.write([
+          `model            ${dir}`,
+          `threads          ${threads} of ${figures.cpus} cores; got ${figures.medianCoresUsed.toFixed(2)} cores on average (load average ${figures.loadavg.join(' ')})`,
+          `prefill          ${figures.prefillTokensPerSecond.toFixed(1)} tokens/s (${promptTokens}-token prompt, batch 1)`,
+          `decode batch 1   ${figures.decodeTokensPerSecondBatch1.toFixed(2)} tokens/s`,
+          `decode batch ${String(bigBatch).padEnd(3)} ${figures.decodeTokensPerSecondBatchN.toFixed(2)} tokens/s (${figures.batchSpeedup.toFixed(2)}x batch 1)`,
+          `mixed routes     ${figures.decodeTokensPerSecondMixedRoutes.toFixed(2)} tokens/s at batch ${bigBatch}, ${bigBatch} different routes (one skip or repeat each), ${callsPerStep.toFixed(1)} block calls per step (identity: ${model.numBlocks})`,
+          `copy bandwidth   ${figures.copyBandwidthGBs.toFixed(2)} GB/s (memcpy, read+write)`,
+          `bandwidth limit  ${limit.toFixed(2)} tokens/s at batch 1 (${gb(weights.perToken)} of weights per token); reached ${(100 * figures.fractionOfBandwidthLimit).toFixed(0)}%`,
+          `peak memory      ${gb(peak)} RSS = ${figures.peakRssOverWeightsPlusKv.toFixed(2)}x (F32 weights ${gb(weights.total)} + KV cache ${gb(kvBytes)})`,
+          `medians of ${runs} runs; samples: prefill ${prefill.map((x) => x.toFixed(1)).join(' ')} | b1 ${decode1.map((x) => x.toFixed(2)).join(' ')} | b${bigBatch} ${decodeB.map((x) => x.toFixed(2)).join(' ')}`,
+        ].join('\n') + '\n');
+      }
+      return 0;
+    } finally {
+      await model.dispose();
+    }
+  },
+};

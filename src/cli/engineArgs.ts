@@ -1,0 +1,73 @@
+/**
+ * Flag parsing shared by the engine commands (forward, generate, bench): node:util parseArgs in
+ * strict mode, with every failure turned into a UsageError that names the flag.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { UsageError } from './command';
+import type { Route } from '../engine/types';
+import { checkRoute, checkSilenced } from '../engine/routeValidation';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** parseArgs, strict, no positionals; its TypeErrors become UsageErrors. */
+export function parseFlags<O extends Options>(args: string[], options: O) {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false }).values;
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message.split('\n')[0] : String(err));
+  }
+}
+
+/** "0,1,1,3" → [0,1,1,3]; anything else (empty, non-integers, negatives) names the flag. */
+export function parseIndexList(value: string, flag: string, what: string): number[] {
+  const parts = value.split(',').map((p) => p.trim());
+  if (value.trim() === '' || parts.some((p) => !/^\d+$/.test(p))) {
+    throw new UsageError(`${flag}: expected a comma-separated list of ${what} like 0,1,2, got '${value}'`);
+  }
+  return parts.map(Number);
+}
+
+export function parseNumber(value: string | undefined, flag: string, check: (n: number) => boolean, expected: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || !check(n)) throw new UsageError(`${flag}: expected ${expected}, got '${value}'`);
+  return n;
+}
+
+export function parseWholeNumber(value: string | undefined, flag: string, min = 0): number | undefined {
+  return parseNumber(value, flag, (n) => Number.isInteger(n) && n >= min, `a whole number >= ${min}`);
+}
+
+/** Route and silenced list, range-checked against the model's block count (before any load). */
+export function routeFlags(
+  values: { route?: string; 'silence-mlp'?: string },
+  numBlocks: number,
+): { route?: Route; silencedMlp?: number[] } {
+  const route = values.route === undefined ? undefined : checkRoute(parseIndexList(values.route, '--route', 'block indices'), numBlocks, '--route');
+  const silenced = values['silence-mlp'] === undefined
+    ? undefined
+    : [...checkSilenced(parseIndexList(values['silence-mlp'], '--silence-mlp', 'block indices'), numBlocks, '--silence-mlp')];
+  return { route, silencedMlp: silenced };
+}
+
+export const MODEL_FLAGS = {
+  model: { type: 'string' },
+  threads: { type: 'string' },
+  'cache-dir': { type: 'string' },
+} as const;
+
+export const MODEL_FLAGS_HELP = [
+  '  --model DIR          Hugging Face model folder (config.json, safetensors, tokenizer.json)',
+  '  --threads N          onnxruntime threads (default: all cores)',
+  '  --cache-dir DIR      graph cache (default: $REACH_AUDIT_CACHE or ~/.cache/reach-audit/graphs)',
+];
+
+export function requireModel(values: { model?: string }): string {
+  if (!values.model) throw new UsageError('--model: expected a model folder');
+  return values.model;
+}
+
+/** Progress lines go to stderr (so stdout stays machine-readable), and only to a terminal. */
+export function progressToStderr(): ((m: string) => void) | undefined {
+  return process.stderr.isTTY ? (m: string) => process.stderr.write(`reach-audit: ${m}\n`) : undefined;
+}

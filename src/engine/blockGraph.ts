@@ -1,0 +1,156 @@
+/**
+ * The ONNX graph of one decoder block (pre-norm attention + SwiGLU MLP, Llama/Mistral/Qwen2/Qwen3).
+ *
+ * Inputs (B = batch, S = new tokens, P = past length, T = P + S):
+ *   hidden    [B,S,H]          residual stream entering the block
+ *   cos, sin  [B,S,1,D/2]      rotary tables for each sequence's own positions (computed once per step)
+ *   attn_bias [B,1,1,S,T]      additive mask: 0 where a query may look, -1e9 where not (padding, future)
+ *   past_k/v  [B,KV,P,D]       this route position's cache
+ *   mlp_gate  [B,1,1]          1 = normal, 0 = MLP silenced for that sequence (no rebuild needed)
+ * Outputs: hidden_out [B,S,H], present_k/v [B,KV,T,D].
+ *
+ * Weights are stored transposed ([in,out]) so every projection is a plain MatMul; q/k/v and
+ * gate/up are fused into one MatMul each, which halves the kernel calls at batch 1.
+ */
+import type { ModelConfig } from './config';
+import type { BlockWeights } from './weights';
+import { ExternalDataFile, FLOAT, GraphBuilder } from './graphBuilder';
+
+/** Graph-construction choices that change the graph (part of the cache key). */
+export interface GraphVariant {
+  /** 'plain': Pow/ReduceMean/Sqrt/Div/Mul; 'contrib': onnxruntime's SimplifiedLayerNormalization. */
+  norm: 'plain' | 'contrib';
+}
+
+/**
+ * Measured: onnxruntime fuses the plain RMSNorm pattern into SimplifiedLayerNormalization itself,
+ * so both variants optimize to the same graph (same op counts, same speed); 'contrib' just skips
+ * that fusion pass. MatMuls are ~96% of a decode step's block time (profiled on the
+ * Qwen2.5-0.5B shape), which bounds what contrib attention operators could save; the attention
+ * stays in plain operators, which handle left padding and per-sequence positions directly.
+ */
+export const DEFAULT_VARIANT: GraphVariant = { norm: 'contrib' };
+
+export type ReadTensor = (name: string) => Float32Array;
+
+/** [rows, cols] row-major → [cols, rows] row-major. */
+export function transpose(data: Float32Array, rows: number, cols: number): Float32Array {
+  const out = new Float32Array(rows * cols);
+  for (let r = 0; r < rows; r++) {
+    const base = r * cols;
+    for (let c = 0; c < cols; c++) out[c * rows + r] = data[base + c];
+  }
+  return out;
+}
+
+function concatRows(parts: readonly Float32Array[]): Float32Array {
+  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** RMSNorm over the last axis: x / sqrt(mean(x²) + eps) * w. */
+export function rmsNorm(g: GraphBuilder, x: string, weight: string, eps: number, variant: GraphVariant): string {
+  if (variant.norm === 'contrib') {
+    return g.op1('SimplifiedLayerNormalization', [x, weight], { axis: -1, epsilon: { f: eps } });
+  }
+  const sq = g.op1('Pow', [x, g.constFloat([2])]);
+  const mean = g.op1('ReduceMean', [sq], { axes: [-1], keepdims: 1 });
+  const std = g.op1('Sqrt', [g.op1('Add', [mean, g.constFloat([eps])])]);
+  return g.op1('Mul', [g.op1('Div', [x, std]), weight]);
+}
+
+/** HF rotate-half rotary embedding on [B,S,heads,D] with cos/sin [B,S,1,D/2]. */
+function rotary(g: GraphBuilder, x: string, cos: string, sin: string, headDim: number): string {
+  const half = g.constInt64([headDim / 2, headDim / 2]);
+  const [x1, x2] = g.op('Split', [x, half], { axis: -1 }, 2);
+  const r1 = g.op1('Sub', [g.op1('Mul', [x1, cos]), g.op1('Mul', [x2, sin])]);
+  const r2 = g.op1('Add', [g.op1('Mul', [x2, cos]), g.op1('Mul', [x1, sin])]);
+  return g.op1('Concat', [r1, r2], { axis: -1 });
+}
+
+export interface BlockGraphInput {
+  config: ModelConfig;
+  index: number;
+  weights: BlockWeights;
+  read: ReadTensor;
+  data: ExternalDataFile;
+  variant: GraphVariant;
+}
+
+export function buildBlockGraph({ config, index, weights: w, read, data, variant }: BlockGraphInput): Uint8Array {
+  const H = config.hiddenSize;
+  const D = config.headDim;
+  const NH = config.numHeads;
+  const KV = config.numKvHeads;
+  const G = NH / KV;
+  const I = config.intermediateSize;
+  const eps = config.rmsNormEps;
+  const g = new GraphBuilder(`block_${index}`, data);
+
+  const hidden = g.input('hidden', FLOAT, ['batch', 'seq', H]);
+  const cos = g.input('cos', FLOAT, ['batch', 'seq', 1, D / 2]);
+  const sin = g.input('sin', FLOAT, ['batch', 'seq', 1, D / 2]);
+  const bias = g.input('attn_bias', FLOAT, ['batch', 1, 1, 'seq', 'total']);
+  const pastK = g.input('past_k', FLOAT, ['batch', KV, 'past', D]);
+  const pastV = g.input('past_v', FLOAT, ['batch', KV, 'past', D]);
+  const mlpGate = g.input('mlp_gate', FLOAT, ['batch', 1, 1]);
+
+  // Attention.
+  const inNorm = g.weight('input_norm', read(w.inputNorm), [H]);
+  const x1 = rmsNorm(g, hidden, inNorm, eps, variant);
+  const qkvOut = (NH + 2 * KV) * D;
+  const wqkv = g.weight('w_qkv', transpose(concatRows([read(w.q), read(w.k), read(w.v)]), qkvOut, H), [H, qkvOut]);
+  let qkv = g.op1('MatMul', [x1, wqkv]);
+  if (w.qBias && w.kBias && w.vBias) {
+    const b = g.weight('b_qkv', concatRows([read(w.qBias), read(w.kBias), read(w.vBias)]), [qkvOut]);
+    qkv = g.op1('Add', [qkv, b]);
+  }
+  const [q0, k0, v0] = g.op('Split', [qkv, g.constInt64([NH * D, KV * D, KV * D])], { axis: -1 }, 3);
+  let q = g.op1('Reshape', [q0, g.constInt64([0, 0, NH, D])]);
+  let k = g.op1('Reshape', [k0, g.constInt64([0, 0, KV, D])]);
+  const v = g.op1('Reshape', [v0, g.constInt64([0, 0, KV, D])]);
+  if (w.qNorm && w.kNorm) {
+    q = rmsNorm(g, q, g.weight('q_norm', read(w.qNorm), [D]), eps, variant);
+    k = rmsNorm(g, k, g.weight('k_norm', read(w.kNorm), [D]), eps, variant);
+  }
+  q = rotary(g, q, cos, sin, D);
+  k = rotary(g, k, cos, sin, D);
+  // Scale q once (S·D multiplies) rather than the scores (S·T).
+  q = g.op1('Mul', [q, g.constFloat([1 / Math.sqrt(D)])]);
+  const qT = g.op1('Transpose', [q], { perm: [0, 2, 1, 3] }); // [B,NH,S,D]
+  const kT = g.op1('Transpose', [k], { perm: [0, 2, 1, 3] }); // [B,KV,S,D]
+  const vT = g.op1('Transpose', [v], { perm: [0, 2, 1, 3] });
+  g.op('Concat', [pastK, kT], { axis: 2 }, ['present_k']);
+  g.op('Concat', [pastV, vT], { axis: 2 }, ['present_v']);
+  // Grouped-query attention without copying K/V per head: [B,KV,G,S,D] x [B,KV,1,D,T].
+  const q5 = g.op1('Reshape', [qT, g.constInt64([0, KV, G, -1, D])]);
+  const k5 = g.op1('Unsqueeze', ['present_k', g.constInt64([2])]);
+  const v5 = g.op1('Unsqueeze', ['present_v', g.constInt64([2])]);
+  const scores = g.op1('MatMul', [q5, g.op1('Transpose', [k5], { perm: [0, 1, 2, 4, 3] })]);
+  const probs = g.op1('Softmax', [g.op1('Add', [scores, bias])], { axis: -1 });
+  const ctx5 = g.op1('MatMul', [probs, v5]); // [B,KV,G,S,D]
+  const ctx4 = g.op1('Reshape', [ctx5, g.constInt64([0, NH, -1, D])]);
+  const ctx = g.op1('Reshape', [g.op1('Transpose', [ctx4], { perm: [0, 2, 1, 3] }), g.constInt64([0, 0, NH * D])]);
+  const wo = g.weight('w_o', transpose(read(w.o), H, NH * D), [NH * D, H]);
+  const h2 = g.op1('Add', [hidden, g.op1('MatMul', [ctx, wo])]);
+
+  // MLP (SwiGLU), gated per sequence.
+  const postNorm = g.weight('post_attention_norm', read(w.postAttentionNorm), [H]);
+  const x2 = rmsNorm(g, h2, postNorm, eps, variant);
+  const wgu = g.weight('w_gate_up', transpose(concatRows([read(w.gate), read(w.up)]), 2 * I, H), [H, 2 * I]);
+  const [gate, up] = g.op('Split', [g.op1('MatMul', [x2, wgu]), g.constInt64([I, I])], { axis: -1 }, 2);
+  const act = g.op1('Mul', [g.op1('Mul', [gate, g.op1('Sigmoid', [gate])]), up]);
+  const wd = g.weight('w_down', transpose(read(w.down), H, I), [I, H]);
+  const mlp = g.op1('Mul', [g.op1('MatMul', [act, wd]), mlpGate]);
+  g.op('Add', [h2, mlp], {}, ['hidden_out']);
+
+  g.output('hidden_out', FLOAT, ['batch', 'seq', H]);
+  g.output('present_k', FLOAT, ['batch', KV, 'total', D]);
+  g.output('present_v', FLOAT, ['batch', KV, 'total', D]);
+  return g.toBytes();
+}

@@ -1,0 +1,30 @@
+/**
+ * The head graph: final RMSNorm + lm_head, for one position per sequence ([B,H] → [B,V]).
+ * Only the last position's logits are ever needed (forward returns them, decoding samples from
+ * them), so the vocabulary matmul runs on B rows, not B·S. The lm_head matrix stays in the
+ * Hugging Face [V,H] layout and is used through Gemm(transB=1), so a tied model points at the
+ * very same bytes as the embedding table.
+ */
+import type { ModelConfig } from './config';
+import { type ExternalTensorRef, ExternalDataFile, FLOAT, GraphBuilder } from './graphBuilder';
+import { type GraphVariant, rmsNorm } from './blockGraph';
+
+export interface HeadGraphInput {
+  config: ModelConfig;
+  finalNorm: Float32Array;
+  lmHead: ExternalTensorRef;
+  data: ExternalDataFile;
+  variant: GraphVariant;
+}
+
+export function buildHeadGraph({ config, finalNorm, lmHead, data, variant }: HeadGraphInput): Uint8Array {
+  const H = config.hiddenSize;
+  const g = new GraphBuilder('head', data);
+  const hidden = g.input('hidden', FLOAT, ['batch', H]);
+  const norm = g.weight('final_norm', finalNorm, [H]);
+  const x = rmsNorm(g, hidden, norm, config.rmsNormEps, variant);
+  const w = g.externalWeight('lm_head', lmHead);
+  g.op('Gemm', [x, w], { transB: 1 }, ['logits']);
+  g.output('logits', FLOAT, ['batch', config.vocabSize]);
+  return g.toBytes();
+}

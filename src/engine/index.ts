@@ -1,0 +1,16 @@
+/**
+ * The engine's entry point: load a Hugging Face model folder and run it under layer routes and
+ * silenced MLPs. Everything else in src/engine is reached through here.
+ */
+import { Model, type LoadOptions } from './model';
+
+export { Model } from './model';
+export type { LoadOptions, ForwardOptions, ForwardItem } from './model';
+export type { StepTiming } from './batchedGeneration';
+export { InputError } from './errors';
+export type * from './types';
+
+/** Loads (building and caching the ONNX graphs on first use) the model in `dir`. */
+export function loadModel(dir: string, options?: LoadOptions): Promise<Model> {
+  return Model.load(dir, options);
+}

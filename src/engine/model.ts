@@ -1,0 +1,206 @@
+/**
+ * A loaded model: tokenizer + embedding table + one onnxruntime session per block + head session.
+ * Implements the engine contract (TextGenerator) plus forward passes for the CLI and the tests.
+ */
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as ort from 'onnxruntime-node';
+import { type ModelConfig, readModelConfig, ropeInverseFrequencies } from './config';
+import { openWeights, resolveWeightNames } from './weights';
+import { type ModelTokenizer, loadModelTokenizer } from './tokenizer';
+import { DEFAULT_VARIANT, type GraphVariant } from './blockGraph';
+import { type CachedGraphs, defaultCacheRoot, ensureGraphs } from './graphCache';
+import { EmbeddingTable } from './embeddingTable';
+import { RouteExecutor, SequenceSlot } from './routeExecutor';
+import { type StepTiming, generateBatched } from './batchedGeneration';
+import { checkRoute, checkSilenced, checkTokenIds } from './routeValidation';
+import type { ChatMessage, Generation, GenerationRequest, Route, TextGenerator } from './types';
+
+export interface LoadOptions {
+  /** Graph cache folder; default REACH_AUDIT_CACHE or ~/.cache/reach-audit/graphs. */
+  cacheDir?: string;
+  /** onnxruntime intra-op threads; default: the machine's available cores. */
+  threads?: number;
+  onProgress?: (message: string) => void;
+  /** Most sequences decoded together in one batch (default 16). */
+  maxBatch?: number;
+  /** Let onnxruntime's worker threads spin between ops (faster only on an otherwise idle machine). */
+  spinThreads?: boolean;
+  /** Graph construction choices (default: the measured fastest). */
+  variant?: GraphVariant;
+}
+
+export interface ForwardOptions {
+  route?: Route;
+  silencedMlp?: readonly number[];
+}
+
+export interface ForwardItem extends ForwardOptions {
+  ids: readonly number[];
+}
+
+export class Model implements TextGenerator {
+  readonly numBlocks: number;
+  /** Observer of every generation step's wall time (the bench sets it). */
+  onStep?: (step: StepTiming) => void;
+  private disposed = false;
+
+  private constructor(
+    readonly config: ModelConfig,
+    private readonly tokenizer: ModelTokenizer,
+    private readonly executor: RouteExecutor,
+    private readonly embedding: EmbeddingTable,
+    private readonly sessions: ort.InferenceSession[],
+    /** Where the graphs live and whether this load built them. */
+    readonly graphs: CachedGraphs,
+    private readonly maxBatch: number,
+  ) {
+    this.numBlocks = config.numBlocks;
+  }
+
+  static async load(dir: string, options: LoadOptions = {}): Promise<Model> {
+    const modelDir = path.resolve(dir);
+    // Everything that can reject the folder runs before anything is written to the cache.
+    const config = readModelConfig(modelDir);
+    const tokenizer = loadModelTokenizer(modelDir, config);
+    const store = openWeights(modelDir);
+    let graphs: CachedGraphs;
+    try {
+      const names = resolveWeightNames(store, config, modelDir);
+      graphs = ensureGraphs({
+        cacheRoot: options.cacheDir ?? defaultCacheRoot(),
+        store,
+        names,
+        config,
+        variant: options.variant ?? DEFAULT_VARIANT,
+        onProgress: options.onProgress,
+      });
+    } finally {
+      store.close();
+    }
+
+    const threads = options.threads ?? os.availableParallelism();
+    const sessionOptions: ort.InferenceSession.SessionOptions = {
+      executionProviders: ['cpu'],
+      intraOpNumThreads: threads,
+      interOpNumThreads: 1,
+      graphOptimizationLevel: 'all',
+      executionMode: 'sequential',
+      // One arena per session would keep each of the L+1 sessions' peak activation memory
+      // (measured on the Qwen2.5-0.5B shape: max RSS 5.5 GB with arenas vs 2.5 GB without).
+      enableCpuMemArena: false,
+      enableMemPattern: false,
+      // Worker threads sleep instead of spinning between ops. On a busy machine (the editor, other
+      // jobs) a spinning pool stalls whenever one worker is descheduled: measured on a loaded
+      // 2-core machine, a 896x9728 MatMul took 50 ms median spinning vs 8 ms not spinning, and
+      // Qwen2.5-0.5B-shaped batch-1 decode went from 0.25 to 1.8 tokens/s.
+      extra: { session: { intra_op: { allow_spinning: options.spinThreads ? '1' : '0' } } },
+    };
+    const sessions: ort.InferenceSession[] = [];
+    let head: ort.InferenceSession | undefined;
+    try {
+      // The head first: while onnxruntime prepacks the [vocab, hidden] matrix it briefly holds it
+      // twice, and doing that before the blocks are resident keeps it under the final footprint
+      // (measured peak RSS on the Qwen2.5-0.5B shape: 1.31x the F32 weights head-last, see bench).
+      options.onProgress?.('loading head');
+      head = await ort.InferenceSession.create(path.join(graphs.dir, graphs.manifest.headFile), sessionOptions);
+      for (let i = 0; i < config.numBlocks; i++) {
+        options.onProgress?.(`loading block ${i + 1}/${config.numBlocks}`);
+        sessions.push(await ort.InferenceSession.create(path.join(graphs.dir, graphs.manifest.blockFiles[i]), sessionOptions));
+      }
+      sessions.push(head);
+    } catch (err) {
+      await Promise.all([...sessions, ...(head && !sessions.includes(head) ? [head] : [])].map((s) => s.release()));
+      throw err;
+    }
+    const embedding = new EmbeddingTable(path.join(graphs.dir, graphs.manifest.embedFile), config.hiddenSize, config.vocabSize);
+    const executor = new RouteExecutor({
+      config,
+      embedding,
+      blocks: sessions.slice(0, config.numBlocks),
+      head: sessions[config.numBlocks],
+      invFreq: ropeInverseFrequencies(config),
+    });
+    return new Model(config, tokenizer, executor, embedding, sessions, graphs, options.maxBatch ?? 16);
+  }
+
+  get vocabSize(): number {
+    return this.config.vocabSize;
+  }
+
+  /** Eos ids: generation_config.json, config.json and the tokenizer's, together. */
+  get eosIds(): number[] {
+    return [...new Set([...this.config.eosTokenIds, ...this.tokenizer.eosTokenIds])];
+  }
+
+  /** Block calls / rows / KV gathers since load (bench and grouping measurements). */
+  get stats(): Readonly<RouteExecutor['stats']> {
+    return this.executor.stats;
+  }
+
+  get hasChatTemplate(): boolean {
+    return this.tokenizer.hasChatTemplate;
+  }
+
+  encodeChat(messages: readonly ChatMessage[]): number[] {
+    return this.tokenizer.encodeChat(messages);
+  }
+
+  encodeRaw(text: string): number[] {
+    return this.tokenizer.encodeRaw(text);
+  }
+
+  decode(ids: readonly number[]): string {
+    return this.tokenizer.decode(ids);
+  }
+
+  /** Last-position logits of `ids` under a route and silenced MLPs. */
+  async forward(ids: readonly number[], options: ForwardOptions = {}): Promise<Float32Array> {
+    return (await this.forwardBatch([{ ids, ...options }]))[0];
+  }
+
+  /** Last-position logits of several sequences in one left-padded batch. */
+  async forwardBatch(items: readonly ForwardItem[]): Promise<Float32Array[]> {
+    this.checkAlive();
+    if (items.length === 0) return [];
+    const slots = items.map((item, i) => {
+      const what = items.length === 1 ? '' : `item ${i} `;
+      checkTokenIds(item.ids, this.vocabSize, `${what}ids`);
+      return { item, route: checkRoute(item.route, this.numBlocks, `${what}route`), silenced: checkSilenced(item.silencedMlp, this.numBlocks, `${what}silenced MLP blocks`) };
+    });
+    const maxLen = Math.max(...items.map((it) => it.ids.length));
+    const seqs = slots.map((s) => new SequenceSlot(s.route, s.silenced, maxLen - s.item.ids.length));
+    const feed = slots.map((s, i) => [...new Array<number>(seqs[i].padding).fill(0), ...s.item.ids]);
+    const logits = await this.executor.step(seqs, feed, 0);
+    const V = this.vocabSize;
+    return items.map((_, i) => logits.slice(i * V, (i + 1) * V));
+  }
+
+  async generate(requests: readonly GenerationRequest[], signal?: AbortSignal): Promise<Generation[]> {
+    this.checkAlive();
+    return generateBatched(
+      {
+        executor: this.executor,
+        numBlocks: this.numBlocks,
+        vocabSize: this.vocabSize,
+        eosIds: new Set(this.eosIds),
+        decode: (ids) => this.tokenizer.decode(ids),
+        maxBatch: this.maxBatch,
+        onStep: this.onStep,
+      },
+      requests,
+      signal,
+    );
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.embedding.close();
+    await Promise.all(this.sessions.map((s) => s.release()));
+  }
+
+  private checkAlive(): void {
+    if (this.disposed) throw new Error('model has been disposed');
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * The built `reach-audit` CLI (dist/cli.js) on real model folders: forward / generate output
+ * contracts checked against the float64 reference, and bad input giving one clear line, a
+ * non-zero exit, no stack trace and nothing in the graph cache.
+ */
+import { describe, it, before, after } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
+import { ReferenceModel, maxRelativeDifference } from '../support/referenceTransformer';
+
+const cli = path.resolve(__dirname, '../../../dist/cli.js');
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'reach-audit-engine-cli-'));
+const cache = path.join(root, 'cache');
+const modelDir = path.join(root, 'qwen2');
+
+function run(args: string[], cacheDir = cache): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [cli, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, REACH_AUDIT_CACHE: cacheDir, REACH_AUDIT_DEBUG: '' },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('reach-audit engine commands', () => {
+  let ref: ReferenceModel;
+  before(() => {
+    assert.ok(fs.existsSync(cli), `${cli} is missing: run npm run build first`);
+    writeRandomModel(modelDir, SMALL_SPECS.qwen2);
+    ref = ReferenceModel.load(modelDir);
+  });
+  after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  it('forward --ids --route --silence-mlp --json prints ids and full-vocabulary logits matching the reference', () => {
+    const r = run(['forward', '--model', modelDir, '--ids', '5,6,7,8', '--route', '0,1,1,3', '--silence-mlp', '2', '--json', '--threads', '1']);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as { ids: number[]; logits: number[] };
+    assert.deepEqual(out.ids, [5, 6, 7, 8]);
+    assert.equal(out.logits.length, SMALL_SPECS.qwen2.vocabSize);
+    const want = ref.lastLogits([5, 6, 7, 8], { route: [0, 1, 1, 3], silencedMlp: [2] });
+    assert.ok(maxRelativeDifference(out.logits, want) < 1e-4);
+  });
+
+  it('forward --prompt uses the chat template, --raw does not', () => {
+    const chat = JSON.parse(run(['forward', '--model', modelDir, '--prompt', 'What is 2+2?', '--json']).stdout) as { ids: number[] };
+    const raw = JSON.parse(run(['forward', '--model', modelDir, '--prompt', 'What is 2+2?', '--raw', '--json']).stdout) as { ids: number[]; logits: number[] };
+    assert.ok(chat.ids.length > raw.ids.length);
+    assert.ok(maxRelativeDifference(raw.logits, ref.lastLogits(raw.ids)) < 1e-4);
+  });
+
+  it('generate --json prints prompt ids, generated tokens, text and finish reason (greedy = reference)', () => {
+    const r = run(['generate', '--model', modelDir, '--prompt', 'hello there', '--raw', '--max-new-tokens', '5', '--route', '0,0,1,2,3', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as { ids: number[]; tokens: number[]; text: string; finishReason: string };
+    assert.deepEqual(Object.keys(out).sort(), ['finishReason', 'ids', 'text', 'tokens']);
+    const eos = JSON.parse(fs.readFileSync(path.join(modelDir, 'generation_config.json'), 'utf8')).eos_token_id;
+    assert.deepEqual(out.tokens, ref.greedy(out.ids, 5, { route: [0, 0, 1, 2, 3], eosIds: [eos].flat() }));
+    assert.ok(['stop', 'length'].includes(out.finishReason));
+    const text = run(['generate', '--model', modelDir, '--prompt', 'hello there', '--raw', '--max-new-tokens', '5', '--route', '0,0,1,2,3']);
+    assert.equal(text.stdout, out.text + '\n');
+  });
+
+  it('generate with a seed is reproducible', () => {
+    const args = ['generate', '--model', modelDir, '--prompt', 'abc', '--max-new-tokens', '6', '--temperature', '1.2', '--top-p', '0.9', '--seed', '11', '--json'];
+    assert.deepEqual(JSON.parse(run(args).stdout).tokens, JSON.parse(run(args).stdout).tokens);
+  });
+
+  it('prints --help for each engine command', () => {
+    for (const c of ['forward', 'generate', 'bench']) {
+      const r = run([c, '--help']);
+      assert.equal(r.code, 0);
+      assert.match(r.stdout, new RegExp(`Usage: reach-audit ${c}`));
+    }
+  });
+
+  it('rejects bad input with one line naming the argument, a non-zero exit and nothing cached', () => {
+    const empty = path.join(root, 'empty-cache');
+    const cases: [string[], RegExp][] = [
+      [['forward', '--model', modelDir, '--ids', '1,2', '--route', '0,9'], /--route: block index 9 is out of range/],
+      [['forward', '--model', modelDir, '--ids', '1,2', '--route', ''], /--route/],
+      [['forward', '--model', modelDir, '--ids', '1,x'], /--ids/],
+      [['forward', '--model', modelDir, '--ids', '1,99999'], /--ids: token id 99999/],
+      [['forward', '--model', modelDir, '--ids', '1', '--silence-mlp', '4'], /--silence-mlp: block index 4/],
+      [['generate', '--model', modelDir, '--prompt', 'x', '--temperature', 'hot'], /--temperature/],
+      [['generate', '--model', modelDir, '--prompt', 'x', '--top-p', '1.5'], /--top-p/],
+      [['generate', '--model', modelDir, '--prompt', 'x', '--max-new-tokens', '-3'], /--max-new-tokens/],
+      [['generate', '--model', modelDir, '--prompt', 'x', '--bogus'], /bogus/],
+      [['forward', '--model', path.join(root, 'no-such-model'), '--ids', '1'], /config\.json/],
+    ];
+    for (const [args, message] of cases) {
+      const r = run(args, empty);
+      assert.notEqual(r.code, 0, args.join(' '));
+      assert.match(r.stderr, message, args.join(' '));
+      assert.doesNotMatch(r.stderr, /\n\s+at /, `stack trace for ${args.join(' ')}`);
+      assert.equal(r.stdout, '');
+    }
+    assert.ok(!fs.existsSync(empty) || fs.readdirSync(empty).length === 0);
+  });
+
+  it('rejects a corrupt safetensors file without caching anything', () => {
+    const bad = path.join(root, 'corrupt');
+    writeRandomModel(bad, SMALL_SPECS.llama);
+    const header = Buffer.alloc(8);
+    header.writeBigUInt64LE(10n ** 12n); // header length far past the end of the file
+    const file = path.join(bad, 'model.safetensors');
+    const fd = fs.openSync(file, 'r+');
+    fs.writeSync(fd, header, 0, 8, 0);
+    fs.closeSync(fd);
+    const empty = path.join(root, 'empty-cache-2');
+    const r = run(['forward', '--model', bad, '--ids', '1,2'], empty);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /model\.safetensors/);
+    assert.doesNotMatch(r.stderr, /\n\s+at /);
+    assert.ok(!fs.existsSync(empty) || fs.readdirSync(empty).length === 0);
+  });
+});

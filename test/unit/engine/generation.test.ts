@@ -1,0 +1,145 @@
+/**
+ * KV-cached batched generation against full recomputation: greedy tokens equal the reference's
+ * token by token (identity, a repeating route, silenced MLPs), each step's log-prob equals the
+ * log-softmax of the reference logits for that prefix, and a sequence's output never depends on
+ * its batch-mates. Also: stop rules, cost counters, seeds, cancellation and bad requests.
+ */
+import { describe, it, before } from 'node:test';
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { SMALL_SPECS, writeRandomModel } from '../../support/modelFolder';
+import { type Fixture, cacheDir, fixture, promptIds, testRoot } from './engineTestModels';
+import { InputError, type GenerationRequest, loadModel } from '../../../src/engine';
+
+function logSoftmax(v: Float64Array, i: number): number {
+  let max = -Infinity;
+  for (const x of v) max = Math.max(max, x);
+  let s = 0;
+  for (const x of v) s += Math.exp(x - max);
+  return v[i] - max - Math.log(s);
+}
+
+const greedy = { temperature: 0, topP: 1, seed: 0 };
+
+for (const name of ['llama', 'qwen3', 'qwen2', 'mistral']) {
+  const spec = SMALL_SPECS[name];
+  describe(`generation: ${name}`, () => {
+    let f: Fixture;
+    before(async () => { f = await fixture(`gen-${name}`, spec); });
+    const L = spec.numBlocks;
+    const identity = Array.from({ length: L }, (_, i) => i);
+    const routes: { label: string; route?: number[]; silencedMlp?: number[] }[] = [
+      { label: 'identity' },
+      { label: 'route repeating block 1 and skipping the last', route: [0, 1, 1, ...identity.slice(2, L - 1)] },
+      { label: 'silenced MLP 1', silencedMlp: [1] },
+    ];
+    for (const r of routes) {
+      it(`greedy KV-cached decoding equals full recomputation: ${r.label}`, async () => {
+        const prompt = promptIds(6, 5, spec.vocabSize);
+        const [g] = await f.model.generate([{ promptIds: prompt, route: r.route, silencedMlp: r.silencedMlp, maxNewTokens: 8, decoding: greedy }]);
+        const want = f.ref.greedy(prompt, 8, { route: r.route, silencedMlp: r.silencedMlp, eosIds: f.model.eosIds });
+        assert.deepEqual(g.tokens, want);
+        // Per step: the recorded log-prob is the log-softmax of the full-recomputation logits.
+        const seq = [...prompt];
+        g.tokens.forEach((t, step) => {
+          const logits = f.ref.lastLogits(seq, { route: r.route, silencedMlp: r.silencedMlp });
+          const lp = logSoftmax(logits, t);
+          assert.ok(Math.abs(g.logprobs[step] - lp) < 1e-4 * Math.max(1, Math.abs(lp)), `step ${step}: ${g.logprobs[step]} vs ${lp}`);
+          seq.push(t);
+        });
+        const routeLength = r.route?.length ?? L;
+        assert.deepEqual(g.cost, { generatedTokens: g.tokens.length, blockApplications: routeLength * (prompt.length + g.tokens.length) });
+        assert.equal(g.finishReason, f.model.eosIds.includes(g.tokens[g.tokens.length - 1]) ? 'stop' : 'length');
+      });
+    }
+
+    it('gives a sequence the same tokens alone and inside a mixed, padded batch', async () => {
+      const requests: GenerationRequest[] = [
+        { promptIds: promptIds(3, 7, spec.vocabSize), maxNewTokens: 6, decoding: { temperature: 1, topP: 0.9, seed: 42 } },
+        { promptIds: promptIds(8, 8, spec.vocabSize), route: [0, 0, ...identity.slice(1)], maxNewTokens: 4, decoding: greedy },
+        { promptIds: promptIds(5, 9, spec.vocabSize), route: identity.slice().reverse(), silencedMlp: [0], maxNewTokens: 7, decoding: { temperature: 0.7, topP: 1, seed: 7 } },
+        { promptIds: promptIds(2, 10, spec.vocabSize), maxNewTokens: 0, decoding: greedy },
+      ];
+      const together = await f.model.generate(requests);
+      for (let i = 0; i < requests.length; i++) {
+        const [alone] = await f.model.generate([requests[i]]);
+        assert.deepEqual(together[i].tokens, alone.tokens, `request ${i}`);
+        assert.equal(together[i].finishReason, alone.finishReason);
+        together[i].logprobs.forEach((lp, j) => assert.ok(Math.abs(lp - alone.logprobs[j]) < 1e-4));
+      }
+      assert.deepEqual(together[3], { tokens: [], text: '', logprobs: [], finishReason: 'length', cost: { generatedTokens: 0, blockApplications: L * 2 } });
+    });
+  });
+}
+
+describe('generation: sampling, stops, errors', () => {
+  let f: Fixture;
+  before(async () => { f = await fixture('gen-sampling', SMALL_SPECS.qwen2); });
+  const V = SMALL_SPECS.qwen2.vocabSize;
+  const prompt = promptIds(5, 1, V);
+  const sample = (seed: number, topP = 1): GenerationRequest => ({ promptIds: prompt, maxNewTokens: 12, decoding: { temperature: 1.5, topP, seed } });
+
+  it('same seed gives the same sample; other seeds differ', async () => {
+    const [a, b, c, d] = await f.model.generate([sample(1), sample(1), sample(2), sample(3)]);
+    assert.deepEqual(a.tokens, b.tokens);
+    assert.deepEqual(a.logprobs, b.logprobs);
+    assert.ok(a.tokens.join() !== c.tokens.join() || a.tokens.join() !== d.tokens.join(), 'seeds 1, 2, 3 all gave the same sample');
+    assert.notDeepEqual(c.tokens, d.tokens);
+  });
+
+  it('stops on an eos id from generation_config.json, keeping the eos token', async () => {
+    const [g] = await f.model.generate([{ promptIds: prompt, maxNewTokens: 6, decoding: greedy }]);
+    // The first greedy token after position 0 not seen before becomes the eos id.
+    const at = g.tokens.findIndex((t, i) => i > 0 && !g.tokens.slice(0, i).includes(t));
+    assert.ok(at > 0, `greedy tokens ${g.tokens} never change`);
+    const eos = g.tokens[at];
+    const dir = path.join(testRoot, 'models', 'gen-eos');
+    writeRandomModel(dir, SMALL_SPECS.qwen2);
+    fs.writeFileSync(path.join(dir, 'generation_config.json'), JSON.stringify({ eos_token_id: [eos] }));
+    const m = await loadModel(dir, { cacheDir, threads: 1 });
+    try {
+      const [s] = await m.generate([{ promptIds: prompt, maxNewTokens: 6, decoding: greedy }]);
+      assert.deepEqual(s.tokens, g.tokens.slice(0, at + 1));
+      assert.equal(s.finishReason, 'stop');
+      assert.equal(s.cost.generatedTokens, at + 1);
+    } finally {
+      await m.dispose();
+    }
+  });
+
+  it('stops at a stop string and cuts the text there', async () => {
+    const [g] = await f.model.generate([{ promptIds: prompt, maxNewTokens: 6, decoding: greedy }]);
+    const full = f.model.decode(g.tokens);
+    const stop = full.slice(Math.floor(full.length / 2), Math.floor(full.length / 2) + 2);
+    assert.ok(stop.length > 0, 'the greedy text is empty');
+    const [s] = await f.model.generate([{ promptIds: prompt, maxNewTokens: 6, decoding: greedy, stop: ['never-there', stop] }]);
+    assert.equal(s.finishReason, 'stop');
+    assert.equal(s.text, full.slice(0, full.indexOf(stop)));
+    assert.ok(s.tokens.length <= g.tokens.length);
+    assert.deepEqual(s.tokens, g.tokens.slice(0, s.tokens.length));
+  });
+
+  it('honours an AbortSignal', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await assert.rejects(f.model.generate([sample(1)], controller.signal), { name: 'AbortError' });
+  });
+
+  it('rejects bad requests with an InputError naming the field', async () => {
+    const bad: [Partial<GenerationRequest>, RegExp][] = [
+      [{ route: [] }, /request 0 route/],
+      [{ route: [0, 9] }, /request 0 route: block index 9 is out of range/],
+      [{ silencedMlp: [-1] }, /request 0 silencedMlp/],
+      [{ promptIds: [] }, /request 0 promptIds/],
+      [{ promptIds: [V + 1] }, /out of range/],
+      [{ maxNewTokens: 1.5 }, /maxNewTokens/],
+      [{ decoding: { temperature: -1, topP: 1, seed: 0 } }, /temperature/],
+      [{ decoding: { temperature: 1, topP: 0, seed: 0 } }, /topP/],
+    ];
+    for (const [patch, message] of bad) {
+      await assert.rejects(f.model.generate([{ ...sample(1), ...patch }]), (err: unknown) => err instanceof InputError && message.test(err.message));
+    }
+    await assert.rejects(f.model.forward([1, 2], { route: [4] }), (err: unknown) => err instanceof InputError && /route/.test(err.message));
+  });
+});

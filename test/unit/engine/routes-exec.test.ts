@@ -1,0 +1,54 @@
+/**
+ * How the route scheduler shares block calls between sequences with different routes, and that
+ * per-route-position KV caches survive batch changes (a finished sequence leaving the batch).
+ */
+import { describe, it, before } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { SMALL_SPECS } from '../../support/modelFolder';
+import { maxRelativeDifference } from '../../support/referenceTransformer';
+import { type Fixture, TOLERANCE, fixture, promptIds } from './engineTestModels';
+
+describe('route execution', () => {
+  let f: Fixture;
+  const spec = SMALL_SPECS.llama; // 4 blocks
+  before(async () => { f = await fixture('routes-exec', spec); });
+
+  async function callsFor(routes: number[][]): Promise<number> {
+    const before = f.model.stats.blockCalls;
+    await f.model.forwardBatch(routes.map((route, i) => ({ ids: promptIds(4, i, spec.vocabSize), route })));
+    return f.model.stats.blockCalls - before;
+  }
+
+  it('runs sequences that share blocks in shared calls', async () => {
+    assert.equal(await callsFor([[0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3]]), 4);
+    assert.equal(await callsFor([[0, 1, 2, 3], [0, 1, 3]]), 4); // block 2 alone, the rest shared
+    assert.equal(await callsFor([[0, 1, 2, 3], [0, 1, 1, 2, 3]]), 5); // the repeat runs alone
+    assert.equal(await callsFor([[0, 1, 2, 3], [0, 2, 1, 3]]), 5); // 0, 1, 2 shared; 1 again; 3 shared
+  });
+
+  it('keeps every sequence right when the batch shrinks mid-generation (KV rows gathered)', async () => {
+    const requests = [
+      { promptIds: promptIds(5, 1, spec.vocabSize), route: [0, 1, 1, 2, 3], maxNewTokens: 2, decoding: { temperature: 0, topP: 1, seed: 0 } },
+      { promptIds: promptIds(3, 2, spec.vocabSize), route: [0, 2, 3], maxNewTokens: 6, decoding: { temperature: 0, topP: 1, seed: 0 } },
+      { promptIds: promptIds(4, 3, spec.vocabSize), maxNewTokens: 4, decoding: { temperature: 0, topP: 1, seed: 0 } },
+    ];
+    const gathers = f.model.stats.kvGathers;
+    const out = await f.model.generate(requests);
+    assert.ok(f.model.stats.kvGathers > gathers, 'expected the shrinking batch to gather KV rows');
+    requests.forEach((r, i) => {
+      const want = f.ref.greedy([...r.promptIds], r.maxNewTokens, { route: r.route, eosIds: f.model.eosIds });
+      assert.deepEqual(out[i].tokens, want, `request ${i}`);
+    });
+    // And the logits after the batch shrank still match a full recomputation.
+    const seq = [...requests[1].promptIds, ...out[1].tokens.slice(0, -1)];
+    const last = f.ref.lastLogits(seq, { route: [0, 2, 3] });
+    const lp = out[1].logprobs[out[1].logprobs.length - 1];
+    let max = -Infinity;
+    for (const x of last) max = Math.max(max, x);
+    let s = 0;
+    for (const x of last) s += Math.exp(x - max);
+    const want = last[out[1].tokens[out[1].tokens.length - 1]] - max - Math.log(s);
+    assert.ok(Math.abs(lp - want) < 1e-4, `${lp} vs ${want}`);
+    assert.ok(maxRelativeDifference([lp], [want]) < TOLERANCE * 10);
+  });
+});

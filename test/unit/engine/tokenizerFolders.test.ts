@@ -1,0 +1,190 @@
+import { afterEach, beforeEach, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { readModelConfig } from '../../../src/engine/config';
+import { InputError } from '../../../src/engine/errors';
+import { loadModelTokenizer } from '../../../src/engine/tokenizer';
+import { ChatMessage } from '../../../src/engine/types';
+import { SMALL_SPECS, WrittenModel, writeRandomModel } from '../../support/modelFolder';
+
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reach-audit-tokfolder-'));
+});
+afterEach(() => {
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const USER: ChatMessage[] = [{ role: 'user', content: 'What is 6 times 7?' }];
+
+function expectInputError(fn: () => unknown, ...patterns: RegExp[]): void {
+  assert.throws(fn, (e: unknown) => {
+    assert.ok(e instanceof InputError, `expected InputError, got ${String(e)}`);
+    for (const p of patterns) assert.match(e.message, p);
+    return true;
+  });
+}
+
+function load(folder = dir) {
+  return loadModelTokenizer(folder, readModelConfig(folder));
+}
+
+function editJson(file: string, edit: (json: Record<string, unknown>) => Record<string, unknown>): void {
+  const full = path.join(dir, file);
+  fs.writeFileSync(full, JSON.stringify(edit(JSON.parse(fs.readFileSync(full, 'utf8')) as Record<string, unknown>)));
+}
+
+function llamaFolder(): WrittenModel {
+  return writeRandomModel(dir, SMALL_SPECS.llama);
+}
+
+test('Llama-3 style: encodeRaw adds bos once; encodeChat has exactly one bos (template emits it, no double)', () => {
+  const written = llamaFolder();
+  const bos = written.specialIds['<|begin_of_text|>'];
+  const tokenizer = load();
+  const raw = tokenizer.encodeRaw('The answer is 42.');
+  assert.equal(raw[0], bos);
+  assert.equal(raw.filter((id) => id === bos).length, 1);
+  const chat = tokenizer.encodeChat(USER);
+  assert.equal(chat[0], bos);
+  assert.equal(chat.filter((id) => id === bos).length, 1, 'no double bos');
+  assert.equal(
+    tokenizer.renderChat(USER),
+    '<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nWhat is 6 times 7?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n',
+  );
+  assert.equal(tokenizer.decode(raw), 'The answer is 42.');
+  assert.ok(tokenizer.eosTokenIds.includes(written.specialIds['<|eot_id|>']));
+  assert.ok(tokenizer.eosTokenIds.includes(written.specialIds['<|end_of_text|>']));
+});
+
+test('Qwen style (no bos): encodeRaw adds nothing; system + user renders with the generation prompt', () => {
+  const written = writeRandomModel(dir, SMALL_SPECS.qwen3);
+  const tokenizer = load();
+  const raw = tokenizer.encodeRaw('Janet has 3 apples');
+  assert.ok(!raw.some((id) => Object.values(written.specialIds).includes(id)));
+  assert.equal(
+    tokenizer.renderChat([{ role: 'system', content: 'Be brief.' }, ...USER]),
+    '<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nWhat is 6 times 7?<|im_end|>\n<|im_start|>assistant\n',
+  );
+  assert.equal(tokenizer.vocabSize, SMALL_SPECS.qwen3.vocabSize);
+});
+
+test('chat_template given as a list of named templates uses "default"', () => {
+  llamaFolder();
+  editJson('tokenizer_config.json', (c) => ({
+    ...c,
+    chat_template: [
+      { name: 'tool_use', template: 'TOOLS {{ messages[0].content }}' },
+      { name: 'default', template: "{% for m in messages %}[{{ m.role }}] {{ m.content }}\n{% endfor %}{% if add_generation_prompt %}[assistant]{% endif %}" },
+    ],
+  }));
+  assert.equal(load().renderChat(USER), '[user] What is 6 times 7?\n[assistant]');
+});
+
+test('named templates without "default" are refused with their names', () => {
+  llamaFolder();
+  editJson('tokenizer_config.json', (c) => ({ ...c, chat_template: [{ name: 'tool_use', template: 'x' }, { name: 'rag', template: 'y' }] }));
+  expectInputError(() => load(), /tokenizer_config\.json/, /"tool_use", "rag"/, /expected one named "default"/);
+});
+
+test('special tokens given as AddedToken-like objects are used as their content', () => {
+  const written = llamaFolder();
+  const added = (content: string) => ({ __type: 'AddedToken', content, lstrip: false, normalized: false, rstrip: false, single_word: false });
+  editJson('tokenizer_config.json', (c) => ({ ...c, bos_token: added('<|begin_of_text|>'), eos_token: added('<|eot_id|>'), additional_special_tokens: [added('<|start_header_id|>')] }));
+  const tokenizer = load();
+  assert.ok(tokenizer.renderChat(USER).startsWith('<|begin_of_text|><|start_header_id|>user'));
+  assert.ok(tokenizer.eosTokenIds.includes(written.specialIds['<|eot_id|>']));
+  assert.equal(tokenizer.encodeChat(USER)[0], written.specialIds['<|begin_of_text|>']);
+});
+
+test('the template can come from chat_template.jinja beside tokenizer_config.json', () => {
+  llamaFolder();
+  editJson('tokenizer_config.json', (c) => ({ ...c, chat_template: undefined }));
+  fs.writeFileSync(path.join(dir, 'chat_template.jinja'), '{{ bos_token }}Q: {{ messages[-1].content }}\nA:');
+  assert.equal(load().renderChat(USER), '<|begin_of_text|>Q: What is 6 times 7?\nA:');
+});
+
+test('no chat template: hasChatTemplate false, encodeChat refuses with the file named, encodeRaw works', () => {
+  llamaFolder();
+  editJson('tokenizer_config.json', (c) => ({ ...c, chat_template: undefined }));
+  const tokenizer = load();
+  assert.equal(tokenizer.hasChatTemplate, false);
+  expectInputError(() => tokenizer.encodeChat(USER), /tokenizer_config\.json: the model has no chat_template/, /--raw/);
+  assert.ok(tokenizer.encodeRaw('hi').length > 0);
+});
+
+test('no tokenizer_config.json at all: the tokenizer still loads, without a template', () => {
+  llamaFolder();
+  fs.rmSync(path.join(dir, 'tokenizer_config.json'));
+  const tokenizer = load();
+  assert.equal(tokenizer.hasChatTemplate, false);
+  assert.equal(tokenizer.decode(tokenizer.encodeRaw('The answer is 42.')), 'The answer is 42.');
+});
+
+test('a template that raises (e.g. a role it does not accept) gives an InputError naming tokenizer_config.json', () => {
+  llamaFolder();
+  editJson('tokenizer_config.json', (c) => ({
+    ...c,
+    chat_template: "{% for m in messages %}{% if m.role == 'system' %}{{ raise_exception('System role not supported') }}{% endif %}{{ m.content }}{% endfor %}",
+  }));
+  const tokenizer = load();
+  assert.equal(tokenizer.renderChat(USER), 'What is 6 times 7?');
+  expectInputError(
+    () => tokenizer.encodeChat([{ role: 'system', content: 'x' }, ...USER]),
+    /tokenizer_config\.json: chat_template failed to render/,
+    /System role not supported/,
+  );
+});
+
+// ---- Bad input
+
+test('bad input: invalid Jinja in chat_template', () => {
+  llamaFolder();
+  editJson('tokenizer_config.json', (c) => ({ ...c, chat_template: '{% for m in messages %}{{ m.content }' }));
+  expectInputError(() => load(), /tokenizer_config\.json: chat_template is not a valid Jinja template/);
+});
+
+test('bad input: missing tokenizer.json', () => {
+  llamaFolder();
+  fs.rmSync(path.join(dir, 'tokenizer.json'));
+  expectInputError(() => load(), /tokenizer\.json: not found; expected a Hugging Face tokenizers tokenizer\.json/);
+});
+
+test('bad input: tokenizer.json is not JSON', () => {
+  llamaFolder();
+  fs.writeFileSync(path.join(dir, 'tokenizer.json'), '{"model": {"type": "BPE", ');
+  expectInputError(() => load(), /tokenizer\.json: not valid JSON/);
+});
+
+test('bad input: tokenizer.json without a model', () => {
+  llamaFolder();
+  editJson('tokenizer.json', (t) => ({ ...t, model: undefined }));
+  expectInputError(() => load(), /tokenizer\.json: field model missing/);
+});
+
+test('bad input: tokenizer.json the library cannot build', () => {
+  llamaFolder();
+  editJson('tokenizer.json', (t) => ({ ...t, model: { type: 'NoSuchModel' } }));
+  expectInputError(() => load(), /tokenizer\.json: cannot build the tokenizer/);
+});
+
+test('bad input: tokenizer larger than the model vocabulary', () => {
+  llamaFolder();
+  editJson('config.json', (c) => ({ ...c, vocab_size: 200, eos_token_id: 1, bos_token_id: 2 }));
+  fs.rmSync(path.join(dir, 'generation_config.json'));
+  expectInputError(() => load(), /tokenizer\.json: the tokenizer has token ids up to 299, but config\.json has vocab_size 200/);
+});
+
+test('bad input: malformed special token in tokenizer_config.json', () => {
+  llamaFolder();
+  editJson('tokenizer_config.json', (c) => ({ ...c, eos_token: 42 }));
+  expectInputError(() => load(), /tokenizer_config\.json: field eos_token is 42; expected a string or an object with "content"/);
+});
+
+test('bad input: tokenizer_config.json is not JSON', () => {
+  llamaFolder();
+  fs.writeFileSync(path.join(dir, 'tokenizer_config.json'), 'chat_template: x');
+  expectInputError(() => load(), /tokenizer_config\.json: not valid JSON/);
+});
