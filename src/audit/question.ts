@@ -1,0 +1,48 @@
+/**
+ * One benchmark question as the audit sees it (design.md sections 2 and 3): where it sits in its
+ * file, what the model is asked, and the canonical gold answer in the dataset's answer format.
+ */
+
+/** How a prediction is extracted from a model output and compared with the gold (design.md section 2). */
+export type AnswerFormat = 'gsm8k' | 'boxed' | 'choice' | 'exact' | 'regex';
+
+/** The dataset shapes Reach Audit recognizes (design.md section 3). */
+export type DatasetSchema = 'gsm8k' | 'arc' | 'arc-flat' | 'math' | 'mmlu' | 'generic';
+
+export const ANSWER_FORMATS: readonly AnswerFormat[] = ['gsm8k', 'boxed', 'choice', 'exact', 'regex'];
+
+export interface Choice {
+  label: string;
+  text: string;
+}
+
+export interface Question {
+  /** The `id` field when present, else the 1-based line number (JSONL) or 1-based index (JSON array). */
+  id: string;
+  /** 1-based line in the file where the question starts, so the editor can point at it. */
+  line: number;
+  schema: DatasetSchema;
+  format: AnswerFormat;
+  /** Question text / stem / problem / prompt. */
+  text: string;
+  /** The answer options, for choice datasets (ARC, MMLU). */
+  choices?: Choice[];
+  /**
+   * Canonical gold answer: gsm8k the number after `####`; choice the label; boxed the content of
+   * the last `\boxed{}`; exact/regex the configured field.
+   */
+  gold: string;
+  /** Prediction pattern for the `regex` format (a JavaScript regular expression source). */
+  pattern?: string;
+  /** The original object, for few-shot examples and display. */
+  raw: Record<string, unknown>;
+}
+
+/**
+ * The default deployment's user message (TEAM.md "Default deployment prompt"): the question text
+ * verbatim, or for choice questions the stem followed by one `A. text` line per choice.
+ */
+export function userMessage(q: Question): string {
+  if (!q.choices || q.choices.length === 0) return q.text;
+  return [q.text, ...q.choices.map((c) => `${c.label}. ${c.text}`)].join('\n');
+}

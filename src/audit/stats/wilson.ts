@@ -1,0 +1,44 @@
+/**
+ * Wilson score interval for a binomial rate (Wilson 1927), the interval design.md asks for on every
+ * rate: unlike the Wald interval it stays inside [0, 1] and behaves at 0/n and n/n.
+ */
+import { Z95, type Interval } from './interval';
+
+function checkCounts(successes: number, n: number): void {
+  if (!Number.isInteger(n) || n < 0) throw new RangeError(`wilsonInterval: n must be a non-negative integer, got ${n}`);
+  if (!Number.isInteger(successes) || successes < 0 || successes > n) {
+    throw new RangeError(`wilsonInterval: successes must be an integer in [0, ${n}], got ${successes}`);
+  }
+}
+
+/**
+ * (p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n), p = successes/n.
+ * With no observations nothing is known: [0, 1].
+ */
+export function wilsonInterval(successes: number, n: number, z: number = Z95): Interval {
+  checkCounts(successes, n);
+  if (n === 0) return { lo: 0, hi: 1 };
+  const p = successes / n;
+  const z2 = z * z;
+  const denom = 1 + z2 / n;
+  const center = (p + z2 / (2 * n)) / denom;
+  const half = (z / denom) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
+  // At 0/n and n/n the bound is exactly 0 or 1; say so instead of leaving rounding residue.
+  return {
+    lo: successes === 0 ? 0 : Math.max(0, center - half),
+    hi: successes === n ? 1 : Math.min(1, center + half),
+  };
+}
+
+/** A rate with its n and Wilson interval, the shape every reported rate takes. */
+export interface Rate {
+  n: number;
+  successes: number;
+  /** successes / n; 0 when n is 0 (the interval [0, 1] says that nothing is known). */
+  rate: number;
+  ci: Interval;
+}
+
+export function rateOf(successes: number, n: number, z: number = Z95): Rate {
+  return { n, successes, rate: n === 0 ? 0 : successes / n, ci: wilsonInterval(successes, n, z) };
+}

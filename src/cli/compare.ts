@@ -1,0 +1,113 @@
+/**
+ * `reach-audit compare`: checkpoint comparison of a base and a tuned model under the same
+ * deployment, probes, budgets and seeds — from two finished runs, or by auditing both models now.
+ */
+import * as path from 'node:path';
+import type { Command } from './command';
+import { UsageError } from './command';
+import { AUDIT_FLAGS, AUDIT_FLAGS_HELP } from './auditArgs';
+import { interruptSignal, prepareAudit } from './auditRun';
+import { parseFlags } from './engineArgs';
+import { writeHtmlReport } from './reportFiles';
+import { compareRuns, newComparisonFolder, writeComparison, COMPARISON_FILE } from '../audit/comparisonStore';
+import { comparisonReportHtml } from '../audit/htmlReport';
+import { readRecords } from '../audit/runStore';
+import { formatComparison, formatSummary } from '../audit/summaryText';
+
+const help = [
+  'Usage: reach-audit compare --base-run RUN --tuned-run RUN [--html FILE] [--json] [--out DIR]',
+  '       reach-audit compare --base-model DIR --tuned-model DIR --data FILE [audit options] [--html FILE]',
+  '',
+  'Compares two checkpoints question by question: realized Δ and reachable-ceiling Δ with paired',
+  'bootstrap 95% intervals (10,000 resamples) and exact McNemar tests, the transition table between',
+  'states (realized / reachable / unreached), and newly realized questions split into already',
+  'reachable by the base model vs newly reachable. With --base-model/--tuned-model both models are',
+  'audited first with the same settings (runs <name>-base and <name>-tuned; under --out DIR they go',
+  'to DIR/base and DIR/tuned). The comparison is written to comparison.json in --out DIR or',
+  '.reach-audit/comparisons/<time>-<name>/.',
+  '',
+  'Options:',
+  '  --base-run RUN, --tuned-run RUN    finished run folders',
+  '  --base-model DIR, --tuned-model DIR   model folders to audit now',
+  '  --html FILE              also write a self-contained HTML report',
+  ...AUDIT_FLAGS_HELP,
+].join('\n');
+
+function warn(message: string): void {
+  process.stderr.write(`reach-audit: warning: ${message}\n`);
+}
+
+export const compareCommand: Command = {
+  help,
+  async run(args) {
+    const values = parseFlags(args, {
+      'base-run': { type: 'string' },
+      'tuned-run': { type: 'string' },
+      'base-model': { type: 'string' },
+      'tuned-model': { type: 'string' },
+      html: { type: 'string' },
+      ...AUDIT_FLAGS,
+    });
+    const fromRuns = values['base-run'] !== undefined || values['tuned-run'] !== undefined;
+    const fromModels = values['base-model'] !== undefined || values['tuned-model'] !== undefined;
+    if (fromRuns === fromModels) throw new UsageError('expected either --base-run RUN --tuned-run RUN, or --base-model DIR --tuned-model DIR --data FILE');
+    let baseFolder: string;
+    let tunedFolder: string;
+    let name: string;
+    if (fromRuns) {
+      if (!values['base-run'] || !values['tuned-run']) throw new UsageError('--base-run and --tuned-run: both run folders are needed');
+      baseFolder = values['base-run'];
+      tunedFolder = values['tuned-run'];
+      name = values.name ?? `${path.basename(baseFolder)}-vs-${path.basename(tunedFolder)}`;
+    } else {
+      const baseModel = values['base-model'];
+      const tunedModel = values['tuned-model'];
+      if (!baseModel || !tunedModel) throw new UsageError('--base-model and --tuned-model: both model folders are needed');
+      if (!values.data) throw new UsageError('--data: expected a benchmark file (JSONL or JSON)');
+      name = values.name ?? `${path.basename(path.resolve(baseModel))}-vs-${path.basename(path.resolve(tunedModel))}-${path.basename(values.data).replace(/\.(jsonl|json)$/i, '')}`;
+      const sub = (which: string) => (values.out ? path.join(values.out, which) : undefined);
+      // Both audits are checked before either starts, so bad input fails before any model work.
+      const startBase = prepareAudit({ values, modelDir: baseModel, name: `${name}-base`, folder: sub('base'), label: 'base', resumeOrStart: true });
+      const startTuned = prepareAudit({ values, modelDir: tunedModel, name: `${name}-tuned`, folder: sub('tuned'), label: 'tuned', resumeOrStart: true });
+      const interrupt = interruptSignal(() => 'run the same command with --resume');
+      try {
+        const base = await startBase(interrupt.signal);
+        if (base.stopped) {
+          process.stderr.write(`reach-audit: stopped; the base run keeps ${base.records.length} finished questions in ${base.folder}. Continue with the same command and --resume.\n`);
+          return 130;
+        }
+        const tuned = await startTuned(interrupt.signal);
+        if (tuned.stopped) {
+          process.stderr.write(`reach-audit: stopped; the tuned run keeps ${tuned.records.length} finished questions in ${tuned.folder}. Continue with the same command and --resume.\n`);
+          return 130;
+        }
+        baseFolder = base.folder;
+        tunedFolder = tuned.folder;
+      } finally {
+        interrupt.release();
+      }
+    }
+    const stored = compareRuns(baseFolder, tunedFolder, warn);
+    const folder = values.out ?? newComparisonFolder(process.cwd(), name, new Date());
+    writeComparison(folder, stored);
+    if (values.html) {
+      const file = writeHtmlReport(values.html, comparisonReportHtml(stored, readRecords(baseFolder).values, readRecords(tunedFolder).values));
+      process.stderr.write(`reach-audit: HTML report ${file}\n`);
+    }
+    process.stderr.write(`reach-audit: comparison ${path.resolve(folder, COMPARISON_FILE)}\n`);
+    if (values.json) {
+      process.stdout.write(JSON.stringify(stored, null, 2) + '\n');
+    } else {
+      process.stdout.write(
+        [
+          formatSummary(stored.base.summary, `Base — ${stored.base.name}`),
+          '',
+          formatSummary(stored.tuned.summary, `Tuned — ${stored.tuned.name}`),
+          '',
+          formatComparison(stored.comparison),
+        ].join('\n') + '\n',
+      );
+    }
+    return 0;
+  },
+};

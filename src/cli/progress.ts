@@ -1,0 +1,61 @@
+/**
+ * Audit progress on stderr: questions done, rate, ETA and the current stage. On a terminal one
+ * line is rewritten in place; otherwise a line is printed at most every few seconds, so logs stay short.
+ */
+import type { AuditProgress } from '../audit/runAudit';
+
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '—';
+  const s = Math.round(ms / 1000);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = s % 60;
+  return h > 0 ? `${h}h${String(m).padStart(2, '0')}m` : m > 0 ? `${m}m${String(sec).padStart(2, '0')}s` : `${sec}s`;
+}
+
+export function progressLine(label: string, p: AuditProgress): string {
+  const rate = p.doneThisSession > 0 ? p.doneThisSession / (p.elapsedMs / 1000) : 0;
+  const eta = rate > 0 ? ((p.total - p.done) / rate) * 1000 : NaN;
+  const pct = p.total > 0 ? Math.floor((100 * p.done) / p.total) : 100;
+  return `${label}: ${p.done}/${p.total} questions (${pct}%) · ${rate > 0 ? `${rate.toFixed(2)} q/s` : '— q/s'} · ETA ${formatDuration(eta)}${p.stage ? ` · ${p.stage}` : ''} · ${formatDuration(p.elapsedMs)} elapsed`;
+}
+
+export function progressReporter(label: string): { update(p: AuditProgress): void; done(): void } {
+  const tty = process.stderr.isTTY === true;
+  let lastPrinted = 0;
+  let lastDone = -1;
+  let wroteInPlace = false;
+  // A chunk's records arrive in one synchronous burst: print once, after the burst.
+  let latest: AuditProgress | undefined;
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    if (latest) show(latest);
+  };
+  return {
+    update(p) {
+      latest = p;
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    },
+    done() {
+      flush();
+      if (tty && wroteInPlace) process.stderr.write('\n');
+    },
+  };
+
+  function show(p: AuditProgress): void {
+    const now = Date.now();
+    const line = progressLine(label, p);
+    if (tty) {
+      process.stderr.write(`\r\x1b[2K${line}`);
+      wroteInPlace = true;
+    } else if (p.done !== lastDone && (now - lastPrinted > 5000 || p.done === p.total || lastDone < 0)) {
+      process.stderr.write(`${line}\n`);
+      lastPrinted = now;
+      lastDone = p.done;
+    }
+  }
+}

@@ -1,0 +1,48 @@
+/** Shared fixtures for the audit unit tests: a small GSM8K dataset and run settings. */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { parseDataset, type Dataset } from '../../../src/audit/dataset';
+import { DEFAULT_DEPLOYMENT } from '../../../src/audit/deployment';
+import { DEFAULT_SEARCH } from '../../../src/audit/mcts';
+import type { RunSettings } from '../../../src/audit/manifest';
+import { globalRoutePool } from '../../../src/audit/auditRunner';
+import { FakeGenerator } from './fakeGenerator';
+
+export function gsm8kText(n: number): string {
+  const lines: string[] = [];
+  for (let i = 0; i < n; i++) lines.push(JSON.stringify({ id: `q${i}`, question: `Question number ${i}: what is ${i} plus ${i * 3}?`, answer: `${i} + ${i * 3}\n#### ${i * 4}` }));
+  return lines.join('\n') + '\n';
+}
+
+export function smallDataset(n = 24): Dataset {
+  return parseDataset('/virtual/test.jsonl', gsm8kText(n));
+}
+
+export function fakeFor(dataset: Dataset, numBlocks = 8, abortAfter?: { calls: number; controller: AbortController }): FakeGenerator {
+  return new FakeGenerator(numBlocks, new Map(dataset.questions.map((q) => [q.text, q.gold])), undefined, abortAfter);
+}
+
+export function settingsFor(numBlocks = 8, overrides: Partial<RunSettings> = {}): RunSettings {
+  const seed = 11;
+  return {
+    deployment: { ...DEFAULT_DEPLOYMENT },
+    probes: [
+      { name: 'sample', budget: 6 },
+      { name: 'routes', budget: 6 },
+      { name: 'search', budget: 6 },
+    ],
+    selectors: ['majority', 'confidence', 'global-route'],
+    repair: { enabled: true, referenceProbes: ['sample', 'routes', 'search'] },
+    globalRoutes: { count: 5, routes: globalRoutePool(numBlocks, seed, 5, 4) },
+    seeds: { run: seed },
+    routeSpace: { maxEdits: 4 },
+    search: { ...DEFAULT_SEARCH },
+    selection: { limit: null, ids: null },
+    ...overrides,
+  };
+}
+
+export function tempDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'reach-audit-test-'));
+}

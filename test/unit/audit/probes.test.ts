@@ -1,0 +1,24 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseProbeSpec, parseProbeSpecs, parseSelectors } from '../../../src/audit/probes';
+import { InputError } from '../../../src/engine/errors';
+
+test('probe specs parse NAME:B and reject bad budgets with a message naming the argument', () => {
+  assert.deepEqual(parseProbeSpec('routes:16'), { name: 'routes', budget: 16 });
+  for (const [bad, why] of [
+    ['routes:0', /positive integer, got '0'/],
+    ['routes:abc', /positive integer, got 'abc'/],
+    ['routes:1.5', /positive integer/],
+    ['routes:', /positive integer/],
+    ['routes', /missing budget/],
+    ['beam:4', /NAME one of sample, routes, search/],
+  ] as const) {
+    assert.throws(() => parseProbeSpec(bad), (e: unknown) => e instanceof InputError && why.test((e as Error).message) && (e as Error).message.includes(bad));
+  }
+  assert.throws(() => parseProbeSpecs(['sample:4', 'sample:8']), /given twice/);
+});
+
+test('selectors parse a comma list and reject unknown names', () => {
+  assert.deepEqual(parseSelectors('majority, confidence'), ['majority', 'confidence']);
+  assert.throws(() => parseSelectors('majority,oracle'), /unknown selector 'oracle'/);
+});
