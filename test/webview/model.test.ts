@@ -1,0 +1,216 @@
+/**
+ * The panel's DOM-free parts in Node: Wilson intervals against textbook values, pass@k against
+ * brute-force enumeration, route drawing, question states, the table's query, restored UI state.
+ * Run: npx tsc -p . && node --test out/test/webview/model.test.js
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { meanInterval, passAtK } from '../../webview/src/passAtK';
+import type { AuditRecord } from '../../webview/src/protocol';
+import { QuestionIndex } from '../../webview/src/questionIndex';
+import { BASE_FILTERS, deriveRow, Flag, probeFilter } from '../../webview/src/questionState';
+import { describeRoute, routeCells } from '../../webview/src/routeLayout';
+import { computeStatistics } from '../../webview/src/runStatistics';
+import { defaultUiState, readUiState } from '../../webview/src/uiState';
+import { wilson } from '../../webview/src/wilson';
+import { makeSyntheticRun } from './syntheticRun';
+
+const close = (actual: number, expected: number, digits = 4) =>
+  assert.ok(Math.abs(actual - expected) < 10 ** -digits, `${actual} ≈ ${expected}`);
+
+describe('wilson', () => {
+  test('matches textbook 95% intervals', () => {
+    // Newcombe (1998), Table I, and the closed forms at the edges.
+    let w = wilson(81, 263);
+    close(w.low, 0.2553);
+    close(w.high, 0.3662);
+    w = wilson(15, 148);
+    close(w.low, 0.0624);
+    close(w.high, 0.1605);
+    w = wilson(0, 20);
+    assert.equal(w.low, 0);
+    close(w.high, 0.1611);
+    w = wilson(29, 29);
+    close(w.low, 0.8830);
+    assert.equal(w.high, 1);
+    w = wilson(5, 10);
+    close(w.low, 0.2366);
+    close(w.high, 0.7634);
+  });
+
+  test('n = 0 gives no rate and the whole interval', () => {
+    const w = wilson(0, 0);
+    assert.ok(Number.isNaN(w.rate));
+    assert.deepEqual([w.low, w.high], [0, 1]);
+  });
+});
+
+function choose(n: number, k: number): number {
+  let r = 1;
+  for (let i = 0; i < k; i++) r = (r * (n - i)) / (i + 1);
+  return r;
+}
+
+/** pass@k by enumerating every k-subset of n attempts with c correct. */
+function bruteForcePassAtK(n: number, c: number, k: number): number {
+  const attempts = Array.from({ length: n }, (_, i) => i < c);
+  let hits = 0;
+  let total = 0;
+  const walk = (start: number, left: number, anyCorrect: boolean): void => {
+    if (left === 0) {
+      total++;
+      if (anyCorrect) hits++;
+      return;
+    }
+    for (let i = start; i <= n - left; i++) walk(i + 1, left - 1, anyCorrect || attempts[i]);
+  };
+  walk(0, k, false);
+  assert.equal(total, choose(n, k));
+  return hits / total;
+}
+
+describe('passAtK', () => {
+  test('equals brute-force enumeration over all k-subsets', () => {
+    for (let n = 1; n <= 9; n++) for (let c = 0; c <= n; c++) for (let k = 1; k <= n; k++) close(passAtK(n, c, k), bruteForcePassAtK(n, c, k), 12);
+  });
+
+  test('is stable for large n', () => {
+    close(passAtK(1000, 1, 1), 0.001, 12);
+    close(passAtK(1000, 0, 500), 0, 12);
+    assert.equal(passAtK(200, 150, 100), 1);
+  });
+
+  test('meanInterval is mean ± 1.96 sd/√n', () => {
+    const m = meanInterval([0, 1, 0, 1]);
+    close(m.mean, 0.5, 12);
+    const half = (1.959963984540054 * Math.sqrt(1 / 3)) / 2;
+    close(m.low, Math.max(0, 0.5 - half), 12);
+    close(m.high, Math.min(1, 0.5 + half), 12);
+  });
+});
+
+describe('route drawing', () => {
+  test('identity, skip, repeat and a repeated span', () => {
+    assert.deepEqual(routeCells([0, 1, 2, 3], 4).map((c) => c.kind), ['identity', 'identity', 'identity', 'identity']);
+    assert.deepEqual(routeCells([0, 1, 3], 4), [
+      { block: 0, kind: 'identity' },
+      { block: 1, kind: 'identity' },
+      { block: 2, kind: 'skip' },
+      { block: 3, kind: 'identity' },
+    ]);
+    assert.deepEqual(routeCells([0, 1, 2, 2, 3, 5, 6, 7], 8).map((c) => `${c.block}${c.kind[0]}`), ['0i', '1i', '2i', '2r', '3i', '4s', '5i', '6i', '7i']);
+    assert.deepEqual(routeCells([0, 1, 2, 3, 2, 3, 4], 6).map((c) => `${c.block}${c.kind[0]}`), ['0i', '1i', '2i', '3i', '2r', '3r', '4i', '5s']);
+    assert.equal(describeRoute([0, 1, 2, 3], 4), 'identity route, 4 blocks');
+    assert.equal(describeRoute([0, 1, 2, 2, 3, 5, 6, 7], 8), 'route 0 1 2 2 3 5 6 7; 8 positions; skips 4; repeats 2');
+  });
+});
+
+function record(partial: Partial<AuditRecord> & { id: string }): AuditRecord {
+  return { line: 1, gold: '1', realized: { output: '', answer: '0', correct: false }, ...partial };
+}
+
+describe('question states', () => {
+  test('realized, reachable, blind, repaired, unreached, truncated', () => {
+    const realized = deriveRow(record({ id: 'a', realized: { output: '#### 1', answer: '1', correct: true }, reachable: { sample: true }, repair: { inFailureSet: false, correctBySilencedBlock: { 0: false, 1: true } } }), 0);
+    assert.equal(realized.flags & (Flag.realized | Flag.reachable | Flag.damaged), Flag.realized | Flag.reachable | Flag.damaged);
+    assert.deepEqual(realized.damagedBy, [0]);
+    assert.deepEqual(realized.repairedBy, []);
+
+    const repaired = deriveRow(record({ id: 'b', reachable: { sample: false, routes: true }, blind: { routes: { majority: { answer: '1', correct: true } } }, repair: { inFailureSet: true, correctBySilencedBlock: { 10: true, 2: true, 3: false } } }), 1);
+    assert.deepEqual(repaired.reachableBy, ['routes']);
+    assert.deepEqual(repaired.blindBy, ['routes/majority']);
+    assert.deepEqual(repaired.repairedBy, [2, 10], 'blocks in numeric order');
+    assert.ok(repaired.flags & Flag.failureSet && repaired.flags & Flag.repaired && !(repaired.flags & Flag.unreached));
+
+    const unreached = deriveRow(record({ id: 'c', realized: { output: 'x', answer: null, correct: false, truncated: true }, reachable: { sample: false } }), 2);
+    assert.ok(unreached.flags & Flag.unreached && unreached.flags & Flag.truncated);
+    assert.equal(unreached.answer, '');
+
+    // No `reachable` object: reachability from the attempts.
+    const fromAttempts = deriveRow(record({ id: 'd', probes: { sample: { budget: 2, attempts: [], correct: [false, true] } } }), 3);
+    assert.deepEqual(fromAttempts.reachableBy, ['sample']);
+    assert.ok(fromAttempts.flags & Flag.failureSet, 'reachable and not realized is the failure set when no repair scan ran');
+  });
+});
+
+describe('question index', () => {
+  const run = makeSyntheticRun({ n: 600, budget: 4, seed: 9 });
+  const index = new QuestionIndex(run.records);
+  const filters = [...BASE_FILTERS, ...index.probes.map(probeFilter)];
+  const query = (over: Partial<Parameters<QuestionIndex['query']>[0]>) => index.query({ filter: 'all', search: '', truncatedOnly: false, sort: { key: 'id', descending: false }, ...over }, filters);
+
+  test('filters agree with the records', () => {
+    assert.equal(query({}).length, 600);
+    assert.equal(query({ filter: 'realized' }).length, run.records.filter((r) => r.realized.correct).length);
+    assert.equal(query({ filter: 'probe:search' }).length, run.records.filter((r) => r.reachable?.search).length);
+    assert.equal(query({ filter: 'failureSet' }).length, run.records.filter((r) => r.repair?.inFailureSet).length);
+    assert.equal(query({ truncatedOnly: true }).length, run.records.filter((r) => r.realized.truncated).length);
+    assert.equal(query({ filter: 'no-such-filter' }).length, 600, 'an unknown stored filter falls back to all');
+  });
+
+  test('search is case-insensitive and needs every word', () => {
+    const expected = run.records.filter((r) => /apples/i.test(r.question ?? '') && /natalia/i.test(r.question ?? '')).length;
+    assert.ok(expected > 0);
+    assert.equal(query({ search: 'APPLES  natalia' }).length, expected);
+    assert.deepEqual(query({ search: 'q-00042' }).map((r) => r.id), ['q-00042']);
+    assert.equal(query({ search: '<img src=x' }).length, run.records.filter((r) => r.question?.includes('<img src=x')).length);
+  });
+
+  test('sorts numerically-aware, both directions, stable by run order', () => {
+    const golds = query({ sort: { key: 'gold', descending: false } }).map((r) => Number(r.gold));
+    assert.deepEqual(golds, golds.slice().sort((a, b) => a - b));
+    const down = query({ sort: { key: 'gold', descending: true } }).map((r) => Number(r.gold));
+    assert.deepEqual(down, golds.slice().reverse());
+    const states = query({ sort: { key: 'state', descending: false } }).map((r) => r.stateRank);
+    assert.deepEqual(states, states.slice().sort((a, b) => a - b));
+  });
+
+  test('a record with a known id replaces the old one (live updates)', () => {
+    const live = new QuestionIndex([record({ id: 'x' })]);
+    live.add([record({ id: 'x', realized: { output: '', answer: '1', correct: true } })]);
+    assert.equal(live.size, 1);
+    assert.ok(live.get('x')!.flags & Flag.realized);
+  });
+});
+
+describe('run statistics', () => {
+  test('counts with Wilson intervals, pass@k and repair by block from the records', () => {
+    const run = makeSyntheticRun({ n: 300, budget: 4, seed: 2, numBlocks: 8 });
+    const index = new QuestionIndex(run.records);
+    const stats = computeStatistics(index.rows, index.probes, 8);
+    const realized = run.records.filter((r) => r.realized.correct).length;
+    assert.deepEqual(stats.states[0].value, wilson(realized, 300));
+    for (const curve of stats.passAtK) {
+      for (const p of curve.points) close(p.mean, run.summary!.passAtK![curve.probe][String(p.k)], 12);
+      assert.equal(curve.points.length, 4);
+    }
+    const block = stats.byBlock.find((b) => b.block === 5)!;
+    const failure = run.records.filter((r) => r.repair?.inFailureSet);
+    assert.equal(block.repair.n, failure.length);
+    assert.equal(block.repair.successes, failure.filter((r) => r.repair!.correctBySilencedBlock['5']).length);
+    const scannedRealized = run.records.filter((r) => r.realized.correct && r.repair);
+    assert.equal(block.damage.successes, scannedRealized.filter((r) => r.repair!.correctBySilencedBlock['5'] === false).length);
+    assert.equal(stats.heatmapRows.length, failure.length);
+    // found within b attempts is monotone and ends at the reachable rate
+    for (const f of stats.foundWithin) {
+      for (let i = 1; i < f.points.length; i++) assert.ok(f.points[i].rate >= f.points[i - 1].rate);
+      assert.equal(f.points[f.points.length - 1].successes, run.records.filter((r) => r.reachable?.[f.probe]).length);
+    }
+  });
+});
+
+describe('restored UI state', () => {
+  test('keeps valid fields and drops the rest', () => {
+    assert.deepEqual(readUiState(undefined), defaultUiState());
+    assert.deepEqual(readUiState({ sort: { key: 'gold', descending: true }, filter: 'unreached', search: 'x', truncatedOnly: true, selectedId: 'q1', scrollTop: 260, tab: 'charts' }), {
+      sort: { key: 'gold', descending: true },
+      filter: 'unreached',
+      search: 'x',
+      truncatedOnly: true,
+      selectedId: 'q1',
+      scrollTop: 260,
+      tab: 'charts',
+    });
+    assert.deepEqual(readUiState({ sort: { key: 'evil' }, scrollTop: -5, tab: 'nope', search: 3 }), defaultUiState());
+  });
+});

@@ -1,0 +1,384 @@
+/**
+ * The Charts tab: state bars, answer-blind selection, pass@k curves, random routes vs search at a
+ * matched budget, repair and damage by block, and the question × block repair heatmap. Every chart
+ * has a table beside it with each number's n and 95% interval (also the charts' text alternative).
+ * chart.js is imported piece by piece and registered once, so the bundle carries only what is drawn.
+ */
+import {
+  BarController,
+  BarElement,
+  CategoryScale,
+  Chart,
+  Filler,
+  Legend,
+  LinearScale,
+  LineController,
+  LineElement,
+  PointElement,
+  Tooltip,
+  type ChartConfiguration,
+  type ChartDataset,
+  type Plugin,
+} from 'chart.js';
+import { count, h, intervalText, percent, replaceChildren } from './element';
+import { RepairHeatmap } from './heatmap';
+import type { RunSummary } from './protocol';
+import type { RunStatistics } from './runStatistics';
+import { themeColors, withAlpha, type ThemeColors } from './themeColors';
+import type { Proportion } from './wilson';
+
+Chart.register(BarController, BarElement, CategoryScale, LinearScale, LineController, LineElement, PointElement, Filler, Legend, Tooltip);
+
+/** Interval ends per bar, keyed by dataset object (chart.js datasets cannot carry typed extras). */
+const barIntervals = new WeakMap<object, { ends: ([number, number] | null)[]; color: string }>();
+
+/** Draws a whisker for each bar's 95% interval (chart.js has no error bars built in). */
+const intervalWhiskers: Plugin<'bar'> = {
+  id: 'intervalWhiskers',
+  afterDatasetsDraw(chart) {
+    const horizontal = chart.options.indexAxis === 'y';
+    const valueScale = horizontal ? chart.scales.x : chart.scales.y;
+    const ctx = chart.ctx;
+    ctx.save();
+    chart.data.datasets.forEach((dataset, i) => {
+      const whiskers = barIntervals.get(dataset);
+      const meta = chart.getDatasetMeta(i);
+      if (!whiskers || meta.hidden) return;
+      const intervals = whiskers.ends;
+      ctx.strokeStyle = whiskers.color;
+      ctx.lineWidth = 1.25;
+      meta.data.forEach((bar, j) => {
+        const interval = intervals[j];
+        if (!interval) return;
+        const a = valueScale.getPixelForValue(interval[0] * 100);
+        const b = valueScale.getPixelForValue(interval[1] * 100);
+        const { x, y } = bar.getProps(['x', 'y'], true) as { x: number; y: number };
+        const cap = 3;
+        ctx.beginPath();
+        if (horizontal) {
+          ctx.moveTo(a, y);
+          ctx.lineTo(b, y);
+          ctx.moveTo(a, y - cap);
+          ctx.lineTo(a, y + cap);
+          ctx.moveTo(b, y - cap);
+          ctx.lineTo(b, y + cap);
+        } else {
+          ctx.moveTo(x, a);
+          ctx.lineTo(x, b);
+          ctx.moveTo(x - cap, a);
+          ctx.lineTo(x + cap, a);
+          ctx.moveTo(x - cap, b);
+          ctx.lineTo(x + cap, b);
+        }
+        ctx.stroke();
+      });
+    });
+    ctx.restore();
+  },
+};
+
+export interface ChartRun {
+  label: string;
+  stats: RunStatistics;
+  summary?: RunSummary;
+}
+
+function proportionCells(p: Proportion): HTMLElement[] {
+  return [
+    h('td', { class: 'num' }, percent(p.rate)),
+    h('td', { class: 'num muted' }, intervalText(p.low, p.high)),
+    h('td', { class: 'num muted' }, `${count(p.successes)}/${count(p.n)}`),
+  ];
+}
+
+function numbersTable(headers: string[], rows: HTMLElement[]): HTMLElement {
+  return h('table', { class: 'mini-table numbers' }, h('thead', {}, h('tr', {}, ...headers.map((t) => h('th', {}, t)))), h('tbody', {}, ...rows));
+}
+
+const PROPORTION_HEADERS = ['rate', '95% CI', 'k/n'];
+
+function card(title: string, note: string, ...body: (Node | null)[]): HTMLElement {
+  return h('section', { class: 'card' }, h('h3', {}, title), note ? h('p', { class: 'card-note muted' }, note) : null, ...body);
+}
+
+function canvasBox(label: string, tall = false): { box: HTMLElement; canvas: HTMLCanvasElement } {
+  const canvas = h('canvas', { role: 'img', 'aria-label': label });
+  return { box: h('div', { class: tall ? 'chart-box chart-box-tall' : 'chart-box' }, canvas), canvas };
+}
+
+export class ChartsView {
+  readonly element: HTMLElement;
+  private charts: Chart[] = [];
+  private heatmap: RepairHeatmap | undefined;
+  private runs: ChartRun[] = [];
+
+  constructor(private readonly onSelectQuestion: (id: string) => void) {
+    this.element = h('div', { class: 'charts' });
+  }
+
+  /** Redraws every chart for `runs` (the run shown, then the base run when comparing). */
+  update(runs: ChartRun[]): void {
+    this.runs = runs;
+    this.render();
+  }
+
+  /** Redraws with the current theme's colours (VS Code changed theme). */
+  retheme(): void {
+    if (this.runs.length > 0) this.render();
+  }
+
+  private destroy(): void {
+    for (const chart of this.charts) chart.destroy();
+    this.charts = [];
+  }
+
+  private add<T extends 'bar' | 'line'>(canvas: HTMLCanvasElement, config: ChartConfiguration<T>): void {
+    // The configuration is fully typed for its chart type; chart.js' constructor wants the union.
+    this.charts.push(new Chart(canvas, config as unknown as ChartConfiguration));
+  }
+
+  private render(): void {
+    this.destroy();
+    const colors = themeColors();
+    Chart.defaults.color = colors.muted;
+    Chart.defaults.borderColor = withAlpha(colors.grid, 0.6);
+    Chart.defaults.font.family = colors.fontFamily;
+    Chart.defaults.font.size = colors.fontSize;
+    Chart.defaults.animation = false;
+
+    const [main] = this.runs;
+    if (!main || main.stats.n === 0) {
+      replaceChildren(this.element, h('p', { class: 'muted empty' }, 'No finished questions yet.'));
+      return;
+    }
+    replaceChildren(this.element);
+    this.element.appendChild(this.statesCard(colors));
+    const blind = this.blindCard(colors);
+    if (blind) this.element.appendChild(blind);
+    const pass = this.passAtKCard(colors);
+    if (pass) this.element.appendChild(pass);
+    const matched = this.matchedBudgetCard(colors);
+    if (matched) this.element.appendChild(matched);
+    const repair = this.repairCard(colors);
+    if (repair) this.element.appendChild(repair);
+    const heat = this.heatmapCard();
+    if (heat && this.heatmap) {
+      this.element.appendChild(heat);
+      // Drawn once attached, so it sizes itself to the card.
+      this.heatmap.draw(main.stats.heatmapRows, main.stats.numBlocks, colors);
+    }
+  }
+
+  /** `fullScale`: the value axis runs to 100%; otherwise it fits the data (small per-block rates). */
+  private barOptions(horizontal: boolean, title: string, fullScale = true): ChartConfiguration<'bar'>['options'] {
+    const valueAxis = { min: 0, max: fullScale ? 100 : undefined, ticks: { callback: (v: number | string) => `${v}%` }, title: { display: true, text: title } };
+    return {
+      indexAxis: horizontal ? 'y' : 'x',
+      maintainAspectRatio: false,
+      responsive: true,
+      scales: horizontal ? { x: valueAxis, y: { grid: { display: false } } } : { y: valueAxis, x: { grid: { display: false } } },
+      plugins: {
+        legend: { display: this.runs.length > 1, position: 'bottom' },
+        tooltip: {
+          callbacks: {
+            label: (item) => {
+              const interval = barIntervals.get(item.dataset)?.ends[item.dataIndex];
+              return `${item.dataset.label}: ${Number(item.raw).toFixed(1)}% ${interval ? intervalText(interval[0], interval[1]) : ''}`;
+            },
+          },
+        },
+      },
+    };
+  }
+
+  private barDataset(label: string, values: Proportion[], color: string, dashed: boolean): ChartDataset<'bar'> {
+    const dataset: ChartDataset<'bar'> = {
+      label,
+      data: values.map((p) => (Number.isFinite(p.rate) ? p.rate * 100 : 0)),
+      backgroundColor: withAlpha(color, dashed ? 0.25 : 0.55),
+      borderColor: color,
+      borderWidth: 1,
+      borderSkipped: false,
+    };
+    barIntervals.set(dataset, { ends: values.map((p) => (p.n > 0 ? [p.low, p.high] : null)), color });
+    return dataset;
+  }
+
+  private statesCard(colors: ThemeColors): HTMLElement {
+    const [main] = this.runs;
+    const labels = main.stats.states.map((s) => s.label);
+    const stateColors: Record<string, string> = {
+      realized: colors.realized,
+      reachable: colors.reachable,
+      failureSet: colors.reachable,
+      blind: colors.blind,
+      repaired: colors.repair,
+      unreached: colors.unreached,
+    };
+    const { box, canvas } = canvasBox('Share of questions in each state, with 95% Wilson intervals; numbers in the table below');
+    const datasets = this.runs.map((run, r) => {
+      const ds = this.barDataset(run.label, run.stats.states.map((s) => s.value), r === 0 ? colors.series[0] : colors.muted, r > 0);
+      if (this.runs.length === 1) {
+        ds.backgroundColor = main.stats.states.map((s) => withAlpha(stateColors[s.key] ?? colors.series[0], 0.55));
+        ds.borderColor = main.stats.states.map((s) => stateColors[s.key] ?? colors.series[0]);
+      }
+      return ds;
+    });
+    // Bars coloured per state share one whisker colour: the text colour.
+    if (this.runs.length === 1) {
+      const whiskers = barIntervals.get(datasets[0]);
+      if (whiskers) whiskers.color = colors.foreground;
+    }
+    const rows: HTMLElement[] = [];
+    for (const run of this.runs) {
+      for (const s of run.stats.states) rows.push(h('tr', {}, h('td', {}, this.runs.length > 1 ? `${s.label} (${run.label})` : s.label), ...proportionCells(s.value)));
+    }
+    const element = card('Question states', `n = ${count(main.stats.n)} questions${this.runs.length > 1 ? `; ${this.runs[1].label}: n = ${count(this.runs[1].stats.n)}` : ''}. Bars: share of questions; whiskers: 95% Wilson interval.`, box, numbersTable(['state', ...PROPORTION_HEADERS], rows));
+    this.add(canvas, { type: 'bar', data: { labels, datasets }, options: this.barOptions(true, '% of questions'), plugins: [intervalWhiskers] });
+    return element;
+  }
+
+  private blindCard(colors: ThemeColors): HTMLElement | null {
+    const [main] = this.runs;
+    if (main.stats.blind.length === 0 && main.stats.reachableByProbe.length === 0) return null;
+    const probes = main.stats.reachableByProbe.map((r) => r.probe);
+    const selectors = [...new Set(main.stats.blind.map((b) => b.selector))];
+    const realized = main.stats.states.find((s) => s.key === 'realized')!.value;
+    const labels = probes;
+    const datasets: ChartDataset<'bar'>[] = [
+      this.barDataset('realized (deployed)', probes.map(() => realized), colors.realized, false),
+      this.barDataset('reachable (needs the answer)', main.stats.reachableByProbe.map((r) => r.value), colors.reachable, false),
+      ...selectors.map((selector, i) =>
+        this.barDataset(`blind: ${selector}`, probes.map((p) => main.stats.blind.find((b) => b.probe === p && b.selector === selector)?.value ?? { successes: 0, n: 0, rate: Number.NaN, low: 0, high: 1 }), [colors.blind, colors.series[4], colors.series[1]][i % 3], false),
+      ),
+    ];
+    const { box, canvas } = canvasBox('Realized, reachable and answer-blind accuracy per probe, with 95% Wilson intervals');
+    const rows: HTMLElement[] = [h('tr', {}, h('td', {}, 'realized'), h('td', {}, '—'), ...proportionCells(realized))];
+    for (const r of main.stats.reachableByProbe) rows.push(h('tr', {}, h('td', {}, 'reachable'), h('td', {}, r.probe), ...proportionCells(r.value)));
+    for (const b of main.stats.blind) rows.push(h('tr', {}, h('td', {}, `blind: ${b.selector}`), h('td', {}, b.probe), ...proportionCells(b.value)));
+    const element = card('Reachable vs answer-blind selection', 'The gap between reachable and blind is the part of the gain that needs the gold answer.', box, numbersTable(['measure', 'probe', ...PROPORTION_HEADERS], rows));
+    const options = this.barOptions(false, '% of questions');
+    if (options?.plugins?.legend) options.plugins.legend.display = true;
+    this.add(canvas, { type: 'bar', data: { labels, datasets }, options, plugins: [intervalWhiskers] });
+    return element;
+  }
+
+  private lineOptions(xTitle: string, yTitle: string): ChartConfiguration<'line'>['options'] {
+    return {
+      maintainAspectRatio: false,
+      responsive: true,
+      interaction: { mode: 'index', intersect: false },
+      scales: {
+        x: { type: 'linear', title: { display: true, text: xTitle }, ticks: { precision: 0 } },
+        y: { min: 0, max: 100, title: { display: true, text: yTitle }, ticks: { callback: (v) => `${v}%` } },
+      },
+      plugins: {
+        legend: { position: 'bottom', labels: { filter: (item) => !String(item.text).endsWith('\u200b') } },
+        tooltip: { filter: (item) => !String(item.dataset.label).endsWith('\u200b') },
+      },
+    };
+  }
+
+  /** A curve with its interval as a shaded band (two hidden-from-legend datasets filled between). */
+  private curve(label: string, points: { x: number; y: number; low: number; high: number }[], color: string, dashed: boolean): ChartDataset<'line'>[] {
+    // A zero-width space marks band datasets so the legend and tooltip skip them.
+    const band = (ends: 'low' | 'high'): ChartDataset<'line'> => ({
+      label: `${label} ${ends}\u200b`,
+      data: points.map((p) => ({ x: p.x, y: p[ends] * 100 })),
+      borderWidth: 0,
+      pointRadius: 0,
+      backgroundColor: withAlpha(color, 0.15),
+      fill: ends === 'high' ? '-1' : false,
+    });
+    return [
+      band('low'),
+      band('high'),
+      {
+        label,
+        data: points.map((p) => ({ x: p.x, y: p.y * 100 })),
+        borderColor: color,
+        backgroundColor: color,
+        borderWidth: 2,
+        borderDash: dashed ? [5, 4] : undefined,
+        pointRadius: 2,
+        fill: false,
+      },
+    ];
+  }
+
+  private passAtKCard(colors: ThemeColors): HTMLElement | null {
+    const curves = this.runs.flatMap((run, r) => run.stats.passAtK.map((c) => ({ run, r, ...c })));
+    if (curves.length === 0) return null;
+    const datasets: ChartDataset<'line'>[] = [];
+    const rows: HTMLElement[] = [];
+    const probeOrder = [...new Set(curves.map((c) => c.probe))];
+    for (const c of curves) {
+      const color = colors.series[probeOrder.indexOf(c.probe) % colors.series.length];
+      const label = this.runs.length > 1 ? `${c.probe} (${c.run.label})` : c.probe;
+      datasets.push(...this.curve(label, c.points.map((p) => ({ x: p.k, y: p.mean, low: p.low, high: p.high })), color, c.r > 0));
+      const ks = [...new Set([1, 2, 4, 8, 16, 32, 64, c.points.length])].filter((k) => k <= c.points.length);
+      for (const k of ks) {
+        const p = c.points[k - 1];
+        const fromSummary = c.run.summary?.passAtK?.[c.probe]?.[String(k)];
+        rows.push(h('tr', {}, h('td', {}, label), h('td', { class: 'num' }, String(k)), h('td', { class: 'num' }, percent(p.mean)), h('td', { class: 'num muted' }, intervalText(p.low, p.high)), h('td', { class: 'num muted' }, count(p.n)), h('td', { class: 'num muted' }, fromSummary === undefined ? '' : percent(fromSummary))));
+      }
+    }
+    const { box, canvas } = canvasBox('pass@k curves per probe with 95% intervals');
+    const element = card('pass@k', 'Unbiased estimator (Chen et al. 2021), mean over questions; band: 95% normal interval over questions. Dashed: base checkpoint.', box, numbersTable(['probe', 'k', 'pass@k', '95% CI', 'n', 'summary.json'], rows));
+    this.add(canvas, { type: 'line', data: { datasets }, options: this.lineOptions('k (attempts)', 'pass@k') });
+    return element;
+  }
+
+  private matchedBudgetCard(colors: ThemeColors): HTMLElement | null {
+    const [main] = this.runs;
+    const routeProbes = main.stats.foundWithin.filter((f) => f.probe !== 'sample' || main.stats.foundWithin.length === 1);
+    if (!routeProbes.some((f) => f.probe === 'routes' || f.probe === 'search')) return null;
+    const datasets: ChartDataset<'line'>[] = [];
+    const rows: HTMLElement[] = [];
+    routeProbes.forEach((f, i) => {
+      datasets.push(...this.curve(f.probe, f.points.map((p) => ({ x: p.b, y: p.rate, low: p.low, high: p.high })), colors.series[i % colors.series.length], false));
+      const last = f.points[f.points.length - 1];
+      const budget = main.summary?.budget?.[f.probe];
+      rows.push(h('tr', {}, h('td', {}, f.probe), h('td', { class: 'num' }, String(last.b)), ...proportionCells(last), h('td', { class: 'num muted' }, budget ? count(budget.generations) : ''), h('td', { class: 'num muted' }, budget ? count(budget.blockApplications) : '')));
+    });
+    const { box, canvas } = canvasBox('Share of questions reached within the first b attempts, random routes vs route search');
+    const element = card('Random routes vs search at matched budget', 'Share of questions with a correct answer among the first b attempts (equal generations); band: 95% Wilson interval. Block applications beside it.', box, numbersTable(['probe', 'budget', ...PROPORTION_HEADERS, 'generations', 'block apps'], rows));
+    this.add(canvas, { type: 'line', data: { datasets }, options: this.lineOptions('b (generations per question)', 'reached') });
+    return element;
+  }
+
+  private repairCard(colors: ThemeColors): HTMLElement | null {
+    const [main] = this.runs;
+    const byBlock = main.stats.byBlock;
+    if (byBlock.length === 0) return null;
+    const identified = main.summary?.repair?.identifiedBlock;
+    const labels = byBlock.map((b) => (b.block === identified ? `L${b.block} ★` : `L${b.block}`));
+    const datasets = [
+      this.barDataset('repair rate (failure set)', byBlock.map((b) => b.repair), colors.repair, false),
+      this.barDataset('damage rate (realized)', byBlock.map((b) => b.damage), colors.damage, false),
+    ];
+    const rows = byBlock.map((b) =>
+      h('tr', { class: b.block === identified ? 'highlight' : undefined },
+        h('td', {}, labels[b.block] ?? `L${b.block}`), ...proportionCells(b.repair), ...proportionCells(b.damage)),
+    );
+    const { box, canvas } = canvasBox('Repair rate and damage rate when silencing each block\'s MLP, with 95% Wilson intervals');
+    const element = card(
+      'Repair and damage by block',
+      `Silencing one block's MLP. Repair: share of the failure set that comes out right; damage: share of realized questions it breaks.${identified !== undefined ? ' ★ identified block (chosen on the selection half).' : ''}`,
+      box,
+      numbersTable(['block', 'repair', '95% CI', 'k/n', 'damage', '95% CI', 'k/n'], rows),
+    );
+    const options = this.barOptions(false, '% of questions', false);
+    if (options?.plugins?.legend) options.plugins.legend.display = true;
+    this.add(canvas, { type: 'bar', data: { labels, datasets }, options, plugins: [intervalWhiskers] });
+    return element;
+  }
+
+  private heatmapCard(): HTMLElement | null {
+    const [main] = this.runs;
+    if (main.stats.heatmapRows.length === 0) return null;
+    this.heatmap = new RepairHeatmap(this.onSelectQuestion);
+    const element = card('Failure set × block repair map', `Rows: the ${count(main.stats.heatmapRows.length)} failure-set questions (most-repaired first); columns: the silenced block. Filled: that block repairs the question. Click a cell to open the question.`, this.heatmap.element);
+    return element;
+  }
+}

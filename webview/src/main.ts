@@ -1,0 +1,436 @@
+/**
+ * The audit panel: wires the question table, the detail pane, the charts and the headline to the
+ * extension's messages (protocol.ts), and keeps the UI state across hide/show.
+ */
+import {
+  provideVSCodeDesignSystem,
+  vsCodeButton,
+  vsCodeCheckbox,
+  vsCodeDropdown,
+  vsCodeOption,
+  vsCodePanels,
+  vsCodePanelTab,
+  vsCodePanelView,
+  vsCodeProgressRing,
+  vsCodeTextField,
+} from '@vscode/webview-ui-toolkit';
+import '../styles/panel.css';
+import { ChartsView, type ChartRun } from './charts';
+import { DetailPane } from './detailPane';
+import { count, h, replaceChildren } from './element';
+import { renderHeadline } from './headline';
+import type { CompareSummary, HostMessage, PanelUiState, QuestionId, RunData, RunStatus, SortKey, WebviewMessage } from './protocol';
+import { QuestionIndex } from './questionIndex';
+import { BASE_FILTERS, findFilter, probeFilter, type QuestionRow, type StateFilter } from './questionState';
+import { QuestionTable } from './questionTable';
+import { computeStatistics, countBlocks, type RunStatistics } from './runStatistics';
+import { readUiState } from './uiState';
+
+provideVSCodeDesignSystem().register(
+  vsCodeButton(),
+  vsCodeCheckbox(),
+  vsCodeDropdown(),
+  vsCodeOption(),
+  vsCodePanels(),
+  vsCodePanelTab(),
+  vsCodePanelView(),
+  vsCodeProgressRing(),
+  vsCodeTextField(),
+);
+
+interface VsCodeApi {
+  postMessage(message: WebviewMessage): void;
+  getState(): unknown;
+  setState(state: PanelUiState): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const vscode = acquireVsCodeApi();
+
+/** A loaded run with its index and (lazily) its statistics. */
+interface LoadedRun {
+  data: RunData;
+  index: QuestionIndex;
+  numBlocks: number;
+  stats?: RunStatistics;
+}
+
+/** A toolkit control's value (the elements are form-associated custom elements). */
+function valueOf(element: Element): string {
+  return String((element as unknown as { value?: unknown }).value ?? '');
+}
+
+class AuditPanel {
+  private state: PanelUiState;
+  private run: LoadedRun | undefined;
+  private base: LoadedRun | undefined;
+  private compare: CompareSummary | undefined;
+  private status: { status: RunStatus; done: number; total: number; message?: string } | undefined;
+  private filters: StateFilter[] = BASE_FILTERS.slice();
+  private shown: QuestionRow[] = [];
+  private pendingRestore: { selectedId?: string; scrollTop?: number } | undefined;
+
+  private readonly table: QuestionTable;
+  private readonly detail: DetailPane;
+  private readonly charts: ChartsView;
+  private readonly title = h('h1', { class: 'run-title' }, 'Reach Audit');
+  private readonly subtitle = h('div', { class: 'run-subtitle muted' });
+  private readonly statusBox = h('div', { class: 'run-status', role: 'status', 'aria-live': 'polite' });
+  private readonly headline = h('div', { class: 'headline', 'aria-label': 'Headline numbers' });
+  private readonly search: HTMLElement;
+  private readonly filterBox: HTMLElement;
+  private readonly truncated: HTMLElement;
+  private readonly countText = h('span', { class: 'count muted', 'aria-live': 'polite' });
+  private readonly countBadge: HTMLElement;
+  private readonly panels: HTMLElement;
+
+  private refreshFrame = 0;
+  private statsTimer: ReturnType<typeof setTimeout> | undefined;
+  private statsDirty = true;
+  private chartsDirty = true;
+  private saveTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(root: HTMLElement) {
+    this.state = readUiState(vscode.getState());
+
+    this.table = new QuestionTable({
+      onSelect: (row) => this.showDetail(row),
+      onActivate: (row) => this.reveal(row),
+      onOpen: (row) => this.post({ type: 'openDetail', runId: this.run?.data.runId ?? '', id: row.record.id }),
+      onSort: (key) => this.sortBy(key),
+      onScroll: (top) => {
+        if (this.pendingRestore?.scrollTop !== undefined) return;
+        this.state.scrollTop = top;
+        this.save(true);
+      },
+    });
+    this.detail = new DetailPane({
+      reveal: (row) => this.reveal(row),
+      open: (row) => this.post({ type: 'openDetail', runId: this.run?.data.runId ?? '', id: row.record.id }),
+    });
+    this.charts = new ChartsView((id) => {
+      this.setTab('questions');
+      this.selectQuestion(id);
+    });
+
+    this.search = h('vscode-text-field', { class: 'search', placeholder: 'Search id, question, gold, answer', 'aria-label': 'Search questions', value: this.state.search });
+    this.search.addEventListener('input', () => {
+      this.state.search = valueOf(this.search);
+      this.applyQuery(true);
+    });
+    this.filterBox = h('vscode-dropdown', { class: 'filter', 'aria-label': 'Filter by state' });
+    this.filterBox.addEventListener('change', () => {
+      this.state.filter = valueOf(this.filterBox);
+      this.applyQuery(true);
+    });
+    this.truncated = h('vscode-checkbox', { checked: this.state.truncatedOnly }, 'Truncated only');
+    this.truncated.addEventListener('change', () => {
+      this.state.truncatedOnly = (this.truncated as unknown as { checked: boolean }).checked === true;
+      this.applyQuery(true);
+    });
+    this.fillFilterOptions();
+
+    const exportCsv = h('vscode-button', { appearance: 'secondary', title: 'Export the questions shown (CSV)' }, 'Export CSV');
+    exportCsv.addEventListener('click', () => this.requestExport('csv'));
+    const exportJson = h('vscode-button', { appearance: 'secondary', title: 'Export the questions shown (JSON)' }, 'Export JSON');
+    exportJson.addEventListener('click', () => this.requestExport('json'));
+
+    // Not vscode-badge: its template binds a style attribute, which the strict CSP reports.
+    this.countBadge = h('span', { class: 'badge' }, '0');
+    const toolbar = h('div', { class: 'toolbar', role: 'search' }, this.search, this.filterBox, this.truncated, this.countText);
+    const split = h('div', { class: 'split' }, h('div', { class: 'table-pane' }, this.table.element), this.detail.element);
+    this.panels = h(
+      'vscode-panels',
+      { class: 'tabs', activeid: `tab-${this.state.tab}`, 'aria-label': 'Audit views' },
+      h('vscode-panel-tab', { id: 'tab-questions' }, 'Questions', this.countBadge),
+      h('vscode-panel-tab', { id: 'tab-charts' }, 'Charts'),
+      h('vscode-panel-view', { id: 'view-questions', class: 'view view-questions' }, toolbar, split),
+      h('vscode-panel-view', { id: 'view-charts', class: 'view view-charts' }, this.charts.element),
+    );
+    // Once the user acts on the table, a stored position still waiting for its rows is dropped.
+    for (const type of ['pointerdown', 'keydown', 'wheel']) this.table.element.addEventListener(type, () => (this.pendingRestore = undefined), { passive: true });
+    this.panels.addEventListener('change', () => {
+      const id = (this.panels as unknown as { activeid?: string }).activeid ?? '';
+      const tab = id === 'tab-charts' ? 'charts' : 'questions';
+      if (tab !== this.state.tab) {
+        this.state.tab = tab;
+        this.save(false);
+      }
+      if (tab === 'charts') this.drawCharts();
+    });
+
+    replaceChildren(
+      root,
+      h('header', { class: 'topbar' },
+        h('div', { class: 'run-heading' }, this.title, this.subtitle),
+        this.statusBox,
+        h('div', { class: 'topbar-actions' }, exportCsv, exportJson)),
+      this.headline,
+      this.panels,
+    );
+    this.table.setSort(this.state.sort.key, this.state.sort.descending);
+    this.renderEmpty();
+
+    window.addEventListener('message', (event: MessageEvent<HostMessage>) => this.onMessage(event.data));
+    new MutationObserver(() => this.charts.retheme()).observe(document.body, { attributes: true, attributeFilter: ['class'] });
+    this.post({ type: 'ready' });
+  }
+
+  private post(message: WebviewMessage): void {
+    vscode.postMessage(message);
+  }
+
+  private onMessage(message: HostMessage): void {
+    if (!message || typeof message !== 'object') return;
+    switch (message.type) {
+      case 'loadRun':
+        this.load(message.run, message.baseRun, message.compare);
+        break;
+      case 'appendRecords':
+        if (this.run && message.runId === this.run.data.runId && Array.isArray(message.records)) {
+          this.run.index.add(message.records);
+          if (this.run.numBlocks <= 0) this.run.numBlocks = countBlocks(this.run.data.manifest, this.run.index.rows);
+          this.invalidate();
+        }
+        break;
+      case 'updateSummary':
+        if (this.run && message.runId === this.run.data.runId) {
+          this.run.data.summary = message.summary;
+          this.invalidate();
+        }
+        break;
+      case 'runStatus':
+        if (!this.run || message.runId === this.run.data.runId) {
+          this.status = { status: message.status, done: message.done, total: message.total, message: message.message };
+          this.renderStatus();
+          if (message.status !== 'running') this.invalidate();
+        }
+        break;
+      case 'selectQuestion':
+        this.setTab('questions');
+        this.selectQuestion(String(message.id));
+        break;
+    }
+  }
+
+  private load(data: RunData, baseData: RunData | undefined, compare: CompareSummary | undefined): void {
+    if (this.run && this.run.data.runId !== data.runId) {
+      // A different run: the previous run's status does not describe it.
+      this.status = undefined;
+      this.renderStatus();
+    }
+    const records = Array.isArray(data.records) ? data.records : [];
+    const index = new QuestionIndex(records);
+    this.run = { data, index, numBlocks: countBlocks(data.manifest, index.rows) };
+    if (baseData) {
+      const baseIndex = new QuestionIndex(Array.isArray(baseData.records) ? baseData.records : []);
+      this.base = { data: baseData, index: baseIndex, numBlocks: countBlocks(baseData.manifest, baseIndex.rows) };
+    } else {
+      this.base = undefined;
+    }
+    this.compare = compare;
+    this.fillFilterOptions();
+
+    const manifest = data.manifest ?? {};
+    this.title.textContent = data.label ?? manifest.name ?? data.runId;
+    const parts = [manifest.model?.path, manifest.dataset?.path].filter((p): p is string => typeof p === 'string' && p !== '');
+    if (this.base) parts.push(`compared with ${this.base.data.label ?? this.base.data.runId}`);
+    this.subtitle.textContent = parts.join(' · ');
+
+    // The table first (what the user looks at), numbers and charts after it has painted.
+    this.pendingRestore = { selectedId: this.state.selectedId, scrollTop: this.state.scrollTop };
+    this.applyQuery(false);
+    this.detail.showEmpty();
+    this.restore();
+    this.invalidate();
+  }
+
+  /**
+   * Puts back the stored selection and scroll position. A large run arrives in batches, so what
+   * was stored may not be there yet: it is tried again as batches land, until the user acts.
+   */
+  private restore(): void {
+    const pending = this.pendingRestore;
+    if (!pending) return;
+    if (pending.selectedId !== undefined && this.table.select(pending.selectedId, false)) pending.selectedId = undefined;
+    if (pending.scrollTop !== undefined && this.table.maxScrollTop() >= pending.scrollTop) {
+      this.table.scrollTop = pending.scrollTop;
+      pending.scrollTop = undefined;
+    }
+    if (pending.selectedId === undefined && pending.scrollTop === undefined) this.pendingRestore = undefined;
+  }
+
+  private fillFilterOptions(): void {
+    this.filters = BASE_FILTERS.slice();
+    for (const probe of this.run?.index.probes ?? []) this.filters.push(probeFilter(probe));
+    const selected = findFilter(this.filters, this.state.filter).value;
+    replaceChildren(this.filterBox, ...this.filters.map((f) => h('vscode-option', { value: f.value, selected: f.value === selected }, f.label)));
+    (this.filterBox as unknown as { value: string }).value = selected;
+  }
+
+  /** Re-runs filter, search and sort; answers synchronously so typing feels immediate. */
+  private applyQuery(resetScroll: boolean): void {
+    if (!this.run) return;
+    this.shown = this.run.index.query(this.state, this.filters);
+    this.table.setRows(this.shown, resetScroll);
+    if (resetScroll) this.state.scrollTop = 0;
+    this.renderCount();
+    this.save(false);
+  }
+
+  private renderCount(): void {
+    const total = this.run?.index.size ?? 0;
+    const noun = total === 1 ? 'question' : 'questions';
+    this.countText.textContent = this.shown.length === total ? `${count(total)} ${noun}` : `${count(this.shown.length)} of ${count(total)} ${noun}`;
+    this.countBadge.textContent = count(total);
+  }
+
+  private sortBy(key: SortKey): void {
+    const descending = this.state.sort.key === key ? !this.state.sort.descending : false;
+    this.state.sort = { key, descending };
+    this.table.setSort(key, descending);
+    this.applyQuery(false);
+  }
+
+  private selectQuestion(id: string): void {
+    if (!this.run) return;
+    if (!this.shown.some((r) => r.id === id) && this.run.index.get(id)) {
+      // The question is hidden by the filter or search: clear them rather than fail silently.
+      this.state.filter = 'all';
+      this.state.search = '';
+      this.state.truncatedOnly = false;
+      (this.search as unknown as { value: string }).value = '';
+      (this.truncated as unknown as { checked: boolean }).checked = false;
+      this.fillFilterOptions();
+      this.applyQuery(false);
+    }
+    this.table.select(id, true);
+    this.table.focus();
+  }
+
+  private showDetail(row: QuestionRow): void {
+    this.state.selectedId = row.id;
+    this.save(false);
+    const baseRow = this.base?.index.get(row.id);
+    this.detail.show(row, { numBlocks: this.run?.numBlocks ?? 0, baseRow, baseLabel: this.base?.data.label ?? this.base?.data.runId });
+  }
+
+  private reveal(row: QuestionRow): void {
+    if (!this.run) return;
+    this.post({ type: 'revealQuestion', runId: this.run.data.runId, id: row.record.id, line: row.record.line });
+  }
+
+  private requestExport(format: 'csv' | 'json'): void {
+    if (!this.run) return;
+    const filtered = this.shown.length !== this.run.index.size;
+    const ids: QuestionId[] | undefined = filtered ? this.shown.map((r) => r.record.id) : undefined;
+    this.post({ type: 'requestExport', runId: this.run.data.runId, format, ...(ids ? { ids } : {}) });
+  }
+
+  private setTab(tab: PanelUiState['tab']): void {
+    this.state.tab = tab;
+    this.panels.setAttribute('activeid', `tab-${tab}`);
+    (this.panels as unknown as { activeid: string }).activeid = `tab-${tab}`;
+    this.save(false);
+  }
+
+  /** New records or a new status: refresh the table now (next frame), numbers and charts soon after. */
+  private invalidate(): void {
+    this.statsDirty = true;
+    this.chartsDirty = true;
+    if (!this.refreshFrame) {
+      this.refreshFrame = requestAnimationFrame(() => {
+        this.refreshFrame = 0;
+        if (!this.run) return;
+        this.shown = this.run.index.query(this.state, this.filters);
+        this.table.setRows(this.shown, false);
+        this.restore();
+        this.renderCount();
+        if (this.filters.length !== BASE_FILTERS.length + this.run.index.probes.length) this.fillFilterOptions();
+        const selected = this.detail.shown;
+        if (selected) {
+          const current = this.run.index.get(selected.id);
+          if (current && current !== selected) this.showDetail(current);
+        }
+      });
+    }
+    // Statistics walk every record: only after the table has painted, and at most a few times a
+    // second while records stream in.
+    if (this.statsTimer === undefined) {
+      this.statsTimer = setTimeout(() => {
+        requestAnimationFrame(() =>
+          setTimeout(() => {
+            this.statsTimer = undefined;
+            this.updateNumbers();
+          }, 0),
+        );
+      }, this.isLive() ? 500 : 50);
+    }
+  }
+
+  private isLive(): boolean {
+    return this.status?.status === 'running';
+  }
+
+  private statistics(run: LoadedRun): RunStatistics {
+    if (!run.stats || this.statsDirty) run.stats = computeStatistics(run.index.rows, run.index.probes, run.numBlocks);
+    return run.stats;
+  }
+
+  private updateNumbers(): void {
+    if (!this.run) return;
+    const stats = this.statistics(this.run);
+    if (this.base && !this.base.stats) this.base.stats = computeStatistics(this.base.index.rows, this.base.index.probes, this.base.numBlocks);
+    this.statsDirty = false;
+    renderHeadline(this.headline, stats, this.run.data.summary, this.compare, this.isLive());
+    if (this.state.tab === 'charts') this.drawCharts();
+  }
+
+  private drawCharts(): void {
+    if (!this.run || !this.chartsDirty) return;
+    const runs: ChartRun[] = [{ label: this.run.data.label ?? this.run.data.runId, stats: this.statistics(this.run), summary: this.run.data.summary }];
+    if (this.base) runs.push({ label: this.base.data.label ?? this.base.data.runId, stats: this.base.stats ?? computeStatistics(this.base.index.rows, this.base.index.probes, this.base.numBlocks), summary: this.base.data.summary });
+    this.statsDirty = false;
+    this.chartsDirty = false;
+    // The charts tab has just become visible: let it lay out so chart.js measures real sizes.
+    requestAnimationFrame(() => this.charts.update(runs));
+  }
+
+  private renderStatus(): void {
+    const s = this.status;
+    if (!s) {
+      replaceChildren(this.statusBox);
+      return;
+    }
+    const progress = `${count(s.done)} / ${count(s.total)}`;
+    const text =
+      s.status === 'running' ? `Running · ${progress}` : s.status === 'done' ? `Done · ${count(s.done)} questions` : s.status === 'cancelled' ? `Cancelled · ${progress} kept` : `Failed · ${progress} kept`;
+    replaceChildren(
+      this.statusBox,
+      s.status === 'running' ? h('vscode-progress-ring', { class: 'ring', 'aria-hidden': 'true' }) : null,
+      h('span', { class: `status-text status-${s.status}` }, text),
+      s.message ? h('span', { class: 'muted status-message' }, ` ${s.message}`) : null,
+    );
+  }
+
+  private renderEmpty(): void {
+    this.headline.textContent = '';
+    this.renderCount();
+    this.table.setRows([], false);
+  }
+
+  /** Stores the UI state with VS Code (and tells the extension). Scrolling saves at most every 300 ms. */
+  private save(debounced: boolean): void {
+    if (this.saveTimer !== undefined) clearTimeout(this.saveTimer);
+    const write = (): void => {
+      this.saveTimer = undefined;
+      const state = { ...this.state, sort: { ...this.state.sort } };
+      vscode.setState(state);
+      this.post({ type: 'persistState', state });
+    };
+    if (debounced) this.saveTimer = setTimeout(write, 300);
+    else write();
+  }
+}
+
+new AuditPanel(document.getElementById('app') ?? document.body.appendChild(h('div', { id: 'app' })));
