@@ -7,13 +7,15 @@ import { UsageError, type Command } from './command';
 
 const commands: Record<string, () => Promise<Command>> = {
   // engine (issue 3)
-  // forward: async () => (await import('./forward')).forwardCommand,
-  // generate: async () => (await import('./generate')).generateCommand,
-  // bench: async () => (await import('./bench')).benchCommand,
+  forward: async () => (await import('./forward.js')).forwardCommand,
+  generate: async () => (await import('./generate.js')).generateCommand,
+  bench: async () => (await import('./bench.js')).benchCommand,
   // audit (issue 5)
-  // audit: async () => (await import('./audit')).auditCommand,
-  // compare: async () => (await import('./compare')).compareCommand,
-  // report: async () => (await import('./report')).reportCommand,
+  audit: async () => (await import('./audit.js')).auditCommand,
+  compare: async () => (await import('./compare.js')).compareCommand,
+  report: async () => (await import('./report.js')).reportCommand,
+  // engine child process of the VS Code extension (issue 6)
+  serve: async () => (await import('./serve.js')).serveCommand,
 };
 
 function usage(): string {

@@ -1,0 +1,117 @@
+// Builds the three bundles of Reach Audit:
+//   dist/extension.js  the VS Code extension (Node, CommonJS; vscode is provided by VS Code)
+//   dist/cli.js        the reach-audit command, also the engine child process (Node, executable)
+//   dist/webview/      the panel UI (browser, IIFE) from webview/src/main.ts, when that exists
+// Usage: node esbuild.js [--production] [--watch]
+//   --production  minified, no source maps (what `vsce package` ships)
+//   --watch       rebuild on change until interrupted
+'use strict';
+const esbuild = require('esbuild');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+const root = __dirname;
+
+/** Prints esbuild's problems in the file:line:col form editors and problem matchers understand. */
+const reportProblems = (name) => ({
+  name: 'report-problems',
+  setup(build) {
+    let started = 0;
+    build.onStart(() => {
+      started = Date.now();
+    });
+    build.onEnd((result) => {
+      for (const { text, location } of [...result.errors, ...result.warnings]) {
+        const where = location ? `${location.file}:${location.line}:${location.column + 1}: ` : '';
+        console.error(`${where}${text}`);
+      }
+      const state = result.errors.length ? `failed with ${result.errors.length} error(s)` : 'built';
+      console.log(`[esbuild] ${name} ${state} in ${Date.now() - started} ms`);
+    });
+  },
+});
+
+/** Makes dist/cli.js executable, as the package.json `bin` entry needs. */
+const executable = (file) => ({
+  name: 'executable',
+  setup(build) {
+    build.onEnd((result) => {
+      if (!result.errors.length && fs.existsSync(file)) fs.chmodSync(file, 0o755);
+    });
+  },
+});
+
+const common = {
+  bundle: true,
+  minify: production,
+  sourcemap: !production,
+  sourcesContent: false,
+  logLevel: 'silent',
+  absWorkingDir: root,
+  define: { 'process.env.NODE_ENV': JSON.stringify(production ? 'production' : 'development') },
+};
+
+// onnxruntime-node loads native binaries relative to its own folder, so it stays in node_modules.
+const nodeExternals = ['vscode', 'onnxruntime-node'];
+
+const builds = [
+  {
+    ...common,
+    entryPoints: ['src/extension/extension.ts'],
+    outfile: 'dist/extension.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: nodeExternals,
+    plugins: [reportProblems('extension')],
+  },
+  {
+    ...common,
+    // src/cli/main.ts starts with `#!/usr/bin/env node`, which esbuild keeps as the first line.
+    entryPoints: ['src/cli/main.ts'],
+    outfile: 'dist/cli.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: nodeExternals,
+    plugins: [reportProblems('cli'), executable(path.join(root, 'dist/cli.js'))],
+  },
+];
+
+const webviewEntry = 'webview/src/main.ts';
+if (fs.existsSync(path.join(root, webviewEntry))) {
+  // The webview's own esbuild plugins (CSP-safe toolkit), owned by webview/.
+  const webviewPluginsFile = path.join(root, 'webview', 'cspSafeToolkit.js');
+  const webviewPlugins = fs.existsSync(webviewPluginsFile) ? [require(webviewPluginsFile).cspSafeToolkit] : [];
+  builds.push({
+    ...common,
+    entryPoints: [webviewEntry],
+    outdir: 'dist/webview',
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    // Fonts and icons referenced from CSS travel with the bundle (no remote loads in the webview).
+    loader: { '.ttf': 'file', '.woff': 'file', '.woff2': 'file', '.svg': 'file', '.png': 'file' },
+    plugins: [...webviewPlugins, reportProblems('webview')],
+  });
+} else {
+  console.log(`[esbuild] webview skipped: ${webviewEntry} does not exist yet`);
+}
+
+async function main() {
+  if (watch) {
+    const contexts = await Promise.all(builds.map((options) => esbuild.context(options)));
+    await Promise.all(contexts.map((context) => context.watch()));
+    console.log('[esbuild] watching for changes (Ctrl-C to stop)');
+    return;
+  }
+  const results = await Promise.allSettled(builds.map((options) => esbuild.build(options)));
+  if (results.some((r) => r.status === 'rejected')) process.exitCode = 1;
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});

@@ -1,0 +1,137 @@
+// ESLint flat config: typescript-eslint's recommended rules plus the architecture's import
+// direction (design section 4): extension/cli → audit → engine, webview talks by messages only.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+
+const root = path.dirname(fileURLToPath(import.meta.url));
+
+/**
+ * `import-boundaries/no-import-from`: a relative import may not resolve into the folders given.
+ * Resolving the path (rather than matching the import text) catches `../../src/engine` and
+ * `../engine` alike without flagging a folder that merely has the same name elsewhere.
+ */
+const importBoundaries = {
+  rules: {
+    'no-import-from': {
+      meta: {
+        type: 'problem',
+        docs: { description: 'Keep imports pointing the way the architecture says.' },
+        schema: [
+          {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { folder: { type: 'string' }, reason: { type: 'string' } },
+              required: ['folder', 'reason'],
+              additionalProperties: false,
+            },
+          },
+        ],
+      },
+      create(context) {
+        const forbidden = (context.options[0] ?? []).map(({ folder, reason }) => ({
+          folder: path.join(root, folder) + path.sep,
+          reason,
+        }));
+        const check = (node, source) => {
+          if (!source || typeof source.value !== 'string' || !source.value.startsWith('.')) return;
+          const target = path.resolve(path.dirname(context.filename), source.value);
+          const hit = forbidden.find((f) => (target + path.sep).startsWith(f.folder));
+          if (hit) context.report({ node: source, message: `'${source.value}' is not allowed here: ${hit.reason}` });
+        };
+        return {
+          ImportDeclaration: (node) => check(node, node.source),
+          ExportNamedDeclaration: (node) => check(node, node.source),
+          ExportAllDeclaration: (node) => check(node, node.source),
+          ImportExpression: (node) => check(node, node.source),
+          CallExpression: (node) => {
+            if (node.callee.type === 'Identifier' && node.callee.name === 'require') check(node, node.arguments[0]);
+          },
+        };
+      },
+    },
+  },
+};
+
+const noVscode = {
+  name: 'vscode',
+  message: 'src/engine and src/audit run outside VS Code (CLI, engine child process); only src/extension may import vscode.',
+};
+
+export default defineConfig(
+  {
+    ignores: ['out/**', 'dist/**', 'node_modules/**', 'media/**', '.reach-audit/**', '.vscode-test/**', '*.vsix'],
+  },
+  ...tseslint.configs.recommended,
+  {
+    // .js files here are CommonJS scripts run by Node directly (esbuild.js and its plugins).
+    files: ['**/*.js'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    files: ['**/*.ts'],
+    plugins: { 'import-boundaries': importBoundaries },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      // `any` needs a comment saying why (house style); the disable comment is that place.
+      '@typescript-eslint/no-explicit-any': 'error',
+    },
+  },
+  {
+    files: ['src/engine/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [noVscode] }],
+      'import-boundaries/no-import-from': [
+        'error',
+        [
+          { folder: 'src/audit', reason: 'the engine sits below the audit layer' },
+          { folder: 'src/cli', reason: 'the engine sits below the CLI' },
+          { folder: 'src/extension', reason: 'the engine sits below the extension' },
+          { folder: 'webview', reason: 'the webview is a separate browser bundle' },
+        ],
+      ],
+    },
+  },
+  {
+    files: ['src/audit/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [noVscode] }],
+      'import-boundaries/no-import-from': [
+        'error',
+        [
+          { folder: 'src/cli', reason: 'the audit layer sits below the CLI' },
+          { folder: 'src/extension', reason: 'the audit layer sits below the extension' },
+          { folder: 'webview', reason: 'the webview is a separate browser bundle' },
+        ],
+      ],
+    },
+  },
+  {
+    files: ['src/cli/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ ...noVscode, message: 'the CLI runs without VS Code.' }] }],
+      'import-boundaries/no-import-from': [
+        'error',
+        [
+          { folder: 'src/extension', reason: 'the CLI and the extension are separate front ends' },
+          { folder: 'webview', reason: 'the webview is a separate browser bundle' },
+        ],
+      ],
+    },
+  },
+  {
+    files: ['webview/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: 'vscode', message: 'the webview runs in a browser frame; it talks to the extension by messages.' }] },
+      ],
+      'import-boundaries/no-import-from': [
+        'error',
+        [{ folder: 'src', reason: 'the webview talks to the extension by messages and imports neither src/ nor the engine' }],
+      ],
+    },
+  },
+);

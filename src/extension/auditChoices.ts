@@ -1,0 +1,107 @@
+/**
+ * What an audit runs on: the dataset, the model folder(s) and the probes with their budgets.
+ * Defaults come from the active editor and the settings; quick picks fill the gaps, and the
+ * user's picks are remembered per workspace (workspaceState) as the next run's defaults.
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { DEFAULT_PROBES } from './auditSettings';
+
+const MODEL_KEY = 'reachAudit.model';
+const BASE_KEY = 'reachAudit.baseModel';
+const TUNED_KEY = 'reachAudit.tunedModel';
+const PROBES_KEY = 'reachAudit.probes';
+const DATASET_KEY = 'reachAudit.dataset';
+
+export type ModelRole = 'model' | 'base' | 'tuned';
+const KEY_OF: Record<ModelRole, string> = { model: MODEL_KEY, base: BASE_KEY, tuned: TUNED_KEY };
+
+/** A dataset file the engine reads. */
+export function isDatasetFile(uri: vscode.Uri | undefined): uri is vscode.Uri {
+  return uri !== undefined && uri.scheme === 'file' && /\.(jsonl|json)$/i.test(uri.fsPath) && !uri.fsPath.includes(`${path.sep}.reach-audit${path.sep}`);
+}
+
+export class AuditChoices {
+  constructor(private readonly state: vscode.Memento) {}
+
+  rememberedModel(role: ModelRole): string | undefined {
+    return this.state.get<string>(KEY_OF[role]);
+  }
+
+  async rememberModel(role: ModelRole, folder: string): Promise<void> {
+    await this.state.update(KEY_OF[role], folder);
+  }
+
+  rememberedProbes(): string[] | undefined {
+    return this.state.get<string[]>(PROBES_KEY);
+  }
+
+  /** The active editor's dataset file, else a pick among the workspace's .jsonl/.json files. */
+  async dataset(): Promise<string | undefined> {
+    const active = vscode.window.activeTextEditor?.document.uri;
+    if (isDatasetFile(active)) return active.fsPath;
+    const found = await vscode.workspace.findFiles('**/*.{jsonl,json}', '{**/node_modules/**,**/.reach-audit/**,**/.vscode/**,**/package*.json,**/tsconfig*.json}', 500);
+    const last = this.state.get<string>(DATASET_KEY);
+    const items: (vscode.QuickPickItem & { file?: string })[] = found
+      .map((uri) => ({ label: vscode.workspace.asRelativePath(uri), file: uri.fsPath }))
+      .sort((a, b) => (a.file === last ? -1 : b.file === last ? 1 : a.label.localeCompare(b.label)));
+    items.push({ label: '$(folder-opened) Browse…', description: 'a dataset file outside the list' });
+    const pick = await vscode.window.showQuickPick(items, { title: 'Reach Audit: dataset', placeHolder: 'The benchmark file to audit (GSM8K, MATH, ARC, MMLU JSON or JSON lines)' });
+    if (!pick) return undefined;
+    let file = pick.file;
+    if (!file) {
+      const chosen = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { Datasets: ['jsonl', 'json'] }, title: 'Dataset file' });
+      file = chosen?.[0]?.fsPath;
+    }
+    if (file) await this.state.update(DATASET_KEY, file);
+    return file;
+  }
+
+  /** A model folder: the remembered pick, else the setting, else a folder picker. */
+  async model(role: ModelRole, fromSettings: string | undefined): Promise<string | undefined> {
+    return this.rememberedModel(role) ?? fromSettings ?? this.pickModel(role);
+  }
+
+  /** Asks for a model folder (a Hugging Face folder with config.json and safetensors) and remembers it. */
+  async pickModel(role: ModelRole): Promise<string | undefined> {
+    const what = role === 'model' ? 'Model folder' : role === 'base' ? 'Base checkpoint folder' : 'Trained checkpoint folder';
+    const chosen = await vscode.window.showOpenDialog({
+      canSelectFiles: false,
+      canSelectFolders: true,
+      canSelectMany: false,
+      title: `Reach Audit: ${what} (config.json, tokenizer and *.safetensors)`,
+      openLabel: 'Use This Model',
+      defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
+    });
+    const folder = chosen?.[0]?.fsPath;
+    if (folder) await this.rememberModel(role, folder);
+    return folder;
+  }
+
+  /** Probes and one budget for all of them, preselected from the last run or the settings. */
+  async probes(fromSettings: string[]): Promise<string[] | undefined> {
+    const current = this.rememberedProbes() ?? fromSettings ?? DEFAULT_PROBES;
+    const budgetOf = new Map(current.map((p) => [p.split(':')[0], p.split(':')[1] ?? '16']));
+    const families: { name: string; detail: string }[] = [
+      { name: 'sample', detail: 'temperature sampling, one seed per attempt' },
+      { name: 'routes', detail: 'random layer routes (skip or repeat blocks)' },
+      { name: 'search', detail: 'route search guided by the model\'s own confidence' },
+    ];
+    const picks = await vscode.window.showQuickPick(
+      families.map((f) => ({ label: f.name, description: `budget ${budgetOf.get(f.name) ?? '16'}`, detail: f.detail, picked: budgetOf.has(f.name) })),
+      { canPickMany: true, title: 'Reach Audit: probes', placeHolder: 'Which probes try to reach the right answer' },
+    );
+    if (!picks || picks.length === 0) return undefined;
+    const first = budgetOf.get(picks[0].label) ?? '16';
+    const budget = await vscode.window.showInputBox({
+      title: 'Reach Audit: budget per probe',
+      prompt: 'Attempts per question for each probe',
+      value: first,
+      validateInput: (v) => (/^[1-9]\d{0,4}$/.test(v.trim()) ? undefined : 'A whole number of attempts, 1 or more'),
+    });
+    if (budget === undefined) return undefined;
+    const probes = picks.map((p) => `${p.label}:${budget.trim()}`);
+    await this.state.update(PROBES_KEY, probes);
+    return probes;
+  }
+}

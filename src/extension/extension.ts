@@ -1,0 +1,108 @@
+/**
+ * Entry point of the Reach Audit extension: the Runs tree and the Audit view in the side bar, the
+ * audit panel, the CodeLens on dataset files, and the commands that run the engine child process.
+ * Activation itself runs nothing from the workspace; every command that would start the engine
+ * checks workspace trust first. The returned object is the extension's API (used by the test suite).
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { registerAuditCommands } from './auditCommands';
+import { AuditPanelHost } from './auditPanel';
+import { AuditSession } from './auditSession';
+import { readAuditSettings } from './auditSettings';
+import { AUDIT_VIEW_ID, AuditViewProvider } from './auditView';
+import { QuestionLensProvider } from './questionLens';
+import { datasetPathOf } from './runData';
+import { RUN_FILES_GLOB, RunsTreeProvider, type RunsNode } from './runsView';
+
+export const RUNS_VIEW_ID = 'reachAudit.runs';
+export const REFRESH_RUNS_COMMAND = 'reachAudit.refreshRuns';
+
+export interface ReachAuditApi {
+  readonly runs: RunsTreeProvider;
+  readonly runsView: vscode.TreeView<RunsNode>;
+  readonly session: AuditSession;
+  readonly panel: AuditPanelHost;
+  readonly auditView: AuditViewProvider;
+  readonly lens: QuestionLensProvider;
+}
+
+export function activate(context: vscode.ExtensionContext): ReachAuditApi {
+  const runs = new RunsTreeProvider(() => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri));
+  const runsView = vscode.window.createTreeView(RUNS_VIEW_ID, { treeDataProvider: runs, showCollapseAll: true });
+  const output = vscode.window.createOutputChannel('Reach Audit');
+  const session = new AuditSession(
+    context.asAbsolutePath(path.join('dist', 'cli.js')),
+    output,
+    () => {
+      const cache = readAuditSettings().cacheFolder;
+      return cache ? { REACH_AUDIT_CACHE: cache } : {};
+    },
+    () => vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath,
+  );
+  const panel = new AuditPanelHost(context.extensionUri, output);
+  const auditView = new AuditViewProvider();
+  const runFolders = async () => (await runs.runs()).map((r) => r.folder);
+  const lens = new QuestionLensProvider(async (file) => {
+    const target = path.resolve(file);
+    const all = await runs.runs();
+    return all.filter((r) => r.dataset && datasetPathOf({ dataset: { path: r.dataset } }, r.folder) === target).map((r) => r.folder);
+  });
+
+  const selectedRun = (): string | undefined => {
+    const node = runsView.selection[0];
+    return node && 'run' in node ? node.run.folder : undefined;
+  };
+  const showInAuditView = async () => {
+    const all = await runs.runs();
+    const folder = selectedRun();
+    auditView.show(all.find((r) => r.folder === folder) ?? all[0]);
+  };
+
+  // Runs written by the CLI or an audit appear without a manual refresh; bursts of writes are
+  // coalesced so a run that is being written is read once.
+  let pending: NodeJS.Timeout | undefined;
+  const refreshSoon = () => {
+    if (pending) clearTimeout(pending);
+    pending = setTimeout(() => {
+      pending = undefined;
+      void runs.refresh().then(() => {
+        lens.invalidate();
+        return showInAuditView();
+      });
+    }, 500);
+  };
+  // One glob for every workspace folder, including folders added later.
+  const watcher = vscode.workspace.createFileSystemWatcher(`**/${RUN_FILES_GLOB}`);
+  watcher.onDidCreate(refreshSoon);
+  watcher.onDidChange(refreshSoon);
+  watcher.onDidDelete(refreshSoon);
+
+  context.subscriptions.push(
+    runs,
+    runsView,
+    watcher,
+    output,
+    session,
+    panel,
+    lens,
+    vscode.window.registerWebviewViewProvider(AUDIT_VIEW_ID, auditView),
+    vscode.languages.registerCodeLensProvider([{ scheme: 'file', pattern: '**/*.jsonl' }, { scheme: 'file', pattern: '**/*.json' }], lens),
+    runsView.onDidChangeSelection(() => void showInAuditView()),
+    vscode.commands.registerCommand(REFRESH_RUNS_COMMAND, async () => {
+      const result = await runs.refresh();
+      lens.invalidate();
+      await showInAuditView();
+      return result;
+    }),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => void runs.refresh()),
+    ...registerAuditCommands({ context, session, panel, lens, selectedRun, runFolders, runsChanged: refreshSoon }),
+    { dispose: () => pending && clearTimeout(pending) },
+  );
+  void showInAuditView();
+  return { runs, runsView, session, panel, auditView, lens };
+}
+
+export function deactivate(): void {
+  // Everything is disposed through context.subscriptions.
+}

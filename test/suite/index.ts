@@ -1,0 +1,31 @@
+/**
+ * Entry of the VS Code test suite, loaded inside a real VS Code extension host through
+ * `extensionTestsPath` (by test/vscode/runInCodeServer.ts or test/vscode/runInElectron.ts).
+ * Runs every *.test.js beside this file with mocha and prints the counts from inside VS Code;
+ * a rejected promise is how the host learns the suite failed (exit code 1).
+ */
+import { readdirSync } from 'node:fs';
+import * as path from 'node:path';
+import Mocha from 'mocha';
+
+export function run(): Promise<void> {
+  const mocha = new Mocha({ ui: 'tdd', color: false, timeout: 30_000, reporter: 'spec' });
+  const files = readdirSync(__dirname).filter((f) => f.endsWith('.test.js')).sort();
+  for (const file of files) mocha.addFile(path.join(__dirname, file));
+
+  return new Promise((resolve, reject) => {
+    try {
+      const runner = mocha.run(() => {
+        const passed = runner.stats?.passes ?? 0;
+        const failed = runner.stats?.failures ?? 0;
+        // The closing line CI reads: counted inside VS Code, printed through its log forwarding.
+        console.log(`vscode-suite: ${passed} passed, ${failed} failed`);
+        if (failed > 0) reject(new Error(`${failed} VS Code test(s) failed`));
+        else if (passed === 0) reject(new Error(`no VS Code tests ran (looked for *.test.js in ${__dirname})`));
+        else resolve();
+      });
+    } catch (err) {
+      reject(err instanceof Error ? err : new Error(String(err)));
+    }
+  });
+}

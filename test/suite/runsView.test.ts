@@ -1,0 +1,132 @@
+/**
+ * The Runs view inside a real VS Code: the extension activates through its contributed view,
+ * lists the fixture runs of the workspace with their names and headline numbers, and its refresh
+ * command picks up a run written while VS Code is open.
+ */
+import * as assert from 'node:assert/strict';
+import { cpSync, mkdirSync, rmSync } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { ReachAuditApi } from '../../src/extension/extension';
+import type { RunsNode } from '../../src/extension/runsView';
+
+const EXTENSION_ID = 'reach-audit.reach-audit';
+// out/test/suite → test/fixtures/runs in the repository.
+const FIXTURE_RUNS = path.resolve(__dirname, '../../../test/fixtures/runs');
+const BASE_RUN = '2026-12-01T09-30-00Z-demo-base';
+const UNFINISHED_RUN = '2026-12-01T11-00-00Z-demo-base-rerun';
+const TUNED_RUN = '2026-12-01T10-15-00Z-demo-tuned';
+
+async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function rootRows(api: ReachAuditApi): Promise<{ label: string; description: string; node: RunsNode }[]> {
+  const nodes = await api.runs.getChildren();
+  return nodes.map((node) => {
+    const item = api.runs.getTreeItem(node);
+    return { label: String(item.label), description: String(item.description), node };
+  });
+}
+
+async function childRows(api: ReachAuditApi, node: RunsNode): Promise<string[]> {
+  const children = await api.runs.getChildren(node);
+  return children.map((child) => {
+    const item = api.runs.getTreeItem(child);
+    return `${String(item.label)}: ${String(item.description ?? '')}`;
+  });
+}
+
+suite('Runs view', () => {
+  let runsDir: string;
+  let api: ReachAuditApi;
+
+  suiteSetup(() => {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    assert.ok(folder, 'the launcher opens a workspace folder');
+    runsDir = path.join(folder.uri.fsPath, '.reach-audit', 'runs');
+    rmSync(runsDir, { recursive: true, force: true });
+    mkdirSync(runsDir, { recursive: true });
+    for (const run of [BASE_RUN, UNFINISHED_RUN]) {
+      cpSync(path.join(FIXTURE_RUNS, run), path.join(runsDir, run), { recursive: true });
+    }
+  });
+
+  test('the extension activates in the extension host when its view is opened', async () => {
+    const extension = vscode.extensions.getExtension<ReachAuditApi>(EXTENSION_ID);
+    assert.ok(extension, `${EXTENSION_ID} is installed in this VS Code`);
+    const expectedRoot = process.env.REACH_AUDIT_EXPECT_EXTENSION_ROOT;
+    if (expectedRoot) {
+      // The launcher says which copy must run: the working tree, or the one installed from the .vsix.
+      const actual = extension.extensionUri.fsPath;
+      assert.ok(
+        actual === expectedRoot || actual.startsWith(expectedRoot + path.sep),
+        `extension loaded from ${actual}, expected under ${expectedRoot}`,
+      );
+    }
+    assert.equal(extension.isActive, false, 'nothing activates the extension before its view opens (no "*" activation)');
+    // Opening the activity-bar container triggers the onView activation event; nothing calls activate().
+    await vscode.commands.executeCommand('workbench.view.extension.reachAudit');
+    await waitFor('the extension to activate', () => (extension.isActive ? true : undefined));
+    api = extension.exports;
+    assert.equal(typeof api.runs.refresh, 'function', 'activate() returns the extension API');
+    await waitFor('the Runs view to become visible', () => (api.runsView.visible ? true : undefined));
+  });
+
+  test('the Runs view lists a fixture run with its name and headline numbers', async () => {
+    const rows = await rootRows(api);
+    assert.deepEqual(
+      rows.map((r) => r.label),
+      ['demo-base-rerun', 'demo-base'],
+      'runs are listed newest first, named without their time prefix',
+    );
+    const base = rows[1];
+    assert.equal(base.description, 'realized 37.5% · reachable sample 75.0%, routes 87.5% · n=8');
+    assert.deepEqual(await childRows(api, base.node), [
+      'Realized: 37.5% (3/8, 95% CI 13.7–69.4%)',
+      'Reachable · sample: 75.0% (6/8, 95% CI 40.9–92.9%)',
+      'Reachable · routes: 87.5% (7/8, 95% CI 52.9–97.8%)',
+      'Reachable · any probe: 87.5% (7/8, 95% CI 52.9–97.8%)',
+      'Answer-blind · sample · majority: 37.5% (3/8, 95% CI 13.7–69.4%)',
+      'Answer-blind · sample · confidence: 50.0% (4/8, 95% CI 21.5–78.5%)',
+      'Answer-blind · routes · majority: 50.0% (4/8, 95% CI 21.5–78.5%)',
+      'Answer-blind · routes · confidence: 50.0% (4/8, 95% CI 21.5–78.5%)',
+      'Repair: block 5 · failure set 4 · repairs 50.0% (1/2, 95% CI 9.5–90.5%) held out · damage 0.0%',
+      // Then the questions, grouped from records.jsonl: the failure set and each state.
+      'Failure set: 4 questions',
+      'Questions · Realized: 3 questions',
+      'Questions · Reachable, not realized: 2 questions',
+      'Questions · Repaired by a silenced block: 2 questions',
+      'Questions · Unreached: 1 question',
+    ]);
+    // A run that is still being written (torn last line) shows how far it got, not numbers.
+    assert.equal(rows[0].description, 'unfinished · 3 recorded');
+    assert.deepEqual(await childRows(api, rows[0].node), [
+      'Unfinished: 3 questions recorded, no summary.json yet',
+      'Failure set: 3 questions',
+      'Questions · Reachable, not realized: 1 question',
+      'Questions · Repaired by a silenced block: 2 questions',
+    ]);
+  });
+
+  test('the refresh command picks up a run added while VS Code is open', async () => {
+    const before = (await api.runs.runs()).map((r) => r.name);
+    assert.ok(!before.includes('demo-tuned'), 'the tuned run is not there before it is written');
+
+    cpSync(path.join(FIXTURE_RUNS, TUNED_RUN), path.join(runsDir, TUNED_RUN), { recursive: true });
+    const shown = await vscode.commands.executeCommand<readonly { name: string }[]>('reachAudit.refreshRuns');
+    assert.deepEqual(
+      shown.map((r) => r.name),
+      ['demo-base-rerun', 'demo-tuned', 'demo-base'],
+    );
+    const tuned = (await rootRows(api)).find((r) => r.label === 'demo-tuned');
+    assert.ok(tuned, 'the view lists the new run');
+    assert.equal(tuned.description, 'realized 62.5% · reachable sample 62.5%, routes 62.5% · n=8');
+  });
+});
