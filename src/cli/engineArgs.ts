@@ -4,7 +4,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from './command';
-import type { Route } from '../engine/types';
+import type { Route, TextGenerator } from '../engine/types';
 import { checkRoute, checkSilenced } from '../engine/routeValidation';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -55,6 +55,21 @@ export const MODEL_FLAGS = {
   threads: { type: 'string' },
   'cache-dir': { type: 'string' },
 } as const;
+
+/** Flags shared by forward and generate: what to feed and which route / silenced MLPs to run it under. */
+export const PROMPT_FLAGS = {
+  prompt: { type: 'string' },
+  raw: { type: 'boolean' },
+  route: { type: 'string' },
+  'silence-mlp': { type: 'string' },
+} as const;
+
+/** Tokenizes --prompt with the chat template (one user message), or as is with --raw. */
+export function encodePrompt(model: TextGenerator, prompt: string, raw: boolean | undefined): number[] {
+  const ids = raw ? model.encodeRaw(prompt) : model.encodeChat([{ role: 'user', content: prompt }]);
+  if (ids.length === 0) throw new UsageError('--prompt: the prompt encodes to no tokens');
+  return ids;
+}
 
 export const MODEL_FLAGS_HELP = [
   '  --model DIR          Hugging Face model folder (config.json, safetensors, tokenizer.json)',

@@ -4,7 +4,7 @@
  */
 import type { Command } from './command';
 import { UsageError } from './command';
-import { MODEL_FLAGS, MODEL_FLAGS_HELP, parseFlags, parseIndexList, parseWholeNumber, progressToStderr, requireModel, routeFlags } from './engineArgs';
+import { MODEL_FLAGS, MODEL_FLAGS_HELP, PROMPT_FLAGS, encodePrompt, parseFlags, parseIndexList, parseWholeNumber, progressToStderr, requireModel, routeFlags } from './engineArgs';
 import { loadModel } from '../engine';
 import { readModelConfig } from '../engine/config';
 import { checkTokenIds } from '../engine/routeValidation';
@@ -30,11 +30,8 @@ export const forwardCommand: Command = {
   async run(args) {
     const v = parseFlags(args, {
       ...MODEL_FLAGS,
-      prompt: { type: 'string' },
-      raw: { type: 'boolean' },
+      ...PROMPT_FLAGS,
       ids: { type: 'string' },
-      route: { type: 'string' },
-      'silence-mlp': { type: 'string' },
       top: { type: 'string' },
       json: { type: 'boolean' },
     });
@@ -50,8 +47,7 @@ export const forwardCommand: Command = {
 
     const model = await loadModel(dir, { cacheDir: v['cache-dir'], threads, onProgress: progressToStderr() });
     try {
-      const ids = parsedIds ?? (v.raw ? model.encodeRaw(v.prompt as string) : model.encodeChat([{ role: 'user', content: v.prompt as string }]));
-      if (ids.length === 0) throw new UsageError('--prompt: the prompt encodes to no tokens');
+      const ids = parsedIds ?? encodePrompt(model, v.prompt as string, v.raw);
       const logits = await model.forward(ids, routing);
       if (v.json) {
         process.stdout.write(JSON.stringify({ ids, logits: Array.from(logits) }) + '\n');

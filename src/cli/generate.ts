@@ -4,7 +4,7 @@
  */
 import type { Command } from './command';
 import { UsageError } from './command';
-import { MODEL_FLAGS, MODEL_FLAGS_HELP, parseFlags, parseNumber, parseWholeNumber, progressToStderr, requireModel, routeFlags } from './engineArgs';
+import { MODEL_FLAGS, MODEL_FLAGS_HELP, PROMPT_FLAGS, encodePrompt, parseFlags, parseNumber, parseWholeNumber, progressToStderr, requireModel, routeFlags } from './engineArgs';
 import { loadModel } from '../engine';
 import { readModelConfig } from '../engine/config';
 
@@ -32,10 +32,7 @@ export const generateCommand: Command = {
   async run(args) {
     const v = parseFlags(args, {
       ...MODEL_FLAGS,
-      prompt: { type: 'string' },
-      raw: { type: 'boolean' },
-      route: { type: 'string' },
-      'silence-mlp': { type: 'string' },
+      ...PROMPT_FLAGS,
       'max-new-tokens': { type: 'string' },
       temperature: { type: 'string' },
       'top-p': { type: 'string' },
@@ -55,8 +52,7 @@ export const generateCommand: Command = {
 
     const model = await loadModel(dir, { cacheDir: v['cache-dir'], threads, onProgress: progressToStderr() });
     try {
-      const ids = v.raw ? model.encodeRaw(v.prompt) : model.encodeChat([{ role: 'user', content: v.prompt }]);
-      if (ids.length === 0) throw new UsageError('--prompt: the prompt encodes to no tokens');
+      const ids = encodePrompt(model, v.prompt, v.raw);
       const [g] = await model.generate([{ promptIds: ids, ...routing, maxNewTokens, decoding: { temperature, topP, seed }, stop: v.stop }]);
       if (v.json) {
         process.stdout.write(JSON.stringify({ ids, tokens: g.tokens, text: g.text, finishReason: g.finishReason }) + '\n');
