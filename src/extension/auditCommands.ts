@@ -8,6 +8,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AuditRequestOptions, QuestionRequestOptions } from '../audit/serviceProtocol';
+import type { CompareSummary } from '../../webview/src/protocol';
 import { AuditChoices, isDatasetFile } from './auditChoices';
 import { exportRecordsInteractively, revealLine, writeExport, type AuditPanelHost } from './auditPanel';
 import type { AuditSession, SessionOutcome } from './auditSession';
@@ -179,12 +180,16 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
       listener.dispose();
     }
     deps.runsChanged();
+    // Only a finished comparison has its numbers; a stopped one still shows both runs side by side.
+    let compareSummary: CompareSummary | undefined;
     if (result.outcome?.type === 'result' && 'comparison' in result.outcome) {
       const c = result.outcome.comparison;
       runs.base ??= c.base.folder;
       runs.tuned ??= c.tuned.folder;
+      // Comparison → the webview's structural copy: tsc flags a field that drifted between them.
+      compareSummary = c.comparison;
     }
-    if (runs.tuned) panel.show(runs.tuned, { baseFolder: runs.base });
+    if (runs.tuned) panel.show(runs.tuned, { baseFolder: runs.base, compare: compareSummary });
     const how = result.outcome?.type === 'result' ? 'done' : result.outcome?.type === 'stopped' ? 'cancelled' : 'failed';
     if (how === 'cancelled') void vscode.window.showInformationMessage('Reach Audit: comparison stopped; finished questions are kept in both run folders (reach-audit compare --resume continues them).');
     return { runDir: result.runDir, how, message: result.error?.message };

@@ -7,9 +7,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { AuditRecord, HostMessage, QuestionId, RunStatus, WebviewMessage } from '../../webview/src/protocol';
+import type { AuditRecord, CompareSummary, HostMessage, QuestionId, RunStatus, WebviewMessage } from '../../webview/src/protocol';
 import { newNonce, panelHtml } from './panelHtml';
 import { recordsToCsv, recordsToJson } from './recordExport';
+import { latestComparisonOf } from './comparisonLookup';
 import { loadRunFolder, runIdOf, type LoadedRun } from './runData';
 
 export const PANEL_VIEW_TYPE = 'reachAudit.panel';
@@ -21,6 +22,8 @@ interface ShownRun {
   run: LoadedRun;
   /** The base checkpoint's run when the panel shows a comparison. */
   base?: LoadedRun;
+  /** The paired numbers of base → run (comparison.json's `comparison`), sent with the base run. */
+  compare?: CompareSummary;
   ids: Set<string>;
   status?: { status: RunStatus; done: number; total: number; message?: string };
 }
@@ -60,12 +63,22 @@ export class AuditPanelHost implements vscode.Disposable {
     });
   }
 
-  /** Opens (or reveals) the panel on a run folder, re-reading it from disk. */
-  show(folder: string, options: { preserveFocus?: boolean; status?: ShownRun['status']; baseFolder?: string } = {}): void {
+  /**
+   * Opens (or reveals) the panel on a run folder, re-reading it from disk. With `baseFolder` it
+   * shows a checkpoint comparison; `compare` (the comparison's numbers, which need the base run to
+   * mean anything) is dropped without it. Without `baseFolder`, a run that is the trained side of a
+   * stored comparison is shown with that comparison's base and numbers.
+   */
+  show(folder: string, options: { preserveFocus?: boolean; status?: ShownRun['status']; baseFolder?: string; compare?: CompareSummary } = {}): void {
     const run = loadRunFolder(folder);
+    if (!options.baseFolder && !options.status) {
+      const stored = latestComparisonOf(folder);
+      if (stored) options = { ...options, baseFolder: stored.base.folder, compare: stored.comparison };
+    }
     const base = options.baseFolder ? loadRunFolder(options.baseFolder) : undefined;
     for (const w of [...run.warnings, ...(base?.warnings ?? [])]) this.output.appendLine(`[panel] ${w}`);
-    this.shown = { run, base, ids: new Set(run.data.records.map((r) => String(r.id))), status: options.status };
+    const compare = base ? options.compare : undefined;
+    this.shown = { run, base, compare, ids: new Set(run.data.records.map((r) => String(r.id))), status: options.status };
     const title = `Reach Audit: ${run.data.label ?? run.data.runId}`;
     if (!this.panel) {
       this.panel = this.createPanel(title, options.preserveFocus === true);
@@ -119,7 +132,12 @@ export class AuditPanelHost implements vscode.Disposable {
     if (!shown) return;
     const { data } = shown.run;
     // A comparison's base run goes whole: the panel pairs questions by id from the first message.
-    this.post({ type: 'loadRun', run: { ...data, records: data.records.slice(0, FIRST_BATCH) }, ...(shown.base ? { baseRun: shown.base.data } : {}) });
+    this.post({
+      type: 'loadRun',
+      run: { ...data, records: data.records.slice(0, FIRST_BATCH) },
+      ...(shown.base ? { baseRun: shown.base.data } : {}),
+      ...(shown.base && shown.compare ? { compare: shown.compare } : {}),
+    });
     for (let i = FIRST_BATCH; i < data.records.length; i += BATCH) {
       this.post({ type: 'appendRecords', runId: data.runId, records: data.records.slice(i, i + BATCH) });
     }

@@ -53,6 +53,11 @@ export class AuditSession implements vscode.Disposable {
     return this.active > 0;
   }
 
+  /** The engine child's pid, undefined until a request has started one. */
+  get enginePid(): number | undefined {
+    return this.engine?.pid;
+  }
+
   private emit(call: (l: SessionListener) => void): void {
     for (const l of this.listeners) {
       try {

@@ -48,11 +48,7 @@ export function loadRunFolder(folder: string): LoadedRun {
   };
 }
 
-/**
- * An engine record as the panel protocol types it. The shapes agree except that the engine writes
- * `logprob: null` where nothing was generated and the protocol types it optional; the panel reads
- * both, so this is a type view, not a conversion.
- */
+/** An engine record as the panel protocol types it (the panel's types are a structural copy). */
 export function asPanelRecord(record: QuestionRecord): AuditRecord {
-  return record as unknown as AuditRecord;
+  return record;
 }

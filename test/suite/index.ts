@@ -1,16 +1,25 @@
 /**
  * Entry of the VS Code test suite, loaded inside a real VS Code extension host through
  * `extensionTestsPath` (by test/vscode/runInCodeServer.ts or test/vscode/runInElectron.ts).
- * Runs every *.test.js beside this file with mocha and prints the counts from inside VS Code;
+ * Runs the *.test.js files beside this file with mocha and prints the counts from inside VS Code;
  * a rejected promise is how the host learns the suite failed (exit code 1).
+ *
+ * REACH_AUDIT_SUITE=untrusted (the launcher's --untrusted pass, a window whose folder is not
+ * trusted) runs only untrusted.test.js; otherwise every other file runs.
  */
 import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import Mocha from 'mocha';
 
+const UNTRUSTED_FILE = 'untrusted.test.js';
+
 export function run(): Promise<void> {
   const mocha = new Mocha({ ui: 'tdd', color: false, timeout: 30_000, reporter: 'spec' });
-  const files = readdirSync(__dirname).filter((f) => f.endsWith('.test.js')).sort();
+  const untrusted = process.env.REACH_AUDIT_SUITE === 'untrusted';
+  const files = readdirSync(__dirname)
+    .filter((f) => f.endsWith('.test.js'))
+    .filter((f) => (f === UNTRUSTED_FILE) === untrusted)
+    .sort();
   for (const file of files) mocha.addFile(path.join(__dirname, file));
 
   return new Promise((resolve, reject) => {

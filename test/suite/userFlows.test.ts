@@ -3,7 +3,9 @@
  * the suite writes into the workspace: the Run Reachability Audit command fills a run that the Runs
  * view lists and the panel shows with the numbers of its summary.json; the per-question command
  * reproduces a question's record of the full run; a cancelled run keeps its finished questions and
- * resumes to completion; dataset text with markup reaches the page only as data, never as HTML.
+ * resumes to completion; dataset text with markup reaches the page only as data, never as HTML
+ * (checked in the rendered webview DOM); Compare Checkpoints on the shipped demo pair shows both
+ * runs and the paired numbers, and the suite saves screenshots of the panel in each theme.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -12,9 +14,12 @@ import * as vscode from 'vscode';
 import type { ReachAuditApi } from '../../src/extension/extension';
 import type { CommandResult } from '../../src/extension/auditCommands';
 import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
+import { pageProbesAvailable, panelClick, panelDom, screenshot } from './pageProbe';
 
 const EXTENSION_ID = 'reach-audit.reach-audit';
-const XSS_QUESTION = 'Tom has <img src=x onerror=alert(1)> 2 apples </script><script>alert(2)</script> and buys 2 more. How many?';
+// The markup a hostile dataset could carry; the <svg> one would leave a mark on the page if it ever ran.
+const XSS_QUESTION =
+  'Tom has <img src=x onerror=alert(1)> 2 apples </script><script>alert(2)</script> and <svg onload="document.documentElement.dataset.pwned=1"> buys 2 more. How many?';
 
 interface JsonRecord {
   id: string;
@@ -182,6 +187,114 @@ suite('Audit commands, panel and editor', function () {
     const xss = load.run.records.find((r) => r.id === 'xss');
     assert.ok(xss, 'the XSS question is in the run');
     assert.equal(xss.question, XSS_QUESTION);
+
+    // What the webview actually rendered (the launcher reads the DOM of the panel's frame).
+    if (!pageProbesAvailable) return;
+    api.panel.selectQuestion('xss');
+    const dom = await panelDom('xss', XSS_QUESTION);
+    assert.equal(dom.pwned, false, 'the payload ran');
+    assert.equal(dom.imgElements, 0, 'an <img> element was created from dataset text');
+    // Our bundle (by src, with the nonce) and VS Code's own acquireVsCodeApi shim, nothing else.
+    const [ours, ...others] = dom.scripts.filter((x) => x.src !== null);
+    assert.ok(ours && ours.nonce && /\/dist\/webview\/main\.js(\?|#|$)/.test(ours.src ?? ''), JSON.stringify(dom.scripts));
+    assert.deepEqual(others, [], JSON.stringify(dom.scripts));
+    for (const inline of dom.scripts.filter((x) => x.src === null)) assert.match(inline.inline, /acquireVsCodeApi/, JSON.stringify(dom.scripts));
+    assert.deepEqual(dom.handlerAttributes, []);
+    assert.equal(dom.rowTexts.length, 1, 'the question has one table row');
+    assert.ok(dom.rowTexts[0].includes('Tom has <img src=x onerror=alert(1)> 2 apples'), dom.rowTexts[0]);
+    assert.equal(dom.detailTitle, 'Question xss');
+    assert.equal(dom.detailQuestion, XSS_QUESTION, 'the detail pane shows the question as text');
+    assert.match(dom.csp ?? '', /default-src 'none'/);
+  });
+
+  test('Compare Checkpoints on the shipped demo pair: both runs, the paired numbers, the panel in each theme', async function () {
+    this.timeout(300_000);
+    const demo = path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'media', 'demo');
+    const result = await vscode.commands.executeCommand<CommandResult>('reachAudit.compareCheckpoints', {
+      ...settings,
+      baseModel: path.join(demo, 'base'),
+      tunedModel: path.join(demo, 'tuned'),
+      data: path.join(demo, 'data', 'arith-test.jsonl'),
+      limit: 16,
+      probes: ['sample:4', 'routes:4', 'search:4'],
+      maxNewTokens: 64,
+      batch: 16,
+      name: 'suite-compare',
+    });
+    assert.equal(result.how, 'done', result.message);
+    assert.ok(result.runDir);
+    const stored = JSON.parse(fs.readFileSync(path.join(result.runDir, 'comparison.json'), 'utf8')) as {
+      base: { folder: string }; tuned: { folder: string };
+      comparison: { n: number; realized: { base: number; tuned: number; lost: number; gained: number }; transitions: Record<string, Record<string, string[]>> };
+    };
+    const base = readRecords(stored.base.folder);
+    const tuned = readRecords(stored.tuned.folder);
+    assert.equal(stored.comparison.n, 16);
+    const realized = (records: JsonRecord[]) => records.filter((r) => (r.realized as { correct: boolean }).correct).length / records.length;
+    assert.equal(stored.comparison.realized.base, realized(base));
+    assert.equal(stored.comparison.realized.tuned, realized(tuned));
+    const cells = Object.values(stored.comparison.transitions).flatMap((row) => Object.values(row));
+    assert.equal(cells.reduce((n, ids) => n + ids.length, 0), 16, 'every question in one transition cell');
+
+    // Both runs are listed; the panel shows the trained run against the base with the comparison.
+    const runs = await api.runs.refresh();
+    for (const folder of [stored.base.folder, stored.tuned.folder]) assert.ok(runs.some((r) => r.folder === folder), folder);
+    assert.equal(api.panel.runFolder, stored.tuned.folder);
+    await api.panel.whenReady();
+    const load = [...api.panel.sent].reverse().find((m) => m.type === 'loadRun');
+    assert.ok(load && load.type === 'loadRun');
+    assert.deepEqual(load.baseRun?.records.map((r) => r.id), base.map((r) => r.id));
+    assert.deepEqual(load.compare, stored.comparison);
+    // Opened again later (Runs view, CodeLens): the trained run comes back with its base and numbers.
+    await vscode.commands.executeCommand('reachAudit.openPanel', { runDir: stored.tuned.folder });
+    await api.panel.whenReady();
+    const reopened = [...api.panel.sent].reverse().find((m) => m.type === 'loadRun');
+    assert.ok(reopened && reopened.type === 'loadRun' && reopened !== load);
+    assert.equal(reopened.baseRun?.runId, path.basename(stored.base.folder));
+    assert.deepEqual(reopened.compare, stored.comparison);
+
+    if (!pageProbesAvailable) return;
+    // A question the deployed base model got wrong that some probe reached: the detail worth showing.
+    const shown = tuned.find((r) => !(r.realized as { correct: boolean }).correct && Object.values(r.reachable as Record<string, boolean>).some(Boolean)) ?? tuned[0];
+    api.panel.selectQuestion(shown.id);
+    await panelDom(shown.id, shown.question);
+    const workbench = vscode.workspace.getConfiguration('workbench');
+    const original = workbench.inspect<string>('colorTheme')?.globalValue;
+    // The chat side bar would take a third of the window in the pictures.
+    await vscode.commands.executeCommand('workbench.action.closeAuxiliaryBar');
+    const themes: [string, string, vscode.ColorThemeKind][] = [
+      ['dark', 'Dark Modern', vscode.ColorThemeKind.Dark],
+      ['light', 'Light Modern', vscode.ColorThemeKind.Light],
+      ['high-contrast', 'Default High Contrast', vscode.ColorThemeKind.HighContrast],
+    ];
+    try {
+      for (const [name, theme, kind] of themes) {
+        await workbench.update('colorTheme', theme, vscode.ConfigurationTarget.Global);
+        for (const deadline = Date.now() + 10_000; vscode.window.activeColorTheme.kind !== kind;) {
+          assert.ok(Date.now() < deadline, `the ${theme} theme did not apply`);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        await panelClick('Questions');
+        const table = await screenshot(`compare-${name}`);
+        await panelClick('Charts');
+        const charts = await screenshot(`compare-charts-${name}`);
+        for (const file of [...table.files, ...charts.files]) assert.ok(fs.statSync(file).size > 10_000, `${file} looks empty`);
+      }
+      // The dataset beside the panel: each audited line carries its state (CodeLens).
+      await workbench.update('colorTheme', 'Dark Modern', vscode.ConfigurationTarget.Global);
+      await panelClick('Questions');
+      const editor = await vscode.window.showTextDocument(vscode.Uri.file(path.join(demo, 'data', 'arith-test.jsonl')), { viewColumn: vscode.ViewColumn.Beside });
+      const at = new vscode.Position(shown.line - 1, 0);
+      editor.selection = new vscode.Selection(at, at);
+      editor.revealRange(new vscode.Range(at, at), vscode.TextEditorRevealType.AtTop);
+      const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', editor.document.uri);
+      assert.ok(lenses.some((l) => l.range.start.line === shown.line - 1), 'the shown question has a CodeLens');
+      await screenshot('editor-dark');
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    } finally {
+      await workbench.update('colorTheme', original, vscode.ConfigurationTarget.Global);
+      await panelClick('Questions');
+    }
   });
 
   test('Export Results writes CSV and JSON of the run records', async () => {

@@ -7,6 +7,10 @@
  *   node out/test/vscode/runInCodeServer.js            test the working tree (extensionDevelopmentPath)
  *   node out/test/vscode/runInCodeServer.js --vsix F   install F with `code-server --install-extension`
  *                                                      and test the installed copy
+ *   node out/test/vscode/runInCodeServer.js --untrusted  workspace trust on and the folder not trusted:
+ *                                                      runs only the untrusted-workspace suite
+ * The suite can ask the launcher to inspect the rendered webview DOM or take screenshots
+ * (pageProbes.ts); screenshots go to out/test/screenshots/<tree|vsix>/.
  * Environment: REACH_AUDIT_VSCODE_TIMEOUT_S (default 480), REACH_AUDIT_CHROMIUM (default
  * /usr/bin/chromium), REACH_AUDIT_KEEP_TEMP=1 keeps the temporary folders and logs; see
  * codeServerInstall.ts for where code-server is found.
@@ -19,6 +23,7 @@ import * as path from 'node:path';
 import { format } from 'node:util';
 import { chromium, type Browser } from 'playwright-core';
 import { CODE_SERVER_VERSION, ensureCodeServer } from './codeServerInstall';
+import { PageProbes } from './pageProbes';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 const SUITE_ENTRY = path.join(REPO_ROOT, 'out', 'test', 'suite', 'index.js');
@@ -119,17 +124,18 @@ function checkInstalledRuntime(root: string): void {
   }
 }
 
-function parseArgs(argv: string[]): { vsix?: string } {
-  const args: { vsix?: string } = {};
+function parseArgs(argv: string[]): { vsix?: string; untrusted: boolean } {
+  const args: { vsix?: string; untrusted: boolean } = { untrusted: false };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--vsix' && argv[i + 1]) args.vsix = path.resolve(argv[++i]);
-    else throw new Error(`unknown argument '${argv[i]}'; usage: runInCodeServer.js [--vsix FILE]`);
+    else if (argv[i] === '--untrusted') args.untrusted = true;
+    else throw new Error(`unknown argument '${argv[i]}'; usage: runInCodeServer.js [--vsix FILE] [--untrusted]`);
   }
   return args;
 }
 
 async function main(): Promise<number> {
-  const { vsix } = parseArgs(process.argv.slice(2));
+  const { vsix, untrusted } = parseArgs(process.argv.slice(2));
   const started = Date.now();
   const { node, entry } = ensureCodeServer(REPO_ROOT);
   const temp = mkdtempSync(path.join(os.tmpdir(), 'reach-audit-vscode-'));
@@ -221,6 +227,15 @@ async function main(): Promise<number> {
       extensionDevelopmentPath = dirs.host;
     }
 
+    if (untrusted) {
+      // Trust on, and no prompt: the folder opens in Restricted Mode, as a folder the user has not trusted.
+      mkdirSync(path.join(dirs['user-data'], 'User'), { recursive: true });
+      writeFileSync(
+        path.join(dirs['user-data'], 'User', 'settings.json'),
+        JSON.stringify({ 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never' }),
+      );
+    }
+
     const port = await freePort();
     const log = createWriteStream(serverLog);
     server = spawn(
@@ -231,7 +246,7 @@ async function main(): Promise<number> {
         '--auth', 'none',
         '--disable-telemetry',
         '--disable-update-check',
-        '--disable-workspace-trust',
+        ...(untrusted ? [] : ['--disable-workspace-trust']),
         '--vscode-option', 'enable-smoke-test-driver',
         ...baseArgs,
       ],
@@ -255,7 +270,9 @@ async function main(): Promise<number> {
       ],
       env: { ...env, HOME: dirs['browser-home'] },
     });
-    const page = await browser.newPage();
+    // Large enough for the panel's table and detail pane side by side in the screenshots.
+    const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    const probes = new PageProbes(page, dirs.workspace, path.join(REPO_ROOT, 'out', 'test', 'screenshots', vsix ? 'vsix' : 'tree'));
     let finish!: (code: number) => void;
     const exitCode = new Promise<number>((resolve) => (finish = resolve));
     const workbenchLog = createWriteStream(path.join(temp, 'workbench.log'));
@@ -263,6 +280,7 @@ async function main(): Promise<number> {
       // Messages arrive as console arguments, format string first (mocha's reporter uses them).
       const text = Array.isArray(args) ? format(...(args as unknown[])) : String(args);
       workbenchLog.write(`${type}: ${text}\n`);
+      if (probes.handle(text)) return;
       if (NOISE.some((n) => n.test(text))) return;
       (type === 'error' ? process.stderr : process.stdout).write(`${text}\n`);
     });
@@ -273,10 +291,13 @@ async function main(): Promise<number> {
     const payload = [
       ['extensionDevelopmentPath', remote(extensionDevelopmentPath)],
       ['extensionTestsPath', remote(SUITE_ENTRY)],
-      ['extensionEnvironment', JSON.stringify({ REACH_AUDIT_EXPECT_EXTENSION_ROOT: expectedRoot })],
+      [
+        'extensionEnvironment',
+        JSON.stringify({ REACH_AUDIT_EXPECT_EXTENSION_ROOT: expectedRoot, REACH_AUDIT_PAGE_PROBES: '1', REACH_AUDIT_SUITE: untrusted ? 'untrusted' : 'main' }),
+      ],
     ];
     const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
-    console.log(`[vscode] running the suite against ${vsix ? `the installed copy in ${expectedRoot}` : 'the working tree'}`);
+    console.log(`[vscode] running the ${untrusted ? 'untrusted-workspace ' : ''}suite against ${vsix ? `the installed copy in ${expectedRoot}` : 'the working tree'}`);
     await page.goto(url);
 
     let timer: NodeJS.Timeout | undefined;

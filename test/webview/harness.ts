@@ -377,10 +377,24 @@ export async function launchBrowser(viewport = { width: 1400, height: 900 }): Pr
   };
 }
 
+/**
+ * Waits until `expression` is truthy in the page. Not page.waitForFunction: it re-runs a string
+ * expression with eval() on each animation frame, which the panel's CSP (no 'unsafe-eval') blocks
+ * whenever the first check does not already pass; page.evaluate goes through DevTools, which the
+ * CSP lets through.
+ */
+export async function waitFor(page: Page, expression: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await page.evaluate(expression))) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${expression}`);
+    await new Promise((resolve) => setTimeout(resolve, 16));
+  }
+}
+
 /** Opens the harness and waits until the panel has started (it posts `ready`). */
 export async function openPanel(page: Page, harness: Harness, theme: ThemeName = 'dark'): Promise<void> {
   await page.goto(harness.url(theme));
-  await page.waitForFunction('window.__harness && window.__harness.posted.some(m => m.type === "ready")');
+  await waitFor(page, 'window.__harness && window.__harness.posted.some(m => m.type === "ready")');
 }
 
 /** Switches the theme the way VS Code does: new variables, then the body class. */

@@ -165,6 +165,19 @@ describe('question index', () => {
     assert.deepEqual(states, states.slice().sort((a, b) => a - b));
   });
 
+  test('an id set (a comparison count) narrows the table, together with the other filters', () => {
+    const ids = new Set(['q-00003', 'q-00001', 'q-00599', 'not-in-this-run']);
+    assert.deepEqual(query({ ids }).map((r) => r.id), ['q-00001', 'q-00003', 'q-00599'], 'in display order; an id the run lacks is skipped');
+    assert.deepEqual(query({ ids, sort: { key: 'id', descending: true } }).map((r) => r.id), ['q-00599', 'q-00003', 'q-00001']);
+    const realized = query({ ids, filter: 'realized' }).map((r) => r.id);
+    assert.deepEqual(realized, ['q-00001', 'q-00003', 'q-00599'].filter((id) => run.records.find((r) => r.id === id)!.realized.correct));
+    assert.deepEqual(query({ ids, search: 'q-00599' }).map((r) => r.id), ['q-00599']);
+    assert.equal(query({ ids: new Set() }).length, 0, 'an empty set shows nothing (an empty transition cell)');
+    // Numeric dataset ids are matched by their text, as the comparison writes them.
+    const numeric = new QuestionIndex([{ ...record({ id: 'a' }), id: 7 }, { ...record({ id: 'b' }), id: 8 }]);
+    assert.deepEqual(numeric.query({ filter: 'all', search: '', truncatedOnly: false, sort: { key: 'id', descending: false }, ids: new Set(['8']) }, BASE_FILTERS).map((r) => r.id), ['8']);
+  });
+
   test('a record with a known id replaces the old one (live updates)', () => {
     const live = new QuestionIndex([record({ id: 'x' })]);
     live.add([record({ id: 'x', realized: { output: '', answer: '1', correct: true } })]);
@@ -212,5 +225,7 @@ describe('restored UI state', () => {
       tab: 'charts',
     });
     assert.deepEqual(readUiState({ sort: { key: 'evil' }, scrollTop: -5, tab: 'nope', search: 3 }), defaultUiState());
+    assert.deepEqual(readUiState({ compareFilter: 'transition:reachable>realized', compareFolded: true }), { ...defaultUiState(), compareFilter: 'transition:reachable>realized', compareFolded: true });
+    assert.deepEqual(readUiState({ compareFilter: 5, compareFolded: 'yes' }), defaultUiState());
   });
 });

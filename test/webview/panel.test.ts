@@ -1,7 +1,8 @@
 /**
  * The audit panel in Debian's Chromium, under the extension's CSP, with a fake VS Code host:
  * a 10,000-question run, filter/search/sort, keyboard navigation, the reveal message, dataset
- * strings that look like HTML, state restore after a reload, a live run, the charts, comparison.
+ * strings that look like HTML, state restore after a reload, a live run, the charts, and a
+ * checkpoint comparison (deltas, the transition table filtering the table, its chip).
  * Timings here are generous sanity bounds; the measured medians come from bench.ts.
  * Run: npx tsc -p . && node --test out/test/webview/
  */
@@ -9,8 +10,9 @@ import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { buildBundles, launchBrowser, openPanel, postedMessages, startHarness, type Browser, type Bundles, type Harness } from './harness';
-import { makeSyntheticRun, XSS_IMG, XSS_SCRIPT } from './syntheticRun';
+import { buildBundles, launchBrowser, openPanel, postedMessages, startHarness, waitFor, type Browser, type Bundles, type Harness } from './harness';
+import { pointsInterval, pValueClause, pValueText, signedPoints } from '../../webview/src/comparisonModel';
+import { makeSyntheticComparison, makeSyntheticRun, XSS_IMG, XSS_SCRIPT } from './syntheticRun';
 
 const BIG = { n: 10000, budget: 8, seed: 7, runId: 'run-10k', label: 'synthetic 10k' };
 
@@ -35,6 +37,24 @@ async function loadBig(page: Page): Promise<PostTiming> {
   // As the extension sends a large run: the first 500 records, then batches of 2,000.
   return evaluate<PostTiming>(page, 'window.__probes.postRun({ chunk: 500, batch: 2000 })');
 }
+
+/** A checkpoint comparison of two 400-question runs; one question's id looks like HTML (ids are data too). */
+const XSS_ID = `q-${XSS_IMG}`;
+const COMPARED = (() => {
+  const tuned = makeSyntheticRun({ n: 400, budget: 4, seed: 5, runId: 'tuned', label: 'tuned', realizedBias: 0.15, reachBias: -0.13 });
+  const base = makeSyntheticRun({ n: 400, budget: 4, seed: 5, runId: 'base', label: 'base' });
+  for (const run of [tuned, base]) run.records[1].id = XSS_ID;
+  return { tuned, base };
+})();
+const COMPARISON = makeSyntheticComparison(COMPARED.base, COMPARED.tuned);
+
+async function postComparison(page: Page, count = '400 questions'): Promise<void> {
+  await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'loadRun', run: COMPARED.tuned, baseRun: COMPARED.base, compare: COMPARISON })})`);
+  await waitFor(page, `document.querySelector('.count').textContent === ${JSON.stringify(count)}`);
+}
+
+/** As the panel writes a share: one decimal, in percent. */
+const pct = (rate: number) => `${(rate * 100).toFixed(1)}%`;
 
 async function selectedId(page: Page): Promise<string | null> {
   return evaluate<string | null>(page, `(() => { const r = document.querySelector('.qt-body-row.selected .col-id'); return r ? r.textContent : null; })()`);
@@ -98,10 +118,10 @@ describe('audit panel (Chromium, strict CSP)', () => {
 
     // Typing in the real text field (shadow DOM input) drives the same search.
     await page.locator('vscode-text-field.search input').fill('q-04242');
-    await page.waitForFunction(`document.querySelector('.count').textContent === '1 of 10,000 questions'`);
+    await waitFor(page, `document.querySelector('.count').textContent === '1 of 10,000 questions'`);
     assert.equal(await evaluate(page, `document.querySelector('.qt-body-row:not([hidden]) .col-id').textContent`), 'q-04242');
     await page.locator('vscode-text-field.search input').fill('');
-    await page.waitForFunction(`document.querySelector('.count').textContent === '10,000 questions'`);
+    await waitFor(page, `document.querySelector('.count').textContent === '10,000 questions'`);
   });
 
   test('sorts by a column header, toggling the direction', async () => {
@@ -198,7 +218,7 @@ describe('audit panel (Chromium, strict CSP)', () => {
     assert.deepEqual(await lastMessage(page, 'persistState'), { type: 'persistState', state: stored });
 
     await page.reload();
-    await page.waitForFunction('window.__harness && window.__harness.posted.some(m => m.type === "ready")');
+    await waitFor(page, 'window.__harness && window.__harness.posted.some(m => m.type === "ready")');
     await loadBig(page);
     assert.equal(await evaluate(page, `document.querySelector('.col-gold[role=columnheader]').getAttribute('aria-sort')`), 'descending');
     assert.equal(await evaluate(page, `document.querySelector('vscode-dropdown.filter').value`), 'failureSet');
@@ -212,7 +232,7 @@ describe('audit panel (Chromium, strict CSP)', () => {
   test('a live run fills the table batch by batch and shows its progress', async () => {
     await evaluate(page, 'window.__harness.clearState()');
     await page.reload();
-    await page.waitForFunction('window.__harness && window.__harness.posted.some(m => m.type === "ready")');
+    await waitFor(page, 'window.__harness && window.__harness.posted.some(m => m.type === "ready")');
     const live = makeSyntheticRun({ n: 300, budget: 4, seed: 3, runId: 'live', label: 'live run' });
     const empty = { ...live, records: [], summary: undefined };
     await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'loadRun', run: empty })})`);
@@ -221,33 +241,159 @@ describe('audit panel (Chromium, strict CSP)', () => {
       const batch = live.records.slice(start, start + 100);
       await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'appendRecords', runId: 'live', records: batch })})`);
       await evaluate(page, `window.__probes.post({ type: 'runStatus', runId: 'live', status: 'running', done: ${start + 100}, total: 300 })`);
-      await page.waitForFunction(`document.querySelector('.count').textContent === '${start + 100} questions'`);
+      await waitFor(page, `document.querySelector('.count').textContent === '${start + 100} questions'`);
     }
     assert.match(await evaluate<string>(page, `document.querySelector('.run-status').textContent`), /Running · 300 \/ 300/);
     assert.equal(await evaluate(page, `document.querySelectorAll('.run-status vscode-progress-ring').length`), 1);
-    await page.waitForFunction(`document.querySelector('.metric-n .metric-detail').textContent === 'live'`);
+    await waitFor(page, `document.querySelector('.metric-n .metric-detail').textContent === 'live'`);
     await evaluate(page, `window.__probes.post({ type: 'runStatus', runId: 'live', status: 'cancelled', done: 300, total: 400 })`);
-    await page.waitForFunction(`document.querySelector('.run-status').textContent.includes('Cancelled')`);
+    await waitFor(page, `document.querySelector('.run-status').textContent.includes('Cancelled')`);
     await assertClean(page, browser);
   });
 
-  test('comparing checkpoints shows both pass@k curves and the deltas with intervals', async () => {
-    const tuned = makeSyntheticRun({ n: 400, budget: 4, seed: 5, runId: 'tuned', label: 'tuned', realizedBias: 0.15, reachBias: -0.13 });
-    const base = makeSyntheticRun({ n: 400, budget: 4, seed: 5, runId: 'base', label: 'base' });
-    const compare = { n: 400, realized: { delta: 0.147, ci: [0.11, 0.18], mcnemarP: 0.0001 }, reachable: { routes: { delta: -0.133, ci: [-0.17, -0.1] } } };
-    await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'loadRun', run: tuned, baseRun: base, compare })})`);
-    await page.waitForFunction(`document.querySelector('.count').textContent === '400 questions'`);
+  test('comparing checkpoints shows both pass@k curves and the realized and ceiling deltas with intervals', async () => {
+    await postComparison(page);
     // The headline is drawn after the table has painted.
-    await page.waitForFunction(`document.querySelector('.headline').textContent.includes('Δ realized')`);
+    await waitFor(page, `document.querySelector('.headline').textContent.includes('Δ realized')`);
     const metrics = await evaluate<string>(page, `document.querySelector('.headline').textContent`);
-    assert.ok(metrics.includes('Δ realized') && metrics.includes('+14.7 pts') && metrics.includes('[+11.0 pts, +18.0 pts]'));
-    assert.ok(metrics.includes('Δ reachable · routes') && metrics.includes('−13.3 pts'));
-    await page.locator('.qt-body-row', { hasText: 'q-00001' }).click();
+    const { realized, reachableCeiling } = COMPARISON;
+    assert.ok(metrics.includes(`Δ realized${signedPoints(realized.delta)}${pointsInterval(realized.ci)} n=400 · McNemar ${pValueClause(realized.mcnemarP)}`), metrics);
+    assert.ok(metrics.includes(`Δ reachable ceiling${signedPoints(reachableCeiling.delta)}${pointsInterval(reachableCeiling.ci)} n=400`), metrics);
+    await page.locator('.qt-body-row', { hasText: 'q-00002' }).click();
     assert.ok((await evaluate<string>(page, `document.querySelector('.detail').textContent`)).includes('In base'));
     await page.locator('vscode-panel-tab#tab-charts').click();
     await page.waitForSelector('.card canvas');
     const passLabels = await evaluate<string[]>(page, `Array.from(document.querySelectorAll('.card:nth-child(3) .numbers tbody tr td:first-child')).map((c) => c.textContent)`);
     assert.ok(passLabels.includes('routes (tuned)') && passLabels.includes('routes (base)'), 'pass@k rows for both checkpoints');
+    await page.locator('vscode-panel-tab#tab-questions').click();
+    await assertClean(page, browser);
+  });
+
+  test('the Comparison section shows each paired difference with n, its interval, McNemar p, lost and gained', async () => {
+    assert.equal(await evaluate(page, `document.querySelector('details.compare').hidden`), false);
+    assert.equal(await evaluate(page, `document.querySelector('details.compare').open`), true);
+    assert.match(await evaluate<string>(page, `document.querySelector('.compare-summary').textContent`), /base base → tuned tuned · n = 400 paired questions/);
+    const rows = await evaluate<string[][]>(page, `Array.from(document.querySelectorAll('.compare-deltas tbody tr')).map((r) => Array.from(r.children).map((c) => c.textContent))`);
+    const expectedRows = [
+      ['Realized', COMPARISON.realized],
+      ['Reachable ceiling (any probe)', COMPARISON.reachableCeiling],
+      ...Object.entries(COMPARISON.reachable).map(([probe, d]) => [`Reachable · ${probe}`, d] as const),
+    ] as const;
+    assert.deepEqual(rows, expectedRows.map(([label, d]) => [label, pct(d.base), pct(d.tuned), signedPoints(d.delta), pointsInterval(d.ci), pValueText(d.mcnemarP), String(d.lost), String(d.gained), '400']));
+    assert.equal(rows.length, 5, 'realized, the ceiling and three probes');
+
+    const newly = await evaluate<string[][]>(page, `Array.from(document.querySelectorAll('.compare-newly tbody tr')).map((r) => Array.from(r.children).map((c) => c.textContent))`);
+    const { alreadyReachable, newlyReachable, n } = COMPARISON.newlyRealized;
+    const wilsonText = (r: { ci: { lo: number; hi: number } }) => `[${(r.ci.lo * 100).toFixed(1)}–${(r.ci.hi * 100).toFixed(1)}]`;
+    assert.deepEqual(newly, [
+      ['already reachable by base', String(alreadyReachable.ids.length), pct(alreadyReachable.rate), wilsonText(alreadyReachable), String(n)],
+      ['newly reachable', String(newlyReachable.ids.length), pct(newlyReachable.rate), wilsonText(newlyReachable), String(n)],
+    ]);
+    assert.equal(await evaluate(page, `document.querySelector('.compare-block:nth-child(3) h3').textContent`), `Newly realized (${n})`);
+  });
+
+  test('the transition table counts each cell’s ids; a cell filters the table to exactly them and the chip clears it', async () => {
+    const counts = await evaluate<string[][]>(page, `Array.from(document.querySelectorAll('.transitions tbody tr')).map((r) => Array.from(r.querySelectorAll('td')).map((c) => c.textContent))`);
+    const states = ['realized', 'reachable', 'unreached'] as const;
+    const t = COMPARISON.transitions;
+    assert.deepEqual(counts, states.map((from) => [...states.map((to) => String(t[from][to].length)), String(states.reduce((s, to) => s + t[from][to].length, 0))]));
+    const footer = await evaluate<string[]>(page, `Array.from(document.querySelectorAll('.transitions tfoot td')).map((c) => c.textContent)`);
+    assert.deepEqual(footer, [...states.map((to) => String(states.reduce((s, from) => s + t[from][to].length, 0))), '400']);
+
+    const ids = t.reachable.realized;
+    assert.ok(ids.length > 1, 'the synthetic pair has questions that moved from reachable to realized');
+    const cell = page.locator('.transitions button[data-key="transition:reachable>realized"]');
+    await cell.click();
+    await waitFor(page, `document.querySelector('.count').textContent === '${ids.length} of 400 questions'`);
+    assert.equal(await cell.getAttribute('aria-pressed'), 'true');
+    assert.equal(await evaluate(page, `document.querySelector('.filter-chip').hidden`), false);
+    assert.equal(await evaluate(page, `document.querySelector('.filter-chip-label').textContent`), `base reachable → tuned realized (${ids.length})`);
+    const visible = await evaluate<string[]>(page, `Array.from(document.querySelectorAll('.qt-body-row:not([hidden]) .col-id')).map((c) => c.textContent)`);
+    assert.ok(visible.length > 0 && visible.every((id) => ids.includes(id)), 'every row in view is one of the cell’s questions');
+    // The export of "the questions shown" names exactly the cell's ids.
+    await page.locator('vscode-button', { hasText: 'Export CSV' }).click();
+    const exported = (await lastMessage(page, 'requestExport'))?.ids as string[];
+    assert.deepEqual(exported.slice().sort(), ids.slice().sort());
+
+    // The state filter still applies on top of the id set.
+    await evaluate(page, `window.__probes.timeFilter('unrealized')`);
+    assert.equal(await evaluate(page, `document.querySelector('.count').textContent`), `0 of 400 questions`, 'every tuned-realized question is realized');
+    await evaluate(page, `window.__probes.timeFilter('all')`);
+
+    await page.locator('.filter-chip-clear').click();
+    await waitFor(page, `document.querySelector('.count').textContent === '400 questions'`);
+    assert.equal(await evaluate(page, `document.querySelector('.filter-chip').hidden`), true);
+    assert.equal(await cell.getAttribute('aria-pressed'), 'false');
+
+    // A part of the newly realized split filters the same way; pressing it again clears it.
+    const already = COMPARISON.newlyRealized.alreadyReachable.ids;
+    const newlyCell = page.locator('.compare-newly button[data-key="newly:alreadyReachable"]');
+    await newlyCell.click();
+    await waitFor(page, `document.querySelector('.count').textContent === '${already.length} of 400 questions'`);
+    assert.equal(await evaluate(page, `document.querySelector('.filter-chip-label').textContent`), `newly realized, already reachable by base (${already.length})`);
+    await newlyCell.click();
+    await waitFor(page, `document.querySelector('.count').textContent === '400 questions'`);
+    await assertClean(page, browser);
+  });
+
+  test('keyboard: transition counts are buttons Enter and Space press; the filter survives a reload', async () => {
+    const ids = COMPARISON.transitions.unreached.unreached;
+    const cell = page.locator('.transitions button[data-key="transition:unreached>unreached"]');
+    await cell.focus();
+    await page.keyboard.press('Enter');
+    await waitFor(page, `document.querySelector('.count').textContent === '${ids.length} of 400 questions'`);
+    const outline = await evaluate<string>(page, `getComputedStyle(document.activeElement).outlineStyle`);
+    assert.equal(await evaluate(page, `document.activeElement.dataset.key`), 'transition:unreached>unreached', 'focus stays on the cell');
+    assert.notEqual(outline, 'none', 'the focused cell shows a focus outline');
+    await page.waitForTimeout(50);
+    assert.equal((await evaluate<Record<string, unknown>>(page, 'window.__harness.storedState()')).compareFilter, 'transition:unreached>unreached');
+
+    await page.reload();
+    await waitFor(page, 'window.__harness && window.__harness.posted.some(m => m.type === "ready")');
+    await postComparison(page, `${ids.length} of 400 questions`);
+    assert.equal(await evaluate(page, `document.querySelector('.filter-chip-label').textContent`), `base unreached → tuned unreached (${ids.length})`);
+    assert.equal(await page.locator('.transitions button[data-key="transition:unreached>unreached"]').getAttribute('aria-pressed'), 'true');
+
+    await page.locator('.transitions button[data-key="transition:unreached>unreached"]').focus();
+    await page.keyboard.press('Space');
+    await waitFor(page, `document.querySelector('.count').textContent === '400 questions'`);
+    // Folding the section is remembered too.
+    await page.locator('.compare-summary').focus();
+    await page.keyboard.press('Enter');
+    await waitFor(page, `!document.querySelector('details.compare').open`);
+    await page.waitForTimeout(50);
+    assert.equal((await evaluate<Record<string, unknown>>(page, 'window.__harness.storedState()')).compareFolded, true);
+    await page.keyboard.press('Enter');
+    await waitFor(page, `document.querySelector('details.compare').open`);
+    await assertClean(page, browser);
+  });
+
+  test('a question id that looks like HTML stays text through the transition filter, the table and the detail', async () => {
+    const states = ['realized', 'reachable', 'unreached'] as const;
+    const key = states.flatMap((from) => states.map((to) => [from, to] as const)).find(([from, to]) => COMPARISON.transitions[from][to].includes(XSS_ID))!;
+    assert.ok(key, 'the HTML-looking id is in a transition');
+    await page.locator(`.transitions button[data-key="transition:${key[0]}>${key[1]}"]`).click();
+    await page.locator('vscode-text-field.search input').fill('onerror');
+    await waitFor(page, `Array.from(document.querySelectorAll('.qt-body-row:not([hidden]) .col-id')).some((c) => c.textContent === ${JSON.stringify(XSS_ID)})`);
+    await page.locator('.qt-body-row', { has: page.locator('.col-id', { hasText: XSS_ID }) }).click();
+    assert.equal(await evaluate(page, `document.querySelector('.detail-title h2').textContent`), `Question ${XSS_ID}`);
+    assert.equal(await evaluate(page, `document.querySelectorAll('img').length`), 0, 'no <img> element was created');
+    assert.equal(await evaluate(page, `document.querySelectorAll('[onerror]').length`), 0);
+    await page.locator('vscode-text-field.search input').fill('');
+    await page.locator('.filter-chip-clear').click();
+    await waitFor(page, `document.querySelector('.count').textContent === '400 questions'`);
+    await assertClean(page, browser);
+  });
+
+  test('without a comparison the section and the chip stay away', async () => {
+    await page.locator('.transitions button[data-key="transition:realized>realized"]').click();
+    await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'loadRun', run: COMPARED.tuned, baseRun: COMPARED.base })})`);
+    await waitFor(page, `document.querySelector('.count').textContent === '400 questions'`);
+    assert.equal(await evaluate(page, `document.querySelector('details.compare').hidden`), true);
+    assert.equal(await evaluate(page, `document.querySelector('.filter-chip').hidden`), true, 'a filter from another comparison does not apply');
+    // The headline is redrawn shortly after the table: the deltas must go (waitFor fails if they stay).
+    await waitFor(page, `!document.querySelector('.headline').textContent.includes('Δ')`, 3000);
+    assert.ok((await evaluate<string>(page, `document.querySelector('.headline').textContent`)).includes('Realized'));
     await assertClean(page, browser);
   });
 
@@ -255,7 +401,7 @@ describe('audit panel (Chromium, strict CSP)', () => {
     await page.locator('vscode-panel-tab#tab-questions').click();
     const bare = { runId: 'bare', manifest: {}, records: [{ id: 7, line: 3, gold: '4', realized: { output: '2+2 is 5', answer: '5', correct: false } }] };
     await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'loadRun', run: bare })})`);
-    await page.waitForFunction(`document.querySelector('.count').textContent === '1 question'`);
+    await waitFor(page, `document.querySelector('.count').textContent === '1 question'`);
     await page.locator('.qt-body-row', { hasText: '7' }).click();
     assert.ok((await evaluate<string>(page, `document.querySelector('.detail').textContent`)).includes('No probe results'));
     assert.deepEqual(await lastMessage(page, 'revealQuestion'), { type: 'revealQuestion', runId: 'bare', id: 7, line: 3 });

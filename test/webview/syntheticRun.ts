@@ -5,7 +5,7 @@
  * Some question texts carry HTML/script injection strings, which the panel must show as text.
  * DOM-free: bundled for the browser by the harness, and importable from Node.
  */
-import type { AuditRecord, ProbeAttempt, ProbeResult, RunData, RunSummary } from '../../webview/src/protocol';
+import type { AuditRecord, ComparedState, CompareSummary, PairedDelta, ProbeAttempt, ProbeResult, RunData, RunSummary } from '../../webview/src/protocol';
 import { passAtK } from '../../webview/src/passAtK';
 import { wilson } from '../../webview/src/wilson';
 import { SeededRandom } from '../support/seededRandom';
@@ -215,4 +215,68 @@ export function summarize(records: readonly AuditRecord[], probes: readonly stri
     damageRate: realizedWithScan.length === 0 ? 0 : damaged / realizedWithScan.length,
   };
   return summary;
+}
+
+function comparedState(r: AuditRecord): ComparedState {
+  if (r.realized.correct) return 'realized';
+  return Object.values(r.reachable ?? {}).some(Boolean) ? 'reachable' : 'unreached';
+}
+
+/**
+ * Paired yes/no measure over both runs. The engine's interval is a seeded paired bootstrap; test
+ * data only needs a plausible one, so this uses the normal interval of the mean paired difference.
+ * The McNemar p is the exact two-sided binomial test on the discordant pairs, as the engine does.
+ */
+function pairedDelta(base: boolean[], tuned: boolean[]): PairedDelta {
+  const n = base.length;
+  const d = base.map((b, i) => Number(tuned[i]) - Number(b));
+  const mean = (v: number[]) => (v.length === 0 ? 0 : v.reduce((s, x) => s + x, 0) / v.length);
+  const delta = mean(d);
+  const sd = Math.sqrt(mean(d.map((x) => (x - delta) ** 2)));
+  const half = n === 0 ? 0 : (1.96 * sd) / Math.sqrt(n);
+  const lost = base.filter((b, i) => b && !tuned[i]).length;
+  const gained = base.filter((b, i) => !b && tuned[i]).length;
+  const m = lost + gained;
+  let term = 0.5 ** m;
+  let tail = 0;
+  for (let i = 0; i <= Math.min(lost, gained); i++) {
+    tail += term;
+    term *= (m - i) / (i + 1);
+  }
+  return { base: mean(base.map(Number)), tuned: mean(tuned.map(Number)), delta, ci: { lo: delta - half, hi: delta + half }, mcnemarP: Math.min(1, 2 * tail), lost, gained, n };
+}
+
+/** The comparison of two synthetic runs of the same questions, in the shape `reach-audit compare` writes. */
+export function makeSyntheticComparison(base: RunData, tuned: RunData): CompareSummary {
+  const tunedById = new Map(tuned.records.map((r) => [String(r.id), r]));
+  const pairs: [AuditRecord, AuditRecord][] = [];
+  for (const b of base.records) {
+    const t = tunedById.get(String(b.id));
+    if (t) pairs.push([b, t]);
+  }
+  const anyReachable = (r: AuditRecord) => Object.values(r.reachable ?? {}).some(Boolean);
+  const states: ComparedState[] = ['realized', 'reachable', 'unreached'];
+  const transitions = Object.fromEntries(states.map((s) => [s, Object.fromEntries(states.map((t) => [t, [] as string[]]))])) as CompareSummary['transitions'];
+  const already: string[] = [];
+  const fresh: string[] = [];
+  for (const [b, t] of pairs) {
+    transitions[comparedState(b)][comparedState(t)].push(String(b.id));
+    if (!b.realized.correct && t.realized.correct) (anyReachable(b) ? already : fresh).push(String(b.id));
+  }
+  const probes = Object.keys(pairs[0]?.[0].reachable ?? {});
+  const newly = already.length + fresh.length;
+  const rate = (ids: string[]) => {
+    const w = wilson(ids.length, newly);
+    return { n: newly, successes: ids.length, rate: newly === 0 ? 0 : ids.length / newly, ci: { lo: w.low, hi: w.high }, ids };
+  };
+  const baseIds = new Set(base.records.map((r) => String(r.id)));
+  return {
+    n: pairs.length,
+    unmatched: { baseOnly: base.records.filter((r) => !tunedById.has(String(r.id))).map((r) => String(r.id)), tunedOnly: tuned.records.filter((r) => !baseIds.has(String(r.id))).map((r) => String(r.id)) },
+    realized: pairedDelta(pairs.map(([b]) => b.realized.correct), pairs.map(([, t]) => t.realized.correct)),
+    reachableCeiling: pairedDelta(pairs.map(([b]) => anyReachable(b)), pairs.map(([, t]) => anyReachable(t))),
+    reachable: Object.fromEntries(probes.map((p) => [p, pairedDelta(pairs.map(([b]) => b.reachable?.[p] === true), pairs.map(([, t]) => t.reachable?.[p] === true))])),
+    transitions,
+    newlyRealized: { n: newly, alreadyReachable: rate(already), newlyReachable: rate(fresh) },
+  };
 }

@@ -1,9 +1,10 @@
 /**
  * The run's headline numbers above the tabs: realized, reachable per probe, the best answer-blind
- * selector, the identified repair block, and the checkpoint deltas when comparing. Each number
- * shows its interval and n. Finished runs use summary.json's numbers (the audit's own); runs still
+ * selector, the identified repair block, and the realized and reachable-ceiling deltas when
+ * comparing. Each number shows its interval and n. Finished runs use summary.json's numbers (the audit's own); runs still
  * going use the panel's live counts, marked as live.
  */
+import { deltaRows, pointsInterval, pValueClause, signedPoints } from './comparisonModel';
 import { count, h, intervalText, percent, replaceChildren } from './element';
 import type { CompareSummary, Interval, RateWithInterval, RunSummary } from './protocol';
 import type { RunStatistics } from './runStatistics';
@@ -32,11 +33,6 @@ function fromProportion(label: string, p: Proportion, kind: string): Metric {
 function fromSummary(label: string, r: RateWithInterval, n: number, kind: string): Metric {
   const ci = readInterval(r.ci);
   return { label, value: percent(r.rate), detail: `${ci ? intervalText(ci[0], ci[1]) : ''} n=${count(r.n ?? n)}`, kind };
-}
-
-function signedPoints(delta: number): string {
-  const points = delta * 100;
-  return `${points >= 0 ? '+' : '−'}${Math.abs(points).toFixed(1)} pts`;
 }
 
 export function renderHeadline(target: HTMLElement, stats: RunStatistics, summary: RunSummary | undefined, compare: CompareSummary | undefined, live: boolean): void {
@@ -78,18 +74,16 @@ export function renderHeadline(target: HTMLElement, stats: RunStatistics, summar
     metrics.push({ label: 'Failure set', value: count(failure.successes), detail: `${percent(failure.rate)} of n=${count(stats.n)}`, kind: 'repair' });
   }
 
-  if (compare?.realized) {
-    const ci = readInterval(compare.realized.ci);
+  // The paper's two headline numbers; every probe's difference is in the Comparison section.
+  for (const row of deltaRows(compare).filter((r) => r.key === 'realized' || r.key === 'ceiling')) {
+    const d = row.delta;
     metrics.push({
-      label: 'Δ realized',
-      value: signedPoints(compare.realized.delta),
-      detail: `${ci ? `[${signedPoints(ci[0])}, ${signedPoints(ci[1])}]` : ''}${compare.n !== undefined ? ` n=${count(compare.n)}` : ''}${compare.realized.mcnemarP !== undefined ? ` · McNemar p=${compare.realized.mcnemarP.toPrecision(2)}` : ''}`,
+      label: row.key === 'realized' ? 'Δ realized' : 'Δ reachable ceiling',
+      value: signedPoints(d.delta),
+      detail: `${pointsInterval(d.ci)} n=${count(d.n)} · McNemar ${pValueClause(d.mcnemarP)}`,
       kind: 'delta',
+      title: `tuned − base over the paired questions; 95% paired bootstrap interval; ${count(d.gained)} gained, ${count(d.lost)} lost`,
     });
-  }
-  for (const [probe, d] of Object.entries(compare?.reachable ?? {})) {
-    const ci = readInterval(d.ci);
-    metrics.push({ label: `Δ reachable · ${probe}`, value: signedPoints(d.delta), detail: ci ? `[${signedPoints(ci[0])}, ${signedPoints(ci[1])}]${compare?.n !== undefined ? ` n=${count(compare.n)}` : ''}` : '', kind: 'delta' });
   }
 
   replaceChildren(

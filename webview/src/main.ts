@@ -1,6 +1,7 @@
 /**
- * The audit panel: wires the question table, the detail pane, the charts and the headline to the
- * extension's messages (protocol.ts), and keeps the UI state across hide/show.
+ * The audit panel: wires the question table, the detail pane, the charts, the headline and (when
+ * comparing checkpoints) the Comparison section to the extension's messages (protocol.ts), and
+ * keeps the UI state across hide/show.
  */
 import {
   provideVSCodeDesignSystem,
@@ -16,11 +17,13 @@ import {
 } from '@vscode/webview-ui-toolkit';
 import '../styles/panel.css';
 import { ChartsView, type ChartRun } from './charts';
+import { resolveSelection, type CompareSelection } from './comparisonModel';
+import { ComparisonView } from './comparisonView';
 import { DetailPane } from './detailPane';
 import { count, h, replaceChildren } from './element';
 import { renderHeadline } from './headline';
 import type { CompareSummary, HostMessage, PanelUiState, QuestionId, RunData, RunStatus, SortKey, WebviewMessage } from './protocol';
-import { QuestionIndex } from './questionIndex';
+import { QuestionIndex, type Query } from './questionIndex';
 import { BASE_FILTERS, findFilter, probeFilter, type QuestionRow, type StateFilter } from './questionState';
 import { QuestionTable } from './questionTable';
 import { computeStatistics, countBlocks, type RunStatistics } from './runStatistics';
@@ -65,6 +68,8 @@ class AuditPanel {
   private run: LoadedRun | undefined;
   private base: LoadedRun | undefined;
   private compare: CompareSummary | undefined;
+  /** The comparison count filtering the table, with its ids as a set for the query. */
+  private selection: (CompareSelection & { idSet: ReadonlySet<string> }) | undefined;
   private status: { status: RunStatus; done: number; total: number; message?: string } | undefined;
   private filters: StateFilter[] = BASE_FILTERS.slice();
   private shown: QuestionRow[] = [];
@@ -73,6 +78,8 @@ class AuditPanel {
   private readonly table: QuestionTable;
   private readonly detail: DetailPane;
   private readonly charts: ChartsView;
+  private readonly comparison: ComparisonView;
+  private readonly chip = h('span', { class: 'filter-chip', hidden: true });
   private readonly title = h('h1', { class: 'run-title' }, 'Reach Audit');
   private readonly subtitle = h('div', { class: 'run-subtitle muted' });
   private readonly statusBox = h('div', { class: 'run-status', role: 'status', 'aria-live': 'polite' });
@@ -113,6 +120,16 @@ class AuditPanel {
       this.selectQuestion(id);
     });
 
+    this.comparison = new ComparisonView({
+      select: (key) => this.setSelection(this.selection?.key === key ? undefined : key),
+      toggle: (open) => {
+        if (open === !this.state.compareFolded) return;
+        if (open) delete this.state.compareFolded;
+        else this.state.compareFolded = true;
+        this.save(false);
+      },
+    });
+
     this.search = h('vscode-text-field', { class: 'search', placeholder: 'Search id, question, gold, answer', 'aria-label': 'Search questions', value: this.state.search });
     this.search.addEventListener('input', () => {
       this.state.search = valueOf(this.search);
@@ -137,14 +154,15 @@ class AuditPanel {
 
     // Not vscode-badge: its template binds a style attribute, which the strict CSP reports.
     this.countBadge = h('span', { class: 'badge' }, '0');
-    const toolbar = h('div', { class: 'toolbar', role: 'search' }, this.search, this.filterBox, this.truncated, this.countText);
+    const toolbar = h('div', { class: 'toolbar', role: 'search' }, this.search, this.filterBox, this.truncated, this.chip, this.countText);
     const split = h('div', { class: 'split' }, h('div', { class: 'table-pane' }, this.table.element), this.detail.element);
     this.panels = h(
       'vscode-panels',
       { class: 'tabs', activeid: `tab-${this.state.tab}`, 'aria-label': 'Audit views' },
       h('vscode-panel-tab', { id: 'tab-questions' }, 'Questions', this.countBadge),
       h('vscode-panel-tab', { id: 'tab-charts' }, 'Charts'),
-      h('vscode-panel-view', { id: 'view-questions', class: 'view view-questions' }, toolbar, split),
+      // The comparison's counts filter this table, so it sits right above it (see comparisonView.ts).
+      h('vscode-panel-view', { id: 'view-questions', class: 'view view-questions' }, this.comparison.element, toolbar, split),
       h('vscode-panel-view', { id: 'view-charts', class: 'view view-charts' }, this.charts.element),
     );
     // Once the user acts on the table, a stored position still waiting for its rows is dropped.
@@ -228,7 +246,8 @@ class AuditPanel {
     } else {
       this.base = undefined;
     }
-    this.compare = compare;
+    // A comparison only comes with its base run (the protocol says so); without one it means nothing.
+    this.compare = this.base ? compare : undefined;
     this.fillFilterOptions();
 
     const manifest = data.manifest ?? {};
@@ -236,6 +255,10 @@ class AuditPanel {
     const parts = [manifest.model?.path, manifest.dataset?.path].filter((p): p is string => typeof p === 'string' && p !== '');
     if (this.base) parts.push(`compared with ${this.base.data.label ?? this.base.data.runId}`);
     this.subtitle.textContent = parts.join(' · ');
+
+    // A stored comparison filter comes back only if this comparison has that count.
+    this.useSelection(this.state.compareFilter);
+    this.comparison.show(this.compare, this.compareLabels(), this.selection?.key, !this.state.compareFolded);
 
     // The table first (what the user looks at), numbers and charts after it has painted.
     this.pendingRestore = { selectedId: this.state.selectedId, scrollTop: this.state.scrollTop };
@@ -268,10 +291,46 @@ class AuditPanel {
     (this.filterBox as unknown as { value: string }).value = selected;
   }
 
+  private compareLabels(): { base: string; tuned: string } {
+    return { base: this.base?.data.label ?? this.base?.data.runId ?? 'base', tuned: this.run?.data.label ?? this.run?.data.runId ?? 'tuned' };
+  }
+
+  /** Sets (or with undefined, clears) the comparison filter and its chip, without querying. */
+  private useSelection(key: string | undefined): void {
+    const selection = resolveSelection(this.compare, key);
+    this.selection = selection ? { ...selection, idSet: new Set(selection.ids) } : undefined;
+    if (this.selection) this.state.compareFilter = this.selection.key;
+    else delete this.state.compareFilter;
+    this.comparison.markSelected(this.selection?.key);
+    if (!this.selection) {
+      this.chip.hidden = true;
+      replaceChildren(this.chip);
+      return;
+    }
+    const clear = h('button', { type: 'button', class: 'filter-chip-clear', title: 'Clear this filter', 'aria-label': `Clear the filter ${this.selection.label}` }, '×');
+    clear.addEventListener('click', () => {
+      this.setSelection(undefined);
+      // The chip and its button are gone: keep keyboard focus in the table rather than on <body>.
+      this.table.focus();
+    });
+    replaceChildren(this.chip, h('span', { class: 'filter-chip-label' }, this.selection.label), clear);
+    this.chip.hidden = false;
+  }
+
+  /** A comparison count was clicked (or its chip cleared): filter the table to those questions. */
+  private setSelection(key: string | undefined): void {
+    this.useSelection(key);
+    this.applyQuery(true);
+  }
+
+  private query(): Query {
+    return this.selection ? { ...this.state, ids: this.selection.idSet } : this.state;
+  }
+
   /** Re-runs filter, search and sort; answers synchronously so typing feels immediate. */
   private applyQuery(resetScroll: boolean): void {
     if (!this.run) return;
-    this.shown = this.run.index.query(this.state, this.filters);
+    this.shown = this.run.index.query(this.query(), this.filters);
     this.table.setRows(this.shown, resetScroll);
     if (resetScroll) this.state.scrollTop = 0;
     this.renderCount();
@@ -299,6 +358,7 @@ class AuditPanel {
       this.state.filter = 'all';
       this.state.search = '';
       this.state.truncatedOnly = false;
+      this.useSelection(undefined);
       (this.search as unknown as { value: string }).value = '';
       (this.truncated as unknown as { checked: boolean }).checked = false;
       this.fillFilterOptions();
@@ -342,7 +402,7 @@ class AuditPanel {
       this.refreshFrame = requestAnimationFrame(() => {
         this.refreshFrame = 0;
         if (!this.run) return;
-        this.shown = this.run.index.query(this.state, this.filters);
+        this.shown = this.run.index.query(this.query(), this.filters);
         this.table.setRows(this.shown, false);
         this.restore();
         this.renderCount();

@@ -30,8 +30,8 @@ export interface ProbeAttempt {
   output: string;
   answer: string | null;
   correct: boolean;
-  /** Mean token log-probability of the output. */
-  logprob?: number;
+  /** Mean token log-probability of the output; null when nothing was generated. */
+  logprob?: number | null;
   rule?: string;
   truncated?: boolean;
 }
@@ -133,14 +133,59 @@ export interface RunData {
   records: AuditRecord[];
 }
 
-/** Paired comparison numbers (compare command): differences with paired bootstrap intervals. */
+/**
+ * Checkpoint comparison (design section 1). A structural copy of `Comparison` in
+ * src/audit/compare.ts, kept by hand because the webview must not import from src/ (it is bundled
+ * for the browser and stays DOM-side). The extension assigns a `Comparison` to this type, so tsc
+ * reports a field that drifted; test/unit/webview/comparisonModel.test.ts checks both directions.
+ */
+export type ComparedState = 'realized' | 'reachable' | 'unreached';
+
+/** One paired yes/no measure on both checkpoints: tuned − base with a paired bootstrap interval. */
+export interface PairedDelta {
+  /** Share of the paired questions, base checkpoint. */
+  base: number;
+  tuned: number;
+  /** tuned − base. */
+  delta: number;
+  /** 95% paired bootstrap interval of the difference. */
+  ci: { lo: number; hi: number };
+  /** Exact McNemar p-value on the discordant pairs. */
+  mcnemarP: number;
+  /** Base yes, tuned no. */
+  lost: number;
+  /** Base no, tuned yes. */
+  gained: number;
+  n: number;
+}
+
+/** A share of the newly realized questions with its Wilson 95% interval, and which questions. */
+export interface ComparedRate {
+  n: number;
+  successes: number;
+  rate: number;
+  ci: { lo: number; hi: number };
+  ids: string[];
+}
+
 export interface CompareSummary {
-  n?: number;
-  realized?: { delta: number; ci?: Interval; mcnemarP?: number };
-  reachable?: Record<string, { delta: number; ci?: Interval }>;
-  /** Newly realized questions split by whether the base model already reached them. */
-  newlyRealized?: { alreadyReachable: number; newlyReachable: number; probe?: string };
-  [key: string]: unknown;
+  /** Questions present in both runs (every number is over these). */
+  n: number;
+  /** Questions present in only one of the runs (left out of every number). */
+  unmatched: { baseOnly: string[]; tunedOnly: string[] };
+  realized: PairedDelta;
+  /** Reachable by any probe: the reachable ceiling. */
+  reachableCeiling: PairedDelta;
+  reachable: Record<string, PairedDelta>;
+  /** transitions[base state][tuned state] = question ids. */
+  transitions: Record<ComparedState, Record<ComparedState, string[]>>;
+  newlyRealized: {
+    n: number;
+    /** Already reachable by the base model: training realized what was reachable. */
+    alreadyReachable: ComparedRate;
+    /** Unreached by the base model: training made them reachable. */
+    newlyReachable: ComparedRate;
+  };
 }
 
 export type RunStatus = 'running' | 'done' | 'cancelled' | 'failed';
@@ -159,6 +204,7 @@ export type HostMessage =
       run: RunData;
       /** The base checkpoint's run when comparing (this run is the trained one). */
       baseRun?: RunData;
+      /** The paired comparison of `baseRun` → `run` (only with `baseRun`). */
       compare?: CompareSummary;
     }
   | { type: 'appendRecords'; runId: string; records: AuditRecord[] }
@@ -180,6 +226,10 @@ export interface PanelUiState {
   selectedId?: string;
   scrollTop: number;
   tab: PanelTab;
+  /** A comparison count filtering the table (comparisonModel.ts selection key); absent: none. */
+  compareFilter?: string;
+  /** The Comparison section was folded by the user; absent: unfolded. */
+  compareFolded?: boolean;
 }
 
 /** Webview → extension host. */

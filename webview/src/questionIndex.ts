@@ -11,6 +11,8 @@ export interface Query {
   search: string;
   truncatedOnly: boolean;
   sort: { key: SortKey; descending: boolean };
+  /** Only these question ids (a comparison's transition cell, say); absent: every question. */
+  ids?: ReadonlySet<string>;
 }
 
 const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
@@ -80,7 +82,8 @@ export class QuestionIndex {
 
   /**
    * Rows matching the query, in display order. Search is a case-insensitive substring match over
-   * id, question, gold and deployed answer; several words must all match.
+   * id, question, gold and deployed answer; several words must all match. The id set, the state
+   * filter, the truncated switch and the search all apply together.
    */
   query(query: Query, filters: readonly StateFilter[]): QuestionRow[] {
     const filter = findFilter(filters, query.filter);
@@ -90,6 +93,7 @@ export class QuestionIndex {
     const n = order.length;
     for (let i = 0; i < n; i++) {
       const row = this.rows[order[query.sort.descending ? n - 1 - i : i]];
+      if (query.ids && !query.ids.has(row.id)) continue;
       if (query.truncatedOnly && (row.flags & Flag.truncated) === 0) continue;
       if (!filter.test(row)) continue;
       let hit = true;

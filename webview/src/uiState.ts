@@ -1,7 +1,7 @@
 /**
- * The panel's UI state (sort, filter, search, selection, scroll, tab) as VS Code keeps it for a
- * webview (getState/setState survive the panel being hidden and shown). Restored state is checked
- * field by field: an older panel version may have stored something else.
+ * The panel's UI state (sort, filter, search, selection, scroll, tab, comparison filter) as VS Code
+ * keeps it for a webview (getState/setState survive the panel being hidden and shown). Restored
+ * state is checked field by field: an older panel version may have stored something else.
  */
 import type { PanelTab, PanelUiState, SortKey } from './protocol';
 
@@ -26,5 +26,7 @@ export function readUiState(stored: unknown): PanelUiState {
   if (typeof s.selectedId === 'string') state.selectedId = s.selectedId;
   if (typeof s.scrollTop === 'number' && Number.isFinite(s.scrollTop) && s.scrollTop >= 0) state.scrollTop = s.scrollTop;
   if (TABS.includes(s.tab as PanelTab)) state.tab = s.tab as PanelTab;
+  if (typeof s.compareFilter === 'string') state.compareFilter = s.compareFilter;
+  if (s.compareFolded === true) state.compareFolded = true;
   return state;
 }

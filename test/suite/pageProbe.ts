@@ -1,0 +1,46 @@
+/**
+ * The suite's side of the launcher's page probes (test/vscode/pageProbes.ts): ask with one log
+ * line, wait for the answer file in the workspace. Under a launcher without probes (the
+ * @vscode/test-electron one) `pageProbesAvailable` is false and the tests that need them skip.
+ */
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { PAGE_PROBE_FOLDER, PAGE_PROBE_PREFIX, type PageProbeRequest, type PanelDom } from '../vscode/pageProbes';
+
+export const pageProbesAvailable = process.env.REACH_AUDIT_PAGE_PROBES === '1';
+
+let counter = 0;
+
+async function ask<T>(kind: PageProbeRequest['kind'], args: Record<string, unknown>, timeoutMs = 60_000): Promise<T> {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  if (!folder) throw new Error('page probes need the workspace folder the launcher opened');
+  const id = `${kind}-${process.pid}-${++counter}`;
+  const file = path.join(folder, PAGE_PROBE_FOLDER, `${id}.json`);
+  rmSync(file, { force: true });
+  const request: PageProbeRequest = { id, kind, args };
+  console.log(PAGE_PROBE_PREFIX + JSON.stringify(request));
+  const deadline = Date.now() + timeoutMs;
+  while (!existsSync(file)) {
+    if (Date.now() > deadline) throw new Error(`the launcher did not answer the ${kind} page probe within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const reply = JSON.parse(readFileSync(file, 'utf8')) as { result?: T; error?: string };
+  if (reply.error !== undefined) throw new Error(`page probe ${kind}: ${reply.error}`);
+  return reply.result as T;
+}
+
+/** The audit panel's rendered DOM, once it shows question `id` whose text is `text` in the detail pane. */
+export function panelDom(id: string, text: string): Promise<PanelDom> {
+  return ask<PanelDom>('panelDom', { id, text });
+}
+
+/** Saves the window and the audit panel as `<name>-window.png` / `<name>-panel.png`. */
+export function screenshot(name: string): Promise<{ files: string[] }> {
+  return ask<{ files: string[] }>('screenshot', { name });
+}
+
+/** Clicks the panel's button or tab labelled `text`. */
+export async function panelClick(text: string): Promise<void> {
+  await ask<{ clicked: string }>('panelClick', { text });
+}
