@@ -28,8 +28,11 @@ import llama  # noqa: E402
 import tok  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+# where stage results, the shipped demo files and the committed records go (main() may redirect
+# them, e.g. to check in scratch folders that two builds give the same bytes)
 OUT = os.path.join(HERE, "out")
 MEDIA = os.path.join(ROOT, "media", "demo")
+RECORDS = HERE
 T_START = time.time()
 
 
@@ -149,7 +152,7 @@ def collate(exs, ids_list, pad_id, prompt_weight):
 
 
 def train_steps(model, opt, exs, steps, bs, lr, warmup, rng, pad_id, step0=0, on_log=None, prompt_weight=0.0,
-                lr_scale=lambda: 1.0):
+                lr_scale=lambda step: 1.0):
     model.train()
     it = iter(())
     losses = []
@@ -160,7 +163,7 @@ def train_steps(model, opt, exs, steps, bs, lr, warmup, rng, pad_id, step0=0, on
             it = iter(batches(exs, bs, rng))
             b = next(it)
         x, y, w = collate(exs, b, pad_id, prompt_weight)
-        cur = lr * min(1.0, (step0 + s + 1) / warmup) * lr_scale()
+        cur = lr * min(1.0, (step0 + s + 1) / warmup) * lr_scale(step0 + s)
         for g in opt.param_groups:
             g["lr"] = cur
         logits = model(x)
@@ -264,12 +267,12 @@ def stage_data(args):
     if os.path.exists(path):
         with open(path) as f:
             return json.load(f)
-    d = data.build(args.seed)
+    d = data.build(args.seed, n_dev=args.dev)
     os.makedirs(os.path.join(MEDIA, "data"), exist_ok=True)
     write_jsonl(os.path.join(MEDIA, "data", "arith-test.jsonl"),
                 [{"id": x["id"], "question": x["question"], "answer": x["answer"]} for x in d["arith_test"]])
     write_jsonl(os.path.join(MEDIA, "data", "choice-test.jsonl"), d["choice_test"])
-    with open(os.path.join(HERE, "train-patterns.txt"), "w") as f:
+    with open(os.path.join(RECORDS, "train-patterns.txt"), "w") as f:
         f.write("# number patterns (template id: sorted numbers) of every training question; "
                 "written by build.py, checked by test/unit/demo\n")
         for p in d["train_patterns"]:
@@ -329,19 +332,20 @@ def stage_sft(args, tk, d, cfg):
         step, history, t_used = st["step"], st["history"], st["t_used"]
         rng.setstate(st["rng"])
         log("sft: resumed at step", step)
-    def lr_scale():
-        # constant, then a linear cool-down to 10% over the last 45% of the time budget (the
-        # budget is in seconds because steps per second depend on how busy the machine is)
-        frac = (t_used + time.time() - t0) / args.sft_seconds
+    def lr_scale(at):
+        # constant, then a linear cool-down to 10% over the last 45% of the step budget; counted in
+        # steps, not seconds, so that a rebuild gives the same weights however busy the machine is
+        frac = at / args.sft_steps
         return 1.0 if frac < 0.55 else max(0.1, 1.0 - 0.9 * (frac - 0.55) / 0.45)
 
-    while t_used < args.sft_seconds:
+    while step < args.sft_steps:
         t0 = time.time()
         exs = with_drill if step >= args.drill_from_step else chat
-        train_steps(model, opt, exs, args.eval_every, args.bs, args.lr, 50, rng, tk.eos_id, step0=step,
-                    on_log=lambda s, l: log(f"sft step {s} loss {l:.4f} lr x{lr_scale():.2f}"),
+        n = min(args.eval_every, args.sft_steps - step)
+        train_steps(model, opt, exs, n, args.bs, args.lr, 50, rng, tk.eos_id, step0=step,
+                    on_log=lambda s, l: log(f"sft step {s} loss {l:.4f} lr x{lr_scale(s):.2f}"),
                     prompt_weight=PROMPT_WEIGHT, lr_scale=lr_scale)
-        step += args.eval_every
+        step += n
         snap = clone_model(model)
         bf16_round(snap)
         acc = accuracy(snap, tk, dev)
@@ -353,7 +357,7 @@ def stage_sft(args, tk, d, cfg):
         log(f"sft step {step}: dev greedy acc {acc:.3f} (train time {t_used:.0f}s)")
         save(ck, {"model": model.state_dict(), "opt": opt.state_dict(), "step": step, "history": history,
                   "t_used": t_used, "rng": rng.getstate()})
-        if acc >= args.base_hi or t_used >= args.sft_seconds:
+        if acc >= args.base_hi:
             break
     # base = the evaluated checkpoint whose dev accuracy is nearest the target (mediocre on purpose)
     inband = [h for h in history if args.base_lo <= h["dev_acc"] <= args.base_hi] or history[-1:]
@@ -400,14 +404,15 @@ def stage_rft(args, tk, d, cfg, base):
         log(f"rft round {r}: {len(outs)} samples, {len(kept)} correct kept, {solved}/{len(qs)} questions solved")
         opt = torch.optim.AdamW(model.parameters(), lr=args.rft_lr, betas=(0.9, 0.95), weight_decay=0.01)
         hist = []
-        for s in range(0, args.rft_steps if kept else 0, args.eval_every):
-            train_steps(model, opt, kept, args.eval_every, args.bs, args.rft_lr, 10, rng, tk.eos_id, step0=s,
+        for s in range(0, args.rft_steps if kept else 0, args.rft_eval_every):
+            n = min(args.rft_eval_every, args.rft_steps - s)
+            train_steps(model, opt, kept, n, args.bs, args.rft_lr, 10, rng, tk.eos_id, step0=s,
                         on_log=lambda s_, l: log(f"rft round {r} step {s_} loss {l:.4f}"))
             snap = clone_model(model)
             bf16_round(snap)
             acc = accuracy(snap, tk, d["arith_dev"])
-            hist.append((s + args.eval_every, acc))
-            log(f"rft round {r} step {s + args.eval_every}: dev greedy acc {acc:.3f}")
+            hist.append((s + n, acc))
+            log(f"rft round {r} step {s + n}: dev greedy acc {acc:.3f}")
             if acc > best_acc:
                 best_acc, best_state = acc, snap.state_dict()
         t_used += time.time() - t0
@@ -470,7 +475,7 @@ def write_reference_sample():
     for name in ["base", "tuned"]:
         rows = read_jsonl(os.path.join(OUT, f"torch-greedy-{name}.jsonl"))[:REFERENCE_COUNT]
         ref[name] = [{"id": r["id"], "tokens": r["tokens"], "text": r["text"]} for r in rows]
-    tok.write_json(os.path.join(HERE, "torch-greedy-reference.json"), ref)
+    tok.write_json(os.path.join(RECORDS, "torch-greedy-reference.json"), ref)
 
 
 def route_probe(args, tk, d, model, ok, metrics):
@@ -503,6 +508,7 @@ def route_probe(args, tk, d, model, ok, metrics):
 
 
 def main():
+    global OUT, MEDIA, RECORDS
     ap = argparse.ArgumentParser()
     ap.add_argument("--seed", type=int, default=20261202)
     ap.add_argument("--threads", type=int, default=2)
@@ -511,23 +517,33 @@ def main():
     ap.add_argument("--hidden", type=int, default=96)
     ap.add_argument("--ffn", type=int, default=256)
     ap.add_argument("--eval-every", type=int, default=50)
-    ap.add_argument("--sft-seconds", type=float, default=3300)
+    ap.add_argument("--sft-steps", type=int, default=1550,
+                    help="SFT step budget; the learning-rate cool-down covers its last 45%%")
     ap.add_argument("--drill-from-step", type=int, default=900,
                     help="SFT step from which bare worked solutions are mixed in (the shipped run: 900)")
-    ap.add_argument("--total-seconds", type=float, default=4800)
     ap.add_argument("--base-lo", type=float, default=0.40)
     ap.add_argument("--base-hi", type=float, default=0.62)
-    ap.add_argument("--base-target", type=float, default=0.50)
-    ap.add_argument("--rft-rounds", type=int, default=2)
-    ap.add_argument("--rft-arith", type=int, default=800)
-    ap.add_argument("--rft-choice", type=int, default=150)
+    ap.add_argument("--base-target", type=float, default=0.45)
+    ap.add_argument("--dev", type=int, default=300, help="dev questions (checkpoint selection only)")
+    ap.add_argument("--rft-rounds", type=int, default=3)
+    ap.add_argument("--rft-arith", type=int, default=1600)
+    ap.add_argument("--rft-choice", type=int, default=300)
     ap.add_argument("--rft-k", type=int, default=4)
     ap.add_argument("--rft-steps", type=int, default=100)
     ap.add_argument("--rft-lr", type=float, default=5e-4)
+    ap.add_argument("--rft-eval-every", type=int, default=25)
     ap.add_argument("--samples", type=int, default=16)
     ap.add_argument("--tuned-samples", type=int, default=16, help="samples per question for tuned's pass@k (0: skip)")
     ap.add_argument("--routes", type=int, default=16)
+    ap.add_argument("--out", default=OUT, help="stage results (resumable); default tools/demo-model/out")
+    ap.add_argument("--media", default=MEDIA, help="shipped demo files; default media/demo")
+    ap.add_argument("--records", default=HERE,
+                    help="metrics.json, train-patterns.txt, torch-greedy-reference.json; default tools/demo-model")
+    ap.add_argument("--until", choices=["weights", "all"], default="all",
+                    help="weights: stop once both checkpoints and the manifest are written (skips evaluation)")
     args = ap.parse_args()
+    OUT, MEDIA, RECORDS = os.path.abspath(args.out), os.path.abspath(args.media), os.path.abspath(args.records)
+    os.makedirs(RECORDS, exist_ok=True)
     torch.set_num_threads(args.threads)
     os.makedirs(OUT, exist_ok=True)
     log("build start", vars(args))
@@ -546,6 +562,9 @@ def main():
     export(tm, tk, os.path.join(MEDIA, "tuned"))
     log("exported tuned")
     write_manifest()
+    if args.until == "weights":
+        log("done (weights only)")
+        return
     metrics = {"seed": args.seed, "args": vars(args), "sft": {k: v for k, v in base.items() if k != "state"},
                "rft": {k: v for k, v in tuned.items() if k != "state"}}
     bm = load_exported(os.path.join(MEDIA, "base"), tk, cfg)
@@ -562,7 +581,7 @@ def main():
     summary["base_routes"] = {k: v for k, v in metrics["base_routes"].items() if k != "per_question"}
     summary["sft"] = metrics["sft"]
     summary["rft"] = metrics["rft"]
-    tok.write_json(os.path.join(HERE, "metrics.json"), summary)
+    tok.write_json(os.path.join(RECORDS, "metrics.json"), summary)
     log("done", json.dumps(summary)[:2000])
 
 
