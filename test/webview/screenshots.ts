@@ -1,7 +1,8 @@
 /**
- * Screenshots of the audit panel in the harness, Dark Modern and Light Modern:
- * media/screenshots/panel-{dark,light}.png (questions tab with a question open) and
- * media/screenshots/panel-charts-{dark,light}.png (charts tab).
+ * Screenshots of the audit panel in the harness (synthetic data), Dark Modern and Light Modern:
+ * out/test/screenshots/harness/panel-{dark,light}.png (questions tab with a question open) and
+ * panel-charts-{dark,light}.png (charts tab), for checking the layout while working on the panel.
+ * The README's pictures come from the real VS Code instead (test/suite, saved by the launcher).
  * Run: npx tsc -p . && node out/test/webview/screenshots.js
  */
 import { mkdir, rm } from 'node:fs/promises';
@@ -12,7 +13,7 @@ import { makeSyntheticRun } from './syntheticRun';
 const RUN = { n: 2000, budget: 8, seed: 11, xssEvery: 0, label: 'qwen2-0.5b-base · arith-test', runId: 'screenshot-run' };
 
 async function main(): Promise<void> {
-  const outDir = join(ROOT, 'media', 'screenshots');
+  const outDir = join(ROOT, 'out', 'test', 'screenshots', 'harness');
   await mkdir(outDir, { recursive: true });
   // The question shown: in the failure set, repaired by a block, reached by several probes.
   const run = makeSyntheticRun(RUN);
