@@ -117,6 +117,36 @@ suite('Audit commands, panel and editor', function () {
     assert.ok(api.auditView.html.includes(`n = ${summary.n} questions`));
   });
 
+  test('Run Reachability Audit on the shipped demo data: the table shows each question with its state', async () => {
+    const demo = path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'media', 'demo');
+    const result = await vscode.commands.executeCommand<CommandResult>('reachAudit.runAudit', {
+      ...settings,
+      model: path.join(demo, 'base'),
+      data: path.join(demo, 'data', 'arith-test.jsonl'),
+      limit: 4,
+      maxNewTokens: 64,
+      batch: 8,
+      name: 'suite-demo',
+    });
+    assert.equal(result.how, 'done', result.message);
+    const records = readRecords(result.runDir!);
+    assert.deepEqual(records.map((r) => r.line), [1, 2, 3, 4]);
+    const runs = await api.runs.refresh();
+    const summary = JSON.parse(fs.readFileSync(path.join(result.runDir!, 'summary.json'), 'utf8')) as { n: number; realized: { rate: number } };
+    const entry = runs.find((r) => r.folder === result.runDir);
+    assert.equal(entry?.headline?.realized?.rate, summary.realized.rate);
+    assert.equal(api.panel.runFolder, result.runDir);
+    if (!pageProbesAvailable) return;
+    // In the rendered table: each question's row carries the realized chip exactly when it was realized.
+    for (const record of records) {
+      api.panel.selectQuestion(record.id);
+      const dom = await panelDom(record.id, record.question);
+      assert.equal(dom.rowTexts.length, 1, record.id);
+      const realized = (record.realized as { correct: boolean }).correct;
+      assert.equal(/(^|[^a-z])realized/.test(dom.rowTexts[0].replace(/not realized/g, '')), realized, `${record.id}: ${dom.rowTexts[0]}`);
+    }
+  });
+
   test('Audit This Question on a chosen line gives the record of that question in the full run', async () => {
     assert.ok(fullRun, 'needs the full run');
     const editor = await vscode.window.showTextDocument(vscode.Uri.file(data));
