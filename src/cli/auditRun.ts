@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { UsageError } from './command';
+import { UsageError, warn } from './command';
 import { progressReporter, formatDuration } from './progress';
 import { readDataset, readPreSettings, runSettings, selectQuestions, type AuditFlagValues } from './auditArgs';
 import { loadModel } from '../engine/index';
@@ -26,10 +26,6 @@ export interface AuditPlan {
   label: string;
   /** With --resume, start a new run when there is none to resume (compare resumes two runs, one may not have started). */
   resumeOrStart?: boolean;
-}
-
-function warn(message: string): void {
-  process.stderr.write(`reach-audit: warning: ${message}\n`);
 }
 
 /** Checks everything that does not need the model; returns a function that runs the audit. */

@@ -10,3 +10,8 @@ export interface Command {
 
 /** Bad command-line input; the same class as every other user-input error (see engine/errors.ts). */
 export { InputError as UsageError };
+
+/** A warning on stderr that does not stop the command (a torn record line, an unfinished run). */
+export function warn(message: string): void {
+  process.stderr.write(`reach-audit: warning: ${message}\n`);
+}

@@ -4,7 +4,7 @@
  */
 import * as path from 'node:path';
 import type { Command } from './command';
-import { UsageError } from './command';
+import { UsageError, warn } from './command';
 import { AUDIT_FLAGS, AUDIT_FLAGS_HELP } from './auditArgs';
 import { interruptSignal, prepareAudit } from './auditRun';
 import { parseFlags } from './engineArgs';
@@ -32,10 +32,6 @@ const help = [
   '  --html FILE              also write a self-contained HTML report',
   ...AUDIT_FLAGS_HELP,
 ].join('\n');
-
-function warn(message: string): void {
-  process.stderr.write(`reach-audit: warning: ${message}\n`);
-}
 
 export const compareCommand: Command = {
   help,

@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Command } from './command';
-import { UsageError } from './command';
+import { UsageError, warn } from './command';
 import { parseArgs } from 'node:util';
 import { writeHtmlReport } from './reportFiles';
 import { loadRun, readComparison } from '../audit/comparisonStore';
@@ -24,10 +24,6 @@ const help = [
   '  --html FILE   write a self-contained HTML report with the charts (no remote resources)',
   '  --json        print summary.json (or comparison.json) on stdout',
 ].join('\n');
-
-function warn(message: string): void {
-  process.stderr.write(`reach-audit: warning: ${message}\n`);
-}
 
 export const reportCommand: Command = {
   help,

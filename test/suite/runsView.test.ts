@@ -9,11 +9,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ReachAuditApi } from '../../src/extension/extension';
 import type { RunsNode } from '../../src/extension/runsView';
+import { EXTENSION_ID, FIXTURE_RUNS, BASE_RUN } from './suiteFixtures';
 
-const EXTENSION_ID = 'reach-audit.reach-audit';
-// out/test/suite → test/fixtures/runs in the repository.
-const FIXTURE_RUNS = path.resolve(__dirname, '../../../test/fixtures/runs');
-const BASE_RUN = '2026-12-01T09-30-00Z-demo-base';
 const UNFINISHED_RUN = '2026-12-01T11-00-00Z-demo-base-rerun';
 const TUNED_RUN = '2026-12-01T10-15-00Z-demo-tuned';
 

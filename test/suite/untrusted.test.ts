@@ -10,10 +10,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CommandResult } from '../../src/extension/auditCommands';
 import type { ReachAuditApi } from '../../src/extension/extension';
+import { EXTENSION_ID, FIXTURE_RUNS, BASE_RUN } from './suiteFixtures';
 
-const EXTENSION_ID = 'reach-audit.reach-audit';
-const FIXTURE_RUNS = path.resolve(__dirname, '../../../test/fixtures/runs');
-const BASE_RUN = '2026-12-01T09-30-00Z-demo-base';
 const HOSTILE_PATH = '/hostile/model-from-the-workspace';
 
 suite('Untrusted workspace', function () {

@@ -15,8 +15,8 @@ import type { ReachAuditApi } from '../../src/extension/extension';
 import type { CommandResult } from '../../src/extension/auditCommands';
 import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
 import { pageProbesAvailable, panelClick, panelDom, screenshot } from './pageProbe';
+import { EXTENSION_ID } from './suiteFixtures';
 
-const EXTENSION_ID = 'reach-audit.reach-audit';
 // The markup a hostile dataset could carry; the <svg> one would leave a mark on the page if it ever ran.
 const XSS_QUESTION =
   'Tom has <img src=x onerror=alert(1)> 2 apples </script><script>alert(2)</script> and <svg onload="document.documentElement.dataset.pwned=1"> buys 2 more. How many?';
