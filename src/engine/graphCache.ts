@@ -15,7 +15,7 @@ import { buildBlockGraph, type GraphVariant } from './blockGraph';
 import { buildHeadGraph } from './headGraph';
 
 /** Bump when the graphs or their file layout change: old cache folders are then ignored. */
-export const ENGINE_VERSION = 'reach-audit-engine-1';
+export const ENGINE_VERSION = 'reach-audit-engine-3';
 
 const MANIFEST = 'manifest.json';
 

@@ -197,7 +197,7 @@ export class RouteExecutor {
       hidden: new ort.Tensor('float32', pick(hidden), [n, S, H]),
       cos: new ort.Tensor('float32', pick(cos), [n, S, 1, half]),
       sin: new ort.Tensor('float32', pick(sin), [n, S, 1, half]),
-      attn_bias: new ort.Tensor('float32', pick(bias), [n, 1, 1, S, T]),
+      attn_bias: new ort.Tensor('float32', pick(bias), [n, 1, S, T]),
       past_k: pastK,
       past_v: pastV,
       mlp_gate: new ort.Tensor('float32', gate, [n, 1, 1]),

@@ -9,6 +9,7 @@ import { after } from 'node:test';
 import { type RandomModelSpec, SMALL_SPECS, type WrittenModel, writeRandomModel } from '../../support/modelFolder';
 import { ReferenceModel } from '../../support/referenceTransformer';
 import { type Model, loadModel } from '../../../src/engine';
+import type { GraphVariant } from '../../../src/engine/blockGraph';
 
 export const TOLERANCE = 1e-4;
 
@@ -34,10 +35,10 @@ export function specVariants(): { name: string; spec: RandomModelSpec }[] {
   return out;
 }
 
-export async function fixture(name: string, spec: RandomModelSpec): Promise<Fixture> {
+export async function fixture(name: string, spec: RandomModelSpec, variant?: GraphVariant): Promise<Fixture> {
   const dir = path.join(root, 'models', name);
   const written = writeRandomModel(dir, spec);
-  const model = await loadModel(dir, { cacheDir, threads: 1 });
+  const model = await loadModel(dir, { cacheDir, threads: 1, variant });
   loaded.push(model);
   return { name, written, model, ref: ReferenceModel.load(dir) };
 }

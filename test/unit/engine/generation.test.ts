@@ -70,6 +70,26 @@ for (const name of ['llama', 'qwen3', 'qwen2', 'mistral']) {
       }
       assert.deepEqual(together[3], { tokens: [], text: '', logprobs: [], finishReason: 'length', cost: { generatedTokens: 0, blockApplications: L * 2 } });
     });
+
+    // Bit for bit, not within a tolerance: a question's probes share one prompt, so they meet no
+    // padding, and auditing that question alone has to reproduce its record exactly. This holds
+    // because every product computes each row the same way whatever the number of rows (see
+    // blockGraph.ts); padding changes the attention's reduction lengths, hence the test above.
+    it('gives a sequence the same tokens and log-probs, bit for bit, alone and in a batch of the same prompt length', async () => {
+      const prompt = promptIds(6, 11, spec.vocabSize);
+      const requests: GenerationRequest[] = [
+        { promptIds: prompt, maxNewTokens: 5, decoding: greedy },
+        { promptIds: prompt, route: [0, 0, ...identity.slice(1)], maxNewTokens: 3, decoding: { temperature: 1, topP: 0.9, seed: 3 } },
+        { promptIds: prompt, silencedMlp: [L - 1], maxNewTokens: 6, decoding: { temperature: 0.8, topP: 1, seed: 4 } },
+        { promptIds: prompt, route: identity.slice().reverse(), maxNewTokens: 4, decoding: greedy },
+      ];
+      const together = await f.model.generate(requests);
+      for (let i = 0; i < requests.length; i++) {
+        const [alone] = await f.model.generate([requests[i]]);
+        assert.deepEqual(together[i].tokens, alone.tokens, `request ${i}`);
+        assert.deepEqual(together[i].logprobs, alone.logprobs, `request ${i} log-probs`);
+      }
+    });
   });
 }
 
