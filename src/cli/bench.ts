@@ -197,11 +197,11 @@ export const benchCommand: Command = {
       const fresh = spawnSync(process.execPath, [...process.execArgv, process.argv[1], 'bench', ...args, ...(v.model ? [] : ['--model', dir])].filter((a) => a !== '--random-qwen-0.5b'), { stdio: 'inherit' });
       return fresh.status ?? 1;
     }
-    const bandwidthBefore = copyBandwidth();
     const loadSeconds = (performance.now() - loadStart) / 1000;
     try {
-      log(`loaded in ${loadSeconds.toFixed(1)} s (graphs ${model.graphs.built ? 'built' : 'from cache'}: ${model.graphs.dir})`);
+      log(`loaded in ${loadSeconds.toFixed(1)} s (graphs from cache: ${model.graphs.dir})`);
       const rssAfterLoad = process.memoryUsage().rss;
+      const bandwidthBefore = copyBandwidth();
       const prefill: number[] = [];
       const decode1: number[] = [];
       const decodeB: number[] = [];
