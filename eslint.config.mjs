@@ -87,6 +87,7 @@ export default defineConfig(
         'error',
         [
           { folder: 'src/audit', reason: 'the engine sits below the audit layer' },
+          { folder: 'src/service', reason: 'the engine sits below the engine service' },
           { folder: 'src/cli', reason: 'the engine sits below the CLI' },
           { folder: 'src/extension', reason: 'the engine sits below the extension' },
           { folder: 'webview', reason: 'the webview is a separate browser bundle' },
@@ -103,6 +104,23 @@ export default defineConfig(
         [
           { folder: 'src/cli', reason: 'the audit layer sits below the CLI' },
           { folder: 'src/extension', reason: 'the audit layer sits below the extension' },
+          { folder: 'src/service', reason: 'the audit layer sits below the engine service' },
+          { folder: 'webview', reason: 'the webview is a separate browser bundle' },
+        ],
+      ],
+    },
+  },
+  {
+    // The engine service (child-process protocol, codec, client) sits between the front ends and
+    // the audit: the CLI's `serve` and the extension both use it; it uses neither.
+    files: ['src/service/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ ...noVscode, message: 'the engine service runs outside VS Code too.' }] }],
+      'import-boundaries/no-import-from': [
+        'error',
+        [
+          { folder: 'src/cli', reason: 'the service sits below the CLI' },
+          { folder: 'src/extension', reason: 'the service sits below the extension' },
           { folder: 'webview', reason: 'the webview is a separate browser bundle' },
         ],
       ],

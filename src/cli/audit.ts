@@ -7,7 +7,7 @@ import { UsageError } from './command';
 import { AUDIT_FLAGS, AUDIT_FLAGS_HELP } from './auditArgs';
 import { defaultRunName, interruptSignal, prepareAudit } from './auditRun';
 import { parseFlags } from './engineArgs';
-import { formatSummary } from '../audit/summaryText';
+import { formatSummary } from '../audit/report/summaryText';
 
 const help = [
   'Usage: reach-audit audit --model DIR --data FILE [options]',

@@ -6,13 +6,13 @@
 import * as fs from 'node:fs';
 import { UsageError } from './command';
 import { parseNumber, parseWholeNumber } from './engineArgs';
-import { globalRoutePool } from '../audit/auditRunner';
-import { loadDataset, type Dataset } from '../audit/dataset';
-import { checkDeployment, DEFAULT_DEPLOYMENT, QUESTION_SLOT, type Deployment, type FewShotExample } from '../audit/deployment';
-import type { RunSettings } from '../audit/manifest';
-import { DEFAULT_SEARCH } from '../audit/mcts';
-import { isRouteProbe, parseProbeSpecs, parseSelectors, PROBE_NAMES, SELECTOR_NAMES, type ProbeSpec } from '../audit/probes';
-import { ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/question';
+import { globalRoutePool } from '../audit/run/questionPipeline';
+import { loadDataset, type Dataset } from '../audit/dataset/dataset';
+import { checkDeployment, DEFAULT_DEPLOYMENT, QUESTION_SLOT, type Deployment, type FewShotExample } from '../audit/probes/deployment';
+import type { RunSettings } from '../audit/run/manifest';
+import { DEFAULT_SEARCH } from '../audit/probes/routeSearch';
+import { isRouteProbe, parseProbeSpecs, parseSelectors, PROBE_NAMES, SELECTOR_NAMES, type ProbeSpec } from '../audit/probes/probeSpec';
+import { ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset/question';
 
 export const AUDIT_FLAGS = {
   data: { type: 'string' },

@@ -11,9 +11,9 @@ import { readDataset, readPreSettings, runSettings, selectQuestions, type AuditF
 import { loadModel } from '../engine/index';
 import { ENGINE_VERSION } from '../engine/graphCache';
 import { readModelConfig } from '../engine/config';
-import { modelContentHash } from '../audit/modelFingerprint';
-import { runAudit, type RunAuditResult } from '../audit/runAudit';
-import { latestRunFolder, MANIFEST_FILE, newRunFolder, prepareRunFolder } from '../audit/runStore';
+import { modelContentHash } from '../audit/run/modelFingerprint';
+import { runAudit, type RunAuditResult } from '../audit/run/runFolderAudit';
+import { latestRunFolder, MANIFEST_FILE, newRunFolder, prepareRunFolder } from '../audit/run/runStore';
 import { parseWholeNumber } from './engineArgs';
 
 export interface AuditPlan {

@@ -9,10 +9,10 @@ import { AUDIT_FLAGS, AUDIT_FLAGS_HELP } from './auditArgs';
 import { interruptSignal, prepareAudit } from './auditRun';
 import { parseFlags } from './engineArgs';
 import { writeHtmlReport } from './reportFiles';
-import { compareRuns, newComparisonFolder, writeComparison, COMPARISON_FILE } from '../audit/comparisonStore';
-import { comparisonReportHtml } from '../audit/htmlReport';
-import { readRecords } from '../audit/runStore';
-import { formatComparison, formatSummary } from '../audit/summaryText';
+import { compareRuns, newComparisonFolder, writeComparison, COMPARISON_FILE } from '../audit/run/comparisonStore';
+import { comparisonReportHtml } from '../audit/report/htmlReport';
+import { readRecords } from '../audit/run/runStore';
+import { formatComparison, formatSummary } from '../audit/report/summaryText';
 
 const help = [
   'Usage: reach-audit compare --base-run RUN --tuned-run RUN [--html FILE] [--json] [--out DIR]',

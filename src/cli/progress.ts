@@ -2,7 +2,7 @@
  * Audit progress on stderr: questions done, rate, ETA and the current stage. On a terminal one
  * line is rewritten in place; otherwise a line is printed at most every few seconds, so logs stay short.
  */
-import type { AuditProgress } from '../audit/runAudit';
+import type { AuditProgress } from '../audit/run/runFolderAudit';
 
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) return '—';

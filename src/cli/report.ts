@@ -9,10 +9,10 @@ import type { Command } from './command';
 import { UsageError, warn } from './command';
 import { parseArgs } from 'node:util';
 import { writeHtmlReport } from './reportFiles';
-import { loadRun, readComparison } from '../audit/comparisonStore';
-import { comparisonReportHtml, runReportHtml } from '../audit/htmlReport';
-import { readRecords } from '../audit/runStore';
-import { formatComparison, formatSummary } from '../audit/summaryText';
+import { loadRun, readComparison } from '../audit/run/comparisonStore';
+import { comparisonReportHtml, runReportHtml } from '../audit/report/htmlReport';
+import { readRecords } from '../audit/run/runStore';
+import { formatComparison, formatSummary } from '../audit/report/summaryText';
 
 const help = [
   'Usage: reach-audit report RUN [--html FILE] [--json]',

@@ -1,6 +1,6 @@
 /**
  * `reach-audit serve`: the engine child process of the VS Code extension. Reads requests as JSON
- * lines on stdin and writes events as JSON lines on stdout (src/audit/serviceProtocol.ts); stdout
+ * lines on stdin and writes events as JSON lines on stdout (src/service/protocol.ts); stdout
  * carries nothing else, diagnostics go to stderr. Requests run one at a time, in order, through the
  * same audit code as `reach-audit audit`; the last model stays loaded for the next request.
  * Cancelling stops after the current engine batch; every finished question is already on disk.
@@ -15,12 +15,12 @@ import { parseFlags } from './engineArgs';
 import { InputError } from '../engine/errors';
 import { ENGINE_VERSION } from '../engine/graphCache';
 import { loadModel, type Model } from '../engine/index';
-import { compareRuns, newComparisonFolder, writeComparison } from '../audit/comparisonStore';
-import type { Dataset } from '../audit/dataset';
-import { modelContentHash } from '../audit/modelFingerprint';
-import type { Question } from '../audit/question';
-import { runAudit, TOOL_VERSION, type AuditProgress, type RunAuditResult } from '../audit/runAudit';
-import { latestRunFolder, newRunFolder, prepareRunFolder, readRecords } from '../audit/runStore';
+import { compareRuns, newComparisonFolder, writeComparison } from '../audit/run/comparisonStore';
+import type { Dataset } from '../audit/dataset/dataset';
+import { modelContentHash } from '../audit/run/modelFingerprint';
+import type { Question } from '../audit/dataset/question';
+import { runAudit, TOOL_VERSION, type AuditProgress, type RunAuditResult } from '../audit/run/runFolderAudit';
+import { latestRunFolder, newRunFolder, prepareRunFolder, readRecords } from '../audit/run/runStore';
 import {
   AUDIT_OPTION_FLAGS,
   LineSplitter,
@@ -34,7 +34,7 @@ import {
   type QuestionRef,
   type RunLabel,
   type WorkRequest,
-} from '../audit/serviceProtocol';
+} from '../service/protocol';
 
 const help = [
   'Usage: reach-audit serve',
@@ -42,7 +42,7 @@ const help = [
   'Runs the engine as a service for the VS Code extension: requests as JSON lines on stdin',
   '(audit, auditQuestion, compare, cancel, shutdown), events as JSON lines on stdout (hello,',
   'started, progress, record, log, result, stopped, error). Diagnostics go to stderr. The',
-  'protocol is defined in src/audit/serviceProtocol.ts. Exits when stdin closes.',
+  'protocol is defined in src/service/protocol.ts. Exits when stdin closes.',
 ].join('\n');
 
 const MAX_REQUEST_BYTES = 64 * 1024 * 1024;

@@ -6,14 +6,14 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { registerAuditCommands } from './auditCommands';
-import { AuditPanelHost } from './auditPanel';
-import { AuditSession } from './auditSession';
-import { readAuditSettings } from './auditSettings';
-import { AUDIT_VIEW_ID, AuditViewProvider } from './auditView';
-import { QuestionLensProvider } from './questionLens';
-import { datasetPathOf } from './runData';
-import { RUN_FILES_GLOB, RunsTreeProvider, type RunsNode } from './runsView';
+import { registerAuditCommands } from './commands/auditCommands';
+import { AuditPanelHost } from './panel/auditPanel';
+import { AuditSession } from './commands/auditSession';
+import { readAuditSettings } from './commands/auditSettings';
+import { AUDIT_VIEW_ID, AuditViewProvider } from './sidebar/auditView';
+import { QuestionLensProvider } from './editor/questionLens';
+import { datasetPathOf } from './panel/runData';
+import { RUN_FILES_GLOB, RunsTreeProvider, type RunsNode } from './sidebar/runsView';
 
 export const RUNS_VIEW_ID = 'reachAudit.runs';
 export const REFRESH_RUNS_COMMAND = 'reachAudit.refreshRuns';

@@ -12,8 +12,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
-import { summarize } from '../../src/audit/summary';
-import type { QuestionRecord } from '../../src/audit/record';
+import { summarize } from '../../src/audit/results/summary';
+import type { QuestionRecord } from '../../src/audit/run/record';
 
 const repo = path.resolve(__dirname, '../../..');
 const cli = path.join(repo, 'dist/cli.js');

@@ -1,5 +1,5 @@
 /**
- * The engine child process for real: the extension's client (src/extension/engineProcess.ts)
+ * The engine child process for real: the extension's client (src/service/engineClient.ts)
  * driving the built `dist/cli.js serve` on small random models and a small GSM8K file. Records
  * arrive as events exactly as written to records.jsonl and as `reach-audit audit` writes them; a
  * cancelled run keeps its finished questions and resumes to the uninterrupted result; a child
@@ -14,9 +14,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
-import { EngineError, EngineProcess, type RequestEvent } from '../../src/extension/engineProcess';
-import { decodeEvent, type AuditRequestOptions, type EngineEvent, type RecordEvent } from '../../src/audit/serviceProtocol';
-import type { QuestionRecord } from '../../src/audit/record';
+import { EngineError, EngineProcess, type RequestEvent } from '../../src/service/engineClient';
+import { decodeEvent, type AuditRequestOptions, type EngineEvent, type RecordEvent } from '../../src/service/protocol';
+import type { QuestionRecord } from '../../src/audit/run/record';
 
 const repo = path.resolve(__dirname, '../../..');
 const cli = path.join(repo, 'dist/cli.js');

@@ -8,7 +8,7 @@ import { cpSync, mkdirSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ReachAuditApi } from '../../src/extension/extension';
-import type { RunsNode } from '../../src/extension/runsView';
+import type { RunsNode } from '../../src/extension/sidebar/runsView';
 import { EXTENSION_ID, FIXTURE_RUNS, BASE_RUN } from './suiteFixtures';
 
 const UNFINISHED_RUN = '2026-12-01T11-00-00Z-demo-base-rerun';

@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { CommandResult } from '../../src/extension/auditCommands';
+import type { CommandResult } from '../../src/extension/commands/auditCommands';
 import type { ReachAuditApi } from '../../src/extension/extension';
 import { EXTENSION_ID, FIXTURE_RUNS, BASE_RUN } from './suiteFixtures';
 

@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ReachAuditApi } from '../../src/extension/extension';
-import type { CommandResult } from '../../src/extension/auditCommands';
+import type { CommandResult } from '../../src/extension/commands/auditCommands';
 import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
 import { pageProbesAvailable, panelClick, panelDom, screenshot } from './pageProbe';
 import { EXTENSION_ID } from './suiteFixtures';

@@ -6,13 +6,13 @@
  * Usage (from the repository root, after `npx tsc -p .`):
  *   node out/tools/demo-model/compareEngine.js [base|tuned ...] [--limit N]
  * Prints, per checkpoint: token-exact agreement with torch, and the engine's accuracy graded by
- * the audit's grader (src/audit/grade.ts) on arith-test and choice-test.
+ * the audit's grader (src/audit/answers/grade.ts) on arith-test and choice-test.
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { loadModel } from '../../src/engine/index';
-import { loadDataset, userMessage } from '../../src/audit/dataset';
-import { grade } from '../../src/audit/grade';
+import { loadDataset, userMessage } from '../../src/audit/dataset/dataset';
+import { grade } from '../../src/audit/answers/grade';
 
 // Run from the repository root (also when bundled elsewhere with esbuild).
 const ROOT = process.cwd();

@@ -135,7 +135,7 @@ export interface RunData {
 
 /**
  * Checkpoint comparison (design section 1). A structural copy of `Comparison` in
- * src/audit/compare.ts, kept by hand because the webview must not import from src/ (it is bundled
+ * src/audit/results/compare.ts, kept by hand because the webview must not import from src/ (it is bundled
  * for the browser and stays DOM-side). The extension assigns a `Comparison` to this type, so tsc
  * reports a field that drifted; test/unit/webview/comparisonModel.test.ts checks both directions.
  */

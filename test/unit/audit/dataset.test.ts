@@ -4,8 +4,8 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { loadDataset, parseDataset, userMessage } from '../../../src/audit/dataset';
-import { grade } from '../../../src/audit/grade';
+import { loadDataset, parseDataset, userMessage } from '../../../src/audit/dataset/dataset';
+import { grade } from '../../../src/audit/answers/grade';
 import { InputError } from '../../../src/engine/errors';
 
 // Compiled tests run from out/test/unit/audit; the fixtures stay in the source tree.

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chatMessages, checkDeployment, DEFAULT_DEPLOYMENT, deploymentRequest, rawPromptText } from '../../../src/audit/deployment';
-import { parseDataset } from '../../../src/audit/dataset';
+import { chatMessages, checkDeployment, DEFAULT_DEPLOYMENT, deploymentRequest, rawPromptText } from '../../../src/audit/probes/deployment';
+import { parseDataset } from '../../../src/audit/dataset/dataset';
 
 const [q] = parseDataset(
   '/v.jsonl',

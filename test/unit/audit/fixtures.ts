@@ -2,11 +2,11 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { parseDataset, type Dataset } from '../../../src/audit/dataset';
-import { DEFAULT_DEPLOYMENT } from '../../../src/audit/deployment';
-import { DEFAULT_SEARCH } from '../../../src/audit/mcts';
-import type { RunSettings } from '../../../src/audit/manifest';
-import { globalRoutePool } from '../../../src/audit/auditRunner';
+import { parseDataset, type Dataset } from '../../../src/audit/dataset/dataset';
+import { DEFAULT_DEPLOYMENT } from '../../../src/audit/probes/deployment';
+import { DEFAULT_SEARCH } from '../../../src/audit/probes/routeSearch';
+import type { RunSettings } from '../../../src/audit/run/manifest';
+import { globalRoutePool } from '../../../src/audit/run/questionPipeline';
 import { FakeGenerator } from './fakeGenerator';
 
 export function gsm8kText(n: number): string {

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { grade, answersEqual, normalizeAnswer } from '../../../src/audit/grade';
-import { lastBoxed, normalizeBoxed } from '../../../src/audit/answerBoxed';
-import { extractGsm8kStrict, extractLastNumber } from '../../../src/audit/answerGsm8k';
-import { parseRational, rationalKey } from '../../../src/audit/rational';
-import type { AnswerFormat, Choice, Question } from '../../../src/audit/question';
+import { grade, answersEqual, normalizeAnswer } from '../../../src/audit/answers/grade';
+import { lastBoxed, normalizeBoxed } from '../../../src/audit/answers/boxed';
+import { extractGsm8kStrict, extractLastNumber } from '../../../src/audit/answers/gsm8k';
+import { parseRational, rationalKey } from '../../../src/audit/answers/rational';
+import type { AnswerFormat, Choice, Question } from '../../../src/audit/dataset/question';
 
 function question(format: AnswerFormat, gold: string, extra: Partial<Question> = {}): Question {
   return { id: 'q', line: 1, schema: 'generic', format, text: 'text', gold, raw: {}, ...extra };

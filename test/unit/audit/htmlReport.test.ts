@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { auditQuestions } from '../../../src/audit/auditRunner';
-import { parseDataset } from '../../../src/audit/dataset';
-import { escapeHtml, runReportHtml } from '../../../src/audit/htmlReport';
-import type { QuestionRecord } from '../../../src/audit/record';
-import { summarize } from '../../../src/audit/summary';
+import { auditQuestions } from '../../../src/audit/run/questionPipeline';
+import { parseDataset } from '../../../src/audit/dataset/dataset';
+import { escapeHtml, runReportHtml } from '../../../src/audit/report/htmlReport';
+import type { QuestionRecord } from '../../../src/audit/run/record';
+import { summarize } from '../../../src/audit/results/summary';
 import { FakeGenerator } from './fakeGenerator';
 import { settingsFor } from './fixtures';
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseProbeSpec, parseProbeSpecs, parseSelectors } from '../../../src/audit/probes';
+import { parseProbeSpec, parseProbeSpecs, parseSelectors } from '../../../src/audit/probes/probeSpec';
 import { InputError } from '../../../src/engine/errors';
 
 test('probe specs parse NAME:B and reject bad budgets with a message naming the argument', () => {

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { analyzeRepair } from '../../../src/audit/repair';
-import type { QuestionRecord } from '../../../src/audit/record';
-import { splitBySeededKey } from '../../../src/audit/seededSplit';
+import { analyzeRepair } from '../../../src/audit/repair/repairScan';
+import type { QuestionRecord } from '../../../src/audit/run/record';
+import { splitBySeededKey } from '../../../src/audit/repair/seededSplit';
 
 function rec(i: number, inF: boolean, realized: boolean, correct: boolean[]): QuestionRecord {
   const cost = { generations: 0, tokens: 0, blockApplications: 0 };

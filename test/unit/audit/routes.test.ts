@@ -9,8 +9,8 @@ import {
   parseRoute,
   routeKey,
   routeLengthBounds,
-} from '../../../src/audit/routes';
-import { seededRandom } from '../../../src/audit/stats';
+} from '../../../src/audit/probes/routes';
+import { seededRandom } from '../../../src/audit/results/stats';
 
 test('length bounds are [round(2L/3), round(5L/4)]', () => {
   assert.deepEqual(routeLengthBounds(8), { min: 5, max: 10 });

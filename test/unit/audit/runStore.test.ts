@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { InputError } from '../../../src/engine/errors';
-import { JsonLinesAppender, latestRunFolder, newRunFolder, prepareRunFolder, readJsonLines, readRecords } from '../../../src/audit/runStore';
-import { runAudit } from '../../../src/audit/runAudit';
+import { JsonLinesAppender, latestRunFolder, newRunFolder, prepareRunFolder, readJsonLines, readRecords } from '../../../src/audit/run/runStore';
+import { runAudit } from '../../../src/audit/run/runFolderAudit';
 import { fakeFor, settingsFor, smallDataset, tempDir } from './fixtures';
 
 test('a torn last line is ignored with a warning; a complete last line without newline is kept', () => {

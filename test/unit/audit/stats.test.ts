@@ -10,8 +10,8 @@ import {
   seededUint32,
   seedFor,
   wilsonInterval,
-} from '../../../src/audit/stats';
-import { xoshiro128ss } from '../../../src/audit/stats/prng';
+} from '../../../src/audit/results/stats';
+import { xoshiro128ss } from '../../../src/audit/results/stats/prng';
 
 function close(actual: number, expected: number, tol: number, what: string): void {
   assert.ok(Math.abs(actual - expected) <= tol, `${what}: ${actual} vs ${expected} (tol ${tol})`);

@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { auditQuestions } from '../../../src/audit/auditRunner';
-import type { QuestionRecord } from '../../../src/audit/record';
-import { readRecords } from '../../../src/audit/runStore';
-import { runAudit } from '../../../src/audit/runAudit';
-import { questionState, summarize } from '../../../src/audit/summary';
-import { readJsonFile } from '../../../src/audit/runStore';
+import { auditQuestions } from '../../../src/audit/run/questionPipeline';
+import type { QuestionRecord } from '../../../src/audit/run/record';
+import { readRecords } from '../../../src/audit/run/runStore';
+import { runAudit } from '../../../src/audit/run/runFolderAudit';
+import { questionState, summarize } from '../../../src/audit/results/summary';
+import { readJsonFile } from '../../../src/audit/run/runStore';
 import { fakeFor, settingsFor, smallDataset, tempDir } from './fixtures';
 
 async function records(): Promise<QuestionRecord[]> {

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { auditQuestions } from '../../../src/audit/auditRunner';
-import type { QuestionRecord } from '../../../src/audit/record';
-import { summarize } from '../../../src/audit/summary';
-import { formatSummary } from '../../../src/audit/summaryText';
+import { auditQuestions } from '../../../src/audit/run/questionPipeline';
+import type { QuestionRecord } from '../../../src/audit/run/record';
+import { summarize } from '../../../src/audit/results/summary';
+import { formatSummary } from '../../../src/audit/report/summaryText';
 import { fakeFor, settingsFor, smallDataset } from './fixtures';
 
 test('the terminal summary gives every rate with its interval and n', async () => {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { loadDataset } from '../../../src/audit/dataset';
+import { loadDataset } from '../../../src/audit/dataset/dataset';
 
 // Compiled tests run from out/test/unit/demo; the demo data stays in the source tree.
 const ROOT = path.resolve(__dirname, '../../../..');

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { latestComparisonOf } from '../../../src/extension/comparisonLookup';
+import { latestComparisonOf } from '../../../src/extension/panel/comparisonLookup';
 
 function workspace(): { runs: string; comparisons: string } {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ra-lookup-'));

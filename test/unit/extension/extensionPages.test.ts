@@ -5,11 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { auditViewHtml } from '../../../src/extension/auditViewHtml';
-import { contentSecurityPolicy, panelHtml } from '../../../src/extension/panelHtml';
-import { groupQuestions } from '../../../src/extension/runQuestionGroups';
-import { questionStateOf } from '../../../src/extension/questionStates';
-import { csvField, recordsToCsv, recordsToJson } from '../../../src/extension/recordExport';
+import { auditViewHtml } from '../../../src/extension/sidebar/auditViewHtml';
+import { contentSecurityPolicy, panelHtml } from '../../../src/extension/panel/panelHtml';
+import { groupQuestions } from '../../../src/extension/editor/runQuestionGroups';
+import { questionStateOf } from '../../../src/extension/editor/questionStates';
+import { csvField, recordsToCsv, recordsToJson } from '../../../src/extension/panel/recordExport';
 import type { AuditRecord } from '../../../webview/src/protocol';
 
 const XSS = '<img src=x onerror=alert(1)> </script>';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { formatHeadlineLine, formatRateDetail, readRunHeadline } from '../../../src/extension/runHeadline';
+import { formatHeadlineLine, formatRateDetail, readRunHeadline } from '../../../src/extension/panel/runHeadline';
 
-// The shape src/audit/summary.ts writes: Rate = {n, successes, rate, ci: {lo, hi}}.
+// The shape src/audit/results/summary.ts writes: Rate = {n, successes, rate, ci: {lo, hi}}.
 const rate = (successes: number, n: number, lo: number, hi: number) => ({ n, successes, rate: successes / n, ci: { lo, hi } });
 
 test('reads realized, reachable per probe, the ceiling, answer-blind rates and the repair headline', () => {

@@ -3,7 +3,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
-import { listRuns, RUNS_FOLDER, splitRunFolderName } from '../../../src/extension/runListing';
+import { listRuns, RUNS_FOLDER, splitRunFolderName } from '../../../src/extension/sidebar/runListing';
 
 // out/test/unit/extension → test/fixtures/runs
 const FIXTURES = path.resolve(__dirname, '../../../../test/fixtures/runs');

@@ -7,8 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { compareRecords, type Comparison } from '../../../src/audit/compare';
-import type { QuestionRecord } from '../../../src/audit/record';
+import { compareRecords, type Comparison } from '../../../src/audit/results/compare';
+import type { QuestionRecord } from '../../../src/audit/run/record';
 import {
   deltaRows,
   newlySplit,

@@ -1,0 +1,42 @@
+/**
+ * The `exact` and `regex` answer formats (design.md section 2): the gold is a configured field and
+ * answers compare as strings, after trimming, collapsing whitespace, dropping a final period and
+ * case folding (so "Paris." = "paris").
+ */
+import { InputError } from '../../engine/errors';
+
+export function textKey(answer: string): string {
+  return answer.trim().replace(/\s+/g, ' ').replace(/[.!]+$/, '').trim().toLowerCase();
+}
+
+export function textEqual(a: string, b: string): boolean {
+  return textKey(a) === textKey(b);
+}
+
+/**
+ * Exact-format prediction: the text after the first "Answer:" when the output has one (the
+ * deployment's answer line), else the whole output. Returns the rule that matched.
+ */
+export function extractExact(output: string): { answer: string; rule: 'exact-answer-line' | 'exact' } | null {
+  const line = /(?:^|\n)\s*(?:\*\*)?(?:final\s+)?answer(?:\*\*)?\s*:(?:\*\*)?[ \t]*([^\n]*)/i.exec(output);
+  if (line && line[1].trim() !== '') return { answer: line[1].trim(), rule: 'exact-answer-line' };
+  const whole = output.trim();
+  return whole === '' ? null : { answer: whole, rule: 'exact' };
+}
+
+/** Compiles a user's prediction pattern, naming it in the error when it is not a valid RegExp. */
+export function compilePattern(pattern: string): RegExp {
+  try {
+    return new RegExp(pattern);
+  } catch (e) {
+    throw new InputError(`invalid --pattern ${JSON.stringify(pattern)}: ${(e as Error).message}; expected a JavaScript regular expression`);
+  }
+}
+
+/** Regex-format prediction: the first match of the pattern; its first capture group when it has one. */
+export function extractRegex(output: string, pattern: RegExp): string | null {
+  const m = pattern.exec(output);
+  if (!m) return null;
+  const value = m.length > 1 ? m[1] : m[0];
+  return value === undefined ? null : value.trim();
+}

@@ -1,0 +1,71 @@
+/**
+ * Answer-blind selection (design section 1): pick one candidate among a probe's outputs without the
+ * gold answer. `majority` and `confidence` look at one question's candidates; `global-route` is a
+ * run-level choice (one route for every held-out question), made in summary.ts from the shared
+ * route pool with chooseGlobalRoute.
+ */
+import type { Attempt, BlindChoice } from '../run/record';
+
+const NO_CHOICE: BlindChoice = { answer: null, correct: false, attempt: null };
+
+function meanLogprob(a: Attempt): number {
+  return a.logprob ?? -Infinity;
+}
+
+/**
+ * The most frequent extracted answer (compared by `keyOf`, the format's normalized form); ties go
+ * to the answer whose candidates have the higher mean of their mean token log-probs, then to the
+ * answer seen first. Candidates with no extracted answer do not vote. The chosen answer is graded
+ * through its most confident candidate.
+ */
+export function selectMajority(attempts: readonly Attempt[], keyOf: (answer: string) => string): BlindChoice {
+  const groups = new Map<string, { count: number; logprobSum: number; best: number; first: number }>();
+  attempts.forEach((a, i) => {
+    if (a.answer === null) return;
+    const key = keyOf(a.answer);
+    const g = groups.get(key);
+    if (!g) {
+      groups.set(key, { count: 1, logprobSum: meanLogprob(a), best: i, first: i });
+      return;
+    }
+    g.count++;
+    g.logprobSum += meanLogprob(a);
+    if (meanLogprob(a) > meanLogprob(attempts[g.best])) g.best = i;
+  });
+  let chosen: { count: number; logprobSum: number; best: number; first: number } | undefined;
+  for (const g of groups.values()) {
+    if (!chosen) {
+      chosen = g;
+      continue;
+    }
+    const mean = g.logprobSum / g.count;
+    const chosenMean = chosen.logprobSum / chosen.count;
+    if (g.count > chosen.count || (g.count === chosen.count && (mean > chosenMean || (mean === chosenMean && g.first < chosen.first)))) chosen = g;
+  }
+  if (!chosen) return { ...NO_CHOICE };
+  const pick = attempts[chosen.best];
+  return { answer: pick.answer, correct: pick.correct, attempt: chosen.best };
+}
+
+/** The candidate with the highest mean token log-prob (first one on ties). */
+export function selectConfidence(attempts: readonly Attempt[]): BlindChoice {
+  let best = -1;
+  attempts.forEach((a, i) => {
+    if (best < 0 || meanLogprob(a) > meanLogprob(attempts[best])) best = i;
+  });
+  if (best < 0) return { ...NO_CHOICE };
+  return { answer: attempts[best].answer, correct: attempts[best].correct, attempt: best };
+}
+
+/**
+ * The global route: the pool index with the most correct answers over the selection questions
+ * (`correctByQuestion[q][r]`); ties go to the lower index. Undefined for an empty pool.
+ */
+export function chooseGlobalRoute(correctByQuestion: readonly (readonly boolean[])[], poolSize: number): number | undefined {
+  if (poolSize === 0) return undefined;
+  const wins = new Array<number>(poolSize).fill(0);
+  for (const row of correctByQuestion) row.forEach((c, r) => { if (c && r < poolSize) wins[r]++; });
+  let best = 0;
+  for (let r = 1; r < poolSize; r++) if (wins[r] > wins[best]) best = r;
+  return best;
+}

@@ -1,0 +1,88 @@
+/**
+ * The deployment D of design section 1: how the model is asked a question (chat template or a raw
+ * template, optionally with few-shot examples), how it decodes (greedy unless a temperature is set),
+ * its token budget and stop strings. realized(q) = grade(D(q)).
+ */
+import { InputError } from '../../engine/errors';
+import type { ChatMessage, Decoding, GenerationRequest, TextGenerator } from '../../engine/types';
+import { userMessage, type Question } from '../dataset/question';
+
+/** A worked example shown before the question: the user turn and the answer the model should imitate. */
+export interface FewShotExample {
+  user: string;
+  assistant: string;
+}
+
+export interface Deployment {
+  /** `chat`: the model's chat template with one user message per turn; `raw`: `template` with {question} filled in. */
+  prompt: 'chat' | 'raw';
+  /** Raw template; `{question}` is replaced by the question's user message. */
+  template?: string;
+  /** Optional system message (chat prompts only). */
+  system?: string;
+  fewShot: FewShotExample[];
+  /** 0 = greedy. */
+  temperature: number;
+  topP: number;
+  maxNewTokens: number;
+  stop: string[];
+}
+
+export const DEFAULT_DEPLOYMENT: Deployment = {
+  prompt: 'chat',
+  fewShot: [],
+  temperature: 0,
+  topP: 1,
+  maxNewTokens: 256,
+  stop: [],
+};
+
+export const QUESTION_SLOT = '{question}';
+
+/** The prompt text of a raw deployment (few-shot examples first, separated by blank lines). */
+export function rawPromptText(deployment: Deployment, q: Question): string {
+  const template = deployment.template ?? QUESTION_SLOT;
+  if (!template.includes(QUESTION_SLOT)) throw new InputError(`the raw prompt template must contain ${QUESTION_SLOT}`);
+  const fill = (text: string) => template.split(QUESTION_SLOT).join(text);
+  const shots = deployment.fewShot.map((ex) => `${fill(ex.user)}${ex.assistant}`);
+  return [...shots, fill(userMessage(q))].join('\n\n');
+}
+
+export function chatMessages(deployment: Deployment, q: Question): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  if (deployment.system) messages.push({ role: 'system', content: deployment.system });
+  for (const ex of deployment.fewShot) {
+    messages.push({ role: 'user', content: ex.user }, { role: 'assistant', content: ex.assistant });
+  }
+  messages.push({ role: 'user', content: userMessage(q) });
+  return messages;
+}
+
+/** Token ids of the deployment's prompt for a question. */
+export function promptIds(deployment: Deployment, q: Question, model: TextGenerator): number[] {
+  return deployment.prompt === 'chat' ? model.encodeChat(chatMessages(deployment, q)) : model.encodeRaw(rawPromptText(deployment, q));
+}
+
+/** A request under this deployment's prompt, budget and stops; decoding and route set by the caller. */
+export function deploymentRequest(
+  deployment: Deployment,
+  ids: readonly number[],
+  decoding: Decoding,
+  extra: Pick<GenerationRequest, 'route' | 'silencedMlp'> = {},
+): GenerationRequest {
+  return {
+    promptIds: ids,
+    maxNewTokens: deployment.maxNewTokens,
+    decoding,
+    ...(deployment.stop.length > 0 ? { stop: deployment.stop } : {}),
+    ...extra,
+  };
+}
+
+/** Checks the numbers of a deployment; throws InputError naming the bad setting. */
+export function checkDeployment(d: Deployment): void {
+  if (!Number.isInteger(d.maxNewTokens) || d.maxNewTokens < 1) throw new InputError(`--max-new-tokens must be a positive integer, got ${d.maxNewTokens}`);
+  if (!(d.temperature >= 0) || !Number.isFinite(d.temperature)) throw new InputError(`--temperature must be a number ≥ 0, got ${d.temperature}`);
+  if (!(d.topP > 0 && d.topP <= 1)) throw new InputError(`--top-p must be in (0, 1], got ${d.topP}`);
+  if (d.prompt === 'raw') rawPromptText(d, { id: '', line: 0, schema: 'generic', format: 'exact', text: '', gold: '', raw: {} });
+}

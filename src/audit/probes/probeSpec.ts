@@ -1,0 +1,55 @@
+/**
+ * Probe settings (design section 1): which probes a run uses and their budgets, parsed from
+ * `--probe name:B`. A probe with budget B produces B candidate outputs for a question.
+ */
+import { InputError } from '../../engine/errors';
+
+export type ProbeName = 'sample' | 'routes' | 'search';
+export const PROBE_NAMES: readonly ProbeName[] = ['sample', 'routes', 'search'];
+
+export interface ProbeSpec {
+  name: ProbeName;
+  budget: number;
+}
+
+export type SelectorName = 'majority' | 'confidence' | 'global-route';
+export const SELECTOR_NAMES: readonly SelectorName[] = ['majority', 'confidence', 'global-route'];
+
+/** Probes whose attempts are routes: the global-route selector applies to them. */
+export function isRouteProbe(name: ProbeName): boolean {
+  return name === 'routes' || name === 'search';
+}
+
+/** Parses `name:B` (e.g. `routes:16`); the message names the argument and what was expected. */
+export function parseProbeSpec(text: string): ProbeSpec {
+  const match = /^([a-z-]+)(?::(.*))?$/.exec(text.trim());
+  const name = match?.[1];
+  if (!match || !name || !(PROBE_NAMES as readonly string[]).includes(name)) {
+    throw new InputError(`--probe ${text}: expected NAME:BUDGET with NAME one of ${PROBE_NAMES.join(', ')} (e.g. routes:16)`);
+  }
+  const budgetText = match[2];
+  if (budgetText === undefined) throw new InputError(`--probe ${text}: missing budget; expected ${name}:B with B a positive integer (e.g. ${name}:16)`);
+  const budget = Number(budgetText);
+  if (budgetText.trim() === '' || !Number.isInteger(budget) || budget < 1) {
+    throw new InputError(`--probe ${text}: the budget must be a positive integer, got '${budgetText}'`);
+  }
+  return { name: name as ProbeName, budget };
+}
+
+export function parseProbeSpecs(texts: readonly string[]): ProbeSpec[] {
+  const specs = texts.map(parseProbeSpec);
+  const seen = new Set<string>();
+  for (const s of specs) {
+    if (seen.has(s.name)) throw new InputError(`--probe ${s.name} is given twice; give each probe once`);
+    seen.add(s.name);
+  }
+  return specs;
+}
+
+export function parseSelectors(text: string): SelectorName[] {
+  const names = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  for (const n of names) {
+    if (!(SELECTOR_NAMES as readonly string[]).includes(n)) throw new InputError(`--select ${text}: unknown selector '${n}'; expected a comma-separated list of ${SELECTOR_NAMES.join(', ')}`);
+  }
+  return [...new Set(names)] as SelectorName[];
+}

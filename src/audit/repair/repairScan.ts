@@ -1,0 +1,90 @@
+/**
+ * The repair analysis of design section 1, from the records of a repair scan: per-block repair of
+ * the failure set F and damage to realized questions, the identified block l* chosen on a seeded
+ * selection half of F, and its repair rate on the other half (Wilson interval) with its damage rate.
+ */
+import type { QuestionRecord } from '../run/record';
+import { rateOf, type Rate } from '../results/stats';
+import { splitBySeededKey } from './seededSplit';
+
+export interface BlockRepair {
+  block: number;
+  /** Repair over the whole failure set. */
+  repair: Rate;
+  /** Realized questions that this silencing breaks (collateral damage). */
+  damage: Rate;
+  /** Repair on the selection half, which chose l*. */
+  selectionRepair: Rate;
+}
+
+export interface RepairSummary {
+  failureSetSize: number;
+  failureSet: string[];
+  identifiedBlock: number | null;
+  /** l*'s repair rate on the held-out half of F. */
+  repairRate: number | null;
+  ci: { lo: number; hi: number } | null;
+  /** Held-out questions the repair rate is over. */
+  n: number;
+  repaired: number;
+  selectionSize: number;
+  /** l*'s damage rate over every realized question. */
+  damageRate: number | null;
+  damageCi: { lo: number; hi: number } | null;
+  damageN: number;
+  byBlock: BlockRepair[];
+  /** Question × block matrix: failure-set and realized questions, correctness per silenced block. */
+  matrix: { id: string; inFailureSet: boolean; correct: boolean[] }[];
+}
+
+function blocksOf(records: readonly QuestionRecord[]): number[] {
+  const blocks = new Set<number>();
+  for (const r of records) for (const key of Object.keys(r.repair?.correctBySilencedBlock ?? {})) blocks.add(Number(key));
+  return [...blocks].sort((a, b) => a - b);
+}
+
+function correctUnder(r: QuestionRecord, block: number): boolean {
+  return r.repair?.correctBySilencedBlock[String(block)] === true;
+}
+
+/** Undefined when no record has a repair scan. */
+export function analyzeRepair(records: readonly QuestionRecord[]): RepairSummary | undefined {
+  const scanned = records.filter((r) => r.repair);
+  if (scanned.length === 0) return undefined;
+  const blocks = blocksOf(scanned);
+  const failures = scanned.filter((r) => r.repair!.inFailureSet);
+  const realized = scanned.filter((r) => r.realized.correct);
+  const { selection, heldOut } = splitBySeededKey(failures, (r) => ({ splitKey: r.repair!.splitKey, id: r.id }));
+
+  const byBlock: BlockRepair[] = blocks.map((block) => ({
+    block,
+    repair: rateOf(failures.filter((r) => correctUnder(r, block)).length, failures.length),
+    damage: rateOf(realized.filter((r) => !correctUnder(r, block)).length, realized.length),
+    selectionRepair: rateOf(selection.filter((r) => correctUnder(r, block)).length, selection.length),
+  }));
+
+  // l*: most repairs on the selection half; ties to less damage, then the lower block.
+  let best: BlockRepair | undefined;
+  if (selection.length > 0) {
+    for (const b of byBlock) {
+      if (!best || b.selectionRepair.successes > best.selectionRepair.successes || (b.selectionRepair.successes === best.selectionRepair.successes && b.damage.successes < best.damage.successes)) best = b;
+    }
+  }
+  const heldOutRate = best ? rateOf(heldOut.filter((r) => correctUnder(r, best.block)).length, heldOut.length) : rateOf(0, 0);
+  const damage = best ? best.damage : rateOf(0, 0);
+  return {
+    failureSetSize: failures.length,
+    failureSet: failures.map((r) => r.id),
+    identifiedBlock: best ? best.block : null,
+    repairRate: heldOutRate.n === 0 ? null : heldOutRate.rate,
+    ci: heldOutRate.n === 0 ? null : heldOutRate.ci,
+    n: heldOutRate.n,
+    repaired: heldOutRate.successes,
+    selectionSize: selection.length,
+    damageRate: damage.n === 0 ? null : damage.rate,
+    damageCi: damage.n === 0 ? null : damage.ci,
+    damageN: damage.n,
+    byBlock,
+    matrix: [...failures, ...realized].map((r) => ({ id: r.id, inFailureSet: r.repair!.inFailureSet, correct: blocks.map((b) => correctUnder(r, b)) })),
+  };
+}

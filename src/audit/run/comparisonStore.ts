@@ -1,0 +1,67 @@
+/**
+ * A checkpoint comparison on disk: `.reach-audit/comparisons/<time>-<name>/comparison.json` (or
+ * --out) with the two run folders, both summaries and the comparison itself, so `report` can
+ * render it again without recomputing the audits.
+ */
+import * as path from 'node:path';
+import { InputError } from '../../engine/errors';
+import { compareRecords, type Comparison } from '../results/compare';
+import { comparisonMismatches, type RunManifest } from './manifest';
+import { readJsonFile, readManifest, readRecords, runTimeStamp, safeRunName, writeJson, prepareRunFolder, SUMMARY_FILE } from './runStore';
+import { summarize, type RunSummary } from '../results/summary';
+
+export const COMPARISONS_FOLDER = path.join('.reach-audit', 'comparisons');
+export const COMPARISON_FILE = 'comparison.json';
+
+export interface RunRef {
+  folder: string;
+  name: string;
+  model: string;
+  summary: RunSummary;
+}
+
+export interface StoredComparison {
+  kind: 'reach-audit-comparison';
+  createdAt: string;
+  base: RunRef;
+  tuned: RunRef;
+  comparison: Comparison;
+}
+
+export function newComparisonFolder(workspace: string, name: string, date: Date): string {
+  return path.join(workspace, COMPARISONS_FOLDER, `${runTimeStamp(date)}-${safeRunName(name)}`);
+}
+
+/** A finished run's manifest, records and summary (recomputed from records when summary.json is missing). */
+export function loadRun(folder: string): { manifest: RunManifest; summary: RunSummary; records: ReturnType<typeof readRecords>; finished: boolean } {
+  const manifest = readManifest(folder);
+  const records = readRecords(folder);
+  const stored = readJsonFile<RunSummary>(path.join(folder, SUMMARY_FILE));
+  return { manifest, records, summary: stored ?? summarize(records.values), finished: stored !== undefined };
+}
+
+export function compareRuns(baseFolder: string, tunedFolder: string, onWarning: (m: string) => void): StoredComparison {
+  const base = loadRun(baseFolder);
+  const tuned = loadRun(tunedFolder);
+  for (const w of [...base.records.warnings, ...tuned.records.warnings]) onWarning(w);
+  for (const [label, run, folder] of [['base', base, baseFolder], ['tuned', tuned, tunedFolder]] as const) {
+    if (!run.finished) onWarning(`the ${label} run ${folder} has not finished (${run.records.values.length} of ${run.manifest.dataset?.questions ?? '?'} questions); comparing the finished questions`);
+  }
+  const problems = comparisonMismatches(base.manifest, tuned.manifest);
+  if (problems.length > 0) throw new InputError(`cannot compare ${baseFolder} with ${tunedFolder}: a checkpoint comparison needs the same settings —\n  ${problems.join('\n  ')}`);
+  const comparison = compareRecords(base.records.values, tuned.records.values, base.manifest.seeds.run);
+  const ref = (folder: string, run: typeof base): RunRef => ({ folder: path.resolve(folder), name: run.manifest.name, model: run.manifest.model.path, summary: run.summary });
+  return { kind: 'reach-audit-comparison', createdAt: new Date().toISOString(), base: ref(baseFolder, base), tuned: ref(tunedFolder, tuned), comparison };
+}
+
+export function writeComparison(folder: string, stored: StoredComparison): void {
+  prepareRunFolder(folder);
+  writeJson(folder, COMPARISON_FILE, stored);
+}
+
+export function readComparison(folder: string): StoredComparison | undefined {
+  const value = readJsonFile<StoredComparison>(path.join(folder, COMPARISON_FILE));
+  if (value === undefined) return undefined;
+  if (value.kind !== 'reach-audit-comparison') throw new InputError(`${path.join(folder, COMPARISON_FILE)}: not a Reach Audit comparison`);
+  return value;
+}

@@ -1,0 +1,79 @@
+/**
+ * manifest.json of a run (design section 3): the model and dataset (paths and content hashes), the
+ * deployment, probes, budgets, selectors, repair settings, seeds and engine version — everything a
+ * record depends on. `--resume` continues a run only when all of it matches.
+ */
+import type { Deployment } from '../probes/deployment';
+import type { SearchSettings } from '../probes/routeSearch';
+import type { ProbeSpec, SelectorName } from '../probes/probeSpec';
+
+export interface RunSettings {
+  deployment: Deployment;
+  probes: ProbeSpec[];
+  selectors: SelectorName[];
+  repair: { enabled: boolean; referenceProbes: string[] };
+  /** The shared pool of global candidate routes (global-route selector); empty when not used. */
+  globalRoutes: { count: number; routes: number[][] };
+  seeds: { run: number };
+  routeSpace: { maxEdits: number };
+  search: SearchSettings;
+  /** Which questions: --limit and --ids as given. */
+  selection: { limit: number | null; ids: string[] | null };
+}
+
+export interface RunManifest extends RunSettings {
+  name: string;
+  createdAt: string;
+  tool: { name: 'reach-audit'; version: string };
+  engine: { version: string };
+  model: { path: string; contentHash: string; numBlocks: number };
+  dataset: { path: string; contentHash: string; format: string; schema: string; questions: number };
+}
+
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) => {
+    if (v && typeof v === 'object' && !Array.isArray(v)) {
+      return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    }
+    return v;
+  });
+}
+
+/**
+ * What differs between a stored run and the run asked for now, worded for the user; empty when
+ * the run can be resumed. Paths may move; contents (hashes) and settings may not change.
+ */
+export function manifestMismatches(stored: RunManifest, wanted: RunManifest): string[] {
+  const out: string[] = [];
+  const check = (what: string, a: unknown, b: unknown) => {
+    if (canonical(a) !== canonical(b)) out.push(`${what}: the run has ${canonical(a)}, this command gives ${canonical(b)}`);
+  };
+  check('model content hash', stored.model?.contentHash, wanted.model.contentHash);
+  check('dataset content hash', stored.dataset?.contentHash, wanted.dataset.contentHash);
+  check('answer format', stored.dataset?.format, wanted.dataset.format);
+  check('engine version', stored.engine?.version, wanted.engine.version);
+  check('deployment', stored.deployment, wanted.deployment);
+  check('probes', stored.probes, wanted.probes);
+  check('selectors', stored.selectors, wanted.selectors);
+  check('repair', stored.repair, wanted.repair);
+  check('global routes', stored.globalRoutes, wanted.globalRoutes);
+  check('seed', stored.seeds, wanted.seeds);
+  check('route space', stored.routeSpace, wanted.routeSpace);
+  check('search settings', stored.search, wanted.search);
+  check('question selection', stored.selection, wanted.selection);
+  return out;
+}
+
+/**
+ * What keeps two runs from being compared as checkpoints: everything but the model must match
+ * (dataset, deployment, probes, budgets, seeds). Empty when comparable.
+ */
+export function comparisonMismatches(base: RunManifest, tuned: RunManifest): string[] {
+  const strip = (m: RunManifest): RunManifest => ({
+    ...m,
+    model: { ...m.model, contentHash: '' },
+    // Models with different block counts draw different pools; the pool size must still match.
+    globalRoutes: { count: m.globalRoutes?.count ?? 0, routes: [] },
+  });
+  return manifestMismatches(strip(base), strip(tuned)).map((p) => p.replace('the run has', 'the base run has').replace('this command gives', 'the tuned run has'));
+}

@@ -1,0 +1,258 @@
+/**
+ * Runs the audit protocol over questions, batching generations across questions through the
+ * TextGenerator: per chunk of questions, one engine call per stage (deployment, sample, routes,
+ * global route pool, repair) and, for search, one call per MCTS round with one route per question.
+ *
+ * Nothing about a question depends on its chunk-mates: every random draw is keyed by (run seed,
+ * question id, probe, attempt) and the engine gives each sequence its own seed, so a question
+ * audited alone gets the record it gets in a full run. Bit for bit when it meets the same left
+ * padding in both; when longer prompts of its chunk-mates pad it, the attention sums over a
+ * longer row and its log-probs can differ in the last float digits (measured on the demo data:
+ * outputs and grades identical, 2 of 4 questions with log-probs ~1e-7 apart). Records are handed
+ * out in dataset order as each chunk finishes; an abort (the signal) drops only the unfinished
+ * chunk.
+ */
+import type { Generation, GenerationRequest, Route, TextGenerator } from '../../engine/types';
+import { costOf } from '../probes/budget';
+import { deploymentRequest, promptIds } from '../probes/deployment';
+import { inFailureSet } from '../repair/failureSet';
+import { grade, normalizeAnswer } from '../answers/grade';
+import type { RunSettings } from './manifest';
+import { RouteSearch } from '../probes/routeSearch';
+import type { Question } from '../dataset/question';
+import type { Attempt, BlindChoice, GlobalRoutesResult, ProbeResult, QuestionRecord, RepairResult } from './record';
+import { drawQuestionRoutes } from '../probes/routes';
+import { selectConfidence, selectMajority } from '../probes/blindSelectors';
+import { seedFor, seededRandom } from '../results/stats';
+
+export type AuditStage = 'deployment' | 'sample' | 'routes' | 'search' | 'global-routes' | 'repair';
+
+export interface AuditEvents {
+  /** A question finished; called in dataset order, one chunk at a time. */
+  onRecord?(record: QuestionRecord): void;
+  /** Failure-set members of a chunk, called before that chunk's repair scan starts. */
+  onFailureSet?(members: { id: string; reachableBy: string[] }[]): void;
+  /** A stage of a chunk started. */
+  onStage?(stage: AuditStage, chunk: { first: number; size: number }): void;
+  /** Wall time of a finished stage of a chunk. */
+  onStageTime?(stage: AuditStage, ms: number, generations: number): void;
+}
+
+export interface AuditOptions {
+  /** Questions per chunk: more batches the engine better, fewer loses less work on a stop. */
+  chunkSize: number;
+  signal?: AbortSignal;
+}
+
+export class AuditAborted extends Error {
+  override name = 'AuditAborted';
+  constructor() {
+    super('audit stopped');
+  }
+}
+
+/** The shared global route pool: drawn from the run seed alone, the same for every question. */
+export function globalRoutePool(numBlocks: number, seed: number, count: number, maxEdits: number): number[][] {
+  return drawQuestionRoutes(numBlocks, count, (a) => seededRandom(seed, 'global-route-pool', a), maxEdits);
+}
+
+function meanLogprob(g: Generation): number | null {
+  if (g.logprobs.length === 0) return null;
+  let sum = 0;
+  for (const x of g.logprobs) sum += x;
+  return sum / g.logprobs.length;
+}
+
+function graded(g: Generation, q: Question): Attempt {
+  const gr = grade(g.text, q, { truncated: g.finishReason === 'length' });
+  return { output: g.text, answer: gr.answer, correct: gr.correct, truncated: gr.truncated, rule: gr.rule, logprob: meanLogprob(g), tokens: g.tokens.length };
+}
+
+function probeResult(budget: number, attempts: Attempt[], generations: Generation[]): ProbeResult {
+  return { budget, attempts, correct: attempts.map((a) => a.correct), cost: costOf(generations) };
+}
+
+interface Work {
+  q: Question;
+  ids: number[];
+  record: QuestionRecord;
+}
+
+export async function auditQuestions(
+  model: TextGenerator,
+  questions: readonly Question[],
+  settings: RunSettings,
+  events: AuditEvents,
+  options: AuditOptions,
+): Promise<void> {
+  const { signal } = options;
+  const L = model.numBlocks;
+  const seed = settings.seeds.run;
+  const d = settings.deployment;
+  // The deployment's own decoding (greedy unless configured); route probes always decode greedily.
+  const deployed = (qid: string) => ({ temperature: d.temperature, topP: d.topP, seed: seedFor(seed, qid, 'deploy') });
+  const greedy = (qid: string, what: string) => ({ temperature: 0, topP: 1, seed: seedFor(seed, qid, what) });
+  const checkAbort = () => {
+    if (signal?.aborted) throw new AuditAborted();
+  };
+
+  // One engine call per stage; stage times are reported for the per-stage budget.
+  const run = async (stage: AuditStage, requests: GenerationRequest[], chunk: { first: number; size: number }): Promise<Generation[]> => {
+    checkAbort();
+    if (requests.length === 0) return [];
+    events.onStage?.(stage, chunk);
+    const started = performance.now();
+    let out: Generation[];
+    try {
+      out = await model.generate(requests, signal);
+    } catch (err) {
+      if (signal?.aborted) throw new AuditAborted();
+      throw err;
+    }
+    events.onStageTime?.(stage, performance.now() - started, requests.length);
+    return out;
+  };
+
+  for (let first = 0; first < questions.length; first += options.chunkSize) {
+    checkAbort();
+    const chunkQs = questions.slice(first, first + options.chunkSize);
+    const chunk = { first, size: chunkQs.length };
+    const work: Work[] = chunkQs.map((q) => ({
+      q,
+      ids: promptIds(d, q, model),
+      record: {
+        id: q.id,
+        line: q.line,
+        gold: q.gold,
+        question: q.text,
+        realized: { output: '', answer: null, correct: false, truncated: false, rule: 'none', logprob: null, tokens: 0, cost: { generations: 0, tokens: 0, blockApplications: 0 } },
+        probes: {},
+        reachable: {},
+        blind: {},
+      },
+    }));
+
+    // Deployment: realized(q) = grade(D(q)).
+    const outputs = await run('deployment', work.map((w) => deploymentRequest(d, w.ids, deployed(w.q.id))), chunk);
+    work.forEach((w, i) => {
+      w.record.realized = { ...graded(outputs[i], w.q), cost: costOf([outputs[i]]) };
+    });
+
+    for (const probe of settings.probes) {
+      let results: { attempts: Attempt[]; gens: Generation[] }[];
+      if (probe.name === 'sample') {
+        const requests: GenerationRequest[] = [];
+        const seeds: number[][] = work.map((w) => Array.from({ length: probe.budget }, (_, a) => seedFor(seed, w.q.id, 'sample', a)));
+        work.forEach((w, i) => {
+          for (const s of seeds[i]) requests.push(deploymentRequest(d, w.ids, { temperature: 1, topP: 1, seed: s }));
+        });
+        const gens = await run('sample', requests, chunk);
+        results = work.map((w, i) => {
+          const mine = gens.slice(i * probe.budget, (i + 1) * probe.budget);
+          return { attempts: mine.map((g, a) => ({ ...graded(g, w.q), seed: seeds[i][a] })), gens: mine };
+        });
+      } else if (probe.name === 'routes') {
+        const routesOf = work.map((w) => drawQuestionRoutes(L, probe.budget, (a) => seededRandom(seed, w.q.id, 'routes', a), settings.routeSpace.maxEdits));
+        const requests: GenerationRequest[] = [];
+        work.forEach((w, i) => {
+          for (const route of routesOf[i]) requests.push(deploymentRequest(d, w.ids, greedy(w.q.id, 'routes'), { route }));
+        });
+        const gens = await run('routes', requests, chunk);
+        let at = 0;
+        results = work.map((w, i) => {
+          const mine = gens.slice(at, at + routesOf[i].length);
+          at += routesOf[i].length;
+          return { attempts: mine.map((g, a) => ({ ...graded(g, w.q), route: routesOf[i][a] })), gens: mine };
+        });
+      } else {
+        results = await searchInLockstep(work, probe.budget, chunk);
+      }
+      work.forEach((w, i) => {
+        const { attempts, gens } = results[i];
+        w.record.probes[probe.name] = probeResult(probe.budget, attempts, gens);
+        w.record.reachable[probe.name] = attempts.some((a) => a.correct);
+        const blind: Record<string, BlindChoice> = {};
+        if (settings.selectors.includes('majority')) blind.majority = selectMajority(attempts, (ans) => normalizeAnswer(ans, w.q.format));
+        if (settings.selectors.includes('confidence')) blind.confidence = selectConfidence(attempts);
+        if (Object.keys(blind).length > 0) w.record.blind[probe.name] = blind;
+      });
+    }
+
+    // The shared pool of global candidate routes, for the global-route selector.
+    const pool = settings.globalRoutes.routes;
+    if (pool.length > 0) {
+      // One engine call per pool route: a batch whose rows share a route runs each block once per
+      // position for all rows, measured about twice as fast as batches of mixed routes.
+      const byRoute: Generation[][] = [];
+      for (const route of pool) byRoute.push(await run('global-routes', work.map((w) => deploymentRequest(d, w.ids, greedy(w.q.id, 'global-route'), { route })), chunk));
+      work.forEach((w, i) => {
+        const mine = byRoute.map((gens) => gens[i]);
+        const result: GlobalRoutesResult = {
+          splitKey: seedFor(seed, w.q.id, 'global-route-split'),
+          attempts: mine.map((g, a) => ({ ...graded(g, w.q), route: pool[a] })),
+          cost: costOf(mine),
+        };
+        w.record.globalRoutes = result;
+      });
+    }
+
+    if (settings.repair.enabled) {
+      // F is fixed from the probe results and handed out before any silenced generation runs.
+      const members: { id: string; reachableBy: string[] }[] = [];
+      const scanned: Work[] = [];
+      for (const w of work) {
+        const inF = inFailureSet(w.record.realized.correct, w.record.reachable, settings.repair.referenceProbes);
+        const repair: RepairResult = {
+          inFailureSet: inF,
+          realized: w.record.realized.correct,
+          correctBySilencedBlock: {},
+          answerBySilencedBlock: {},
+          splitKey: seedFor(seed, w.q.id, 'repair-split'),
+          cost: { generations: 0, tokens: 0, blockApplications: 0 },
+        };
+        w.record.repair = repair;
+        if (inF) members.push({ id: w.q.id, reachableBy: settings.repair.referenceProbes.filter((p) => w.record.reachable[p]) });
+        if (inF || w.record.realized.correct) scanned.push(w);
+      }
+      events.onFailureSet?.(members);
+      const requests: GenerationRequest[] = [];
+      for (const w of scanned) for (let l = 0; l < L; l++) requests.push(deploymentRequest(d, w.ids, deployed(w.q.id), { silencedMlp: [l] }));
+      const gens = await run('repair', requests, chunk);
+      scanned.forEach((w, i) => {
+        const mine = gens.slice(i * L, (i + 1) * L);
+        const repair = w.record.repair!;
+        mine.forEach((g, l) => {
+          const a = graded(g, w.q);
+          repair.correctBySilencedBlock[String(l)] = a.correct;
+          repair.answerBySilencedBlock[String(l)] = a.answer;
+        });
+        repair.cost = costOf(mine);
+      });
+    }
+
+    checkAbort();
+    for (const w of work) events.onRecord?.(w.record);
+  }
+
+  /** MCTS per question, advanced in lockstep: each engine call evaluates one new route per question. */
+  async function searchInLockstep(work: Work[], budget: number, chunk: { first: number; size: number }): Promise<{ attempts: Attempt[]; gens: Generation[] }[]> {
+    const searches = work.map((w) => new RouteSearch(L, (i) => seededRandom(seed, w.q.id, 'search', i), settings.search));
+    const out = work.map(() => ({ attempts: [] as Attempt[], gens: [] as Generation[] }));
+    for (let round = 0; round < budget; round++) {
+      const active: { i: number; route: Route }[] = [];
+      searches.forEach((s, i) => {
+        const route = s.propose();
+        if (route) active.push({ i, route });
+      });
+      if (active.length === 0) break;
+      const gens = await run('search', active.map(({ i, route }) => deploymentRequest(d, work[i].ids, greedy(work[i].q.id, 'search'), { route })), chunk);
+      active.forEach(({ i, route }, j) => {
+        const a = { ...graded(gens[j], work[i].q), route: [...route] };
+        searches[i].report(a.correct ? 1 : 0);
+        out[i].attempts.push(a);
+        out[i].gens.push(gens[j]);
+      });
+    }
+    return out;
+  }
+}

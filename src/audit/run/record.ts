@@ -1,0 +1,85 @@
+/**
+ * One line of records.jsonl: everything the audit found out about one question. The keys of the
+ * record contract (issue 5) are kept exactly; other tools read them. Extra keys are additions.
+ *
+ * Every field of a record depends only on the question, the model, the run settings and the run
+ * seed — never on which other questions were audited with it — so auditing one question alone
+ * (--ids) reproduces its record from a full run. Run-level choices (the global route, the repair
+ * split, the identified block) therefore live in summary.json, and records carry only the
+ * per-question split keys those choices are computed from.
+ */
+import type { Budget } from '../probes/budget';
+
+export type { Budget };
+
+/** One graded model output. */
+export interface GradedOutput {
+  output: string;
+  /** Extracted answer, null when no rule matched. */
+  answer: string | null;
+  correct: boolean;
+  truncated: boolean;
+  /** The extraction rule that matched (grade.ts), `none` when none did. */
+  rule: string;
+  /** Mean log-prob per generated token; null when nothing was generated. */
+  logprob: number | null;
+  /** Generated tokens. */
+  tokens: number;
+}
+
+/** One probe attempt: a sample (seed) or a route evaluation (route). */
+export interface Attempt extends GradedOutput {
+  route?: number[];
+  seed?: number;
+}
+
+export interface ProbeResult {
+  budget: number;
+  attempts: Attempt[];
+  /** attempts[i].correct, for quick reading. */
+  correct: boolean[];
+  cost: Budget;
+}
+
+export interface BlindChoice {
+  answer: string | null;
+  correct: boolean;
+  /** The attempt index the selector picked. */
+  attempt: number | null;
+}
+
+/** The shared pool of global candidate routes, evaluated on this question (for the global-route selector). */
+export interface GlobalRoutesResult {
+  /** Orders questions for the seeded selection/held-out split: the half with the smaller keys selects. */
+  splitKey: number;
+  attempts: Attempt[];
+  cost: Budget;
+}
+
+export interface RepairResult {
+  /** Reachable under the reference probe(s) but not realized: fixed before any repair generation. */
+  inFailureSet: boolean;
+  /** Realized: the scan measures collateral damage on it. */
+  realized: boolean;
+  /** Graded correctness with the MLP of each block silenced (keys are block indices). */
+  correctBySilencedBlock: Record<string, boolean>;
+  /** Answers under each silenced block. */
+  answerBySilencedBlock: Record<string, string | null>;
+  /** Orders the failure set for the seeded selection/held-out split. */
+  splitKey: number;
+  cost: Budget;
+}
+
+export interface QuestionRecord {
+  id: string;
+  line: number;
+  gold: string;
+  question: string;
+  realized: GradedOutput & { cost: Budget };
+  probes: Record<string, ProbeResult>;
+  reachable: Record<string, boolean>;
+  blind: Record<string, Record<string, BlindChoice>>;
+  globalRoutes?: GlobalRoutesResult;
+  repair?: RepairResult;
+}
+

@@ -1,0 +1,192 @@
+/**
+ * An audit into a run folder: writes the manifest, streams records (and failure-set members) as
+ * questions finish, resumes a stopped run, and writes summary.json and timings.json at the end.
+ * The CLI and the extension both drive audits through here.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { InputError } from '../../engine/errors';
+import type { TextGenerator } from '../../engine/types';
+import { AuditAborted, auditQuestions, type AuditStage } from './questionPipeline';
+import type { Dataset } from '../dataset/dataset';
+import { manifestMismatches, type RunManifest, type RunSettings } from './manifest';
+import type { Question } from '../dataset/question';
+import type { QuestionRecord } from './record';
+import {
+  FAILURE_SET_FILE,
+  JsonLinesAppender,
+  RECORDS_FILE,
+  SUMMARY_FILE,
+  TIMINGS_FILE,
+  prepareRunFolder,
+  readJsonFile,
+  readJsonLines,
+  readManifest,
+  readRecords,
+  writeJson,
+  writeManifest,
+} from './runStore';
+import { summarize, type RunSummary } from '../results/summary';
+
+export const TOOL_VERSION = '0.1.0';
+
+export interface AuditProgress {
+  done: number;
+  total: number;
+  /** Questions finished in this session (a resumed run starts with some done). */
+  doneThisSession: number;
+  elapsedMs: number;
+  stage?: AuditStage;
+}
+
+export interface RunAuditInput {
+  model: TextGenerator;
+  modelInfo: { path: string; contentHash: string };
+  engineVersion: string;
+  dataset: Dataset;
+  questions: readonly Question[];
+  settings: RunSettings;
+  name: string;
+  folder: string;
+  resume: boolean;
+  chunkSize: number;
+  signal?: AbortSignal;
+  onProgress?(p: AuditProgress): void;
+  onWarning?(message: string): void;
+  /** A question finished; called after its line was appended and flushed to records.jsonl. */
+  onRecord?(record: QuestionRecord): void;
+}
+
+export interface StageTiming {
+  ms: number;
+  generations: number;
+  calls: number;
+}
+
+export interface RunAuditResult {
+  folder: string;
+  /** Undefined when the run was stopped before finishing. */
+  summary?: RunSummary;
+  records: QuestionRecord[];
+  stopped: boolean;
+  timings: Record<string, StageTiming>;
+}
+
+export function buildManifest(input: Pick<RunAuditInput, 'modelInfo' | 'engineVersion' | 'dataset' | 'questions' | 'settings' | 'name' | 'model'>): RunManifest {
+  return {
+    name: input.name,
+    createdAt: new Date().toISOString(),
+    tool: { name: 'reach-audit', version: TOOL_VERSION },
+    engine: { version: input.engineVersion },
+    model: { path: path.resolve(input.modelInfo.path), contentHash: input.modelInfo.contentHash, numBlocks: input.model.numBlocks },
+    dataset: {
+      path: path.resolve(input.dataset.path),
+      contentHash: input.dataset.contentHash,
+      format: input.dataset.format,
+      schema: input.dataset.schema,
+      questions: input.questions.length,
+    },
+    ...input.settings,
+  };
+}
+
+function hasRecords(folder: string): boolean {
+  try {
+    return fs.statSync(path.join(folder, RECORDS_FILE)).size > 0;
+  } catch {
+    return false;
+  }
+}
+
+export async function runAudit(input: RunAuditInput): Promise<RunAuditResult> {
+  const { folder } = input;
+  const manifest = buildManifest(input);
+  let stored: QuestionRecord[] = [];
+  if (input.resume) {
+    const previous = readManifest(folder);
+    const problems = manifestMismatches(previous, manifest);
+    if (problems.length > 0) {
+      throw new InputError(`cannot resume ${folder}: it was made with different settings —\n  ${problems.join('\n  ')}\nStart a new run (leave out --resume) or resume with the original settings.`);
+    }
+    const read = readRecords(folder);
+    for (const w of read.warnings) input.onWarning?.(w);
+    stored = read.values;
+  } else {
+    prepareRunFolder(folder);
+    if (hasRecords(folder)) throw new InputError(`${folder} already holds an audit (${RECORDS_FILE}); pass --resume to continue it, or choose another --out`);
+    writeManifest(folder, manifest);
+  }
+
+  const wanted = new Set(input.questions.map((q) => q.id));
+  const doneIds = new Set(stored.filter((r) => wanted.has(r.id)).map((r) => r.id));
+  const remaining = input.questions.filter((q) => !doneIds.has(q.id));
+  const records = new Map(stored.map((r) => [r.id, r]));
+  const failureFile = path.join(folder, FAILURE_SET_FILE);
+  const failureRead = readJsonLines<{ id: string }>(failureFile);
+  for (const w of failureRead.warnings) input.onWarning?.(w);
+  const inFailureFile = new Set(failureRead.values.map((m) => m.id));
+
+  const recordOut = new JsonLinesAppender(path.join(folder, RECORDS_FILE));
+  const failureOut = input.settings.repair.enabled ? new JsonLinesAppender(failureFile) : undefined;
+  const timings: Record<string, StageTiming> = {};
+  const started = performance.now();
+  let doneThisSession = 0;
+  let stage: AuditStage | undefined;
+  const progress = () =>
+    input.onProgress?.({ done: doneIds.size + doneThisSession, total: input.questions.length, doneThisSession, elapsedMs: performance.now() - started, stage });
+  progress();
+  let stopped = false;
+  try {
+    await auditQuestions(
+      input.model,
+      remaining,
+      input.settings,
+      {
+        onRecord: (r) => {
+          recordOut.append(r);
+          records.set(r.id, r);
+          doneThisSession++;
+          input.onRecord?.(r);
+          progress();
+        },
+        onFailureSet: (members) => {
+          for (const m of members) {
+            if (inFailureFile.has(m.id)) continue;
+            failureOut?.append(m);
+            inFailureFile.add(m.id);
+          }
+        },
+        onStage: (s) => {
+          stage = s;
+          progress();
+        },
+        onStageTime: (s, ms, generations) => {
+          const t = (timings[s] ??= { ms: 0, generations: 0, calls: 0 });
+          t.ms += ms;
+          t.generations += generations;
+          t.calls++;
+        },
+      },
+      { chunkSize: input.chunkSize, signal: input.signal },
+    );
+  } catch (err) {
+    if (!(err instanceof AuditAborted)) throw err;
+    stopped = true;
+  } finally {
+    recordOut.close();
+    failureOut?.close();
+    const previous = readJsonFile<{ sessions: unknown[] }>(path.join(folder, TIMINGS_FILE));
+    writeJson(folder, TIMINGS_FILE, {
+      sessions: [
+        ...(previous?.sessions ?? []),
+        { finishedAt: new Date().toISOString(), questions: doneThisSession, wallMs: Math.round(performance.now() - started), stopped, stages: timings },
+      ],
+    });
+  }
+
+  const finished = input.questions.map((q) => records.get(q.id)).filter((r): r is QuestionRecord => r !== undefined);
+  if (stopped) return { folder, records: finished, stopped, timings };
+  const summary = summarize(finished);
+  writeJson(folder, SUMMARY_FILE, summary);
+  return { folder, summary, records: finished, stopped, timings };
+}

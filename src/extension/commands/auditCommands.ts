@@ -1,0 +1,312 @@
+/**
+ * The Reach Audit commands that run the engine or show its results: Run Reachability Audit (also
+ * on an explorer file), Compare Checkpoints, the per-question editor commands, Open Audit Panel,
+ * Select Model, Export Results. Each engine command refuses to run in an untrusted workspace.
+ * Commands accept an optional argument object (the test suite and other extensions use it) that
+ * skips the pickers; without it they ask with quick picks.
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { AuditRequestOptions, QuestionRequestOptions } from '../../service/protocol';
+import type { CompareSummary } from '../../../webview/src/protocol';
+import { AuditChoices, isDatasetFile } from './auditChoices';
+import { exportRecordsInteractively, revealLine, writeExport, type AuditPanelHost } from '../panel/auditPanel';
+import type { AuditSession, SessionOutcome } from './auditSession';
+import { readAuditSettings, runOptionsOf } from './auditSettings';
+import type { RequestBody } from '../../service/engineClient';
+import type { QuestionLensProvider } from '../editor/questionLens';
+import { asPanelRecord, loadRunFolder } from '../panel/runData';
+
+export const COMMANDS = {
+  runAudit: 'reachAudit.runAudit',
+  runAuditOnFile: 'reachAudit.runAuditOnFile',
+  compare: 'reachAudit.compareCheckpoints',
+  openPanel: 'reachAudit.openPanel',
+  selectModel: 'reachAudit.selectModel',
+  exportResults: 'reachAudit.exportResults',
+  auditQuestion: 'reachAudit.auditQuestion',
+  probeRoutes: 'reachAudit.probeRoutesForQuestion',
+  silenceBlocks: 'reachAudit.silenceBlocksForQuestion',
+  showQuestion: 'reachAudit.showQuestion',
+  showLog: 'reachAudit.showLog',
+} as const;
+
+/** Overrides a caller may pass (all optional; anything missing comes from settings or a picker). */
+export type AuditArgs = Partial<AuditRequestOptions>;
+export type CompareArgs = Partial<AuditRequestOptions> & { baseModel?: string; tunedModel?: string };
+export interface QuestionArgs {
+  file?: string;
+  /** 1-based line of the question. */
+  line?: number;
+  options?: Partial<QuestionRequestOptions>;
+}
+export interface ExportArgs {
+  runDir?: string;
+  format?: 'csv' | 'json';
+  file?: string;
+}
+
+export interface CommandResult {
+  runDir?: string;
+  how: 'done' | 'cancelled' | 'failed' | 'dismissed' | 'untrusted';
+  message?: string;
+}
+
+export interface CommandDeps {
+  context: vscode.ExtensionContext;
+  session: AuditSession;
+  panel: AuditPanelHost;
+  lens: QuestionLensProvider;
+  /** The run selected in the Runs view, else undefined. */
+  selectedRun(): string | undefined;
+  /** Every run folder of the workspace, newest first. */
+  runFolders(): Promise<string[]>;
+  /** Runs changed on disk: refresh the tree, the Audit view and the CodeLens. */
+  runsChanged(): void;
+}
+
+function workspaceFolder(): string | undefined {
+  const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file');
+  return folder?.uri.fsPath;
+}
+
+/** No engine in an untrusted workspace: a dataset or model folder could be hostile. */
+function trusted(): boolean {
+  if (vscode.workspace.isTrusted) return true;
+  void vscode.window.showErrorMessage(
+    'Reach Audit runs nothing in an untrusted workspace: it would load a model and read datasets from it. Trust the workspace to run audits; existing runs can still be viewed.',
+    'Manage Workspace Trust',
+  ).then((a) => a && vscode.commands.executeCommand('workbench.trust.manage'));
+  return false;
+}
+
+function isArgObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !(value instanceof vscode.Uri) && !Array.isArray(value);
+}
+
+export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
+  const { context, session, panel, lens } = deps;
+  const choices = new AuditChoices(context.workspaceState);
+
+  /** Runs an audit-like request with the panel filling live; on cancel or crash, offers Resume. */
+  async function runLive(body: Extract<RequestBody, { type: 'audit' }>, title: string, dataset: string): Promise<CommandResult> {
+    let liveDir: string | undefined;
+    const listener = session.listen({
+      onStarted: (e) => {
+        liveDir = e.runDir;
+        try {
+          panel.show(e.runDir, { preserveFocus: true, status: { status: 'running', done: e.done, total: e.total } });
+        } catch (err) {
+          session.output.appendLine(`[panel] cannot show ${e.runDir}: ${(err as Error).message}`);
+        }
+      },
+      onRecord: (e, runDir) => {
+        const dir = runDir ?? liveDir;
+        if (!dir) return;
+        panel.appendRecord(dir, asPanelRecord(e.record));
+        lens.addRecord(dataset, dir, asPanelRecord(e.record));
+      },
+    });
+    let result: SessionOutcome<typeof body>;
+    try {
+      result = await session.run(body, title);
+    } finally {
+      listener.dispose();
+    }
+    deps.runsChanged();
+    const runDir = result.runDir ?? liveDir;
+    const kept = runDir ? loadRunFolder(runDir).data.records.length : 0;
+    if (result.outcome?.type === 'result') {
+      if (runDir) panel.setStatus(runDir, { status: 'done', done: kept, total: kept });
+      return { runDir, how: 'done' };
+    }
+    const how = result.outcome?.type === 'stopped' ? 'cancelled' : 'failed';
+    if (runDir) {
+      panel.setStatus(runDir, { status: how, done: kept, total: result.outcome?.type === 'stopped' ? result.outcome.total : kept, message: result.error?.message });
+      const message = how === 'cancelled'
+        ? `Reach Audit: audit stopped; ${kept} finished question${kept === 1 ? '' : 's'} kept in ${path.basename(runDir)}.`
+        : `Reach Audit: the audit failed; ${kept} finished question${kept === 1 ? '' : 's'} kept in ${path.basename(runDir)}.`;
+      void vscode.window.showInformationMessage(message, 'Resume').then((a) => {
+        if (a) void resume(body, dataset, runDir);
+      });
+    }
+    return { runDir, how, message: result.error?.message };
+  }
+
+  /** Continues a stopped run in its folder: same options, resume on. */
+  function resume(body: Extract<RequestBody, { type: 'audit' }>, dataset: string, runDir: string): Promise<CommandResult> {
+    if (!trusted()) return Promise.resolve({ how: 'untrusted' });
+    return runLive({ type: 'audit', options: { ...body.options, out: runDir, resume: true } }, `Reach Audit: resuming ${path.basename(runDir)}`, dataset);
+  }
+
+  async function runAudit(arg?: unknown): Promise<CommandResult> {
+    if (!trusted()) return { how: 'untrusted' };
+    const given: AuditArgs = isArgObject(arg) ? (arg as AuditArgs) : {};
+    const uri = arg instanceof vscode.Uri ? arg : undefined;
+    const settings = readAuditSettings();
+    const data = given.data ?? (isDatasetFile(uri) ? uri.fsPath : await choices.dataset());
+    if (!data) return { how: 'dismissed' };
+    const model = given.model ?? (await choices.model('model', settings.modelPath));
+    if (!model) return { how: 'dismissed' };
+    const probes = given.probes ?? (await choices.probes(settings.probes));
+    if (!probes) return { how: 'dismissed' };
+    const options: AuditRequestOptions = { ...runOptionsOf(settings), ...given, model, data, probes };
+    const ws = workspaceFolder();
+    if (ws && !options.workspace) options.workspace = ws;
+    return runLive({ type: 'audit', options }, `Reach Audit: auditing ${path.basename(data)}`, data);
+  }
+
+  async function compare(arg?: unknown): Promise<CommandResult> {
+    if (!trusted()) return { how: 'untrusted' };
+    const given: CompareArgs = isArgObject(arg) ? (arg as CompareArgs) : {};
+    const settings = readAuditSettings();
+    const data = given.data ?? (await choices.dataset());
+    if (!data) return { how: 'dismissed' };
+    const baseModel = given.baseModel ?? (await choices.model('base', settings.baseModelPath));
+    if (!baseModel) return { how: 'dismissed' };
+    const tunedModel = given.tunedModel ?? (await choices.model('tuned', settings.tunedModelPath));
+    if (!tunedModel) return { how: 'dismissed' };
+    const probes = given.probes ?? (await choices.probes(settings.probes));
+    if (!probes) return { how: 'dismissed' };
+    const rest: Partial<AuditRequestOptions> = { ...given };
+    delete rest.model;
+    const options = { ...runOptionsOf(settings), ...rest, data, probes, baseModel, tunedModel, workspace: given.workspace ?? workspaceFolder() };
+    const runs: Partial<Record<'base' | 'tuned', string>> = {};
+    const listener = session.listen({ onStarted: (e) => e.label && (runs[e.label] = e.runDir) });
+    let result: SessionOutcome<{ type: 'compare'; options: typeof options }>;
+    try {
+      result = await session.run({ type: 'compare', options }, `Reach Audit: comparing ${path.basename(baseModel)} → ${path.basename(tunedModel)}`);
+    } finally {
+      listener.dispose();
+    }
+    deps.runsChanged();
+    // Only a finished comparison has its numbers; a stopped one still shows both runs side by side.
+    let compareSummary: CompareSummary | undefined;
+    if (result.outcome?.type === 'result' && 'comparison' in result.outcome) {
+      const c = result.outcome.comparison;
+      runs.base ??= c.base.folder;
+      runs.tuned ??= c.tuned.folder;
+      // Comparison → the webview's structural copy: tsc flags a field that drifted between them.
+      compareSummary = c.comparison;
+    }
+    if (runs.tuned) panel.show(runs.tuned, { baseFolder: runs.base, compare: compareSummary });
+    const how = result.outcome?.type === 'result' ? 'done' : result.outcome?.type === 'stopped' ? 'cancelled' : 'failed';
+    if (how === 'cancelled') void vscode.window.showInformationMessage('Reach Audit: comparison stopped; finished questions are kept in both run folders (reach-audit compare --resume continues them).');
+    return { runDir: result.runDir, how, message: result.error?.message };
+  }
+
+  /** The per-question editor commands: the question under the cursor, with the chosen probes. */
+  async function auditQuestion(kind: 'all' | 'routes' | 'repair', arg?: unknown): Promise<CommandResult> {
+    if (!trusted()) return { how: 'untrusted' };
+    const given: QuestionArgs = isArgObject(arg) ? (arg as QuestionArgs) : {};
+    const editor = vscode.window.activeTextEditor;
+    const file = given.file ?? (arg instanceof vscode.Uri ? arg.fsPath : editor?.document.uri.fsPath);
+    if (!file || !isDatasetFile(vscode.Uri.file(file))) {
+      void vscode.window.showErrorMessage('Reach Audit: put the cursor on a question in a .jsonl or .json dataset file.');
+      return { how: 'dismissed' };
+    }
+    const line = given.line ?? (editor && editor.document.uri.fsPath === file ? editor.selection.active.line + 1 : undefined);
+    if (!line) return { how: 'dismissed' };
+    if (editor?.document.isDirty && editor.document.uri.fsPath === file) await editor.document.save();
+    const settings = readAuditSettings();
+    const model = given.options?.model ?? (await choices.model('model', settings.modelPath));
+    if (!model) return { how: 'dismissed' };
+    const base: QuestionRequestOptions = { ...runOptionsOf(settings), ...(choices.rememberedProbes() ? { probes: choices.rememberedProbes() } : {}), ...given.options, model, data: file };
+    if (kind === 'routes') {
+      const routeProbes = (base.probes ?? []).filter((p) => /^(routes|search)(:|$)/.test(p));
+      base.probes = routeProbes.length ? routeProbes : ['routes:16'];
+    }
+    if (kind === 'repair') base.repair = true;
+    const ws = workspaceFolder();
+    if (ws && !base.workspace) base.workspace = ws;
+    const title = { all: 'auditing', routes: 'probing layer routes for', repair: 'silencing MLP blocks for' }[kind];
+    const result = await session.run({ type: 'auditQuestion', question: { line }, options: base }, `Reach Audit: ${title} the question on line ${line}`);
+    deps.runsChanged();
+    if (result.outcome?.type === 'result' && 'record' in result.outcome && result.runDir) {
+      const record = result.outcome.record;
+      lens.addRecord(file, result.runDir, asPanelRecord(record));
+      panel.show(result.runDir, { preserveFocus: true });
+      await panel.whenReady();
+      panel.selectQuestion(record.id);
+      return { runDir: result.runDir, how: 'done' };
+    }
+    return { runDir: result.runDir, how: result.outcome?.type === 'stopped' ? 'cancelled' : 'failed', message: result.error?.message };
+  }
+
+  /** The run a command is about: the argument, the Runs view's selection, or the newest run. */
+  async function targetRun(arg: unknown): Promise<string | undefined> {
+    if (isArgObject(arg)) {
+      if (typeof arg.runDir === 'string') return arg.runDir;
+      const run = (arg as { run?: { folder?: unknown } }).run;
+      if (run && typeof run.folder === 'string') return run.folder;
+    }
+    const selected = deps.selectedRun();
+    if (selected) return selected;
+    const all = await deps.runFolders();
+    if (all.length === 0) void vscode.window.showInformationMessage('Reach Audit: no audit runs in this workspace yet. Run Reach Audit: Run Reachability Audit first.');
+    return all[0];
+  }
+
+  async function openPanel(arg?: unknown): Promise<string | undefined> {
+    const runDir = await targetRun(arg);
+    if (!runDir) return undefined;
+    try {
+      panel.show(runDir);
+    } catch (err) {
+      void vscode.window.showErrorMessage(`Reach Audit: cannot open ${runDir}: ${(err as Error).message}`);
+      return undefined;
+    }
+    return runDir;
+  }
+
+  async function exportResults(arg?: unknown): Promise<string | undefined> {
+    const given: ExportArgs = isArgObject(arg) ? (arg as ExportArgs) : {};
+    const runDir = await targetRun(arg);
+    if (!runDir) return undefined;
+    const run = loadRunFolder(runDir);
+    const format = given.format ?? (await vscode.window.showQuickPick(
+      [{ label: 'CSV', description: 'one row per question', format: 'csv' as const }, { label: 'JSON', description: 'the full records', format: 'json' as const }],
+      { title: `Export ${run.data.label ?? run.data.runId}` },
+    ))?.format;
+    if (!format) return undefined;
+    if (given.file) {
+      writeExport(run, format, given.file);
+      return given.file;
+    }
+    return exportRecordsInteractively(run, format);
+  }
+
+  async function selectModel(): Promise<string | undefined> {
+    if (!trusted()) return undefined;
+    const folder = await choices.pickModel('model');
+    if (folder) void vscode.window.showInformationMessage(`Reach Audit: audits in this workspace will use ${folder}.`);
+    return folder;
+  }
+
+  async function showQuestion(arg?: unknown): Promise<void> {
+    if (!isArgObject(arg) || typeof arg.runDir !== 'string') return;
+    const runDir = arg.runDir;
+    panel.show(runDir, { preserveFocus: true });
+    await panel.whenReady();
+    if (arg.id !== undefined) panel.selectQuestion(String(arg.id));
+    if (typeof arg.line === 'number') {
+      const dataset = loadRunFolder(runDir).datasetPath;
+      if (dataset) await revealLine(dataset, arg.line);
+    }
+  }
+
+  const r = vscode.commands.registerCommand;
+  return [
+    r(COMMANDS.runAudit, runAudit),
+    r(COMMANDS.runAuditOnFile, (uri?: vscode.Uri) => runAudit(uri ?? vscode.window.activeTextEditor?.document.uri)),
+    r(COMMANDS.compare, compare),
+    r(COMMANDS.auditQuestion, (a?: unknown) => auditQuestion('all', a)),
+    r(COMMANDS.probeRoutes, (a?: unknown) => auditQuestion('routes', a)),
+    r(COMMANDS.silenceBlocks, (a?: unknown) => auditQuestion('repair', a)),
+    r(COMMANDS.openPanel, openPanel),
+    r(COMMANDS.exportResults, exportResults),
+    r(COMMANDS.selectModel, selectModel),
+    r(COMMANDS.showQuestion, showQuestion),
+    r(COMMANDS.showLog, () => session.output.show()),
+  ];
+}

@@ -1,0 +1,180 @@
+/**
+ * Runs engine requests for the extension: a progress notification with Cancel, a status-bar item
+ * while work is going, every engine log line in the "Reach Audit" output channel, and the events
+ * (run opened, record finished, request ended) passed on to the panel, the tree and the CodeLens.
+ * A cancelled or crashed run keeps its finished questions; the message offers Resume.
+ */
+import * as vscode from 'vscode';
+import type { RecordEvent, StartedEvent } from '../../service/protocol';
+import { EngineError, EngineProcess, type EngineRequestHandle, type RequestBody, type RequestOutcome } from '../../service/engineClient';
+
+export interface SessionListener {
+  /** A run folder was opened (a resumed run included); `label` tells base from tuned in a comparison. */
+  onStarted?(event: StartedEvent): void;
+  onRecord?(event: RecordEvent, runDir: string | undefined): void;
+  /** The request ended: result, stopped (cancelled) or failed. */
+  onEnded?(runDir: string | undefined, how: 'done' | 'cancelled' | 'failed', message?: string): void;
+}
+
+export interface SessionOutcome<B extends RequestBody> {
+  outcome?: RequestOutcome<B>;
+  error?: EngineError;
+  runDir?: string;
+}
+
+function describeError(err: unknown): EngineError {
+  if (err instanceof EngineError) return err;
+  return new EngineError(err instanceof Error ? err.message : String(err), 'internal');
+}
+
+export class AuditSession implements vscode.Disposable {
+  private engine: EngineProcess | undefined;
+  private readonly statusBar = vscode.window.createStatusBarItem('reachAudit.activeRun', vscode.StatusBarAlignment.Left, 10);
+  private active = 0;
+  private readonly listeners = new Set<SessionListener>();
+  private readonly handles = new Set<{ cancel(): void }>();
+
+  constructor(
+    private readonly cliPath: string,
+    readonly output: vscode.OutputChannel,
+    private readonly engineEnv: () => Record<string, string | undefined>,
+    private readonly cwd: () => string | undefined,
+  ) {
+    this.statusBar.name = 'Reach Audit run';
+    this.statusBar.command = 'reachAudit.showLog';
+  }
+
+  listen(listener: SessionListener): vscode.Disposable {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  get running(): boolean {
+    return this.active > 0;
+  }
+
+  /** The engine child's pid, undefined until a request has started one. */
+  get enginePid(): number | undefined {
+    return this.engine?.pid;
+  }
+
+  private emit(call: (l: SessionListener) => void): void {
+    for (const l of this.listeners) {
+      try {
+        call(l);
+      } catch (err) {
+        this.output.appendLine(`[extension] a listener failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+  }
+
+  private engineProcess(): EngineProcess {
+    // One engine child per extension host; a dead child is replaced by EngineProcess on the next request.
+    this.engine ??= new EngineProcess({
+      cliPath: this.cliPath,
+      env: this.engineEnv(),
+      cwd: this.cwd(),
+      onLog: (e) => this.output.appendLine(`[engine ${e.level}] ${e.message}`),
+      onStderr: (t) => this.output.append(t),
+      onExit: (x) => {
+        if (!x.expected) this.output.appendLine(`[engine] exited unexpectedly (${x.signal ?? `code ${x.code}`})`);
+      },
+    });
+    return this.engine;
+  }
+
+  /**
+   * Sends one request with a progress notification (Cancel stops it after the current batch).
+   * Resolves when the request ends; never rejects (the error is in the outcome, already shown).
+   */
+  async run<B extends RequestBody>(body: B, title: string, options: { quiet?: boolean } = {}): Promise<SessionOutcome<B>> {
+    this.active++;
+    this.output.appendLine(`[extension] ${title}: ${JSON.stringify(body)}`);
+    let runDir: string | undefined;
+    let report: ((p: { message: string; increment?: number }) => void) | undefined;
+    let lastMessage = 'starting';
+    let last = 0;
+    const updateStatus = (text: string) => {
+      this.statusBar.text = `$(beaker~spin) Reach Audit: ${text}`;
+      this.statusBar.tooltip = `${title} — click for the log`;
+      this.statusBar.show();
+    };
+    updateStatus('starting');
+    // Events are handled as they arrive (the listener is synchronous), so none is missed before
+    // the progress notification exists.
+    let handle: EngineRequestHandle<B>;
+    try {
+      handle = this.engineProcess().request(body, (event) => {
+        if (event.type === 'started') {
+          runDir = event.runDir;
+          this.emit((l) => l.onStarted?.(event));
+          lastMessage = `${event.done}/${event.total} questions`;
+          report?.({ message: lastMessage });
+        } else if (event.type === 'progress') {
+          const pct = event.total > 0 ? (100 * event.done) / event.total : 0;
+          const eta = event.eta !== null && event.done > 0 ? ` · ${Math.ceil(event.eta)} s left` : '';
+          const stage = event.stage ? ` · ${event.stage}` : '';
+          lastMessage = `${event.done}/${event.total} questions${stage}${eta}`;
+          report?.({ increment: Math.max(0, pct - last), message: lastMessage });
+          last = Math.max(last, pct);
+          updateStatus(`${event.done}/${event.total}`);
+        } else if (event.type === 'record') {
+          this.emit((l) => l.onRecord?.(event, runDir));
+        }
+      });
+    } catch (err) {
+      this.active--;
+      if (this.active === 0) this.statusBar.hide();
+      const error = describeError(err);
+      void vscode.window.showErrorMessage(`Reach Audit: ${error.message}`);
+      return { error };
+    }
+    this.handles.add(handle);
+    try {
+      return await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title, cancellable: true },
+        async (progress, token) => {
+          report = (p) => progress.report(p);
+          progress.report({ message: lastMessage, increment: last });
+          const cancel = token.onCancellationRequested(() => {
+            this.output.appendLine(`[extension] cancel requested: ${title}`);
+            handle.cancel();
+          });
+          try {
+            const outcome = await handle.result;
+            runDir = handle.runDir ?? runDir;
+            const how = outcome.type === 'stopped' ? 'cancelled' : 'done';
+            this.output.appendLine(`[extension] ${title}: ${how}${runDir ? ` (${runDir})` : ''}`);
+            this.emit((l) => l.onEnded?.(runDir, how));
+            return { outcome, runDir };
+          } catch (err) {
+            const error = describeError(err);
+            runDir = error.runDir ?? runDir;
+            this.output.appendLine(`[extension] ${title} failed (${error.kind}): ${error.message}`);
+            if (error.stderrTail) this.output.appendLine(error.stderrTail);
+            this.emit((l) => l.onEnded?.(runDir, 'failed', error.message));
+            if (!options.quiet) void vscode.window.showErrorMessage(`Reach Audit: ${error.message}`, 'Show Log').then((a) => a && this.output.show());
+            return { error, runDir };
+          } finally {
+            cancel.dispose();
+            report = undefined;
+          }
+        },
+      );
+    } finally {
+      this.handles.delete(handle);
+      this.active--;
+      if (this.active === 0) this.statusBar.hide();
+    }
+  }
+
+  /** Cancels every request of this session's engine (used by tests and the Cancel command). */
+  cancelAll(): void {
+    for (const h of this.handles) h.cancel();
+  }
+
+  dispose(): void {
+    this.statusBar.dispose();
+    void this.engine?.dispose();
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * The `reachAudit.*` settings, read into engine request options. Settings hold the defaults;
+ * command arguments and the user's picks (remembered per workspace) override them.
+ */
+import * as vscode from 'vscode';
+import type { AuditRequestOptions } from '../../service/protocol';
+
+export const DEFAULT_PROBES = ['sample:16', 'routes:16', 'search:16'];
+
+export interface AuditSettings {
+  modelPath?: string;
+  baseModelPath?: string;
+  tunedModelPath?: string;
+  probes: string[];
+  selectors?: string[];
+  repair: boolean;
+  maxNewTokens?: number;
+  temperature?: number;
+  threads?: number;
+  cacheFolder?: string;
+  seed?: number;
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+function strings(value: unknown): string[] | undefined {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string') && value.length > 0 ? (value as string[]) : undefined;
+}
+
+function whole(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
+}
+
+/** Relative folder settings are relative to the first workspace folder. */
+function folder(value: unknown, scope: vscode.Uri | undefined): string | undefined {
+  const p = text(value);
+  if (!p) return undefined;
+  const expanded = p.startsWith('~/') ? `${process.env.HOME ?? ''}${p.slice(1)}` : p;
+  if (expanded.startsWith('/') || /^[A-Za-z]:[\\/]/.test(expanded)) return expanded;
+  return scope ? vscode.Uri.joinPath(scope, expanded).fsPath : expanded;
+}
+
+export function readAuditSettings(scope?: vscode.Uri): AuditSettings {
+  const c = vscode.workspace.getConfiguration('reachAudit', scope);
+  const root = scope ?? vscode.workspace.workspaceFolders?.[0]?.uri;
+  const temperature = c.get<unknown>('temperature');
+  return {
+    modelPath: folder(c.get('modelPath'), root),
+    baseModelPath: folder(c.get('baseModelPath'), root),
+    tunedModelPath: folder(c.get('tunedModelPath'), root),
+    probes: strings(c.get('defaultProbes')) ?? DEFAULT_PROBES,
+    selectors: strings(c.get('selectors')),
+    repair: c.get<boolean>('repair') === true,
+    maxNewTokens: whole(c.get('maxNewTokens')) || undefined,
+    temperature: typeof temperature === 'number' && Number.isFinite(temperature) ? temperature : undefined,
+    threads: whole(c.get('threads')) || undefined,
+    cacheFolder: folder(c.get('cacheFolder'), root),
+    seed: whole(c.get('seed')),
+  };
+}
+
+/** The run settings part of a request (everything but model, data and selection). */
+export function runOptionsOf(settings: AuditSettings): Omit<AuditRequestOptions, 'model' | 'data'> {
+  const o: Omit<AuditRequestOptions, 'model' | 'data'> = { probes: settings.probes, repair: settings.repair };
+  if (settings.selectors) o.select = settings.selectors;
+  if (settings.maxNewTokens !== undefined) o.maxNewTokens = settings.maxNewTokens;
+  if (settings.temperature !== undefined) o.temperature = settings.temperature;
+  if (settings.threads !== undefined) o.threads = settings.threads;
+  if (settings.cacheFolder !== undefined) o.cacheDir = settings.cacheFolder;
+  if (settings.seed !== undefined) o.seed = settings.seed;
+  return o;
+}

@@ -1,0 +1,105 @@
+/**
+ * CodeLens on each audited question's line of a dataset file: its state (realized / reachable by …
+ * / repaired by block … / unreached) from the newest run on that file, with the numbers in the
+ * tooltip. Fed from disk (the newest run whose manifest names the file) and live from a running
+ * audit, so the lines fill as questions finish.
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { AuditRecord } from '../../../webview/src/protocol';
+import { probeTallies, questionStateOf } from './questionStates';
+import { loadRunFolder } from '../panel/runData';
+
+interface FileRecords {
+  runDir: string;
+  byLine: Map<number, AuditRecord>;
+}
+
+const ICON: Record<string, string> = { realized: '$(pass)', reachable: '$(target)', repaired: '$(tools)', unreached: '$(circle-slash)' };
+
+function key(file: string): string {
+  return path.resolve(file);
+}
+
+export class QuestionLensProvider implements vscode.CodeLensProvider, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChangeCodeLenses = this.changed.event;
+  private readonly files = new Map<string, FileRecords>();
+  private timer: NodeJS.Timeout | undefined;
+
+  /** `runsForDataset(file)`: run folders on that dataset, newest first. */
+  constructor(private readonly runsForDataset: (file: string) => Promise<string[]>) {}
+
+  /** Forget what was read from disk (runs changed); the next paint re-reads. */
+  invalidate(): void {
+    this.files.clear();
+    this.changed.fire();
+  }
+
+  /** A live record: shown at once (coalesced) on its dataset's line. */
+  addRecord(datasetFile: string, runDir: string, record: AuditRecord): void {
+    const k = key(datasetFile);
+    let entry = this.files.get(k);
+    if (!entry || entry.runDir !== runDir) {
+      entry = { runDir, byLine: new Map(entry?.byLine ?? []) };
+      this.files.set(k, entry);
+    }
+    entry.byLine.set(record.line, record);
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      this.changed.fire();
+    }, 200);
+  }
+
+  /** The record shown on a line of a dataset file, when one is. */
+  recordAt(file: string, line: number): AuditRecord | undefined {
+    return this.files.get(key(file))?.byLine.get(line);
+  }
+
+  async provideCodeLenses(document: vscode.TextDocument): Promise<vscode.CodeLens[]> {
+    if (document.uri.scheme !== 'file') return [];
+    const k = key(document.uri.fsPath);
+    let entry = this.files.get(k);
+    if (!entry) {
+      const runs = await this.runsForDataset(document.uri.fsPath);
+      for (const runDir of runs) {
+        try {
+          const run = loadRunFolder(runDir);
+          if (run.data.records.length === 0) continue;
+          entry = { runDir, byLine: new Map(run.data.records.map((r) => [r.line, r])) };
+          break;
+        } catch {
+          // A damaged run: try the next older one.
+        }
+      }
+      if (!entry) return [];
+      this.files.set(k, entry);
+    }
+    const lenses: vscode.CodeLens[] = [];
+    const runName = path.basename(entry.runDir);
+    for (const [line, record] of entry.byLine) {
+      if (line < 1 || line > document.lineCount) continue;
+      const state = questionStateOf(record);
+      const tooltip = [
+        `Question ${String(record.id)} · run ${runName}`,
+        `Gold ${record.gold ?? '—'} · deployed answer ${record.realized?.answer ?? 'none'} (${record.realized?.correct ? 'correct' : 'wrong'})`,
+        ...probeTallies(record),
+        ...(record.repair ? [`Failure set: ${record.repair.inFailureSet ? 'yes' : 'no'}${state.repairedBy.length ? ` · repaired by silencing block ${state.repairedBy.join(', ')}` : ''}`] : []),
+      ].join('\n');
+      lenses.push(
+        new vscode.CodeLens(new vscode.Range(line - 1, 0, line - 1, 0), {
+          title: `${ICON[state.name]} ${state.label}`,
+          tooltip,
+          command: 'reachAudit.showQuestion',
+          arguments: [{ runDir: entry.runDir, id: record.id }],
+        }),
+      );
+    }
+    return lenses;
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.changed.dispose();
+  }
+}

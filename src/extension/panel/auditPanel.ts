@@ -1,0 +1,240 @@
+/**
+ * The audit panel host: one WebviewPanel showing one run (the panel bundle from dist/webview).
+ * It sends the run when the page says it is ready (again after the panel was hidden and shown:
+ * the page keeps its UI state with setState, the host re-sends the data), appends records while
+ * a run is going, opens the dataset at a question's line, and writes exports.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { AuditRecord, CompareSummary, HostMessage, QuestionId, RunStatus, WebviewMessage } from '../../../webview/src/protocol';
+import { newNonce, panelHtml } from './panelHtml';
+import { recordsToCsv, recordsToJson } from './recordExport';
+import { latestComparisonOf } from './comparisonLookup';
+import { loadRunFolder, runIdOf, type LoadedRun } from './runData';
+
+export const PANEL_VIEW_TYPE = 'reachAudit.panel';
+/** The first message carries this many records (the table paints at once), the rest follow in batches. */
+const FIRST_BATCH = 500;
+const BATCH = 2000;
+
+interface ShownRun {
+  run: LoadedRun;
+  /** The base checkpoint's run when the panel shows a comparison. */
+  base?: LoadedRun;
+  /** The paired numbers of base → run (comparison.json's `comparison`), sent with the base run. */
+  compare?: CompareSummary;
+  ids: Set<string>;
+  status?: { status: RunStatus; done: number; total: number; message?: string };
+}
+
+export class AuditPanelHost implements vscode.Disposable {
+  private panel: vscode.WebviewPanel | undefined;
+  private shown: ShownRun | undefined;
+  private ready = false;
+  private readyWaiters: (() => void)[] = [];
+  /** Every message sent to the page, newest last (bounded); the test suite reads it. */
+  readonly sent: HostMessage[] = [];
+  /** The page's HTML as last set. */
+  html = '';
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly output: vscode.OutputChannel,
+  ) {}
+
+  get runFolder(): string | undefined {
+    return this.shown?.run.folder;
+  }
+
+  get visible(): boolean {
+    return this.panel?.visible === true;
+  }
+
+  /** Resolves once the page has said `ready` (or after `timeoutMs`, for a page that is not loading: hidden, or closed). */
+  whenReady(timeoutMs = 15_000): Promise<void> {
+    if (this.ready) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.readyWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  /**
+   * Opens (or reveals) the panel on a run folder, re-reading it from disk. With `baseFolder` it
+   * shows a checkpoint comparison; `compare` (the comparison's numbers, which need the base run to
+   * mean anything) is dropped without it. Without `baseFolder`, a run that is the trained side of a
+   * stored comparison is shown with that comparison's base and numbers.
+   */
+  show(folder: string, options: { preserveFocus?: boolean; status?: ShownRun['status']; baseFolder?: string; compare?: CompareSummary } = {}): void {
+    const run = loadRunFolder(folder);
+    if (!options.baseFolder && !options.status) {
+      const stored = latestComparisonOf(folder);
+      if (stored) options = { ...options, baseFolder: stored.base.folder, compare: stored.comparison };
+    }
+    const base = options.baseFolder ? loadRunFolder(options.baseFolder) : undefined;
+    for (const w of [...run.warnings, ...(base?.warnings ?? [])]) this.output.appendLine(`[panel] ${w}`);
+    const compare = base ? options.compare : undefined;
+    this.shown = { run, base, compare, ids: new Set(run.data.records.map((r) => String(r.id))), status: options.status };
+    const title = `Reach Audit: ${run.data.label ?? run.data.runId}`;
+    if (!this.panel) {
+      this.panel = this.createPanel(title, options.preserveFocus === true);
+    } else {
+      this.panel.title = title;
+      this.panel.reveal(undefined, options.preserveFocus === true);
+    }
+    if (this.ready) this.sendRun();
+  }
+
+  private createPanel(title: string, preserveFocus: boolean): vscode.WebviewPanel {
+    const dist = vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview');
+    const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPE, title, { viewColumn: vscode.ViewColumn.Active, preserveFocus }, {
+      enableScripts: true,
+      // The page keeps its state with setState and the host re-sends the run on `ready`.
+      retainContextWhenHidden: false,
+      localResourceRoots: [dist, vscode.Uri.joinPath(this.extensionUri, 'media')],
+      enableFindWidget: true,
+    });
+    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'reach-audit.svg');
+    const webview = panel.webview;
+    this.html = panelHtml({
+      cspSource: webview.cspSource,
+      nonce: newNonce(),
+      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'main.js')).toString(),
+      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'main.css')).toString(),
+      title,
+    });
+    webview.html = this.html;
+    webview.onDidReceiveMessage((m: WebviewMessage) => void this.onMessage(m));
+    // Hidden then shown: the page is rebuilt and says `ready` again.
+    panel.onDidChangeViewState(() => {
+      if (!panel.visible) this.ready = false;
+    });
+    panel.onDidDispose(() => {
+      this.panel = undefined;
+      this.ready = false;
+    });
+    return panel;
+  }
+
+  private post(message: HostMessage): void {
+    if (!this.panel) return;
+    this.sent.push(message);
+    if (this.sent.length > 200) this.sent.splice(0, this.sent.length - 200);
+    void this.panel.webview.postMessage(message);
+  }
+
+  private sendRun(): void {
+    const shown = this.shown;
+    if (!shown) return;
+    const { data } = shown.run;
+    // A comparison's base run goes whole: the panel pairs questions by id from the first message.
+    this.post({
+      type: 'loadRun',
+      run: { ...data, records: data.records.slice(0, FIRST_BATCH) },
+      ...(shown.base ? { baseRun: shown.base.data } : {}),
+      ...(shown.base && shown.compare ? { compare: shown.compare } : {}),
+    });
+    for (let i = FIRST_BATCH; i < data.records.length; i += BATCH) {
+      this.post({ type: 'appendRecords', runId: data.runId, records: data.records.slice(i, i + BATCH) });
+    }
+    if (shown.status) this.post({ type: 'runStatus', runId: data.runId, ...shown.status });
+  }
+
+  /** A record finished in a live run: appended when the panel shows that run. */
+  appendRecord(runDir: string, record: AuditRecord): void {
+    const shown = this.shown;
+    if (!shown || shown.run.folder !== runDir || shown.ids.has(String(record.id))) return;
+    shown.ids.add(String(record.id));
+    shown.run.data.records.push(record);
+    if (this.ready) this.post({ type: 'appendRecords', runId: shown.run.data.runId, records: [record] });
+  }
+
+  /** Progress or the end of a live run shown in the panel; at the end the summary is re-read. */
+  setStatus(runDir: string, status: NonNullable<ShownRun['status']>): void {
+    const shown = this.shown;
+    if (!shown || shown.run.folder !== runDir) return;
+    shown.status = status;
+    if (status.status !== 'running') {
+      const fresh = loadRunFolder(runDir);
+      if (fresh.data.summary) {
+        shown.run.data.summary = fresh.data.summary;
+        if (this.ready) this.post({ type: 'updateSummary', runId: shown.run.data.runId, summary: fresh.data.summary });
+      }
+    }
+    if (this.ready) this.post({ type: 'runStatus', runId: shown.run.data.runId, ...status });
+  }
+
+  /** Selects a question in the table (the tree's question rows and the editor commands use it). */
+  selectQuestion(id: QuestionId): void {
+    if (this.ready) this.post({ type: 'selectQuestion', id });
+  }
+
+  private async onMessage(message: WebviewMessage): Promise<void> {
+    if (!message || typeof message !== 'object') return;
+    switch (message.type) {
+      case 'ready':
+        this.ready = true;
+        this.sendRun();
+        for (const w of this.readyWaiters.splice(0)) w();
+        return;
+      case 'revealQuestion':
+      case 'openDetail': {
+        const record = this.shown?.run.data.records.find((r) => String(r.id) === String(message.id));
+        const line = message.type === 'revealQuestion' && Number.isInteger(message.line) ? message.line : record?.line;
+        const dataset = this.shown?.run.datasetPath;
+        if (dataset && typeof line === 'number') await revealLine(dataset, line);
+        return;
+      }
+      case 'requestExport': {
+        if (!this.shown || message.runId !== this.shown.run.data.runId) return;
+        const ids = Array.isArray(message.ids) ? new Set(message.ids.map(String)) : undefined;
+        await exportRecordsInteractively(this.shown.run, message.format === 'json' ? 'json' : 'csv', ids);
+        return;
+      }
+      case 'persistState':
+        // The page keeps its own state (setState); nothing to store on this side.
+        return;
+    }
+  }
+
+  dispose(): void {
+    this.panel?.dispose();
+  }
+}
+
+/** Opens a dataset file with the cursor on a (1-based) line. */
+export async function revealLine(file: string, line: number): Promise<vscode.TextEditor | undefined> {
+  if (!fs.existsSync(file)) {
+    void vscode.window.showWarningMessage(`Reach Audit: the run's dataset ${file} no longer exists.`);
+    return undefined;
+  }
+  const document = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+  const at = new vscode.Position(Math.max(0, Math.min(line - 1, document.lineCount - 1)), 0);
+  return vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.One, selection: new vscode.Range(at, at), preview: false });
+}
+
+/** Writes a run's records (all, or `ids`) as CSV or JSON. */
+export function writeExport(run: LoadedRun, format: 'csv' | 'json', file: string, ids?: Set<string>): number {
+  const records = ids ? run.data.records.filter((r) => ids.has(String(r.id))) : run.data.records;
+  fs.writeFileSync(file, format === 'csv' ? recordsToCsv(records) : recordsToJson(records));
+  return records.length;
+}
+
+/** Asks where to save, then writes the export and offers to open it. */
+export async function exportRecordsInteractively(run: LoadedRun, format: 'csv' | 'json', ids?: Set<string>): Promise<string | undefined> {
+  const target = await vscode.window.showSaveDialog({
+    defaultUri: vscode.Uri.file(path.join(run.folder, `${runIdOf(run.folder)}-records.${format}`)),
+    filters: format === 'csv' ? { CSV: ['csv'] } : { JSON: ['json'] },
+    title: `Export ${run.data.label ?? run.data.runId} records as ${format.toUpperCase()}`,
+  });
+  if (!target) return undefined;
+  const n = writeExport(run, format, target.fsPath, ids);
+  void vscode.window.showInformationMessage(`Reach Audit: exported ${n} question${n === 1 ? '' : 's'} to ${target.fsPath}.`, 'Open').then((a) => {
+    if (a) void vscode.window.showTextDocument(target);
+  });
+  return target.fsPath;
+}

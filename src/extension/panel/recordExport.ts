@@ -1,0 +1,50 @@
+/**
+ * Export of a run's records: JSON (the records as stored, one array) and CSV (one row per
+ * question: id, line, gold, deployed answer, realized, reachable per probe, repair). Pure.
+ */
+import type { AuditRecord } from '../../../webview/src/protocol';
+
+/** RFC 4180 field: quoted when it holds a comma, quote or line break; quotes doubled. */
+export function csvField(value: unknown): string {
+  const text = value === null || value === undefined ? '' : typeof value === 'string' ? value : String(value);
+  // A leading =, +, - or @ makes spreadsheets run the cell as a formula: dataset text is untrusted.
+  const safe = /^[=+\-@\t\r]/.test(text) && !/^-?\d+(\.\d+)?$/.test(text) ? `'${text}` : text;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+function probesOf(records: readonly AuditRecord[]): string[] {
+  const names = new Set<string>();
+  for (const r of records) for (const p of Object.keys(r.reachable ?? {})) names.add(p);
+  return [...names];
+}
+
+function repairedBlocks(record: AuditRecord): string {
+  const map = record.repair?.correctBySilencedBlock ?? {};
+  return Object.entries(map)
+    .filter(([, ok]) => ok === true)
+    .map(([block]) => Number(block))
+    .sort((a, b) => a - b)
+    .join(' ');
+}
+
+export function recordsToCsv(records: readonly AuditRecord[]): string {
+  const probes = probesOf(records);
+  const header = ['id', 'line', 'question', 'gold', 'answer', 'rule', 'realized', ...probes.map((p) => `reachable_${p}`), 'failure_set', 'repaired_by_blocks'];
+  const rows = records.map((r) => [
+    r.id,
+    r.line,
+    r.question ?? '',
+    r.gold ?? '',
+    r.realized?.answer ?? '',
+    r.realized?.rule ?? '',
+    r.realized?.correct === true,
+    ...probes.map((p) => (r.reachable?.[p] === undefined ? '' : r.reachable[p] === true)),
+    r.repair ? r.repair.inFailureSet === true : '',
+    r.repair ? repairedBlocks(r) : '',
+  ]);
+  return [header, ...rows].map((row) => row.map(csvField).join(',')).join('\r\n') + '\r\n';
+}
+
+export function recordsToJson(records: readonly AuditRecord[]): string {
+  return JSON.stringify(records, null, 2) + '\n';
+}

@@ -1,0 +1,91 @@
+/**
+ * The Audit side view's page: a run's headline numbers (rate, 95% interval, n) and a bar chart of
+ * question states drawn as inline SVG. No script at all; every string from a run is escaped and the
+ * only style is the nonce'd block below. Pure (no vscode), so tests check the exact page.
+ */
+import { escapeHtml } from '../panel/panelHtml';
+import { formatRateDetail, type RunHeadline } from '../panel/runHeadline';
+
+export interface StateCounts {
+  realized: number;
+  reachableNotRealized: number;
+  unreached: number;
+}
+
+export interface AuditViewContent {
+  name: string;
+  folder: string;
+  headline?: RunHeadline;
+  states?: StateCounts;
+  recorded: number;
+}
+
+function viewCsp(nonce: string): string {
+  return `default-src 'none'; style-src 'nonce-${nonce}'; img-src data:`;
+}
+
+const STYLE = `
+body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); color: var(--vscode-foreground); padding: 0 8px; }
+h2 { font-size: 1.05em; margin: 8px 0 2px; word-break: break-all; }
+.muted { color: var(--vscode-descriptionForeground); }
+table { border-collapse: collapse; width: 100%; margin: 6px 0; }
+td { padding: 2px 4px; vertical-align: top; }
+td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+.bar-realized { fill: var(--vscode-charts-green); }
+.bar-reachable { fill: var(--vscode-charts-yellow); }
+.bar-unreached { fill: var(--vscode-charts-red); }
+.bar-track { fill: var(--vscode-editorWidget-background, transparent); stroke: var(--vscode-widget-border, var(--vscode-contrastBorder, transparent)); }
+svg text { fill: var(--vscode-foreground); font-size: 11px; }
+`;
+
+function stateChart(states: StateCounts): string {
+  const rows: [string, string, number][] = [
+    ['Realized', 'bar-realized', states.realized],
+    ['Reachable, not realized', 'bar-reachable', states.reachableNotRealized],
+    ['Unreached', 'bar-unreached', states.unreached],
+  ];
+  const total = Math.max(1, states.realized + states.reachableNotRealized + states.unreached);
+  const rowHeight = 34;
+  const bars = rows
+    .map(([label, cls, count], i) => {
+      const y = i * rowHeight;
+      const width = (200 * count) / total;
+      return `<text x="0" y="${y + 11}">${escapeHtml(label)} · ${count}</text>` +
+        `<rect class="bar-track" x="0" y="${y + 15}" width="200" height="12" rx="2"/>` +
+        `<rect class="${cls}" x="0" y="${y + 15}" width="${width.toFixed(1)}" height="12" rx="2"><title>${escapeHtml(label)}: ${count} of ${total}</title></rect>`;
+    })
+    .join('');
+  return `<svg role="img" aria-label="Question states" viewBox="0 0 202 ${rows.length * rowHeight}" width="100%" preserveAspectRatio="xMinYMin meet">${bars}</svg>`;
+}
+
+export function auditViewHtml(content: AuditViewContent | undefined, nonce: string): string {
+  let body: string;
+  if (!content) {
+    body = '<p class="muted">No run selected. Run an audit (Reach Audit: Run Reachability Audit) or select a run in the Runs view.</p>';
+  } else {
+    const h = content.headline;
+    const rows: [string, string][] = [];
+    if (h?.realized) rows.push(['Realized', formatRateDetail(h.realized)]);
+    for (const r of h?.reachable ?? []) rows.push([`Reachable · ${r.probe}`, formatRateDetail(r.rate)]);
+    if (h?.reachableAny && (h.reachable.length ?? 0) > 1) rows.push(['Reachable · any probe', formatRateDetail(h.reachableAny)]);
+    for (const b of h?.blind ?? []) rows.push([`Answer-blind · ${b.probe} · ${b.selector}`, formatRateDetail(b)]);
+    if (h?.repair) {
+      const r = h.repair;
+      rows.push(['Failure set', String(r.failureSetSize)]);
+      if (r.identifiedBlock !== undefined) rows.push([`Repair · block ${r.identifiedBlock}`, r.repairRate ? formatRateDetail(r.repairRate) : '—']);
+    }
+    const table = rows.length
+      ? `<table>${rows.map(([k, v]) => `<tr><td>${escapeHtml(k)}</td><td class="num">${escapeHtml(v)}</td></tr>`).join('')}</table>`
+      : `<p class="muted">Unfinished: ${content.recorded} question${content.recorded === 1 ? '' : 's'} recorded, no summary yet.</p>`;
+    body = `<h2>${escapeHtml(content.name)}</h2><div class="muted">${h ? `n = ${h.n} questions · 95% intervals` : ''}</div>${table}${content.states ? stateChart(content.states) : ''}`;
+  }
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${viewCsp(nonce)}">
+<style nonce="${nonce}">${STYLE}</style>
+</head>
+<body>${body}</body>
+</html>`;
+}

@@ -1,0 +1,116 @@
+/**
+ * Finds the runs of a workspace (`.reach-audit/runs/<time>-<name>/`, design section 3) and reads
+ * what the Runs view shows of each: name, start time, manifest facts and the summary headline.
+ * Only reads JSON files; it never executes anything found in a run folder.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { readRunHeadline, type RunHeadline } from '../panel/runHeadline';
+
+/** Where runs live inside a workspace folder. */
+export const RUNS_FOLDER = path.join('.reach-audit', 'runs');
+
+export interface RunEntry {
+  /** Absolute path of the run folder. */
+  folder: string;
+  /** The run's name: manifest `name` when given, else the folder name without its time prefix. */
+  name: string;
+  /** manifest `createdAt`, else the time prefix of the folder name as written. */
+  startedAt?: string;
+  model?: string;
+  dataset?: string;
+  /** Present once the run has finished and written summary.json. */
+  headline?: RunHeadline;
+  /** Lines in records.jsonl: the questions finished so far. */
+  recordedQuestions: number;
+  /** What is wrong with the run's files, worded for the user. */
+  problems: string[];
+}
+
+// Leading timestamp of a run folder: 2026-12-01T09-30-00Z, 20261201-093000, 2026-12-01_09-30 …
+const TIME_PREFIX = /^(\d{4}-?\d{2}-?\d{2}(?:[T_-]?\d{2}[-:.]?\d{2}(?:[-:.]?\d{2}(?:[.,]\d+)?)?Z?)?)-(.+)$/;
+
+export function splitRunFolderName(folderName: string): { startedAt?: string; name: string } {
+  const match = TIME_PREFIX.exec(folderName);
+  return match ? { startedAt: match[1], name: match[2] } : { name: folderName };
+}
+
+function pathField(manifest: Record<string, unknown>, key: string): string | undefined {
+  const value = manifest[key];
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object' && value !== null && 'path' in value) {
+    const inner = (value as { path: unknown }).path;
+    if (typeof inner === 'string') return inner;
+  }
+  return undefined;
+}
+
+async function readJson(file: string): Promise<{ value?: unknown; missing?: true; problem?: string }> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { missing: true };
+    return { problem: `${path.basename(file)}: cannot be read (${(err as Error).message})` };
+  }
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch (err) {
+    return { problem: `${path.basename(file)}: not valid JSON (${(err as Error).message})` };
+  }
+}
+
+async function countRecords(file: string): Promise<number> {
+  try {
+    const text = await readFile(file, 'utf8');
+    const lines = text.split('\n');
+    // A torn last line (a run stopped mid-write) is not a finished question.
+    if (!text.endsWith('\n')) lines.pop();
+    return lines.filter((line) => line.trim() !== '').length;
+  } catch {
+    return 0;
+  }
+}
+
+export async function readRun(folder: string): Promise<RunEntry> {
+  const split = splitRunFolderName(path.basename(folder));
+  const entry: RunEntry = { folder, ...split, recordedQuestions: 0, problems: [] };
+
+  const manifest = await readJson(path.join(folder, 'manifest.json'));
+  if (manifest.problem) entry.problems.push(manifest.problem);
+  else if (manifest.missing) entry.problems.push('manifest.json is missing');
+  else if (typeof manifest.value === 'object' && manifest.value !== null && !Array.isArray(manifest.value)) {
+    const fields = manifest.value as Record<string, unknown>;
+    if (typeof fields.name === 'string' && fields.name.trim() !== '') entry.name = fields.name;
+    if (typeof fields.createdAt === 'string') entry.startedAt = fields.createdAt;
+    entry.model = pathField(fields, 'model');
+    entry.dataset = pathField(fields, 'dataset');
+  } else entry.problems.push('manifest.json: expected a JSON object');
+
+  const summary = await readJson(path.join(folder, 'summary.json'));
+  if (summary.problem) entry.problems.push(summary.problem);
+  else if (!summary.missing) {
+    try {
+      entry.headline = readRunHeadline(summary.value);
+    } catch (err) {
+      entry.problems.push(`summary.json: ${(err as Error).message}`);
+    }
+  }
+  entry.recordedQuestions = await countRecords(path.join(folder, 'records.jsonl'));
+  return entry;
+}
+
+/** Runs under `<workspaceFolder>/.reach-audit/runs/`, newest first (folder names start with their time). */
+export async function listRuns(workspaceFolder: string): Promise<RunEntry[]> {
+  const runsDir = path.join(workspaceFolder, RUNS_FOLDER);
+  let names: string[];
+  try {
+    const dirents = await readdir(runsDir, { withFileTypes: true });
+    names = dirents.filter((d) => d.isDirectory()).map((d) => d.name);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
+    throw err;
+  }
+  names.sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
+  return Promise.all(names.map((name) => readRun(path.join(runsDir, name))));
+}

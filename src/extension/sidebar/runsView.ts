@@ -1,0 +1,217 @@
+/**
+ * The Runs tree: one row per run in the workspace with its headline numbers, and under it the
+ * numbers in full (rate, 95% interval, n). It keeps a snapshot of the runs on disk; `refresh()`
+ * re-reads them (the refresh command, workspace changes and a watcher on run files call it).
+ */
+import * as vscode from 'vscode';
+import { formatHeadlineLine, formatPercent, formatRateDetail, type RunHeadline } from '../panel/runHeadline';
+import { listRuns, RUNS_FOLDER, type RunEntry } from './runListing';
+import { loadRunFolder } from '../panel/runData';
+import { groupQuestions, STATE_TITLES, type QuestionRef } from '../editor/runQuestionGroups';
+
+export type RunsNode =
+  | { kind: 'run'; run: RunEntry }
+  | { kind: 'metric'; label: string; detail: string; tooltip?: string }
+  | { kind: 'problem'; message: string }
+  | { kind: 'group'; run: RunEntry; title: string; questions: QuestionRef[]; tooltip: string }
+  | { kind: 'question'; run: RunEntry; question: QuestionRef };
+
+/** The failure set and the questions by state, read from the run's records. */
+function questionGroupNodes(run: RunEntry): RunsNode[] {
+  let groups;
+  try {
+    groups = groupQuestions(loadRunFolder(run.folder).data.records);
+  } catch (err) {
+    return [{ kind: 'problem', message: `records.jsonl: ${(err as Error).message}` }];
+  }
+  const nodes: RunsNode[] = [];
+  if (groups.failureSet) {
+    nodes.push({ kind: 'group', run, title: 'Failure set', questions: groups.failureSet, tooltip: 'Reachable under the reference probes but not realized: the questions the repair scan works on.' });
+  }
+  for (const [state, questions] of Object.entries(groups.byState) as [keyof typeof STATE_TITLES, QuestionRef[]][]) {
+    if (questions.length === 0) continue;
+    nodes.push({ kind: 'group', run, title: `Questions · ${STATE_TITLES[state]}`, questions, tooltip: `${STATE_TITLES[state]}: click a question to reveal its line in the dataset.` });
+  }
+  return nodes;
+}
+
+function metricNodes(headline: RunHeadline): RunsNode[] {
+  const nodes: RunsNode[] = [];
+  if (headline.realized) {
+    nodes.push({
+      kind: 'metric',
+      label: 'Realized',
+      detail: formatRateDetail(headline.realized),
+      tooltip: 'The deployed model (its default prompt, decoding and budget) answers correctly.',
+    });
+  }
+  for (const { probe, rate } of headline.reachable) {
+    nodes.push({
+      kind: 'metric',
+      label: `Reachable · ${probe}`,
+      detail: formatRateDetail(rate),
+      tooltip: `At least one of the ${probe} probe's attempts answers correctly.`,
+    });
+  }
+  if (headline.reachableAny && headline.reachable.length > 1) {
+    nodes.push({
+      kind: 'metric',
+      label: 'Reachable · any probe',
+      detail: formatRateDetail(headline.reachableAny),
+      tooltip: 'The reachable ceiling: at least one probe finds the correct answer.',
+    });
+  }
+  for (const blind of headline.blind) {
+    nodes.push({
+      kind: 'metric',
+      label: `Answer-blind · ${blind.probe} · ${blind.selector}`,
+      detail: formatRateDetail(blind),
+      tooltip: `The ${blind.selector} selector, which never sees the gold answer, picks a correct ${blind.probe} attempt.`,
+    });
+  }
+  const repair = headline.repair;
+  if (repair) {
+    const parts = [`failure set ${repair.failureSetSize}`];
+    if (repair.identifiedBlock !== undefined) {
+      parts.unshift(`block ${repair.identifiedBlock}`);
+      if (repair.repairRate) parts.push(`repairs ${formatRateDetail(repair.repairRate)} held out`);
+      if (repair.damageRate !== undefined) parts.push(`damage ${formatPercent(repair.damageRate)}`);
+    } else parts.push(repair.failureSetSize === 0 ? 'nothing to repair' : 'no block identified');
+    nodes.push({
+      kind: 'metric',
+      label: 'Repair',
+      detail: parts.join(' · '),
+      tooltip: 'Silencing the identified MLP block: share of held-out failure-set questions it repairs, and of realized questions it breaks.',
+    });
+  }
+  return nodes;
+}
+
+function runTooltip(run: RunEntry): vscode.MarkdownString {
+  const tip = new vscode.MarkdownString();
+  tip.appendMarkdown('**');
+  tip.appendText(run.name);
+  tip.appendMarkdown('**\n\n');
+  const facts: [string, string | undefined][] = [
+    ['Started', run.startedAt],
+    ['Model', run.model],
+    ['Dataset', run.dataset],
+    ['Folder', run.folder],
+  ];
+  for (const [label, value] of facts) {
+    if (value === undefined) continue;
+    // appendText escapes: run files are untrusted text.
+    tip.appendMarkdown(`${label}: `);
+    tip.appendText(value);
+    tip.appendMarkdown('  \n');
+  }
+  return tip;
+}
+
+export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<RunsNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private snapshot: RunEntry[] | undefined;
+  private loading: Promise<RunEntry[]> | undefined;
+
+  constructor(private readonly workspaceFolders: () => readonly vscode.Uri[]) {}
+
+  /** Re-reads every run from disk, then tells the view. Resolves with the runs now shown. */
+  async refresh(): Promise<readonly RunEntry[]> {
+    const runs = await this.load();
+    this.changed.fire(undefined);
+    return runs;
+  }
+
+  /** The runs as last read (reads them the first time). */
+  async runs(): Promise<readonly RunEntry[]> {
+    return this.snapshot ?? this.load();
+  }
+
+  private load(): Promise<RunEntry[]> {
+    const loading = (async () => {
+      const perFolder = await Promise.all(
+        this.workspaceFolders()
+          .filter((uri) => uri.scheme === 'file')
+          .map((uri) => listRuns(uri.fsPath)),
+      );
+      return perFolder.flat();
+    })();
+    this.loading = loading;
+    return loading.then((runs) => {
+      // A slower, older load must not overwrite a newer one.
+      if (this.loading === loading) this.snapshot = runs;
+      return runs;
+    });
+  }
+
+  async getChildren(node?: RunsNode): Promise<RunsNode[]> {
+    if (!node) return (await this.runs()).map((run) => ({ kind: 'run', run }));
+    if (node.kind === 'group') return node.questions.map((question) => ({ kind: 'question', run: node.run, question }));
+    if (node.kind !== 'run') return [];
+    const { run } = node;
+    const children: RunsNode[] = run.problems.map((message) => ({ kind: 'problem', message }));
+    if (run.headline) children.push(...metricNodes(run.headline));
+    else {
+      children.push({
+        kind: 'metric',
+        label: 'Unfinished',
+        detail: `${run.recordedQuestions} question${run.recordedQuestions === 1 ? '' : 's'} recorded, no summary.json yet`,
+        tooltip: 'The run is still being written, or it stopped; `reach-audit audit --resume` continues it.',
+      });
+    }
+    if (run.recordedQuestions > 0) children.push(...questionGroupNodes(run));
+    return children;
+  }
+
+  getTreeItem(node: RunsNode): vscode.TreeItem {
+    switch (node.kind) {
+      case 'run': {
+        const item = new vscode.TreeItem(node.run.name, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = node.run.folder;
+        item.description = node.run.headline
+          ? formatHeadlineLine(node.run.headline)
+          : `unfinished · ${node.run.recordedQuestions} recorded`;
+        item.tooltip = runTooltip(node.run);
+        // Unfinished: still running, or stopped and resumable with --resume; the files cannot tell which.
+        item.iconPath = new vscode.ThemeIcon(node.run.problems.length ? 'warning' : node.run.headline ? 'beaker' : 'history');
+        item.contextValue = node.run.headline ? 'reachAudit.run' : 'reachAudit.unfinishedRun';
+        return item;
+      }
+      case 'metric': {
+        const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
+        item.description = node.detail;
+        item.tooltip = node.tooltip ? `${node.tooltip}\n${node.detail}` : node.detail;
+        return item;
+      }
+      case 'group': {
+        const item = new vscode.TreeItem(node.title, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = `${node.run.folder}#${node.title}`;
+        item.description = `${node.questions.length} question${node.questions.length === 1 ? '' : 's'}`;
+        item.tooltip = node.tooltip;
+        item.iconPath = new vscode.ThemeIcon(node.title === 'Failure set' ? 'tools' : 'list-flat');
+        return item;
+      }
+      case 'question': {
+        const q = node.question;
+        const item = new vscode.TreeItem(q.id, vscode.TreeItemCollapsibleState.None);
+        item.description = `line ${q.line} · ${q.label}`;
+        item.tooltip = `Question ${q.id} (line ${q.line}): ${q.label}. Click to reveal it in the dataset and the audit panel.`;
+        item.command = { command: 'reachAudit.showQuestion', title: 'Show Question', arguments: [{ runDir: node.run.folder, id: q.id, line: q.line }] };
+        return item;
+      }
+      case 'problem': {
+        const item = new vscode.TreeItem(node.message, vscode.TreeItemCollapsibleState.None);
+        item.iconPath = new vscode.ThemeIcon('warning');
+        return item;
+      }
+    }
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
+
+/** The glob, relative to a workspace folder, of the run files whose change means a run appeared or finished. */
+export const RUN_FILES_GLOB = `${RUNS_FOLDER.split('\\').join('/')}/*/{manifest,summary}.json`;
