@@ -15,6 +15,8 @@ import { modelContentHash } from '../audit/run/modelFingerprint';
 import { runAudit, type RunAuditResult } from '../audit/run/runFolderAudit';
 import { latestRunFolder, MANIFEST_FILE, newRunFolder, prepareRunFolder } from '../audit/run/runStore';
 import { parseWholeNumber } from './engineArgs';
+import { assertFolderFree } from '../engine/folderLock';
+import { RUN_FOLDER_ADVICE } from '../audit/run/runFolderAudit';
 
 export interface AuditPlan {
   values: AuditFlagValues;
@@ -49,6 +51,8 @@ export function prepareAudit(plan: AuditPlan): (signal: AbortSignal) => Promise<
   if (resume && folder && plan.resumeOrStart && !fs.existsSync(path.join(folder, MANIFEST_FILE))) folder = undefined;
   if (resume && !folder) resume = false;
   folder ??= newRunFolder(workspace, plan.name, new Date());
+  // A folder another audit is writing is refused now, before the model loads (the lock itself is taken by runAudit).
+  assertFolderFree(folder, RUN_FOLDER_ADVICE);
   if (!resume) {
     // An unwritable --out fails now, not after the model loads; the folder itself is made when the run starts.
     const existed = fs.existsSync(folder);

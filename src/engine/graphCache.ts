@@ -13,6 +13,7 @@ import type { WeightNames, WeightStore } from './weights';
 import { ExternalDataFile } from './graphBuilder';
 import { buildBlockGraph, type GraphVariant } from './blockGraph';
 import { buildHeadGraph } from './headGraph';
+import { describeHolder, FolderLockedError, lockFolder, type FolderLock } from './folderLock';
 
 /** Bump when the graphs or their file layout change: old cache folders are then ignored. */
 export const ENGINE_VERSION = 'reach-audit-engine-3';
@@ -30,6 +31,8 @@ export interface GraphManifest {
   embedFile: string;
   blockFiles: string[];
   headFile: string;
+  /** Size and sha256 of every file, by name. */
+  files: Record<string, CachedFileCheck>;
 }
 
 export function defaultCacheRoot(): string {
@@ -42,15 +45,59 @@ export function cacheKey(contentHash: string, config: ModelConfig, variant: Grap
   return h.digest('hex').slice(0, 32);
 }
 
-function readManifest(dir: string, key: string): GraphManifest | null {
+/** Size and sha256 of one cache file, recorded at build and checked at every load. */
+export interface CachedFileCheck {
+  bytes: number;
+  sha256: string;
+}
+
+type Found = { manifest: GraphManifest } | { problem: string } | undefined;
+
+/** sha256 of a file, read in chunks (a cache file may be gigabytes). */
+export function hashFileSync(file: string): string {
+  const h = crypto.createHash('sha256');
+  const fd = fs.openSync(file, 'r');
   try {
-    const m = JSON.parse(fs.readFileSync(path.join(dir, MANIFEST), 'utf8')) as GraphManifest;
-    if (m.key !== key || m.engineVersion !== ENGINE_VERSION) return null;
-    const files = [m.embedFile, m.headFile, ...m.blockFiles];
-    return files.every((f) => fs.existsSync(path.join(dir, f))) ? m : null;
-  } catch {
-    return null;
+    const buf = Buffer.allocUnsafe(8 << 20);
+    for (;;) {
+      const n = fs.readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      h.update(buf.subarray(0, n));
+    }
+  } finally {
+    fs.closeSync(fd);
   }
+  return h.digest('hex');
+}
+
+/**
+ * The cache folder's manifest when every file it lists has the size and hash recorded at build;
+ * a problem naming the file otherwise; undefined when there is no folder.
+ */
+function verifiedManifest(dir: string, key: string): Found {
+  if (!fs.existsSync(dir)) return undefined;
+  let m: GraphManifest;
+  try {
+    m = JSON.parse(fs.readFileSync(path.join(dir, MANIFEST), 'utf8')) as GraphManifest;
+  } catch (err) {
+    return { problem: (err as NodeJS.ErrnoException).code === 'ENOENT' ? `${MANIFEST} is missing` : `${MANIFEST} is unreadable (${(err as Error).message})` };
+  }
+  if (m.key !== key || m.engineVersion !== ENGINE_VERSION) return { problem: `${MANIFEST} belongs to another build` };
+  if (typeof m.files !== 'object' || m.files === null) return { problem: `${MANIFEST} records no file sizes and hashes (an older build)` };
+  for (const f of [m.embedFile, m.headFile, ...m.blockFiles, ...Object.keys(m.files)]) {
+    const want = m.files[f];
+    if (!want) return { problem: `${f} has no recorded size and hash` };
+    const file = path.join(dir, f);
+    let bytes: number;
+    try {
+      bytes = fs.statSync(file).size;
+    } catch {
+      return { problem: `${f} is missing` };
+    }
+    if (bytes !== want.bytes) return { problem: `${f} has ${bytes} bytes, ${want.bytes} were written` };
+    if (hashFileSync(file) !== want.sha256) return { problem: `${f} does not match the sha256 recorded when it was built` };
+  }
+  return { manifest: m };
 }
 
 export interface EnsureGraphsInput {
@@ -60,6 +107,8 @@ export interface EnsureGraphsInput {
   config: ModelConfig;
   variant: GraphVariant;
   onProgress?: (message: string) => void;
+  /** Things the user should know: a damaged entry rebuilt, a wait for another process's build. */
+  onWarning?: (message: string) => void;
 }
 
 export interface CachedGraphs {
@@ -67,41 +116,62 @@ export interface CachedGraphs {
   manifest: GraphManifest;
   /** True when this call built the folder (false: found in the cache). */
   built: boolean;
+  /** Why an existing entry was rebuilt (it failed verification). */
+  rebuilt?: string;
 }
 
-/** Returns the cache folder for this model, building it first when absent. */
-export function ensureGraphs({ cacheRoot, store, names, config, variant, onProgress }: EnsureGraphsInput): CachedGraphs {
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Returns the cache folder for this model, building it first when absent or damaged. One process
+ * builds a given entry at a time (a lock in the cache root); another waits for it, then uses its
+ * result.
+ */
+export function ensureGraphs({ cacheRoot, store, names, config, variant, onProgress, onWarning }: EnsureGraphsInput): CachedGraphs {
   const key = cacheKey(store.contentHash(), config, variant);
   const dir = path.join(cacheRoot, key);
-  const found = readManifest(dir, key);
-  if (found) return { dir, manifest: found, built: false };
+  const found = verifiedManifest(dir, key);
+  if (found && 'manifest' in found) return { dir, manifest: found.manifest, built: false };
 
   fs.mkdirSync(cacheRoot, { recursive: true });
-  const tmp = fs.mkdtempSync(path.join(cacheRoot, `.building-${key}-`));
-  try {
-    const manifest = writeGraphs(tmp, key, store, names, config, variant, onProgress);
-    fs.writeFileSync(path.join(tmp, MANIFEST), JSON.stringify(manifest, null, 2));
-    const theirs = readManifest(dir, key);
-    if (theirs) {
-      // Another process finished the same folder while we built: keep theirs, it may be in use.
-      fs.rmSync(tmp, { recursive: true, force: true });
-      return { dir, manifest: theirs, built: false };
-    }
-    // A folder without a valid manifest was damaged by hand (our renames are atomic): replace it.
-    if (fs.existsSync(dir)) fs.rmSync(dir, { recursive: true, force: true });
+  const lockName = `.building-${key}.lock`;
+  let lock: FolderLock | undefined;
+  let waitingSince: number | undefined;
+  while (!lock) {
     try {
-      fs.renameSync(tmp, dir);
+      lock = lockFolder(cacheRoot, { lockName, purpose: 'building model graphs', advice: 'waiting for that build' });
     } catch (err) {
-      // Another process finished the same folder first: use theirs.
-      const theirs = readManifest(dir, key);
-      if (!theirs) throw err;
-      fs.rmSync(tmp, { recursive: true, force: true });
-      return { dir, manifest: theirs, built: false };
+      if (!(err instanceof FolderLockedError)) throw err;
+      if (waitingSince === undefined) {
+        waitingSince = Date.now();
+        onWarning?.(`${dir} is being built by ${describeHolder(err.holder)}; waiting for it to finish`);
+      }
+      sleepSync(250);
     }
-    return { dir, manifest, built: true };
-  } catch (err) {
-    fs.rmSync(tmp, { recursive: true, force: true });
-    throw err;
+  }
+  try {
+    if (waitingSince !== undefined || found) {
+      // Built (or repaired) by the process we waited for, or by one that finished meanwhile.
+      const now = verifiedManifest(dir, key);
+      if (now && 'manifest' in now) return { dir, manifest: now.manifest, built: false };
+    }
+    const problem = found && 'problem' in found ? found.problem : undefined;
+    if (problem) onWarning?.(`graph cache entry ${dir} is damaged (${problem}); rebuilding it`);
+    const tmp = fs.mkdtempSync(path.join(cacheRoot, `.building-${key}-`));
+    try {
+      const manifest = writeGraphs(tmp, key, store, names, config, variant, onProgress);
+      fs.writeFileSync(path.join(tmp, MANIFEST), JSON.stringify(manifest, null, 2));
+      if (fs.existsSync(dir)) fs.rmSync(dir, { recursive: true, force: true });
+      fs.renameSync(tmp, dir);
+      return { dir, manifest, built: true, ...(problem ? { rebuilt: problem } : {}) };
+    } catch (err) {
+      fs.rmSync(tmp, { recursive: true, force: true });
+      throw err;
+    }
+  } finally {
+    lock.release();
   }
 }
 
@@ -148,8 +218,14 @@ function writeGraphs(
   headData.close();
   fs.writeFileSync(path.join(dir, 'head.onnx'), headBytes);
 
+  const files: Record<string, CachedFileCheck> = {};
+  for (const name of fs.readdirSync(dir).sort()) {
+    const file = path.join(dir, name);
+    files[name] = { bytes: fs.statSync(file).size, sha256: hashFileSync(file) };
+  }
   return {
     key,
+    files,
     engineVersion: ENGINE_VERSION,
     numBlocks: config.numBlocks,
     hiddenSize: H,

@@ -22,6 +22,8 @@ export interface LoadOptions {
   /** onnxruntime intra-op threads; default: the machine's available cores. */
   threads?: number;
   onProgress?: (message: string) => void;
+  /** Warnings worth a line on their own (a damaged graph-cache entry rebuilt); default: stderr. */
+  onWarning?: (message: string) => void;
   /** Most sequences decoded together in one batch (default 16). */
   maxBatch?: number;
   /** Let onnxruntime's worker threads spin between ops (faster only on an otherwise idle machine). */
@@ -74,6 +76,7 @@ export class Model implements TextGenerator {
         config,
         variant: options.variant ?? DEFAULT_VARIANT,
         onProgress: options.onProgress,
+        onWarning: options.onWarning ?? ((m) => process.stderr.write(`reach-audit: warning: ${m}\n`)),
       });
     } finally {
       store.close();

@@ -5,6 +5,7 @@
  */
 import * as path from 'node:path';
 import { InputError } from '../../engine/errors';
+import { lockFolder } from '../../engine/folderLock';
 import { compareRecords, type Comparison } from '../results/compare';
 import { comparisonMismatches, type RunManifest } from './manifest';
 import { readJsonFile, readManifest, readRecords, runTimeStamp, safeRunName, writeJson, prepareRunFolder, SUMMARY_FILE } from './runStore';
@@ -56,7 +57,12 @@ export function compareRuns(baseFolder: string, tunedFolder: string, onWarning: 
 
 export function writeComparison(folder: string, stored: StoredComparison): void {
   prepareRunFolder(folder);
-  writeJson(folder, COMPARISON_FILE, stored);
+  const lock = lockFolder(folder, { purpose: 'reach-audit compare', advice: 'wait for it to finish, or choose another --out' });
+  try {
+    writeJson(folder, COMPARISON_FILE, stored);
+  } finally {
+    lock.release();
+  }
 }
 
 export function readComparison(folder: string): StoredComparison | undefined {

@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { InputError } from '../../engine/errors';
+import { lockFolder, recoveredNote } from '../../engine/folderLock';
 import type { TextGenerator } from '../../engine/types';
 import { AuditAborted, auditQuestions, type AuditStage } from './questionPipeline';
 import type { Dataset } from '../dataset/dataset';
@@ -29,6 +30,9 @@ import {
 import { summarize, type RunSummary } from '../results/summary';
 
 export const TOOL_VERSION = '0.1.0';
+
+/** What a refused second writer of a run folder can do. */
+export const RUN_FOLDER_ADVICE = 'wait for it to finish (or stop it), or choose another --out';
 
 export interface AuditProgress {
   done: number;
@@ -98,7 +102,28 @@ function hasRecords(folder: string): boolean {
   }
 }
 
+/**
+ * Runs the audit holding the run folder's lock: a second writer (another audit, a second --resume)
+ * is refused with the holder named, before it reads or writes anything in the folder.
+ */
 export async function runAudit(input: RunAuditInput): Promise<RunAuditResult> {
+  const { folder } = input;
+  if (input.resume) readManifest(folder); // a folder that is not a run fails here, before it is locked
+  else prepareRunFolder(folder);
+  const lock = lockFolder(folder, {
+    purpose: `reach-audit audit, run ${JSON.stringify(input.name)}`,
+    advice: RUN_FOLDER_ADVICE,
+    onCompromised: (m) => input.onWarning?.(m),
+  });
+  if (lock.recovered) input.onWarning?.(recoveredNote(folder, lock.recovered));
+  try {
+    return await runLockedAudit(input);
+  } finally {
+    lock.release();
+  }
+}
+
+async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
   const { folder } = input;
   const manifest = buildManifest(input);
   let stored: QuestionRecord[] = [];
@@ -112,7 +137,6 @@ export async function runAudit(input: RunAuditInput): Promise<RunAuditResult> {
     for (const w of read.warnings) input.onWarning?.(w);
     stored = read.values;
   } else {
-    prepareRunFolder(folder);
     if (hasRecords(folder)) throw new InputError(`${folder} already holds an audit (${RECORDS_FILE}); pass --resume to continue it, or choose another --out`);
     writeManifest(folder, manifest);
   }

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { SMALL_SPECS, writeRandomModel } from '../../support/modelFolder';
 import { InputError, loadModel } from '../../../src/engine';
 import { testRoot } from './engineTestModels';
+import { holdLockInChild } from '../../support/lockHolder';
 
 describe('graph cache', () => {
   it('builds once, reuses on the next load, leaves no temporary folder', async () => {
@@ -56,4 +57,53 @@ describe('graph cache', () => {
     await assert.rejects(loadModel(dir2, { cacheDir, threads: 1 }), InputError);
     assert.ok(!fs.existsSync(cacheDir) || fs.readdirSync(cacheDir).length === 0);
   });
+
+  it('verifies every entry against the sizes and hashes recorded at build, and rebuilds a bad one saying so', async () => {
+    const dir = path.join(testRoot, 'cache-model-verify');
+    writeRandomModel(dir, SMALL_SPECS.llama);
+    const cacheDir = path.join(testRoot, 'cache-verify');
+    const first = await loadModel(dir, { cacheDir, threads: 1 });
+    const logits = await first.forward([1, 2, 3]);
+    await first.dispose();
+    const manifest = JSON.parse(fs.readFileSync(path.join(first.graphs.dir, 'manifest.json'), 'utf8')) as { files: Record<string, { bytes: number; sha256: string }> };
+    assert.ok(manifest.files['block_0.bin'].bytes > 0 && /^[0-9a-f]{64}$/.test(manifest.files['block_0.bin'].sha256));
+
+    const damage: [string, (file: string) => void, RegExp][] = [
+      ['block_0.bin', (f) => fs.truncateSync(f, Math.floor(fs.statSync(f).size / 2)), /block_0\.bin has \d+ bytes, \d+ were written/],
+      ['block_1.onnx', (f) => { const b = fs.readFileSync(f); b[b.length >> 1] ^= 0xff; fs.writeFileSync(f, b); }, /block_1\.onnx does not match the sha256 recorded when it was built/],
+      ['head.onnx', (f) => fs.rmSync(f), /head\.onnx is missing/],
+    ];
+    for (const [name, hurt, expected] of damage) {
+      hurt(path.join(first.graphs.dir, name));
+      const warnings: string[] = [];
+      const again = await loadModel(dir, { cacheDir, threads: 1, onWarning: (m) => warnings.push(m) });
+      assert.equal(again.graphs.built, true, name);
+      assert.match(again.graphs.rebuilt ?? '', expected);
+      assert.equal(warnings.length, 1);
+      assert.ok(warnings[0].startsWith(`graph cache entry ${first.graphs.dir} is damaged (`), warnings[0]);
+      assert.match(warnings[0], /; rebuilding it$/);
+      assert.deepEqual(await again.forward([1, 2, 3]), logits, `${name}: the rebuilt entry computes the same logits`);
+      await again.dispose();
+    }
+    assert.deepEqual(fs.readdirSync(cacheDir), [path.basename(first.graphs.dir)], 'no temporary folder or lock left behind');
+  });
+
+  it('waits for another process building the same entry, naming it', async () => {
+    const dir = path.join(testRoot, 'cache-model-wait');
+    writeRandomModel(dir, SMALL_SPECS.qwen2);
+    const cacheDir = path.join(testRoot, 'cache-wait');
+    const first = await loadModel(dir, { cacheDir, threads: 1 });
+    await first.dispose();
+    const key = path.basename(first.graphs.dir);
+    fs.rmSync(first.graphs.dir, { recursive: true });
+    const holder = await holdLockInChild(cacheDir, `.building-${key}.lock`, 1200);
+    const warnings: string[] = [];
+    const second = await loadModel(dir, { cacheDir, threads: 1, onWarning: (m) => warnings.push(m) });
+    await second.dispose();
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+    assert.match(warnings[0], new RegExp(`is being built by pid ${holder.pid} on host .*\\(test holder\\); waiting for it to finish`));
+    assert.equal(second.graphs.built, true);
+    assert.deepEqual(fs.readdirSync(cacheDir), [key]);
+  });
 });
+
