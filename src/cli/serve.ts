@@ -12,6 +12,7 @@ import type { Command } from './command';
 import { defaultRunName } from './auditRun';
 import { readDataset, readPreSettings, runSettings, type AuditFlagValues } from './auditArgs';
 import { parseFlags } from './engineArgs';
+import { SERVE_HTTP_HELP, serveHttp } from './serveHttp';
 import { InputError } from '../engine/errors';
 import { ENGINE_VERSION } from '../engine/graphCache';
 import { loadModel, type Model } from '../engine/index';
@@ -43,6 +44,8 @@ const help = [
   '(audit, auditQuestion, compare, cancel, shutdown), events as JSON lines on stdout (hello,',
   'started, progress, record, log, result, stopped, error). Diagnostics go to stderr. The',
   'protocol is defined in src/service/protocol.ts. Exits when stdin closes.',
+  '',
+  SERVE_HTTP_HELP,
 ].join('\n');
 
 const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
@@ -422,6 +425,7 @@ class EngineService {
 export const serveCommand: Command = {
   help,
   async run(args) {
+    if (args.some((a) => a === '--http' || a.startsWith('--http='))) return serveHttp(args);
     parseFlags(args, {});
     // stdout is the protocol channel: anything else that writes there (a library's console.log)
     // goes to stderr instead, so it cannot corrupt an event line.

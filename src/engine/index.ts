@@ -14,3 +14,8 @@ export type * from './types';
 export function loadModel(dir: string, options?: LoadOptions): Promise<Model> {
   return Model.load(dir, options);
 }
+
+export { checkRoute, checkSilenced, checkTokenIds } from './routeValidation';
+export { RemoteGenerator, publicUrl, type RemoteOptions, type RemoteBackendInfo } from './remote/remoteGenerator';
+export { EXTENSIONS_VERSION, LAYER_EXTENSIONS } from './remote/completionApi';
+export type { CompletionRequestBody, CompletionResponseBody, CompletionChoice, HealthBody } from './remote/completionApi';

@@ -19,6 +19,8 @@ export interface ModelTokenizer {
   encodeChat(messages: readonly ChatMessage[]): number[];
   /** Tokenizes text; special tokens (e.g. bos) are added as the tokenizer's post-processor says. */
   encodeRaw(text: string): number[];
+  /** Tokenizes a piece of generated text: no special tokens added (a server's output without ids). */
+  encodeText(text: string): number[];
   /** Text of the ids with special tokens skipped; ids the tokenizer does not know decode to nothing. */
   decode(ids: readonly number[]): string;
   readonly hasChatTemplate: boolean;
@@ -173,6 +175,9 @@ export function loadModelTokenizer(dir: string, config: ModelConfig): ModelToken
     },
     encodeRaw(text: string): number[] {
       return tokenizer.encode(text).ids;
+    },
+    encodeText(text: string): number[] {
+      return tokenizer.encode(text, { add_special_tokens: false }).ids;
     },
     decode(ids: readonly number[]): string {
       const known = ids.filter((id) => tokenizer.id_to_token(id) !== undefined);

@@ -1,0 +1,68 @@
+/**
+ * The slice of the OpenAI completions API that Reach Audit speaks, on both sides: the remote
+ * backend sends these requests, `reach-audit serve --http` answers them. Servers such as vLLM,
+ * SGLang, TGI, llama.cpp's server and Ollama accept the standard fields; `route` and
+ * `silenced_mlp` are this project's documented extensions (only our own server honours them, and
+ * it says so on its health endpoint), `return_token_ids` is vLLM's.
+ */
+
+/** POST /v1/completions body, as far as we send or accept it. */
+export interface CompletionRequestBody {
+  model: string;
+  /** Token ids (exactly the locally rendered prompt) or text. */
+  prompt: number[] | string;
+  max_tokens: number;
+  temperature: number;
+  top_p: number;
+  seed?: number;
+  stop?: string[];
+  /** Number of top log-probs per position; 0 or more asks for the chosen tokens' log-probs. */
+  logprobs?: number | null;
+  n?: number;
+  stream?: boolean;
+  /** vLLM: also return the generated token ids. */
+  return_token_ids?: boolean;
+  /** Extension: block indices executed in order (identity when absent). */
+  route?: number[];
+  /** Extension: blocks whose MLP output is zeroed. */
+  silenced_mlp?: number[];
+}
+
+export interface CompletionChoice {
+  index: number;
+  text: string;
+  finish_reason: string | null;
+  logprobs?: {
+    tokens?: string[];
+    token_logprobs?: (number | null)[];
+    top_logprobs?: unknown;
+    text_offset?: number[];
+  } | null;
+  /** vLLM and our server: the generated token ids. */
+  token_ids?: number[] | null;
+}
+
+export interface CompletionResponseBody {
+  id: string;
+  object: 'text_completion';
+  created: number;
+  model: string;
+  choices: CompletionChoice[];
+  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+}
+
+/** GET /health of `reach-audit serve --http`: what a client needs to trust layer extensions. */
+export interface HealthBody {
+  status: 'ok';
+  model: string;
+  reach_audit: {
+    /** Protocol of the extensions; a client refuses a server whose version it does not know. */
+    extensions_version: number;
+    extensions: string[];
+    num_blocks: number;
+    max_position_embeddings: number;
+  };
+}
+
+export const EXTENSIONS_VERSION = 1;
+export const LAYER_EXTENSIONS = ['route', 'silenced_mlp'] as const;

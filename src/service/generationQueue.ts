@@ -1,0 +1,59 @@
+/**
+ * Gathers generation requests that arrive one by one (HTTP clients) into engine batches: while the
+ * engine is busy new requests wait; when it is free it takes up to `maxBatch` of them at once. A
+ * request whose client went away before its batch started is dropped.
+ */
+import type { Generation, GenerationRequest, TextGenerator } from '../engine/types';
+
+interface Pending {
+  request: GenerationRequest;
+  signal?: AbortSignal;
+  resolve(g: Generation): void;
+  reject(e: unknown): void;
+}
+
+export class GenerationQueue {
+  private readonly pending: Pending[] = [];
+  private busy = false;
+  /** Batches run so far and their sizes (for the health endpoint and tests). */
+  readonly batchSizes: number[] = [];
+
+  constructor(
+    private readonly generator: Pick<TextGenerator, 'generate'>,
+    private readonly maxBatch: number,
+  ) {}
+
+  generate(request: GenerationRequest, signal?: AbortSignal): Promise<Generation> {
+    return new Promise<Generation>((resolve, reject) => {
+      this.pending.push({ request, signal, resolve, reject });
+      // Let requests that arrive in the same tick join the batch.
+      setImmediate(() => void this.pump());
+    });
+  }
+
+  get waiting(): number {
+    return this.pending.length;
+  }
+
+  private async pump(): Promise<void> {
+    if (this.busy) return;
+    const batch: Pending[] = [];
+    while (batch.length < this.maxBatch && this.pending.length > 0) {
+      const p = this.pending.shift()!;
+      if (p.signal?.aborted) p.reject(p.signal.reason);
+      else batch.push(p);
+    }
+    if (batch.length === 0) return;
+    this.busy = true;
+    this.batchSizes.push(batch.length);
+    try {
+      const out = await this.generator.generate(batch.map((p) => p.request));
+      batch.forEach((p, i) => p.resolve(out[i]));
+    } catch (err) {
+      batch.forEach((p) => p.reject(err));
+    } finally {
+      this.busy = false;
+      if (this.pending.length > 0) void this.pump();
+    }
+  }
+}

@@ -1,0 +1,255 @@
+/**
+ * The engine over HTTP (`reach-audit serve --http`): the OpenAI completions API plus the layer
+ * extensions `route` and `silenced_mlp`, so route, search and repair probes can run on another
+ * machine. Requests that arrive together are decoded in one engine batch. Binds to loopback unless
+ * told otherwise; an optional bearer token; request bodies, prompts and token budgets are bounded
+ * before anything is allocated.
+ */
+import * as crypto from 'node:crypto';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  checkRoute,
+  checkSilenced,
+  checkTokenIds,
+  EXTENSIONS_VERSION,
+  InputError,
+  LAYER_EXTENSIONS,
+  type CompletionRequestBody,
+  type CompletionResponseBody,
+  type GenerationRequest,
+  type HealthBody,
+  type TextGenerator,
+} from '../engine/index';
+import { GenerationQueue } from './generationQueue';
+
+/** What the server needs of a loaded model. */
+export interface ServedModel extends TextGenerator {
+  readonly vocabSize: number;
+  readonly config: { readonly maxPositionEmbeddings: number };
+}
+
+export interface HttpServerOptions {
+  model: ServedModel;
+  /** The name clients pass as `model` (any name is accepted; this one is listed). */
+  modelName: string;
+  host: string;
+  port: number;
+  /** Bearer token clients must send; none when undefined. */
+  token?: string;
+  maxBatch?: number;
+  maxBodyBytes?: number;
+  /** Most tokens one request may ask for. */
+  maxNewTokens?: number;
+}
+
+export interface RunningHttpServer {
+  url: string;
+  close(): Promise<void>;
+  readonly queue: GenerationQueue;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly type = 'invalid_request_error',
+    readonly param: string | null = null,
+  ) {
+    super(message);
+  }
+}
+
+export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
+  const { model } = options;
+  const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const maxNewTokens = options.maxNewTokens ?? 8192;
+  const queue = new GenerationQueue(model, options.maxBatch ?? 16);
+  const expected = options.token === undefined ? undefined : Buffer.from(`Bearer ${options.token}`);
+
+  const server = http.createServer((req, res) => {
+    void handle(req, res).catch((err: unknown) => {
+      const e = err instanceof HttpError ? err : err instanceof InputError ? new HttpError(400, err.message) : new HttpError(500, err instanceof Error ? err.message : String(err), 'server_error');
+      if (!res.headersSent) sendJson(res, e.status, { error: { message: e.message, type: e.type, param: e.param, code: null } });
+      else res.destroy();
+    });
+  });
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (req.method === 'GET' && url.pathname === '/health') {
+      const body: HealthBody = {
+        status: 'ok',
+        model: options.modelName,
+        reach_audit: {
+          extensions_version: EXTENSIONS_VERSION,
+          extensions: [...LAYER_EXTENSIONS],
+          num_blocks: model.numBlocks,
+          max_position_embeddings: model.config.maxPositionEmbeddings,
+        },
+      };
+      return sendJson(res, 200, body);
+    }
+    authorize(req);
+    if (req.method === 'GET' && url.pathname === '/v1/models') {
+      return sendJson(res, 200, { object: 'list', data: [{ id: options.modelName, object: 'model', created: 0, owned_by: 'reach-audit' }] });
+    }
+    if (url.pathname !== '/v1/completions') throw new HttpError(404, `no route ${req.method} ${url.pathname}: this server offers GET /health, GET /v1/models and POST /v1/completions`);
+    if (req.method !== 'POST') throw new HttpError(405, `${url.pathname} takes POST`);
+    const body = parseBody(await readBody(req, maxBodyBytes));
+    const request = toRequest(body, model, maxNewTokens);
+    const closed = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) closed.abort(new Error('client went away'));
+    });
+    const g = await queue.generate(request, closed.signal);
+    const response: CompletionResponseBody & { choices: { token_ids: number[] }[] } = {
+      id: `cmpl-${crypto.randomUUID()}`,
+      object: 'text_completion',
+      created: Math.floor(Date.now() / 1000),
+      model: options.modelName,
+      choices: [
+        {
+          index: 0,
+          text: g.text,
+          finish_reason: g.finishReason,
+          logprobs: body.logprobs === undefined || body.logprobs === null ? null : {
+            tokens: g.tokens.map((t) => model.decode([t])),
+            token_logprobs: g.logprobs,
+            top_logprobs: null,
+          },
+          token_ids: g.tokens,
+        },
+      ],
+      usage: { prompt_tokens: request.promptIds.length, completion_tokens: g.cost.generatedTokens, total_tokens: request.promptIds.length + g.cost.generatedTokens },
+    };
+    sendJson(res, 200, response);
+  }
+
+  function authorize(req: http.IncomingMessage): void {
+    if (!expected) return;
+    const given = Buffer.from(req.headers.authorization ?? '');
+    if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) {
+      throw new HttpError(401, 'missing or wrong bearer token', 'authentication_error');
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(new InputError(`--http ${options.host}:${options.port}: cannot listen (${err.code ?? err.message})`)),
+    );
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}/v1`,
+    queue,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function readBody(req: http.IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      reject(new HttpError(413, `request body of ${declared} bytes is over the limit of ${limit}`));
+      req.resume();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        reject(new HttpError(413, `request body is over the limit of ${limit} bytes`));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function parseBody(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new HttpError(400, 'the request body is not JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new HttpError(400, 'the request body must be a JSON object');
+  return value as Record<string, unknown>;
+}
+
+function field<T>(body: Record<string, unknown>, name: keyof CompletionRequestBody, check: (v: unknown) => v is T, expected: string): T | undefined {
+  const v = body[name];
+  if (v === undefined || v === null) return undefined;
+  if (!check(v)) throw new HttpError(400, `${name}: expected ${expected}, got ${JSON.stringify(v).slice(0, 80)}`, 'invalid_request_error', name);
+  return v;
+}
+
+const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const isInt = (v: unknown): v is number => Number.isInteger(v);
+const isIntArray = (v: unknown): v is number[] => Array.isArray(v) && v.every(isInt);
+const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string');
+const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
+
+/** A validated engine request, or a 400 naming the field. */
+export function toRequest(body: Record<string, unknown>, model: ServedModel, maxNewTokensLimit: number): GenerationRequest {
+  if (field(body, 'stream', isBoolean, 'a boolean')) throw new HttpError(400, 'stream: streaming is not supported; send stream: false', 'invalid_request_error', 'stream');
+  const n = field(body, 'n', isInt, 'an integer') ?? 1;
+  if (n !== 1) throw new HttpError(400, `n: only 1 completion per request is supported, got ${n}`, 'invalid_request_error', 'n');
+  const prompt = body.prompt;
+  let promptIds: number[];
+  if (typeof prompt === 'string') promptIds = model.encodeRaw(prompt);
+  else if (isIntArray(prompt)) promptIds = prompt;
+  else throw new HttpError(400, 'prompt: expected a string or an array of token ids (one prompt per request)', 'invalid_request_error', 'prompt');
+  if (promptIds.length === 0) throw new HttpError(400, 'prompt: is empty', 'invalid_request_error', 'prompt');
+  const maxTokens = field(body, 'max_tokens', isInt, 'an integer') ?? 16;
+  if (maxTokens < 1 || maxTokens > maxNewTokensLimit) throw new HttpError(400, `max_tokens: expected 1 to ${maxNewTokensLimit}, got ${maxTokens}`, 'invalid_request_error', 'max_tokens');
+  const context = model.config.maxPositionEmbeddings;
+  if (promptIds.length + maxTokens > context) {
+    throw new HttpError(400, `prompt (${promptIds.length} tokens) + max_tokens (${maxTokens}) is over the model's context of ${context} tokens`, 'invalid_request_error', 'prompt');
+  }
+  const temperature = field(body, 'temperature', isNumber, 'a number') ?? 1;
+  const topP = field(body, 'top_p', isNumber, 'a number') ?? 1;
+  if (temperature < 0 || temperature > 10) throw new HttpError(400, `temperature: expected 0 to 10, got ${temperature}`, 'invalid_request_error', 'temperature');
+  if (topP <= 0 || topP > 1) throw new HttpError(400, `top_p: expected more than 0 and at most 1, got ${topP}`, 'invalid_request_error', 'top_p');
+  const seed = field(body, 'seed', isInt, 'an integer') ?? 0;
+  const stopField = body.stop;
+  const stop = typeof stopField === 'string' ? [stopField] : field(body, 'stop', isStringArray, 'a string or an array of strings');
+  if (stop && (stop.length > 16 || stop.some((s) => s.length === 0 || s.length > 256))) {
+    throw new HttpError(400, 'stop: expected at most 16 non-empty strings of at most 256 characters', 'invalid_request_error', 'stop');
+  }
+  const routeField = field(body, 'route', isIntArray, 'an array of block indices');
+  const silencedField = field(body, 'silenced_mlp', isIntArray, 'an array of block indices');
+  try {
+    checkTokenIds(promptIds, model.vocabSize, 'prompt');
+    const route = routeField === undefined ? undefined : checkRoute(routeField, model.numBlocks, 'route');
+    const silenced = silencedField === undefined ? undefined : [...checkSilenced(silencedField, model.numBlocks, 'silenced_mlp')];
+    return {
+      promptIds,
+      maxNewTokens: maxTokens,
+      decoding: { temperature, topP, seed: seed >>> 0 },
+      ...(route ? { route } : {}),
+      ...(silenced && silenced.length > 0 ? { silencedMlp: silenced } : {}),
+      ...(stop && stop.length > 0 ? { stop } : {}),
+    };
+  } catch (err) {
+    if (err instanceof InputError) throw new HttpError(400, err.message);
+    throw err;
+  }
+}
+
+function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
