@@ -14,6 +14,7 @@ const commands: Record<string, () => Promise<Command>> = {
   audit: async () => (await import('./audit.js')).auditCommand,
   compare: async () => (await import('./compare.js')).compareCommand,
   report: async () => (await import('./report.js')).reportCommand,
+  merge: async () => (await import('./merge.js')).mergeCommand,
   // engine child process of the VS Code extension (issue 6)
   serve: async () => (await import('./serve.js')).serveCommand,
 };

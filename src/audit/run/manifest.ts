@@ -6,6 +6,7 @@
 import type { Deployment } from '../probes/deployment';
 import type { SearchSettings } from '../probes/routeSearch';
 import type { ProbeSpec, SelectorName } from '../probes/probeSpec';
+import type { ShardSelection } from './shards';
 
 export interface RunSettings {
   deployment: Deployment;
@@ -17,8 +18,8 @@ export interface RunSettings {
   seeds: { run: number };
   routeSpace: { maxEdits: number };
   search: SearchSettings;
-  /** Which questions: --limit and --ids as given. */
-  selection: { limit: number | null; ids: string[] | null };
+  /** Which questions: --limit and --ids as given; `shard` only in a shard's run (--shard I/N). */
+  selection: { limit: number | null; ids: string[] | null; shard?: ShardSelection | null };
 }
 
 export interface RunManifest extends RunSettings {

@@ -1,0 +1,88 @@
+/**
+ * Sharded audits: the split depends only on the selection, the N shards merged give byte for byte
+ * the single-machine records and summary, and the merge refuses shards that do not belong together
+ * (naming a missing, duplicated or unfinished shard and every differing setting).
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { runAudit } from '../../../src/audit/run/runFolderAudit';
+import { mergeShards, parseShard, shardQuestions, shardSelection, type ShardSpec } from '../../../src/audit/run/shards';
+import { InputError } from '../../../src/engine/errors';
+import { fakeFor, settingsFor, smallDataset, tempDir } from './fixtures';
+
+const dataset = smallDataset(23);
+const common = { engineVersion: 'test', dataset, name: 't', chunkSize: 4, modelInfo: { path: '/m', contentHash: 'h' } };
+
+async function shardRun(shard: ShardSpec, folder: string, settings = settingsFor()) {
+  const questions = shardQuestions(dataset.questions, shard);
+  await runAudit({
+    ...common,
+    name: `t-shard-${shard.index}-of-${shard.count}`,
+    questions,
+    settings: { ...settings, selection: { ...settings.selection, shard: shardSelection(dataset.questions, shard) } },
+    model: fakeFor(dataset),
+    folder,
+    resume: false,
+  });
+  return folder;
+}
+
+test('--shard I/N parses 0-based and names the form otherwise', () => {
+  assert.deepEqual(parseShard('2/4'), { index: 2, count: 4 });
+  for (const bad of ['4/4', '1/0', '-1/3', 'a/b', '1', '']) assert.throws(() => parseShard(bad), /--shard: expected I\/N with 0 <= I < N/);
+});
+
+test('the shards partition the selection in dataset order, whatever N', () => {
+  for (const n of [1, 2, 4, 7, 30]) {
+    const parts = Array.from({ length: n }, (_, i) => shardQuestions(dataset.questions, { index: i, count: n }));
+    const ids = parts.flat().map((q) => q.id).sort();
+    assert.deepEqual(ids, dataset.questions.map((q) => q.id).sort());
+    for (const part of parts) assert.deepEqual(part.map((q) => q.line), [...part.map((q) => q.line)].sort((a, b) => a - b));
+  }
+});
+
+test('4 shards merged equal the single-machine run byte for byte (records, failure set, summary)', async () => {
+  const single = tempDir();
+  await runAudit({ ...common, questions: dataset.questions, settings: settingsFor(), model: fakeFor(dataset), folder: single, resume: false });
+  const root = tempDir();
+  const shards = [];
+  for (let i = 0; i < 4; i++) shards.push(await shardRun({ index: i, count: 4 }, path.join(root, `s${i}`)));
+  const merged = path.join(root, 'merged');
+  const warnings: string[] = [];
+  const result = mergeShards([...shards].reverse(), merged, (m) => warnings.push(m));
+  assert.equal(result.records, 23);
+  assert.deepEqual(warnings, []);
+  for (const file of ['records.jsonl', 'summary.json', 'failure-set.jsonl']) {
+    assert.equal(fs.readFileSync(path.join(merged, file), 'utf8'), fs.readFileSync(path.join(single, file), 'utf8'), file);
+  }
+  const m = JSON.parse(fs.readFileSync(path.join(merged, 'manifest.json'), 'utf8'));
+  const s = JSON.parse(fs.readFileSync(path.join(single, 'manifest.json'), 'utf8'));
+  assert.deepEqual({ ...m, createdAt: 0 }, { ...s, createdAt: 0 }, 'the merged manifest is the single-machine one');
+});
+
+test('a missing, duplicated or unfinished shard, or other settings, is refused with each problem named', async () => {
+  const root = tempDir();
+  const s0 = await shardRun({ index: 0, count: 3 }, path.join(root, 's0'));
+  const s1 = await shardRun({ index: 1, count: 3 }, path.join(root, 's1'));
+  const other = await shardRun({ index: 2, count: 3 }, path.join(root, 'other'), settingsFor(8, { seeds: { run: 99 } }));
+  const expectRefusal = (folders: string[], ...patterns: RegExp[]) =>
+    assert.throws(
+      () => mergeShards(folders, path.join(root, `out-${Math.random()}`), () => {}),
+      (e: unknown) => e instanceof InputError && patterns.every((p) => p.test((e as Error).message)),
+    );
+  expectRefusal([s0, s1], /shard 2\/3 is missing/);
+  expectRefusal([s0, s1, s1], /shard 1\/3 is given 2 times/, /shard 2\/3 is missing/);
+  expectRefusal([s0, s1, other], /differs from .*seed: the run has \{"run":11\}, this shard has \{"run":99\}/);
+  // Unfinished: cut the records of shard 1 to its first two questions and drop its summary.
+  const records = fs.readFileSync(path.join(s1, 'records.jsonl'), 'utf8').split('\n').filter(Boolean);
+  fs.writeFileSync(path.join(s1, 'records.jsonl'), records.slice(0, 2).join('\n') + '\n');
+  fs.rmSync(path.join(s1, 'summary.json'));
+  const s2 = await shardRun({ index: 2, count: 3 }, path.join(root, 's2'));
+  expectRefusal([s0, s1, s2], /shard 1\/3 .* has finished 2 of its 8 questions: resume it/);
+  // Not a shard at all.
+  const single = tempDir();
+  await runAudit({ ...common, questions: dataset.questions.slice(0, 3), settings: settingsFor(), model: fakeFor(dataset), folder: single, resume: false });
+  expectRefusal([single], /not a shard/);
+});
