@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build, type Plugin } from 'esbuild';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { contentSecurityPolicy } from '../../src/extension/panel/panelHtml';
 
 /** Repository root (this file runs from out/test/webview/). */
 export const ROOT = resolve(__dirname, '..', '..', '..');
@@ -315,7 +316,7 @@ export async function startHarness(bundles: Bundles): Promise<Harness> {
 
 /** The page as the extension builds it (plus the harness scripts before the panel's). */
 function harnessHtml(cspSource: string, theme: ThemeName, nonce: string): string {
-  const csp = `default-src 'none'; img-src ${cspSource} data:; style-src ${cspSource}; script-src 'nonce-${nonce}'; font-src ${cspSource}`;
+  const csp = contentSecurityPolicy(cspSource, nonce);
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

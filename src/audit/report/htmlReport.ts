@@ -3,19 +3,22 @@
  * intervals, state bars, pass@k curves (random routes vs search at matched budget, both
  * checkpoints), repair and damage by block, the question × block repair heatmap, the transition
  * table, and the question table. Charts are inline SVG generated here; the page loads nothing
- * remote, runs no script (its CSP forbids it), and escapes every model and dataset string.
+ * remote, runs no script, submits no form and follows no link (its CSP forbids them), and escapes
+ * every value taken from a run: strings and numbers alike, through the `html` tag (safeHtml.ts).
  */
 import type { StoredComparison } from '../run/comparisonStore';
 import type { QuestionRecord } from '../run/record';
 import type { Rate } from '../results/stats';
 import { questionState, type RunSummary } from '../results/summary';
+import { fixed, Html, html, joinHtml } from './safeHtml';
 
-export function escapeHtml(text: unknown): string {
-  return String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
+export { escapeHtml } from './safeHtml';
 
-const pct = (x: number | null | undefined, d = 1) => (x === null || x === undefined || !Number.isFinite(x) ? '—' : `${(100 * x).toFixed(d)}%`);
-const rateCell = (r: Rate | undefined) => (!r || r.n === 0 ? '— <span class="n">n = 0</span>' : `${pct(r.rate)} <span class="ci">[${pct(r.ci.lo)}, ${pct(r.ci.hi)}]</span> <span class="n">${r.successes}/${r.n}</span>`);
+const pct = (x: number | null | undefined, d = 1) => (typeof x !== 'number' || !Number.isFinite(x) ? '—' : `${(100 * x).toFixed(d)}%`);
+const rateCell = (r: Rate | undefined): Html => (!r || r.n === 0 ? html`— <span class="n">n = 0</span>` : html`${pct(r.rate)} <span class="ci">[${pct(r.ci?.lo)}, ${pct(r.ci?.hi)}]</span> <span class="n">${r.successes}/${r.n}</span>`);
+/** A coordinate: run-file values reach the charts, so anything not a finite number draws as 0. */
+const coord = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '0');
+const finite = (x: number) => (Number.isFinite(x) ? x : 0);
 
 const PALETTE = ['#3b6fd4', '#d9822b', '#2e9e6a', '#b8408f', '#7a5cc7', '#8c8c8c'];
 
@@ -26,146 +29,142 @@ interface Series {
 }
 
 /** A line chart of rates (y in 0..1) over k. */
-function lineChart(title: string, series: Series[], xLabel: string): string {
+function lineChart(title: string, series: Series[], xLabel: string): Html {
   const W = 460;
   const H = 240;
   const m = { l: 44, r: 12, t: 24, b: 36 };
-  const xs = series.flatMap((s) => s.points.map((p) => p[0]));
-  if (xs.length === 0) return '';
+  const xs = series.flatMap((s) => s.points.map((p) => p[0])).filter(Number.isFinite);
+  if (xs.length === 0) return html``;
   const xMax = Math.max(...xs);
   const xMin = Math.min(...xs);
   const X = (x: number) => m.l + ((x - xMin) / Math.max(1, xMax - xMin)) * (W - m.l - m.r);
   const Y = (y: number) => H - m.b - y * (H - m.t - m.b);
-  const grid = [0, 0.25, 0.5, 0.75, 1].map((y) => `<line x1="${m.l}" x2="${W - m.r}" y1="${Y(y)}" y2="${Y(y)}" class="grid"/><text x="${m.l - 6}" y="${Y(y) + 4}" text-anchor="end">${y * 100}%</text>`).join('');
-  const ticks = [...new Set([xMin, Math.round((xMin + xMax) / 2), xMax])].map((x) => `<text x="${X(x)}" y="${H - m.b + 16}" text-anchor="middle">${x}</text>`).join('');
-  const lines = series
-    .map((s, i) => {
-      const color = PALETTE[i % PALETTE.length];
-      const d = s.points.map(([x, y], j) => `${j === 0 ? 'M' : 'L'}${X(x).toFixed(1)},${Y(y).toFixed(1)}`).join(' ');
-      return `<path d="${d}" fill="none" stroke="${color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="5 4"' : ''}/>` +
-        `<rect x="${W - m.r - 150}" y="${m.t + i * 16 - 9}" width="10" height="10" fill="${color}"/><text x="${W - m.r - 135}" y="${m.t + i * 16}">${escapeHtml(s.label)}</text>`;
-    })
-    .join('');
-  return `<figure><figcaption>${escapeHtml(title)}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${escapeHtml(title)}">${grid}${ticks}${lines}<text x="${(m.l + W - m.r) / 2}" y="${H - 4}" text-anchor="middle">${escapeHtml(xLabel)}</text></svg></figure>`;
+  const grid = [0, 0.25, 0.5, 0.75, 1].map((y) => html`<line x1="${m.l}" x2="${W - m.r}" y1="${Y(y)}" y2="${Y(y)}" class="grid"/><text x="${m.l - 6}" y="${Y(y) + 4}" text-anchor="end">${y * 100}%</text>`);
+  const ticks = [...new Set([xMin, Math.round((xMin + xMax) / 2), xMax])].map((x) => html`<text x="${finite(X(x))}" y="${H - m.b + 16}" text-anchor="middle">${x}</text>`);
+  const lines = series.map((s, i) => {
+    const color = PALETTE[i % PALETTE.length];
+    const d = s.points.filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y)).map(([x, y], j) => `${j === 0 ? 'M' : 'L'}${coord(X(x))},${coord(Y(y))}`).join(' ');
+    return [
+      html`<path d="${d}" fill="none" stroke="${color}" stroke-width="2"${s.dashed ? html` stroke-dasharray="5 4"` : ''}/>`,
+      html`<rect x="${W - m.r - 150}" y="${m.t + i * 16 - 9}" width="10" height="10" fill="${color}"/><text x="${W - m.r - 135}" y="${m.t + i * 16}">${s.label}</text>`,
+    ];
+  });
+  return html`<figure><figcaption>${title}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${title}">${grid}${ticks}${lines}<text x="${(m.l + W - m.r) / 2}" y="${H - 4}" text-anchor="middle">${xLabel}</text></svg></figure>`;
 }
 
 /** Horizontal bars of rates with their 95% interval whiskers. */
-function rateBars(title: string, rows: { label: string; rate: Rate; group?: number }[]): string {
-  const shown = rows.filter((r) => r.rate.n > 0);
-  if (shown.length === 0) return '';
+function rateBars(title: string, rows: { label: string; rate: Rate; group?: number }[]): Html {
+  const shown = rows.filter((r) => r.rate?.n > 0);
+  if (shown.length === 0) return html``;
   const W = 460;
   const rowH = 22;
   const left = 190;
   const H = shown.length * rowH + 30;
   const X = (x: number) => left + x * (W - left - 20);
-  const bars = shown
-    .map((r, i) => {
-      const y = 10 + i * rowH;
-      const color = PALETTE[(r.group ?? i) % PALETTE.length];
-      return `<text x="${left - 6}" y="${y + 13}" text-anchor="end">${escapeHtml(r.label)}</text>` +
-        `<rect x="${left}" y="${y + 3}" width="${(X(r.rate.rate) - left).toFixed(1)}" height="${rowH - 8}" fill="${color}" opacity="0.8"/>` +
-        `<line x1="${X(r.rate.ci.lo).toFixed(1)}" x2="${X(r.rate.ci.hi).toFixed(1)}" y1="${y + rowH / 2 - 1}" y2="${y + rowH / 2 - 1}" class="whisker"/>` +
-        `<title>${escapeHtml(`${r.label}: ${pct(r.rate.rate)} [${pct(r.rate.ci.lo)}, ${pct(r.rate.ci.hi)}], ${r.rate.successes}/${r.rate.n}`)}</title>`;
-    })
-    .join('');
-  const axis = [0, 0.5, 1].map((x) => `<text x="${X(x)}" y="${H - 4}" text-anchor="middle">${x * 100}%</text>`).join('');
-  return `<figure><figcaption>${escapeHtml(title)} <span class="n">(bars: rate; whiskers: 95% Wilson interval)</span></figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${escapeHtml(title)}">${bars}${axis}</svg></figure>`;
+  const bars = shown.map((r, i) => {
+    const y = 10 + i * rowH;
+    const color = PALETTE[(r.group ?? i) % PALETTE.length];
+    return [
+      html`<text x="${left - 6}" y="${y + 13}" text-anchor="end">${r.label}</text>`,
+      html`<rect x="${left}" y="${y + 3}" width="${coord(X(r.rate.rate) - left)}" height="${rowH - 8}" fill="${color}" opacity="0.8"/>`,
+      html`<line x1="${coord(X(r.rate.ci?.lo))}" x2="${coord(X(r.rate.ci?.hi))}" y1="${y + rowH / 2 - 1}" y2="${y + rowH / 2 - 1}" class="whisker"/>`,
+      html`<title>${`${r.label}: ${pct(r.rate.rate)} [${pct(r.rate.ci?.lo)}, ${pct(r.rate.ci?.hi)}], ${r.rate.successes}/${r.rate.n}`}</title>`,
+    ];
+  });
+  const axis = [0, 0.5, 1].map((x) => html`<text x="${X(x)}" y="${H - 4}" text-anchor="middle">${x * 100}%</text>`);
+  return html`<figure><figcaption>${title} <span class="n">(bars: rate; whiskers: 95% Wilson interval)</span></figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${title}">${bars}${axis}</svg></figure>`;
 }
 
-function stateBar(title: string, s: RunSummary): string {
+function stateBar(title: string, s: RunSummary): Html {
   const parts = [
-    ['realized', s.states.realized, '#2e9e6a'],
-    ['reachable, not realized', s.states.reachableNotRealized, '#d9822b'],
-    ['unreached', s.states.unreached, '#8c8c8c'],
+    ['realized', s.states?.realized, '#2e9e6a'],
+    ['reachable, not realized', s.states?.reachableNotRealized, '#d9822b'],
+    ['unreached', s.states?.unreached, '#8c8c8c'],
   ] as const;
   const W = 460;
   let x = 0;
-  const rects = parts
-    .map(([label, count, color]) => {
-      const w = s.n === 0 ? 0 : (count / s.n) * W;
-      const r = `<rect x="${x.toFixed(1)}" y="0" width="${w.toFixed(1)}" height="26" fill="${color}"><title>${escapeHtml(`${label}: ${count}/${s.n}`)}</title></rect>`;
-      x += w;
-      return r;
-    })
-    .join('');
-  const legend = parts.map(([label, count, color]) => `<span class="chip" style="background:${color}"></span>${escapeHtml(label)} ${count}`).join(' &nbsp; ');
-  return `<figure><figcaption>${escapeHtml(title)} (n = ${s.n})</figcaption><svg viewBox="0 0 ${W} 26" role="img" aria-label="${escapeHtml(title)}">${rects}</svg><div class="legend">${legend}</div></figure>`;
+  const rects = parts.map(([label, count, color]) => {
+    const w = s.n === 0 ? 0 : (count / s.n) * W;
+    const r = html`<rect x="${coord(x)}" y="0" width="${coord(w)}" height="26" fill="${color}"><title>${`${label}: ${count}/${s.n}`}</title></rect>`;
+    x += Number.isFinite(w) ? w : 0;
+    return r;
+  });
+  const legend = joinHtml(parts.map(([label, count, color]) => html`<span class="chip" style="background:${color}"></span>${label} ${count}`), html` &nbsp; `);
+  return html`<figure><figcaption>${title} (n = ${s.n})</figcaption><svg viewBox="0 0 ${W} 26" role="img" aria-label="${title}">${rects}</svg><div class="legend">${legend}</div></figure>`;
 }
 
-function heatmap(s: RunSummary): string {
+function heatmap(s: RunSummary): Html {
   const r = s.repair;
-  if (!r || r.matrix.length === 0) return '';
+  if (!r || !Array.isArray(r.matrix) || r.matrix.length === 0) return html``;
   const rows = r.matrix.slice(0, 400);
   const blocks = r.byBlock.map((b) => b.block);
   const cell = 12;
   const left = 120;
   const W = left + blocks.length * cell + 10;
   const H = 20 + rows.length * cell;
-  const header = blocks.map((b, j) => `<text x="${left + j * cell + cell / 2}" y="14" text-anchor="middle" class="small">${b}</text>`).join('');
-  const body = rows
-    .map((row, i) => {
-      const y = 20 + i * cell;
-      const cells = row.correct
-        .map((c, j) => {
-          const color = row.inFailureSet ? (c ? '#2e9e6a' : '#eeeeee') : c ? '#eeeeee' : '#c0392b';
-          return `<rect x="${left + j * cell}" y="${y}" width="${cell - 1}" height="${cell - 1}" fill="${color}"><title>${escapeHtml(`${row.id}, block ${blocks[j]} silenced: ${c ? 'correct' : 'wrong'}`)}</title></rect>`;
-        })
-        .join('');
-      return `<text x="${left - 4}" y="${y + 10}" text-anchor="end" class="small">${escapeHtml(row.id.length > 18 ? row.id.slice(0, 17) + '…' : row.id)}${row.inFailureSet ? ' (F)' : ''}</text>${cells}`;
-    })
-    .join('');
-  const more = r.matrix.length > rows.length ? `<p class="n">showing ${rows.length} of ${r.matrix.length} rows</p>` : '';
-  return `<figure><figcaption>Question × block: failure-set rows green where silencing the block repairs them; realized rows red where it breaks them</figcaption><svg viewBox="0 0 ${W} ${H}" width="${W}" role="img" aria-label="repair heatmap">${header}${body}</svg>${more}</figure>`;
+  const header = blocks.map((b, j) => html`<text x="${left + j * cell + cell / 2}" y="14" text-anchor="middle" class="small">${b}</text>`);
+  const body = rows.map((row, i) => {
+    const y = 20 + i * cell;
+    const id = String(row.id);
+    const cells = (Array.isArray(row.correct) ? row.correct : []).map((c, j) => {
+      const color = row.inFailureSet ? (c ? '#2e9e6a' : '#eeeeee') : c ? '#eeeeee' : '#c0392b';
+      return html`<rect x="${left + j * cell}" y="${y}" width="${cell - 1}" height="${cell - 1}" fill="${color}"><title>${`${id}, block ${blocks[j]} silenced: ${c ? 'correct' : 'wrong'}`}</title></rect>`;
+    });
+    return html`<text x="${left - 4}" y="${y + 10}" text-anchor="end" class="small">${id.length > 18 ? id.slice(0, 17) + '…' : id}${row.inFailureSet ? ' (F)' : ''}</text>${cells}`;
+  });
+  const more = r.matrix.length > rows.length ? html`<p class="n">showing ${rows.length} of ${r.matrix.length} rows</p>` : '';
+  return html`<figure><figcaption>Question × block: failure-set rows green where silencing the block repairs them; realized rows red where it breaks them</figcaption><svg viewBox="0 0 ${W} ${H}" width="${W}" role="img" aria-label="repair heatmap">${header}${body}</svg>${more}</figure>`;
 }
 
-function summaryTable(s: RunSummary): string {
-  const rows: string[] = [`<tr><th>realized (deployment)</th><td>${rateCell(s.realized)}</td><td></td></tr>`];
-  for (const [p, r] of Object.entries(s.reachable)) {
-    const b = s.budget[p];
-    rows.push(`<tr><th>reachable by ${escapeHtml(p)}</th><td>${rateCell(r)}</td><td class="n">${b ? `${b.generations} generations · ${b.tokens} tokens · ${b.blockApplications} block applications` : ''}</td></tr>`);
+function summaryTable(s: RunSummary): Html {
+  const rows: Html[] = [html`<tr><th>realized (deployment)</th><td>${rateCell(s.realized)}</td><td></td></tr>`];
+  for (const [p, r] of Object.entries(s.reachable ?? {})) {
+    const b = s.budget?.[p];
+    rows.push(html`<tr><th>reachable by ${p}</th><td>${rateCell(r)}</td><td class="n">${b ? `${b.generations} generations · ${b.tokens} tokens · ${b.blockApplications} block applications` : ''}</td></tr>`);
   }
-  rows.push(`<tr><th>reachable ceiling (any probe)</th><td>${rateCell(s.reachableAny)}</td><td></td></tr>`);
-  for (const [p, sel] of Object.entries(s.blind)) {
-    for (const [name, r] of Object.entries(sel)) rows.push(`<tr><th>answer-blind ${escapeHtml(p)} → ${escapeHtml(name)}</th><td>${rateCell(r)}</td><td class="n">${name === 'global-route' ? 'held-out split only' : ''}</td></tr>`);
+  rows.push(html`<tr><th>reachable ceiling (any probe)</th><td>${rateCell(s.reachableAny)}</td><td></td></tr>`);
+  for (const [p, sel] of Object.entries(s.blind ?? {})) {
+    for (const [name, r] of Object.entries(sel)) rows.push(html`<tr><th>answer-blind ${p} → ${name}</th><td>${rateCell(r)}</td><td class="n">${name === 'global-route' ? 'held-out split only' : ''}</td></tr>`);
   }
   if (s.repair) {
     const r = s.repair;
-    rows.push(`<tr><th>repair by block ${r.identifiedBlock ?? '—'} (held-out F)</th><td>${r.n === 0 ? '— <span class="n">n = 0</span>' : `${pct(r.repairRate)} <span class="ci">[${pct(r.ci?.lo)}, ${pct(r.ci?.hi)}]</span> <span class="n">${r.repaired}/${r.n}</span>`}</td><td class="n">|F| = ${r.failureSetSize}, chosen on ${r.selectionSize}</td></tr>`);
-    rows.push(`<tr><th>damage by block ${r.identifiedBlock ?? '—'}</th><td>${r.damageN === 0 ? '— <span class="n">n = 0</span>' : `${pct(r.damageRate)} <span class="ci">[${pct(r.damageCi?.lo)}, ${pct(r.damageCi?.hi)}]</span> <span class="n">n = ${r.damageN}</span>`}</td><td class="n">realized questions broken</td></tr>`);
+    rows.push(html`<tr><th>repair by block ${r.identifiedBlock ?? '—'} (held-out F)</th><td>${r.n === 0 ? html`— <span class="n">n = 0</span>` : html`${pct(r.repairRate)} <span class="ci">[${pct(r.ci?.lo)}, ${pct(r.ci?.hi)}]</span> <span class="n">${r.repaired}/${r.n}</span>`}</td><td class="n">|F| = ${r.failureSetSize}, chosen on ${r.selectionSize}</td></tr>`);
+    rows.push(html`<tr><th>damage by block ${r.identifiedBlock ?? '—'}</th><td>${r.damageN === 0 ? html`— <span class="n">n = 0</span>` : html`${pct(r.damageRate)} <span class="ci">[${pct(r.damageCi?.lo)}, ${pct(r.damageCi?.hi)}]</span> <span class="n">n = ${r.damageN}</span>`}</td><td class="n">realized questions broken</td></tr>`);
   }
-  return `<table class="summary"><tbody>${rows.join('')}</tbody></table>`;
+  return html`<table class="summary"><tbody>${rows}</tbody></table>`;
 }
 
-function runCharts(label: string, s: RunSummary): string {
+function runCharts(label: string, s: RunSummary): Html {
   const bars: { label: string; rate: Rate; group?: number }[] = [{ label: 'realized', rate: s.realized, group: 2 }];
-  for (const [p, r] of Object.entries(s.reachable)) bars.push({ label: `reachable · ${p}`, rate: r, group: 0 });
-  for (const [p, sel] of Object.entries(s.blind)) for (const [name, r] of Object.entries(sel)) bars.push({ label: `blind · ${p} → ${name}`, rate: r, group: 1 });
-  const curves = Object.entries(s.passAtK).map(([p, c]) => ({ label: `${p} (${s.passAtKKind[p]})`, points: Object.entries(c).map(([k, v]) => [Number(k), v] as [number, number]) }));
-  let repair = '';
-  if (s.repair && s.repair.byBlock.length > 0) {
+  for (const [p, r] of Object.entries(s.reachable ?? {})) bars.push({ label: `reachable · ${p}`, rate: r, group: 0 });
+  for (const [p, sel] of Object.entries(s.blind ?? {})) for (const [name, r] of Object.entries(sel)) bars.push({ label: `blind · ${p} → ${name}`, rate: r, group: 1 });
+  const curves = Object.entries(s.passAtK ?? {}).map(([p, c]) => ({ label: `${p} (${s.passAtKKind?.[p]})`, points: Object.entries(c).map(([k, v]) => [Number(k), v] as [number, number]) }));
+  let repair = html``;
+  if (s.repair && Array.isArray(s.repair.byBlock) && s.repair.byBlock.length > 0) {
     const rows: { label: string; rate: Rate; group?: number }[] = [];
     for (const b of s.repair.byBlock) {
       rows.push({ label: `block ${b.block} repairs F`, rate: b.repair, group: 2 });
       rows.push({ label: `block ${b.block} breaks realized`, rate: b.damage, group: 5 });
     }
-    repair = rateBars(`${label}: repair rate and damage by silenced MLP block`, rows) + heatmap(s);
+    repair = html`${rateBars(`${label}: repair rate and damage by silenced MLP block`, rows)}${heatmap(s)}`;
   }
-  return `<div class="charts">${stateBar(`${label}: question states`, s)}${rateBars(`${label}: realized, reachable and answer-blind`, bars)}${lineChart(`${label}: pass@k — random routes vs search at matched budget`, curves, 'k (generations per question)')}${repair}</div>`;
+  return html`<div class="charts">${stateBar(`${label}: question states`, s)}${rateBars(`${label}: realized, reachable and answer-blind`, bars)}${lineChart(`${label}: pass@k — random routes vs search at matched budget`, curves, 'k (generations per question)')}${repair}</div>`;
 }
 
-function questionTable(records: readonly QuestionRecord[]): string {
-  if (records.length === 0) return '';
+function questionTable(records: readonly QuestionRecord[]): Html {
+  if (records.length === 0) return html``;
   const limit = 2000;
   const rows = records.slice(0, limit).map((r) => {
     const state = questionState(r);
-    const reach = Object.entries(r.reachable).filter(([, v]) => v).map(([p]) => p).join(', ') || '—';
-    const blind = Object.entries(r.blind).flatMap(([p, sel]) => Object.entries(sel).filter(([, c]) => c.correct).map(([s]) => `${p}→${s}`)).join(', ') || '—';
-    const repaired = r.repair?.inFailureSet ? Object.entries(r.repair.correctBySilencedBlock).filter(([, v]) => v).map(([b]) => b).join(', ') || 'none' : '';
-    const text = r.question.length > 160 ? r.question.slice(0, 159) + '…' : r.question;
-    return `<tr class="${state}"><td>${escapeHtml(r.id)}</td><td>${escapeHtml(text)}</td><td>${escapeHtml(r.gold)}</td><td>${escapeHtml(r.realized.answer ?? '—')}${r.realized.truncated ? ' <span class="n">(truncated)</span>' : ''}</td><td>${escapeHtml(state)}</td><td>${escapeHtml(reach)}</td><td>${escapeHtml(blind)}</td><td>${escapeHtml(repaired)}</td></tr>`;
+    const reach = Object.entries(r.reachable ?? {}).filter(([, v]) => v).map(([p]) => p).join(', ') || '—';
+    const blind = Object.entries(r.blind ?? {}).flatMap(([p, sel]) => Object.entries(sel).filter(([, c]) => c?.correct).map(([s]) => `${p}→${s}`)).join(', ') || '—';
+    const repaired = r.repair?.inFailureSet ? Object.entries(r.repair.correctBySilencedBlock ?? {}).filter(([, v]) => v).map(([b]) => b).join(', ') || 'none' : '';
+    const question = String(r.question);
+    const text = question.length > 160 ? question.slice(0, 159) + '…' : question;
+    return html`<tr class="${state}"><td>${r.id}</td><td>${text}</td><td>${r.gold}</td><td>${r.realized?.answer ?? '—'}${r.realized?.truncated ? html` <span class="n">(truncated)</span>` : ''}</td><td>${state}</td><td>${reach}</td><td>${blind}</td><td>${repaired}</td></tr>`;
   });
-  const more = records.length > limit ? `<p class="n">showing ${limit} of ${records.length} questions; records.jsonl has all of them</p>` : '';
-  return `<table class="questions"><thead><tr><th>id</th><th>question</th><th>gold</th><th>deployed answer</th><th>state</th><th>reachable by</th><th>blind-correct</th><th>repaired by block</th></tr></thead><tbody>${rows.join('')}</tbody></table>${more}`;
+  const more = records.length > limit ? html`<p class="n">showing ${limit} of ${records.length} questions; records.jsonl has all of them</p>` : '';
+  return html`<table class="questions"><thead><tr><th>id</th><th>question</th><th>gold</th><th>deployed answer</th><th>state</th><th>reachable by</th><th>blind-correct</th><th>repaired by block</th></tr></thead><tbody>${rows}</tbody></table>${more}`;
 }
 
 const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}h1{font-size:22px}h2{font-size:18px;margin-top:32px}
@@ -177,8 +176,15 @@ svg text{font-size:11px;fill:#333}svg text.small{font-size:9px}.grid{stroke:#e5e
 table.questions td:nth-child(2){max-width:420px}tr.realized td:nth-child(5){color:#2e9e6a}tr.reachable td:nth-child(5){color:#d9822b}tr.unreached td:nth-child(5){color:#777}
 @media (prefers-color-scheme: dark){body{background:#1e1e1e;color:#ddd}svg text{fill:#ccc}th,td{border-color:#444}figure{border-color:#444}.ci{color:#aaa}}`;
 
-function page(title: string, body: string): string {
-  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>\n`;
+/**
+ * The report's policy: nothing loads but its inline style; no script, no plugin, no frame; forms
+ * submit nowhere and no <base> can redirect relative links.
+ */
+export const REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'none'; base-uri 'none'; frame-src 'none'; object-src 'none'";
+
+function page(title: string, body: Html): string {
+  return html`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${new Html(REPORT_CSP)}"><meta name="referrer" content="no-referrer"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><style>${new Html(STYLE)}</style></head><body>${body}</body></html>
+`.text;
 }
 
 export interface RunReportInput {
@@ -192,33 +198,35 @@ export interface RunReportInput {
 }
 
 export function runReportHtml(run: RunReportInput): string {
-  const note = run.unfinished ? `<p><strong>Unfinished run:</strong> ${run.unfinished.done} of ${run.unfinished.total} questions; numbers cover the finished ones.</p>` : '';
-  const body = `<h1>Reach Audit — ${escapeHtml(run.name)}</h1><p class="n">model ${escapeHtml(run.model)} · dataset ${escapeHtml(run.dataset)} · n = ${run.summary.n}; rates with 95% Wilson intervals</p>${note}
+  const note = run.unfinished ? html`<p><strong>Unfinished run:</strong> ${run.unfinished.done} of ${run.unfinished.total} questions; numbers cover the finished ones.</p>` : '';
+  const body = html`<h1>Reach Audit — ${run.name}</h1><p class="n">model ${run.model} · dataset ${run.dataset} · n = ${run.summary.n}; rates with 95% Wilson intervals</p>${note}
 ${summaryTable(run.summary)}${runCharts(run.name, run.summary)}<h2>Questions</h2>${questionTable(run.records)}`;
   return page(`Reach Audit — ${run.name}`, body);
 }
 
 export function comparisonReportHtml(c: StoredComparison, baseRecords: readonly QuestionRecord[], tunedRecords: readonly QuestionRecord[]): string {
   const cmp = c.comparison;
+  const points = (x: unknown) => (typeof x === 'number' ? fixed(100 * x, 1) : '—');
   const delta = (label: string, d: typeof cmp.realized) =>
-    `<tr><th>${escapeHtml(label)}</th><td>${pct(d.base)} → ${pct(d.tuned)}</td><td>Δ ${d.delta >= 0 ? '+' : '−'}${Math.abs(100 * d.delta).toFixed(1)} pts <span class="ci">[${(100 * d.ci.lo).toFixed(1)}, ${(100 * d.ci.hi).toFixed(1)}]</span></td><td class="n">McNemar p = ${d.mcnemarP.toPrecision(3)} · ${d.gained} gained, ${d.lost} lost · n = ${d.n}</td></tr>`;
-  const deltas = [delta('realized', cmp.realized), delta('reachable ceiling', cmp.reachableCeiling), ...Object.entries(cmp.reachable).map(([p, d]) => delta(`reachable by ${p}`, d))].join('');
-  const states = Object.keys(cmp.transitions) as (keyof typeof cmp.transitions)[];
-  const transitions = `<table><thead><tr><th>base ↓ / tuned →</th>${states.map((s) => `<th>${escapeHtml(s)}</th>`).join('')}</tr></thead><tbody>${states
-    .map((from) => `<tr><th>${escapeHtml(from)}</th>${states.map((to) => `<td>${cmp.transitions[from][to].length}</td>`).join('')}</tr>`)
-    .join('')}</tbody></table>`;
+    html`<tr><th>${label}</th><td>${pct(d.base)} → ${pct(d.tuned)}</td><td>Δ ${typeof d.delta === 'number' && d.delta >= 0 ? '+' : '−'}${typeof d.delta === 'number' ? fixed(Math.abs(100 * d.delta), 1) : '—'} pts <span class="ci">[${points(d.ci?.lo)}, ${points(d.ci?.hi)}]</span></td><td class="n">McNemar p = ${typeof d.mcnemarP === 'number' ? d.mcnemarP.toPrecision(3) : '—'} · ${d.gained} gained, ${d.lost} lost · n = ${d.n}</td></tr>`;
+  const deltas = [delta('realized', cmp.realized), delta('reachable ceiling', cmp.reachableCeiling), ...Object.entries(cmp.reachable ?? {}).map(([p, d]) => delta(`reachable by ${p}`, d))];
+  const states = Object.keys(cmp.transitions ?? {}) as (keyof typeof cmp.transitions)[];
+  const count = (ids: unknown) => (Array.isArray(ids) ? ids.length : '—');
+  const transitions = html`<table><thead><tr><th>base ↓ / tuned →</th>${states.map((s) => html`<th>${s}</th>`)}</tr></thead><tbody>${states.map(
+    (from) => html`<tr><th>${from}</th>${states.map((to) => html`<td>${count(cmp.transitions[from]?.[to])}</td>`)}</tr>`,
+  )}</tbody></table>`;
   const nr = cmp.newlyRealized;
   const curves: Series[] = [];
   for (const [label, run, dashed] of [['base', c.base, false], ['tuned', c.tuned, true]] as const) {
-    for (const [p, curve] of Object.entries(run.summary.passAtK)) curves.push({ label: `${label} · ${p}`, points: Object.entries(curve).map(([k, v]) => [Number(k), v]), dashed });
+    for (const [p, curve] of Object.entries(run.summary.passAtK ?? {})) curves.push({ label: `${label} · ${p}`, points: Object.entries(curve).map(([k, v]) => [Number(k), v]), dashed });
   }
-  const body = `<h1>Reach Audit — checkpoint comparison</h1><p class="n">base ${escapeHtml(c.base.name)} (${escapeHtml(c.base.model)}) vs tuned ${escapeHtml(c.tuned.name)} (${escapeHtml(c.tuned.model)}) · ${cmp.n} paired questions · paired bootstrap 95% intervals (10,000 resamples), exact McNemar</p>
+  const body = html`<h1>Reach Audit — checkpoint comparison</h1><p class="n">base ${c.base.name} (${c.base.model}) vs tuned ${c.tuned.name} (${c.tuned.model}) · ${cmp.n} paired questions · paired bootstrap 95% intervals (10,000 resamples), exact McNemar</p>
 <table class="summary"><tbody>${deltas}</tbody></table>
 <h2>Transitions between states</h2>${transitions}
-<p>Newly realized: ${nr.n} — already reachable by the base model ${rateCell(nr.alreadyReachable)}; newly reachable ${rateCell(nr.newlyReachable)}</p>
+<p>Newly realized: ${nr?.n} — already reachable by the base model ${rateCell(nr?.alreadyReachable)}; newly reachable ${rateCell(nr?.newlyReachable)}</p>
 <div class="charts">${lineChart('pass@k, base (solid) and tuned (dashed)', curves, 'k (generations per question)')}</div>
-<h2>Base — ${escapeHtml(c.base.name)}</h2>${summaryTable(c.base.summary)}${runCharts('base', c.base.summary)}
-<h2>Tuned — ${escapeHtml(c.tuned.name)}</h2>${summaryTable(c.tuned.summary)}${runCharts('tuned', c.tuned.summary)}
+<h2>Base — ${c.base.name}</h2>${summaryTable(c.base.summary)}${runCharts('base', c.base.summary)}
+<h2>Tuned — ${c.tuned.name}</h2>${summaryTable(c.tuned.summary)}${runCharts('tuned', c.tuned.summary)}
 <h2>Questions (tuned run)</h2>${questionTable(tunedRecords.length > 0 ? tunedRecords : baseRecords)}`;
   return page('Reach Audit — checkpoint comparison', body);
 }

@@ -10,9 +10,16 @@ export function newNonce(): string {
   return randomBytes(16).toString('base64');
 }
 
+/**
+ * Directives every Reach Audit page adds after its sources: no form submits anywhere, no <base>
+ * redirects relative URLs, no frame or plugin. (There is no CSP directive for plain navigation;
+ * pages never render run or model text as markup, so no link or refresh can be injected.)
+ */
+export const NO_NAVIGATION = "form-action 'none'; base-uri 'none'; frame-src 'none'; object-src 'none'";
+
 /** The policy every Reach Audit webview uses; `cspSource` is webview.cspSource. */
 export function contentSecurityPolicy(cspSource: string, nonce: string): string {
-  return `default-src 'none'; img-src ${cspSource} data:; style-src ${cspSource}; script-src 'nonce-${nonce}'; font-src ${cspSource}`;
+  return `default-src 'none'; img-src ${cspSource} data:; style-src ${cspSource}; script-src 'nonce-${nonce}'; font-src ${cspSource}; ${NO_NAVIGATION}`;
 }
 
 /** Escapes text for an HTML text node or a double-quoted attribute. */

@@ -3,7 +3,7 @@
  * question states drawn as inline SVG. No script at all; every string from a run is escaped and the
  * only style is the nonce'd block below. Pure (no vscode), so tests check the exact page.
  */
-import { escapeHtml } from '../panel/panelHtml';
+import { escapeHtml, NO_NAVIGATION } from '../panel/panelHtml';
 import { formatRateDetail, type RunHeadline } from '../panel/runHeadline';
 
 export interface StateCounts {
@@ -21,7 +21,7 @@ export interface AuditViewContent {
 }
 
 function viewCsp(nonce: string): string {
-  return `default-src 'none'; style-src 'nonce-${nonce}'; img-src data:`;
+  return `default-src 'none'; style-src 'nonce-${nonce}'; img-src data:; ${NO_NAVIGATION}`;
 }
 
 const STYLE = `
@@ -50,9 +50,9 @@ function stateChart(states: StateCounts): string {
     .map(([label, cls, count], i) => {
       const y = i * rowHeight;
       const width = (200 * count) / total;
-      return `<text x="0" y="${y + 11}">${escapeHtml(label)} · ${count}</text>` +
+      return `<text x="0" y="${y + 11}">${escapeHtml(label)} · ${escapeHtml(String(count))}</text>` +
         `<rect class="bar-track" x="0" y="${y + 15}" width="200" height="12" rx="2"/>` +
-        `<rect class="${cls}" x="0" y="${y + 15}" width="${width.toFixed(1)}" height="12" rx="2"><title>${escapeHtml(label)}: ${count} of ${total}</title></rect>`;
+        `<rect class="${cls}" x="0" y="${y + 15}" width="${Number.isFinite(width) ? width.toFixed(1) : '0'}" height="12" rx="2"><title>${escapeHtml(`${label}: ${count} of ${total}`)}</title></rect>`;
     })
     .join('');
   return `<svg role="img" aria-label="Question states" viewBox="0 0 202 ${rows.length * rowHeight}" width="100%" preserveAspectRatio="xMinYMin meet">${bars}</svg>`;
@@ -76,8 +76,8 @@ export function auditViewHtml(content: AuditViewContent | undefined, nonce: stri
     }
     const table = rows.length
       ? `<table>${rows.map(([k, v]) => `<tr><td>${escapeHtml(k)}</td><td class="num">${escapeHtml(v)}</td></tr>`).join('')}</table>`
-      : `<p class="muted">Unfinished: ${content.recorded} question${content.recorded === 1 ? '' : 's'} recorded, no summary yet.</p>`;
-    body = `<h2>${escapeHtml(content.name)}</h2><div class="muted">${h ? `n = ${h.n} questions · 95% intervals` : ''}</div>${table}${content.states ? stateChart(content.states) : ''}`;
+      : `<p class="muted">${escapeHtml(`Unfinished: ${content.recorded} question${content.recorded === 1 ? '' : 's'} recorded, no summary yet.`)}</p>`;
+    body = `<h2>${escapeHtml(String(content.name))}</h2><div class="muted">${h ? escapeHtml(`n = ${h.n} questions · 95% intervals`) : ''}</div>${table}${content.states ? stateChart(content.states) : ''}`;
   }
   return `<!DOCTYPE html>
 <html lang="en">

@@ -30,7 +30,7 @@ function record(id: string, line: number, over: Partial<AuditRecord> = {}): Audi
 test('the panel page: strict CSP with the nonce, only the bundle, nothing inline', () => {
   const html = panelHtml({ cspSource: 'https://file+.vscode-resource.test', nonce: 'abc123', scriptUri: 'https://x/main.js', styleUri: 'https://x/main.css', title: `Run ${XSS}` });
   const csp = contentSecurityPolicy('https://file+.vscode-resource.test', 'abc123');
-  assert.equal(csp, "default-src 'none'; img-src https://file+.vscode-resource.test data:; style-src https://file+.vscode-resource.test; script-src 'nonce-abc123'; font-src https://file+.vscode-resource.test");
+  assert.equal(csp, "default-src 'none'; img-src https://file+.vscode-resource.test data:; style-src https://file+.vscode-resource.test; script-src 'nonce-abc123'; font-src https://file+.vscode-resource.test; form-action 'none'; base-uri 'none'; frame-src 'none'; object-src 'none'");
   assert.ok(html.includes(`content="${csp}"`));
   assert.ok(html.includes('<script nonce="abc123" src="https://x/main.js"></script>'));
   assert.equal((html.match(/<script/g) ?? []).length, 1);
