@@ -16,6 +16,7 @@ import { runAudit, type RunAuditResult } from '../audit/run/runFolderAudit';
 import { latestRunFolder, MANIFEST_FILE, newRunFolder, prepareRunFolder } from '../audit/run/runStore';
 import { parseWholeNumber } from './engineArgs';
 import { assertFolderFree } from '../engine/folderLock';
+import { writeControl } from './terminalText';
 import { RUN_FOLDER_ADVICE } from '../audit/run/runFolderAudit';
 
 export interface AuditPlan {
@@ -66,9 +67,9 @@ export function prepareAudit(plan: AuditPlan): (signal: AbortSignal) => Promise<
       threads,
       cacheDir: values['cache-dir'],
       ...(pre.maxBatch ? { maxBatch: pre.maxBatch } : {}),
-      onProgress: process.stderr.isTTY ? (m) => process.stderr.write(`\r\x1b[2K${plan.label}: ${m}`) : undefined,
+      onProgress: process.stderr.isTTY ? (m) => (writeControl(process.stderr, '\r\x1b[2K'), process.stderr.write(`${plan.label}: ${m}`)) : undefined,
     });
-    if (process.stderr.isTTY) process.stderr.write('\r\x1b[2K');
+    if (process.stderr.isTTY) writeControl(process.stderr, '\r\x1b[2K');
     const loadMs = performance.now() - started;
     try {
       const contentHash = await modelContentHash(plan.modelDir);
@@ -88,6 +89,7 @@ export function prepareAudit(plan: AuditPlan): (signal: AbortSignal) => Promise<
         signal,
         onProgress: (p) => progress.update(p),
         onWarning: warn,
+        resumeCommand: resumeCommand(folder!, process.argv.slice(2)),
       });
       progress.done();
       const stages = Object.entries(result.timings).map(([s, t]) => `${s} ${formatDuration(t.ms)} (${t.generations} gen)`);
@@ -98,6 +100,19 @@ export function prepareAudit(plan: AuditPlan): (signal: AbortSignal) => Promise<
       await model.dispose();
     }
   };
+}
+
+/** A word as a POSIX shell reads it back. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The command line that continues this run: this one plus --resume (and --out for an audit that had none). */
+export function resumeCommand(folder: string, argv: readonly string[]): string {
+  const args = argv.filter((a) => a !== '--resume');
+  const hasOut = args.some((a) => a === '--out' || a.startsWith('--out='));
+  const out = args[0] === 'audit' && !hasOut ? ['--out', folder] : [];
+  return ['reach-audit', ...args, '--resume', ...out].map(shellWord).join(' ');
 }
 
 /** An AbortSignal tied to Ctrl-C: the first stops after the current batch (finished questions are kept), the second exits at once. */

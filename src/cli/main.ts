@@ -4,6 +4,7 @@
  * Errors that are the user's (bad input) are printed as one line without a stack trace.
  */
 import { UsageError, type Command } from './command';
+import { guardTerminalOutput } from './terminalText';
 
 const commands: Record<string, () => Promise<Command>> = {
   // engine (issue 3)
@@ -59,6 +60,7 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (require.main === module) {
+  guardTerminalOutput();
   main(process.argv.slice(2)).then(
     (code) => { process.exitCode = code; },
     (err: unknown) => {

@@ -3,6 +3,7 @@
  * line is rewritten in place; otherwise a line is printed at most every few seconds, so logs stay short.
  */
 import type { AuditProgress } from '../audit/run/runFolderAudit';
+import { writeControl } from './terminalText';
 
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) return '—';
@@ -50,7 +51,8 @@ export function progressReporter(label: string): { update(p: AuditProgress): voi
     const now = Date.now();
     const line = progressLine(label, p);
     if (tty) {
-      process.stderr.write(`\r\x1b[2K${line}`);
+      writeControl(process.stderr, '\r\x1b[2K');
+      process.stderr.write(line);
       wroteInPlace = true;
     } else if (p.done !== lastDone && (now - lastPrinted > 5000 || p.done === p.total || lastDone < 0)) {
       process.stderr.write(`${line}\n`);

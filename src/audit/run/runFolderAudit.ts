@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { InputError } from '../../engine/errors';
 import { lockFolder, recoveredNote } from '../../engine/folderLock';
+import { describeFsError, isStorageError } from '../../engine/folderCreation';
 import type { TextGenerator } from '../../engine/types';
 import { AuditAborted, auditQuestions, type AuditStage } from './questionPipeline';
 import type { Dataset } from '../dataset/dataset';
@@ -59,6 +60,8 @@ export interface RunAuditInput {
   onWarning?(message: string): void;
   /** A question finished; called after its line was appended and flushed to records.jsonl. */
   onRecord?(record: QuestionRecord): void;
+  /** The command that continues this run, quoted in errors that stop it (a full disk). */
+  resumeCommand?: string;
 }
 
 export interface StageTiming {
@@ -118,9 +121,27 @@ export async function runAudit(input: RunAuditInput): Promise<RunAuditResult> {
   if (lock.recovered) input.onWarning?.(recoveredNote(folder, lock.recovered));
   try {
     return await runLockedAudit(input);
+  } catch (err) {
+    if (isStorageError(err)) throw storageFailure(err, input);
+    throw err;
   } finally {
     lock.release();
   }
+}
+
+/** A write the storage refused (disk full, read-only, quota): which file, why, what is kept, how to go on. */
+function storageFailure(err: NodeJS.ErrnoException, input: RunAuditInput): InputError {
+  let kept = 0;
+  try {
+    kept = readRecords(input.folder).values.length;
+  } catch {
+    // unreadable too: say nothing about the count
+  }
+  const fix = err.code === 'ENOSPC' || err.code === 'EDQUOT' || err.code === 'EFBIG' ? 'free some space' : err.code === 'EROFS' ? 'make the folder writable' : 'fix the folder';
+  const next = input.resumeCommand ?? 'the same command with --resume';
+  return new InputError(
+    `cannot write ${err.path ?? input.folder}: ${describeFsError(err)}. ${kept} finished question${kept === 1 ? ' is' : 's are'} kept in ${path.join(input.folder, RECORDS_FILE)}; ${fix}, then continue with: ${next}`,
+  );
 }
 
 async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
@@ -197,8 +218,14 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
     if (!(err instanceof AuditAborted)) throw err;
     stopped = true;
   } finally {
-    recordOut.close();
-    failureOut?.close();
+    // Closing never hides the error that got us here (a full disk fails the close's fsync as well).
+    for (const out of [recordOut, failureOut]) {
+      try {
+        out?.close();
+      } catch {
+        // the write error, if any, is already on its way up
+      }
+    }
     const previous = readJsonFile<{ sessions: unknown[] }>(path.join(folder, TIMINGS_FILE));
     writeJson(folder, TIMINGS_FILE, {
       sessions: [

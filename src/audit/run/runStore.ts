@@ -12,6 +12,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { InputError } from '../../engine/errors';
+import { createFolder, describeFsError } from '../../engine/folderCreation';
 import type { QuestionRecord } from './record';
 import type { RunManifest } from './manifest';
 
@@ -51,32 +52,32 @@ export function latestRunFolder(workspace: string, name: string): string | undef
   return matching.length > 0 ? path.join(dir, matching[matching.length - 1]) : undefined;
 }
 
-/** Writes a file atomically: a crash leaves either the old or the new content, never half of one. */
+/**
+ * Writes a file atomically: a crash leaves either the old or the new content, never half of one.
+ * A failed write (a full disk) removes its temporary file and throws with `path` set to `file`.
+ */
 export function writeFileAtomic(file: string, text: string): void {
   const tmp = `${file}.${process.pid}.tmp`;
-  const fd = fs.openSync(tmp, 'w');
   try {
-    fs.writeSync(fd, text);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
+    const fd = fs.openSync(tmp, 'w');
+    try {
+      fs.writeSync(fd, text);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, file);
+  } catch (err) {
+    fs.rmSync(tmp, { force: true });
+    (err as NodeJS.ErrnoException).path = file;
+    throw err;
   }
-  fs.renameSync(tmp, file);
-}
-
-function describeFsError(err: unknown): string {
-  const e = err as NodeJS.ErrnoException;
-  if (e.code === 'EACCES' || e.code === 'EPERM') return 'permission denied';
-  if (e.code === 'EROFS') return 'read-only file system';
-  if (e.code === 'ENOTDIR' || e.code === 'EEXIST') return 'a file is in the way (expected a folder)';
-  if (e.code === 'ENOSPC') return 'no space left on device';
-  return e.message;
 }
 
 /** Creates the run folder and checks that it is writable; the message names the folder. */
 export function prepareRunFolder(folder: string): void {
+  createFolder(folder, 'the run folder');
   try {
-    fs.mkdirSync(folder, { recursive: true });
     const probe = path.join(folder, `.write-test-${process.pid}`);
     fs.writeFileSync(probe, '');
     fs.rmSync(probe);
@@ -164,7 +165,7 @@ export function readRecords(folder: string): JsonLines<QuestionRecord> {
 export class JsonLinesAppender {
   private fd: number;
 
-  constructor(file: string) {
+  constructor(readonly file: string) {
     try {
       if (fs.existsSync(file)) {
         const text = fs.readFileSync(file, 'utf8');
@@ -190,9 +191,15 @@ export class JsonLinesAppender {
     }
   }
 
+  /** Throws the file-system error with `path` set to the file (a write by descriptor names none). */
   append(value: unknown): void {
-    fs.writeSync(this.fd, JSON.stringify(value) + '\n');
-    fs.fsyncSync(this.fd);
+    try {
+      fs.writeSync(this.fd, JSON.stringify(value) + '\n');
+      fs.fsyncSync(this.fd);
+    } catch (err) {
+      (err as NodeJS.ErrnoException).path ??= this.file;
+      throw err;
+    }
   }
 
   close(): void {
