@@ -13,6 +13,7 @@ import type { RunSettings } from '../audit/run/manifest';
 import { DEFAULT_SEARCH } from '../audit/probes/routeSearch';
 import { isRouteProbe, parseProbeSpecs, parseSelectors, PROBE_NAMES, SELECTOR_NAMES, type ProbeSpec } from '../audit/probes/probeSpec';
 import { ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset/question';
+import { parseShard, shardQuestions, shardSelection, type ShardSelection } from '../audit/run/shards';
 
 export const AUDIT_FLAGS = {
   data: { type: 'string' },
@@ -46,6 +47,12 @@ export const AUDIT_FLAGS = {
   temperature: { type: 'string' },
   'top-p': { type: 'string' },
   stop: { type: 'string', multiple: true },
+  shard: { type: 'string' },
+  backend: { type: 'string' },
+  'base-url': { type: 'string', multiple: true },
+  'api-model': { type: 'string' },
+  'api-key-env': { type: 'string' },
+  concurrency: { type: 'string' },
 } as const;
 
 export const AUDIT_FLAGS_HELP = [
@@ -76,6 +83,15 @@ export const AUDIT_FLAGS_HELP = [
   '  --fewshot FILE           JSONL of {"user", "assistant"} examples shown before each question',
   '  --max-new-tokens N       token budget (default 256); --temperature T, --top-p P (default greedy)',
   '  --stop TEXT              stop string; repeat for several',
+  '  --shard I/N              audit only shard I of N (0-based): questions I, I+N, … of the selection;',
+  '                           join the N run folders with `reach-audit merge`',
+  '  --backend local|openai   where generations run (default local: the engine in this process)',
+  '  --base-url URL           OpenAI-compatible server (…/v1) for --backend openai; repeat for several',
+  '                           (used round-robin). Route, search and repair probes need a server started',
+  '                           with `reach-audit serve --http`; other servers run deployment and sample only',
+  '  --api-model NAME         the server\'s model name (default: the first it lists)',
+  '  --api-key-env VAR        read the API key from this environment variable (never written anywhere)',
+  '  --concurrency N          requests in flight per server (default 4)',
 ];
 
 export type AuditFlagValues = { [K in keyof typeof AUDIT_FLAGS]?: (typeof AUDIT_FLAGS)[K] extends { multiple: true } ? string[] : (typeof AUDIT_FLAGS)[K] extends { type: 'boolean' } ? boolean : string };
@@ -90,8 +106,8 @@ export function readDataset(values: AuditFlagValues): Dataset {
   return loadDataset(values.data, { format: format as AnswerFormat | 'auto', field: values.field, pattern: values.pattern });
 }
 
-/** The questions chosen by --limit / --ids, in file order. */
-export function selectQuestions(dataset: Dataset, values: AuditFlagValues): { questions: Question[]; limit: number | null; ids: string[] | null } {
+/** The questions chosen by --limit / --ids, in file order, then the shard's share of them (--shard). */
+export function selectQuestions(dataset: Dataset, values: AuditFlagValues): { questions: Question[]; limit: number | null; ids: string[] | null; shard?: ShardSelection } {
   const limit = parseWholeNumber(values.limit, '--limit', 1) ?? null;
   let questions = dataset.questions;
   let ids: string[] | null = null;
@@ -105,6 +121,10 @@ export function selectQuestions(dataset: Dataset, values: AuditFlagValues): { qu
     questions = questions.filter((q) => wanted.has(q.id));
   }
   if (limit !== null) questions = questions.slice(0, limit);
+  if (values.shard !== undefined) {
+    const spec = parseShard(values.shard);
+    return { questions: shardQuestions(questions, spec), limit, ids, shard: shardSelection(questions, spec) };
+  }
   return { questions, limit, ids };
 }
 

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { UsageError, warn } from './command';
 import { progressReporter, formatDuration } from './progress';
 import { readDataset, readPreSettings, runSettings, selectQuestions, type AuditFlagValues } from './auditArgs';
-import { loadModel } from '../engine/index';
+import { checkBackendFlags, layerProbesRefused, openBackend } from './backendArgs';
 import { ENGINE_VERSION } from '../engine/graphCache';
 import { readModelConfig } from '../engine/config';
 import { modelContentHash } from '../audit/run/modelFingerprint';
@@ -41,17 +41,20 @@ export function prepareAudit(plan: AuditPlan): (signal: AbortSignal) => Promise<
   for (const issue of shown) warn(`${dataset.path}:${issue.line}: ${issue.message} (skipped)`);
   if (dataset.issues.length > shown.length) warn(`${dataset.path}: ${dataset.issues.length - shown.length} more malformed lines skipped`);
   const selected = selectQuestions(dataset, values);
+  checkBackendFlags(values);
+  // Each shard is its own run; merge joins them (and strips this suffix from the name).
+  const name = selected.shard ? `${plan.name}-shard-${selected.shard.index}-of-${selected.shard.count}` : plan.name;
   const threads = parseWholeNumber(values.threads, '--threads', 1);
   const workspace = process.cwd();
   let folder = plan.folder;
   let resume = values.resume === true;
   if (resume && !folder) {
-    folder = latestRunFolder(workspace, plan.name);
-    if (!folder && !plan.resumeOrStart) throw new UsageError(`--resume: no run named '${plan.name}' under ${path.join(workspace, '.reach-audit', 'runs')}; give the run folder with --out DIR`);
+    folder = latestRunFolder(workspace, name);
+    if (!folder && !plan.resumeOrStart) throw new UsageError(`--resume: no run named '${name}' under ${path.join(workspace, '.reach-audit', 'runs')}; give the run folder with --out DIR`);
   }
   if (resume && folder && plan.resumeOrStart && !fs.existsSync(path.join(folder, MANIFEST_FILE))) folder = undefined;
   if (resume && !folder) resume = false;
-  folder ??= newRunFolder(workspace, plan.name, new Date());
+  folder ??= newRunFolder(workspace, name, new Date());
   // A folder another audit is writing is refused now, before the model loads (the lock itself is taken by runAudit).
   assertFolderFree(folder, RUN_FOLDER_ADVICE);
   if (!resume) {
@@ -63,26 +66,34 @@ export function prepareAudit(plan: AuditPlan): (signal: AbortSignal) => Promise<
 
   return async (signal) => {
     const started = performance.now();
-    const model = await loadModel(plan.modelDir, {
+    const backend = await openBackend(values, plan.modelDir, {
       threads,
       cacheDir: values['cache-dir'],
       ...(pre.maxBatch ? { maxBatch: pre.maxBatch } : {}),
       onProgress: process.stderr.isTTY ? (m) => (writeControl(process.stderr, '\r\x1b[2K'), process.stderr.write(`${plan.label}: ${m}`)) : undefined,
     });
+    const model = backend.generator;
     if (process.stderr.isTTY) writeControl(process.stderr, '\r\x1b[2K');
     const loadMs = performance.now() - started;
     try {
       const contentHash = await modelContentHash(plan.modelDir);
-      const settings = runSettings(pre, model.numBlocks, { limit: selected.limit, ids: selected.ids });
+      const settings = runSettings(pre, model.numBlocks, { limit: selected.limit, ids: selected.ids, ...(selected.shard ? { shard: selected.shard } : {}) });
+      const refused = layerProbesRefused(settings, backend.remote);
+      if (refused.length > 0) {
+        throw new UsageError(
+          `${refused.join(', ')} need layer access (routes, silenced MLPs), which ${backend.remote!.baseUrls.join(', ')} does not offer: ` +
+            'drop them (e.g. --probe sample:16 --select majority,confidence), run them with --backend local, or serve the model with `reach-audit serve --http`',
+        );
+      }
       const progress = progressReporter(plan.label);
       const result = await runAudit({
         model,
-        modelInfo: { path: plan.modelDir, contentHash },
+        modelInfo: { path: plan.modelDir, contentHash, ...(backend.remote ? { backend: backend.remote } : {}) },
         engineVersion: ENGINE_VERSION,
         dataset,
         questions: selected.questions,
         settings,
-        name: plan.name,
+        name,
         folder: folder!,
         resume,
         chunkSize: pre.chunkSize,
@@ -97,7 +108,7 @@ export function prepareAudit(plan: AuditPlan): (signal: AbortSignal) => Promise<
       process.stderr.write(`${plan.label}: run folder ${result.folder}\n`);
       return result;
     } finally {
-      await model.dispose();
+      await backend.dispose();
     }
   };
 }

@@ -30,6 +30,7 @@ const help = [
   '  --base-run RUN, --tuned-run RUN    finished run folders',
   '  --base-model DIR, --tuned-model DIR   model folders to audit now',
   '  --html FILE              also write a self-contained HTML report',
+  '  --mixed-backends         compare runs made on different backends (local engine vs a server)',
   ...AUDIT_FLAGS_HELP,
 ].join('\n');
 
@@ -42,6 +43,7 @@ export const compareCommand: Command = {
       'base-model': { type: 'string' },
       'tuned-model': { type: 'string' },
       html: { type: 'string' },
+      'mixed-backends': { type: 'boolean' },
       ...AUDIT_FLAGS,
     });
     const fromRuns = values['base-run'] !== undefined || values['tuned-run'] !== undefined;
@@ -83,7 +85,7 @@ export const compareCommand: Command = {
         interrupt.release();
       }
     }
-    const stored = compareRuns(baseFolder, tunedFolder, warn);
+    const stored = compareRuns(baseFolder, tunedFolder, warn, { mixedBackends: values['mixed-backends'] === true });
     const folder = values.out ?? newComparisonFolder(process.cwd(), name, new Date());
     writeComparison(folder, stored);
     if (values.html) {

@@ -41,14 +41,14 @@ export function loadRun(folder: string): { manifest: RunManifest; summary: RunSu
   return { manifest, records, summary: stored ?? summarize(records.values), finished: stored !== undefined };
 }
 
-export function compareRuns(baseFolder: string, tunedFolder: string, onWarning: (m: string) => void): StoredComparison {
+export function compareRuns(baseFolder: string, tunedFolder: string, onWarning: (m: string) => void, options: { mixedBackends?: boolean } = {}): StoredComparison {
   const base = loadRun(baseFolder);
   const tuned = loadRun(tunedFolder);
   for (const w of [...base.records.warnings, ...tuned.records.warnings]) onWarning(w);
   for (const [label, run, folder] of [['base', base, baseFolder], ['tuned', tuned, tunedFolder]] as const) {
     if (!run.finished) onWarning(`the ${label} run ${folder} has not finished (${run.records.values.length} of ${run.manifest.dataset?.questions ?? '?'} questions); comparing the finished questions`);
   }
-  const problems = comparisonMismatches(base.manifest, tuned.manifest);
+  const problems = comparisonMismatches(base.manifest, tuned.manifest, options);
   if (problems.length > 0) throw new InputError(`cannot compare ${baseFolder} with ${tunedFolder}: a checkpoint comparison needs the same settings —\n  ${problems.join('\n  ')}`);
   const comparison = compareRecords(base.records.values, tuned.records.values, base.manifest.seeds.run);
   const ref = (folder: string, run: typeof base): RunRef => ({ folder: path.resolve(folder), name: run.manifest.name, model: run.manifest.model.path, summary: run.summary });

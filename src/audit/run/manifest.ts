@@ -7,6 +7,7 @@ import type { Deployment } from '../probes/deployment';
 import type { SearchSettings } from '../probes/routeSearch';
 import type { ProbeSpec, SelectorName } from '../probes/probeSpec';
 import type { ShardSelection } from './shards';
+import type { RemoteBackendInfo } from '../../engine/index';
 
 export interface RunSettings {
   deployment: Deployment;
@@ -29,6 +30,13 @@ export interface RunManifest extends RunSettings {
   engine: { version: string };
   model: { path: string; contentHash: string; numBlocks: number };
   dataset: { path: string; contentHash: string; format: string; schema: string; questions: number };
+  /** Where the generations ran when not in this process (--backend openai): servers, model name, seed check. */
+  backend?: RemoteBackendInfo;
+}
+
+/** The backend as far as it decides the numbers: which kind, and which served model. */
+function backendIdentity(m: RunManifest): { kind: string; apiModel?: string } {
+  return m.backend ? { kind: m.backend.backend, apiModel: m.backend.apiModel } : { kind: 'local' };
 }
 
 function canonical(value: unknown): string {
@@ -62,6 +70,7 @@ export function manifestMismatches(stored: RunManifest, wanted: RunManifest): st
   check('route space', stored.routeSpace, wanted.routeSpace);
   check('search settings', stored.search, wanted.search);
   check('question selection', stored.selection, wanted.selection);
+  check('backend', backendIdentity(stored), backendIdentity(wanted));
   return out;
 }
 
@@ -69,12 +78,17 @@ export function manifestMismatches(stored: RunManifest, wanted: RunManifest): st
  * What keeps two runs from being compared as checkpoints: everything but the model must match
  * (dataset, deployment, probes, budgets, seeds). Empty when comparable.
  */
-export function comparisonMismatches(base: RunManifest, tuned: RunManifest): string[] {
+export function comparisonMismatches(base: RunManifest, tuned: RunManifest, options: { mixedBackends?: boolean } = {}): string[] {
+  if (!options.mixedBackends && (base.backend?.backend ?? 'local') !== (tuned.backend?.backend ?? 'local')) {
+    return [`backend: the base run ran on ${base.backend?.backend ?? 'local'}, the tuned run on ${tuned.backend?.backend ?? 'local'} (pass --mixed-backends to compare them anyway)`];
+  }
   const strip = (m: RunManifest): RunManifest => ({
     ...m,
     model: { ...m.model, contentHash: '' },
     // Models with different block counts draw different pools; the pool size must still match.
     globalRoutes: { count: m.globalRoutes?.count ?? 0, routes: [] },
+    // The served model names differ with the checkpoints; only the kind of backend must match.
+    backend: options.mixedBackends || !m.backend ? undefined : { ...m.backend, apiModel: '', baseUrls: [], seedHonoured: null, concurrency: 0 },
   });
   return manifestMismatches(strip(base), strip(tuned)).map((p) => p.replace('the run has', 'the base run has').replace('this command gives', 'the tuned run has'));
 }

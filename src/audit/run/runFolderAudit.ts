@@ -9,6 +9,7 @@ import { InputError } from '../../engine/errors';
 import { lockFolder, recoveredNote } from '../../engine/folderLock';
 import { describeFsError, isStorageError } from '../../engine/folderCreation';
 import type { TextGenerator } from '../../engine/types';
+import type { RemoteBackendInfo } from '../../engine/index';
 import { AuditAborted, auditQuestions, type AuditStage } from './questionPipeline';
 import type { Dataset } from '../dataset/dataset';
 import { manifestMismatches, type RunManifest, type RunSettings } from './manifest';
@@ -46,7 +47,8 @@ export interface AuditProgress {
 
 export interface RunAuditInput {
   model: TextGenerator;
-  modelInfo: { path: string; contentHash: string };
+  /** `backend`: the remote servers the generations ran on (absent: the in-process engine). */
+  modelInfo: { path: string; contentHash: string; backend?: RemoteBackendInfo };
   engineVersion: string;
   dataset: Dataset;
   questions: readonly Question[];
@@ -94,6 +96,7 @@ export function buildManifest(input: Pick<RunAuditInput, 'modelInfo' | 'engineVe
       questions: input.questions.length,
     },
     ...input.settings,
+    ...(input.modelInfo.backend ? { backend: input.modelInfo.backend } : {}),
   };
 }
 
