@@ -1,5 +1,5 @@
 /**
- * The `boxed` answer format used by MATH (design.md section 2): the answer is the content of the
+ * The `boxed` answer format used by MATH (docs/design.md section 2): the answer is the content of the
  * last `\boxed{…}` (balanced braces; also `\fbox{…}` and the brace-less `\boxed 5`), compared after
  * a LaTeX normalization, and numerically when both sides parse as numbers.
  */
@@ -72,28 +72,47 @@ function braceFracArguments(s: string): string {
     .replace(/\\frac\{([^{}]*)\}\s*([0-9a-zA-Z])/g, '\\frac{$1}{$2}');
 }
 
+/** A unit written after the value: "10\text{ cm}", "9 \text{a.m.}", "5\mbox{ inches}^2". */
+const TRAILING_UNIT = /^(.*\S)\s*\\(?:text|mbox|mathrm)\{\s*([A-Za-z][A-Za-z\s.^0-9]*)\}(\^\{?\d\}?)?\s*$/;
+
 /**
- * The normal form used for string comparison. Written from the MATH conventions (Hendrycks et al.
- * and the Minerva normalizer): spacing commands, `\left`/`\right`, `\dfrac`/`\tfrac`, degrees,
- * percent and dollar signs, trailing unit text, `x =` prefixes, trailing `.0` and all whitespace
- * are presentation, not answer.
+ * A one-atom ratio as a term of a sum, list or matrix: `\pi/2`, `2\pi/3`, `3/4`, `x/2` — the same
+ * as `\frac{…}{…}`. Not after `^` or `_` (`a^2/b` is not `a^{2/b}`).
  */
-export function normalizeBoxed(answer: string): string {
+const INLINE_RATIO = /(^|[-+=(,[{}&]|\\\\)(\d*\\[A-Za-z]+|\d+(?:\.\d+)?|[A-Za-z])\/(\d+|\\[A-Za-z]+|[A-Za-z])(?=$|[-+=),\]}&\\])/g;
+
+/**
+ * A boxed answer split into its value's normal form and its unit. The normal form follows the
+ * MATH conventions (Hendrycks et al. and the Minerva normalizer): spacing commands, `\left` /
+ * `\right`, `\dfrac` / `\tfrac`, degree, percent and dollar signs, `x =` prefixes, braces around
+ * one-character sub- and superscripts, `{,}` digit grouping, trailing `.0` and all whitespace are
+ * presentation, not answer. Matrix row separators `\\` are kept. The unit is kept apart, with
+ * spaces and dots removed and case folded ("a.m." → "am"), so that different units stay different.
+ */
+export function boxedParts(answer: string): { value: string; unit: string } {
   let s = answer.trim();
   const boxed = lastBoxed(s);
   if (boxed !== null) s = boxed;
   s = s.replace(/\n/g, ' ');
-  s = s.replace(/\\[!,;:]/g, '').replace(/\\ /g, ' ').replace(/~/g, ' ');
+  // One pass, left to right, so that a row separator `\\` is read as a pair before `\ ` or `\,`.
+  s = s.replace(/\\(\\|[!,;:]|\s)/g, (_m, c: string) => (c === '\\' ? '\\\\' : c.trim() === '' ? ' ' : ''));
+  s = s.replace(/~/g, ' ');
   s = s.replace(/\\(?:displaystyle|textstyle)\b/g, '');
   s = s.replace(/\\[dt]frac/g, '\\frac');
   s = s.replace(/\\left\b|\\right\b|\\bigl\b|\\bigr\b|\\Bigl\b|\\Bigr\b/g, '');
   s = s.replace(/\^\s*\{\s*\\circ\s*\}|\^\s*\\circ\b|\\circ\b|°/g, '');
   s = s.replace(/\\?%/g, '');
   s = s.replace(/\\\$|\$/g, '');
-  // A unit after the value ("10\text{ cm}", "5 \mbox{inches}") is dropped; a lone \text{…} is unwrapped.
-  s = s.replace(/^(.*\S)\s*\\(?:text|mbox|mathrm)\{\s*[A-Za-z][A-Za-z\s.^0-9]*\}(\^\{?\d\}?)?\s*$/, '$1');
+  let unit = '';
+  const u = TRAILING_UNIT.exec(s);
+  if (u) {
+    s = u[1];
+    unit = (u[2] + (u[3] ?? '')).replace(/[\s.{}]/g, '').toLowerCase();
+  }
   for (const c of ['text', 'textbf', 'mathbf', 'mathrm', 'mbox', 'textit', 'mathit']) s = unwrapCommand(s, c);
   s = s.replace(/\s+/g, '');
+  s = s.replace(/\{,\}/g, ',');
+  s = s.replace(/([_^])\{([A-Za-z0-9])\}/g, '$1$2');
   s = braceFracArguments(s);
   s = s.replace(/\\sqrt([0-9a-zA-Z])/g, '\\sqrt{$1}');
   // "x=5", "k = 3/4": a short left-hand side names the variable, not the answer.
@@ -105,9 +124,13 @@ export function normalizeBoxed(answer: string): string {
   s = s.replace(/(^|[^\d])\.(\d)/g, '$10.$2');
   s = s.replace(/(\d)\.0+(?!\d)/g, '$1');
   s = s.replace(/(\d\.\d*?[1-9])0+(?!\d)/g, '$1');
-  // A simple a/b written inline means \frac{a}{b}.
-  s = s.replace(/^(-?\d+)\/(\d+)$/, '\\frac{$1}{$2}');
-  return s;
+  s = s.replace(INLINE_RATIO, '$1\\frac{$2}{$3}');
+  return { value: s, unit };
+}
+
+/** The normal form of a boxed answer's value (its unit, if any, left out; see boxedParts). */
+export function normalizeBoxed(answer: string): string {
+  return boxedParts(answer).value;
 }
 
 /** Parses a normalized boxed answer as a number: 5, -2.5, \frac{1}{2}, -\frac{3}{4}, \frac{-3}{4}, 3/4. */
@@ -122,20 +145,36 @@ export function parseBoxedNumber(normalized: string): Rational | null {
   return parseRational(normalized);
 }
 
-export function boxedEqual(a: string, b: string): boolean {
-  const na = normalizeBoxed(a);
-  const nb = normalizeBoxed(b);
-  const ra = parseBoxedNumber(na);
-  const rb = parseBoxedNumber(nb);
-  if (ra && rb) return rationalsEqual(ra, rb);
-  return na === nb;
+/** The parts compared: a multiple-choice label written "(C)" is the label C. */
+function comparable(answer: string): { value: string; unit: string } {
+  const parts = boxedParts(answer);
+  return { value: parts.value.replace(/^\(([A-Za-z])\)$/, '$1'), unit: parts.unit };
 }
 
-/** Canonical key: the reduced rational when the answer is a number, else the normalized string. */
+/**
+ * Equal values, and equal units when both sides name one: "10" = "10\text{ cm}", but
+ * "10\text{ cm}" ≠ "10\text{ m}" and "9\text{ a.m.}" ≠ "9\text{ p.m.}".
+ */
+export function boxedEqual(a: string, b: string): boolean {
+  const pa = comparable(a);
+  const pb = comparable(b);
+  if (pa.unit !== '' && pb.unit !== '' && pa.unit !== pb.unit) return false;
+  const ra = parseBoxedNumber(pa.value);
+  const rb = parseBoxedNumber(pb.value);
+  if (ra && rb) return rationalsEqual(ra, rb);
+  return pa.value === pb.value;
+}
+
+/**
+ * Canonical key: the reduced rational when the value is a number, else the normal form; then the
+ * unit when there is one. (Equality ignores a unit that one side leaves out, which no key can
+ * express: majority voting counts "10" and "10 cm" apart.)
+ */
 export function boxedKey(answer: string): string {
-  const n = normalizeBoxed(answer);
-  const r = parseBoxedNumber(n);
-  return r ? rationalKey(r) : n;
+  const { value, unit } = comparable(answer);
+  const r = parseBoxedNumber(value);
+  const key = r ? rationalKey(r) : value;
+  return unit === '' ? key : `${key} ${unit}`;
 }
 
 /**

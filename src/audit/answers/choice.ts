@@ -1,5 +1,5 @@
 /**
- * The `choice` answer format (ARC, MMLU; design.md section 2). The deployment asks for `Answer: X`;
+ * The `choice` answer format (ARC, MMLU; docs/design.md section 2). The deployment asks for `Answer: X`;
  * a prediction is only ever one of the question's own labels, so "Answer: E" on an A–D question is
  * no answer rather than a wrong letter.
  */
@@ -7,7 +7,7 @@ import type { Choice } from '../dataset/question';
 
 export interface ChoiceExtraction {
   answer: string;
-  rule: 'choice-answer-line' | 'choice-lone-letter' | 'choice-leading-letter' | 'choice-text';
+  rule: 'choice-answer-line' | 'choice-option' | 'choice-lone-letter' | 'choice-leading-letter' | 'choice-text';
 }
 
 /**
@@ -28,22 +28,68 @@ function findLabel(token: string, labels: readonly string[]): string | null {
 }
 
 function normalizeText(s: string): string {
-  return s.trim().replace(/\s+/g, ' ').replace(/[.]$/, '').toLowerCase();
+  return s.trim().replace(/\s+/g, ' ').replace(/[.!]+$/, '').trim().toLowerCase();
 }
 
+/** "Option C", "choice (B)", "I pick option 2": the word itself introduces the label. */
+const OPTION_WORD = /\b(?:option|choice)\s+([([])?[ \t]*([A-Za-z]|\d{1,2})(?:[ \t]*([)\]]))?(.|$)/gim;
+
+/** "Answer: <text of one choice>": the rest of the line after an answer phrase. */
+const ANSWER_TEXT = /\b(?:answer\s*(?:\*\*)?\s*(?:is\s*:?|:)|answer\s+is)\s*(?:\*\*)?[ \t]*([^\n]+)/gi;
+
+/** What follows a label that the output names only to reject it. */
+const REJECTED = /^[ \t]*(?:is|seems|looks|sounds|might be|may be|could be)\s+(?:tempting|wrong|incorrect|not\b|plausible|close|a distractor|a trap|unlikely)/i;
+
+interface LabelStatement {
+  index: number;
+  label: string;
+  /** The label ends its statement ("Answer: C", "option (C).") rather than starting a clause ("A is tempting"). */
+  definite: boolean;
+  rule: 'choice-answer-line' | 'choice-option';
+}
+
+function labelStatements(output: string, choices: readonly Choice[], withOptionWord: boolean): LabelStatement[] {
+  const labels = choices.map((c) => c.label);
+  const found: LabelStatement[] = [];
+  for (const re of withOptionWord ? [ANSWER_PHRASE, OPTION_WORD] : [ANSWER_PHRASE]) {
+    for (const m of output.matchAll(re)) {
+      const [, open, token, close, after] = m;
+      if (/[A-Za-z0-9]/.test(after)) continue; // "Answer: Because…" is a word, not a label
+      const label = findLabel(token, labels);
+      if (label === null) continue;
+      const ends = TERMINATOR.test(after) || /^[\r\n]/.test(after);
+      // A lowercase letter in running text is usually the article "a" ("the answer is a prime"):
+      // accept it only when wrapped or ending the statement.
+      const lowercase = /^[a-z]$/.test(token) && token !== label;
+      if (lowercase && !open && !close && !ends) continue;
+      const rest = output.slice((m.index ?? 0) + m[0].length - after.length);
+      if (REJECTED.test(rest)) continue; // "A is tempting, but…": named to be set aside
+      // "C) …" / "(C) …" / "C." followed by the text: still a finished statement of the label.
+      const definite = ends || Boolean(close) || /^\s*$/.test(rest) || /^[ \t]*[-–:]/.test(rest);
+      found.push({ index: m.index ?? 0, label, definite, rule: re === ANSWER_PHRASE ? 'choice-answer-line' : 'choice-option' });
+    }
+  }
+  return found.sort((a, b) => a.index - b.index);
+}
+
+/** The strict view: only an answer phrase ("Answer: C", "the answer is (C)") counts. */
+export function extractChoiceStrict(output: string, choices: readonly Choice[]): string | null {
+  const statements = labelStatements(output, choices, false);
+  return (statements.find((st) => st.definite) ?? statements[0])?.label ?? null;
+}
+
+/**
+ * The label an output states. In order: the first answer phrase or "option X" that ends its
+ * statement ("Answer: A is tempting, but the correct answer is C" → C, since "A is tempting" goes
+ * on); else the first one at all ("The answer is C because…"); a lone label; a leading label
+ * ("C. palms covered with oil"); an answer phrase followed by exactly one choice's text; the
+ * output's first line being exactly one choice's text.
+ */
 export function extractChoice(output: string, choices: readonly Choice[]): ChoiceExtraction | null {
   const labels = choices.map((c) => c.label);
-  for (const m of output.matchAll(ANSWER_PHRASE)) {
-    const [, open, token, close, after] = m;
-    if (/[A-Za-z0-9]/.test(after)) continue; // "Answer: Because…" is a word, not a label
-    const label = findLabel(token, labels);
-    if (label === null) continue;
-    // A lowercase letter in running text is usually the article "a" ("the answer is a prime"):
-    // accept it only when wrapped or ending the statement.
-    const lowercase = /^[a-z]$/.test(token) && token !== label;
-    if (lowercase && !open && !close && !TERMINATOR.test(after)) continue;
-    return { answer: label, rule: 'choice-answer-line' };
-  }
+  const statements = labelStatements(output, choices, true);
+  const chosen = statements.find((st) => st.definite) ?? statements[0];
+  if (chosen) return { answer: chosen.label, rule: chosen.rule };
 
   const trimmed = output.trim().replace(/^\*\*|\*\*$/g, '').trim();
   const lone = /^[([]?\s*([A-Za-z]|\d{1,2})\s*[)\]]?[.:]?$/.exec(trimmed);
@@ -59,10 +105,17 @@ export function extractChoice(output: string, choices: readonly Choice[]): Choic
     if (label !== null) return { answer: label, rule: 'choice-leading-letter' };
   }
 
-  const said = normalizeText(firstLine);
-  const byText = choices.filter((c) => normalizeText(c.text) === said);
-  if (said !== '' && byText.length === 1) return { answer: byText[0].label, rule: 'choice-text' };
-  return null;
+  const byText = (said: string): Choice | null => {
+    const n = normalizeText(said);
+    const matches = choices.filter((c) => normalizeText(c.text) === n);
+    return n !== '' && matches.length === 1 ? matches[0] : null;
+  };
+  for (const m of output.matchAll(ANSWER_TEXT)) {
+    const c = byText(m[1].replace(/\*\*/g, ''));
+    if (c) return { answer: c.label, rule: 'choice-text' };
+  }
+  const first = byText(firstLine);
+  return first ? { answer: first.label, rule: 'choice-text' } : null;
 }
 
 /** Labels compare case-insensitively after trimming ("b" = "B"). */

@@ -1,33 +1,71 @@
 /**
- * Grading one model output against one question (design.md section 2). A Grade records the
- * extracted answer and the rule that produced it, so extraction mistakes are visible, and whether
- * the output hit the token limit.
+ * Grading one model output against one question (docs/design.md section 2). A Grade records the
+ * extracted answer and the rule that produced it, so extraction mistakes are visible, whether the
+ * output hit the token limit, and two further views of the same output: `strict` (only the
+ * format's explicit answer marker; for GSM8K lm-evaluation-harness's strict-match) and `flexible`
+ * (the format's full fallback chain; for GSM8K lm-eval's flexible-extract, the last number).
  */
 import { InputError } from '../../engine/errors';
 import { boxedEqual, boxedKey, extractFinalAnswerPhrase, lastBoxed } from './boxed';
-import { choiceKey, extractChoice } from './choice';
-import { extractGsm8kStrict, extractLastNumber, gsm8kEqual, gsm8kKey } from './gsm8k';
+import { choiceKey, extractChoice, extractChoiceStrict } from './choice';
+import { extractGsm8k, extractGsm8kStrict, extractLastNumber, gsm8kEqual, gsm8kKey } from './gsm8k';
 import { compilePattern, extractExact, extractRegex, textEqual, textKey } from './text';
 import type { AnswerFormat, Question } from '../dataset/question';
+
+/** One way of reading an output: what it extracted and whether that equals the gold. */
+export interface AnswerView {
+  answer: string | null;
+  correct: boolean;
+}
 
 export interface Grade {
   /** The extracted answer as it appears in the output, or null when no rule found one. */
   answer: string | null;
   /**
-   * The rule that matched: gsm8k-strict, gsm8k-flexible, boxed, boxed-final-answer,
-   * choice-answer-line, choice-lone-letter, choice-leading-letter, choice-text, exact-answer-line,
-   * exact, regex — or none.
+   * The rule that matched: gsm8k-strict, gsm8k-boxed, gsm8k-answer-phrase, gsm8k-flexible, boxed,
+   * boxed-final-answer, choice-answer-line, choice-option, choice-lone-letter,
+   * choice-leading-letter, choice-text, exact-answer-line, exact, regex — or none.
    */
   rule: string;
+  /** The verdict: the view the run grades by, after the truncation rule. */
   correct: boolean;
   /** The output stopped at the token limit (it may have been cut before its answer). */
   truncated: boolean;
+  /** Only the explicit answer marker (`#### N`, `\boxed{…}`, `Answer: X`, the answer line, the pattern). */
+  strict: AnswerView;
+  /** The whole extraction chain; for GSM8K the last number in the output. */
+  flexible: AnswerView;
 }
+
+/**
+ * Which reading defines "correct": `stated` — the stated answer, falling back to weaker rules
+ * (the default); `strict` — only the answer marker; `flexible` — the flexible view.
+ */
+export type CorrectBy = 'stated' | 'strict' | 'flexible';
+export const CORRECT_BY: readonly CorrectBy[] = ['stated', 'strict', 'flexible'];
+
+/**
+ * How an output cut at the token limit is graded: `strict` — correct only when an answer marker
+ * occurs in it (a number at the end of cut-off text is where the text stopped, not an answer);
+ * `lenient` — like any other output.
+ */
+export type TruncatedRule = 'strict' | 'lenient';
+export const TRUNCATED_RULES: readonly TruncatedRule[] = ['strict', 'lenient'];
+
+/** The grading settings a run records in its manifest. */
+export interface GradingSettings {
+  correctBy: CorrectBy;
+  truncated: TruncatedRule;
+}
+
+export const DEFAULT_GRADING: GradingSettings = { correctBy: 'stated', truncated: 'strict' };
 
 export interface GradeOptions {
   truncated?: boolean;
   /** Prediction pattern for the regex format; defaults to the question's own pattern. */
   pattern?: string;
+  /** Defaults to DEFAULT_GRADING. */
+  grading?: GradingSettings;
 }
 
 // Compiling a pattern once per grade call would dominate grading large runs.
@@ -41,14 +79,16 @@ function patternFor(source: string): RegExp {
   return re;
 }
 
+function regexFor(q: Question, options: GradeOptions): RegExp {
+  const source = options.pattern ?? q.pattern;
+  if (source === undefined) throw new InputError(`question ${q.id}: the regex answer format needs a prediction pattern (--pattern)`);
+  return patternFor(source);
+}
+
 function extract(output: string, q: Question, options: GradeOptions): { answer: string; rule: string } | null {
   switch (q.format) {
-    case 'gsm8k': {
-      const strict = extractGsm8kStrict(output);
-      if (strict !== null) return { answer: strict, rule: 'gsm8k-strict' };
-      const flexible = extractLastNumber(output);
-      return flexible === null ? null : { answer: flexible, rule: 'gsm8k-flexible' };
-    }
+    case 'gsm8k':
+      return extractGsm8k(output);
     case 'boxed': {
       const boxed = lastBoxed(output);
       if (boxed !== null && boxed.trim() !== '') return { answer: boxed.trim(), rule: 'boxed' };
@@ -60,19 +100,53 @@ function extract(output: string, q: Question, options: GradeOptions): { answer: 
     case 'exact':
       return extractExact(output);
     case 'regex': {
-      const source = options.pattern ?? q.pattern;
-      if (source === undefined) throw new InputError(`question ${q.id}: the regex answer format needs a prediction pattern (--pattern)`);
-      const answer = extractRegex(output, patternFor(source));
+      const answer = extractRegex(output, regexFor(q, options));
       return answer === null ? null : { answer, rule: 'regex' };
     }
   }
 }
 
+/** The strict view's answer: only the format's explicit marker. */
+function extractStrict(output: string, q: Question, options: GradeOptions): string | null {
+  switch (q.format) {
+    case 'gsm8k':
+      return extractGsm8kStrict(output);
+    case 'boxed': {
+      const boxed = lastBoxed(output);
+      return boxed === null || boxed.trim() === '' ? null : boxed.trim();
+    }
+    case 'choice':
+      return extractChoiceStrict(output, q.choices ?? []);
+    case 'exact': {
+      const found = extractExact(output);
+      return found?.rule === 'exact-answer-line' ? found.answer : null;
+    }
+    case 'regex':
+      return extractRegex(output, regexFor(q, options));
+  }
+}
+
+/** The rule name of each format's strict view. */
+const STRICT_RULE: Record<AnswerFormat, string> = { gsm8k: 'gsm8k-strict', boxed: 'boxed', choice: 'choice-answer-line', exact: 'exact-answer-line', regex: 'regex' };
+
+function view(answer: string | null, q: Question): AnswerView {
+  return { answer, correct: answer !== null && answersEqual(answer, q.gold, q.format) };
+}
+
 export function grade(output: string, q: Question, options: GradeOptions = {}): Grade {
   const truncated = options.truncated ?? false;
+  const grading = options.grading ?? DEFAULT_GRADING;
   const found = extract(output, q, options);
-  if (!found) return { answer: null, rule: 'none', correct: false, truncated };
-  return { answer: found.answer, rule: found.rule, correct: answersEqual(found.answer, q.gold, q.format), truncated };
+  const strict = view(extractStrict(output, q, options), q);
+  const flexible = view(q.format === 'gsm8k' ? extractLastNumber(output) : (found?.answer ?? null), q);
+  const stated = view(found?.answer ?? null, q);
+  let chosen = { ...stated, rule: found?.rule ?? 'none' };
+  if (grading.correctBy === 'strict') chosen = { ...strict, rule: strict.answer === null ? 'none' : STRICT_RULE[q.format] };
+  else if (grading.correctBy === 'flexible' && q.format === 'gsm8k') chosen = { ...flexible, rule: flexible.answer === null ? 'none' : 'gsm8k-flexible' };
+  // A GSM8K answer in \boxed{N} is a marker too, though lm-eval's strict-match does not read it.
+  const marker = strict.answer !== null || found?.rule === 'gsm8k-boxed';
+  const correct = chosen.correct && (!truncated || grading.truncated === 'lenient' || marker);
+  return { answer: chosen.answer, rule: chosen.rule, correct, truncated, strict, flexible };
 }
 
 /** Whether two answers are the same answer in this format (used to bucket votes and to grade). */

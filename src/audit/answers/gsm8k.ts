@@ -1,19 +1,36 @@
 /**
- * The `gsm8k` answer format (design.md section 2): gold is the number after `####`; a prediction is
- * the first `#### N` (strict) or else the last number in the output (flexible); numbers compare as
- * exact rationals with `$` and thousands commas stripped.
+ * The `gsm8k` answer format (docs/design.md section 2). The gold is the number after `####`. A
+ * prediction is the answer the output states — its first `#### N`, else its last `\boxed{N}`,
+ * else its first "the answer is N" — and only when it states none, the last number in it. A
+ * stated answer wins because a trailing number is usually a unit, a check or the start of a
+ * made-up next question ("The answer is 18 dollars. She sold 9 eggs.").
+ *
+ * Besides that verdict, lm-evaluation-harness's two views are kept apart: strict-match (the first
+ * `#### N`) and flexible-extract (the last number in the output).
+ *
+ * Gold and prediction are read as numbers by the same rule (parseRational): an optional sign and
+ * `$`, digits with optional thousands commas in groups of three, a decimal part, an exponent
+ * (`1e3`), a `/denominator` and a trailing `%`. Anything else — "1,00", "3.4.5" — is kept as
+ * written and compared as text, on both sides alike, never silently reread as another number.
  */
+import { lastBoxed } from './boxed';
 import { parseRational, rationalKey, rationalsEqual } from './rational';
 
 /**
  * One number as written in prose: an optional minus (not a hyphen between words or numbers, so
- * "pages 10-12" gives 12, not -12), an optional `$`, digits with optional thousands commas, an
- * optional decimal part, an optional `/denominator`. A trailing sentence period is not part of it.
+ * "pages 10-12" gives 12, not -12), an optional `$`, digits with optional commas between digit
+ * runs (kept whole so that a misplaced comma cannot split "1,00" into 1 and 00), a decimal part,
+ * an exponent, a `/denominator`. A trailing sentence period is not part of it.
  */
-const NUMBER_SOURCE = String.raw`(?:(?<![\w)\]])[-\u2212])?(?:\$\s?)?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)(?:\/\d+(?:\.\d+)?)?`;
+const NUMBER_SOURCE = String.raw`(?:(?<![\w)\]])[-\u2212])?(?:\$\s?)?(?:\d+(?:,\d+)*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+(?![\w]))?(?:\/\d+(?:\.\d+)?)?`;
 
-const STRICT = new RegExp(String.raw`####\s*(${NUMBER_SOURCE})`);
 const NUMBERS = new RegExp(NUMBER_SOURCE, 'g');
+/** After `####` the whole token counts, so that `#### 1,00` is "1,00", not "1". */
+const STRICT = /####[ \t]*([^\s]+)/;
+const ANSWER_PHRASE = new RegExp(String.raw`\bthe\s+(?:final\s+)?answer\s+is\s*:?\s*(?:\*\*|\\\()?\s*(${NUMBER_SOURCE})`, 'i');
+
+/** How a GSM8K answer was found: the rule names recorded with a grade. */
+export type Gsm8kRule = 'gsm8k-strict' | 'gsm8k-boxed' | 'gsm8k-answer-phrase' | 'gsm8k-flexible';
 
 /** The gold answer of a GSM8K `answer` field: the text after the last `####`, or null when absent. */
 export function gsm8kGold(answerField: string): string | null {
@@ -23,17 +40,51 @@ export function gsm8kGold(answerField: string): string | null {
   return gold === '' ? null : gold;
 }
 
-/** Strict extraction: the number of the first `#### N` in the output. */
-export function extractGsm8kStrict(output: string): string | null {
-  const m = STRICT.exec(output);
-  return m ? m[1].trim() : null;
+/** Strips what ends a sentence or wraps a token but is not part of a number: "18.", "**18**", "(18)". */
+function trimToken(token: string): string {
+  return token.replace(/^[*(_]+/, '').replace(/[*)_.,;:!?]+$/, '');
 }
 
-/** Flexible extraction: the last number anywhere in the output. */
+/** Strict extraction (lm-eval strict-match): the token after the first `####`. */
+export function extractGsm8kStrict(output: string): string | null {
+  const m = STRICT.exec(output);
+  if (!m) return null;
+  const token = trimToken(m[1]);
+  // "#### eighteen" states no number; lm-eval's strict-match does not read it either.
+  return /^[-+\u2212]?\$?\.?\d/.test(token) ? token : null;
+}
+
+/** Flexible extraction (lm-eval flexible-extract): the last number anywhere in the output. */
 export function extractLastNumber(output: string): string | null {
   let last: string | null = null;
   for (const m of output.matchAll(NUMBERS)) last = m[0];
   return last === null ? null : last.trim();
+}
+
+/** The number in the last `\boxed{…}` when the box holds just a number. */
+function extractBoxedNumber(output: string): string | null {
+  const boxed = lastBoxed(output);
+  if (boxed === null) return null;
+  const inner = boxed.replace(/\\[!,;: ]/g, '').replace(/\\?\$/g, '$').replace(/\\%/g, '%').replace(/\\text\{[^{}]*\}/g, '').trim();
+  return parseRational(inner) === null ? null : inner;
+}
+
+/** The number after the first "the answer is" / "the final answer is". */
+function extractAnswerPhrase(output: string): string | null {
+  const m = ANSWER_PHRASE.exec(output);
+  return m ? m[1].trim() : null;
+}
+
+/** The stated answer when there is one, else the last number; null when the output has no number. */
+export function extractGsm8k(output: string): { answer: string; rule: Gsm8kRule } | null {
+  const strict = extractGsm8kStrict(output);
+  if (strict !== null) return { answer: strict, rule: 'gsm8k-strict' };
+  const boxed = extractBoxedNumber(output);
+  if (boxed !== null) return { answer: boxed, rule: 'gsm8k-boxed' };
+  const phrase = extractAnswerPhrase(output);
+  if (phrase !== null) return { answer: phrase, rule: 'gsm8k-answer-phrase' };
+  const last = extractLastNumber(output);
+  return last === null ? null : { answer: last, rule: 'gsm8k-flexible' };
 }
 
 /** Numeric equality when both parse as numbers; otherwise the trimmed strings must be identical. */

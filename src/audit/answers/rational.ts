@@ -30,6 +30,8 @@ export function makeRational(num: bigint, den: bigint): Rational {
 // Sign, integer part (may be empty when there is a fraction part), fraction part, exponent.
 const DECIMAL = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
 
+const THOUSANDS = /^[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?(?:[eE][+-]?\d+)?$/;
+
 /** Exponents beyond this are not answers but garbage; refusing them keeps BigInt work bounded. */
 const MAX_EXPONENT = 400;
 
@@ -51,15 +53,19 @@ function parseDecimal(s: string): Rational | null {
 }
 
 /**
- * Parses a plain numeric answer: optional sign, `$`, thousands commas, decimals, an exponent,
- * `a/b` fractions, a trailing `%` or `.`. Returns null for anything else (words, LaTeX, ranges).
+ * Parses a plain numeric answer: optional sign, `$`, thousands commas (groups of three only),
+ * decimals, an exponent, `a/b` fractions, a trailing `%` or `.`. Returns null for anything else
+ * (words, LaTeX, ranges, misplaced commas such as "1,00").
  */
 export function parseRational(text: string): Rational | null {
   let s = text.trim().replace(/[\u2212\u2013]/g, '-'); // unicode minus / en dash used as minus
   s = s.replace(/\.$/, ''); // sentence period: "is 18."
   s = s.replace(/%$/, '');
   s = s.replace(/^([+-]?)\s*\$\s*/, '$1').replace(/^([+-])\s+/, '$1'); // "$ 5", "- $5"
-  s = s.replace(/[$,]/g, '');
+  s = s.replace(/\$/g, '');
+  // Commas only as thousands separators: "1,000" and "12,345.5", never "1,00" or "1,0000".
+  if (s.split('/').some((part) => part.includes(',') && !THOUSANDS.test(part))) return null;
+  s = s.replace(/,/g, '');
   if (/\s/.test(s)) return null; // "1 2" is two numbers, not 12
   if (s === '' || s.length > 1000) return null;
   const slash = s.indexOf('/');

@@ -1,5 +1,5 @@
 /**
- * The dataset shapes of design.md section 3. Each schema checks one record and either returns its
+ * The dataset shapes of docs/design.md section 3. Each schema checks one record and either returns its
  * parts (question text, choices, the raw gold field) or says precisely which field is missing.
  */
 import type { Choice, DatasetSchema } from './question';
@@ -151,24 +151,29 @@ const math: SchemaSpec = {
   },
 };
 
+/** Where MMLU-shaped files keep the gold: `answer` (MMLU), `answer_index` (MMLU-Pro), `answer_idx`. */
+const MMLU_GOLD_FIELDS = ['answer', 'answer_index', 'answer_idx'];
+
 const mmlu: SchemaSpec = {
   name: 'mmlu',
-  describe: 'MMLU {question, choices: [...], answer: index or letter}',
+  describe: 'MMLU {question, choices or options: [...], answer, answer_index or answer_idx: index or letter}',
   hasChoices: true,
   match(obj, field) {
     const bad = needText(obj, 'question');
     if (bad) return bad;
-    const c = obj.choices;
+    // MMLU names the list "choices", MMLU-Pro "options".
+    const listField = obj.choices === undefined && Array.isArray(obj.options) ? 'options' : 'choices';
+    const c = obj[listField];
     if (!Array.isArray(c)) return `field "choices" is ${describeType(c)}; expected an array of strings`;
-    if (c.length > LETTERS.length) return `field "choices" has ${c.length} entries; at most ${LETTERS.length} are supported`;
+    if (c.length > LETTERS.length) return `field "${listField}" has ${c.length} entries; at most ${LETTERS.length} are supported`;
     const parsed: Choice[] = [];
     for (let i = 0; i < c.length; i++) {
-      if (typeof c[i] !== 'string' && typeof c[i] !== 'number') return `field "choices[${i}]" is ${describeType(c[i])}; expected a string`;
+      if (typeof c[i] !== 'string' && typeof c[i] !== 'number') return `field "${listField}[${i}]" is ${describeType(c[i])}; expected a string`;
       parsed.push({ label: LETTERS[i], text: String(c[i]) });
     }
-    const badLabels = checkLabels(parsed, '"choices"');
+    const badLabels = checkLabels(parsed, `"${listField}"`);
     if (badLabels) return badLabels;
-    const gold = goldOf(obj, 'answer', field);
+    const gold = goldOf(obj, MMLU_GOLD_FIELDS.find((f) => obj[f] !== undefined) ?? 'answer', field);
     if (typeof gold === 'string') return gold;
     return { text: obj.question as string, choices: parsed, ...gold };
   },

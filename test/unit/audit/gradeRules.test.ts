@@ -1,0 +1,198 @@
+/**
+ * The grading rules of docs/design.md section 2, each from real answer strings: the examples named
+ * when the rules were set, and outputs in the shape models write them.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { grade, answersEqual, type GradingSettings } from '../../../src/audit/answers/grade';
+import { boxedEqual } from '../../../src/audit/answers/boxed';
+import { extractGsm8k, gsm8kEqual } from '../../../src/audit/answers/gsm8k';
+import { parseRational } from '../../../src/audit/answers/rational';
+import type { AnswerFormat, Choice, Question } from '../../../src/audit/dataset/question';
+
+function question(format: AnswerFormat, gold: string, extra: Partial<Question> = {}): Question {
+  return { id: 'q', line: 1, schema: 'generic', format, text: 'text', gold, raw: {}, ...extra };
+}
+
+const LENIENT: GradingSettings = { correctBy: 'stated', truncated: 'lenient' };
+
+test('gsm8k: a stated answer wins over a trailing number', () => {
+  const q = question('gsm8k', '18');
+  const sold = grade('The answer is 18 dollars. She sold 9 eggs.', q);
+  assert.equal(sold.answer, '18');
+  assert.equal(sold.rule, 'gsm8k-answer-phrase');
+  assert.equal(sold.correct, true);
+  // lm-eval's flexible-extract reads the last number; that view is kept beside the verdict.
+  assert.deepEqual(sold.flexible, { answer: '9', correct: false });
+  assert.deepEqual(sold.strict, { answer: null, correct: false });
+
+  const next = grade('16 - 3 - 4 = 9 eggs, 9 * 2 = 18. The answer is 18.\n\nQuestion: A robe takes 2 bolts of blue fiber and half that much white fiber. How many bolts in total does it take?\nAnswer: 3', q);
+  assert.equal(next.answer, '18');
+  assert.equal(next.correct, true);
+  assert.equal(next.flexible.answer, '3');
+
+  const boxed = grade('So she makes $\\boxed{18}$ dollars every day. Each egg costs 2.', q);
+  assert.deepEqual([boxed.answer, boxed.rule, boxed.correct], ['18', 'gsm8k-boxed', true]);
+  assert.equal(grade('The final answer is **$18**. That is 9 eggs at $2.', q).answer, '$18');
+  // `#### N` comes first: it is the format's own marker (and lm-eval's strict-match).
+  const marked = grade('The answer is 17.\n#### 18\nCheck: 9 * 2 = 18. Then 4.', q);
+  assert.deepEqual([marked.answer, marked.rule, marked.correct], ['18', 'gsm8k-strict', true]);
+  assert.deepEqual(marked.strict, { answer: '18', correct: true });
+  assert.deepEqual(marked.flexible, { answer: '4', correct: false });
+  // No statement: the last number, as before.
+  assert.deepEqual(extractGsm8k('She makes 9 * 2 = $18 every day'), { answer: '$18', rule: 'gsm8k-flexible' });
+});
+
+test('gsm8k: the run chooses which view defines correct', () => {
+  const q = question('gsm8k', '18');
+  const out = 'The answer is 18 dollars. She sold 9 eggs.';
+  assert.equal(grade(out, q, { grading: { correctBy: 'stated', truncated: 'strict' } }).correct, true);
+  const strict = grade(out, q, { grading: { correctBy: 'strict', truncated: 'strict' } });
+  assert.deepEqual([strict.answer, strict.rule, strict.correct], [null, 'none', false]);
+  const flexible = grade(out, q, { grading: { correctBy: 'flexible', truncated: 'strict' } });
+  assert.deepEqual([flexible.answer, flexible.rule, flexible.correct], ['9', 'gsm8k-flexible', false]);
+  assert.equal(grade('#### 18', q, { grading: { correctBy: 'strict', truncated: 'strict' } }).correct, true);
+});
+
+test('gsm8k: gold and prediction read numbers by one rule (accepted forms)', () => {
+  // `#### 1e3` was read as "1" while the gold "1e3" was 1000.
+  const e = question('gsm8k', '1e3');
+  const g = grade('#### 1e3', e);
+  assert.deepEqual([g.answer, g.correct], ['1e3', true]);
+  assert.equal(grade('#### 1000', e).correct, true);
+  assert.equal(grade('#### 1', e).correct, false);
+  assert.equal(grade('so it is 1e3', e).flexible.answer, '1e3');
+  // "1,00" is not a thousands grouping: it is not silently 100 on either side.
+  assert.equal(parseRational('1,00'), null);
+  assert.equal(parseRational('1,0000'), null);
+  assert.equal(parseRational('12,345.5')?.num, 24691n);
+  assert.equal(parseRational('3/1,000')?.den, 1000n);
+  const hundred = question('gsm8k', '100');
+  const bad = grade('#### 1,00', hundred);
+  assert.deepEqual([bad.answer, bad.correct], ['1,00', false]);
+  assert.equal(grade('The total is 1,00', hundred).flexible.answer, '1,00');
+  assert.equal(gsm8kEqual('1,00', '100'), false);
+  assert.equal(gsm8kEqual('1,00', '1,00'), true); // the same text is the same answer
+  // The forms that are numbers: sign, $, thousands commas, decimals, exponent, fraction, %.
+  for (const [a, b] of [['-$1,234.50', '-1234.5'], ['2.5e-1', '1/4'], ['50%', '50'], ['−7', '-7'], ['$ 5', '5']]) assert.equal(gsm8kEqual(a, b), true, `${a} = ${b}`);
+  // A word after `####` is not a number: lm-eval's strict-match does not read it either.
+  assert.equal(grade('#### eighteen', question('gsm8k', '18')).strict.answer, null);
+});
+
+test('truncated outputs: correct only with an answer marker', () => {
+  // A route attempt cut at the token limit, graded correct through the last number before.
+  const junk = `dollars dollars dollars ${'1'.repeat(6)} dollars - - - - 1`;
+  const one = question('gsm8k', '1');
+  const cut = grade(junk, one, { truncated: true });
+  assert.deepEqual([cut.answer, cut.rule, cut.correct, cut.truncated], ['1', 'gsm8k-flexible', false, true]);
+  assert.equal(grade(junk, one, { truncated: true, grading: LENIENT }).correct, true);
+  assert.equal(grade(junk, one).correct, true); // not truncated: the ordinary rule
+  // A marker makes a truncated output count.
+  assert.equal(grade('9 - 8 = 1\n#### 1\nQuestion: next one is about', one, { truncated: true }).correct, true);
+  assert.equal(grade('so the answer is \\boxed{1} and then', one, { truncated: true }).correct, true);
+  // "the answer is N" is no marker.
+  assert.equal(grade('the answer is 1 and so on and so', one, { truncated: true }).correct, false);
+
+  const box = question('boxed', '\\frac{1}{2}');
+  assert.equal(grade('Final Answer: The final answer is $\\frac{1}{2}$. I hope', box, { truncated: true }).correct, false);
+  assert.equal(grade('$\\boxed{\\frac{1}{2}}$. Now let us', box, { truncated: true }).correct, true);
+
+  const abcd: Choice[] = ['a', 'b', 'c', 'd'].map((t, i) => ({ label: 'ABCD'[i], text: t }));
+  const c = question('choice', 'C', { choices: abcd });
+  assert.equal(grade('C', c, { truncated: true }).correct, false);
+  assert.equal(grade('C', c, { truncated: true, grading: LENIENT }).correct, true);
+  assert.equal(grade('Answer: C\nExplanation: because', c, { truncated: true }).correct, true);
+
+  const exact = question('exact', 'Paris');
+  assert.equal(grade('Paris', exact, { truncated: true }).correct, false);
+  assert.equal(grade('Answer: Paris\nThe city', exact, { truncated: true }).correct, true);
+});
+
+test('boxed: matrices keep their row separators', () => {
+  // MATH-500 golds that were not equal to their own whitespace-free form.
+  for (const gold of [
+    '\\begin{pmatrix} -2 \\\\ -14 \\\\ -7 \\end{pmatrix}',
+    '\\begin{pmatrix} -1/3 \\\\ 2/3 \\\\ 5/3 \\end{pmatrix}',
+    '\\begin{pmatrix} -1 & 0 \\\\ 0 & -1 \\end{pmatrix}',
+    '\\begin{pmatrix} -18 \\\\ -49 \\\\ 96 \\end{pmatrix}',
+  ]) {
+    assert.equal(boxedEqual(gold, gold.replace(/\s+/g, '')), true, gold);
+    assert.equal(boxedEqual(gold, gold.replace(/\\\\/, '&')), false, `${gold}: a row is not a column`);
+  }
+  assert.equal(boxedEqual('\\begin{pmatrix} -2 \\\\ -14 \\end{pmatrix}', '\\begin{pmatrix}-2\\\\-14\\end{pmatrix}'), true);
+  assert.equal(boxedEqual('\\begin{pmatrix} -2 \\\\ -14 \\end{pmatrix}', '\\begin{pmatrix} -2 \\\\ 14 \\end{pmatrix}'), false);
+  assert.equal(boxedEqual('\\begin{pmatrix} -1/3 \\\\ 2/3 \\end{pmatrix}', '\\begin{pmatrix} -\\frac{1}{3} \\\\ \\frac{2}{3} \\end{pmatrix}'), true);
+});
+
+test('boxed: equal answers written differently', () => {
+  const same: [string, string][] = [
+    ['\\pi/2', '\\frac{\\pi}{2}'],
+    ['\\left( 3, \\frac{\\pi}{2} \\right)', '(3, \\pi/2)'],
+    ['2\\pi/3', '\\frac{2\\pi}{3}'],
+    ['-\\pi/4', '-\\frac{\\pi}{4}'],
+    ['2{,}220', '2220'],
+    ['2{,}220', '2,220'],
+    ['52_{8}', '52_8'],
+    ['x^{2}+1', 'x^2+1'],
+    ['C', '\\text{(C)}'],
+    ['\\text{(C)}', '(C)'],
+    ['10\\text{ cm}', '10'],
+    ['\\frac{270}7\\text{ degrees}', '\\frac{270}{7}'],
+    ['9\\text{ a.m.}', '9 \\text{a.m.}'],
+  ];
+  for (const [a, b] of same) {
+    assert.equal(boxedEqual(a, b), true, `${a} = ${b}`);
+    assert.equal(boxedEqual(b, a), true, `${b} = ${a}`);
+  }
+  const q = question('boxed', '\\frac{\\pi}{2}');
+  assert.equal(grade('so $\\theta = \\boxed{\\pi/2}$', q).correct, true);
+});
+
+test('boxed: different answers, units included, stay different', () => {
+  const different: [string, string][] = [
+    ['9\\text{ a.m.}', '9\\text{ p.m.}'],
+    ['10\\text{ cm}', '10\\text{ m}'],
+    ['10\\text{ cm}^2', '10\\text{ cm}'],
+    ['52_{8}', '52_{9}'],
+    ['52_8', '52'],
+    ['\\pi/2', '\\frac{\\pi}{3}'],
+    ['a^2/b', 'a^{\\frac{2}{b}}'],
+    ['(2,100)', '2100'],
+    ['C', 'D'],
+  ];
+  for (const [a, b] of different) {
+    assert.equal(boxedEqual(a, b), false, `${a} ≠ ${b}`);
+    assert.equal(answersEqual(b, a, 'boxed'), false, `${b} ≠ ${a}`);
+  }
+  assert.equal(grade('It opens at $\\boxed{9\\text{ p.m.}}$', question('boxed', '9\\text{ a.m.}')).correct, false);
+});
+
+test('choice: "Option C", restated choice text, a rejected letter before the answer', () => {
+  // ARC-Challenge Mercury_7175875.
+  const planet: Choice[] = ['Planetary density will decrease.', 'Planetary years will become longer.', 'Planetary days will become shorter.', 'Planetary gravity will become stronger.'].map((text, i) => ({
+    label: 'ABCD'[i],
+    text,
+  }));
+  const q = question('choice', 'C', { choices: planet });
+  const cases: [string, string | null, string][] = [
+    ['Option C', 'C', 'choice-option'],
+    ['I would pick option (C).', 'C', 'choice-option'],
+    ['Answer: Planetary days will become shorter.', 'C', 'choice-text'],
+    ['Answer: planetary days will become shorter', 'C', 'choice-text'],
+    ['Answer: A is tempting, but the correct answer is C', 'C', 'choice-answer-line'],
+    ['Option A is tempting, but option C fits: faster rotation means shorter days.', 'C', 'choice-option'],
+    ['Answer: C\n\nQuestion: Which is a renewable resource?\nAnswer: A', 'C', 'choice-answer-line'],
+    ['The answer is C because a faster spin shortens the day.', 'C', 'choice-answer-line'],
+  ];
+  for (const [output, answer, rule] of cases) {
+    const g = grade(output, q);
+    assert.deepEqual([g.answer, g.rule, g.correct], [answer, rule, answer === 'C'], output);
+  }
+  // Strict view: only an answer phrase.
+  assert.deepEqual(grade('Option C', q).strict, { answer: null, correct: false });
+  assert.deepEqual(grade('Answer: A is tempting, but the correct answer is C', q).strict, { answer: 'C', correct: true });
+  // A text that is not one of the choices is no answer.
+  assert.equal(grade('Answer: Planetary days will stay the same.', q).answer, null);
+  // "the best choice a student can make" is the article, not option A.
+  assert.equal(grade('This is the best choice a student can make', q).answer, null);
+});
