@@ -86,3 +86,12 @@ test('a missing, duplicated or unfinished shard, or other settings, is refused w
   await runAudit({ ...common, questions: dataset.questions.slice(0, 3), settings: settingsFor(), model: fakeFor(dataset), folder: single, resume: false });
   expectRefusal([single], /not a shard/);
 });
+
+test('the README shows the cluster scripts exactly as tools/cluster has them', () => {
+  const repo = path.resolve(__dirname, '..', '..', '..', '..');
+  const readme = fs.readFileSync(path.join(repo, 'README.md'), 'utf8');
+  for (const file of ['slurm-audit.sbatch', 'k8s-audit-indexed-job.yaml']) {
+    const text = fs.readFileSync(path.join(repo, 'tools', 'cluster', file), 'utf8');
+    assert.ok(readme.includes('\n' + text + '```'), `README.md shows tools/cluster/${file} as it is`);
+  }
+});
