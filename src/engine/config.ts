@@ -74,6 +74,7 @@ export function readJsonObject(file: string, optional: boolean, expected: string
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' && optional) return undefined;
     if (code === 'ENOENT') throw new InputError(`${file}: not found; expected ${expected}`);
+    if (code === 'ELOOP') throw new InputError(`${file}: a symbolic link loop (it points back to itself, directly or through other links); expected ${expected}`);
     throw new InputError(`${file}: cannot read (${code ?? String(e)})`);
   }
   let value: unknown;

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ModelConfig } from './config';
-import type { WeightNames, WeightStore } from './weights';
+import { assertFiniteWeights, type WeightNames, type WeightStore } from './weights';
 import { ExternalDataFile } from './graphBuilder';
 import { buildBlockGraph, type GraphVariant } from './blockGraph';
 import { buildHeadGraph } from './headGraph';
@@ -184,7 +184,8 @@ function writeGraphs(
   variant: GraphVariant,
   onProgress?: (message: string) => void,
 ): GraphManifest {
-  const read = (name: string): Float32Array => store.read(name);
+  // Every weight the graphs use passes through here once: non-finite values stop the build.
+  const read = (name: string): Float32Array => assertFiniteWeights(store, name, store.read(name));
   const H = config.hiddenSize;
   const V = config.vocabSize;
 

@@ -198,7 +198,7 @@ function readIndex(dir: string): TensorInfo[] {
   }
   const shards = [...new Set(shardOf.values())].sort();
   for (const file of shards) {
-    if (!fs.existsSync(file)) {
+    if (!weightsFilePresent(file)) {
       const tensor = [...shardOf.entries()].find(([, f]) => f === file)?.[0];
       throw new InputError(
         `${indexFile}: weight_map names shard ${path.basename(file)} (for tensor "${tensor}"), but ${file} does not exist`,
@@ -310,15 +310,38 @@ class DiskWeightStore implements WeightStore {
 }
 
 /**
+ * Whether a weights file is there. A symbolic link that loops, or points nowhere, is an InputError
+ * naming it (existsSync alone would call the folder weightless).
+ */
+function weightsFilePresent(file: string): boolean {
+  let link: fs.Stats;
+  try {
+    link = fs.lstatSync(file);
+  } catch {
+    return false;
+  }
+  if (!link.isSymbolicLink()) return true;
+  try {
+    fs.statSync(file);
+    return true;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw new InputError(`${file}: a symbolic link loop (it points back to itself, directly or through other links: ${fs.readlinkSync(file)}); expected the weights file`);
+    if (code === 'ENOENT') throw new InputError(`${file}: a symbolic link to ${fs.readlinkSync(file)}, which does not exist; expected the weights file`);
+    throw new InputError(`${file}: cannot open (${code ?? String(e)})`);
+  }
+}
+
+/**
  * Opens the weights of a model folder: `model.safetensors` if present, else the shards named by
  * `model.safetensors.index.json`. Every header is validated now; no tensor data is read.
  */
 export function openWeights(dir: string): WeightStore {
   const single = path.join(dir, SINGLE_WEIGHTS_FILE);
-  if (fs.existsSync(single)) {
+  if (weightsFilePresent(single)) {
     return new DiskWeightStore(dir, [single], readSafetensorsHeader(single));
   }
-  if (fs.existsSync(path.join(dir, WEIGHTS_INDEX_FILE))) {
+  if (weightsFilePresent(path.join(dir, WEIGHTS_INDEX_FILE))) {
     const tensors = readIndex(dir);
     const files = [...new Set(tensors.map((t) => t.file))].sort();
     return new DiskWeightStore(dir, files, tensors);

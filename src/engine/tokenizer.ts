@@ -10,6 +10,7 @@ import { Template } from '@huggingface/jinja';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { ModelConfig, readJsonObject } from './config';
 import { InputError } from './errors';
+import { renderChatTemplate } from './chatTemplateLimits';
 import { ChatMessage } from './types';
 
 export interface ModelTokenizer {
@@ -49,10 +50,10 @@ function tokenContent(file: string, field: string, value: unknown): string | und
   throw new InputError(`${file}: field ${field} is ${JSON.stringify(value)}; expected a string or an object with "content"`);
 }
 
-/** The template text: a string, or the one named "default" among named templates. */
-function chatTemplateSource(dir: string, configFile: string, config: Json): string | undefined {
+/** The template text (a string, or the one named "default" among named templates) and where it comes from. */
+function chatTemplateSource(dir: string, configFile: string, config: Json): { text: string; where: string } | undefined {
   const value = config.chat_template;
-  if (typeof value === 'string') return value;
+  if (typeof value === 'string') return { text: value, where: `${configFile}: chat_template` };
   if (Array.isArray(value)) {
     const named = value.filter(
       (t): t is { name: string; template: string } =>
@@ -67,13 +68,13 @@ function chatTemplateSource(dir: string, configFile: string, config: Json): stri
         `${configFile}: field chat_template lists templates ${named.map((t) => JSON.stringify(t.name)).join(', ')}; expected one named "default"`,
       );
     }
-    return chosen.template;
+    return { text: chosen.template, where: `${configFile}: chat_template "default"` };
   }
   if (value !== undefined && value !== null) {
     throw new InputError(`${configFile}: field chat_template is ${typeof value}; expected a string or a list of {"name", "template"}`);
   }
   const separate = path.join(dir, CHAT_TEMPLATE_FILE);
-  if (fs.existsSync(separate)) return fs.readFileSync(separate, 'utf8');
+  if (fs.existsSync(separate)) return { text: fs.readFileSync(separate, 'utf8'), where: `${separate}: the chat template` };
   return undefined;
 }
 
@@ -144,9 +145,9 @@ export function loadModelTokenizer(dir: string, config: ModelConfig): ModelToken
   let template: Template | undefined;
   if (source !== undefined) {
     try {
-      template = new Template(source);
+      template = new Template(source.text);
     } catch (e) {
-      throw new InputError(`${configFile}: chat_template is not a valid Jinja template (${(e as Error).message})`);
+      throw new InputError(`${source.where} is not a valid Jinja template (${(e as Error).message})`);
     }
   }
   const templateVariables: Record<string, unknown> = { ...specialTokens, additional_special_tokens: additionalSpecialTokens };
@@ -154,15 +155,13 @@ export function loadModelTokenizer(dir: string, config: ModelConfig): ModelToken
     if (!template) {
       throw new InputError(`${configFile}: the model has no chat_template; expected one, or use a raw prompt (--raw)`);
     }
-    try {
-      return template.render({
-        ...templateVariables,
-        messages: messages.map((m) => ({ role: m.role, content: m.content })),
-        add_generation_prompt: true,
-      });
-    } catch (e) {
-      throw new InputError(`${configFile}: chat_template failed to render these messages (${(e as Error).message})`);
-    }
+    const chars = messages.reduce((n, m) => n + m.content.length + m.role.length, 0);
+    return renderChatTemplate(
+      template,
+      { ...templateVariables, messages: messages.map((m) => ({ role: m.role, content: m.content })), add_generation_prompt: true },
+      source!.where,
+      chars,
+    );
   };
 
   return {

@@ -124,3 +124,25 @@ export function resolveWeightNames(store: WeightStore, config: ModelConfig, dir:
   }
   return names;
 }
+
+/**
+ * Throws InputError when a tensor holds NaN or ±Infinity: such weights run silently and emit token
+ * 0 forever. Names the tensor, its file, its block and the first bad element. One pass over data
+ * the graph build reads anyway.
+ */
+export function assertFiniteWeights(store: WeightStore, name: string, data: Float32Array): Float32Array {
+  for (let i = 0; i < data.length; i++) {
+    const x = data[i];
+    if (x - x !== 0) {
+      // x - x is 0 for every finite x and NaN for NaN and ±Infinity: one test for both.
+      let bad = 0;
+      for (let j = i; j < data.length; j++) if (!Number.isFinite(data[j])) bad++;
+      const block = /^model\.layers\.(\d+)\./.exec(name);
+      const file = store.tensors.get(name)?.file ?? 'the safetensors files';
+      throw new InputError(
+        `${file}: tensor "${name}"${block ? ` (block ${block[1]})` : ''} holds ${Number.isNaN(x) ? 'NaN' : x > 0 ? 'Infinity' : '-Infinity'} at element ${i} (${bad} non-finite of ${data.length}); the checkpoint is damaged — expected finite weights`,
+      );
+    }
+  }
+  return data;
+}

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { SMALL_SPECS, writeRandomModel } from '../../support/modelFolder';
+import { SMALL_SPECS, buildModelTensors, writeRandomModel, writeWeights } from '../../support/modelFolder';
 import { InputError, loadModel } from '../../../src/engine';
 import { testRoot } from './engineTestModels';
 import { holdLockInChild } from '../../support/lockHolder';
@@ -105,5 +105,30 @@ describe('graph cache', () => {
     assert.equal(second.graphs.built, true);
     assert.deepEqual(fs.readdirSync(cacheDir), [key]);
   });
-});
 
+  it('refuses NaN or infinite weights at load, naming the tensor, its block and file; nothing is cached', async () => {
+    const cacheDir = path.join(testRoot, 'cache-nonfinite');
+    const cases: [string, string, number, string][] = [
+      ['model.layers.2.mlp.up_proj.weight', 'BF16', Number.NaN, ' (block 2) holds NaN at element 5 (2 non-finite of '],
+      ['model.layers.0.self_attn.q_proj.weight', 'F32', Number.POSITIVE_INFINITY, ' (block 0) holds Infinity at element 5 (2 non-finite of '],
+      ['model.norm.weight', 'F16', Number.NEGATIVE_INFINITY, ' holds -Infinity at element 5 (2 non-finite of '],
+    ];
+    for (const [name, dtype, value, expected] of cases) {
+      const spec = { ...(dtype === 'BF16' ? SMALL_SPECS.qwen2 : SMALL_SPECS.llama), dtype: dtype as 'F32' | 'F16' | 'BF16' };
+      const dir = path.join(testRoot, `nonfinite-${dtype}`);
+      writeRandomModel(dir, spec);
+      const tensors = buildModelTensors(spec);
+      const t = tensors.find((x) => x.name === name)!;
+      t.data[5] = value;
+      t.data[t.data.length - 1] = value;
+      writeWeights(dir, tensors, false);
+      await assert.rejects(loadModel(dir, { cacheDir, threads: 1 }), (err: Error) => {
+        assert.ok(err instanceof InputError, String(err));
+        assert.ok(err.message.startsWith(`${path.join(dir, 'model.safetensors')}: tensor "${name}"${expected}`), err.message);
+        assert.match(err.message, /the checkpoint is damaged — expected finite weights$/);
+        return true;
+      });
+    }
+    assert.deepEqual(fs.existsSync(cacheDir) ? fs.readdirSync(cacheDir) : [], [], 'no entry, temporary folder or lock left');
+  });
+});

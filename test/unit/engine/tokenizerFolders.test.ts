@@ -138,6 +138,31 @@ test('a template that raises (e.g. a role it does not accept) gives an InputErro
   );
 });
 
+test('a template that loops without bound is stopped at once, naming the template (it used to hang)', () => {
+  llamaFolder();
+  for (const [n, label] of [['100000000', '100,000,000'], ['1000000', '1,000,000']]) {
+    editJson('tokenizer_config.json', (c) => ({ ...c, chat_template: `{% for i in range(${n}) %}x{% endfor %}{{ messages[0].content }}` }));
+    const tokenizer = load();
+    const t = Date.now();
+    expectInputError(() => tokenizer.encodeChat(USER), new RegExp(`tokenizer_config\\.json: chat_template went past its limits \\(range\\(\\) would produce ${label} items; a rendering may use at most 100,000\\)`));
+    assert.ok(Date.now() - t < 1000, `stopped in ${Date.now() - t} ms`);
+  }
+  // Nested loops count together: 400 + 400 × 400 items.
+  editJson('tokenizer_config.json', (c) => ({ ...c, chat_template: '{% for i in range(400) %}{% for j in range(400) %}{% endfor %}{% endfor %}ok' }));
+  expectInputError(() => load().renderChat(USER), /went past its limits \(range\(\) would produce 400 items; a rendering may use at most 100,000\)/);
+  // Ordinary uses of range still work.
+  editJson('tokenizer_config.json', (c) => ({ ...c, chat_template: '{% for i in range(messages|length) %}{{ i }}:{{ messages[i].content }}{% endfor %}{% for i in range(5, 0, -2) %}{{ i }}{% endfor %}' }));
+  assert.equal(load().renderChat(USER), '0:What is 6 times 7?531');
+});
+
+test('a template whose output dwarfs its messages is refused with the sizes, naming chat_template.jinja', () => {
+  llamaFolder();
+  editJson('tokenizer_config.json', (c) => ({ ...c, chat_template: undefined }));
+  const big = '{% for i in range(300) %}{% for m in messages %}' + 'y'.repeat(1000) + '{{ m.content }}{% endfor %}{% endfor %}';
+  fs.writeFileSync(path.join(dir, 'chat_template.jinja'), big);
+  expectInputError(() => load().encodeChat(USER), new RegExp(`${path.join(dir, 'chat_template.jinja').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: the chat template rendered 305,400 characters from messages of 22; the limit is 262,232`));
+});
+
 // ---- Bad input
 
 test('bad input: invalid Jinja in chat_template', () => {

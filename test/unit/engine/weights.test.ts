@@ -136,3 +136,36 @@ test('bad input: Qwen3 q_norm with the wrong size', () => {
   );
   loaded.store.close();
 });
+
+test('bad input: weights (or a config) that are symbolic links to themselves are named as loops, not "no weights found"', () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'reach-audit-links-'));
+  try {
+    const dir = path.join(root, 'single');
+    writeRandomModel(dir, SMALL_SPECS.llama);
+    const file = path.join(dir, 'model.safetensors');
+    fs.rmSync(file);
+    fs.symlinkSync('model.safetensors', file);
+    expectInputError(() => load(dir), new RegExp(`^${escapeRegExp(file)}: a symbolic link loop \\(it points back to itself, directly or through other links: model\\.safetensors\\); expected the weights file$`));
+
+    const sharded = path.join(root, 'sharded');
+    const written = writeRandomModel(sharded, { ...SMALL_SPECS.llama, sharded: true });
+    const a = path.join(sharded, written.weightFiles[1]);
+    fs.rmSync(a);
+    fs.symlinkSync('loop-b', a);
+    fs.symlinkSync(written.weightFiles[1], path.join(sharded, 'loop-b'));
+    expectInputError(() => load(sharded), new RegExp(`^${escapeRegExp(a)}: a symbolic link loop .*: loop-b\\); expected the weights file$`));
+    fs.rmSync(path.join(sharded, 'loop-b'));
+    expectInputError(() => load(sharded), new RegExp(`^${escapeRegExp(a)}: a symbolic link to loop-b, which does not exist; expected the weights file$`));
+
+    const config = path.join(dir, 'config.json');
+    fs.rmSync(config);
+    fs.symlinkSync('config.json', config);
+    expectInputError(() => readModelConfig(dir), new RegExp(`^${escapeRegExp(config)}: a symbolic link loop`));
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
