@@ -11,6 +11,7 @@ import type { QuestionRecord } from '../run/record';
 import type { Rate } from '../results/stats';
 import { questionState, type RunSummary } from '../results/summary';
 import { fixed, Html, html, joinHtml } from './safeHtml';
+import { chanceText, exhaustionText, probeComparisonLines } from './summaryText';
 
 export { escapeHtml } from './safeHtml';
 
@@ -26,6 +27,8 @@ interface Series {
   label: string;
   points: [number, number][];
   dashed?: boolean;
+  /** A shaded interval around the line: [x, lo, hi]. */
+  band?: [number, number, number][];
 }
 
 /** A line chart of rates (y in 0..1) over k. */
@@ -44,12 +47,16 @@ function lineChart(title: string, series: Series[], xLabel: string): Html {
   const lines = series.map((s, i) => {
     const color = PALETTE[i % PALETTE.length];
     const d = s.points.filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y)).map(([x, y], j) => `${j === 0 ? 'M' : 'L'}${coord(X(x))},${coord(Y(y))}`).join(' ');
+    const band = (s.band ?? []).filter(([x, lo, hi]) => Number.isFinite(x) && Number.isFinite(lo) && Number.isFinite(hi));
+    const area = band.length < 2 ? '' : [...band.map(([x, , hi]) => `${coord(X(x))},${coord(Y(hi))}`), ...band.slice().reverse().map(([x, lo]) => `${coord(X(x))},${coord(Y(lo))}`)].join(' ');
     return [
+      area === '' ? '' : html`<polygon points="${area}" fill="${color}" opacity="0.15"/>`,
       html`<path d="${d}" fill="none" stroke="${color}" stroke-width="2"${s.dashed ? html` stroke-dasharray="5 4"` : ''}/>`,
       html`<rect x="${W - m.r - 150}" y="${m.t + i * 16 - 9}" width="10" height="10" fill="${color}"/><text x="${W - m.r - 135}" y="${m.t + i * 16}">${s.label}</text>`,
     ];
   });
-  return html`<figure><figcaption>${title}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${title}">${grid}${ticks}${lines}<text x="${(m.l + W - m.r) / 2}" y="${H - 4}" text-anchor="middle">${xLabel}</text></svg></figure>`;
+  const bandNote = series.some((s) => (s.band ?? []).length > 1) ? html` <span class="n">(shaded: 95% bootstrap interval)</span>` : '';
+  return html`<figure><figcaption>${title}${bandNote}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${title}">${grid}${ticks}${lines}<text x="${(m.l + W - m.r) / 2}" y="${H - 4}" text-anchor="middle">${xLabel}</text></svg></figure>`;
 }
 
 /** Horizontal bars of rates with their 95% interval whiskers. */
@@ -116,29 +123,70 @@ function heatmap(s: RunSummary): Html {
   return html`<figure><figcaption>Question × block: failure-set rows green where silencing the block repairs them; realized rows red where it breaks them</figcaption><svg viewBox="0 0 ${W} ${H}" width="${W}" role="img" aria-label="repair heatmap">${header}${body}</svg>${more}</figure>`;
 }
 
+/** A text line built from run-file values, or nothing when they are not the shape it needs (a hostile or older file). */
+function safeLine(make: () => string | undefined): string {
+  try {
+    return make() ?? '';
+  } catch {
+    return '';
+  }
+}
+
 function summaryTable(s: RunSummary): Html {
+  const note = (text: string) => (text === '' ? html`` : html`<tr><td></td><td colspan="2" class="n">${text}</td></tr>`);
   const rows: Html[] = [html`<tr><th>realized (deployment)</th><td>${rateCell(s.realized)}</td><td></td></tr>`];
+  rows.push(note(safeLine(() => (s.chance ? chanceText(s.chance.realized) : undefined))));
   for (const [p, r] of Object.entries(s.reachable ?? {})) {
     const b = s.budget?.[p];
     rows.push(html`<tr><th>reachable by ${p}</th><td>${rateCell(r)}</td><td class="n">${b ? `${b.generations} generations · ${b.tokens} tokens · ${b.blockApplications} block applications` : ''}</td></tr>`);
+    const rnr = s.reachableNotRealized?.[p];
+    if (rnr) rows.push(html`<tr><th class="sub">of which not realized</th><td>${rateCell(rnr)}</td><td></td></tr>`);
+    rows.push(note(safeLine(() => (s.chance?.probes?.[p] ? chanceText(s.chance.probes[p]) : undefined))));
+    rows.push(note(safeLine(() => exhaustionText(s.exhausted?.[p]))));
   }
-  rows.push(html`<tr><th>reachable ceiling (any probe)</th><td>${rateCell(s.reachableAny)}</td><td></td></tr>`);
+  const b = s.reachableAnyBudget;
+  const ceiling = b && typeof b === 'object' && b.byProbe ? `any probe, ${b.attempts} attempts: ${Object.entries(b.byProbe).map(([p, x]) => `${p} ${x}`).join(' + ')}` : 'any probe';
+  rows.push(html`<tr><th>reachable ceiling (${ceiling})</th><td>${rateCell(s.reachableAny)}</td><td></td></tr>`);
   for (const [p, sel] of Object.entries(s.blind ?? {})) {
-    for (const [name, r] of Object.entries(sel)) rows.push(html`<tr><th>answer-blind ${p} → ${name}</th><td>${rateCell(r)}</td><td class="n">${name === 'global-route' ? 'held-out split only' : ''}</td></tr>`);
+    for (const [name, r] of Object.entries(sel)) {
+      rows.push(html`<tr><th>answer-blind ${p} → ${name}</th><td>${rateCell(r)}</td><td class="n">${name === 'global-route' ? 'held-out split only' : ''}</td></tr>`);
+      const kept = s.blindRetention?.[p]?.[name];
+      if (kept) {
+        rows.push(
+          kept.retained === null
+            ? note(`keeps — of ${p}'s gain (no gain over the deployment on these ${kept.n} questions)`)
+            : html`<tr><th class="sub">share of the ${p} probe's gain kept</th><td>${pct(kept.retained)} <span class="ci">[${pct(kept.ci?.lo)}, ${pct(kept.ci?.hi)}]</span> <span class="n">n = ${kept.n}</span></td><td class="n">(blind − realized) / (reachable − realized), paired bootstrap</td></tr>`,
+        );
+      }
+    }
   }
   if (s.repair) {
     const r = s.repair;
     rows.push(html`<tr><th>repair by block ${r.identifiedBlock ?? '—'} (held-out F)</th><td>${r.n === 0 ? html`— <span class="n">n = 0</span>` : html`${pct(r.repairRate)} <span class="ci">[${pct(r.ci?.lo)}, ${pct(r.ci?.hi)}]</span> <span class="n">${r.repaired}/${r.n}</span>`}</td><td class="n">|F| = ${r.failureSetSize}, chosen on ${r.selectionSize}</td></tr>`);
     rows.push(html`<tr><th>damage by block ${r.identifiedBlock ?? '—'}</th><td>${r.damageN === 0 ? html`— <span class="n">n = 0</span>` : html`${pct(r.damageRate)} <span class="ci">[${pct(r.damageCi?.lo)}, ${pct(r.damageCi?.hi)}]</span> <span class="n">n = ${r.damageN}</span>`}</td><td class="n">realized questions broken</td></tr>`);
   }
-  return html`<table class="summary"><tbody>${rows}</tbody></table>`;
+  return html`<table class="summary"><tbody>${rows}</tbody></table>${probeComparisonTable(s)}`;
+}
+
+/** Random routes vs search: budgets (or UNMATCHED), spend and ratios, the paired counts and tests. */
+function probeComparisonTable(s: RunSummary): Html {
+  const c = s.routesVsSearch;
+  if (!c || typeof c !== 'object') return html``;
+  const lines = safeLine(() => probeComparisonLines(c).join('\n'));
+  if (lines === '') return html``;
+  const [head, ...rest] = lines.split('\n');
+  return html`<h2>Random routes vs search${c.match === 'matched' ? ' at a matched budget' : html` — <strong>unmatched budgets</strong>`}</h2><p>${head}</p>${rest.map((l) => html`<p class="n">${l.trim()}</p>`)}`;
 }
 
 function runCharts(label: string, s: RunSummary): Html {
   const bars: { label: string; rate: Rate; group?: number }[] = [{ label: 'realized', rate: s.realized, group: 2 }];
   for (const [p, r] of Object.entries(s.reachable ?? {})) bars.push({ label: `reachable · ${p}`, rate: r, group: 0 });
   for (const [p, sel] of Object.entries(s.blind ?? {})) for (const [name, r] of Object.entries(sel)) bars.push({ label: `blind · ${p} → ${name}`, rate: r, group: 1 });
-  const curves = Object.entries(s.passAtK ?? {}).map(([p, c]) => ({ label: `${p} (${s.passAtKKind?.[p]})`, points: Object.entries(c).map(([k, v]) => [Number(k), v] as [number, number]) }));
+  const curves = Object.entries(s.passAtK ?? {}).map(([p, c]) => ({
+    label: `${p} (${s.passAtKKind?.[p]})`,
+    points: Object.entries(c).map(([k, v]) => [Number(k), v] as [number, number]),
+    band: Object.entries(s.passAtKCi?.[p] ?? {}).map(([k, ci]) => [Number(k), Number(ci?.lo), Number(ci?.hi)] as [number, number, number]),
+  }));
   let repair = html``;
   if (s.repair && Array.isArray(s.repair.byBlock) && s.repair.byBlock.length > 0) {
     const rows: { label: string; rate: Rate; group?: number }[] = [];
@@ -148,7 +196,7 @@ function runCharts(label: string, s: RunSummary): Html {
     }
     repair = html`${rateBars(`${label}: repair rate and damage by silenced MLP block`, rows)}${heatmap(s)}`;
   }
-  return html`<div class="charts">${stateBar(`${label}: question states`, s)}${rateBars(`${label}: realized, reachable and answer-blind`, bars)}${lineChart(`${label}: pass@k — random routes vs search at matched budget`, curves, 'k (generations per question)')}${repair}</div>`;
+  return html`<div class="charts">${stateBar(`${label}: question states`, s)}${rateBars(`${label}: realized, reachable and answer-blind`, bars)}${lineChart(`${label}: pass@k — random routes vs search ${s.routesVsSearch?.match === 'unmatched' ? '(UNMATCHED budgets)' : 'at matched budget'}`, curves, 'k (generations per question)')}${repair}</div>`;
 }
 
 function questionTable(records: readonly QuestionRecord[]): Html {
@@ -169,7 +217,7 @@ function questionTable(records: readonly QuestionRecord[]): Html {
 
 const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}h1{font-size:22px}h2{font-size:18px;margin-top:32px}
 table{border-collapse:collapse;margin:8px 0}th,td{padding:3px 10px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}
-table.summary th{font-weight:500}.ci{color:#555}.n{color:#777;font-size:12px}.charts{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}
+table.summary th{font-weight:500}table.summary th.sub{padding-left:24px;font-weight:400}.ci{color:#555}.n{color:#777;font-size:12px}.charts{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}
 figure{margin:0;padding:8px;border:1px solid #e3e3e3;border-radius:6px;max-width:480px}figure svg{width:100%;height:auto}figcaption{font-weight:600;margin-bottom:6px}
 svg text{font-size:11px;fill:#333}svg text.small{font-size:9px}.grid{stroke:#e5e5e5}.whisker{stroke:#111;stroke-width:2}
 .chip{display:inline-block;width:10px;height:10px;margin-right:4px}.legend{font-size:12px;margin-top:4px}

@@ -5,6 +5,8 @@
 import type { Comparison, PairedDelta } from '../results/compare';
 import type { Rate } from '../results/stats';
 import type { RunSummary } from '../results/summary';
+import type { ChanceLevel } from '../results/chanceLevel';
+import type { ProbeComparison, ProbeExhaustion } from '../results/probeComparison';
 
 export function pct(x: number | null | undefined, digits = 1): string {
   return x === null || x === undefined || !Number.isFinite(x) ? '—' : `${(100 * x).toFixed(digits)}%`;
@@ -24,24 +26,80 @@ function pad(s: string, n: number): string {
   return s.length >= n ? s : s + ' '.repeat(n - s.length);
 }
 
+function pValueText(p: number): string {
+  return p < 0.001 ? p.toExponential(2) : p.toFixed(3);
+}
+
+function span(r: { min: number; max: number }): string {
+  return r.min === r.max ? String(r.min) : `${r.min}–${r.max}`;
+}
+
+/** The chance line of a choice-format rate, and a plain verdict when it is not above chance. */
+export function chanceText(c: ChanceLevel): string {
+  const beyond = c.beyondChance ? `beyond chance ${pct(c.beyondChance.estimate)} [${pct(c.beyondChance.lo)}, ${pct(c.beyondChance.hi)}]` : 'beyond chance —';
+  const verdict = c.aboveChance ? `above chance (exact p = ${pValueText(c.pValue)})` : `NOT above chance: uniform guessing reaches ${pct(c.level)} (exact p = ${pValueText(c.pValue)})`;
+  return `chance ${pct(c.level)} (${span(c.options)} options × ${span(c.attempts)} attempt${c.attempts.max === 1 ? '' : 's'}); ${beyond}; ${verdict}`;
+}
+
+export function exhaustionText(e: ProbeExhaustion | undefined): string | undefined {
+  if (!e || e.questions === 0) return undefined;
+  const evaluated = e.examples.map((x) => x.evaluated);
+  return `ran out of distinct routes on ${e.questions} question${e.questions === 1 ? '' : 's'} (evaluated ${span({ min: Math.min(...evaluated), max: Math.max(...evaluated) })} of ${e.examples[0].budget})`;
+}
+
+const ratioText = (x: number | null | undefined) => (typeof x === 'number' && Number.isFinite(x) ? `${x.toFixed(2)}×` : '—');
+
+/** The paired comparison of random routes and the search, labelled unmatched when the budgets differ. */
+export function probeComparisonLines(c: ProbeComparison): string[] {
+  const label = c.match === 'matched' ? `matched budget, ${c.budget.a} generations each` : `UNMATCHED budgets: ${c.a} ${c.budget.a} vs ${c.b} ${c.budget.b} generations per question`;
+  const d = c.difference;
+  return [
+    `${c.a} vs ${c.b} (${label}; n = ${c.n} paired questions): only ${c.a} ${c.onlyA}, only ${c.b} ${c.onlyB}, both ${c.both}, neither ${c.neither}; exact McNemar p = ${pValueText(c.mcnemarP)}`,
+    `    Δ reachable (${c.a} − ${c.b}) ${d ? `${signedPct(d.estimate)}  [${signedPct(d.lo)}, ${signedPct(d.hi)}] (paired bootstrap)` : '—'}`,
+    `    spent ${c.a} / ${c.b}: generations ${c.cost.a.generations}/${c.cost.b.generations} (${ratioText(c.cost.ratio.generations)}), tokens ${c.cost.a.tokens}/${c.cost.b.tokens} (${ratioText(c.cost.ratio.tokens)}), block applications ${c.cost.a.blockApplications}/${c.cost.b.blockApplications} (${ratioText(c.cost.ratio.blockApplications)})`,
+  ];
+}
+
 export function formatSummary(s: RunSummary, title = 'Reach Audit summary'): string {
   const out: string[] = [`${title} — ${s.n} question${s.n === 1 ? '' : 's'} (rates with 95% Wilson intervals)`];
   out.push(`  ${pad('realized (deployment)', 34)} ${rateText(s.realized)}`);
+  if (s.chance) out.push(`      ${chanceText(s.chance.realized)}`);
   for (const [p, r] of Object.entries(s.reachable)) {
     const b = s.budget[p];
     out.push(`  ${pad(`reachable by ${p}`, 34)} ${rateText(r)}   budget ${b ? `${b.generations} generations, ${b.tokens} tokens, ${b.blockApplications} block applications` : '—'}`);
+    const rnr = s.reachableNotRealized?.[p];
+    if (rnr) out.push(`      ${pad('of which not realized', 30)} ${rateText(rnr)}`);
+    const chance = s.chance?.probes[p];
+    if (chance) out.push(`      ${chanceText(chance)}`);
+    const ran = exhaustionText(s.exhausted?.[p]);
+    if (ran) out.push(`      ${ran}`);
   }
-  if (s.probes.length > 1) out.push(`  ${pad('reachable by any probe (ceiling)', 34)} ${rateText(s.reachableAny)}`);
+  if (s.probes.length > 1) {
+    const b = s.reachableAnyBudget;
+    const label = b ? `any probe (ceiling, ${b.attempts} attempts: ${Object.entries(b.byProbe).map(([p, x]) => `${p} ${x}`).join(' + ')})` : 'any probe (ceiling)';
+    out.push(`  ${pad(`reachable by ${label}`, 34)} ${rateText(s.reachableAny)}`);
+  }
+  if (s.routesVsSearch) for (const line of probeComparisonLines(s.routesVsSearch)) out.push(`  ${line}`);
   for (const [p, sel] of Object.entries(s.blind)) {
     for (const [name, r] of Object.entries(sel)) {
       const note = name === 'global-route' && s.globalRoute ? `   (held-out split; realized there ${rateText(s.globalRoute.heldOut.realized)})` : '';
       out.push(`  ${pad(`answer-blind ${p} → ${name}`, 34)} ${rateText(r)}${note}`);
+      const kept = s.blindRetention?.[p]?.[name];
+      if (kept) {
+        out.push(
+          kept.retained === null
+            ? `      keeps — of ${p}'s gain (${p} reaches no more than the deployment on these ${kept.n} questions)`
+            : `      keeps ${pct(kept.retained)} [${pct(kept.ci?.lo)}, ${pct(kept.ci?.hi)}] of ${p}'s gain over the deployment, (blind − realized)/(reachable − realized), n = ${kept.n}`,
+        );
+      }
     }
   }
   for (const [p, curve] of Object.entries(s.passAtK)) {
     const ks = Object.keys(curve).map(Number);
     const shown = ks.filter((k) => k === 1 || k === ks[ks.length - 1] || (k & (k - 1)) === 0);
-    if (shown.length > 0) out.push(`  ${pad(`pass@k ${p} (${s.passAtKKind[p]})`, 34)} ${shown.map((k) => `@${k} ${pct(curve[String(k)])}`).join('  ')}   n = ${s.reachable[p]?.n ?? s.n}`);
+    const ci = s.passAtKCi?.[p];
+    const at = (k: number) => `@${k} ${pct(curve[String(k)])}${ci?.[String(k)] ? ` [${pct(ci[String(k)].lo)}, ${pct(ci[String(k)].hi)}]` : ''}`;
+    if (shown.length > 0) out.push(`  ${pad(`pass@k ${p} (${s.passAtKKind[p]})`, 34)} ${shown.map(at).join('  ')}   n = ${s.reachable[p]?.n ?? s.n}`);
   }
   out.push(`  states: ${s.states.realized} realized, ${s.states.reachableNotRealized} reachable but not realized, ${s.states.unreached} unreached; ${s.truncated.realized} deployed outputs hit the token limit`);
   if (s.globalRoute) {

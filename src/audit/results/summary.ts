@@ -8,7 +8,12 @@ import type { QuestionRecord } from '../run/record';
 import { analyzeRepair, type RepairSummary } from '../repair/repairScan';
 import { chooseGlobalRoute } from '../probes/blindSelectors';
 import { splitBySeededKey } from '../repair/seededSplit';
-import { passAtK, rateOf, type Rate } from './stats';
+import { passAtK, rateOf, seedFor, type Interval, type Rate } from './stats';
+import { bootstrapColumnMeans } from './stats/bootstrapStatistics';
+import { isAnswerBlindProbe } from '../probes/blindSelectors';
+import { chanceSummary, type ChanceSummary } from './chanceLevel';
+import { compareProbes, probeExhaustion, type ProbeComparison, type ProbeExhaustion } from './probeComparison';
+import { blindRetention, blindRetentionByProbe, type BlindRetention } from './blindRetention';
 
 export interface GlobalRouteSummary {
   poolSize: number;
@@ -26,10 +31,25 @@ export interface RunSummary {
   reachable: Record<string, Rate>;
   /** Reachable by any probe run: the reachable ceiling. */
   reachableAny: Rate;
+  /** The ceiling's combined budget: attempts per question summed over the probes (its label). */
+  reachableAnyBudget: { attempts: number; byProbe: Record<string, number> };
+  /** Per probe: reachable by it but not realized (over the questions it ran on). */
+  reachableNotRealized: Record<string, Rate>;
   passAtK: Record<string, Record<string, number>>;
+  /** 95% percentile-bootstrap interval of each pass@k value (questions resampled, 10,000 resamples). */
+  passAtKCi: Record<string, Record<string, Interval>>;
   /** `unbiased`: Chen et al. estimator over the attempts; `first-k`: solved within the first k attempts (search, whose attempts are ordered). */
   passAtKKind: Record<string, 'unbiased' | 'first-k'>;
+  /** blind[probe][selector], over answer-independent probes only (sample, routes). */
   blind: Record<string, Record<string, Rate>>;
+  /** (blind − realized) / (reachable − realized) per answer-independent probe and selector. */
+  blindRetention: Record<string, Record<string, BlindRetention>>;
+  /** Choice formats only: chance levels of the deployment and of each probe. */
+  chance?: ChanceSummary;
+  /** Random routes vs route search, paired, when both ran. */
+  routesVsSearch?: ProbeComparison;
+  /** Per route probe: questions on which it ran out of distinct routes. */
+  exhausted: Record<string, ProbeExhaustion>;
   globalRoute?: GlobalRouteSummary;
   repair?: RepairSummary;
   budget: Record<string, Budget>;
@@ -47,24 +67,35 @@ export function questionState(r: QuestionRecord): 'realized' | 'reachable' | 'un
   return Object.values(r.reachable).some(Boolean) ? 'reachable' : 'unreached';
 }
 
-function passAtKCurve(records: readonly QuestionRecord[], probe: string, kind: 'unbiased' | 'first-k'): Record<string, number> {
+/** One question's pass@k for k = 1..budget. */
+function questionPassAtK(correct: readonly boolean[], budget: number, kind: 'unbiased' | 'first-k'): number[] {
+  const n = correct.length;
+  const c = correct.filter(Boolean).length;
+  const out: number[] = [];
+  for (let k = 1; k <= budget; k++) {
+    if (kind === 'first-k') out.push(correct.slice(0, k).some(Boolean) ? 1 : 0);
+    else if (k > n) out.push(c > 0 ? 1 : 0); // fewer attempts than k (route space used up): all of them are in every k-subset
+    else out.push(passAtK(n, c, k));
+  }
+  return out;
+}
+
+function passAtKCurve(records: readonly QuestionRecord[], probe: string, kind: 'unbiased' | 'first-k'): { curve: Record<string, number>; ci: Record<string, Interval> } {
   const budget = Math.max(0, ...records.map((r) => r.probes[probe]?.budget ?? 0));
   const curve: Record<string, number> = {};
+  const ci: Record<string, Interval> = {};
   const used = records.filter((r) => r.probes[probe]);
-  if (used.length === 0) return curve;
+  if (used.length === 0 || budget === 0) return { curve, ci };
+  const rows = used.map((r) => questionPassAtK(r.probes[probe].correct, budget, kind));
   for (let k = 1; k <= budget; k++) {
     let sum = 0;
-    for (const r of used) {
-      const correct = r.probes[probe].correct;
-      const n = correct.length;
-      const c = correct.filter(Boolean).length;
-      if (kind === 'first-k') sum += correct.slice(0, k).some(Boolean) ? 1 : 0;
-      else if (k > n) sum += c > 0 ? 1 : 0; // fewer attempts than k (route space used up): all of them are in every k-subset
-      else sum += passAtK(n, c, k);
-    }
+    for (const row of rows) sum += row[k - 1];
     curve[String(k)] = sum / used.length;
   }
-  return curve;
+  bootstrapColumnMeans(rows, { seed: seedFor('summary', 'pass-at-k', probe), resamples: 10000 }).forEach((b, i) => {
+    ci[String(i + 1)] = { lo: b.lo, hi: b.hi };
+  });
+  return { curve, ci };
 }
 
 function orderedKeys(records: readonly QuestionRecord[], pick: (r: QuestionRecord) => Record<string, unknown>): string[] {
@@ -96,6 +127,22 @@ function globalRouteSummary(records: readonly QuestionRecord[], probes: readonly
   };
 }
 
+/** Retention per probe and selector; global-route's over the held-out split of the route pool. */
+function blindRetentionWithGlobal(records: readonly QuestionRecord[], probes: readonly string[], globalRoute: GlobalRouteSummary | undefined): RunSummary['blindRetention'] {
+  const out = blindRetentionByProbe(records, probes);
+  if (globalRoute && globalRoute.index !== null && probes.includes('routes')) {
+    const index = globalRoute.index;
+    // The same split as globalRouteSummary's: over every question with the pool.
+    const pooled = records.filter((r) => r.globalRoutes);
+    const { heldOut } = splitBySeededKey(pooled, (r) => ({ splitKey: r.globalRoutes!.splitKey, id: r.id }));
+    (out.routes ??= {})['global-route'] = blindRetention(
+      heldOut.filter((r) => r.probes.routes).map((r) => ({ blind: r.globalRoutes!.attempts[index]?.correct === true, realized: r.realized.correct, reachable: r.reachable.routes === true })),
+      ['routes', 'global-route'],
+    );
+  }
+  return out;
+}
+
 /** Records in file order (line, then id), so float sums never depend on the order questions finished in. */
 function inFileOrder(records: readonly QuestionRecord[]): QuestionRecord[] {
   return records.slice().sort((a, b) => a.line - b.line || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -105,29 +152,41 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
   const records = inFileOrder(unordered);
   const n = records.length;
   const probes = orderedKeys(records, (r) => r.probes);
-  const selectors = orderedKeys(records, (r) => Object.assign({}, ...Object.values(r.blind)) as Record<string, unknown>);
+  const selectors = orderedKeys(records, (r) => Object.assign({}, ...Object.entries(r.blind).filter(([p]) => isAnswerBlindProbe(p)).map(([, v]) => v)) as Record<string, unknown>);
   const reachable: Record<string, Rate> = {};
   const passCurves: RunSummary['passAtK'] = {};
+  const passCi: RunSummary['passAtKCi'] = {};
+  const reachableNotRealized: RunSummary['reachableNotRealized'] = {};
+  const byProbeBudget: Record<string, number> = {};
+  const exhausted: RunSummary['exhausted'] = {};
   const passKinds: RunSummary['passAtKKind'] = {};
   const budget: Record<string, Budget> = {};
   for (const p of probes) {
     const used = records.filter((r) => r.probes[p]);
     reachable[p] = rateOf(used.filter((r) => r.reachable[p]).length, used.length);
     passKinds[p] = p === 'search' ? 'first-k' : 'unbiased';
-    passCurves[p] = passAtKCurve(records, p, passKinds[p]);
+    const curve = passAtKCurve(records, p, passKinds[p]);
+    passCurves[p] = curve.curve;
+    passCi[p] = curve.ci;
     budget[p] = used.reduce((b, r) => addBudget(b, r.probes[p].cost), emptyBudget());
+    reachableNotRealized[p] = rateOf(used.filter((r) => r.reachable[p] && !r.realized.correct).length, used.length);
+    byProbeBudget[p] = Math.max(0, ...used.map((r) => r.probes[p].budget));
+    if (p !== 'sample') exhausted[p] = probeExhaustion(used, p);
   }
 
   const globalRoute = globalRouteSummary(records, probes);
   const blind: RunSummary['blind'] = {};
-  for (const p of probes) {
+  // Only answer-independent probes: the search chose its outputs with a reward that used the gold
+  // answer, so selecting among them is not answer-blind (records of older runs may still hold it).
+  const blindProbes = probes.filter(isAnswerBlindProbe);
+  for (const p of blindProbes) {
     const perProbe: Record<string, Rate> = {};
     for (const s of orderedKeys(records, (r) => r.blind[p] ?? {})) {
       const chosen = records.filter((r) => r.blind[p]?.[s]);
       perProbe[s] = rateOf(chosen.filter((r) => r.blind[p][s].correct).length, chosen.length);
     }
     // global-route is a run-level choice: scored on the held-out split of the shared pool.
-    if (globalRoute && (p === 'routes' || p === 'search')) perProbe['global-route'] = globalRoute.heldOut.accuracy;
+    if (globalRoute && p === 'routes') perProbe['global-route'] = globalRoute.heldOut.accuracy;
     if (Object.keys(perProbe).length > 0) blind[p] = perProbe;
   }
   if (globalRoute && !selectors.includes('global-route')) selectors.push('global-route');
@@ -151,9 +210,14 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
     realized: rateOf(records.filter((r) => r.realized.correct).length, n),
     reachable,
     reachableAny: rateOf(records.filter((r) => Object.values(r.reachable).some(Boolean)).length, n),
+    reachableAnyBudget: { attempts: Object.values(byProbeBudget).reduce((a, b) => a + b, 0), byProbe: byProbeBudget },
+    reachableNotRealized,
     passAtK: passCurves,
+    passAtKCi: passCi,
     passAtKKind: passKinds,
     blind,
+    blindRetention: blindRetentionWithGlobal(records, blindProbes, globalRoute),
+    exhausted,
     budget,
     cost,
     states,
@@ -162,6 +226,10 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
     selectors,
   };
   if (globalRoute) summary.globalRoute = globalRoute;
+  const chance = chanceSummary(records, probes);
+  if (chance) summary.chance = chance;
+  const routesVsSearch = probes.includes('routes') && probes.includes('search') ? compareProbes(records, 'routes', 'search') : undefined;
+  if (routesVsSearch) summary.routesVsSearch = routesVsSearch;
   const repair = analyzeRepair(records);
   if (repair) summary.repair = repair;
   return summary;

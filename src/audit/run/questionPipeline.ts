@@ -22,7 +22,7 @@ import { RouteSearch } from '../probes/routeSearch';
 import type { Question } from '../dataset/question';
 import type { Attempt, BlindChoice, GlobalRoutesResult, ProbeResult, QuestionRecord, RepairResult } from './record';
 import { drawQuestionRoutes } from '../probes/routes';
-import { selectConfidence, selectMajority } from '../probes/blindSelectors';
+import { isAnswerBlindProbe, selectConfidence, selectMajority } from '../probes/blindSelectors';
 import { seedFor, seededRandom } from '../results/stats';
 
 export type AuditStage = 'deployment' | 'sample' | 'routes' | 'search' | 'global-routes' | 'repair';
@@ -125,6 +125,7 @@ export async function auditQuestions(
         line: q.line,
         gold: q.gold,
         question: q.text,
+        ...(q.format === 'choice' && q.choices && q.choices.length > 0 ? { options: q.choices.length } : {}),
         realized: { output: '', answer: null, correct: false, truncated: false, rule: 'none', logprob: null, tokens: 0, cost: { generations: 0, tokens: 0, blockApplications: 0 } },
         probes: {},
         reachable: {},
@@ -171,6 +172,7 @@ export async function auditQuestions(
         const { attempts, gens } = results[i];
         w.record.probes[probe.name] = probeResult(probe.budget, attempts, gens);
         w.record.reachable[probe.name] = attempts.some((a) => a.correct);
+        if (!isAnswerBlindProbe(probe.name)) return;
         const blind: Record<string, BlindChoice> = {};
         if (settings.selectors.includes('majority')) blind.majority = selectMajority(attempts, (ans) => normalizeAnswer(ans, w.q.format));
         if (settings.selectors.includes('confidence')) blind.confidence = selectConfidence(attempts);

@@ -75,6 +75,8 @@ export interface QuestionRecord {
   line: number;
   gold: string;
   question: string;
+  /** Choice formats: the question's number of answer options (for its chance level). */
+  options?: number;
   realized: GradedOutput & { cost: Budget };
   probes: Record<string, ProbeResult>;
   reachable: Record<string, boolean>;

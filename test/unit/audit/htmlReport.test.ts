@@ -23,3 +23,22 @@ test('the HTML report escapes dataset text and loads nothing remote', async () =
   assert.match(html, /Content-Security-Policy" content="default-src 'none'/);
   assert.match(html, /<svg /);
 });
+
+test('the HTML report shows routes vs search (budgets, spend ratios, paired counts), per-probe not-realized, blind retention and pass@k bands', async () => {
+  const dataset = parseDataset('/v.jsonl', Array.from({ length: 12 }, (_, i) => JSON.stringify({ id: `q${i}`, question: `What is ${i}+${i}?`, answer: `#### ${2 * i}` })).join('\n') + '\n');
+  const records: QuestionRecord[] = [];
+  const model = new FakeGenerator(8, new Map(dataset.questions.map((q) => [q.text, q.gold])));
+  const settings = settingsFor(8, { probes: [{ name: 'sample', budget: 4 }, { name: 'routes', budget: 6 }, { name: 'search', budget: 4 }] });
+  await auditQuestions(model, dataset.questions, settings, { onRecord: (r) => records.push(r) }, { chunkSize: 12 });
+  const summary = summarize(records);
+  const html = runReportHtml({ name: 'run', model: '/m', dataset: '/d', summary, records });
+  assert.match(html, /Random routes vs search — <strong>unmatched budgets<\/strong>/);
+  assert.match(html, /UNMATCHED budgets: routes 6 vs search 4 generations per question; n = 12 paired questions\): only routes \d+, only search \d+, both \d+, neither \d+; exact McNemar p = /);
+  assert.match(html, /spent routes \/ search: generations 72\/48 \(1\.50×\)/);
+  assert.match(html, /of which not realized/);
+  assert.match(html, /reachable ceiling \(any probe, 14 attempts: sample 4 \+ routes 6 \+ search 4\)/);
+  assert.match(html, /share of the routes probe's gain kept|keeps — of routes/);
+  assert.match(html, /shaded: 95% bootstrap interval/);
+  assert.match(html, /<polygon points="[\d.,\s]+" fill="#/);
+  assert.doesNotMatch(html, /answer-blind search/);
+});

@@ -21,7 +21,7 @@ export interface PairedDifference {
 }
 
 /** Linear interpolation between order statistics (Hyndman–Fan type 7, R's default). */
-function quantileSorted(sorted: Float64Array, q: number): number {
+export function quantileSorted(sorted: Float64Array, q: number): number {
   const h = (sorted.length - 1) * q;
   const lo = Math.floor(h);
   const hi = Math.min(lo + 1, sorted.length - 1);

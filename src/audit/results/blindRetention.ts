@@ -1,0 +1,66 @@
+/**
+ * Blind vs oracle (design: "Answer-blind selection"): the share of a probe's gain over the
+ * deployment that answer-blind selection keeps, (blind − realized) / (reachable − realized), over
+ * the questions the selector chose on. 1 means the selector finds every answer the probe reaches
+ * beyond the deployment; 0 means it keeps none of that gain; it can be negative when selection
+ * loses answers the deployment had. The interval is the paired percentile bootstrap of the ratio
+ * (questions resampled with their three outcomes); it is undefined when the probe gains nothing.
+ */
+import type { QuestionRecord } from '../run/record';
+import { bootstrapRatio } from './stats/bootstrapStatistics';
+import { rateOf, seedFor, type Rate } from './stats';
+
+export interface BlindRetention {
+  n: number;
+  blind: Rate;
+  realized: Rate;
+  reachable: Rate;
+  /** (blind − realized) / (reachable − realized); null when reachable ≤ realized (no gain to keep). */
+  retained: number | null;
+  ci: { lo: number; hi: number } | null;
+  /** Bootstrap resamples in which the probe gained nothing (left out of the interval). */
+  undefinedResamples: number;
+}
+
+/** One question's outcomes: was the blind choice right, was it realized, was it reachable by the probe. */
+export interface RetentionOutcome {
+  blind: boolean;
+  realized: boolean;
+  reachable: boolean;
+}
+
+export function blindRetention(outcomes: readonly RetentionOutcome[], seedKey: readonly string[]): BlindRetention {
+  const n = outcomes.length;
+  const count = (f: (o: RetentionOutcome) => boolean) => outcomes.filter(f).length;
+  const boot = bootstrapRatio(
+    outcomes.map((o) => Number(o.blind) - Number(o.realized)),
+    outcomes.map((o) => Number(o.reachable) - Number(o.realized)),
+    { seed: seedFor('summary', 'blind-retention', ...seedKey), resamples: 10000 },
+  );
+  return {
+    n,
+    blind: rateOf(count((o) => o.blind), n),
+    realized: rateOf(count((o) => o.realized), n),
+    reachable: rateOf(count((o) => o.reachable), n),
+    retained: boot.estimate,
+    ci: boot.lo === null || boot.hi === null ? null : { lo: boot.lo, hi: boot.hi },
+    undefinedResamples: boot.undefinedResamples,
+  };
+}
+
+/** Per answer-independent probe and per-question selector: the retention over the questions it chose on. */
+export function blindRetentionByProbe(records: readonly QuestionRecord[], probes: readonly string[]): Record<string, Record<string, BlindRetention>> {
+  const out: Record<string, Record<string, BlindRetention>> = {};
+  for (const p of probes) {
+    const selectors = new Set<string>();
+    for (const r of records) for (const s of Object.keys(r.blind[p] ?? {})) selectors.add(s);
+    for (const s of selectors) {
+      const chosen = records.filter((r) => r.probes[p] && r.blind[p]?.[s]);
+      (out[p] ??= {})[s] = blindRetention(
+        chosen.map((r) => ({ blind: r.blind[p][s].correct, realized: r.realized.correct, reachable: r.reachable[p] === true })),
+        [p, s],
+      );
+    }
+  }
+  return out;
+}

@@ -1,0 +1,75 @@
+/**
+ * Chance levels of a choice-format run (design: "Chance"): for the deployment (one attempt) and for
+ * each probe (the attempts it made on each question), the rate a uniform guesser would reach,
+ * the "reachable beyond chance" share with its interval, and whether the measured rate is above
+ * chance at all. Questions carry their option count in the record (`options`); a run whose
+ * records lack it (not a choice format) has no chance section.
+ */
+import type { QuestionRecord } from '../run/record';
+import { guessReachProbability, poissonBinomialUpperTail } from './stats/chance';
+import { rateOf, type Rate } from './stats';
+
+export interface ChanceLevel {
+  /** Questions the level is over. */
+  n: number;
+  /** The measured rate (realized, or reachable by the probe) with its Wilson interval. */
+  observed: Rate;
+  /** Mean over questions of 1 - (1 - 1/k)^B: k the question's option count, B the attempts made on it. */
+  level: number;
+  /** Expected number of questions a uniform guesser reaches (the sum of the per-question levels). */
+  expected: number;
+  options: { min: number; max: number };
+  attempts: { min: number; max: number };
+  /**
+   * (observed − level) / (1 − level): the share of the questions a guesser would miss that the
+   * model reaches. Its interval is the Wilson interval of the observed rate through the same
+   * (increasing) map, since the level is known, not estimated. Null when the level is 1.
+   */
+  beyondChance: { estimate: number; lo: number; hi: number } | null;
+  /** Exact one-sided p-value of "no better than uniform guessing": P(X ≥ successes), X Poisson-binomial. */
+  pValue: number;
+  /** The observed rate's 95% interval lies above the chance level. */
+  aboveChance: boolean;
+}
+
+export interface ChanceSummary {
+  realized: ChanceLevel;
+  probes: Record<string, ChanceLevel>;
+}
+
+/** The chance level of a set of (options, attempts, reached) questions. */
+export function chanceLevel(questions: readonly { options: number; attempts: number; reached: boolean }[]): ChanceLevel {
+  const n = questions.length;
+  const levels = questions.map((q) => guessReachProbability(q.options, q.attempts));
+  const expected = levels.reduce((s, x) => s + x, 0);
+  const successes = questions.filter((q) => q.reached).length;
+  const observed = rateOf(successes, n);
+  const level = n === 0 ? 0 : expected / n;
+  const map = (x: number) => (x - level) / (1 - level);
+  const span = (pick: (q: { options: number; attempts: number }) => number) =>
+    n === 0 ? { min: 0, max: 0 } : { min: Math.min(...questions.map(pick)), max: Math.max(...questions.map(pick)) };
+  return {
+    n,
+    observed,
+    level,
+    expected,
+    options: span((q) => q.options),
+    attempts: span((q) => q.attempts),
+    beyondChance: n === 0 || level >= 1 ? null : { estimate: map(observed.rate), lo: map(observed.ci.lo), hi: map(observed.ci.hi) },
+    pValue: poissonBinomialUpperTail(levels, successes),
+    aboveChance: n > 0 && observed.ci.lo > level,
+  };
+}
+
+/** The chance section of summary.json, or undefined when the records are not a choice format. */
+export function chanceSummary(records: readonly QuestionRecord[], probes: readonly string[]): ChanceSummary | undefined {
+  const choice = records.filter((r) => typeof r.options === 'number' && r.options >= 1);
+  if (choice.length === 0 || choice.length !== records.length) return undefined;
+  const realized = chanceLevel(choice.map((r) => ({ options: r.options!, attempts: 1, reached: r.realized.correct })));
+  const byProbe: Record<string, ChanceLevel> = {};
+  for (const p of probes) {
+    const used = choice.filter((r) => r.probes[p]);
+    byProbe[p] = chanceLevel(used.map((r) => ({ options: r.options!, attempts: r.probes[p].attempts.length, reached: r.reachable[p] === true })));
+  }
+  return { realized, probes: byProbe };
+}

@@ -1,0 +1,99 @@
+/**
+ * Random routes vs route search at a matched budget (design: "Budget accounting"): the paired
+ * comparison of two probes over the questions both ran on. "Matched" means equal generation
+ * budgets B; unequal ones are labelled `unmatched` wherever the comparison is shown. Beside the
+ * budget: what each probe actually spent (generations, generated tokens, block applications) and
+ * the ratios, because equal generations can still differ in tokens and block applications.
+ * The paired test is exact McNemar on the discordant questions; the interval is the paired
+ * bootstrap of reachable(a) − reachable(b).
+ */
+import { addBudget, emptyBudget, type Budget } from '../probes/budget';
+import type { QuestionRecord } from '../run/record';
+import { mcnemarExact, pairedBootstrap, seedFor } from './stats';
+
+/** Questions on which a probe made fewer attempts than its budget: its route space ran out. */
+export interface ProbeExhaustion {
+  questions: number;
+  /** Each such question with the number of distinct routes it evaluated (the first 100 listed). */
+  examples: { id: string; evaluated: number; budget: number }[];
+}
+
+export interface ProbeComparison {
+  a: string;
+  b: string;
+  /** Per-question generation budgets B of the two probes. */
+  budget: { a: number; b: number };
+  /** `matched` when the generation budgets are equal; otherwise every figure below is labelled unmatched. */
+  match: 'matched' | 'unmatched';
+  /** What each probe spent over the paired questions, and a / b. Ratios are null where b spent nothing. */
+  cost: { a: Budget; b: Budget; ratio: { generations: number | null; tokens: number | null; blockApplications: number | null } };
+  /** Paired questions (both probes ran). */
+  n: number;
+  onlyA: number;
+  onlyB: number;
+  both: number;
+  neither: number;
+  /** Exact McNemar p-value on onlyA vs onlyB. */
+  mcnemarP: number;
+  /** reachable(a) − reachable(b) with its paired-bootstrap 95% interval (10,000 resamples). */
+  difference: { estimate: number; lo: number; hi: number } | null;
+  exhausted: { a: ProbeExhaustion; b: ProbeExhaustion };
+}
+
+export function probeExhaustion(records: readonly QuestionRecord[], probe: string): ProbeExhaustion {
+  const short = records.filter((r) => r.probes[probe] && r.probes[probe].attempts.length < r.probes[probe].budget);
+  return {
+    questions: short.length,
+    examples: short.slice(0, 100).map((r) => ({ id: r.id, evaluated: r.probes[probe].attempts.length, budget: r.probes[probe].budget })),
+  };
+}
+
+const ratio = (x: number, y: number): number | null => (y > 0 ? x / y : null);
+
+/** Compares probe a with probe b; undefined when no question ran both. */
+export function compareProbes(records: readonly QuestionRecord[], a: string, b: string): ProbeComparison | undefined {
+  const paired = records.filter((r) => r.probes[a] && r.probes[b]);
+  if (paired.length === 0) return undefined;
+  const budgetOf = (p: string) => Math.max(...paired.map((r) => r.probes[p].budget));
+  const budget = { a: budgetOf(a), b: budgetOf(b) };
+  const matched = paired.every((r) => r.probes[a].budget === r.probes[b].budget);
+  const costA = paired.reduce((s, r) => addBudget(s, r.probes[a].cost), emptyBudget());
+  const costB = paired.reduce((s, r) => addBudget(s, r.probes[b].cost), emptyBudget());
+  let onlyA = 0;
+  let onlyB = 0;
+  let both = 0;
+  let neither = 0;
+  for (const r of paired) {
+    const x = r.reachable[a] === true;
+    const y = r.reachable[b] === true;
+    if (x && y) both++;
+    else if (x) onlyA++;
+    else if (y) onlyB++;
+    else neither++;
+  }
+  // Arms in pairedBootstrap's order (it reports mean(second) − mean(first)): b first, a second.
+  const boot = pairedBootstrap(
+    paired.map((r) => Number(r.reachable[b] === true)),
+    paired.map((r) => Number(r.reachable[a] === true)),
+    { seed: seedFor('summary', 'probe-comparison', a, b), resamples: 10000 },
+  );
+  return {
+    a,
+    b,
+    budget,
+    match: matched ? 'matched' : 'unmatched',
+    cost: {
+      a: costA,
+      b: costB,
+      ratio: { generations: ratio(costA.generations, costB.generations), tokens: ratio(costA.tokens, costB.tokens), blockApplications: ratio(costA.blockApplications, costB.blockApplications) },
+    },
+    n: paired.length,
+    onlyA,
+    onlyB,
+    both,
+    neither,
+    mcnemarP: mcnemarExact(onlyA, onlyB),
+    difference: { estimate: boot.delta, lo: boot.lo, hi: boot.hi },
+    exhausted: { a: probeExhaustion(paired, a), b: probeExhaustion(paired, b) },
+  };
+}
