@@ -85,12 +85,14 @@ describe('reach-audit audit / compare / report', () => {
         assert.equal(probe.attempts.length, 2);
         for (const a of probe.attempts) for (const key of ['output', 'answer', 'correct', 'logprob']) assert.ok(key in a, key);
         assert.equal(typeof rec.reachable[p], 'boolean');
-        assert.deepEqual(Object.keys(rec.blind[p]), ['majority', 'confidence']);
+        // Answer-blind selection only over answer-independent probes: the search used the gold answer.
+        if (p === 'search') assert.equal(rec.blind[p], undefined);
+        else assert.deepEqual(Object.keys(rec.blind[p]), ['majority', 'confidence']);
       }
       assert.ok('inFailureSet' in rec.repair! && 'correctBySilencedBlock' in rec.repair!);
     }
     const summary = readJson(path.join(full, 'summary.json')) as Record<string, unknown>;
-    for (const key of ['n', 'realized', 'reachable', 'passAtK', 'blind', 'repair', 'budget']) assert.ok(key in summary, key);
+    for (const key of ['n', 'realized', 'reachable', 'passAtK', 'blind', 'repair', 'budget', 'reachableNotRealized', 'passAtKCi', 'blindRetention', 'routesVsSearch', 'exhausted']) assert.ok(key in summary, key);
     assert.deepEqual(summary, JSON.parse(JSON.stringify(summarize(records))));
     assert.deepEqual(out.summary, summary);
   });
