@@ -16,6 +16,8 @@ const commands: Record<string, () => Promise<Command>> = {
   compare: async () => (await import('./compare.js')).compareCommand,
   report: async () => (await import('./report.js')).reportCommand,
   merge: async () => (await import('./merge.js')).mergeCommand,
+  table: async () => (await import('./table.js')).tableCommand,
+  trajectory: async () => (await import('./trajectory.js')).trajectoryCommand,
   // engine child process of the VS Code extension (issue 6)
   serve: async () => (await import('./serve.js')).serveCommand,
 };

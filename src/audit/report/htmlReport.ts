@@ -23,7 +23,7 @@ const finite = (x: number) => (Number.isFinite(x) ? x : 0);
 
 const PALETTE = ['#3b6fd4', '#d9822b', '#2e9e6a', '#b8408f', '#7a5cc7', '#8c8c8c'];
 
-interface Series {
+export interface Series {
   label: string;
   points: [number, number][];
   dashed?: boolean;
@@ -32,7 +32,7 @@ interface Series {
 }
 
 /** A line chart of rates (y in 0..1) over k. */
-function lineChart(title: string, series: Series[], xLabel: string): Html {
+export function lineChart(title: string, series: Series[], xLabel: string): Html {
   const W = 460;
   const H = 240;
   const m = { l: 44, r: 12, t: 24, b: 36 };
@@ -230,7 +230,7 @@ table.questions td:nth-child(2){max-width:420px}tr.realized td:nth-child(5){colo
  */
 export const REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'none'; base-uri 'none'; frame-src 'none'; object-src 'none'";
 
-function page(title: string, body: Html): string {
+export function page(title: string, body: Html): string {
   return html`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${new Html(REPORT_CSP)}"><meta name="referrer" content="no-referrer"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><style>${new Html(STYLE)}</style></head><body>${body}</body></html>
 `.text;
 }

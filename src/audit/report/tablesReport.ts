@@ -1,0 +1,211 @@
+/**
+ * The cross-run tables as the formats a paper needs: Markdown and terminal text with rates as
+ * "42.0% [35.1, 49.2] (n = 200)", CSV with every number in its own column (rate, interval bounds, n),
+ * and a self-contained HTML page (the report's CSP; every value escaped).
+ */
+import type { Rate } from '../results/stats';
+import type { RepairRow, RoutesVsSearchTable, TrainingTable } from '../results/tables';
+import type { TrajectoryResult } from '../results/trajectory';
+import { lineChart, page, type Series } from './htmlReport';
+import { html, type Html } from './safeHtml';
+
+/** One table in two renderings: formatted cells for reading, raw cells for CSV. */
+export interface TableView {
+  id: string;
+  title: string;
+  /** Above the table: the headline and the rule that decided it. */
+  notes: string[];
+  headers: string[];
+  rows: string[][];
+  csvHeaders: string[];
+  csvRows: (string | number | boolean | null)[][];
+  /** Below the table: rows listed apart (unmatched budgets, runs without the probe). */
+  apart: string[];
+}
+
+const pct = (x: number | null | undefined, d = 1) => (typeof x !== 'number' || !Number.isFinite(x) ? '—' : `${(100 * x).toFixed(d)}%`);
+const pts = (x: number, d = 1) => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${(100 * x).toFixed(d)}` : '—');
+const rateText = (r: Rate | null) => (!r || r.n === 0 ? '—' : `${pct(r.rate)} [${(100 * r.ci.lo).toFixed(1)}, ${(100 * r.ci.hi).toFixed(1)}] (n = ${r.n})`);
+const rateCsv = (r: Rate | null) => (!r || r.n === 0 ? [null, null, null, r?.n ?? 0] : [r.rate, r.ci.lo, r.ci.hi, r.n]);
+const pText = (p: number) => (!Number.isFinite(p) ? '—' : p < 0.001 ? '< 0.001' : p.toFixed(3));
+const ratio = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : '—');
+
+export function routesVsSearchView(t: RoutesVsSearchTable): TableView {
+  return {
+    id: 'routes-vs-search',
+    title: 'Random routes vs route search at a matched budget',
+    notes: [`Random routes ≥ search in ${t.routesAtLeastSearch} of ${t.rows.length} settings.`, `Rule: ${t.rule}.`],
+    headers: ['model', 'dataset', 'n', 'budget (gen/question)', 'routes tokens', 'search tokens', 'search/routes tokens', 'search/routes block applications', 'reachable · routes', 'reachable · search', 'only routes', 'only search', 'routes − search (pts) [95% CI]', 'McNemar p', 'verdict'],
+    rows: t.rows.map((r) => [
+      r.model,
+      r.dataset,
+      String(r.n),
+      String(r.routes.cost.budget),
+      String(r.routes.cost.tokens),
+      String(r.search.cost.tokens),
+      ratio(r.costRatio.tokens),
+      ratio(r.costRatio.blockApplications),
+      rateText(r.routes.reachable),
+      rateText(r.search.reachable),
+      String(r.onlyRoutes),
+      String(r.onlySearch),
+      `${pts(r.difference.delta)} [${pts(r.difference.lo)}, ${pts(r.difference.hi)}]`,
+      pText(r.mcnemarP),
+      r.verdict,
+    ]),
+    csvHeaders: ['folder', 'model', 'dataset', 'n', 'budget', 'routes_generations', 'routes_tokens', 'routes_block_applications', 'search_generations', 'search_tokens', 'search_block_applications', 'routes_reachable', 'routes_lo', 'routes_hi', 'routes_n', 'search_reachable', 'search_lo', 'search_hi', 'search_n', 'only_routes', 'only_search', 'difference', 'difference_lo', 'difference_hi', 'mcnemar_p', 'verdict'],
+    csvRows: t.rows.map((r) => [
+      r.folder, r.model, r.dataset, r.n, r.routes.cost.budget,
+      r.routes.cost.generations, r.routes.cost.tokens, r.routes.cost.blockApplications,
+      r.search.cost.generations, r.search.cost.tokens, r.search.cost.blockApplications,
+      ...rateCsv(r.routes.reachable), ...rateCsv(r.search.reachable),
+      r.onlyRoutes, r.onlySearch, r.difference.delta, r.difference.lo, r.difference.hi, r.mcnemarP, r.verdict,
+    ]),
+    apart: [
+      ...t.unmatched.map((u) => `Not counted, unmatched budgets: ${u.model} on ${u.dataset} (routes ${u.routesBudget}, search ${u.searchBudget} generations per question) — ${u.folder}`),
+      ...t.missing.map((m) => `Not counted: ${m.folder} ${m.reason}`),
+    ],
+  };
+}
+
+export function repairView(rows: readonly RepairRow[], missing: readonly { folder: string; reason: string }[]): TableView {
+  return {
+    id: 'repair',
+    title: 'Repair: silencing one identified MLP block',
+    notes: ['The block is chosen on a seeded selection half of the failure set; its repair rate is measured on the other (held-out) half, its damage on every realized question.'],
+    headers: ['model', 'dataset', 'failure set', 'selection / held-out', 'identified block', 'held-out repair', 'damage to realized'],
+    rows: rows.map((r) => [r.model, r.dataset, String(r.failureSetSize), `${r.selectionSize} / ${r.heldOutSize}`, r.identifiedBlock === null ? '—' : String(r.identifiedBlock), rateText(r.heldOutRepair), rateText(r.damage)]),
+    csvHeaders: ['folder', 'model', 'dataset', 'failure_set', 'selection', 'held_out', 'identified_block', 'repair', 'repair_lo', 'repair_hi', 'repair_n', 'damage', 'damage_lo', 'damage_hi', 'damage_n'],
+    csvRows: rows.map((r) => [r.folder, r.model, r.dataset, r.failureSetSize, r.selectionSize, r.heldOutSize, r.identifiedBlock, ...rateCsv(r.heldOutRepair), ...rateCsv(r.damage)]),
+    apart: missing.map((m) => `Not in the table: ${m.folder} — ${m.reason}`),
+  };
+}
+
+export function trainingView(t: TrainingTable): TableView {
+  return {
+    id: 'training',
+    title: 'Training: realized vs reachable ceiling, base → tuned',
+    notes: [`Realized up while the reachable ceiling stays flat or falls in ${t.realizedUpCeilingFlat} of ${t.rows.length} comparisons.`, `Rule: ${t.rule}.`],
+    headers: ['base → tuned', 'dataset', 'n', 'realized', 'Δ realized (pts) [95% CI]', 'ceiling', 'Δ ceiling (pts) [95% CI]', 'newly realized: already reachable / newly reachable', 'realized up, ceiling flat or down'],
+    rows: t.rows.map((r) => [
+      `${r.base} → ${r.tuned}`,
+      r.dataset,
+      String(r.n),
+      `${pct(r.realized.base)} → ${pct(r.realized.tuned)}`,
+      `${pts(r.realized.delta)} [${pts(r.realized.ci.lo)}, ${pts(r.realized.ci.hi)}] p ${pText(r.realized.mcnemarP)}`,
+      `${pct(r.ceiling.base)} → ${pct(r.ceiling.tuned)}`,
+      `${pts(r.ceiling.delta)} [${pts(r.ceiling.ci.lo)}, ${pts(r.ceiling.ci.hi)}] p ${pText(r.ceiling.mcnemarP)}`,
+      `${r.newlyRealized.alreadyReachable} / ${r.newlyRealized.newlyReachable} of ${r.newlyRealized.n}`,
+      r.realizedUp && r.ceilingFlatOrDown ? 'yes' : 'no',
+    ]),
+    csvHeaders: ['folder', 'base', 'tuned', 'dataset', 'n', 'realized_base', 'realized_tuned', 'realized_delta', 'realized_lo', 'realized_hi', 'realized_mcnemar_p', 'ceiling_base', 'ceiling_tuned', 'ceiling_delta', 'ceiling_lo', 'ceiling_hi', 'ceiling_mcnemar_p', 'newly_realized', 'already_reachable', 'newly_reachable', 'realized_up', 'ceiling_flat_or_down'],
+    csvRows: t.rows.map((r) => [
+      r.folder, r.base, r.tuned, r.dataset, r.n,
+      r.realized.base, r.realized.tuned, r.realized.delta, r.realized.ci.lo, r.realized.ci.hi, r.realized.mcnemarP,
+      r.ceiling.base, r.ceiling.tuned, r.ceiling.delta, r.ceiling.ci.lo, r.ceiling.ci.hi, r.ceiling.mcnemarP,
+      r.newlyRealized.n, r.newlyRealized.alreadyReachable, r.newlyRealized.newlyReachable, r.realizedUp, r.ceilingFlatOrDown,
+    ]),
+    apart: [],
+  };
+}
+
+/** Per checkpoint: realized, each probe's reachable rate and the ceiling; then the flows between steps. */
+export function trajectoryViews(t: TrajectoryResult): TableView[] {
+  const probes = t.probes;
+  const points: TableView = {
+    id: 'trajectory',
+    title: 'Trajectory: realized and reachable per checkpoint',
+    notes: [`${t.points.length} checkpoints in training order, each audited with the same settings; ceiling = reachable by any of ${probes.join(', ')} (${t.ceilingBudget} generations per question).`],
+    headers: ['checkpoint', 'n', 'realized', ...probes.map((p) => `reachable · ${p}`), 'ceiling', ...(t.passAtKProbe ? [`pass@1 · ${t.passAtKProbe}`, `pass@${t.passAtKMax} · ${t.passAtKProbe}`] : [])],
+    rows: t.points.map((p) => [p.label, String(p.n), rateText(p.realized), ...probes.map((q) => rateText(p.reachable[q] ?? null)), rateText(p.ceiling), ...(t.passAtKProbe ? [pct(p.passAt1), pct(p.passAtK)] : [])]),
+    csvHeaders: ['checkpoint', 'folder', 'n', 'realized', 'realized_lo', 'realized_hi', 'realized_n', ...probes.flatMap((q) => [`${q}`, `${q}_lo`, `${q}_hi`, `${q}_n`]), 'ceiling', 'ceiling_lo', 'ceiling_hi', 'ceiling_n', 'pass_at_1', 'pass_at_k'],
+    csvRows: t.points.map((p) => [p.label, p.folder, p.n, ...rateCsv(p.realized), ...probes.flatMap((q) => rateCsv(p.reachable[q] ?? null)), ...rateCsv(p.ceiling), p.passAt1, p.passAtK]),
+    apart: [],
+  };
+  const flows: TableView = {
+    id: 'trajectory-flows',
+    title: 'Trajectory: questions moving between states at each step',
+    notes: ['States: realized; reachable, not realized (by any probe); unreached. Counts of questions present in both checkpoints.'],
+    headers: ['step', 'n', 'stayed realized', 'reachable → realized', 'unreached → realized', 'realized → reachable', 'stayed reachable', 'unreached → reachable', 'realized → unreached', 'reachable → unreached', 'stayed unreached'],
+    rows: t.flows.map((f) => [`${f.from} → ${f.to}`, String(f.n), ...FLOW_KEYS.map((k) => String(f.counts[k]))]),
+    csvHeaders: ['from', 'to', 'n', ...FLOW_KEYS],
+    csvRows: t.flows.map((f) => [f.from, f.to, f.n, ...FLOW_KEYS.map((k) => f.counts[k])]),
+    apart: [],
+  };
+  return [points, flows];
+}
+
+export const FLOW_KEYS = [
+  'realized->realized',
+  'reachable->realized',
+  'unreached->realized',
+  'realized->reachable',
+  'reachable->reachable',
+  'unreached->reachable',
+  'realized->unreached',
+  'reachable->unreached',
+  'unreached->unreached',
+] as const;
+
+const mdCell = (s: string) => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+
+export function tablesMarkdown(views: readonly TableView[]): string {
+  return views
+    .map((v) =>
+      [
+        `### ${v.title}`,
+        '',
+        ...v.notes,
+        '',
+        `| ${v.headers.map(mdCell).join(' | ')} |`,
+        `|${v.headers.map(() => '---').join('|')}|`,
+        ...v.rows.map((r) => `| ${r.map(mdCell).join(' | ')} |`),
+        ...(v.apart.length > 0 ? ['', ...v.apart.map((a) => `- ${mdCell(a)}`)] : []),
+        '',
+      ].join('\n'),
+    )
+    .join('\n');
+}
+
+/** RFC 4180 fields; a text cell that a spreadsheet would run as a formula gets a leading quote. */
+function csvField(v: string | number | boolean | null): string {
+  if (v === null) return '';
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : '';
+  let s = String(v);
+  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+export function tableCsv(v: TableView): string {
+  return [v.csvHeaders, ...v.csvRows].map((r) => r.map(csvField).join(',')).join('\r\n') + '\r\n';
+}
+
+export function tablesText(views: readonly TableView[]): string {
+  return views
+    .map((v) => {
+      const widths = v.headers.map((h, i) => Math.max(h.length, ...v.rows.map((r) => r[i].length)));
+      const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ');
+      return [v.title, ...v.notes.map((n) => `  ${n}`), '', line(v.headers), ...v.rows.map(line), ...v.apart.map((a) => `  ${a}`), ''].join('\n');
+    })
+    .join('\n');
+}
+
+export function tablesHtml(title: string, views: readonly TableView[], charts: Html[] = []): string {
+  const body = html`<h1>${title}</h1>${charts}${views.map(
+    (v) =>
+      html`<section><h2>${v.title}</h2>${v.notes.map((n) => html`<p>${n}</p>`)}<table><thead><tr>${v.headers.map((h) => html`<th>${h}</th>`)}</tr></thead><tbody>${v.rows.map(
+        (r) => html`<tr>${r.map((c) => html`<td>${c}</td>`)}</tr>`,
+      )}</tbody></table>${v.apart.length > 0 ? html`<ul>${v.apart.map((a) => html`<li>${a}</li>`)}</ul>` : ''}</section>`,
+  )}`;
+  return page(title, body);
+}
+
+/** Realized, each probe and the ceiling over the checkpoints, as the HTML report draws lines. */
+export function trajectoryChart(t: TrajectoryResult): Html {
+  const series: Series[] = [
+    { label: 'realized', points: t.points.map((p, i) => [i, p.realized.rate]) },
+    ...t.probes.map((q) => ({ label: `reachable · ${q}`, points: t.points.map((p, i): [number, number] => [i, p.reachable[q]?.rate ?? Number.NaN]), dashed: true })),
+    { label: 'ceiling', points: t.points.map((p, i) => [i, p.ceiling.rate]) },
+  ];
+  return lineChart(`Realized and reachable per checkpoint (0 = ${t.points[0]?.label ?? ''})`, series, 'checkpoint');
+}

@@ -1,0 +1,75 @@
+/**
+ * `reach-audit table`: the paper's tables built from many runs and comparisons — random routes vs
+ * search at a matched budget per setting, repair per run, realized vs ceiling per comparison.
+ */
+import { parseArgs } from 'node:util';
+import type { Command } from './command';
+import { UsageError } from './command';
+import { loadSources, writeTableFiles } from './tableFiles';
+import { repairTable, routesVsSearchTable, trainingTable } from '../audit/results/tables';
+import { repairView, routesVsSearchView, tablesText, trainingView, type TableView } from '../audit/report/tablesReport';
+
+const KINDS = ['routes-vs-search', 'repair', 'training', 'all'] as const;
+
+const help = [
+  'Usage: reach-audit table RUN_OR_COMPARISON... [--kind KIND] [--csv FILE] [--md FILE] [--html FILE] [--json]',
+  '',
+  'Builds tables across runs (audit run folders) and checkpoint comparisons (compare folders):',
+  '  routes-vs-search  one row per run: budgets and tokens of both probes, each reachable rate with',
+  '                    its interval, the paired difference (bootstrap 95% interval) and McNemar p, a',
+  '                    verdict, and "random >= search in X of Y settings" with the rule used; runs',
+  '                    whose two probes had unequal budgets are listed apart, not counted',
+  '  repair            one row per run with a repair scan: failure set, identified block, held-out',
+  '                    repair rate with interval and n, damage, the selection/held-out split',
+  '  training          one row per comparison: realized and reachable ceiling base -> tuned with',
+  '                    paired intervals, the newly realized split, and "realized up while ceiling',
+  '                    flat or down in X of Y" with the rule used',
+  'A comparison whose two runs no longer match (deployment, budgets, seeds) is refused with the',
+  'differences, as compare does. Everything is recomputed from records.jsonl.',
+  '',
+  'Options:',
+  `  --kind KIND    ${KINDS.join(' | ')} (default all)`,
+  '  --csv FILE     CSV with every number in its own column (with several tables: FILE.<kind>.csv)',
+  '  --md FILE      Markdown tables, ready to paste',
+  '  --html FILE    a self-contained HTML page',
+  '  --json         the tables as JSON on stdout',
+].join('\n');
+
+export const tableCommand: Command = {
+  help,
+  async run(args) {
+    let parsed;
+    try {
+      parsed = parseArgs({ args, options: { kind: { type: 'string' }, csv: { type: 'string' }, md: { type: 'string' }, html: { type: 'string' }, json: { type: 'boolean' } }, strict: true, allowPositionals: true });
+    } catch (err) {
+      throw new UsageError((err as Error).message.split('\n')[0]);
+    }
+    const { values, positionals } = parsed;
+    const kind = values.kind ?? 'all';
+    if (!(KINDS as readonly string[]).includes(kind)) throw new UsageError(`--kind ${kind}: expected ${KINDS.join(', ')}`);
+    if (positionals.length === 0) throw new UsageError('expected run or comparison folders: reach-audit table RUN_OR_COMPARISON...');
+    const { runs, comparisons } = loadSources(positionals);
+    const want = (k: string) => kind === 'all' || kind === k;
+    const tables: Record<string, unknown> = {};
+    const views: TableView[] = [];
+    if (want('routes-vs-search')) {
+      const t = routesVsSearchTable(runs);
+      tables.routesVsSearch = t;
+      views.push(routesVsSearchView(t));
+    }
+    if (want('repair')) {
+      const t = repairTable(runs);
+      tables.repair = t;
+      views.push(repairView(t.rows, t.missing));
+    }
+    if (want('training')) {
+      if (kind === 'training' && comparisons.length === 0) throw new UsageError('--kind training: expected comparison folders (written by reach-audit compare)');
+      const t = trainingTable(comparisons);
+      tables.training = t;
+      if (comparisons.length > 0) views.push(trainingView(t));
+    }
+    for (const file of writeTableFiles(views, values, 'Reach Audit tables')) process.stderr.write(`reach-audit: wrote ${file}\n`);
+    process.stdout.write(values.json ? JSON.stringify(tables, null, 2) + '\n' : tablesText(views));
+    return 0;
+  },
+};

@@ -1,0 +1,91 @@
+/**
+ * `reach-audit trajectory` and `reach-audit table` with the built CLI on the demo pair: a trajectory
+ * killed in the middle of its second checkpoint and run again ends with the result of an
+ * uninterrupted one (the first checkpoint reused, not redone); the tables are written in every
+ * format; a comparison whose runs no longer match is refused with the difference named.
+ */
+import * as assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+
+const repo = path.resolve(__dirname, '../../..');
+const cli = path.join(repo, 'dist/cli.js');
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'reach-audit-tables-'));
+const env = { ...process.env, REACH_AUDIT_CACHE: path.join(root, 'cache'), REACH_AUDIT_DEBUG: '' };
+const base = path.join(repo, 'media/demo/base');
+const tuned = path.join(repo, 'media/demo/tuned');
+const data = path.join(repo, 'media/demo/data/arith-test.jsonl');
+const FLAGS = ['--data', data, '--limit', '10', '--probe', 'sample:2', '--probe', 'routes:2', '--probe', 'search:2', '--repair', '--max-new-tokens', '24', '--threads', '1', '--batch', '2'];
+
+function run(args: string[]) {
+  const r = spawnSync(process.execPath, [cli, ...args], { cwd: root, encoding: 'utf8', env, maxBuffer: 64 * 1024 * 1024 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const result = (out: string) => {
+  const { createdAt: _createdAt, ...rest } = JSON.parse(fs.readFileSync(path.join(out, 'trajectory.json'), 'utf8'));
+  // Folders differ between the two trajectories; everything else must not.
+  return JSON.parse(JSON.stringify(rest, (k, v) => (k === 'folder' ? undefined : v)));
+};
+
+describe('reach-audit trajectory and table', () => {
+  before(() => assert.ok(fs.existsSync(cli), `${cli} is missing: run npm run build first`));
+  after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  it('a trajectory stopped in its second checkpoint resumes to the uninterrupted result', async () => {
+    const whole = path.join(root, 'whole');
+    const ok = run(['trajectory', '--model', base, '--model', tuned, ...FLAGS, '--out', whole]);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /base → tuned/);
+
+    const cut = path.join(root, 'cut');
+    const args = ['trajectory', '--model', base, '--model', tuned, ...FLAGS, '--out', cut];
+    await new Promise<void>((resolve) => {
+      const child = spawn(process.execPath, [cli, ...args], { cwd: root, env, stdio: 'ignore' });
+      const second = path.join(cut, '1-tuned', 'records.jsonl');
+      const timer = setInterval(() => {
+        if (fs.existsSync(second) && fs.readFileSync(second, 'utf8').includes('\n')) {
+          clearInterval(timer);
+          child.kill('SIGKILL');
+        }
+      }, 20);
+      child.on('close', () => {
+        clearInterval(timer);
+        resolve();
+      });
+    });
+    const firstRecords = fs.readFileSync(path.join(cut, '0-base', 'records.jsonl'), 'utf8');
+    const partial = fs.readFileSync(path.join(cut, '1-tuned', 'records.jsonl'), 'utf8').split('\n').filter(Boolean).length;
+    assert.ok(partial >= 1 && partial < 10, `killed after ${partial} questions of the second checkpoint`);
+    assert.ok(!fs.existsSync(path.join(cut, 'trajectory.json')));
+    const again = run(args);
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(fs.readFileSync(path.join(cut, '0-base', 'records.jsonl'), 'utf8'), firstRecords, 'the finished checkpoint is reused, not redone');
+    assert.deepEqual(result(cut), result(whole));
+  });
+
+  it('table writes CSV, Markdown and HTML, and refuses a comparison whose runs no longer match', () => {
+    const runs = path.join(root, 'whole');
+    const cmp = path.join(root, 'cmp');
+    const c = run(['compare', '--base-run', path.join(runs, '0-base'), '--tuned-run', path.join(runs, '1-tuned'), '--out', cmp]);
+    assert.equal(c.code, 0, c.stderr);
+    const t = run(['table', cmp, '--csv', path.join(root, 't.csv'), '--md', path.join(root, 't.md'), '--html', path.join(root, 't.html')]);
+    assert.equal(t.code, 0, t.stderr);
+    assert.match(t.stdout, /Random routes ≥ search in \d of 2 settings/);
+    assert.match(t.stdout, /Realized up while the reachable ceiling stays flat or falls in \d of 1 comparisons/);
+    for (const f of ['t.routes-vs-search.csv', 't.repair.csv', 't.training.csv', 't.md', 't.html']) assert.ok(fs.existsSync(path.join(root, f)), f);
+    assert.match(fs.readFileSync(path.join(root, 't.training.csv'), 'utf8'), /^folder,base,tuned,dataset,n,realized_base/);
+
+    // The tuned run's seed edited after the comparison: the pair no longer matches.
+    const manifestFile = path.join(runs, '1-tuned', 'manifest.json');
+    const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
+    fs.writeFileSync(manifestFile, JSON.stringify({ ...manifest, seeds: { run: 7 } }));
+    const refused = run(['table', cmp]);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /its runs do not match/);
+    assert.match(refused.stderr, /seed: the base run has \{"run":0\}, the tuned run has \{"run":7\}/);
+  });
+});
