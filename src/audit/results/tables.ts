@@ -6,7 +6,8 @@
  */
 import type { QuestionRecord } from '../run/record';
 import { analyzeRepair } from '../repair/repairScan';
-import { mcnemarExact, pairedBootstrap, rateOf, seedFor, type Rate } from './stats';
+import { rateOf, type Rate } from './stats';
+import { compareProbes } from './probeComparison';
 import { compareRecords, type PairedDelta } from './compare';
 
 /** One audited setting: a model on a dataset, with its records. */
@@ -98,61 +99,37 @@ const ROUTES_RULE =
 const TRAINING_RULE =
   'realized up: the 95% paired interval of realized Δ lies above 0; ceiling flat or down: the interval of reachable-ceiling Δ does not lie above 0';
 
-function costOf(records: readonly QuestionRecord[], probe: string): ProbeCost {
-  const cost: ProbeCost = { budget: 0, generations: 0, tokens: 0, blockApplications: 0 };
-  for (const r of records) {
-    const p = r.probes[probe];
-    if (!p) continue;
-    cost.budget = Math.max(cost.budget, p.budget);
-    cost.generations += p.cost.generations;
-    cost.tokens += p.cost.tokens;
-    cost.blockApplications += p.cost.blockApplications;
-  }
-  return cost;
-}
+const costOf = (budget: number, spent: { generations: number; tokens: number; blockApplications: number }): ProbeCost => ({ budget, ...spent });
 
+/** One row per run, from the same paired comparison summary.json carries (compareProbes). */
 export function routesVsSearchTable(runs: readonly RunForTables[]): RoutesVsSearchTable {
   const table: RoutesVsSearchTable = { rule: ROUTES_RULE, rows: [], unmatched: [], missing: [], routesAtLeastSearch: 0 };
   for (const run of runs) {
-    const both = run.records.filter((r) => 'routes' in r.reachable && 'search' in r.reachable);
-    if (both.length === 0) {
+    const c = compareProbes(run.records, 'routes', 'search');
+    if (!c || !c.difference) {
       table.missing.push({ folder: run.folder, reason: 'did not run both the routes and the search probe' });
       continue;
     }
-    const routesCost = costOf(both, 'routes');
-    const searchCost = costOf(both, 'search');
-    if (routesCost.budget !== searchCost.budget) {
-      table.unmatched.push({ folder: run.folder, model: run.model, dataset: run.dataset, routesBudget: routesCost.budget, searchBudget: searchCost.budget });
+    if (c.match === 'unmatched') {
+      table.unmatched.push({ folder: run.folder, model: run.model, dataset: run.dataset, routesBudget: c.budget.a, searchBudget: c.budget.b });
       continue;
     }
-    const routes = both.map((r) => (r.reachable.routes ? 1 : 0));
-    const search = both.map((r) => (r.reachable.search ? 1 : 0));
-    let onlyRoutes = 0;
-    let onlySearch = 0;
-    routes.forEach((x, i) => {
-      if (x && !search[i]) onlyRoutes++;
-      if (!x && search[i]) onlySearch++;
-    });
-    // pairedBootstrap gives mean(b) − mean(a): routes − search with a = search.
-    const boot = pairedBootstrap(search, routes, { seed: seedFor(run.seed, 'tables', 'routes-vs-search'), resamples: 10000 });
-    const verdict = boot.lo > 0 ? 'routes better' : boot.hi < 0 ? 'search better' : 'no difference';
+    const d = c.difference;
+    const verdict = d.lo > 0 ? 'routes better' : d.hi < 0 ? 'search better' : 'no difference';
     if (verdict !== 'search better') table.routesAtLeastSearch++;
-    const sum = (v: number[]) => v.reduce((s, x) => s + x, 0);
+    const inverse = (x: number | null) => (x === null || x === 0 ? Number.NaN : 1 / x);
     table.rows.push({
       folder: run.folder,
       model: run.model,
       dataset: run.dataset,
-      n: both.length,
-      routes: { reachable: rateOf(sum(routes), both.length), cost: routesCost },
-      search: { reachable: rateOf(sum(search), both.length), cost: searchCost },
-      costRatio: {
-        tokens: routesCost.tokens === 0 ? Number.NaN : searchCost.tokens / routesCost.tokens,
-        blockApplications: routesCost.blockApplications === 0 ? Number.NaN : searchCost.blockApplications / routesCost.blockApplications,
-      },
-      onlyRoutes,
-      onlySearch,
-      difference: { delta: boot.delta, lo: boot.lo, hi: boot.hi },
-      mcnemarP: mcnemarExact(onlySearch, onlyRoutes),
+      n: c.n,
+      routes: { reachable: rateOf(c.both + c.onlyA, c.n), cost: costOf(c.budget.a, c.cost.a) },
+      search: { reachable: rateOf(c.both + c.onlyB, c.n), cost: costOf(c.budget.b, c.cost.b) },
+      costRatio: { tokens: inverse(c.cost.ratio.tokens), blockApplications: inverse(c.cost.ratio.blockApplications) },
+      onlyRoutes: c.onlyA,
+      onlySearch: c.onlyB,
+      difference: { delta: d.estimate, lo: d.lo, hi: d.hi },
+      mcnemarP: c.mcnemarP,
       verdict,
     });
   }
