@@ -23,6 +23,17 @@ function meanLogprob(a: Attempt): number {
 }
 
 /**
+ * x is higher than y by more than float32 rounding. Log-probs come from float32 arithmetic whose
+ * last digits move with the batch a sequence shared (padding changes the summation order), so
+ * closer values count as a tie and the earlier candidate keeps the pick: the choice then depends
+ * on the question alone.
+ */
+export function clearlyAbove(x: number, y: number): boolean {
+  if (!Number.isFinite(x) || !Number.isFinite(y)) return x > y;
+  return x - y > 1e-6 * Math.max(1, Math.abs(y));
+}
+
+/**
  * The most frequent extracted answer (compared by `keyOf`, the format's normalized form); ties go
  * to the answer whose candidates have the higher mean of their mean token log-probs, then to the
  * answer seen first. Candidates with no extracted answer do not vote. The chosen answer is graded
@@ -40,7 +51,7 @@ export function selectMajority(attempts: readonly Attempt[], keyOf: (answer: str
     }
     g.count++;
     g.logprobSum += meanLogprob(a);
-    if (meanLogprob(a) > meanLogprob(attempts[g.best])) g.best = i;
+    if (clearlyAbove(meanLogprob(a), meanLogprob(attempts[g.best]))) g.best = i;
   });
   let chosen: { count: number; logprobSum: number; best: number; first: number } | undefined;
   for (const g of groups.values()) {
@@ -50,18 +61,18 @@ export function selectMajority(attempts: readonly Attempt[], keyOf: (answer: str
     }
     const mean = g.logprobSum / g.count;
     const chosenMean = chosen.logprobSum / chosen.count;
-    if (g.count > chosen.count || (g.count === chosen.count && (mean > chosenMean || (mean === chosenMean && g.first < chosen.first)))) chosen = g;
+    if (g.count > chosen.count || (g.count === chosen.count && (clearlyAbove(mean, chosenMean) || (!clearlyAbove(chosenMean, mean) && g.first < chosen.first)))) chosen = g;
   }
   if (!chosen) return { ...NO_CHOICE };
   const pick = attempts[chosen.best];
   return { answer: pick.answer, correct: pick.correct, attempt: chosen.best };
 }
 
-/** The candidate with the highest mean token log-prob (first one on ties). */
+/** The candidate with the highest mean token log-prob (first one on ties, within float32 rounding). */
 export function selectConfidence(attempts: readonly Attempt[]): BlindChoice {
   let best = -1;
   attempts.forEach((a, i) => {
-    if (best < 0 || meanLogprob(a) > meanLogprob(attempts[best])) best = i;
+    if (best < 0 || clearlyAbove(meanLogprob(a), meanLogprob(attempts[best]))) best = i;
   });
   if (best < 0) return { ...NO_CHOICE };
   return { answer: attempts[best].answer, correct: attempts[best].correct, attempt: best };

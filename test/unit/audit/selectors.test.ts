@@ -32,6 +32,19 @@ test('confidence picks the highest mean log-prob (first on ties; null log-prob r
   assert.equal(selectConfidence([]).answer, null);
 });
 
+test('log-probs within float32 rounding of each other are a tie: the earlier candidate keeps the pick', () => {
+  // The same output decoded in two batches: mean log-probs 4e-8 apart (measured on the demo model).
+  const a = -0.12012718172155117;
+  const b = -0.12012713265692176;
+  assert.equal(selectMajority([attempt('5', true, a), attempt('5', true, b)], key).attempt, 0);
+  assert.equal(selectMajority([attempt('5', true, b), attempt('5', true, a)], key).attempt, 0);
+  assert.equal(selectConfidence([attempt('5', true, a), attempt('6', false, b)]).attempt, 0);
+  assert.equal(selectConfidence([attempt('6', false, b), attempt('5', true, a)]).attempt, 0);
+  // A real difference still decides.
+  assert.equal(selectConfidence([attempt('6', false, -0.13), attempt('5', true, -0.12)]).attempt, 1);
+  assert.equal(selectMajority([attempt('5', true, -0.13), attempt('5', true, -0.12)], key).attempt, 1);
+});
+
 test('global route: best accuracy on the selection questions, ties to the lower index', () => {
   assert.equal(chooseGlobalRoute([[false, true, true], [false, true, true], [true, false, true]], 3), 2);
   assert.equal(chooseGlobalRoute([[true, true], [false, false]], 2), 0);
