@@ -18,6 +18,15 @@ export function parseFlags<O extends Options>(args: string[], options: O) {
   }
 }
 
+/** parseArgs, strict, with positionals (folders); its TypeErrors become UsageErrors. */
+export function parseFlagsAndFolders<O extends Options>(args: string[], options: O) {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: true });
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message.split('\n')[0] : String(err));
+  }
+}
+
 /** "0,1,1,3" → [0,1,1,3]; anything else (empty, non-integers, negatives) names the flag. */
 export function parseIndexList(value: string, flag: string, what: string): number[] {
   const parts = value.split(',').map((p) => p.trim());

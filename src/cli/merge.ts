@@ -4,8 +4,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { Command } from './command';
+import { parseFlagsAndFolders } from './engineArgs';
 import { UsageError, warn } from './command';
 import { COMPARISON_FILE, compareRuns, readComparison, writeComparison } from '../audit/run/comparisonStore';
 import { mergeShards } from '../audit/run/shards';
@@ -29,13 +29,7 @@ const help = [
 export const mergeCommand: Command = {
   help,
   async run(args) {
-    let parsed;
-    try {
-      parsed = parseArgs({ args, options: { out: { type: 'string' }, name: { type: 'string' } }, strict: true, allowPositionals: true });
-    } catch (err) {
-      throw new UsageError((err as Error).message.split('\n')[0]);
-    }
-    const { values, positionals } = parsed;
+    const { values, positionals } = parseFlagsAndFolders(args, { out: { type: 'string' }, name: { type: 'string' } });
     if (positionals.length === 0) throw new UsageError('expected the shard folders: reach-audit merge SHARD_FOLDER... --out FOLDER');
     if (!values.out) throw new UsageError('--out: expected the folder for the merged run');
     for (const folder of positionals) {

@@ -6,8 +6,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Command } from './command';
+import { parseFlagsAndFolders } from './engineArgs';
 import { UsageError, warn } from './command';
-import { parseArgs } from 'node:util';
 import { writeHtmlReport } from './reportFiles';
 import { loadRun, readComparison } from '../audit/run/comparisonStore';
 import { comparisonReportHtml, runReportHtml } from '../audit/report/htmlReport';
@@ -28,13 +28,7 @@ const help = [
 export const reportCommand: Command = {
   help,
   async run(args) {
-    let parsed;
-    try {
-      parsed = parseArgs({ args, options: { html: { type: 'string' }, json: { type: 'boolean' } }, strict: true, allowPositionals: true });
-    } catch (err) {
-      throw new UsageError((err as Error).message.split('\n')[0]);
-    }
-    const { values, positionals } = parsed;
+    const { values, positionals } = parseFlagsAndFolders(args, { html: { type: 'string' }, json: { type: 'boolean' } });
     if (positionals.length !== 1) throw new UsageError('expected one run folder: reach-audit report RUN [--html FILE]');
     const folder = positionals[0];
     if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) throw new UsageError(`${folder}: no such run folder`);

@@ -2,8 +2,8 @@
  * `reach-audit table`: the paper's tables built from many runs and comparisons — random routes vs
  * search at a matched budget per setting, repair per run, realized vs ceiling per comparison.
  */
-import { parseArgs } from 'node:util';
 import type { Command } from './command';
+import { parseFlagsAndFolders } from './engineArgs';
 import { UsageError } from './command';
 import { loadSources, writeTableFiles } from './tableFiles';
 import { repairTable, routesVsSearchTable, trainingTable } from '../audit/results/tables';
@@ -38,13 +38,7 @@ const help = [
 export const tableCommand: Command = {
   help,
   async run(args) {
-    let parsed;
-    try {
-      parsed = parseArgs({ args, options: { kind: { type: 'string' }, csv: { type: 'string' }, md: { type: 'string' }, html: { type: 'string' }, json: { type: 'boolean' } }, strict: true, allowPositionals: true });
-    } catch (err) {
-      throw new UsageError((err as Error).message.split('\n')[0]);
-    }
-    const { values, positionals } = parsed;
+    const { values, positionals } = parseFlagsAndFolders(args, { kind: { type: 'string' }, csv: { type: 'string' }, md: { type: 'string' }, html: { type: 'string' }, json: { type: 'boolean' } });
     const kind = values.kind ?? 'all';
     if (!(KINDS as readonly string[]).includes(kind)) throw new UsageError(`--kind ${kind}: expected ${KINDS.join(', ')}`);
     if (positionals.length === 0) throw new UsageError('expected run or comparison folders: reach-audit table RUN_OR_COMPARISON...');

@@ -11,33 +11,23 @@
  * longer row, which moves float32 rounding in the last digits.
  */
 import * as assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { builtCli, repoRoot, runCli, runCliAsync } from '../support/cliRun';
 
-const repo = path.resolve(__dirname, '../../..');
-const cli = path.join(repo, 'dist/cli.js');
+const repo = repoRoot;
+const cli = builtCli;
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'reach-audit-scale-'));
 const model = path.join(repo, 'media/demo/base');
 const data = path.join(repo, 'media/demo/data/arith-test.jsonl');
 const env = { ...process.env, REACH_AUDIT_CACHE: path.join(root, 'cache'), REACH_AUDIT_DEBUG: '' };
 const FLAGS = ['--limit', '12', '--probe', 'sample:2', '--probe', 'routes:2', '--probe', 'search:2', '--repair', '--max-new-tokens', '24', '--threads', '1'];
 
-function run(args: string[], extraEnv: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [cli, ...args], { cwd: root, encoding: 'utf8', env: { ...env, ...extraEnv }, maxBuffer: 64 * 1024 * 1024 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function runAsync(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, ...args], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code, stderr }));
-  });
-}
+const run = (args: string[], extraEnv: Record<string, string> = {}) => runCli(args, { cwd: root, env: { ...env, ...extraEnv } });
+const runAsync = (args: string[]) => runCliAsync(args, { cwd: root, env });
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 const readLines = (file: string) => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Json);

@@ -5,14 +5,15 @@
  * format; a comparison whose runs no longer match is refused with the difference named.
  */
 import * as assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { builtCli, repoRoot, runCli } from '../support/cliRun';
 
-const repo = path.resolve(__dirname, '../../..');
-const cli = path.join(repo, 'dist/cli.js');
+const repo = repoRoot;
+const cli = builtCli;
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'reach-audit-tables-'));
 const env = { ...process.env, REACH_AUDIT_CACHE: path.join(root, 'cache'), REACH_AUDIT_DEBUG: '' };
 const base = path.join(repo, 'media/demo/base');
@@ -20,10 +21,7 @@ const tuned = path.join(repo, 'media/demo/tuned');
 const data = path.join(repo, 'media/demo/data/arith-test.jsonl');
 const FLAGS = ['--data', data, '--limit', '10', '--probe', 'sample:2', '--probe', 'routes:2', '--probe', 'search:2', '--repair', '--max-new-tokens', '24', '--threads', '1', '--batch', '2'];
 
-function run(args: string[]) {
-  const r = spawnSync(process.execPath, [cli, ...args], { cwd: root, encoding: 'utf8', env, maxBuffer: 64 * 1024 * 1024 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const run = (args: string[]) => runCli(args, { cwd: root, env });
 
 const result = (out: string) => {
   const { createdAt: _createdAt, ...rest } = JSON.parse(fs.readFileSync(path.join(out, 'trajectory.json'), 'utf8'));

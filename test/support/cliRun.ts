@@ -1,0 +1,26 @@
+/** Runs the built CLI (dist/cli.js) the way a user would, in the foreground or in the background. */
+import { spawn, spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+
+export const repoRoot = path.resolve(__dirname, '../../..');
+export const builtCli = path.join(repoRoot, 'dist/cli.js');
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): CliResult {
+  const r = spawnSync(process.execPath, [builtCli, ...args], { cwd: options.cwd, encoding: 'utf8', env: options.env, maxBuffer: 64 * 1024 * 1024 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+export function runCliAsync(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<Omit<CliResult, 'stdout'>> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [builtCli, ...args], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+}
