@@ -33,6 +33,8 @@ const help = [
   '  --decode-tokens N    decode steps timed per run (default 16)',
   '  --batch N            the large batch size (default 16)',
   '  --runs N             runs per figure; medians are reported (default 3)',
+  '  --long N,N,...       also generate N tokens at batch 1 (e.g. 64,512,2048): decode tokens/s and',
+  '                       the per-token time at token 100 vs at the last 50 tokens (KV growth cost)',
   '  --json               print the figures as JSON',
 ].join('\n');
 
@@ -130,7 +132,7 @@ async function timeGenerate(model: Model, batch: number, promptTokens: number, n
   const wall = performance.now();
   let callsAfterPrefill = 0;
   model.onStep = (s) => {
-    if (s.step === 0) {
+    if (s.prefill) {
       timed.prefillMs = s.ms;
       callsAfterPrefill = model.stats.blockCalls;
     } else if (s.batch === batch) {
@@ -150,6 +152,42 @@ async function timeGenerate(model: Model, batch: number, promptTokens: number, n
   timed.coresUsed = (used.user + used.system) / 1000 / (performance.now() - wall);
   timed.blockCallsPerDecodeStep = (model.stats.blockCalls - callsAfterPrefill) / Math.max(1, newTokens - 1);
   return timed;
+}
+
+/** Per-token decode time over one long batch-1 generation (the KV cache's growth cost). */
+interface LongFigures {
+  tokens: number;
+  decodeTokensPerSecond: number;
+  /** Median step time over tokens 90..110, ms. */
+  msAtToken100: number;
+  /** Median step time over the last 50 tokens, ms, and the token in their middle. */
+  msAtEnd: number;
+  endToken: number;
+  endOver100: number;
+}
+
+async function timeLong(model: Model, promptTokens: number, tokens: number): Promise<LongFigures> {
+  const steps: number[] = [];
+  model.onStep = (s) => { if (!s.prefill) steps.push(s.ms); };
+  try {
+    const [g] = await model.generate([{ promptIds: randomPrompt(promptTokens, model.vocabSize, 7), maxNewTokens: tokens, decoding: { temperature: 0, topP: 1, seed: 0 } }]);
+    if (g.tokens.length !== tokens) throw new Error(`the long generation stopped at ${g.tokens.length} of ${tokens} tokens on an eos token; rerun with another --prompt-tokens`);
+  } finally {
+    model.onStep = undefined;
+  }
+  // steps[i] produced token i + 2 (the prefill produced token 1).
+  const window = (from: number, to: number): number => median(steps.slice(Math.max(0, from - 2), Math.max(1, to - 1)));
+  const at100 = window(90, 111);
+  const endFrom = Math.max(2, tokens - 49);
+  const atEnd = window(endFrom, tokens + 1);
+  return {
+    tokens,
+    decodeTokensPerSecond: (steps.length * 1000) / steps.reduce((a, b) => a + b, 0),
+    msAtToken100: at100,
+    msAtEnd: atEnd,
+    endToken: Math.round((endFrom + tokens) / 2),
+    endOver100: atEnd / at100,
+  };
 }
 
 /** F32 weight bytes on disk, and the bytes a batch-1 decode step reads: every block plus the lm_head. */
@@ -173,6 +211,7 @@ export const benchCommand: Command = {
       'decode-tokens': { type: 'string' },
       batch: { type: 'string' },
       runs: { type: 'string' },
+      long: { type: 'string' },
       json: { type: 'boolean' },
     });
     if (!v.model === !v['random-qwen-0.5b']) throw new UsageError('expected exactly one of --model DIR or --random-qwen-0.5b');
@@ -181,6 +220,7 @@ export const benchCommand: Command = {
     const bigBatch = parseWholeNumber(v.batch, '--batch', 1) ?? 16;
     const runs = parseWholeNumber(v.runs, '--runs', 1) ?? 3;
     const threads = parseWholeNumber(v.threads, '--threads', 1) ?? os.availableParallelism();
+    const longLengths = v.long === undefined ? [] : v.long.split(',').map((x) => parseWholeNumber(x.trim(), '--long', 1) as number);
     const log = (m: string): void => { process.stderr.write(`bench: ${m}\n`); };
 
     const dir = v.model ?? writeRandomQwen05bModel(v['random-dir'] ?? path.join(os.tmpdir(), 'reach-audit-qwen05b-random'), log);
@@ -222,6 +262,12 @@ export const benchCommand: Command = {
         coresUsed.push(one.coresUsed, many.coresUsed, mixed.coresUsed);
         log(`run ${r + 1}/${runs}: prefill ${prefill[r].toFixed(1)} tok/s, decode b1 ${decode1[r].toFixed(2)} tok/s, b${bigBatch} ${decodeB[r].toFixed(2)} tok/s, b${bigBatch} mixed routes ${decodeMixed[r].toFixed(2)} tok/s`);
       }
+      const long: LongFigures[] = [];
+      for (const n of longLengths) {
+        long.push(await timeLong(model, promptTokens, n));
+        const l = long[long.length - 1];
+        log(`long ${n}: ${l.decodeTokensPerSecond.toFixed(2)} tok/s, ${l.msAtToken100.toFixed(1)} ms/token at token 100, ${l.msAtEnd.toFixed(1)} at token ${l.endToken} (${l.endOver100.toFixed(2)}x)`);
+      }
       const bandwidth = (bandwidthBefore + copyBandwidth()) / 2; // before and after, to even out drift
       const weights = weightBytes(model);
       const c = model.config;
@@ -257,6 +303,7 @@ export const benchCommand: Command = {
         rssAfterLoadBytes: rssAfterLoad,
         peakRssBytes: peak,
         peakRssOverWeightsPlusKv: peak / (weights.total + kvBytes),
+        long,
         samples: { prefill, decode1, decodeB, decodeMixed, batchSpeedup: decodeB.map((x, r) => x / decode1[r]) },
       };
       if (v.json) {
@@ -273,6 +320,7 @@ export const benchCommand: Command = {
           `copy bandwidth   ${figures.copyBandwidthGBs.toFixed(2)} GB/s (memcpy, read+write)`,
           `bandwidth limit  ${limit.toFixed(2)} tokens/s at batch 1 (${gb(weights.perToken)} of weights per token); reached ${(100 * figures.fractionOfBandwidthLimit).toFixed(0)}%`,
           `peak memory      ${gb(peak)} RSS = ${figures.peakRssOverWeightsPlusKv.toFixed(2)}x (F32 weights ${gb(weights.total)} + KV cache ${gb(kvBytes)})`,
+          ...long.map((l) => `long ${String(l.tokens).padEnd(10)} ${l.decodeTokensPerSecond.toFixed(2)} tokens/s at batch 1; ${l.msAtToken100.toFixed(1)} ms/token at token 100, ${l.msAtEnd.toFixed(1)} ms at token ${l.endToken} (${l.endOver100.toFixed(2)}x)`),
           `medians of ${runs} runs; samples: prefill ${prefill.map((x) => x.toFixed(1)).join(' ')} | b1 ${decode1.map((x) => x.toFixed(2)).join(' ')} | b${bigBatch} ${decodeB.map((x) => x.toFixed(2)).join(' ')}`,
         ].join('\n') + '\n');
       }

@@ -1,13 +1,23 @@
 /**
  * Batched generation: many requests at once, each with its own route, silenced MLPs, decoding
- * rule and PRNG. Requests are checked up front (a bad one fails the call before any work), sorted
- * by prompt length into batches of at most `maxBatch` to keep left padding small, and decoded in
- * lockstep until every sequence of the batch has stopped. Results come back in request order.
+ * rule and PRNG. Requests are checked up front (a bad one fails the call before any work).
+ *
+ * Continuous batching: up to `maxBatch` sequences decode together; when one finishes, the next
+ * waiting request takes its place at the next step. Sequences need not be aligned (each has its
+ * own position and caches), and a sequence's numbers never depend on its batch-mates, so the
+ * order and grouping change speed only, never results.
+ *
+ * Shared prompts: requests with the same prompt, route and silenced MLPs (e.g. the B samples of
+ * one question) are prefilled once; each request forks that prefill's caches (copy on write) and
+ * draws its first token from the shared last-position logits with its own PRNG.
+ *
+ * Results come back in request order.
  */
 import { InputError } from './errors';
 import { checkRoute, checkSilenced, checkTokenIds } from './routeValidation';
-import { RouteExecutor, SequenceSlot } from './routeExecutor';
+import { type RouteExecutor, SequenceSlot } from './routeExecutor';
 import { Xoshiro128, chooseToken, logProbOf } from './sampling';
+import { StopDetector } from './stopDetector';
 import type { FinishReason, Generation, GenerationRequest } from './types';
 
 export interface GenerationContext {
@@ -23,21 +33,23 @@ export interface GenerationContext {
 
 export interface StepTiming {
   step: number;
+  /** A step that prefilled prompts (the first token of each comes from it) rather than decoding. */
+  prefill: boolean;
   /** Sequences in the step. */
   batch: number;
-  /** Tokens fed per sequence (prompt length at step 0, then 1). */
+  /** Tokens fed per sequence (the longest prompt when prefilling, else 1). */
   tokens: number;
   ms: number;
 }
 
-interface Checked {
+export interface Checked {
   index: number;
   request: GenerationRequest;
   route: number[];
   silenced: Set<number>;
 }
 
-function checkRequest(r: GenerationRequest, index: number, numBlocks: number, vocabSize: number): Checked {
+export function checkRequest(r: GenerationRequest, index: number, numBlocks: number, vocabSize: number): Checked {
   const what = `request ${index}`;
   checkTokenIds(r.promptIds, vocabSize, `${what} promptIds`);
   const route = checkRoute(r.route, numBlocks, `${what} route`);
@@ -56,18 +68,7 @@ function checkRequest(r: GenerationRequest, index: number, numBlocks: number, vo
   return { index, request: r, route, silenced };
 }
 
-/** Cuts `text` at the earliest stop string; null when none occurs. */
-function cutAtStop(text: string, stops: readonly string[]): string | null {
-  let cut = -1;
-  for (const s of stops) {
-    if (!s) continue;
-    const at = text.indexOf(s);
-    if (at >= 0 && (cut < 0 || at < cut)) cut = at;
-  }
-  return cut < 0 ? null : text.slice(0, cut);
-}
-
-function abortError(): Error {
+export function abortError(): Error {
   const err = new Error('generation cancelled');
   err.name = 'AbortError';
   return err;
@@ -79,69 +80,75 @@ export async function generateBatched(
   signal?: AbortSignal,
 ): Promise<Generation[]> {
   const checked = requests.map((r, i) => checkRequest(r, i, ctx.numBlocks, ctx.vocabSize));
-  const results: Generation[] = new Array(requests.length);
-  const order = [...checked].sort((a, b) => a.request.promptIds.length - b.request.promptIds.length || a.index - b.index);
-  for (let at = 0; at < order.length; at += ctx.maxBatch) {
-    if (signal?.aborted) throw abortError();
-    const batch = order.slice(at, at + ctx.maxBatch);
-    const generations = await generateOneBatch(ctx, batch, signal);
-    batch.forEach((c, j) => { results[c.index] = generations[j]; });
-  }
-  return results;
-}
-
-interface Running {
-  c: Checked;
-  slot: SequenceSlot;
-  rng: Xoshiro128 | null;
-  tokens: number[];
-  logprobs: number[];
-  text: string | null;
-  finish: FinishReason | null;
-}
-
-async function generateOneBatch(ctx: GenerationContext, batch: readonly Checked[], signal?: AbortSignal): Promise<Generation[]> {
-  const maxLen = Math.max(...batch.map((c) => c.request.promptIds.length));
-  const runs: Running[] = batch.map((c) => ({
+  const runs: Running[] = checked.map((c) => ({
     c,
-    slot: new SequenceSlot(c.route, c.silenced, maxLen - c.request.promptIds.length),
+    slot: null,
     rng: c.request.decoding.temperature > 0 ? new Xoshiro128(c.request.decoding.seed) : null,
+    stop: c.request.stop && c.request.stop.length > 0 ? new StopDetector(c.request.stop, ctx.decode) : null,
     tokens: [],
     logprobs: [],
     text: null,
     finish: c.request.maxNewTokens === 0 ? 'length' : null,
   }));
 
-  let active = runs.filter((r) => r.finish === null);
-  let feed = active.map((r) => [...new Array<number>(r.slot.padding).fill(0), ...r.c.request.promptIds]);
-  let past = 0;
+  // Requests that share a prompt, route and silenced MLPs, in order of first appearance.
+  const byPrompt = new Map<string, PromptGroup>();
+  const queue: PromptGroup[] = [];
+  for (const r of runs) {
+    if (r.finish !== null) continue;
+    const key = JSON.stringify([r.c.request.promptIds, r.c.route, [...r.c.silenced].sort((x, y) => x - y)]);
+    let g = byPrompt.get(key);
+    if (!g) {
+      g = { members: [], next: 0, prefix: null, logits: null };
+      byPrompt.set(key, g);
+      queue.push(g);
+    }
+    g.members.push(r);
+  }
+
+  const V = ctx.vocabSize;
+  let active: Running[] = [];
   let step = 0;
-  while (active.length > 0) {
+  while (active.length > 0 || queue.length > 0) {
     if (signal?.aborted) throw abortError();
-    const started = performance.now();
-    const logits = await ctx.executor.step(active.map((r) => r.slot), feed, past);
-    ctx.onStep?.({ step: step++, batch: active.length, tokens: feed[0].length, ms: performance.now() - started });
-    past += feed[0].length;
-    const V = ctx.vocabSize;
-    active.forEach((r, j) => {
-      const row = logits.subarray(j * V, (j + 1) * V);
-      const token = chooseToken(row, r.c.request.decoding, r.rng);
-      r.tokens.push(token);
-      r.logprobs.push(logProbOf(row, token));
-      const stops = r.c.request.stop ?? [];
-      if (stops.length > 0) {
-        const cut = cutAtStop(ctx.decode(r.tokens), stops);
-        if (cut !== null) {
-          r.text = cut;
-          r.finish = 'stop';
-          return;
-        }
+    // Admit waiting requests into free places; prefill the prompts not yet prefilled, together.
+    const admitted: { r: Running; g: PromptGroup; last: boolean }[] = [];
+    const toPrefill: PromptGroup[] = [];
+    while (active.length + admitted.length < ctx.maxBatch && queue.length > 0) {
+      const g = queue[0];
+      if (!g.prefix && !toPrefill.includes(g)) toPrefill.push(g);
+      admitted.push({ r: g.members[g.next++], g, last: g.next === g.members.length });
+      if (g.next === g.members.length) queue.shift();
+    }
+    if (toPrefill.length > 0) {
+      const started = performance.now();
+      const slots = toPrefill.map((g) => new SequenceSlot(g.members[0].c.route, g.members[0].c.silenced));
+      const logits = await ctx.executor.step(slots, toPrefill.map((g) => g.members[0].c.request.promptIds));
+      ctx.onStep?.({ step: step++, prefill: true, batch: slots.length, tokens: Math.max(...toPrefill.map((g) => g.members[0].c.request.promptIds.length)), ms: performance.now() - started });
+      toPrefill.forEach((g, j) => {
+        g.prefix = slots[j];
+        g.logits = logits.slice(j * V, (j + 1) * V);
+      });
+    }
+    for (const { r, g, last } of admitted) {
+      const prefix = g.prefix as SequenceSlot;
+      // The last member takes the prefill itself; the others fork it.
+      r.slot = last ? prefix : prefix.fork();
+      take(ctx, r, g.logits as Float32Array);
+      if (last) {
+        g.prefix = null;
+        g.logits = null;
       }
-      if (ctx.eosIds.has(token)) r.finish = 'stop';
-      else if (r.tokens.length >= r.c.request.maxNewTokens) r.finish = 'length';
-    });
+    }
+    active = [...active, ...admitted.map((a) => a.r)].filter((r) => r.finish === null);
+    if (active.length === 0) continue;
+
+    const started = performance.now();
+    const logits = await ctx.executor.step(active.map((r) => r.slot as SequenceSlot), active.map((r) => [r.tokens[r.tokens.length - 1]]));
+    ctx.onStep?.({ step: step++, prefill: false, batch: active.length, tokens: 1, ms: performance.now() - started });
+    active.forEach((r, j) => take(ctx, r, logits.subarray(j * V, (j + 1) * V)));
+    for (const r of active) if (r.finish !== null) r.slot = null; // frees its caches
     active = active.filter((r) => r.finish === null);
-    feed = active.map((r) => [r.tokens[r.tokens.length - 1]]);
   }
 
   return runs.map((r) => ({
@@ -154,4 +161,41 @@ async function generateOneBatch(ctx: GenerationContext, batch: readonly Checked[
       blockApplications: r.c.route.length * (r.c.request.promptIds.length + r.tokens.length),
     },
   }));
+}
+
+interface PromptGroup {
+  members: Running[];
+  /** Members admitted so far. */
+  next: number;
+  /** The prefilled prompt, kept until the last member has forked it. */
+  prefix: SequenceSlot | null;
+  logits: Float32Array | null;
+}
+
+interface Running {
+  c: Checked;
+  slot: SequenceSlot | null;
+  rng: Xoshiro128 | null;
+  stop: StopDetector | null;
+  tokens: number[];
+  logprobs: number[];
+  text: string | null;
+  finish: FinishReason | null;
+}
+
+/** Chooses the next token of `r` from its logits and decides whether it is finished. */
+function take(ctx: GenerationContext, r: Running, row: Float32Array): void {
+  const token = chooseToken(row, r.c.request.decoding, r.rng);
+  r.tokens.push(token);
+  r.logprobs.push(logProbOf(row, token));
+  if (r.stop) {
+    const cut = r.stop.push(r.tokens);
+    if (cut !== null) {
+      r.text = cut;
+      r.finish = 'stop';
+      return;
+    }
+  }
+  if (ctx.eosIds.has(token)) r.finish = 'stop';
+  else if (r.tokens.length >= r.c.request.maxNewTokens) r.finish = 'length';
 }

@@ -1,13 +1,22 @@
 /**
  * The ONNX graph of one decoder block (pre-norm attention + SwiGLU MLP, Llama/Mistral/Qwen2/Qwen3).
  *
- * Inputs (B = batch, S = new tokens, P = past length, T = P + S):
+ * Inputs (B = batch, S = new tokens, C = the cache buffer's capacity):
  *   hidden    [B,S,H]          residual stream entering the block
  *   cos, sin  [B,S,1,D/2]      rotary tables for each sequence's own positions (computed once per step)
- *   attn_bias [B,1,S,T]        additive mask: 0 where a query may look, -1e9 where not (padding, future)
- *   past_k/v  [B,KV,P,D]       this route position's cache
+ *   past_k/v  [B,KV,C,Dp]      this route position's cache; sequence b's keys fill slots 0..past_b-1
+ *   seqlens_k [B] int32        past_b + S - 1 (a prompt: its own length - 1, right-padded to S)
+ *   total_len [] int32         S for a prompt, else max over b of past_b + S
  *   mlp_gate  [B,1,1]          1 = normal, 0 = MLP silenced for that sequence (no rebuild needed)
- * Outputs: hidden_out [B,S,H], present_k/v [B,KV,T,D].
+ * Outputs: hidden_out [B,S,H], new_k/new_v [B,S,KV*Dp] (this call's keys and values, after rotary).
+ * Dp is the head size rounded up to a multiple of 8 (GroupQueryAttention's requirement; the extra
+ * lanes are zero in q, k and v, so they change no product).
+ *
+ * KV cache: the graph never copies the cache into an output. Attention is onnxruntime's
+ * GroupQueryAttention, which reads each sequence's own past_b keys (no padding, per-sequence
+ * lengths in one call) and adds this call's keys; the executor appends new_k/new_v to its
+ * preallocated cache buffers in place, so a decode step moves O(1) cache bytes apart from the
+ * attention itself.
  *
  * Weights are stored transposed ([in,out]) so every projection is a plain MatMul; q/k/v and
  * gate/up are fused into one MatMul each, which halves the kernel calls at batch 1.
@@ -15,13 +24,15 @@
  * Batch invariance: a sequence's numbers must not depend on how many others share its batch
  * (auditing one question alone reproduces its record bit for bit; generation.test.ts checks it).
  * onnxruntime prepacks each constant weight matrix and then computes every row the same way
- * whatever the row count. The other order, yᵀ = W·xᵀ with the activations packed instead, was
- * measured 8% faster at batch 16 on the Qwen2.5-0.5B shape (7% slower at batch 1) but breaks
- * this: MLAS then blocks K by the column count and has its own kernel for a single column.
+ * whatever the row count; GroupQueryAttention computes each (sequence, head) on its own over that
+ * sequence's own length, so neither batch-mates nor their lengths enter a sequence's sums. The
+ * other order for the projections, yᵀ = W·xᵀ with the activations packed instead, was measured 8%
+ * faster at batch 16 on the Qwen2.5-0.5B shape (7% slower at batch 1) but breaks this: MLAS then
+ * blocks K by the column count and has its own kernel for a single column.
  */
 import type { ModelConfig } from './config';
 import type { BlockWeights } from './weights';
-import { ExternalDataFile, FLOAT, GraphBuilder } from './graphBuilder';
+import { ExternalDataFile, FLOAT, GraphBuilder, INT32 } from './graphBuilder';
 
 /** Graph-construction choices that change the graph (part of the cache key). */
 export interface GraphVariant {
@@ -89,9 +100,15 @@ export interface BlockGraphInput {
   variant: GraphVariant;
 }
 
+/** Head size as stored in the KV cache: rounded up to GroupQueryAttention's multiple of 8. */
+export function cacheHeadSize(headDim: number): number {
+  return Math.ceil(headDim / 8) * 8;
+}
+
 export function buildBlockGraph({ config, index, weights: w, read, data, variant }: BlockGraphInput): Uint8Array {
   const H = config.hiddenSize;
   const D = config.headDim;
+  const Dp = cacheHeadSize(D);
   const NH = config.numHeads;
   const KV = config.numKvHeads;
   const I = config.intermediateSize;
@@ -101,9 +118,10 @@ export function buildBlockGraph({ config, index, weights: w, read, data, variant
   const hidden = g.input('hidden', FLOAT, ['batch', 'seq', H]);
   const cos = g.input('cos', FLOAT, ['batch', 'seq', 1, D / 2]);
   const sin = g.input('sin', FLOAT, ['batch', 'seq', 1, D / 2]);
-  const bias = g.input('attn_bias', FLOAT, ['batch', 1, 'seq', 'total']);
-  const pastK = g.input('past_k', FLOAT, ['batch', KV, 'past', D]);
-  const pastV = g.input('past_v', FLOAT, ['batch', KV, 'past', D]);
+  const pastK = g.input('past_k', FLOAT, ['batch', KV, 'capacity', Dp]);
+  const pastV = g.input('past_v', FLOAT, ['batch', KV, 'capacity', Dp]);
+  const seqlens = g.input('seqlens_k', INT32, ['batch']);
+  const total = g.input('total_len', INT32, []);
   const mlpGate = g.input('mlp_gate', FLOAT, ['batch', 1, 1]);
 
   // Attention.
@@ -119,31 +137,31 @@ export function buildBlockGraph({ config, index, weights: w, read, data, variant
   const [q0, k0, v0] = g.op('Split', [qkv, g.constInt64([NH * D, KV * D, KV * D])], { axis: -1 }, 3);
   let q = g.op1('Reshape', [q0, g.constInt64([0, 0, NH, D])]);
   let k = g.op1('Reshape', [k0, g.constInt64([0, 0, KV, D])]);
-  const v = g.op1('Reshape', [v0, g.constInt64([0, 0, KV, D])]);
+  let v = g.op1('Reshape', [v0, g.constInt64([0, 0, KV, D])]);
   if (w.qNorm && w.kNorm) {
     q = rmsNorm(g, q, g.weight('q_norm', read(w.qNorm), [D]), eps, variant);
     k = rmsNorm(g, k, g.weight('k_norm', read(w.kNorm), [D]), eps, variant);
   }
   q = rotary(g, q, cos, sin, D);
   k = rotary(g, k, cos, sin, D);
-  // Scale q once (S·D multiplies) rather than the scores (S·T).
-  q = g.op1('Mul', [q, g.constFloat([1 / Math.sqrt(D)])]);
-  const qT = g.op1('Transpose', [q], { perm: [0, 2, 1, 3] }); // [B,NH,S,D]
-  const kT = g.op1('Transpose', [k], { perm: [0, 2, 1, 3] }); // [B,KV,S,D]
-  const vT = g.op1('Transpose', [v], { perm: [0, 2, 1, 3] });
-  g.op('Concat', [pastK, kT], { axis: 2 }, ['present_k']);
-  g.op('Concat', [pastV, vT], { axis: 2 }, ['present_v']);
-  // Grouped-query attention with the G query heads of a KV head as the rows of one product,
-  // [B,KV,G·S,D] x [B,KV,D,T], so K/V are never copied per head. Not [B,KV,G,S,D] x [B,KV,1,T,D]:
-  // there onnxruntime folds the broadcast axes into the rows only when B = KV = 1, so a model with
-  // one KV head got other numbers alone than in a batch (another kernel for a one-row product).
-  const qGroups = g.op1('Reshape', [qT, g.constInt64([0, KV, -1, D])]);
-  const scores = g.op1('MatMul', [qGroups, g.op1('Transpose', ['present_k'], { perm: [0, 1, 3, 2] })]); // [B,KV,G·S,T]
-  const perHead = g.op1('Reshape', [scores, g.constInt64([0, NH, -1, 0])]); // [B,NH,S,T]
-  const probs = g.op1('Softmax', [g.op1('Add', [perHead, bias])], { axis: -1 });
-  const ctxGroups = g.op1('MatMul', [g.op1('Reshape', [probs, g.constInt64([0, KV, -1, 0])]), 'present_v']); // [B,KV,G·S,D]
-  const ctx4 = g.op1('Reshape', [ctxGroups, g.constInt64([0, NH, -1, D])]);
-  const ctx = g.op1('Reshape', [g.op1('Transpose', [ctx4], { perm: [0, 2, 1, 3] }), g.constInt64([0, 0, NH * D])]);
+  if (Dp !== D) {
+    const pads = g.constInt64([0, 0, 0, 0, 0, 0, 0, Dp - D]);
+    q = g.op1('Pad', [q, pads]);
+    k = g.op1('Pad', [k, pads]);
+    v = g.op1('Pad', [v, pads]);
+  }
+  const qFlat = g.op1('Reshape', [q, g.constInt64([0, 0, NH * Dp])]);
+  g.op('Reshape', [k, g.constInt64([0, 0, KV * Dp])], {}, ['new_k']);
+  g.op('Reshape', [v, g.constInt64([0, 0, KV * Dp])], {}, ['new_v']);
+  const gqaAttrs: Record<string, number | { f: number }> = { num_heads: NH, kv_num_heads: KV, scale: { f: 1 / Math.sqrt(D) } };
+  // The reference keeps the last `window` keys (the query's own included).
+  if (config.slidingWindow !== undefined) gqaAttrs.local_window_size = config.slidingWindow - 1;
+  let ctx = g.op('GroupQueryAttention', [qFlat, 'new_k', 'new_v', pastK, pastV, seqlens, total], gqaAttrs, 3, 'com.microsoft')[0];
+  if (Dp !== D) {
+    const heads = g.op1('Reshape', [ctx, g.constInt64([0, 0, NH, Dp])]);
+    const cut = g.op1('Slice', [heads, g.constInt64([0]), g.constInt64([D]), g.constInt64([3])]);
+    ctx = g.op1('Reshape', [cut, g.constInt64([0, 0, NH * D])]);
+  }
   const wo = g.weight('w_o', transpose(read(w.o), H, NH * D), [NH * D, H]);
   const h2 = g.op1('Add', [hidden, g.op1('MatMul', [ctx, wo])]);
 
@@ -158,7 +176,7 @@ export function buildBlockGraph({ config, index, weights: w, read, data, variant
   g.op('Add', [h2, mlp], {}, ['hidden_out']);
 
   g.output('hidden_out', FLOAT, ['batch', 'seq', H]);
-  g.output('present_k', FLOAT, ['batch', KV, 'total', D]);
-  g.output('present_v', FLOAT, ['batch', KV, 'total', D]);
+  g.output('new_k', FLOAT, ['batch', 'seq', KV * Dp]);
+  g.output('new_v', FLOAT, ['batch', 'seq', KV * Dp]);
   return g.toBytes();
 }

@@ -8,6 +8,7 @@ import { onnx } from 'onnx-proto';
 
 export const FLOAT = onnx.TensorProto.DataType.FLOAT;
 export const INT64 = onnx.TensorProto.DataType.INT64;
+export const INT32 = onnx.TensorProto.DataType.INT32;
 
 /** A dimension: a fixed size or a symbolic name ("batch", "seq"). */
 export type Dim = number | string;

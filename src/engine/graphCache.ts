@@ -16,7 +16,7 @@ import { buildHeadGraph } from './headGraph';
 import { describeHolder, FolderLockedError, lockFolder, type FolderLock } from './folderLock';
 
 /** Bump when the graphs or their file layout change: old cache folders are then ignored. */
-export const ENGINE_VERSION = 'reach-audit-engine-3';
+export const ENGINE_VERSION = 'reach-audit-engine-4';
 
 const MANIFEST = 'manifest.json';
 

@@ -162,7 +162,7 @@ export class Model implements TextGenerator {
     return (await this.forwardBatch([{ ids, ...options }]))[0];
   }
 
-  /** Last-position logits of several sequences in one left-padded batch. */
+  /** Last-position logits of several sequences in one batch. */
   async forwardBatch(items: readonly ForwardItem[]): Promise<Float32Array[]> {
     this.checkAlive();
     if (items.length === 0) return [];
@@ -171,10 +171,8 @@ export class Model implements TextGenerator {
       checkTokenIds(item.ids, this.vocabSize, `${what}ids`);
       return { item, route: checkRoute(item.route, this.numBlocks, `${what}route`), silenced: checkSilenced(item.silencedMlp, this.numBlocks, `${what}silenced MLP blocks`) };
     });
-    const maxLen = Math.max(...items.map((it) => it.ids.length));
-    const seqs = slots.map((s) => new SequenceSlot(s.route, s.silenced, maxLen - s.item.ids.length));
-    const feed = slots.map((s, i) => [...new Array<number>(seqs[i].padding).fill(0), ...s.item.ids]);
-    const logits = await this.executor.step(seqs, feed, 0);
+    const seqs = slots.map((s) => new SequenceSlot(s.route, s.silenced));
+    const logits = await this.executor.step(seqs, slots.map((s) => s.item.ids));
     const V = this.vocabSize;
     return items.map((_, i) => logits.slice(i * V, (i + 1) * V));
   }

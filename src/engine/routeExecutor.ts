@@ -1,46 +1,57 @@
 /**
- * Runs one step (prefill or one decode token) for a batch of sequences, each with its own route,
- * silenced MLPs and per-route-position KV caches, and returns last-position logits.
+ * Runs one step (a prompt, a prompt's continuation, or one decode token) for a batch of
+ * sequences, each with its own route, silenced MLPs, per-route-position KV caches and its own
+ * position, and returns each sequence's logits at its last new token.
  *
  * Scheduling: every sequence keeps a pointer into its route. Each block call runs the smallest
  * block index that any sequence needs next, for all sequences whose next block it is. Routes drawn
  * from the identity by a few skips / repeats / swaps stay nearly in block order, so most calls
  * carry the whole batch (identity + skip-2: one call per block, block 2 alone; see the bench).
  *
- * KV caches: a sequence owns one cache per route position (a repeated block gets a second cache).
- * A cache is a row of the batched present_k/v tensor that produced it; when the next call for that
- * block has the very same members in the same order (the normal decode case), that tensor is fed
- * back as is, otherwise the rows are gathered into a new tensor.
- *
- * Batches run in lockstep: all sequences share one time axis T. Shorter prompts are left-padded;
- * padded slots are masked out of every attention row and get no rotary position.
+ * KV caches: a sequence owns one cache per route position (a repeated block gets a second cache),
+ * preallocated and appended in place (kvCache.ts). Sequences need not be aligned: each has its own
+ * number of filled slots, a prompt's tokens start at slot 0 and a batch of prompts is right-padded
+ * (pad rows are never read by a real row, see blockGraph.ts), so a sequence's numbers do not
+ * depend on its batch-mates' lengths.
  */
 import * as ort from 'onnxruntime-node';
 import type { ModelConfig } from './config';
 import type { EmbeddingTable } from './embeddingTable';
+import { cacheHeadSize } from './blockGraph';
+import { KvBuffer, KvCache, type KvStats, append, bufferFor, capacityFor } from './kvCache';
 
-/** Additive attention mask value: exp(-1e9 - max) is exactly 0 in float32. */
-const MASKED = -1e9;
-
-interface KvRef {
-  k: ort.Tensor;
-  v: ort.Tensor;
-  row: number;
-  rows: number;
-}
-
-/** One sequence of a running batch. */
+/** One sequence: its route, silenced MLPs, tokens seen so far and its caches. */
 export class SequenceSlot {
   /** Per route position: this sequence's cache for that application of the block. */
-  readonly kv: (KvRef | null)[];
+  readonly kv: (KvCache | null)[];
+  /** Tokens already in the caches (the next token's position). */
+  length = 0;
 
   constructor(
     readonly route: readonly number[],
     readonly silenced: ReadonlySet<number>,
-    /** Number of pad slots at the start of the time axis. */
-    readonly padding: number,
   ) {
     this.kv = route.map(() => null);
+  }
+
+  /**
+   * A sequence that continues from this one's state without recomputing it: same route and
+   * silenced MLPs, every cache shared until it first writes (copy on write, see kvCache.ts).
+   */
+  fork(): SequenceSlot {
+    const child = new SequenceSlot(this.route, this.silenced);
+    child.length = this.length;
+    this.kv.forEach((c, p) => { child.kv[p] = c ? c.fork() : null; });
+    return child;
+  }
+
+  /** Bytes of the cache buffers this sequence's caches live in (shared buffers counted whole). */
+  get cacheBytes(): number {
+    const seen = new Set<KvBuffer>();
+    for (const c of this.kv) if (c) seen.add(c.buffer);
+    let n = 0;
+    for (const b of seen) n += b.bytes;
+    return n;
   }
 }
 
@@ -54,10 +65,9 @@ export interface ExecutorParts {
 }
 
 /** Counters for the bench and the grouping measurements. */
-export interface ExecutorStats {
+export interface ExecutorStats extends KvStats {
   blockCalls: number;
   blockRows: number;
-  kvGathers: number;
 }
 
 function concat(parts: readonly Float32Array[]): Float32Array {
@@ -73,52 +83,71 @@ function concat(parts: readonly Float32Array[]): Float32Array {
   return out;
 }
 
+/** Per-step inputs of one sequence, shared by every block call of the step. */
+interface StepRow {
+  seq: SequenceSlot;
+  /** Real new tokens (the rest of the S rows are padding). */
+  count: number;
+  hidden: Float32Array;
+  cos: Float32Array;
+  sin: Float32Array;
+}
+
 export class RouteExecutor {
-  readonly stats: ExecutorStats = { blockCalls: 0, blockRows: 0, kvGathers: 0 };
+  readonly stats: ExecutorStats = { blockCalls: 0, blockRows: 0, kvGathers: 0, kvGatheredBytes: 0 };
 
   constructor(private readonly parts: ExecutorParts) {}
 
   /**
-   * Feeds `tokens[i]` (all the same length S; pad ids where i is left-padded) to sequence i at
-   * time slots pastLength..pastLength+S-1 and returns the logits at the last slot, [n, V].
+   * Feeds `tokens[i]` (one or more) to sequence i after its `length` tokens and returns the
+   * logits at each sequence's last new token, [n, V]. Sequences in one call may be at different
+   * positions; onnxruntime's attention takes either prompts from an empty cache (any lengths) or
+   * one token each after a past, or one sequence's several tokens after a past, so a step with a
+   * mix runs as one block sequence per kind.
    */
-  async step(seqs: readonly SequenceSlot[], tokens: readonly (readonly number[])[], pastLength: number): Promise<Float32Array> {
+  async step(seqs: readonly SequenceSlot[], tokens: readonly (readonly number[])[]): Promise<Float32Array> {
+    const V = this.parts.config.vocabSize;
+    const groups: number[][] = [];
+    const prompts: number[] = [];
+    const decodes: number[] = [];
+    seqs.forEach((seq, i) => {
+      if (tokens[i].length === 0) throw new Error('internal: a step needs at least one token per sequence');
+      if (seq.length === 0) prompts.push(i);
+      else if (tokens[i].length === 1) decodes.push(i);
+      else groups.push([i]);
+    });
+    if (prompts.length) groups.push(prompts);
+    if (decodes.length) groups.push(decodes);
+    if (groups.length === 1) return this.stepGroup(seqs, tokens);
+    const logits = new Float32Array(seqs.length * V);
+    for (const g of groups) {
+      const out = await this.stepGroup(g.map((i) => seqs[i]), g.map((i) => tokens[i]));
+      g.forEach((i, j) => logits.set(out.subarray(j * V, (j + 1) * V), i * V));
+    }
+    return logits;
+  }
+
+  private async stepGroup(seqs: readonly SequenceSlot[], tokens: readonly (readonly number[])[]): Promise<Float32Array> {
     const { config, embedding } = this.parts;
     const H = config.hiddenSize;
-    const S = tokens[0].length;
-    const T = pastLength + S;
     const half = config.headDim / 2;
+    const S = Math.max(...tokens.map((t) => t.length));
 
-    // Per-sequence inputs, built once per step and shared by every block call.
-    const hidden: Float32Array[] = seqs.map((_, i) => embedding.lookup(tokens[i]));
-    const cos: Float32Array[] = [];
-    const sin: Float32Array[] = [];
-    const bias: Float32Array[] = [];
-    for (const seq of seqs) {
-      const c = new Float32Array(S * half);
-      const s = new Float32Array(S * half);
-      const b = new Float32Array(S * T).fill(MASKED);
-      for (let j = 0; j < S; j++) {
-        const t = pastLength + j;
-        const pos = t - seq.padding;
-        if (pos >= 0) {
-          for (let f = 0; f < half; f++) {
-            const angle = pos * this.parts.invFreq[f];
-            c[j * half + f] = Math.cos(angle);
-            s[j * half + f] = Math.sin(angle);
-          }
-        }
-        const window = config.slidingWindow ?? Infinity;
-        if (pos < 0) {
-          b[j * T + t] = 0; // a pad slot looks at itself only; its output is never used
-        } else {
-          for (let key = Math.max(seq.padding, t - window + 1); key <= t; key++) b[j * T + key] = 0;
+    const rows: StepRow[] = seqs.map((seq, i) => {
+      const ids = tokens[i];
+      const padded = ids.length === S ? ids : [...ids, ...new Array<number>(S - ids.length).fill(0)];
+      const cos = new Float32Array(S * half);
+      const sin = new Float32Array(S * half);
+      for (let j = 0; j < ids.length; j++) {
+        const pos = seq.length + j;
+        for (let f = 0; f < half; f++) {
+          const angle = pos * this.parts.invFreq[f];
+          cos[j * half + f] = Math.cos(angle);
+          sin[j * half + f] = Math.sin(angle);
         }
       }
-      cos.push(c);
-      sin.push(s);
-      bias.push(b);
-    }
+      return { seq, count: ids.length, hidden: embedding.lookup(padded), cos, sin };
+    });
 
     const pointer = seqs.map(() => 0);
     for (;;) {
@@ -131,84 +160,78 @@ export class RouteExecutor {
       seqs.forEach((seq, i) => {
         if (pointer[i] < seq.route.length && seq.route[pointer[i]] === block) members.push(i);
       });
-      await this.runBlock(block, members, seqs, pointer, hidden, cos, sin, bias, S, T);
+      await this.runBlock(block, members.map((i) => ({ row: rows[i], position: pointer[i] })), S);
       for (const i of members) pointer[i]++;
     }
+    for (const r of rows) r.seq.length += r.count;
 
     const last = new Float32Array(seqs.length * H);
-    hidden.forEach((h, i) => last.set(h.subarray((S - 1) * H, S * H), i * H));
+    rows.forEach((r, i) => last.set(r.hidden.subarray((r.count - 1) * H, r.count * H), i * H));
     const out = await this.parts.head.run({ hidden: new ort.Tensor('float32', last, [seqs.length, H]) });
     return out.logits.data as Float32Array;
   }
 
-  private async runBlock(
-    block: number,
-    members: readonly number[],
-    seqs: readonly SequenceSlot[],
-    pointer: readonly number[],
-    hidden: Float32Array[],
-    cos: readonly Float32Array[],
-    sin: readonly Float32Array[],
-    bias: readonly Float32Array[],
-    S: number,
-    T: number,
-  ): Promise<void> {
+  private async runBlock(block: number, members: readonly { row: StepRow; position: number }[], S: number): Promise<void> {
     const { config } = this.parts;
     const H = config.hiddenSize;
     const D = config.headDim;
+    const Dp = cacheHeadSize(D);
     const KV = config.numKvHeads;
     const n = members.length;
-    const P = T - S;
-    const pick = (arrays: readonly Float32Array[]): Float32Array => concat(members.map((i) => arrays[i]));
+    const prompt = members[0].row.seq.length === 0;
 
-    let pastK: ort.Tensor;
-    let pastV: ort.Tensor;
-    const refs = members.map((i) => seqs[i].kv[pointer[i]]);
-    if (P === 0) {
-      pastK = new ort.Tensor('float32', new Float32Array(0), [n, KV, 0, D]);
-      pastV = pastK;
+    const seqlens = new Int32Array(n);
+    let total = 0;
+    members.forEach(({ row }, j) => {
+      seqlens[j] = row.seq.length + row.count - 1;
+      total = Math.max(total, row.seq.length + row.count);
+    });
+    let past: KvBuffer;
+    if (prompt) {
+      // Nothing to read: one empty slot per row keeps the tensor non-empty.
+      past = new KvBuffer(n, KV, 1, Dp);
+      total = S;
     } else {
-      const first = refs[0];
-      if (!first || refs.some((r) => !r)) throw new Error('internal: missing KV cache for a route position');
-      const sameTensor = first.rows === n && refs.every((r, j) => r && r.k === first.k && r.row === j);
-      if (sameTensor) {
-        pastK = first.k;
-        pastV = first.v;
-      } else {
-        this.stats.kvGathers++;
-        const rowLen = KV * P * D;
-        const gather = (t: (r: KvRef) => ort.Tensor): Float32Array => {
-          const out = new Float32Array(n * rowLen);
-          refs.forEach((r, j) => {
-            const data = t(r as KvRef).data as Float32Array;
-            out.set(data.subarray((r as KvRef).row * rowLen, ((r as KvRef).row + 1) * rowLen), j * rowLen);
-          });
-          return out;
-        };
-        pastK = new ort.Tensor('float32', gather((r) => r.k), [n, KV, P, D]);
-        pastV = new ort.Tensor('float32', gather((r) => r.v), [n, KV, P, D]);
-      }
+      const caches = members.map(({ row, position }) => {
+        const c = row.seq.kv[position];
+        if (!c) throw new Error('internal: missing KV cache for a route position');
+        return c;
+      });
+      past = bufferFor(caches, Math.max(...members.map((m) => m.row.count)), this.stats);
     }
 
     const gate = new Float32Array(n);
-    members.forEach((i, j) => { gate[j] = seqs[i].silenced.has(block) ? 0 : 1; });
+    members.forEach(({ row }, j) => { gate[j] = row.seq.silenced.has(block) ? 0 : 1; });
+    const pick = (f: (r: StepRow) => Float32Array): Float32Array => concat(members.map((m) => f(m.row)));
     const half = D / 2;
+    const kvDims = [n, KV, past.capacity, Dp];
     const feeds: Record<string, ort.Tensor> = {
-      hidden: new ort.Tensor('float32', pick(hidden), [n, S, H]),
-      cos: new ort.Tensor('float32', pick(cos), [n, S, 1, half]),
-      sin: new ort.Tensor('float32', pick(sin), [n, S, 1, half]),
-      attn_bias: new ort.Tensor('float32', pick(bias), [n, 1, S, T]),
-      past_k: pastK,
-      past_v: pastV,
+      hidden: new ort.Tensor('float32', pick((r) => r.hidden), [n, S, H]),
+      cos: new ort.Tensor('float32', pick((r) => r.cos), [n, S, 1, half]),
+      sin: new ort.Tensor('float32', pick((r) => r.sin), [n, S, 1, half]),
+      past_k: new ort.Tensor('float32', past.k, kvDims),
+      past_v: new ort.Tensor('float32', past.v, kvDims),
+      seqlens_k: new ort.Tensor('int32', seqlens, [n]),
+      total_len: new ort.Tensor('int32', Int32Array.from([total]), []),
       mlp_gate: new ort.Tensor('float32', gate, [n, 1, 1]),
     };
     const out = await this.parts.blocks[block].run(feeds);
     this.stats.blockCalls++;
     this.stats.blockRows += n;
     const h = out.hidden_out.data as Float32Array;
-    members.forEach((i, j) => {
-      hidden[i] = h.subarray(j * S * H, (j + 1) * S * H);
-      seqs[i].kv[pointer[i]] = { k: out.present_k, v: out.present_v, row: j, rows: n };
+    const newK = out.new_k.data as Float32Array;
+    const newV = out.new_v.data as Float32Array;
+    let fresh: KvBuffer | null = null;
+    if (prompt) fresh = new KvBuffer(n, KV, capacityFor(Math.max(...members.map((m) => m.row.count)) + 1), Dp);
+    members.forEach(({ row, position }, j) => {
+      row.hidden = h.subarray(j * S * H, (j + 1) * S * H);
+      let cache = row.seq.kv[position];
+      if (fresh) {
+        cache = new KvCache(fresh, j, 0);
+        fresh.owner[j] = cache;
+        row.seq.kv[position] = cache;
+      }
+      append(cache as KvCache, j, newK, newV, S, row.count);
     });
   }
 }

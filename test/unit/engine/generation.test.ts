@@ -71,10 +71,9 @@ for (const name of ['llama', 'qwen3', 'qwen2', 'mistral']) {
       assert.deepEqual(together[3], { tokens: [], text: '', logprobs: [], finishReason: 'length', cost: { generatedTokens: 0, blockApplications: L * 2 } });
     });
 
-    // Bit for bit, not within a tolerance: a question's probes share one prompt, so they meet no
-    // padding, and auditing that question alone has to reproduce its record exactly. This holds
-    // because every product computes each row the same way whatever the number of rows (see
-    // blockGraph.ts); padding changes the attention's reduction lengths, hence the test above.
+    // Bit for bit, not within a tolerance: auditing a question alone has to reproduce its record
+    // exactly. This holds because every product computes each row the same way whatever the
+    // number of rows, and the attention of a sequence runs over its own length (see blockGraph.ts).
     it('gives a sequence the same tokens and log-probs, bit for bit, alone and in a batch of the same prompt length', async () => {
       const prompt = promptIds(6, 11, spec.vocabSize);
       const requests: GenerationRequest[] = [
@@ -88,6 +87,39 @@ for (const name of ['llama', 'qwen3', 'qwen2', 'mistral']) {
         const [alone] = await f.model.generate([requests[i]]);
         assert.deepEqual(together[i].tokens, alone.tokens, `request ${i}`);
         assert.deepEqual(together[i].logprobs, alone.logprobs, `request ${i} log-probs`);
+      }
+    });
+
+    // Each sequence's caches start at slot 0 and the attention reads only its own length, so
+    // neither batch-mates' prompt lengths, nor joining a running batch (continuous refill), nor
+    // a shared, once-prefilled prompt change a single bit.
+    it('gives a sequence the same tokens and log-probs, bit for bit, alone and among other prompt lengths, refills and shared prompts', async () => {
+      const shared = promptIds(7, 12, spec.vocabSize);
+      const requests: GenerationRequest[] = [
+        { promptIds: promptIds(3, 13, spec.vocabSize), maxNewTokens: 9, decoding: greedy },
+        { promptIds: shared, maxNewTokens: 4, decoding: { temperature: 1, topP: 1, seed: 1 } },
+        { promptIds: promptIds(11, 14, spec.vocabSize), route: [0, 0, ...identity.slice(1)], maxNewTokens: 6, decoding: greedy },
+        { promptIds: shared, maxNewTokens: 7, decoding: { temperature: 1, topP: 1, seed: 2 } },
+        { promptIds: shared, silencedMlp: [0], maxNewTokens: 5, decoding: greedy },
+        { promptIds: shared, maxNewTokens: 6, decoding: { temperature: 0.9, topP: 0.8, seed: 3 } },
+        { promptIds: promptIds(2, 15, spec.vocabSize), maxNewTokens: 3, decoding: { temperature: 1, topP: 1, seed: 4 } },
+      ];
+      const narrow = await loadModel(f.written.dir, { cacheDir, threads: 1, maxBatch: 3 });
+      try {
+        let prefillRows = 0;
+        narrow.onStep = (s) => { if (s.prefill) prefillRows += s.batch; };
+        const together = await narrow.generate(requests);
+        // 7 requests, 5 distinct (prompt, route, silenced): the 3 samples of `shared` share one prefill.
+        assert.equal(prefillRows, 5);
+        for (let i = 0; i < requests.length; i++) {
+          const [alone] = await f.model.generate([requests[i]]);
+          assert.deepEqual(together[i].tokens, alone.tokens, `request ${i}`);
+          assert.deepEqual(together[i].logprobs, alone.logprobs, `request ${i} log-probs`);
+        }
+        const wide = await f.model.generate(requests);
+        wide.forEach((g, i) => assert.deepEqual(g, together[i], `request ${i} with room for all`));
+      } finally {
+        await narrow.dispose();
       }
     });
   });
