@@ -44,8 +44,8 @@ export interface GraphVariant {
  * Measured: onnxruntime fuses the plain RMSNorm pattern into SimplifiedLayerNormalization itself,
  * so both variants optimize to the same graph (same op counts, same speed); 'contrib' just skips
  * that fusion pass. MatMuls are ~96% of a decode step's block time (profiled on the
- * Qwen2.5-0.5B shape), which bounds what contrib attention operators could save; the attention
- * stays in plain operators, which handle left padding and per-sequence positions directly.
+ * Qwen2.5-0.5B shape) at short lengths; the attention is the contrib GroupQueryAttention for its
+ * per-sequence lengths and its cache read in place, not for speed at short lengths.
  */
 export const DEFAULT_VARIANT: GraphVariant = { norm: 'contrib' };
 

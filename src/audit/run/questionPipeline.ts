@@ -5,10 +5,9 @@
  *
  * Nothing about a question depends on its chunk-mates: every random draw is keyed by (run seed,
  * question id, probe, attempt) and the engine gives each sequence its own seed, so a question
- * audited alone gets the record it gets in a full run. Bit for bit when it meets the same left
- * padding in both; when longer prompts of its chunk-mates pad it, the attention sums over a
- * longer row and its log-probs can differ in the last float digits (measured on the demo data:
- * outputs and grades identical, 2 of 4 questions with log-probs ~1e-7 apart). Records are handed
+ * audited alone gets the record it gets in a full run, bit for bit: the engine computes each
+ * sequence from its own position and cache, whatever the lengths of its batch-mates (tested in
+ * the engine's generation tests). Records are handed
  * out in dataset order as each chunk finishes; an abort (the signal) drops only the unfinished
  * chunk.
  */
