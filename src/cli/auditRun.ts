@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { UsageError, warn } from './command';
+import { parseWeights } from './engineArgs';
 import { progressReporter, formatDuration } from './progress';
 import { readDataset, readPreSettings, runSettings, selectQuestions, type AuditFlagValues } from './auditArgs';
 import { checkBackendFlags, layerProbesRefused, openBackend } from './backendArgs';
@@ -69,6 +70,7 @@ export function prepareAudit(plan: AuditPlan): (signal: AbortSignal) => Promise<
     const backend = await openBackend(values, plan.modelDir, {
       threads,
       cacheDir: values['cache-dir'],
+      weights: parseWeights(values.weights),
       ...(pre.maxBatch ? { maxBatch: pre.maxBatch } : {}),
       onProgress: process.stderr.isTTY ? (m) => (writeControl(process.stderr, '\r\x1b[2K'), process.stderr.write(`${plan.label}: ${m}`)) : undefined,
     });

@@ -14,7 +14,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Command } from './command';
 import { UsageError } from './command';
-import { MODEL_FLAGS, MODEL_FLAGS_HELP, parseFlags, parseWholeNumber, progressToStderr } from './engineArgs';
+import { MODEL_FLAGS, MODEL_FLAGS_HELP, parseFlags, parseWeights, parseWholeNumber, progressToStderr } from './engineArgs';
 import { writeRandomQwen05bModel } from './randomBenchModel';
 import { loadModel, type Model } from '../engine';
 import type { GenerationRequest } from '../engine/types';
@@ -224,7 +224,7 @@ export const benchCommand: Command = {
     const log = (m: string): void => { process.stderr.write(`bench: ${m}\n`); };
 
     const dir = v.model ?? writeRandomQwen05bModel(v['random-dir'] ?? path.join(os.tmpdir(), 'reach-audit-qwen05b-random'), log);
-    const loadOptions = { cacheDir: v['cache-dir'], threads, onProgress: progressToStderr(), maxBatch: Math.max(16, bigBatch) };
+    const loadOptions = { cacheDir: v['cache-dir'], threads, weights: parseWeights(v.weights), onProgress: progressToStderr(), maxBatch: Math.max(16, bigBatch) };
     resetPeakRss();
     const loadStart = performance.now();
     const model = await loadModel(dir, loadOptions);

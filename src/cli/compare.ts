@@ -31,6 +31,7 @@ const help = [
   '  --base-model DIR, --tuned-model DIR   model folders to audit now',
   '  --html FILE              also write a self-contained HTML report',
   '  --mixed-backends         compare runs made on different backends (local engine vs a server)',
+  '  --mixed-weights          compare runs made with different --weights (f32 vs int8); refused otherwise',
   ...AUDIT_FLAGS_HELP,
 ].join('\n');
 
@@ -44,6 +45,7 @@ export const compareCommand: Command = {
       'tuned-model': { type: 'string' },
       html: { type: 'string' },
       'mixed-backends': { type: 'boolean' },
+      'mixed-weights': { type: 'boolean' },
       ...AUDIT_FLAGS,
     });
     const fromRuns = values['base-run'] !== undefined || values['tuned-run'] !== undefined;
@@ -85,7 +87,7 @@ export const compareCommand: Command = {
         interrupt.release();
       }
     }
-    const stored = compareRuns(baseFolder, tunedFolder, warn, { mixedBackends: values['mixed-backends'] === true });
+    const stored = compareRuns(baseFolder, tunedFolder, warn, { mixedBackends: values['mixed-backends'] === true, mixedWeights: values['mixed-weights'] === true });
     const folder = values.out ?? newComparisonFolder(process.cwd(), name, new Date());
     writeComparison(folder, stored);
     if (values.html) {

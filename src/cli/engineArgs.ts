@@ -6,6 +6,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from './command';
 import type { Route, TextGenerator } from '../engine/types';
 import { checkRoute, checkSilenced } from '../engine/routeValidation';
+import { WEIGHT_PRECISIONS, type WeightPrecision } from '../engine/weightPrecision';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -63,7 +64,19 @@ export const MODEL_FLAGS = {
   model: { type: 'string' },
   threads: { type: 'string' },
   'cache-dir': { type: 'string' },
+  weights: { type: 'string' },
 } as const;
+
+/** --weights f32|int8 (undefined when not given: f32). */
+export function parseWeights(value: string | undefined): WeightPrecision | undefined {
+  if (value === undefined) return undefined;
+  if (!(WEIGHT_PRECISIONS as readonly string[]).includes(value)) {
+    throw new UsageError(`--weights: expected one of ${WEIGHT_PRECISIONS.join(', ')}, got '${value}'`);
+  }
+  return value as WeightPrecision;
+}
+
+export const WEIGHTS_HELP = '  --weights P          f32 (default) or int8: 8-bit weights, one scale per 32 (MatMulNBits)';
 
 /** Flags shared by forward and generate: what to feed and which route / silenced MLPs to run it under. */
 export const PROMPT_FLAGS = {
@@ -84,6 +97,7 @@ export const MODEL_FLAGS_HELP = [
   '  --model DIR          Hugging Face model folder (config.json, safetensors, tokenizer.json)',
   '  --threads N          onnxruntime threads (default: all cores)',
   '  --cache-dir DIR      graph cache (default: $REACH_AUDIT_CACHE or ~/.cache/reach-audit/graphs)',
+  WEIGHTS_HELP,
 ];
 
 export function requireModel(values: { model?: string }): string {

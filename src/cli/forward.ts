@@ -4,7 +4,7 @@
  */
 import type { Command } from './command';
 import { UsageError } from './command';
-import { MODEL_FLAGS, MODEL_FLAGS_HELP, PROMPT_FLAGS, encodePrompt, parseFlags, parseIndexList, parseWholeNumber, progressToStderr, requireModel, routeFlags } from './engineArgs';
+import { MODEL_FLAGS, MODEL_FLAGS_HELP, PROMPT_FLAGS, encodePrompt, parseFlags, parseIndexList, parseWholeNumber, progressToStderr, requireModel, routeFlags, parseWeights } from './engineArgs';
 import { loadModel } from '../engine';
 import { readModelConfig } from '../engine/config';
 import { checkTokenIds } from '../engine/routeValidation';
@@ -45,7 +45,7 @@ export const forwardCommand: Command = {
     const routing = routeFlags(v, config.numBlocks);
     if (parsedIds) checkTokenIds(parsedIds, config.vocabSize, '--ids');
 
-    const model = await loadModel(dir, { cacheDir: v['cache-dir'], threads, onProgress: progressToStderr() });
+    const model = await loadModel(dir, { cacheDir: v['cache-dir'], threads, weights: parseWeights(v.weights), onProgress: progressToStderr() });
     try {
       const ids = parsedIds ?? encodePrompt(model, v.prompt as string, v.raw);
       const logits = await model.forward(ids, routing);

@@ -11,6 +11,7 @@ const commands: Record<string, () => Promise<Command>> = {
   forward: async () => (await import('./forward.js')).forwardCommand,
   generate: async () => (await import('./generate.js')).generateCommand,
   bench: async () => (await import('./bench.js')).benchCommand,
+  fidelity: async () => (await import('./fidelity.js')).fidelityCommand,
   // audit (issue 5)
   audit: async () => (await import('./audit.js')).auditCommand,
   compare: async () => (await import('./compare.js')).compareCommand,

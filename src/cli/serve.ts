@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import type { Command } from './command';
 import { defaultRunName } from './auditRun';
 import { readDataset, readPreSettings, runSettings, type AuditFlagValues } from './auditArgs';
-import { parseFlags } from './engineArgs';
+import { parseFlags, parseWeights } from './engineArgs';
 import { SERVE_HTTP_HELP, serveHttp } from './serveHttp';
 import { InputError } from '../engine/errors';
 import { ENGINE_VERSION } from '../engine/graphCache';
@@ -401,14 +401,15 @@ class EngineService {
   }
 
   /** The loaded model for these options: the previous one when nothing changed, else a fresh load. */
-  private async model(options: Pick<AuditRequestOptions, 'model' | 'threads' | 'cacheDir' | 'maxBatch'>, contentHash: string, onProgress: (m: string) => void): Promise<Model> {
-    const key = JSON.stringify([path.resolve(options.model), contentHash, options.threads ?? null, options.cacheDir ?? null, options.maxBatch ?? null]);
+  private async model(options: Pick<AuditRequestOptions, 'model' | 'threads' | 'cacheDir' | 'maxBatch' | 'weights'>, contentHash: string, onProgress: (m: string) => void): Promise<Model> {
+    const key = JSON.stringify([path.resolve(options.model), contentHash, options.threads ?? null, options.cacheDir ?? null, options.maxBatch ?? null, options.weights ?? null]);
     if (this.cached?.key === key) return this.cached.model;
     await this.releaseModel();
     const model = await loadModel(options.model, {
       ...(options.threads !== undefined ? { threads: options.threads } : {}),
       ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
       ...(options.maxBatch !== undefined ? { maxBatch: options.maxBatch } : {}),
+      weights: parseWeights(options.weights),
       onProgress,
     });
     this.cached = { key, model };

@@ -33,11 +33,14 @@
 import type { ModelConfig } from './config';
 import type { BlockWeights } from './weights';
 import { ExternalDataFile, FLOAT, GraphBuilder, INT32 } from './graphBuilder';
+import { type WeightPrecision, linear } from './weightPrecision';
 
 /** Graph-construction choices that change the graph (part of the cache key). */
 export interface GraphVariant {
   /** 'plain': Pow/ReduceMean/Sqrt/Div/Mul; 'contrib': onnxruntime's SimplifiedLayerNormalization. */
   norm: 'plain' | 'contrib';
+  /** Projection weights (default f32); see weightPrecision.ts. */
+  weights?: WeightPrecision;
 }
 
 /**
@@ -50,16 +53,6 @@ export interface GraphVariant {
 export const DEFAULT_VARIANT: GraphVariant = { norm: 'contrib' };
 
 export type ReadTensor = (name: string) => Float32Array;
-
-/** [rows, cols] row-major → [cols, rows] row-major. */
-export function transpose(data: Float32Array, rows: number, cols: number): Float32Array {
-  const out = new Float32Array(rows * cols);
-  for (let r = 0; r < rows; r++) {
-    const base = r * cols;
-    for (let c = 0; c < cols; c++) out[c * rows + r] = data[base + c];
-  }
-  return out;
-}
 
 function concatRows(parts: readonly Float32Array[]): Float32Array {
   const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
@@ -128,8 +121,8 @@ export function buildBlockGraph({ config, index, weights: w, read, data, variant
   const inNorm = g.weight('input_norm', read(w.inputNorm), [H]);
   const x1 = rmsNorm(g, hidden, inNorm, eps, variant);
   const qkvOut = (NH + 2 * KV) * D;
-  const wqkv = g.weight('w_qkv', transpose(concatRows([read(w.q), read(w.k), read(w.v)]), qkvOut, H), [H, qkvOut]);
-  let qkv = g.op1('MatMul', [x1, wqkv]);
+  const precision = variant.weights ?? 'f32';
+  let qkv = linear(g, x1, 'w_qkv', concatRows([read(w.q), read(w.k), read(w.v)]), qkvOut, H, precision);
   if (w.qBias && w.kBias && w.vBias) {
     const b = g.weight('b_qkv', concatRows([read(w.qBias), read(w.kBias), read(w.vBias)]), [qkvOut]);
     qkv = g.op1('Add', [qkv, b]);
@@ -162,17 +155,15 @@ export function buildBlockGraph({ config, index, weights: w, read, data, variant
     const cut = g.op1('Slice', [heads, g.constInt64([0]), g.constInt64([D]), g.constInt64([3])]);
     ctx = g.op1('Reshape', [cut, g.constInt64([0, 0, NH * D])]);
   }
-  const wo = g.weight('w_o', transpose(read(w.o), H, NH * D), [NH * D, H]);
-  const h2 = g.op1('Add', [hidden, g.op1('MatMul', [ctx, wo])]);
+  const h2 = g.op1('Add', [hidden, linear(g, ctx, 'w_o', read(w.o), H, NH * D, precision)]);
 
   // MLP (SwiGLU), gated per sequence.
   const postNorm = g.weight('post_attention_norm', read(w.postAttentionNorm), [H]);
   const x2 = rmsNorm(g, h2, postNorm, eps, variant);
-  const wgu = g.weight('w_gate_up', transpose(concatRows([read(w.gate), read(w.up)]), 2 * I, H), [H, 2 * I]);
-  const [gate, up] = g.op('Split', [g.op1('MatMul', [x2, wgu]), g.constInt64([I, I])], { axis: -1 }, 2);
+  const gateUp = linear(g, x2, 'w_gate_up', concatRows([read(w.gate), read(w.up)]), 2 * I, H, precision);
+  const [gate, up] = g.op('Split', [gateUp, g.constInt64([I, I])], { axis: -1 }, 2);
   const act = g.op1('Mul', [g.op1('Mul', [gate, g.op1('Sigmoid', [gate])]), up]);
-  const wd = g.weight('w_down', transpose(read(w.down), H, I), [I, H]);
-  const mlp = g.op1('Mul', [g.op1('MatMul', [act, wd]), mlpGate]);
+  const mlp = g.op1('Mul', [linear(g, act, 'w_down', read(w.down), H, I, precision), mlpGate]);
   g.op('Add', [h2, mlp], {}, ['hidden_out']);
 
   g.output('hidden_out', FLOAT, ['batch', 'seq', H]);

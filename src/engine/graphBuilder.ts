@@ -9,6 +9,7 @@ import { onnx } from 'onnx-proto';
 export const FLOAT = onnx.TensorProto.DataType.FLOAT;
 export const INT64 = onnx.TensorProto.DataType.INT64;
 export const INT32 = onnx.TensorProto.DataType.INT32;
+export const UINT8 = onnx.TensorProto.DataType.UINT8;
 
 /** A dimension: a fixed size or a symbolic name ("batch", "seq"). */
 export type Dim = number | string;
@@ -26,7 +27,7 @@ export class ExternalDataFile {
   }
 
   /** Writes the tensor at the next 4 KiB boundary and returns its [offset, length] in bytes. */
-  append(data: Float32Array): [number, number] {
+  append(data: Float32Array | Uint8Array): [number, number] {
     const pad = (4096 - (this.offset % 4096)) % 4096;
     if (pad) {
       fs.writeSync(this.fd, Buffer.alloc(pad));
@@ -102,11 +103,18 @@ export class GraphBuilder {
     return this.externalWeight(name, { location: this.data.locationName, offset, length, dims: [...dims] });
   }
 
+  /** A large tensor of another element type (quantized weights: UINT8), in the external data file. */
+  typedWeight(name: string, dataType: number, data: Uint8Array, dims: readonly number[]): string {
+    if (!this.data) throw new Error(`graph ${this.name} has no external data file for weight ${name}`);
+    const [offset, length] = this.data.append(data);
+    return this.externalWeight(name, { location: this.data.locationName, offset, length, dims: [...dims] }, dataType);
+  }
+
   /** A weight stored in an external file written elsewhere (shared, e.g. a tied embedding). */
-  externalWeight(name: string, ref: ExternalTensorRef): string {
+  externalWeight(name: string, ref: ExternalTensorRef, dataType: number = FLOAT): string {
     this.initializers.push({
       name,
-      dataType: FLOAT,
+      dataType,
       dims: ref.dims,
       dataLocation: onnx.TensorProto.DataLocation.EXTERNAL,
       externalData: [

@@ -13,6 +13,7 @@ import { assertFiniteWeights, type WeightNames, type WeightStore } from './weigh
 import { ExternalDataFile } from './graphBuilder';
 import { buildBlockGraph, type GraphVariant } from './blockGraph';
 import { buildHeadGraph } from './headGraph';
+import type { WeightPrecision } from './weightPrecision';
 import { describeHolder, FolderLockedError, lockFolder, type FolderLock } from './folderLock';
 
 /** Bump when the graphs or their file layout change: old cache folders are then ignored. */
@@ -31,6 +32,8 @@ export interface GraphManifest {
   embedFile: string;
   blockFiles: string[];
   headFile: string;
+  /** Projection weights of these graphs. */
+  weights: WeightPrecision;
   /** Size and sha256 of every file, by name. */
   files: Record<string, CachedFileCheck>;
 }
@@ -209,7 +212,9 @@ function writeGraphs(
   onProgress?.('building head');
   const headData = new ExternalDataFile(path.join(dir, 'head.bin'), 'head.bin');
   let lmHead;
-  if (names.lmHead === names.embed) {
+  if (variant.weights === 'int8') {
+    lmHead = names.lmHead === names.embed ? embedData : read(names.lmHead);
+  } else if (names.lmHead === names.embed) {
     lmHead = { location: embedFile, offset: embedOffset, length: embedLength, dims: [V, H] };
   } else {
     const [offset, length] = headData.append(read(names.lmHead));
@@ -234,5 +239,6 @@ function writeGraphs(
     embedFile,
     blockFiles,
     headFile: 'head.onnx',
+    weights: variant.weights ?? 'f32',
   };
 }

@@ -9,6 +9,7 @@ import { type ModelConfig, readModelConfig, ropeInverseFrequencies } from './con
 import { openWeights, resolveWeightNames } from './weights';
 import { type ModelTokenizer, loadModelTokenizer } from './tokenizer';
 import { DEFAULT_VARIANT, type GraphVariant } from './blockGraph';
+import type { WeightPrecision } from './weightPrecision';
 import { type CachedGraphs, defaultCacheRoot, ensureGraphs } from './graphCache';
 import { EmbeddingTable } from './embeddingTable';
 import { RouteExecutor, SequenceSlot } from './routeExecutor';
@@ -30,6 +31,8 @@ export interface LoadOptions {
   spinThreads?: boolean;
   /** Graph construction choices (default: the measured fastest). */
   variant?: GraphVariant;
+  /** Projection and lm_head weights: f32 (default) or int8 (see weightPrecision.ts). */
+  weights?: WeightPrecision;
 }
 
 export interface ForwardOptions {
@@ -39,6 +42,12 @@ export interface ForwardOptions {
 
 export interface ForwardItem extends ForwardOptions {
   ids: readonly number[];
+}
+
+/** The graph variant to build: int8 weights are part of the variant (and so of the cache key). */
+function variantFor(options: LoadOptions): GraphVariant {
+  const base = options.variant ?? DEFAULT_VARIANT;
+  return options.weights === 'int8' ? { ...base, weights: 'int8' } : base;
 }
 
 export class Model implements TextGenerator {
@@ -74,7 +83,7 @@ export class Model implements TextGenerator {
         store,
         names,
         config,
-        variant: options.variant ?? DEFAULT_VARIANT,
+        variant: variantFor(options),
         onProgress: options.onProgress,
         onWarning: options.onWarning ?? ((m) => process.stderr.write(`reach-audit: warning: ${m}\n`)),
       });
@@ -125,6 +134,11 @@ export class Model implements TextGenerator {
       invFreq: ropeInverseFrequencies(config),
     });
     return new Model(config, tokenizer, executor, embedding, sessions, graphs, options.maxBatch ?? 16);
+  }
+
+  /** How the projection weights are stored and multiplied. */
+  get weights(): WeightPrecision {
+    return this.graphs.manifest.weights ?? 'f32';
   }
 
   get vocabSize(): number {

@@ -59,6 +59,8 @@ export interface ChatMessage {
 export interface TextGenerator {
   /** Number of decoder blocks L. */
   readonly numBlocks: number;
+  /** How the local engine stores its projection weights ('f32' when absent, e.g. a remote engine). */
+  readonly weights?: 'f32' | 'int8';
   /** Render messages with the model's chat template (add_generation_prompt = true) and tokenize. */
   encodeChat(messages: readonly ChatMessage[]): number[];
   /** Tokenize raw text (special tokens such as bos added as the tokenizer's post-processor says). */

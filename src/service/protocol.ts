@@ -49,6 +49,8 @@ export interface AuditRequestOptions {
   maxBatch?: number;
   threads?: number;
   cacheDir?: string;
+  /** Engine weights: f32 (default) or int8. */
+  weights?: string;
   prompt?: string;
   template?: string;
   system?: string;
@@ -258,6 +260,7 @@ export const AUDIT_OPTION_FLAGS: Readonly<Record<Exclude<keyof AuditRequestOptio
   maxBatch: { flag: 'max-batch', kind: 'wholeNumber' },
   threads: { flag: 'threads', kind: 'wholeNumber' },
   cacheDir: { flag: 'cache-dir', kind: 'string' },
+  weights: { flag: 'weights', kind: 'string' },
   prompt: { flag: 'prompt', kind: 'string' },
   template: { flag: 'template', kind: 'string' },
   system: { flag: 'system', kind: 'string' },

@@ -41,7 +41,7 @@ export function loadRun(folder: string): { manifest: RunManifest; summary: RunSu
   return { manifest, records, summary: stored ?? summarize(records.values), finished: stored !== undefined };
 }
 
-export function compareRuns(baseFolder: string, tunedFolder: string, onWarning: (m: string) => void, options: { mixedBackends?: boolean } = {}): StoredComparison {
+export function compareRuns(baseFolder: string, tunedFolder: string, onWarning: (m: string) => void, options: { mixedBackends?: boolean; mixedWeights?: boolean } = {}): StoredComparison {
   const base = loadRun(baseFolder);
   const tuned = loadRun(tunedFolder);
   for (const w of [...base.records.warnings, ...tuned.records.warnings]) onWarning(w);

@@ -27,7 +27,8 @@ export interface RunManifest extends RunSettings {
   name: string;
   createdAt: string;
   tool: { name: 'reach-audit'; version: string };
-  engine: { version: string };
+  /** weights: the engine's projection weights ('f32' when absent: runs made before int8 existed). */
+  engine: { version: string; weights?: 'f32' | 'int8' };
   model: { path: string; contentHash: string; numBlocks: number };
   dataset: { path: string; contentHash: string; format: string; schema: string; questions: number };
   /** Where the generations ran when not in this process (--backend openai): servers, model name, seed check. */
@@ -61,6 +62,7 @@ export function manifestMismatches(stored: RunManifest, wanted: RunManifest): st
   check('dataset content hash', stored.dataset?.contentHash, wanted.dataset.contentHash);
   check('answer format', stored.dataset?.format, wanted.dataset.format);
   check('engine version', stored.engine?.version, wanted.engine.version);
+  check('weights', stored.engine?.weights ?? 'f32', wanted.engine.weights ?? 'f32');
   check('deployment', stored.deployment, wanted.deployment);
   check('probes', stored.probes, wanted.probes);
   check('selectors', stored.selectors, wanted.selectors);
@@ -78,17 +80,21 @@ export function manifestMismatches(stored: RunManifest, wanted: RunManifest): st
  * What keeps two runs from being compared as checkpoints: everything but the model must match
  * (dataset, deployment, probes, budgets, seeds). Empty when comparable.
  */
-export function comparisonMismatches(base: RunManifest, tuned: RunManifest, options: { mixedBackends?: boolean } = {}): string[] {
+export function comparisonMismatches(base: RunManifest, tuned: RunManifest, options: { mixedBackends?: boolean; mixedWeights?: boolean } = {}): string[] {
   if (!options.mixedBackends && (base.backend?.backend ?? 'local') !== (tuned.backend?.backend ?? 'local')) {
     return [`backend: the base run ran on ${base.backend?.backend ?? 'local'}, the tuned run on ${tuned.backend?.backend ?? 'local'} (pass --mixed-backends to compare them anyway)`];
   }
   const strip = (m: RunManifest): RunManifest => ({
     ...m,
+    // f32 vs int8 weights are refused unless asked for (e.g. to measure what quantization moves).
+    engine: options.mixedWeights ? { ...m.engine, weights: 'f32' } : m.engine,
     model: { ...m.model, contentHash: '' },
     // Models with different block counts draw different pools; the pool size must still match.
     globalRoutes: { count: m.globalRoutes?.count ?? 0, routes: [] },
     // The served model names differ with the checkpoints; only the kind of backend must match.
     backend: options.mixedBackends || !m.backend ? undefined : { ...m.backend, apiModel: '', baseUrls: [], seedHonoured: null, concurrency: 0 },
   });
-  return manifestMismatches(strip(base), strip(tuned)).map((p) => p.replace('the run has', 'the base run has').replace('this command gives', 'the tuned run has'));
+  return manifestMismatches(strip(base), strip(tuned))
+    .map((p) => p.replace('the run has', 'the base run has').replace('this command gives', 'the tuned run has'))
+    .map((p) => (p.startsWith('weights:') ? `${p} (pass --mixed-weights to compare them anyway)` : p));
 }

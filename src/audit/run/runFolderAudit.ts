@@ -86,7 +86,7 @@ export function buildManifest(input: Pick<RunAuditInput, 'modelInfo' | 'engineVe
     name: input.name,
     createdAt: new Date().toISOString(),
     tool: { name: 'reach-audit', version: TOOL_VERSION },
-    engine: { version: input.engineVersion },
+    engine: { version: input.engineVersion, weights: input.model.weights ?? 'f32' },
     model: { path: path.resolve(input.modelInfo.path), contentHash: input.modelInfo.contentHash, numBlocks: input.model.numBlocks },
     dataset: {
       path: path.resolve(input.dataset.path),
