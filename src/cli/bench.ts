@@ -190,13 +190,14 @@ async function timeLong(model: Model, promptTokens: number, tokens: number): Pro
   };
 }
 
-/** F32 weight bytes on disk, and the bytes a batch-1 decode step reads: every block plus the lm_head. */
+/** Weight bytes on disk, and the bytes a batch-1 decode step reads: every block plus the lm_head. */
 function weightBytes(model: Model): { total: number; perToken: number } {
   const dir = model.graphs.dir;
   const m = model.graphs.manifest;
   const size = (f: string): number => fs.statSync(path.join(dir, f)).size;
   const blocks = m.blockFiles.reduce((n, f) => n + size(f.replace(/\.onnx$/, '.bin')), 0);
-  const lmHead = model.config.vocabSize * model.config.hiddenSize * 4;
+  // F32: the lm_head is the embedding's bytes (tied) or head.bin; int8: its quantized copy in head.bin.
+  const lmHead = model.weights === 'int8' ? size('head.bin') : model.config.vocabSize * model.config.hiddenSize * 4;
   return { total: blocks + size('head.bin') + size(m.embedFile), perToken: blocks + lmHead };
 }
 
@@ -319,7 +320,7 @@ export const benchCommand: Command = {
           `mixed routes     ${figures.decodeTokensPerSecondMixedRoutes.toFixed(2)} tokens/s at batch ${bigBatch}, ${bigBatch} different routes (one skip or repeat each), ${callsPerStep.toFixed(1)} block calls per step (identity: ${model.numBlocks})`,
           `copy bandwidth   ${figures.copyBandwidthGBs.toFixed(2)} GB/s (memcpy, read+write)`,
           `bandwidth limit  ${limit.toFixed(2)} tokens/s at batch 1 (${gb(weights.perToken)} of weights per token); reached ${(100 * figures.fractionOfBandwidthLimit).toFixed(0)}%`,
-          `peak memory      ${gb(peak)} RSS = ${figures.peakRssOverWeightsPlusKv.toFixed(2)}x (F32 weights ${gb(weights.total)} + KV cache ${gb(kvBytes)})`,
+          `peak memory      ${gb(peak)} RSS = ${figures.peakRssOverWeightsPlusKv.toFixed(2)}x (${model.weights === 'int8' ? 'int8' : 'F32'} weights ${gb(weights.total)} + KV cache ${gb(kvBytes)})`,
           ...long.map((l) => `long ${String(l.tokens).padEnd(10)} ${l.decodeTokensPerSecond.toFixed(2)} tokens/s at batch 1; ${l.msAtToken100.toFixed(1)} ms/token at token 100, ${l.msAtEnd.toFixed(1)} ms at token ${l.endToken} (${l.endOver100.toFixed(2)}x)`),
           `medians of ${runs} runs; samples: prefill ${prefill.map((x) => x.toFixed(1)).join(' ')} | b1 ${decode1.map((x) => x.toFixed(2)).join(' ')} | b${bigBatch} ${decodeB.map((x) => x.toFixed(2)).join(' ')}`,
         ].join('\n') + '\n');

@@ -135,6 +135,7 @@ export async function generateBatched(
       // The last member takes the prefill itself; the others fork it.
       r.slot = last ? prefix : prefix.fork();
       take(ctx, r, g.logits as Float32Array);
+      if (r.finish !== null) r.slot = null;
       if (last) {
         g.prefix = null;
         g.logits = null;
