@@ -11,6 +11,7 @@ import { loadDataset, type Dataset } from '../audit/dataset/dataset';
 import { checkDeployment, DEFAULT_DEPLOYMENT, QUESTION_SLOT, type Deployment, type FewShotExample } from '../audit/probes/deployment';
 import type { RunSettings } from '../audit/run/manifest';
 import { DEFAULT_SEARCH } from '../audit/probes/routeSearch';
+import { CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES, type GradingSettings } from '../audit/answers/grade';
 import { isRouteProbe, parseProbeSpecs, parseSelectors, PROBE_NAMES, SELECTOR_NAMES, type ProbeSpec } from '../audit/probes/probeSpec';
 import { ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset/question';
 import { parseShard, shardQuestions, shardSelection, type ShardSelection } from '../audit/run/shards';
@@ -54,6 +55,8 @@ export const AUDIT_FLAGS = {
   'api-model': { type: 'string' },
   'api-key-env': { type: 'string' },
   concurrency: { type: 'string' },
+  'grade-truncated': { type: 'string' },
+  'correct-by': { type: 'string' },
 } as const;
 
 export const AUDIT_FLAGS_HELP = [
@@ -85,6 +88,11 @@ export const AUDIT_FLAGS_HELP = [
   '  --fewshot FILE           JSONL of {"user", "assistant"} examples shown before each question',
   '  --max-new-tokens N       token budget (default 256); --temperature T, --top-p P (default greedy)',
   '  --stop TEXT              stop string; repeat for several',
+  `  --grade-truncated R      an output cut at the token limit: ${TRUNCATED_RULES.join('|')} (default strict: correct only`,
+  '                           with an answer marker such as "#### N", \\boxed{…} or "Answer: X"; lenient: like any output)',
+  `  --correct-by V           the reading that defines correct: ${CORRECT_BY.join('|')} (default stated: the stated`,
+  '                           answer, else the last number; strict: the marker only, lm-eval strict-match for GSM8K;',
+  '                           flexible: lm-eval flexible-extract for GSM8K). Both other readings are recorded too',
   '  --shard I/N              audit only shard I of N (0-based): questions I, I+N, … of the selection;',
   '                           join the N run folders with `reach-audit merge`',
   '  --backend local|openai   where generations run (default local: the engine in this process)',
@@ -195,6 +203,13 @@ export interface PreSettings {
   deployment: Deployment;
   chunkSize: number;
   maxBatch?: number;
+  grading: GradingSettings;
+}
+
+function oneOf<T extends string>(value: string | undefined, flag: string, allowed: readonly T[], fallback: T): T {
+  if (value === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`${flag} ${value}: expected one of ${allowed.join(', ')}`);
+  return value as T;
 }
 
 export function readPreSettings(values: AuditFlagValues): PreSettings {
@@ -225,6 +240,10 @@ export function readPreSettings(values: AuditFlagValues): PreSettings {
       lambda: parseNumber(values['search-lambda'], '--search-lambda', (n) => n >= 0, 'a number >= 0') ?? DEFAULT_SEARCH.lambda,
     },
     deployment: readDeployment(values),
+    grading: {
+      correctBy: oneOf(values['correct-by'], '--correct-by', CORRECT_BY, DEFAULT_GRADING.correctBy),
+      truncated: oneOf(values['grade-truncated'], '--grade-truncated', TRUNCATED_RULES, DEFAULT_GRADING.truncated),
+    },
     chunkSize: parseWholeNumber(values.batch, '--batch', 1) ?? 32,
     maxBatch: parseWholeNumber(values['max-batch'], '--max-batch', 1),
   };
@@ -241,6 +260,7 @@ export function runSettings(pre: PreSettings, numBlocks: number, selection: RunS
     seeds: { run: pre.seed },
     routeSpace: { maxEdits: pre.maxEdits },
     search: pre.search,
+    grading: pre.grading,
     selection,
   };
 }

@@ -101,6 +101,19 @@ export function formatSummary(s: RunSummary, title = 'Reach Audit summary'): str
     const at = (k: number) => `@${k} ${pct(curve[String(k)])}${ci?.[String(k)] ? ` [${pct(ci[String(k)].lo)}, ${pct(ci[String(k)].hi)}]` : ''}`;
     if (shown.length > 0) out.push(`  ${pad(`pass@k ${p} (${s.passAtKKind[p]})`, 34)} ${shown.map(at).join('  ')}   n = ${s.reachable[p]?.n ?? s.n}`);
   }
+  if (s.readings) {
+    for (const which of ['strict', 'flexible'] as const) {
+      const r = s.readings[which];
+      const reach = Object.entries(r.reachable).map(([p, rate]) => `${p} ${pct(rate.rate)} (${rate.successes}/${rate.n})`).join(', ');
+      out.push(`  ${pad(`${which} reading: realized`, 34)} ${rateText(r.realized)}${reach ? `   reachable: ${reach}` : ''}`);
+    }
+    out.push('    (strict: the answer marker only; flexible: every fallback — for GSM8K lm-eval\'s strict-match and flexible-extract; no truncation rule)');
+  }
+  const t = s.truncated;
+  const cut = [`deployment ${t.realized}/${s.n}`, ...Object.entries(t.probes ?? {}).map(([p, c]) => `${p} ${c.truncated}/${c.outputs}`)];
+  if (t.globalRoutes) cut.push(`global route pool ${t.globalRoutes.truncated}/${t.globalRoutes.outputs}`);
+  if (t.repair) cut.push(`repair scan ${t.repair.truncated}/${t.repair.outputs}`);
+  out.push(`  hit the token limit: ${cut.join('; ')}`);
   out.push(`  states: ${s.states.realized} realized, ${s.states.reachableNotRealized} reachable but not realized, ${s.states.unreached} unreached; ${s.truncated.realized} deployed outputs hit the token limit`);
   if (s.globalRoute) {
     const g = s.globalRoute;

@@ -25,6 +25,18 @@ export interface GlobalRouteSummary {
   heldOut: { n: number; accuracy: Rate; realized: Rate; reachable: Record<string, Rate> };
 }
 
+/** Outputs that hit the token limit, of all outputs of one kind. */
+export interface TruncationCount {
+  truncated: number;
+  outputs: number;
+}
+
+/** One reading of every output (grade.ts `strict` / `flexible`), before the truncation rule. */
+export interface ReadingSummary {
+  realized: Rate;
+  reachable: Record<string, Rate>;
+}
+
 export interface RunSummary {
   n: number;
   realized: Rate;
@@ -56,7 +68,19 @@ export interface RunSummary {
   /** Cost outside the probes: the deployment, the global route pool, the repair scan. */
   cost: { deployment: Budget; globalRoutes: Budget; repair: Budget };
   states: { realized: number; reachableNotRealized: number; unreached: number };
-  truncated: { realized: number };
+  truncated: {
+    /** Deployed outputs that hit the token limit (of n). */
+    realized: number;
+    /** Per probe: attempts that hit the token limit, of all its attempts. */
+    probes: Record<string, TruncationCount>;
+    globalRoutes?: TruncationCount;
+    repair?: TruncationCount;
+  };
+  /**
+   * The strict and flexible readings (for GSM8K lm-eval's strict-match and flexible-extract), raw:
+   * without the truncation rule. Over the questions whose records carry them; absent when none do.
+   */
+  readings?: { strict: ReadingSummary; flexible: ReadingSummary };
   probes: string[];
   selectors: string[];
 }
@@ -143,6 +167,20 @@ function blindRetentionWithGlobal(records: readonly QuestionRecord[], probes: re
   return out;
 }
 
+function readingSummaries(records: readonly QuestionRecord[], probes: readonly string[]): RunSummary['readings'] {
+  const read = records.filter((r) => r.realized.strict && r.realized.flexible);
+  if (read.length === 0) return undefined;
+  const reading = (which: 'strict' | 'flexible'): ReadingSummary => {
+    const reachable: Record<string, Rate> = {};
+    for (const p of probes) {
+      const used = read.filter((r) => r.probes[p]);
+      reachable[p] = rateOf(used.filter((r) => r.probes[p].attempts.some((a) => a[which]?.correct === true)).length, used.length);
+    }
+    return { realized: rateOf(read.filter((r) => r.realized[which]?.correct === true).length, read.length), reachable };
+  };
+  return { strict: reading('strict'), flexible: reading('flexible') };
+}
+
 /** Records in file order (line, then id), so float sums never depend on the order questions finished in. */
 function inFileOrder(records: readonly QuestionRecord[]): QuestionRecord[] {
   return records.slice().sort((a, b) => a.line - b.line || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -205,6 +243,14 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
     if (r.realized.truncated) truncated++;
   }
 
+  const truncation: RunSummary['truncated'] = { realized: truncated, probes: {} };
+  const count = (outputs: readonly { truncated: boolean }[]): TruncationCount => ({ truncated: outputs.filter((o) => o.truncated).length, outputs: outputs.length });
+  for (const p of probes) truncation.probes[p] = count(records.flatMap((r) => r.probes[p]?.attempts ?? []));
+  const pooled = records.flatMap((r) => r.globalRoutes?.attempts ?? []);
+  if (pooled.length > 0) truncation.globalRoutes = count(pooled);
+  const repaired = records.flatMap((r) => Object.values(r.repair?.truncatedBySilencedBlock ?? {}).map((t) => ({ truncated: t })));
+  if (repaired.length > 0) truncation.repair = count(repaired);
+
   const summary: RunSummary = {
     n,
     realized: rateOf(records.filter((r) => r.realized.correct).length, n),
@@ -221,7 +267,7 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
     budget,
     cost,
     states,
-    truncated: { realized: truncated },
+    truncated: truncation,
     probes,
     selectors,
   };
@@ -230,6 +276,8 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
   if (chance) summary.chance = chance;
   const routesVsSearch = probes.includes('routes') && probes.includes('search') ? compareProbes(records, 'routes', 'search') : undefined;
   if (routesVsSearch) summary.routesVsSearch = routesVsSearch;
+  const readings = readingSummaries(records, probes);
+  if (readings) summary.readings = readings;
   const repair = analyzeRepair(records);
   if (repair) summary.repair = repair;
   return summary;

@@ -4,6 +4,7 @@
  * record depends on. `--resume` continues a run only when all of it matches.
  */
 import type { Deployment } from '../probes/deployment';
+import type { GradingSettings } from '../answers/grade';
 import type { SearchSettings } from '../probes/routeSearch';
 import type { ProbeSpec, SelectorName } from '../probes/probeSpec';
 import type { ShardSelection } from './shards';
@@ -19,6 +20,8 @@ export interface RunSettings {
   seeds: { run: number };
   routeSpace: { maxEdits: number };
   search: SearchSettings;
+  /** Which reading defines "correct" and how outputs cut at the token limit are graded. */
+  grading: GradingSettings;
   /** Which questions: --limit and --ids as given; `shard` only in a shard's run (--shard I/N). */
   selection: { limit: number | null; ids: string[] | null; shard?: ShardSelection | null };
 }
@@ -71,6 +74,7 @@ export function manifestMismatches(stored: RunManifest, wanted: RunManifest): st
   check('seed', stored.seeds, wanted.seeds);
   check('route space', stored.routeSpace, wanted.routeSpace);
   check('search settings', stored.search, wanted.search);
+  check('grading', stored.grading ?? 'none recorded (a run made before grading settings were)', wanted.grading);
   check('question selection', stored.selection, wanted.selection);
   check('backend', backendIdentity(stored), backendIdentity(wanted));
   return out;

@@ -15,7 +15,7 @@ import type { Generation, GenerationRequest, Route, TextGenerator } from '../../
 import { costOf } from '../probes/budget';
 import { deploymentRequest, promptIds } from '../probes/deployment';
 import { inFailureSet } from '../repair/failureSet';
-import { grade, normalizeAnswer } from '../answers/grade';
+import { grade, normalizeAnswer, type GradingSettings } from '../answers/grade';
 import type { RunSettings } from './manifest';
 import { RouteSearch } from '../probes/routeSearch';
 import type { Question } from '../dataset/question';
@@ -62,9 +62,20 @@ function meanLogprob(g: Generation): number | null {
   return sum / g.logprobs.length;
 }
 
-function graded(g: Generation, q: Question): Attempt {
-  const gr = grade(g.text, q, { truncated: g.finishReason === 'length' });
-  return { output: g.text, answer: gr.answer, correct: gr.correct, truncated: gr.truncated, rule: gr.rule, logprob: meanLogprob(g), tokens: g.tokens.length };
+/** Every output of a run — deployment, probe attempts, the search's reward, repair — is graded here. */
+function gradedUnder(g: Generation, q: Question, grading: GradingSettings): Attempt {
+  const gr = grade(g.text, q, { truncated: g.finishReason === 'length', grading });
+  return {
+    output: g.text,
+    answer: gr.answer,
+    correct: gr.correct,
+    truncated: gr.truncated,
+    rule: gr.rule,
+    strict: gr.strict,
+    flexible: gr.flexible,
+    logprob: meanLogprob(g),
+    tokens: g.tokens.length,
+  };
 }
 
 function probeResult(budget: number, attempts: Attempt[], generations: Generation[]): ProbeResult {
@@ -88,6 +99,8 @@ export async function auditQuestions(
   const L = model.numBlocks;
   const seed = settings.seeds.run;
   const d = settings.deployment;
+  const grading = settings.grading;
+  const graded = (g: Generation, q: Question) => gradedUnder(g, q, grading);
   // The deployment's own decoding (greedy unless configured); route probes always decode greedily.
   const deployed = (qid: string) => ({ temperature: d.temperature, topP: d.topP, seed: seedFor(seed, qid, 'deploy') });
   const greedy = (qid: string, what: string) => ({ temperature: 0, topP: 1, seed: seedFor(seed, qid, what) });
@@ -222,10 +235,13 @@ export async function auditQuestions(
       scanned.forEach((w, i) => {
         const mine = gens.slice(i * L, (i + 1) * L);
         const repair = w.record.repair!;
+        const truncatedBy: Record<string, boolean> = {};
+        repair.truncatedBySilencedBlock = truncatedBy;
         mine.forEach((g, l) => {
           const a = graded(g, w.q);
           repair.correctBySilencedBlock[String(l)] = a.correct;
           repair.answerBySilencedBlock[String(l)] = a.answer;
+          truncatedBy[String(l)] = a.truncated;
         });
         repair.cost = costOf(mine);
       });

@@ -9,18 +9,25 @@
  * per-question split keys those choices are computed from.
  */
 import type { Budget } from '../probes/budget';
+import type { AnswerView } from '../answers/grade';
 
-export type { Budget };
+export type { AnswerView, Budget };
 
 /** One graded model output. */
 export interface GradedOutput {
   output: string;
   /** Extracted answer, null when no rule matched. */
   answer: string | null;
+  /** The verdict under the run's grading settings (manifest `grading`), truncation rule included. */
   correct: boolean;
+  /** The output stopped at the token limit. */
   truncated: boolean;
   /** The extraction rule that matched (grade.ts), `none` when none did. */
   rule: string;
+  /** Only the format's answer marker (GSM8K: lm-eval strict-match). Absent in runs made before it was recorded. */
+  strict?: AnswerView;
+  /** Every fallback (GSM8K: lm-eval flexible-extract, the last number). Absent in older runs. */
+  flexible?: AnswerView;
   /** Mean log-prob per generated token; null when nothing was generated. */
   logprob: number | null;
   /** Generated tokens. */
@@ -65,6 +72,8 @@ export interface RepairResult {
   correctBySilencedBlock: Record<string, boolean>;
   /** Answers under each silenced block. */
   answerBySilencedBlock: Record<string, string | null>;
+  /** Whether the output under each silenced block hit the token limit. Absent in older runs. */
+  truncatedBySilencedBlock?: Record<string, boolean>;
   /** Orders the failure set for the seeded selection/held-out split. */
   splitKey: number;
   cost: Budget;

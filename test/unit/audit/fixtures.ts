@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { parseDataset, type Dataset } from '../../../src/audit/dataset/dataset';
 import { DEFAULT_DEPLOYMENT } from '../../../src/audit/probes/deployment';
 import { DEFAULT_SEARCH } from '../../../src/audit/probes/routeSearch';
+import { DEFAULT_GRADING } from '../../../src/audit/answers/grade';
 import type { RunSettings } from '../../../src/audit/run/manifest';
 import { globalRoutePool } from '../../../src/audit/run/questionPipeline';
 import { FakeGenerator } from './fakeGenerator';
@@ -38,6 +39,7 @@ export function settingsFor(numBlocks = 8, overrides: Partial<RunSettings> = {})
     seeds: { run: seed },
     routeSpace: { maxEdits: 4 },
     search: { ...DEFAULT_SEARCH },
+    grading: { ...DEFAULT_GRADING },
     selection: { limit: null, ids: null },
     ...overrides,
   };

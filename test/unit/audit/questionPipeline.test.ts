@@ -4,6 +4,7 @@ import { auditQuestions, AuditAborted } from '../../../src/audit/run/questionPip
 import type { QuestionRecord } from '../../../src/audit/run/record';
 import { isValidRoute, routeKey } from '../../../src/audit/probes/routes';
 import { fakeFor, settingsFor, smallDataset } from './fixtures';
+import { summarize } from '../../../src/audit/results/summary';
 
 async function audit(ids?: string[], chunkSize = 7) {
   const dataset = smallDataset();
@@ -83,4 +84,45 @@ test('an abort stops between chunks and keeps finished records', async () => {
     AuditAborted,
   );
   assert.equal(records.length, 8);
+});
+
+test('truncation: recorded on every output, a truncated output without a marker never counts, the summary counts it per probe', async () => {
+  const dataset = smallDataset();
+  const run = async (truncated: 'strict' | 'lenient') => {
+    const records: QuestionRecord[] = [];
+    await auditQuestions(fakeFor(dataset), dataset.questions, settingsFor(8, { grading: { correctBy: 'stated', truncated } }), { onRecord: (r) => records.push(r) }, { chunkSize: 24 });
+    return records;
+  };
+  const strict = await run('strict');
+  const lenient = await run('lenient');
+  const outputs = (rs: QuestionRecord[]) => rs.flatMap((r) => [r.realized, ...Object.values(r.probes).flatMap((p) => p.attempts), ...(r.globalRoutes?.attempts ?? [])]);
+  // The fake cuts about 5% of its outputs before "#### N" ("Let me think about N").
+  const cut = outputs(strict).filter((o) => o.truncated);
+  assert.ok(cut.length > 0);
+  for (const o of outputs(strict)) {
+    assert.equal(typeof o.truncated, 'boolean');
+    assert.equal(o.truncated, !o.output.includes('####'));
+    assert.ok(o.strict && o.flexible, 'both readings recorded');
+    if (o.truncated) assert.equal(o.correct, false, o.output);
+  }
+  // Lenient grading lets the cut outputs' last number count, as before.
+  assert.ok(outputs(lenient).some((o) => o.truncated && o.correct));
+  // The repair scan records truncation per silenced block, and grades by the same rule.
+  const scanned = strict.filter((r) => Object.keys(r.repair!.correctBySilencedBlock).length > 0);
+  assert.ok(scanned.length > 0);
+  for (const r of scanned) assert.deepEqual(Object.keys(r.repair!.truncatedBySilencedBlock!), Object.keys(r.repair!.correctBySilencedBlock));
+  for (const r of scanned) {
+    for (const [l, t] of Object.entries(r.repair!.truncatedBySilencedBlock!)) if (t) assert.equal(r.repair!.correctBySilencedBlock[l], false);
+  }
+  // The summary's counts are the records' counts.
+  const s = summarize(strict);
+  assert.equal(s.truncated.realized, strict.filter((r) => r.realized.truncated).length);
+  for (const p of ['sample', 'routes', 'search']) {
+    const attempts = strict.flatMap((r) => r.probes[p].attempts);
+    assert.deepEqual(s.truncated.probes[p], { truncated: attempts.filter((a) => a.truncated).length, outputs: attempts.length });
+  }
+  const repairOutputs = scanned.flatMap((r) => Object.values(r.repair!.truncatedBySilencedBlock!));
+  assert.deepEqual(s.truncated.repair, { truncated: repairOutputs.filter(Boolean).length, outputs: repairOutputs.length });
+  assert.equal(s.readings!.strict.realized.n, 24);
+  assert.equal(s.readings!.flexible.realized.successes, strict.filter((r) => r.realized.flexible!.correct).length);
 });
