@@ -59,6 +59,10 @@ export interface AuditRequestOptions {
   temperature?: number;
   topP?: number;
   stop?: string[];
+  /** `strict` (default) or `lenient`: how an output cut at the token limit is graded. */
+  gradeTruncated?: string;
+  /** `stated` (default), `strict` or `flexible`: the reading that defines correct. */
+  correctBy?: string;
 }
 
 /** The question under the cursor: by id, or by its 1-based line in the dataset file. */
@@ -269,6 +273,8 @@ export const AUDIT_OPTION_FLAGS: Readonly<Record<Exclude<keyof AuditRequestOptio
   temperature: { flag: 'temperature', kind: 'number' },
   topP: { flag: 'top-p', kind: 'number' },
   stop: { flag: 'stop', kind: 'strings' },
+  gradeTruncated: { flag: 'grade-truncated', kind: 'string' },
+  correctBy: { flag: 'correct-by', kind: 'string' },
 };
 
 const AUDIT_FIELDS: Record<string, FieldKind> = {
