@@ -17,6 +17,8 @@ const commands: Record<string, () => Promise<Command>> = {
   compare: async () => (await import('./compare.js')).compareCommand,
   report: async () => (await import('./report.js')).reportCommand,
   merge: async () => (await import('./merge.js')).mergeCommand,
+  grade: async () => (await import('./grade.js')).gradeCommand,
+  regrade: async () => (await import('./regrade.js')).regradeCommand,
   table: async () => (await import('./table.js')).tableCommand,
   trajectory: async () => (await import('./trajectory.js')).trajectoryCommand,
   // engine child process of the VS Code extension (issue 6)

@@ -97,4 +97,47 @@ describe('audits of real benchmark samples with the demo model', () => {
     assert.notEqual(bad.code, 0);
     assert.match(bad.stderr, /--grade-truncated sometimes: expected one of strict, lenient/);
   });
+
+  it('reach-audit grade reads outputs with the audit\'s code; bad lines are named', () => {
+    const one = run(['grade', '--format', 'gsm8k', '--gold', '18', '--output', 'The answer is 18 dollars. She sold 9 eggs.', '--json']);
+    assert.equal(one.code, 0, one.stderr);
+    assert.deepEqual(JSON.parse(one.stdout), { answer: '18', rule: 'gsm8k-answer-phrase', correct: true, truncated: false, strict: { answer: null, correct: false }, flexible: { answer: '9', correct: false } });
+    const file = path.join(root, 'outputs.jsonl');
+    const lines = [
+      { gold: '1', output: 'dollars dollars 111111 - - 1', truncated: true },
+      { gold: '\\frac{\\pi}{2}', output: 'so $\\boxed{\\pi/2}$' },
+      { gold: '9\\text{ a.m.}', output: '$\\boxed{9\\text{ p.m.}}$' },
+    ];
+    fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const many = run(['grade', '--format', 'boxed', '--outputs', file]);
+    assert.equal(many.code, 0, many.stderr);
+    assert.deepEqual(many.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { correct: boolean }).correct), [false, true, false]);
+    const choice = run(['grade', '--format', 'choice', '--gold', 'C', '--choices', JSON.stringify(['a', 'b', 'Planetary days will become shorter.', 'd']), '--output', 'Answer: Planetary days will become shorter.', '--json']);
+    assert.equal((JSON.parse(choice.stdout) as { answer: string }).answer, 'C');
+    fs.appendFileSync(file, '{"gold": 3}\n');
+    const bad = run(['grade', '--format', 'boxed', '--outputs', file]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /outputs\.jsonl:4: field "output" must be a string/);
+  });
+
+  it('reach-audit regrade writes a new run and counts the changed verdicts', () => {
+    const source = path.join(root, 'gsm8k-test-sample.jsonl');
+    const out = path.join(root, 'regraded');
+    const r = run(['regrade', source, '--grade-truncated', 'lenient', '--out', out]);
+    assert.equal(r.code, 0, r.stderr);
+    const before = readRecords(source);
+    const after = readRecords(out);
+    const verdicts = (rs: QuestionRecord[]) => rs.flatMap((x) => [x.realized.correct, ...Object.values(x.probes).flatMap((p) => p.correct), ...(x.globalRoutes?.attempts.map((a) => a.correct) ?? [])]);
+    const changed = verdicts(before).filter((v, i) => v !== verdicts(after)[i]).length;
+    assert.match(r.stderr, new RegExp(`: ${changed} verdicts changed;`));
+    const manifest = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8')) as RunManifest;
+    assert.deepEqual(manifest.grading, { correctBy: 'stated', truncated: 'lenient' });
+    assert.equal(manifest.regradedFrom, source);
+    const summary = JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')) as RunSummary;
+    assert.deepEqual(JSON.parse(JSON.stringify(summarize(after))), summary);
+    // Under the same rules nothing changes.
+    const again = run(['regrade', source, '--out', path.join(root, 'regraded-same')]);
+    assert.match(again.stderr, /: 0 verdicts changed;/);
+  });
 });
+

@@ -33,6 +33,8 @@ export interface RunManifest extends RunSettings {
   /** weights: the engine's projection weights ('f32' when absent: runs made before int8 existed). */
   engine: { version: string; weights?: 'f32' | 'int8' };
   model: { path: string; contentHash: string; numBlocks: number };
+  /** Set by `reach-audit regrade`: the run whose outputs these records grade again. */
+  regradedFrom?: string;
   dataset: { path: string; contentHash: string; format: string; schema: string; questions: number };
   /** Where the generations ran when not in this process (--backend openai): servers, model name, seed check. */
   backend?: RemoteBackendInfo;

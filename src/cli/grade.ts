@@ -1,0 +1,177 @@
+/**
+ * `reach-audit grade`: how an answer is read. Grades one output (--output) or a JSONL file of them
+ * (--outputs) with the function the audit uses, and prints per output the extracted answer, the
+ * rule that found it, the verdict and the strict and flexible readings.
+ */
+import * as fs from 'node:fs';
+import type { Command } from './command';
+import { UsageError } from './command';
+import { parseFlagsAndFolders } from './engineArgs';
+import { CORRECT_BY, DEFAULT_GRADING, grade, TRUNCATED_RULES, type Grade, type GradingSettings } from '../audit/answers/grade';
+import type { AnswerFormat, Choice, Question } from '../audit/dataset/question';
+
+const FORMATS = ['gsm8k', 'boxed', 'choice', 'exact'] as const;
+const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+
+const help = [
+  'Usage: reach-audit grade --format gsm8k|boxed|choice|exact [--gold G] [--choices JSON]',
+  '                         (--output TEXT | --outputs FILE.jsonl) [--json]',
+  '',
+  'Shows how Reach Audit reads an answer, with the same code the audit grades by. Per output it',
+  'prints {"answer", "rule", "correct", "strict", "flexible"}: the extracted answer, the rule that',
+  'found it, the verdict, and the strict reading (the answer marker only; lm-eval strict-match for',
+  'GSM8K) and the flexible one (every fallback; lm-eval flexible-extract for GSM8K). The rules are',
+  'in docs/design.md, section 2.',
+  '',
+  'Options:',
+  '  --format F            answer format: gsm8k, boxed, choice, exact',
+  '  --gold G              the gold answer (without it, "correct" is null)',
+  '  --choices JSON        choice texts as a JSON array of strings, labelled A, B, C, …',
+  '  --output TEXT         one model output',
+  '  --outputs FILE        JSONL, one {"gold", "output", "choices"?, "truncated"?} per line; prints one',
+  '                        JSON object per line',
+  '  --truncated           the output hit the token limit (for --output)',
+  `  --grade-truncated R   ${TRUNCATED_RULES.join('|')} (default ${DEFAULT_GRADING.truncated}); --correct-by V: ${CORRECT_BY.join('|')} (default ${DEFAULT_GRADING.correctBy})`,
+  '  --json                print JSON (always for --outputs)',
+].join('\n');
+
+interface Case {
+  gold: string | null;
+  output: string;
+  choices?: string[];
+  truncated: boolean;
+}
+
+function choicesOf(texts: string[] | undefined): Choice[] | undefined {
+  return texts?.map((text, i) => ({ label: LETTERS[i], text }));
+}
+
+function parseChoices(value: unknown, where: string): string[] {
+  if (!Array.isArray(value) || value.length < 2 || value.length > LETTERS.length || !value.every((x) => typeof x === 'string')) {
+    throw new UsageError(`${where}: expected a JSON array of 2 to ${LETTERS.length} choice texts (strings)`);
+  }
+  return value as string[];
+}
+
+function readCases(file: string): Case[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`--outputs ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+  const cases: Case[] = [];
+  text.split(/\r?\n/).forEach((line, i) => {
+    if (line.trim() === '') return;
+    const at = `${file}:${i + 1}`;
+    let obj: unknown;
+    try {
+      obj = JSON.parse(line);
+    } catch {
+      throw new UsageError(`${at}: not JSON; expected {"gold", "output", "choices"?}`);
+    }
+    if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new UsageError(`${at}: expected a JSON object {"gold", "output", "choices"?}`);
+    const o = obj as Record<string, unknown>;
+    if (typeof o.output !== 'string') throw new UsageError(`${at}: field "output" must be a string`);
+    if (o.gold !== undefined && o.gold !== null && typeof o.gold !== 'string' && typeof o.gold !== 'number') throw new UsageError(`${at}: field "gold" must be a string or number`);
+    if (o.truncated !== undefined && typeof o.truncated !== 'boolean') throw new UsageError(`${at}: field "truncated" must be true or false`);
+    cases.push({
+      gold: o.gold === undefined || o.gold === null ? null : String(o.gold),
+      output: o.output,
+      ...(o.choices !== undefined ? { choices: parseChoices(o.choices, `${at}: field "choices"`) } : {}),
+      truncated: o.truncated === true,
+    });
+  });
+  return cases;
+}
+
+/** A reading as printed: `correct` is null when no gold was given. */
+interface PrintedView {
+  answer: string | null;
+  correct: boolean | null;
+}
+
+interface Printed {
+  answer: string | null;
+  rule: string;
+  correct: boolean | null;
+  truncated: boolean;
+  strict: PrintedView;
+  flexible: PrintedView;
+}
+
+function gradeCase(c: Case, format: AnswerFormat, grading: GradingSettings): Printed {
+  const choices = choicesOf(c.choices);
+  if (format === 'choice' && !choices) throw new UsageError('--format choice needs the choices (--choices, or "choices" on each --outputs line)');
+  const q: Question = { id: 'output', line: 1, schema: 'generic', format, text: '', gold: c.gold ?? '', raw: {}, ...(choices ? { choices } : {}) };
+  const g = grade(c.output, q, { truncated: c.truncated, grading });
+  const known = c.gold !== null;
+  const printed = (v: Grade['strict']): PrintedView => ({ answer: v.answer, correct: known ? v.correct : null });
+  return { answer: g.answer, rule: g.rule, correct: known ? g.correct : null, truncated: g.truncated, strict: printed(g.strict), flexible: printed(g.flexible) };
+}
+
+export function readGrading(values: { 'grade-truncated'?: string; 'correct-by'?: string }): GradingSettings {
+  const pick = <T extends string>(v: string | undefined, flag: string, allowed: readonly T[], fallback: T): T => {
+    if (v === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(v)) throw new UsageError(`${flag} ${v}: expected one of ${allowed.join(', ')}`);
+    return v as T;
+  };
+  return {
+    correctBy: pick(values['correct-by'], '--correct-by', CORRECT_BY, DEFAULT_GRADING.correctBy),
+    truncated: pick(values['grade-truncated'], '--grade-truncated', TRUNCATED_RULES, DEFAULT_GRADING.truncated),
+  };
+}
+
+export const gradeCommand: Command = {
+  help,
+  async run(args) {
+    const { values, positionals } = parseFlagsAndFolders(args, {
+      format: { type: 'string' },
+      gold: { type: 'string' },
+      choices: { type: 'string' },
+      output: { type: 'string' },
+      outputs: { type: 'string' },
+      truncated: { type: 'boolean' },
+      'grade-truncated': { type: 'string' },
+      'correct-by': { type: 'string' },
+      json: { type: 'boolean' },
+    });
+    if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'; give the output with --output TEXT or --outputs FILE`);
+    const format = values.format;
+    if (!format || !(FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format: expected one of ${FORMATS.join(', ')}${format ? `, got '${format}'` : ''}`);
+    if ((values.output === undefined) === (values.outputs === undefined)) throw new UsageError('expected exactly one of --output TEXT and --outputs FILE.jsonl');
+    const grading = readGrading(values);
+    let choices: string[] | undefined;
+    if (values.choices !== undefined) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(values.choices);
+      } catch {
+        throw new UsageError('--choices: not JSON; expected a JSON array of choice texts, e.g. ["red", "blue"]');
+      }
+      choices = parseChoices(parsed, '--choices');
+    }
+    if (values.output !== undefined) {
+      const result = gradeCase({ gold: values.gold ?? null, output: values.output, ...(choices ? { choices } : {}), truncated: values.truncated === true }, format as AnswerFormat, grading);
+      if (values.json) process.stdout.write(JSON.stringify(result) + '\n');
+      else {
+        const view = (v: PrintedView) => `${v.answer ?? '—'}${v.correct === null ? '' : v.correct ? ' (correct)' : ' (wrong)'}`;
+        process.stdout.write(
+          [
+            `answer:   ${result.answer ?? '— (no rule matched)'}`,
+            `rule:     ${result.rule}`,
+            `correct:  ${result.correct === null ? '— (no --gold)' : result.correct}${result.truncated ? ' (truncated output)' : ''}`,
+            `strict:   ${view(result.strict)}`,
+            `flexible: ${view(result.flexible)}`,
+          ].join('\n') + '\n',
+        );
+      }
+      return 0;
+    }
+    for (const c of readCases(values.outputs!)) {
+      const result = gradeCase({ ...c, ...(c.choices || !choices ? {} : { choices }), gold: c.gold ?? values.gold ?? null }, format as AnswerFormat, grading);
+      process.stdout.write(JSON.stringify(result) + '\n');
+    }
+    return 0;
+  },
+};

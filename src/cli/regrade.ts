@@ -1,0 +1,94 @@
+/**
+ * `reach-audit regrade RUN`: grades a finished run's stored outputs again under the current rules
+ * (and, if asked, other grading settings) into a new run folder, and says how many verdicts
+ * changed. No model runs: the outputs are the run's own.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Command } from './command';
+import { UsageError, warn } from './command';
+import { parseFlagsAndFolders } from './engineArgs';
+import { readGrading } from './grade';
+import { loadDataset } from '../audit/dataset/dataset';
+import { ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset/question';
+import { emptyRegradeCounts, regradeRecord } from '../audit/run/regrade';
+import { MANIFEST_FILE, prepareRunFolder, readManifest, readRecords, RECORDS_FILE, SUMMARY_FILE, writeFileAtomic, writeJson, writeManifest } from '../audit/run/runStore';
+import { summarize } from '../audit/results/summary';
+import { formatSummary } from '../audit/report/summaryText';
+import { CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES } from '../audit/answers/grade';
+
+const help = [
+  'Usage: reach-audit regrade RUN_FOLDER [--out FOLDER] [--grade-truncated R] [--correct-by V] [--data FILE] [--pattern REGEX]',
+  '',
+  "Grades every stored output of a run again with today's grading rules (docs/design.md section 2)",
+  'and writes the result as a new run folder (manifest, records, summary); the original is not',
+  'touched. Prints how many verdicts changed: outputs, realized questions, reachable questions per',
+  'probe. Reachable and the answer-blind selections follow the new verdicts. The repair scan stores',
+  'answers, not outputs, so its verdicts are kept as they were.',
+  '',
+  'Options:',
+  '  --out FOLDER          the new run folder (default: RUN_FOLDER-regraded beside it)',
+  `  --grade-truncated R   ${TRUNCATED_RULES.join('|')} (default ${DEFAULT_GRADING.truncated})`,
+  `  --correct-by V        ${CORRECT_BY.join('|')} (default ${DEFAULT_GRADING.correctBy})`,
+  '  --data FILE           the dataset, when it moved (choice runs need its choices); its content must',
+  "                        match the run's",
+  '  --pattern REGEX       the prediction pattern of a regex-format run',
+].join('\n');
+
+export const regradeCommand: Command = {
+  help,
+  async run(args) {
+    const { values, positionals } = parseFlagsAndFolders(args, {
+      out: { type: 'string' },
+      'grade-truncated': { type: 'string' },
+      'correct-by': { type: 'string' },
+      data: { type: 'string' },
+      pattern: { type: 'string' },
+    });
+    if (positionals.length !== 1) throw new UsageError('expected one run folder: reach-audit regrade RUN_FOLDER');
+    const run = positionals[0];
+    if (!fs.existsSync(run) || !fs.statSync(run).isDirectory()) throw new UsageError(`${run}: no such folder`);
+    const manifest = readManifest(run);
+    const grading = readGrading(values);
+    const format = manifest.dataset?.format as AnswerFormat | undefined;
+    if (!format || !(ANSWER_FORMATS as readonly string[]).includes(format)) throw new UsageError(`${path.join(run, MANIFEST_FILE)}: field "dataset.format" is ${JSON.stringify(format)}; expected one of ${ANSWER_FORMATS.join(', ')}`);
+    if (format === 'regex' && !values.pattern) throw new UsageError(`${run} is a regex-format run: give its prediction pattern with --pattern REGEX`);
+
+    // Choice questions need their choices, which live in the dataset, not in the records.
+    const byId = new Map<string, Question>();
+    if (format === 'choice') {
+      const file = values.data ?? manifest.dataset.path;
+      if (!fs.existsSync(file)) throw new UsageError(`${file}: the run's dataset is not there; give it with --data FILE`);
+      const dataset = loadDataset(file, { format: 'choice' });
+      if (dataset.contentHash !== manifest.dataset.contentHash) throw new UsageError(`${file}: not the dataset this run audited (its content hash differs from ${MANIFEST_FILE}'s)`);
+      for (const q of dataset.questions) byId.set(q.id, q);
+    }
+
+    const { values: records, warnings } = readRecords(run);
+    for (const w of warnings) warn(w);
+    if (records.length === 0) throw new UsageError(`${path.join(run, RECORDS_FILE)}: no finished question to regrade`);
+    const counts = emptyRegradeCounts();
+    const out = records.map((r) => {
+      const known = byId.get(r.id);
+      if (format === 'choice' && !known) throw new UsageError(`${path.join(run, RECORDS_FILE)}: question ${JSON.stringify(r.id)} is not in the dataset`);
+      const q: Question = known ?? { id: r.id, line: r.line, schema: 'generic', format, text: r.question, gold: r.gold, raw: {}, ...(values.pattern ? { pattern: values.pattern } : {}) };
+      return regradeRecord(r, { ...q, gold: r.gold }, grading, counts);
+    });
+
+    const folder = values.out ?? `${run.replace(/[\\/]+$/, '')}-regraded`;
+    if (fs.existsSync(path.join(folder, MANIFEST_FILE))) throw new UsageError(`${folder} already holds a run; choose another --out`);
+    prepareRunFolder(folder);
+    writeManifest(folder, { ...manifest, name: `${manifest.name}-regraded`, createdAt: new Date().toISOString(), grading, regradedFrom: path.resolve(run) });
+    writeFileAtomic(path.join(folder, RECORDS_FILE), out.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const summary = summarize(out);
+    writeJson(folder, SUMMARY_FILE, summary);
+
+    const reach = Object.entries(counts.reachable).map(([p, n]) => `${p} ${n}`).join(', ');
+    process.stderr.write(
+      `reach-audit: regraded ${records.length} questions (${counts.outputs} outputs) into ${folder}: ${counts.changed} verdicts changed; ` +
+        `realized changed on ${counts.realized} questions; reachable changed on ${reach || 'none'}. Repair verdicts kept as graded.\n`,
+    );
+    process.stdout.write(formatSummary(summary, `${manifest.name} — regraded`) + '\n');
+    return 0;
+  },
+};
