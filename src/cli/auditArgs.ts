@@ -10,6 +10,7 @@ import { globalRoutePool } from '../audit/run/questionPipeline';
 import { loadDataset, type Dataset } from '../audit/dataset/dataset';
 import { checkDeployment, DEFAULT_DEPLOYMENT, QUESTION_SLOT, type Deployment, type FewShotExample } from '../audit/probes/deployment';
 import type { RunSettings } from '../audit/run/manifest';
+import { PROMPT_TRUNCATIONS } from '../audit/probes/contextFit';
 import { DEFAULT_SEARCH } from '../audit/probes/routeSearch';
 import { CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES, type GradingSettings } from '../audit/answers/grade';
 import { isRouteProbe, parseProbeSpecs, parseSelectors, PROBE_NAMES, SELECTOR_NAMES, type ProbeSpec } from '../audit/probes/probeSpec';
@@ -49,6 +50,7 @@ export const AUDIT_FLAGS = {
   temperature: { type: 'string' },
   'top-p': { type: 'string' },
   stop: { type: 'string', multiple: true },
+  'truncate-prompt': { type: 'string' },
   shard: { type: 'string' },
   backend: { type: 'string' },
   'base-url': { type: 'string', multiple: true },
@@ -185,6 +187,10 @@ export function readDeployment(values: AuditFlagValues): Deployment {
     topP: parseNumber(values['top-p'], '--top-p', (n) => n > 0 && n <= 1, 'a number in (0, 1]') ?? 1,
     stop: values.stop ?? [],
   };
+  const truncate = values['truncate-prompt'] ?? 'none';
+  if (!(PROMPT_TRUNCATIONS as readonly string[]).includes(truncate)) throw new UsageError(`--truncate-prompt ${truncate}: expected ${PROMPT_TRUNCATIONS.join(' or ')}`);
+  // Absent means none, so manifests written before the flag existed still match on --resume.
+  if (truncate === 'left') d.truncatePrompt = 'left';
   checkDeployment(d);
   return d;
 }

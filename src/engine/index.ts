@@ -16,6 +16,7 @@ export function loadModel(dir: string, options?: LoadOptions): Promise<Model> {
 }
 
 export { checkRoute, checkSilenced, checkTokenIds } from './routeValidation';
+export { contextProblem, checkContextLength, type ModelContext } from './contextLength';
 export { RemoteGenerator, publicUrl, type RemoteOptions, type RemoteBackendInfo } from './remote/remoteGenerator';
 export { EXTENSIONS_VERSION, LAYER_EXTENSIONS } from './remote/completionApi';
 export type { CompletionRequestBody, CompletionResponseBody, CompletionChoice, HealthBody } from './remote/completionApi';

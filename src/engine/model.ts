@@ -15,6 +15,7 @@ import { EmbeddingTable } from './embeddingTable';
 import { RouteExecutor, SequenceSlot } from './routeExecutor';
 import { type StepTiming, generateBatched } from './batchedGeneration';
 import { checkRoute, checkSilenced, checkTokenIds } from './routeValidation';
+import { checkContextLength, type ModelContext } from './contextLength';
 import type { ChatMessage, Generation, GenerationRequest, Route, TextGenerator } from './types';
 
 export interface LoadOptions {
@@ -146,6 +147,10 @@ export class Model implements TextGenerator {
   }
 
   /** Eos ids: generation_config.json, config.json and the tokenizer's, together. */
+  get context(): ModelContext {
+    return { maxPositions: this.config.maxPositionEmbeddings, ...(this.config.slidingWindow !== undefined ? { slidingWindow: this.config.slidingWindow } : {}) };
+  }
+
   get eosIds(): number[] {
     return [...new Set([...this.config.eosTokenIds, ...this.tokenizer.eosTokenIds])];
   }
@@ -180,6 +185,7 @@ export class Model implements TextGenerator {
   async forwardBatch(items: readonly ForwardItem[]): Promise<Float32Array[]> {
     this.checkAlive();
     if (items.length === 0) return [];
+    checkContextLength(items.map((it) => ({ promptIds: it.ids, maxNewTokens: 0 })), this.context);
     const slots = items.map((item, i) => {
       const what = items.length === 1 ? '' : `item ${i} `;
       checkTokenIds(item.ids, this.vocabSize, `${what}ids`);
@@ -193,6 +199,7 @@ export class Model implements TextGenerator {
 
   async generate(requests: readonly GenerationRequest[], signal?: AbortSignal): Promise<Generation[]> {
     this.checkAlive();
+    checkContextLength(requests, this.context);
     return generateBatched(
       {
         executor: this.executor,

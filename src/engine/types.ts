@@ -3,6 +3,8 @@
  * Domain words follow docs/design.md: a Route is the list of block indices executed in order.
  */
 
+import type { ModelContext } from './contextLength';
+
 /** Block indices executed in order; the identity route [0..L-1] is the deployed model. */
 export type Route = readonly number[];
 
@@ -61,6 +63,8 @@ export interface TextGenerator {
   readonly numBlocks: number;
   /** How the local engine stores its projection weights ('f32' when absent, e.g. a remote engine). */
   readonly weights?: 'f32' | 'int8';
+  /** The context a sequence must fit in (prompt + new tokens); absent when the backend does not say. */
+  readonly context?: ModelContext;
   /** Render messages with the model's chat template (add_generation_prompt = true) and tokenize. */
   encodeChat(messages: readonly ChatMessage[]): number[];
   /** Tokenize raw text (special tokens such as bos added as the tokenizer's post-processor says). */

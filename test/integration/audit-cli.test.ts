@@ -202,3 +202,40 @@ describe('reach-audit audit / compare / report', () => {
     assert.equal(stored.base.summary.n, 4);
   });
 });
+
+describe('reach-audit audit: prompts longer than the model context', () => {
+  const demo = path.join(repo, 'media/demo');
+  const present = fs.existsSync(path.join(demo, 'base/config.json'));
+  it('skips a 20,000-token and a 1 MB question with the reason (counted apart from n), or cuts them with --truncate-prompt left', { skip: !present && 'demo model not present' }, () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reach-audit-context-'));
+    const data = path.join(dir, 'long.jsonl');
+    const lines = [
+      { id: 'fits', question: 'What is 2 plus 3?', answer: '#### 5' },
+      { id: 'twenty-thousand', question: `${'1 + '.repeat(10000)}1 = ?`, answer: '#### 10001' },
+      { id: 'one-megabyte', question: `${'x'.repeat(1 << 20)} What is 1 plus 1?`, answer: '#### 2' },
+    ];
+    fs.writeFileSync(data, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const started = Date.now();
+    const r = run(['audit', '--model', path.join(demo, 'base'), '--data', data, '--probe', 'sample:2', '--out', path.join(dir, 'skip'), '--json', '--max-new-tokens', '32'], dir);
+    assert.equal(r.code, 0, r.stderr);
+    const summary = (JSON.parse(r.stdout) as { summary: { n: number; skipped: { n: number; questions: { id: string; promptTokens: number; contextLimit: number }[] } } }).summary;
+    assert.equal(summary.n, 1);
+    assert.equal(summary.skipped.n, 2);
+    assert.deepEqual(summary.skipped.questions.map((q) => q.id), ['twenty-thousand', 'one-megabyte']);
+    assert.ok(summary.skipped.questions.every((q) => q.contextLimit === 512 && q.promptTokens > 512));
+    const recs = fs.readFileSync(path.join(dir, 'skip', 'records.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; skipped?: { message: string } });
+    assert.match(recs[1].skipped!.message, /prompt tokens \+ 32 new tokens = \d+ positions exceed the model's context of 512 \(max_position_embeddings\)/);
+
+    const cut = run(['audit', '--model', path.join(demo, 'base'), '--data', data, '--probe', 'sample:2', '--out', path.join(dir, 'cut'), '--json', '--max-new-tokens', '32', '--truncate-prompt', 'left'], dir);
+    assert.equal(cut.code, 0, cut.stderr);
+    const s2 = (JSON.parse(cut.stdout) as { summary: { n: number; skipped: { n: number }; promptTruncated: number } }).summary;
+    assert.deepEqual([s2.n, s2.skipped.n, s2.promptTruncated], [3, 0, 2]);
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'cut', 'manifest.json'), 'utf8')) as { deployment: { truncatePrompt?: string } };
+    assert.equal(manifest.deployment.truncatePrompt, 'left');
+    // Resuming the skipping run with truncation is a different run: refused.
+    const resume = run(['audit', '--model', path.join(demo, 'base'), '--data', data, '--probe', 'sample:2', '--out', path.join(dir, 'skip'), '--resume', '--max-new-tokens', '32', '--truncate-prompt', 'left'], dir);
+    assert.notEqual(resume.code, 0);
+    assert.match(resume.stderr, /deployment/);
+    assert.ok(Date.now() - started < 120000, `took ${Date.now() - started} ms`);
+  });
+});

@@ -6,6 +6,7 @@
 import { InputError } from '../../engine/errors';
 import type { ChatMessage, Decoding, GenerationRequest, TextGenerator } from '../../engine/types';
 import { userMessage, type Question } from '../dataset/question';
+import type { PromptTruncation } from './contextFit';
 
 /** A worked example shown before the question: the user turn and the answer the model should imitate. */
 export interface FewShotExample {
@@ -26,6 +27,8 @@ export interface Deployment {
   topP: number;
   maxNewTokens: number;
   stop: string[];
+  /** What to do with a prompt too long for the context: skip the question (absent, 'none') or cut it from the left. */
+  truncatePrompt?: PromptTruncation;
 }
 
 export const DEFAULT_DEPLOYMENT: Deployment = {

@@ -135,6 +135,8 @@ function safeLine(make: () => string | undefined): string {
 function summaryTable(s: RunSummary): Html {
   const note = (text: string) => (text === '' ? html`` : html`<tr><td></td><td colspan="2" class="n">${text}</td></tr>`);
   const rows: Html[] = [html`<tr><th>realized (deployment)</th><td>${rateCell(s.realized)}</td><td></td></tr>`];
+  if (s.skipped && typeof s.skipped.n === 'number' && s.skipped.n > 0) rows.unshift(html`<tr><th>skipped (not in n)</th><td>${s.skipped.n}</td><td class="n">prompt + max new tokens exceed the model's context</td></tr>`);
+  if (typeof s.promptTruncated === 'number' && s.promptTruncated > 0) rows.unshift(html`<tr><th>prompts cut from the left</th><td>${s.promptTruncated}</td><td class="n">--truncate-prompt left</td></tr>`);
   rows.push(note(safeLine(() => (s.chance ? chanceText(s.chance.realized) : undefined))));
   for (const [p, r] of Object.entries(s.reachable ?? {})) {
     const b = s.budget?.[p];

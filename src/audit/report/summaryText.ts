@@ -62,6 +62,11 @@ export function probeComparisonLines(c: ProbeComparison): string[] {
 
 export function formatSummary(s: RunSummary, title = 'Reach Audit summary'): string {
   const out: string[] = [`${title} — ${s.n} question${s.n === 1 ? '' : 's'} (rates with 95% Wilson intervals)`];
+  if (s.skipped && s.skipped.n > 0) {
+    const q = s.skipped.questions;
+    out.push(`  skipped, not in n: ${s.skipped.n} question${s.skipped.n === 1 ? '' : 's'} whose prompt + max new tokens exceed the model's context (${q.slice(0, 5).map((x) => `${x.id}: ${x.promptTokens} + ${x.maxNewTokens} > ${x.contextLimit}`).join('; ')}${q.length > 5 ? '; …' : ''})`);
+  }
+  if (s.promptTruncated > 0) out.push(`  ${s.promptTruncated} prompt${s.promptTruncated === 1 ? ' was' : 's were'} cut from the left to fit the context (--truncate-prompt left)`);
   out.push(`  ${pad('realized (deployment)', 34)} ${rateText(s.realized)}`);
   if (s.chance) out.push(`      ${chanceText(s.chance.realized)}`);
   for (const [p, r] of Object.entries(s.reachable)) {

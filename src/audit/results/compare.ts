@@ -62,7 +62,10 @@ function pairedDelta(base: boolean[], tuned: boolean[], seed: number): PairedDel
 const anyReachable = (r: QuestionRecord) => Object.values(r.reachable).some(Boolean);
 
 /** Compares two runs question by question; `seed` keys the bootstrap (the runs' common seed). */
-export function compareRecords(baseRecords: readonly QuestionRecord[], tunedRecords: readonly QuestionRecord[], seed: number): Comparison {
+export function compareRecords(baseAll: readonly QuestionRecord[], tunedAll: readonly QuestionRecord[], seed: number): Comparison {
+  // A question skipped (prompt too long for the context) in either run has no outcome to pair.
+  const baseRecords = baseAll.filter((r) => !r.skipped);
+  const tunedRecords = tunedAll.filter((r) => !r.skipped);
   const tunedById = new Map(tunedRecords.map((r) => [r.id, r]));
   const baseIds = new Set(baseRecords.map((r) => r.id));
   const pairs: [QuestionRecord, QuestionRecord][] = [];

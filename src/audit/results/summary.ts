@@ -81,6 +81,10 @@ export interface RunSummary {
    * without the truncation rule. Over the questions whose records carry them; absent when none do.
    */
   readings?: { strict: ReadingSummary; flexible: ReadingSummary };
+  /** Questions not audited because the prompt does not fit the context; not part of n. */
+  skipped: { n: number; questions: { id: string; line: number; promptTokens: number; maxNewTokens: number; contextLimit: number }[] };
+  /** Audited questions whose prompt --truncate-prompt left cut to fit. */
+  promptTruncated: number;
   probes: string[];
   selectors: string[];
 }
@@ -187,7 +191,10 @@ function inFileOrder(records: readonly QuestionRecord[]): QuestionRecord[] {
 }
 
 export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
-  const records = inFileOrder(unordered);
+  const ordered = inFileOrder(unordered);
+  // Questions whose prompt did not fit the context were not audited: counted apart from n.
+  const records = ordered.filter((r) => !r.skipped);
+  const skipped = ordered.filter((r) => r.skipped);
   const n = records.length;
   const probes = orderedKeys(records, (r) => r.probes);
   const selectors = orderedKeys(records, (r) => Object.assign({}, ...Object.entries(r.blind).filter(([p]) => isAnswerBlindProbe(p)).map(([, v]) => v)) as Record<string, unknown>);
@@ -268,6 +275,11 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
     cost,
     states,
     truncated: truncation,
+    skipped: {
+      n: skipped.length,
+      questions: skipped.map((r) => ({ id: r.id, line: r.line, promptTokens: r.skipped!.promptTokens, maxNewTokens: r.skipped!.maxNewTokens, contextLimit: r.skipped!.contextLimit })),
+    },
+    promptTruncated: records.filter((r) => r.promptTruncated).length,
     probes,
     selectors,
   };

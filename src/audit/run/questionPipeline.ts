@@ -13,6 +13,8 @@
  */
 import type { Generation, GenerationRequest, Route, TextGenerator } from '../../engine/types';
 import { costOf } from '../probes/budget';
+import { fitPrompt } from '../probes/contextFit';
+import { InputError } from '../../engine/errors';
 import { deploymentRequest, promptIds } from '../probes/deployment';
 import { inFailureSet } from '../repair/failureSet';
 import { grade, normalizeAnswer, type GradingSettings } from '../answers/grade';
@@ -104,6 +106,9 @@ export async function auditQuestions(
   // The deployment's own decoding (greedy unless configured); route probes always decode greedily.
   const deployed = (qid: string) => ({ temperature: d.temperature, topP: d.topP, seed: seedFor(seed, qid, 'deploy') });
   const greedy = (qid: string, what: string) => ({ temperature: 0, topP: 1, seed: seedFor(seed, qid, what) });
+  if (model.context && d.maxNewTokens >= model.context.maxPositions) {
+    throw new InputError(`--max-new-tokens ${d.maxNewTokens} leaves no room for a prompt in the model's context of ${model.context.maxPositions} positions (max_position_embeddings)`);
+  }
   const checkAbort = () => {
     if (signal?.aborted) throw new AuditAborted();
   };
@@ -129,7 +134,7 @@ export async function auditQuestions(
     checkAbort();
     const chunkQs = questions.slice(first, first + options.chunkSize);
     const chunk = { first, size: chunkQs.length };
-    const work: Work[] = chunkQs.map((q) => ({
+    const all: Work[] = chunkQs.map((q) => ({
       q,
       ids: promptIds(d, q, model),
       record: {
@@ -144,6 +149,18 @@ export async function auditQuestions(
         blind: {},
       },
     }));
+    // A prompt that cannot fit the context is skipped (or cut from the left) before any generation.
+    const work: Work[] = [];
+    for (const w of all) {
+      const fit = fitPrompt(w.ids, d.maxNewTokens, model.context, d.truncatePrompt ?? 'none');
+      if ('skipped' in fit) {
+        w.record.skipped = fit.skipped;
+        continue;
+      }
+      w.ids = fit.ids;
+      if (fit.truncated) w.record.promptTruncated = fit.truncated;
+      work.push(w);
+    }
 
     // Deployment: realized(q) = grade(D(q)).
     const outputs = await run('deployment', work.map((w) => deploymentRequest(d, w.ids, deployed(w.q.id))), chunk);
@@ -248,7 +265,7 @@ export async function auditQuestions(
     }
 
     checkAbort();
-    for (const w of work) events.onRecord?.(w.record);
+    for (const w of all) events.onRecord?.(w.record);
   }
 
   /** MCTS per question, advanced in lockstep: each engine call evaluates one new route per question. */

@@ -10,6 +10,7 @@
  */
 import type { Budget } from '../probes/budget';
 import type { AnswerView } from '../answers/grade';
+import type { SkipReason } from '../probes/contextFit';
 
 export type { AnswerView, Budget };
 
@@ -86,6 +87,10 @@ export interface QuestionRecord {
   question: string;
   /** Choice formats: the question's number of answer options (for its chance level). */
   options?: number;
+  /** Set when the question was not audited (its prompt does not fit the context): nothing below was generated. */
+  skipped?: SkipReason;
+  /** Set when --truncate-prompt left cut the prompt to fit the context. */
+  promptTruncated?: { fromTokens: number; toTokens: number };
   realized: GradedOutput & { cost: Budget };
   probes: Record<string, ProbeResult>;
   reachable: Record<string, boolean>;
