@@ -407,4 +407,77 @@ describe('audit panel (Chromium, strict CSP)', () => {
     assert.deepEqual(await lastMessage(page, 'revealQuestion'), { type: 'revealQuestion', runId: 'bare', id: 7, line: 3 });
     await assertClean(page, browser);
   });
+
+  test('long ids are cut in the middle with the whole id on hover; columns resize and the widths are kept', async () => {
+    await evaluate(page, 'window.__harness.clearState()');
+    await page.reload();
+    await waitFor(page, 'window.__harness && window.__harness.posted.some(m => m.type === "ready")');
+    const run = makeSyntheticRun({ n: 20, budget: 4, seed: 9, runId: 'long-ids', label: 'long ids' });
+    run.records.forEach((r, i) => (r.id = `arith-A-very-long-benchmark-name-${String(i).padStart(4, '0')}`));
+    await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'loadRun', run })})`);
+    await waitFor(page, `document.querySelector('.count').textContent === '20 questions'`);
+    const cell = await evaluate<{ text: string; title: string; tail: string; tailInside: boolean; cut: boolean }>(page, `(() => {
+      const cell = document.querySelector('.qt-body-row[aria-rowindex="3"] .col-id');
+      const box = cell.getBoundingClientRect(), tail = cell.querySelector('.mid-tail').getBoundingClientRect(), head = cell.querySelector('.mid-head');
+      return { text: cell.textContent, title: cell.title, tail: cell.querySelector('.mid-tail').textContent, tailInside: tail.right <= box.right + 0.5 && tail.width > 0, cut: head.scrollWidth > head.clientWidth };
+    })()`);
+    const id = run.records[1].id;
+    assert.deepEqual(cell, { text: id, title: id, tail: '-0001', tailInside: true, cut: true }, 'the distinguishing end of the id shows');
+    // Every cell of the row carries its whole value on hover, the states in words.
+    const titles = await evaluate<string[]>(page, `Array.from(document.querySelectorAll('.qt-body-row[aria-rowindex="3"] .qt-cell')).map((c) => c.title)`);
+    assert.ok(titles.every((t) => t !== ''), JSON.stringify(titles));
+    assert.match(titles[4], /: /);
+
+    // Drag the id column's right edge 150 px: the id column widens, the whole id shows.
+    const before = await evaluate<number>(page, `document.querySelector('.qt-header .col-id').getBoundingClientRect().width`);
+    const handle = await page.locator('.qt-header .col-id .qt-resize').boundingBox();
+    assert.ok(handle);
+    await page.mouse.move(handle.x + handle.width / 2, handle.y + handle.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(handle.x + handle.width / 2 + 70, handle.y + handle.height / 2, { steps: 4 });
+    await page.mouse.move(handle.x + handle.width / 2 + 150, handle.y + handle.height / 2, { steps: 4 });
+    await page.mouse.up();
+    const after = await evaluate<number>(page, `document.querySelector('.qt-header .col-id').getBoundingClientRect().width`);
+    assert.ok(Math.abs(after - before - 150) < 2, `id column ${before} → ${after}`);
+    assert.equal(await evaluate(page, `(() => { const h = document.querySelector('.qt-body-row[aria-rowindex="3"] .col-id .mid-head'); return h.scrollWidth > h.clientWidth; })()`), false);
+    const rowWidth = await evaluate<number>(page, `document.querySelector('.qt-body-row[aria-rowindex="3"] .col-id').getBoundingClientRect().width`);
+    assert.ok(Math.abs(rowWidth - after) < 1, 'body cells follow the header');
+    const stored = await evaluate<{ columns?: Record<string, number> }>(page, 'window.__harness.storedState()');
+    assert.ok(stored.columns && Math.abs((stored.columns.id ?? 0) - after) < 1, JSON.stringify(stored.columns));
+    // Keyboard: the focused handle resizes with the arrows.
+    await page.locator('.qt-header .col-gold .qt-resize').focus();
+    const gold = await evaluate<number>(page, `document.querySelector('.qt-header .col-gold').getBoundingClientRect().width`);
+    await page.keyboard.press('ArrowRight');
+    assert.ok(Math.abs((await evaluate<number>(page, `document.querySelector('.qt-header .col-gold').getBoundingClientRect().width`)) - gold - 16) < 1);
+    await page.reload();
+    await waitFor(page, 'window.__harness && window.__harness.posted.some(m => m.type === "ready")');
+    await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'loadRun', run })})`);
+    await waitFor(page, `document.querySelector('.count').textContent === '20 questions'`);
+    assert.ok(Math.abs((await evaluate<number>(page, `document.querySelector('.qt-header .col-id').getBoundingClientRect().width`)) - after) < 1, 'widths come back after a reload');
+    await evaluate(page, 'window.__harness.clearState()');
+    await assertClean(page, browser);
+  });
+
+  test('Export is disabled on an empty run; on a live run it exports what is finished and says so', async () => {
+    const live = makeSyntheticRun({ n: 30, budget: 4, seed: 4, runId: 'live-export', label: 'live export' });
+    await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'loadRun', run: { ...live, records: [], summary: undefined } })})`);
+    await evaluate(page, `window.__probes.post({ type: 'runStatus', runId: 'live-export', status: 'running', done: 0, total: 30 })`);
+    await waitFor(page, `document.querySelector('.count').textContent === '0 questions'`);
+    const buttons = `Array.from(document.querySelectorAll('.topbar-actions vscode-button')).map((b) => ({ disabled: b.hasAttribute('disabled'), title: b.title }))`;
+    const empty = await evaluate<{ disabled: boolean; title: string }[]>(page, buttons);
+    assert.deepEqual(empty.map((b) => b.disabled), [true, true]);
+    assert.match(empty[0].title, /Nothing to export yet/);
+    await page.locator('.topbar-actions vscode-button', { hasText: 'Export CSV' }).click({ force: true });
+    assert.equal(await lastMessage(page, 'requestExport'), undefined, 'a disabled export posts nothing');
+    await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'appendRecords', runId: 'live-export', records: live.records.slice(0, 12) })})`);
+    await waitFor(page, `document.querySelector('.count').textContent === '12 questions'`);
+    const running = await evaluate<{ disabled: boolean; title: string }[]>(page, buttons);
+    assert.deepEqual(running.map((b) => b.disabled), [false, false]);
+    assert.match(running[1].title, /the 12 questions finished so far \(JSON\); the run is still going/);
+    await page.locator('.topbar-actions vscode-button', { hasText: 'Export JSON' }).click();
+    assert.deepEqual(await lastMessage(page, 'requestExport'), { type: 'requestExport', runId: 'live-export', format: 'json' });
+    await evaluate(page, `window.__probes.post({ type: 'runStatus', runId: 'live-export', status: 'cancelled', done: 12, total: 30 })`);
+    await waitFor(page, `document.querySelector('.topbar-actions vscode-button').title === 'Export the 12 questions (CSV)'`);
+    await assertClean(page, browser);
+  });
 });

@@ -90,6 +90,7 @@ class AuditPanel {
   private readonly countText = h('span', { class: 'count muted', 'aria-live': 'polite' });
   private readonly countBadge: HTMLElement;
   private readonly panels: HTMLElement;
+  private exportButtons: [HTMLElement, string][] = [];
 
   private refreshFrame = 0;
   private statsTimer: ReturnType<typeof setTimeout> | undefined;
@@ -110,7 +111,12 @@ class AuditPanel {
         this.state.scrollTop = top;
         this.save(true);
       },
+      onResize: (widths) => {
+        this.state.columns = widths;
+        this.save(false);
+      },
     });
+    this.table.setColumnWidths(this.state.columns);
     this.detail = new DetailPane({
       reveal: (row) => this.reveal(row),
       open: (row) => this.post({ type: 'openDetail', runId: this.run?.data.runId ?? '', id: row.record.id }),
@@ -147,10 +153,11 @@ class AuditPanel {
     });
     this.fillFilterOptions();
 
-    const exportCsv = h('vscode-button', { appearance: 'secondary', title: 'Export the questions shown (CSV)' }, 'Export CSV');
+    const exportCsv = h('vscode-button', { class: 'export-csv', appearance: 'secondary', disabled: true }, 'Export CSV');
     exportCsv.addEventListener('click', () => this.requestExport('csv'));
-    const exportJson = h('vscode-button', { appearance: 'secondary', title: 'Export the questions shown (JSON)' }, 'Export JSON');
+    const exportJson = h('vscode-button', { class: 'export-json', appearance: 'secondary', disabled: true }, 'Export JSON');
     exportJson.addEventListener('click', () => this.requestExport('json'));
+    this.exportButtons = [[exportCsv, 'CSV'], [exportJson, 'JSON']];
 
     // Not vscode-badge: its template binds a style attribute, which the strict CSP reports.
     this.countBadge = h('span', { class: 'badge' }, '0');
@@ -221,6 +228,7 @@ class AuditPanel {
         if (!this.run || message.runId === this.run.data.runId) {
           this.status = { status: message.status, done: message.done, total: message.total, message: message.message };
           this.renderStatus();
+          this.renderExport();
           if (message.status !== 'running') this.invalidate();
         }
         break;
@@ -342,6 +350,30 @@ class AuditPanel {
     const noun = total === 1 ? 'question' : 'questions';
     this.countText.textContent = this.shown.length === total ? `${count(total)} ${noun}` : `${count(this.shown.length)} of ${count(total)} ${noun}`;
     this.countBadge.textContent = count(total);
+    this.renderExport();
+  }
+
+  /**
+   * Export works on what is finished: disabled while there is nothing (an empty or just-started
+   * run); while a run is going it exports the questions finished so far and says so.
+   */
+  private renderExport(): void {
+    const shown = this.shown.length;
+    const total = this.run?.index.size ?? 0;
+    const live = this.isLive();
+    for (const [button, format] of this.exportButtons) {
+      const disabled = shown === 0;
+      if (disabled) button.setAttribute('disabled', '');
+      else button.removeAttribute('disabled');
+      const what = shown === total ? `the ${count(shown)} question${shown === 1 ? '' : 's'}` : `the ${count(shown)} question${shown === 1 ? '' : 's'} shown`;
+      button.title = total === 0
+        ? `Nothing to export yet: no question of this run has finished`
+        : shown === 0
+          ? 'Nothing to export: no question matches the filter'
+          : live
+            ? `Export ${what} finished so far (${format}); the run is still going`
+            : `Export ${what} (${format})`;
+    }
   }
 
   private sortBy(key: SortKey): void {
@@ -381,7 +413,7 @@ class AuditPanel {
   }
 
   private requestExport(format: 'csv' | 'json'): void {
-    if (!this.run) return;
+    if (!this.run || this.shown.length === 0) return;
     const filtered = this.shown.length !== this.run.index.size;
     const ids: QuestionId[] | undefined = filtered ? this.shown.map((r) => r.record.id) : undefined;
     this.post({ type: 'requestExport', runId: this.run.data.runId, format, ...(ids ? { ids } : {}) });

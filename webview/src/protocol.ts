@@ -217,6 +217,9 @@ export type PanelTab = 'questions' | 'charts';
 export type SortKey = 'id' | 'question' | 'gold' | 'answer' | 'state';
 
 /** What the panel persists (VS Code webview state) so it comes back the same when shown again. */
+/** The question table's column widths in px, by column; a missing column keeps its default. */
+export type ColumnWidths = Partial<Record<SortKey, number>>;
+
 export interface PanelUiState {
   sort: { key: SortKey; descending: boolean };
   /** A state filter (see questionState.ts STATE_FILTERS) or 'all'. */
@@ -230,6 +233,8 @@ export interface PanelUiState {
   compareFilter?: string;
   /** The Comparison section was folded by the user; absent: unfolded. */
   compareFolded?: boolean;
+  /** Column widths the user set by dragging; absent: the defaults. */
+  columns?: ColumnWidths;
 }
 
 /** Webview → extension host. */

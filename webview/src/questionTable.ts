@@ -3,11 +3,14 @@
  * 10,000 questions cost as much as forty. Rows are a fixed height and recycled; the scroll height
  * comes from a spacer. Keyboard: ↑/↓, PgUp/PgDn, Home/End move the selection, Enter reveals the
  * question in the dataset. Toolkit's vscode-data-grid is not used: it renders every row.
+ * Columns are resizable (drag a header's right edge, or focus it and press ←/→); ids, gold and
+ * answers are cut in the middle when narrow, and every cell shows its whole value on hover.
  */
 import { h, replaceChildren } from './element';
-import type { SortKey } from './protocol';
+import { middleText } from './middleText';
+import type { ColumnWidths, SortKey } from './protocol';
 import type { QuestionRow } from './questionState';
-import { stateChips } from './stateChips';
+import { stateChips, stateWords } from './stateChips';
 
 export const ROW_HEIGHT = 26;
 const OVERSCAN = 4;
@@ -16,30 +19,55 @@ interface Column {
   key: SortKey;
   label: string;
   className: string;
+  /** Width in px before the user resizes; undefined: this column takes the remaining space. */
+  width?: number;
+  /** Smallest width a resize leaves it. */
+  min: number;
   cell: (row: QuestionRow) => Node | string;
+  /** The whole value, shown on hover (cells may be cut). */
+  title: (row: QuestionRow) => string;
 }
 
 const COLUMNS: Column[] = [
-  { key: 'id', label: 'Id', className: 'col-id', cell: (r) => r.id },
-  { key: 'question', label: 'Question', className: 'col-question', cell: (r) => r.preview },
-  { key: 'gold', label: 'Gold', className: 'col-gold', cell: (r) => r.gold },
+  { key: 'id', label: 'Id', className: 'col-id', width: 132, min: 48, cell: (r) => middleText(r.id), title: (r) => r.id },
+  { key: 'question', label: 'Question', className: 'col-question', min: 80, cell: (r) => r.preview, title: (r) => r.preview },
+  { key: 'gold', label: 'Gold', className: 'col-gold', width: 72, min: 40, cell: (r) => middleText(r.gold), title: (r) => `Gold: ${r.gold}` },
   {
     key: 'answer',
     label: 'Deployed',
     className: 'col-answer',
-    cell: (r) => h('span', { class: r.record.realized?.correct ? 'answer-correct' : 'answer-wrong' }, r.answer === '' ? '∅' : r.answer),
+    width: 88,
+    min: 40,
+    cell: (r) => middleText(r.answer === '' ? '∅' : r.answer, r.record.realized?.correct ? 'answer-correct' : 'answer-wrong'),
+    title: (r) => `Deployed answer: ${r.answer === '' ? 'none' : r.answer} (${r.record.realized?.correct ? 'correct' : 'wrong'})`,
   },
   {
     key: 'state',
     label: 'States',
     className: 'col-state',
+    width: 260,
+    min: 60,
     cell: (r) => {
       const box = h('span', { class: 'chips' });
       for (const c of stateChips(r, true)) box.appendChild(c);
       return box;
     },
+    title: (r) => stateWords(r).join('\n'),
   },
 ];
+
+/** The column that absorbs the width the others leave (unless it is the one being resized). */
+const FLEX_COLUMN: SortKey = 'question';
+const KEY_STEP = 16;
+
+/** The grid template for `widths` (px per column; the flex column takes the rest). */
+export function columnTemplate(widths: ColumnWidths, flex: SortKey = FLEX_COLUMN): string {
+  return COLUMNS.map((c) => {
+    if (c.key === flex) return `minmax(${c.min}px, 1fr)`;
+    const w = widths[c.key] ?? c.width;
+    return w === undefined ? `minmax(${c.min}px, 1fr)` : `${Math.max(c.min, Math.round(w))}px`;
+  }).join(' ');
+}
 
 export interface TableCallbacks {
   /** The selection moved (click, keys, or programmatic). */
@@ -50,6 +78,8 @@ export interface TableCallbacks {
   onOpen: (row: QuestionRow) => void;
   onSort: (key: SortKey) => void;
   onScroll: (scrollTop: number) => void;
+  /** The user resized a column: the widths to keep (px). */
+  onResize?: (widths: ColumnWidths) => void;
 }
 
 interface RenderedRow {
@@ -73,6 +103,7 @@ export class QuestionTable {
   /** Viewport height and scroll position, kept from events so drawing never forces a layout. */
   private viewportHeight = 0;
   private scrollPosition = 0;
+  private widths: ColumnWidths = {};
 
   constructor(private readonly callbacks: TableCallbacks) {
     const header = h('div', { class: 'qt-row qt-header', role: 'row', 'aria-rowindex': 1 });
@@ -80,6 +111,7 @@ export class QuestionTable {
       const button = h('button', { class: 'qt-sort', type: 'button', title: `Sort by ${column.label.toLowerCase()}` }, column.label, h('span', { class: 'qt-sort-mark', 'aria-hidden': 'true' }));
       button.addEventListener('click', () => this.callbacks.onSort(column.key));
       const cell = h('div', { class: `qt-cell ${column.className}`, role: 'columnheader', 'aria-sort': 'none' }, button);
+      if (column !== COLUMNS[COLUMNS.length - 1]) cell.appendChild(this.resizeHandle(column, cell));
       this.headerCells.set(column.key, cell);
       header.appendChild(cell);
     }
@@ -109,6 +141,7 @@ export class QuestionTable {
       if (row) this.callbacks.onOpen(row);
     });
     this.element.addEventListener('keydown', (event) => this.onKey(event));
+    this.setColumnWidths({});
     new ResizeObserver((entries) => {
       this.viewportHeight = entries[entries.length - 1].contentRect.height;
       this.schedule();
@@ -123,6 +156,72 @@ export class QuestionTable {
     if (resetScroll) this.scrollTop = 0;
     for (const slot of this.pool) slot.position = -1;
     this.render();
+  }
+
+  /** Column widths (px) as stored; unknown or missing columns keep their default. */
+  setColumnWidths(widths: ColumnWidths | undefined, flex: SortKey = FLEX_COLUMN): void {
+    this.widths = { ...(widths ?? {}) };
+    this.element.style.setProperty('--ra-cols', columnTemplate(this.widths, flex));
+  }
+
+  /** The drag handle on a header's right edge; ←/→ resize from the keyboard. */
+  private resizeHandle(column: Column, cell: HTMLElement): HTMLElement {
+    const handle = h('div', {
+      class: 'qt-resize',
+      role: 'separator',
+      'aria-orientation': 'vertical',
+      'aria-label': `Resize the ${column.label.toLowerCase()} column`,
+      title: `Drag to resize the ${column.label.toLowerCase()} column (or ←/→)`,
+      tabindex: 0,
+    });
+    // Resizing the flex column itself: the states column gives or takes the space instead.
+    const flex = column.key === FLEX_COLUMN ? 'state' : FLEX_COLUMN;
+    const begin = (): { start: number; max: number } => {
+      // Freeze every column at its current width, so only the dragged one and the flex one move.
+      const frozen: ColumnWidths = {};
+      let others = 0;
+      for (const c of COLUMNS) {
+        const width = this.headerCells.get(c.key)?.getBoundingClientRect().width ?? c.width ?? c.min;
+        if (c.key !== flex) frozen[c.key] = width;
+        if (c.key !== flex && c.key !== column.key) others += width;
+      }
+      const flexMin = COLUMNS.find((c) => c.key === flex)?.min ?? 60;
+      this.setColumnWidths(frozen, flex);
+      return { start: frozen[column.key] ?? column.min, max: Math.max(column.min, this.element.clientWidth - others - flexMin) };
+    };
+    const resize = (width: number, max: number): void => {
+      this.widths[column.key] = Math.max(column.min, Math.min(max, width));
+      this.element.style.setProperty('--ra-cols', columnTemplate(this.widths, flex));
+    };
+    handle.addEventListener('pointerdown', (event) => {
+      event.preventDefault();
+      event.stopPropagation();
+      const { start, max } = begin();
+      const x0 = event.clientX;
+      handle.setPointerCapture(event.pointerId);
+      cell.classList.add('resizing');
+      const move = (e: PointerEvent): void => resize(start + e.clientX - x0, max);
+      const end = (): void => {
+        handle.removeEventListener('pointermove', move);
+        handle.removeEventListener('pointerup', end);
+        handle.removeEventListener('pointercancel', end);
+        cell.classList.remove('resizing');
+        this.callbacks.onResize?.({ ...this.widths });
+      };
+      handle.addEventListener('pointermove', move);
+      handle.addEventListener('pointerup', end);
+      handle.addEventListener('pointercancel', end);
+    });
+    handle.addEventListener('click', (event) => event.stopPropagation());
+    handle.addEventListener('keydown', (event) => {
+      if (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight') return;
+      event.preventDefault();
+      event.stopPropagation();
+      const { start, max } = begin();
+      resize(start + (event.key === 'ArrowRight' ? KEY_STEP : -KEY_STEP), max);
+      this.callbacks.onResize?.({ ...this.widths });
+    });
+    return handle;
   }
 
   setSort(key: SortKey, descending: boolean): void {
@@ -284,7 +383,7 @@ export class QuestionTable {
     for (const column of COLUMNS) {
       const content = column.cell(row);
       const cell = h('div', { class: `qt-cell ${column.className}`, role: 'gridcell' }, content);
-      if (column.key === 'question') cell.title = row.preview;
+      cell.title = column.title(row);
       element.appendChild(cell);
     }
   }

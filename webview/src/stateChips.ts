@@ -33,3 +33,8 @@ export function stateChips(row: QuestionRow, compact: boolean): HTMLElement[] {
   if (row.flags & Flag.truncated) chips.push(chip('truncated', 'truncated', 'The deployed output hit the token limit'));
   return chips;
 }
+
+/** Every state of a question in words, one per chip (the table cell's hover text). */
+export function stateWords(row: QuestionRow): string[] {
+  return stateChips(row, false).map((c) => `${c.textContent ?? ''}: ${c.title}`);
+}

@@ -3,7 +3,7 @@
  * keeps it for a webview (getState/setState survive the panel being hidden and shown). Restored
  * state is checked field by field: an older panel version may have stored something else.
  */
-import type { PanelTab, PanelUiState, SortKey } from './protocol';
+import type { ColumnWidths, PanelTab, PanelUiState, SortKey } from './protocol';
 
 const SORT_KEYS: readonly SortKey[] = ['id', 'question', 'gold', 'answer', 'state'];
 const TABS: readonly PanelTab[] = ['questions', 'charts'];
@@ -28,5 +28,12 @@ export function readUiState(stored: unknown): PanelUiState {
   if (TABS.includes(s.tab as PanelTab)) state.tab = s.tab as PanelTab;
   if (typeof s.compareFilter === 'string') state.compareFilter = s.compareFilter;
   if (s.compareFolded === true) state.compareFolded = true;
+  if (s.columns && typeof s.columns === 'object') {
+    const columns: ColumnWidths = {};
+    for (const [key, width] of Object.entries(s.columns as Record<string, unknown>)) {
+      if (SORT_KEYS.includes(key as SortKey) && typeof width === 'number' && Number.isFinite(width) && width > 0 && width < 10_000) columns[key as SortKey] = width;
+    }
+    if (Object.keys(columns).length > 0) state.columns = columns;
+  }
   return state;
 }

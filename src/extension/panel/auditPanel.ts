@@ -192,7 +192,8 @@ export class AuditPanelHost implements vscode.Disposable {
       case 'requestExport': {
         if (!this.shown || message.runId !== this.shown.run.data.runId) return;
         const ids = Array.isArray(message.ids) ? new Set(message.ids.map(String)) : undefined;
-        await exportRecordsInteractively(this.shown.run, message.format === 'json' ? 'json' : 'csv', ids);
+        const status = this.shown.status;
+        await exportRecordsInteractively(this.shown.run, message.format === 'json' ? 'json' : 'csv', ids, status?.status === 'running' ? { running: true, total: status.total } : undefined);
         return;
       }
       case 'persistState':
@@ -224,8 +225,32 @@ export function writeExport(run: LoadedRun, format: 'csv' | 'json', file: string
   return records.length;
 }
 
-/** Asks where to save, then writes the export and offers to open it. */
-export async function exportRecordsInteractively(run: LoadedRun, format: 'csv' | 'json', ids?: Set<string>): Promise<string | undefined> {
+/** What an export of an unfinished run says about it. */
+export interface ExportProgress {
+  /** The run is still going (else: stopped before the end, or never finished). */
+  running: boolean;
+  /** Questions the run will have when done, when known. */
+  total?: number;
+}
+
+/** The sentence an export's message adds for a run that is not finished; '' for a finished one. */
+export function unfinishedNote(run: LoadedRun, progress: ExportProgress | undefined): string {
+  const n = run.data.records.length;
+  const of = progress?.total ? ` of ${progress.total}` : '';
+  if (progress?.running) return ` The run is still going: these are the ${n}${of} questions finished so far.`;
+  if (!run.data.summary) return ` The run is unfinished (no summary yet): these are the ${n} questions finished before it stopped.`;
+  return '';
+}
+
+/**
+ * Asks where to save, then writes the export and offers to open it. A run with no finished
+ * question has nothing to export and says so; an unfinished one exports what is finished and says that.
+ */
+export async function exportRecordsInteractively(run: LoadedRun, format: 'csv' | 'json', ids?: Set<string>, progress?: ExportProgress): Promise<string | undefined> {
+  if (run.data.records.length === 0) {
+    void vscode.window.showInformationMessage(`Reach Audit: nothing to export yet: no question of ${run.data.label ?? run.data.runId} has finished.`);
+    return undefined;
+  }
   const target = await vscode.window.showSaveDialog({
     defaultUri: vscode.Uri.file(path.join(run.folder, `${runIdOf(run.folder)}-records.${format}`)),
     filters: format === 'csv' ? { CSV: ['csv'] } : { JSON: ['json'] },
@@ -233,7 +258,7 @@ export async function exportRecordsInteractively(run: LoadedRun, format: 'csv' |
   });
   if (!target) return undefined;
   const n = writeExport(run, format, target.fsPath, ids);
-  void vscode.window.showInformationMessage(`Reach Audit: exported ${n} question${n === 1 ? '' : 's'} to ${target.fsPath}.`, 'Open').then((a) => {
+  void vscode.window.showInformationMessage(`Reach Audit: exported ${n} question${n === 1 ? '' : 's'} to ${target.fsPath}.${unfinishedNote(run, progress)}`, 'Open').then((a) => {
     if (a) void vscode.window.showTextDocument(target);
   });
   return target.fsPath;
