@@ -12,6 +12,7 @@ import { AuditSession } from './commands/auditSession';
 import { readAuditSettings } from './commands/auditSettings';
 import { AUDIT_VIEW_ID, AuditViewProvider } from './sidebar/auditView';
 import { QuestionLensProvider } from './editor/questionLens';
+import { QuestionGutter } from './editor/questionGutter';
 import { datasetPathOf } from './panel/runData';
 import { RUN_FILES_GLOB, RunsTreeProvider, type RunsNode } from './sidebar/runsView';
 
@@ -25,6 +26,7 @@ export interface ReachAuditApi {
   readonly panel: AuditPanelHost;
   readonly auditView: AuditViewProvider;
   readonly lens: QuestionLensProvider;
+  readonly gutter: QuestionGutter;
 }
 
 export function activate(context: vscode.ExtensionContext): ReachAuditApi {
@@ -48,6 +50,7 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     const all = await runs.runs();
     return all.filter((r) => r.dataset && datasetPathOf({ dataset: { path: r.dataset } }, r.folder) === target).map((r) => r.folder);
   });
+  const gutter = new QuestionGutter(context.extensionUri, lens);
 
   const selectedRun = (): string | undefined => {
     const node = runsView.selection[0];
@@ -86,6 +89,7 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     session,
     panel,
     lens,
+    gutter,
     vscode.window.registerWebviewViewProvider(AUDIT_VIEW_ID, auditView),
     vscode.languages.registerCodeLensProvider([{ scheme: 'file', pattern: '**/*.jsonl' }, { scheme: 'file', pattern: '**/*.json' }], lens),
     runsView.onDidChangeSelection(() => void showInAuditView()),
@@ -100,7 +104,7 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     { dispose: () => pending && clearTimeout(pending) },
   );
   void showInAuditView();
-  return { runs, runsView, session, panel, auditView, lens };
+  return { runs, runsView, session, panel, auditView, lens, gutter };
 }
 
 export function deactivate(): void {

@@ -44,3 +44,26 @@ export function screenshot(name: string): Promise<{ files: string[] }> {
 export async function panelClick(text: string): Promise<void> {
   await ask<{ clicked: string }>('panelClick', { text });
 }
+
+/**
+ * Page-side function source `fn` applied to `arg` in the audit panel's frame; the launcher retries
+ * it until it answers something other than null (so `fn` can wait for the page by answering null).
+ */
+export function panelEval<T>(fn: string, arg: unknown = null, timeoutMs = 20_000): Promise<T> {
+  return ask<T>('panelEval', { fn, arg, timeoutMs }, timeoutMs + 30_000);
+}
+
+/** As panelEval, in the workbench page (views, the editor and its gutter). */
+export function workbenchEval<T>(fn: string, arg: unknown = null, timeoutMs = 20_000): Promise<T> {
+  return ask<T>('workbenchEval', { fn, arg, timeoutMs }, timeoutMs + 30_000);
+}
+
+/** Drags the panel element `selector` (a column's resize edge) by `dx` px with the mouse. */
+export async function panelDrag(selector: string, dx: number): Promise<void> {
+  await ask<{ dragged: number }>('panelDrag', { selector, dx });
+}
+
+/** Clicks the workbench element `selector` whose text contains `text` (a welcome-view button). */
+export async function workbenchClick(selector: string, text: string): Promise<void> {
+  await ask<{ clicked: string }>('workbenchClick', { selector, text });
+}

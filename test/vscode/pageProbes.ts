@@ -10,6 +10,11 @@
  *                             cannot switch, for the screenshots of the charts)
  *   screenshot  {name}      → the window and the audit panel saved as PNG files under the
  *                             screenshot folder; answers with their paths
+ *   panelEval   {fn, arg}   → page-side function source `fn` applied to `arg` in the panel's frame,
+ *                             retried until it answers something other than null/undefined (20 s)
+ *   panelDrag   {selector, dx} → drags the panel element `selector` by `dx` px (a column edge)
+ *   workbenchEval {fn, arg} → as panelEval, in the workbench page itself (views, editor gutter)
+ *   workbenchClick {selector, text} → clicks the workbench element `selector` whose text is `text`
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -20,7 +25,7 @@ export const PAGE_PROBE_FOLDER = '.reach-audit-page';
 
 export interface PageProbeRequest {
   id: string;
-  kind: 'panelDom' | 'panelClick' | 'screenshot';
+  kind: 'panelDom' | 'panelClick' | 'screenshot' | 'panelEval' | 'panelDrag' | 'workbenchEval' | 'workbenchClick';
   args: Record<string, unknown>;
 }
 
@@ -119,6 +124,47 @@ async function panelClick(page: Page, args: Record<string, unknown>): Promise<{ 
   return { clicked: text };
 }
 
+/** Page-side `fn(arg)` in `frame`, retried until it answers a value (not null/undefined). */
+async function evalUntil(what: string, frame: () => Promise<Frame | undefined>, args: Record<string, unknown>): Promise<unknown> {
+  const fn = String(args.fn);
+  return waitFor(
+    what,
+    async () => {
+      const f = await frame();
+      if (!f) return undefined;
+      try {
+        const value = await call<unknown>(f, fn, args.arg ?? null);
+        return value === null || value === undefined ? undefined : value;
+      } catch {
+        return undefined;
+      }
+    },
+    Number(args.timeoutMs ?? 20_000),
+  );
+}
+
+async function panelDrag(page: Page, args: Record<string, unknown>): Promise<{ dragged: number }> {
+  const frame = await waitFor('the audit panel', () => webviewFrame(page, '.qt-row'), 20_000);
+  const box = await frame.locator(String(args.selector)).first().boundingBox();
+  if (!box) throw new Error(`nothing to drag at ${String(args.selector)}`);
+  // Coordinates are the page's: the frame's box is already offset by playwright.
+  const x = box.x + box.width / 2;
+  const y = box.y + box.height / 2;
+  const dx = Number(args.dx);
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  await page.mouse.move(x + dx / 2, y, { steps: 4 });
+  await page.mouse.move(x + dx, y, { steps: 4 });
+  await page.mouse.up();
+  return { dragged: dx };
+}
+
+async function workbenchClick(page: Page, args: Record<string, unknown>): Promise<{ clicked: string }> {
+  const target = page.locator(String(args.selector)).filter({ hasText: String(args.text) }).first();
+  await target.click({ timeout: 20_000 });
+  return { clicked: String(args.text) };
+}
+
 /** The outer `iframe.webview` element that holds the panel's content frame. */
 async function panelElement(page: Page): Promise<ElementHandle | null> {
   const frame = await webviewFrame(page, '.qt-row');
@@ -173,6 +219,10 @@ export class PageProbes {
         request.kind === 'panelDom' ? await panelDom(this.page, request.args)
         : request.kind === 'panelClick' ? await panelClick(this.page, request.args)
         : request.kind === 'screenshot' ? await screenshot(this.page, request.args, this.screenshotFolder)
+        : request.kind === 'panelEval' ? await evalUntil('the panel page-side check', () => webviewFrame(this.page, '.qt-row'), request.args)
+        : request.kind === 'panelDrag' ? await panelDrag(this.page, request.args)
+        : request.kind === 'workbenchEval' ? await evalUntil('the workbench page-side check', async () => this.page.mainFrame(), request.args)
+        : request.kind === 'workbenchClick' ? await workbenchClick(this.page, request.args)
         : undefined;
       reply = result === undefined ? { error: `unknown page probe '${String(request.kind)}'` } : { result };
     } catch (err) {

@@ -29,14 +29,14 @@ interface Column {
 }
 
 const COLUMNS: Column[] = [
-  { key: 'id', label: 'Id', className: 'col-id', width: 132, min: 48, cell: (r) => middleText(r.id), title: (r) => r.id },
+  { key: 'id', label: 'Id', className: 'col-id', width: 120, min: 48, cell: (r) => middleText(r.id), title: (r) => r.id },
   { key: 'question', label: 'Question', className: 'col-question', min: 80, cell: (r) => r.preview, title: (r) => r.preview },
-  { key: 'gold', label: 'Gold', className: 'col-gold', width: 72, min: 40, cell: (r) => middleText(r.gold), title: (r) => `Gold: ${r.gold}` },
+  { key: 'gold', label: 'Gold', className: 'col-gold', width: 64, min: 40, cell: (r) => middleText(r.gold), title: (r) => `Gold: ${r.gold}` },
   {
     key: 'answer',
     label: 'Deployed',
     className: 'col-answer',
-    width: 88,
+    width: 80,
     min: 40,
     cell: (r) => middleText(r.answer === '' ? '∅' : r.answer, r.record.realized?.correct ? 'answer-correct' : 'answer-wrong'),
     title: (r) => `Deployed answer: ${r.answer === '' ? 'none' : r.answer} (${r.record.realized?.correct ? 'correct' : 'wrong'})`,
@@ -45,7 +45,7 @@ const COLUMNS: Column[] = [
     key: 'state',
     label: 'States',
     className: 'col-state',
-    width: 260,
+    width: 230,
     min: 60,
     cell: (r) => {
       const box = h('span', { class: 'chips' });

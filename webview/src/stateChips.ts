@@ -17,7 +17,9 @@ export function stateChips(row: QuestionRow, compact: boolean): HTMLElement[] {
   if (row.flags & Flag.realized) chips.push(chip('realized', 'realized', 'The deployed model answers correctly'));
   if (row.reachableBy.length > 0) {
     const probes = row.reachableBy.join(', ');
-    chips.push(chip(row.flags & Flag.realized ? 'reach-realized' : 'reach', `reach: ${probes}`, `Reachable: a probe found the correct answer within its budget (${probes})`));
+    // In the table three probe names would push the later chips out of the cell; the hover names them.
+    const label = compact && row.reachableBy.length > 2 ? `reach ×${row.reachableBy.length}` : `reach: ${probes}`;
+    chips.push(chip(row.flags & Flag.realized ? 'reach-realized' : 'reach', label, `Reachable: a probe found the correct answer within its budget (${probes})`));
   }
   if (row.blindBy.length > 0) {
     const label = compact ? `blind ×${row.blindBy.length}` : `blind: ${row.blindBy.join(', ')}`;

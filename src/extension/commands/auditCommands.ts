@@ -20,6 +20,7 @@ import { asPanelRecord, loadRunFolder } from '../panel/runData';
 export const COMMANDS = {
   runAudit: 'reachAudit.runAudit',
   runAuditOnFile: 'reachAudit.runAuditOnFile',
+  tryDemo: 'reachAudit.tryDemo',
   compare: 'reachAudit.compareCheckpoints',
   openPanel: 'reachAudit.openPanel',
   selectModel: 'reachAudit.selectModel',
@@ -30,6 +31,9 @@ export const COMMANDS = {
   showQuestion: 'reachAudit.showQuestion',
   showLog: 'reachAudit.showLog',
 } as const;
+
+/** Questions the bundled-demo command audits (the first ones of the demo benchmark). */
+export const DEMO_QUESTIONS = 8;
 
 /** Overrides a caller may pass (all optional; anything missing comes from settings or a picker). */
 export type AuditArgs = Partial<AuditRequestOptions>;
@@ -195,6 +199,27 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     return { runDir: result.runDir, how, message: result.error?.message };
   }
 
+  /**
+   * The Runs view's first step for a new user: Compare Checkpoints on the bundled demo pair and its
+   * arithmetic benchmark, on the first few questions with small budgets so it finishes in about
+   * half a minute; the panel then shows the comparison. Arguments override the demo's settings.
+   */
+  function tryDemo(arg?: unknown): Promise<CommandResult> {
+    const demo = path.join(context.extensionPath, 'media', 'demo');
+    const given: CompareArgs = isArgObject(arg) ? (arg as CompareArgs) : {};
+    return compare({
+      baseModel: path.join(demo, 'base'),
+      tunedModel: path.join(demo, 'tuned'),
+      data: path.join(demo, 'data', 'arith-test.jsonl'),
+      limit: DEMO_QUESTIONS,
+      probes: ['sample:8', 'routes:8', 'search:8'],
+      repair: true,
+      maxNewTokens: 64,
+      name: 'demo',
+      ...given,
+    });
+  }
+
   /** The per-question editor commands: the question under the cursor, with the chosen probes. */
   async function auditQuestion(kind: 'all' | 'routes' | 'repair', arg?: unknown): Promise<CommandResult> {
     if (!trusted()) return { how: 'untrusted' };
@@ -300,6 +325,7 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     r(COMMANDS.runAudit, runAudit),
     r(COMMANDS.runAuditOnFile, (uri?: vscode.Uri) => runAudit(uri ?? vscode.window.activeTextEditor?.document.uri)),
     r(COMMANDS.compare, compare),
+    r(COMMANDS.tryDemo, tryDemo),
     r(COMMANDS.auditQuestion, (a?: unknown) => auditQuestion('all', a)),
     r(COMMANDS.probeRoutes, (a?: unknown) => auditQuestion('routes', a)),
     r(COMMANDS.silenceBlocks, (a?: unknown) => auditQuestion('repair', a)),

@@ -10,7 +10,7 @@ import type { AuditRecord } from '../../../webview/src/protocol';
 import { probeTallies, questionStateOf } from './questionStates';
 import { loadRunFolder } from '../panel/runData';
 
-interface FileRecords {
+export interface FileRecords {
   runDir: string;
   byLine: Map<number, AuditRecord>;
 }
@@ -56,12 +56,12 @@ export class QuestionLensProvider implements vscode.CodeLensProvider, vscode.Dis
     return this.files.get(key(file))?.byLine.get(line);
   }
 
-  async provideCodeLenses(document: vscode.TextDocument): Promise<vscode.CodeLens[]> {
-    if (document.uri.scheme !== 'file') return [];
-    const k = key(document.uri.fsPath);
+  /** The audited questions of a dataset file by line: live ones, else the newest run on disk that has any. */
+  async recordsFor(file: string): Promise<FileRecords | undefined> {
+    const k = key(file);
     let entry = this.files.get(k);
     if (!entry) {
-      const runs = await this.runsForDataset(document.uri.fsPath);
+      const runs = await this.runsForDataset(file);
       for (const runDir of runs) {
         try {
           const run = loadRunFolder(runDir);
@@ -72,9 +72,16 @@ export class QuestionLensProvider implements vscode.CodeLensProvider, vscode.Dis
           // A damaged run: try the next older one.
         }
       }
-      if (!entry) return [];
+      if (!entry) return undefined;
       this.files.set(k, entry);
     }
+    return entry;
+  }
+
+  async provideCodeLenses(document: vscode.TextDocument): Promise<vscode.CodeLens[]> {
+    if (document.uri.scheme !== 'file') return [];
+    const entry = await this.recordsFor(document.uri.fsPath);
+    if (!entry) return [];
     const lenses: vscode.CodeLens[] = [];
     const runName = path.basename(entry.runDir);
     for (const [line, record] of entry.byLine) {

@@ -1,0 +1,254 @@
+/**
+ * What a user sees of a run in the real VS Code, checked in the rendered page: a run cancelled
+ * while it fills the panel keeps the questions finished before the cancel (table, status line and
+ * records agree); Export offers only what is finished (disabled while nothing is, and says "so
+ * far" while the run goes); long ids are cut in the middle with the whole id on hover and a column
+ * edge drags wider; each audited line of the dataset has a gutter mark in its state's colour beside
+ * the CodeLens; the Runs view's welcome offers the palette command and the bundled demo, whose
+ * button compares the demo pair on its first questions. Runs after userFlows (file order): the
+ * welcome test hides the workspace's runs while it looks at the empty view, then puts them back.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { ReachAuditApi } from '../../src/extension/extension';
+import { DEMO_QUESTIONS, type CommandResult } from '../../src/extension/commands/auditCommands';
+import { questionStateOf } from '../../src/extension/editor/questionStates';
+import type { AuditRecord } from '../../webview/src/protocol';
+import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
+import { pageProbesAvailable, panelDrag, panelEval, screenshot, workbenchClick, workbenchEval } from './pageProbe';
+import { EXTENSION_ID } from './suiteFixtures';
+
+function readRecords(runDir: string): AuditRecord[] {
+  const file = path.join(runDir, 'records.jsonl');
+  if (!fs.existsSync(file)) return [];
+  return fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as AuditRecord);
+}
+
+async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+interface ExportButtons {
+  status: string;
+  count: string;
+  buttons: { label: string; disabled: boolean; title: string }[];
+}
+
+/** Page-side: the status line, the count and the export buttons once `want` (a status prefix) shows. */
+const EXPORT_STATE = `(want) => {
+  const status = document.querySelector('.run-status')?.textContent ?? '';
+  if (!status.startsWith(want)) return null;
+  return {
+    status,
+    count: document.querySelector('.count')?.textContent ?? '',
+    buttons: Array.from(document.querySelectorAll('.topbar-actions vscode-button')).map((b) => ({ label: b.textContent.trim(), disabled: b.hasAttribute('disabled'), title: b.title })),
+  };
+}`;
+
+suite('What the user sees: cancel, export, table, gutter, welcome', function () {
+  this.timeout(240_000);
+  let api: ReachAuditApi;
+  let root: string;
+  let model: string;
+  let data: string;
+  let cancelledRun: string;
+  const N = 60;
+  const idOf = (i: number) => `gsm8k-long-benchmark-name-${String(i).padStart(4, '0')}`;
+
+  suiteSetup(async () => {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    assert.ok(folder);
+    root = path.join(folder.uri.fsPath, 'visible-suite');
+    fs.rmSync(root, { recursive: true, force: true });
+    model = path.join(root, 'model');
+    writeRandomModel(model, SMALL_SPECS.llama);
+    data = path.join(root, 'long-ids.jsonl');
+    fs.writeFileSync(data, Array.from({ length: N }, (_, i) => JSON.stringify({ id: idOf(i), question: `What is ${i} + 1?`, answer: `#### ${i + 1}` })).join('\n') + '\n');
+    const extension = vscode.extensions.getExtension<ReachAuditApi>(EXTENSION_ID);
+    assert.ok(extension);
+    api = await extension.activate();
+  });
+
+  test('a run cancelled while the panel fills keeps the questions finished before the cancel; Export offers what is finished', async () => {
+    const options = {
+      model, data, probes: ['sample:8', 'routes:8', 'search:8'], repair: true, maxNewTokens: 4, batch: 1, threads: 1,
+      cacheDir: path.join(root, 'cache'), name: 'visible-cancel',
+    };
+    let started: string | undefined;
+    const firstRecord = new Promise<void>((resolve) => {
+      const l = api.session.listen({
+        onStarted: (e) => (started = e.runDir),
+        onRecord: () => { l.dispose(); resolve(); },
+      });
+    });
+    const running = vscode.commands.executeCommand<CommandResult>('reachAudit.runAudit', options);
+    let live: ExportButtons | undefined;
+    if (pageProbesAvailable) {
+      // As soon as the panel shows the run going: with nothing finished Export is disabled and says
+      // why; with some finished it exports those and says so.
+      const early = await panelEval<ExportButtons>(EXPORT_STATE, 'Running', 60_000);
+      if (early.count === '0 questions') {
+        assert.deepEqual(early.buttons.map((b) => b.disabled), [true, true], JSON.stringify(early));
+        assert.match(early.buttons[0].title, /Nothing to export yet/);
+      }
+      await firstRecord;
+      live = await panelEval<ExportButtons>(`(want) => { const s = (${EXPORT_STATE})(want); return s && s.count !== '0 questions' ? s : null; }`, 'Running', 60_000);
+    }
+    await firstRecord;
+    api.session.cancelAll();
+    const stopped = await running;
+    assert.equal(stopped.how, 'cancelled', stopped.message);
+    assert.ok(stopped.runDir && stopped.runDir === started);
+    cancelledRun = stopped.runDir;
+    const kept = readRecords(cancelledRun);
+    assert.ok(kept.length >= 1 && kept.length < N, `kept ${kept.length}`);
+    assert.ok(!fs.existsSync(path.join(cancelledRun, 'summary.json')));
+    const keptIds = kept.map((r) => String(r.id)).sort();
+    assert.equal(new Set(keptIds).size, kept.length, 'each finished question once');
+    assert.ok(keptIds.every((id) => /^gsm8k-long-benchmark-name-\d{4}$/.test(id)), keptIds.join(', '));
+    if (!pageProbesAvailable || !live) return;
+    assert.deepEqual(live.buttons.map((b) => b.disabled), [false, false], JSON.stringify(live));
+    assert.match(live.buttons[0].title, /finished so far \(CSV\); the run is still going/);
+
+    // After the cancel: the status line, the table and the export all speak of the kept questions.
+    const after = await panelEval<ExportButtons>(EXPORT_STATE, 'Cancelled');
+    assert.equal(after.status, `Cancelled · ${kept.length} / ${N} kept`);
+    assert.equal(after.count, `${kept.length} question${kept.length === 1 ? '' : 's'}`);
+    assert.deepEqual(after.buttons.map((b) => b.disabled), [false, false]);
+    assert.equal(after.buttons[1].title, `Export the ${kept.length} question${kept.length === 1 ? '' : 's'} (JSON)`);
+    const rowIds = await panelEval<string[]>(`(n) => { const ids = Array.from(document.querySelectorAll('.qt-body-row:not([hidden]) .col-id')).map((c) => c.textContent); return ids.length === n ? ids : null; }`, Math.min(kept.length, 20));
+    assert.deepEqual(rowIds, keptIds.slice(0, 20), 'the table lists exactly the kept questions (sorted by id)');
+  });
+
+  test('an empty run: Export is disabled and says why', async function () {
+    if (!pageProbesAvailable) this.skip();
+    assert.ok(cancelledRun);
+    const empty = path.join(path.dirname(cancelledRun), `${path.basename(cancelledRun)}-empty`);
+    fs.mkdirSync(empty, { recursive: true });
+    fs.copyFileSync(path.join(cancelledRun, 'manifest.json'), path.join(empty, 'manifest.json'));
+    fs.writeFileSync(path.join(empty, 'records.jsonl'), '');
+    try {
+      await vscode.commands.executeCommand('reachAudit.openPanel', { runDir: empty });
+      await api.panel.whenReady();
+      const state = await panelEval<ExportButtons>(`() => { const s = (${EXPORT_STATE})(''); return s && s.count === '0 questions' ? s : null; }`);
+      assert.deepEqual(state.buttons.map((b) => b.disabled), [true, true], JSON.stringify(state));
+      assert.match(state.buttons[1].title, /Nothing to export yet/);
+    } finally {
+      fs.rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  test('the table: long ids cut in the middle with the whole id on hover; a column edge drags wider', async function () {
+    if (!pageProbesAvailable) this.skip();
+    assert.ok(cancelledRun);
+    await vscode.commands.executeCommand('reachAudit.openPanel', { runDir: cancelledRun });
+    await api.panel.whenReady();
+    // Narrow the id column by 70 px (its right edge), so the ids no longer fit.
+    await panelEval<boolean>(`() => document.querySelectorAll('.qt-body-row:not([hidden]) .col-id').length > 0 || null`);
+    const widthBefore = await panelEval<number>(`() => document.querySelector('.qt-header .col-id').getBoundingClientRect().width`);
+    await panelDrag('.qt-header .col-id .qt-resize', -70);
+    const cells = await panelEval<{ width: number; rows: { text: string; title: string; tail: string; tailShown: boolean; cut: boolean }[] }>(`() => ({
+      width: document.querySelector('.qt-header .col-id').getBoundingClientRect().width,
+      rows: Array.from(document.querySelectorAll('.qt-body-row:not([hidden]) .col-id')).map((cell) => {
+        const box = cell.getBoundingClientRect(), tail = cell.querySelector('.mid-tail'), head = cell.querySelector('.mid-head');
+        const t = tail ? tail.getBoundingClientRect() : null;
+        return { text: cell.textContent, title: cell.title, tail: tail ? tail.textContent : '', tailShown: !!t && t.width > 0 && t.right <= box.right + 0.5, cut: head.scrollWidth > head.clientWidth };
+      }),
+    })`);
+    assert.ok(Math.abs(cells.width - (widthBefore - 70)) < 2, `id column ${widthBefore} → ${cells.width}`);
+    assert.ok(cells.rows.length > 0);
+    for (const row of cells.rows) {
+      assert.equal(row.title, row.text, 'the whole id on hover');
+      assert.ok(row.cut && row.tailShown, JSON.stringify(row));
+    }
+    // Every row still reads differently: the shown tails are the ids' distinct ends.
+    assert.equal(new Set(cells.rows.map((r) => r.tail)).size, cells.rows.length, JSON.stringify(cells.rows.map((r) => r.tail)));
+
+    // The question column's right edge dragged left gives the states column the room: no chip is clipped.
+    await panelDrag('.qt-header .col-question .qt-resize', -160);
+    const chips = await panelEval<{ title: string; clipped: boolean }[]>(`() => Array.from(document.querySelectorAll('.qt-body-row:not([hidden]) .col-state')).map((cell) => {
+      const box = cell.querySelector('.chips');
+      return { title: cell.title, clipped: box.scrollWidth > box.clientWidth + 1 };
+    })`);
+    assert.ok(chips.length > 0 && chips.every((c) => !c.clipped && c.title.includes(': ')), JSON.stringify(chips));
+    await screenshot('table-columns');
+  });
+
+  test('each audited line of the dataset has a gutter mark in its state colour, beside its CodeLens', async () => {
+    assert.ok(cancelledRun);
+    const records = readRecords(cancelledRun);
+    const editor = await vscode.window.showTextDocument(vscode.Uri.file(data), { preview: false });
+    const applied = await until('the gutter marks of the dataset', () => {
+      const lines = api.gutter.applied.get(editor.document.uri.fsPath);
+      return lines && Object.values(lines).flat().length === records.length ? lines : undefined;
+    });
+    for (const record of records) assert.ok(applied[questionStateOf(record).name].includes(record.line - 1), `${String(record.id)} on line ${record.line}`);
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', editor.document.uri);
+    assert.equal(lenses.filter((l) => l.command?.command === 'reachAudit.showQuestion').length, records.length);
+    assert.ok(lenses.every((l) => (l.command?.tooltip ?? '').includes('attempts correct')), 'the CodeLens keeps its hover numbers');
+    if (!pageProbesAvailable) return;
+    // In the rendered editor: the glyph margin draws our icons (Dark Modern: the dark ones).
+    const icons = await workbenchEval<string[]>(`() => {
+      const marks = Array.from(document.querySelectorAll('.monaco-editor .cgmr')).map((el) => getComputedStyle(el).backgroundImage).filter((b) => b.includes('gutter-'));
+      return marks.length > 0 ? marks : null;
+    }`);
+    const visible = Math.min(records.length, 10);
+    assert.ok(icons.length >= visible, `${icons.length} gutter marks drawn for ${records.length} audited lines`);
+    for (const icon of icons) assert.match(icon, /gutter-(realized|reachable|repaired|unreached)-dark\.svg/);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+
+  test('the Runs view welcome offers the palette command and the bundled demo, whose button compares the pair', async function () {
+    this.timeout(300_000);
+    const runsDir = path.join(vscode.workspace.workspaceFolders![0].uri.fsPath, '.reach-audit', 'runs');
+    const hidden = `${runsDir}.hidden`;
+    fs.rmSync(hidden, { recursive: true, force: true });
+    if (fs.existsSync(runsDir)) fs.renameSync(runsDir, hidden);
+    // The demo's compiled graphs go to the suite's folder, not the user's cache.
+    const config = vscode.workspace.getConfiguration('reachAudit');
+    await config.update('cacheFolder', path.join(root, 'demo-cache'), vscode.ConfigurationTarget.Global);
+    try {
+      assert.deepEqual(await api.runs.refresh(), []);
+      await vscode.commands.executeCommand('workbench.view.extension.reachAudit');
+      const before = api.panel.runFolder;
+      if (pageProbesAvailable) {
+        const buttons = await workbenchEval<string[]>(`() => {
+          const view = Array.from(document.querySelectorAll('.welcome-view-content')).find((v) => v.textContent.includes('No audit runs in this workspace yet'));
+          return view ? Array.from(view.querySelectorAll('.monaco-button')).map((b) => b.textContent.trim()) : null;
+        }`);
+        assert.deepEqual(buttons, ['Run Reachability Audit', 'Try It on the Bundled Demo', 'Refresh']);
+        await screenshot('runs-welcome');
+        await workbenchClick('.welcome-view-content .monaco-button', 'Try It on the Bundled Demo');
+      } else {
+        const result = await vscode.commands.executeCommand<CommandResult>('reachAudit.tryDemo');
+        assert.equal(result.how, 'done', result.message);
+      }
+      // The demo pair compared on its first questions; the panel shows the trained run with the comparison.
+      const tuned = await until('the demo comparison in the panel', () => {
+        const folder = api.panel.runFolder;
+        const load = [...api.panel.sent].reverse().find((m) => m.type === 'loadRun');
+        return folder && folder !== before && load?.type === 'loadRun' && load.compare ? folder : undefined;
+      }, 240_000);
+      const runs = await api.runs.refresh();
+      assert.equal(runs.length, 2, runs.map((r) => r.folder).join(', '));
+      for (const run of runs) assert.equal(readRecords(run.folder).length, DEMO_QUESTIONS, run.folder);
+      assert.ok(runs.some((r) => r.folder === tuned));
+    } finally {
+      // Put the suite's earlier runs back beside the demo's.
+      if (fs.existsSync(hidden)) {
+        for (const name of fs.readdirSync(hidden)) fs.renameSync(path.join(hidden, name), path.join(runsDir, name));
+        fs.rmSync(hidden, { recursive: true, force: true });
+      }
+      await api.runs.refresh();
+      await config.update('cacheFolder', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+});
