@@ -125,7 +125,12 @@ suite('What the user sees: cancel, export, table, gutter, welcome', function () 
     assert.deepEqual(after.buttons.map((b) => b.disabled), [false, false]);
     assert.equal(after.buttons[1].title, `Export the ${kept.length} question${kept.length === 1 ? '' : 's'} (JSON)`);
     // The rows drawn (the table draws the rows in view) are the kept questions from the top, sorted by id.
-    const rowIds = await panelEval<string[]>(`() => { const ids = Array.from(document.querySelectorAll('.qt-body-row:not([hidden]) .col-id')).map((c) => c.textContent); return ids.length > 0 ? ids : null; }`);
+    // (Row elements are recycled, so their DOM order is not the table's: sorted by aria-rowindex.)
+    const rowIds = await panelEval<string[]>(`() => {
+      const rows = Array.from(document.querySelectorAll('.qt-body-row:not([hidden])')).sort((a, b) => Number(a.getAttribute('aria-rowindex')) - Number(b.getAttribute('aria-rowindex')));
+      const ids = rows.map((r) => r.querySelector('.col-id').textContent);
+      return ids.length > 0 ? ids : null;
+    }`);
     assert.deepEqual(rowIds, keptIds.slice(0, rowIds.length), 'the table lists exactly the kept questions (sorted by id)');
     if (kept.length <= 20) assert.equal(rowIds.length, kept.length, 'every kept question has its row');
   });
