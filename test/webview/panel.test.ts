@@ -413,7 +413,7 @@ describe('audit panel (Chromium, strict CSP)', () => {
     await page.reload();
     await waitFor(page, 'window.__harness && window.__harness.posted.some(m => m.type === "ready")');
     const run = makeSyntheticRun({ n: 20, budget: 4, seed: 9, runId: 'long-ids', label: 'long ids' });
-    run.records.forEach((r, i) => (r.id = `arith-A-very-long-benchmark-name-${String(i).padStart(4, '0')}`));
+    run.records.forEach((r, i) => (r.id = `arith-A-benchmark-${String(i).padStart(4, '0')}`));
     await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'loadRun', run })})`);
     await waitFor(page, `document.querySelector('.count').textContent === '20 questions'`);
     const cell = await evaluate<{ text: string; title: string; tail: string; tailInside: boolean; cut: boolean }>(page, `(() => {
