@@ -211,7 +211,7 @@ export function summarize(records: readonly AuditRecord[], probes: readonly stri
     identifiedBlock: identified,
     repairRate: w.rate,
     ci: [w.low, w.high],
-    heldOutSize: heldOut.length,
+    n: heldOut.length,
     damageRate: realizedWithScan.length === 0 ? 0 : damaged / realizedWithScan.length,
   };
   return summary;

@@ -58,10 +58,11 @@ export function renderHeadline(target: HTMLElement, stats: RunStatistics, summar
   }
 
   const repair = summary?.repair;
-  if (repair && repair.identifiedBlock !== undefined && repair.repairRate !== undefined) {
-    const ci = readInterval(repair.ci);
-    const damage = repair.damageRate !== undefined ? ` · damage ${percent(repair.damageRate)}` : '';
-    const n = repair.heldOutSize ?? repair.failureSetSize;
+  // The audit writes null for a block or rate it had nothing to measure on: then there is no repair headline.
+  const n = repair?.n ?? 0;
+  if (repair && typeof repair.identifiedBlock === 'number' && typeof repair.repairRate === 'number' && n > 0) {
+    const ci = readInterval(repair.ci ?? undefined);
+    const damage = typeof repair.damageRate === 'number' ? ` · damage ${percent(repair.damageRate)}` : '';
     metrics.push({
       label: `Repair · block ${repair.identifiedBlock}`,
       value: percent(repair.repairRate),

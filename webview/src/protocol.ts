@@ -97,13 +97,14 @@ export interface RunSummary {
   blind?: Record<string, Record<string, RateWithInterval>>;
   repair?: {
     failureSetSize: number;
-    identifiedBlock?: number;
-    repairRate?: number;
-    ci?: Interval;
-    damageRate?: number;
-    damageCi?: Interval;
+    /** The audit writes null when nothing could be measured (an empty selection or held-out half). */
+    identifiedBlock?: number | null;
+    repairRate?: number | null;
+    ci?: Interval | null;
+    damageRate?: number | null;
+    damageCi?: Interval | null;
     /** Size of the held-out half the identified block's repair rate is scored on. */
-    heldOutSize?: number;
+    n?: number;
     byBlock?: RepairByBlock[];
   };
   budget?: Record<string, { generations: number; tokens: number; blockApplications: number }>;

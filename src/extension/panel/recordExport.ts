@@ -40,7 +40,8 @@ export function recordsToCsv(records: readonly AuditRecord[]): string {
     r.realized?.correct === true,
     ...probes.map((p) => (r.reachable?.[p] === undefined ? '' : r.reachable[p] === true)),
     r.repair ? r.repair.inFailureSet === true : '',
-    r.repair ? repairedBlocks(r) : '',
+    // A realized question's true entries mean it survived the silencing, not that it was repaired.
+    r.repair ? (r.realized?.correct === true ? '' : repairedBlocks(r)) : '',
   ]);
   return [header, ...rows].map((row) => row.map(csvField).join(',')).join('\r\n') + '\r\n';
 }

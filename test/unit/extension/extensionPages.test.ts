@@ -74,6 +74,14 @@ test('CSV export quotes RFC 4180 fields and defuses spreadsheet formulas', () =>
   assert.deepEqual(JSON.parse(recordsToJson(records)), records);
 });
 
+test('CSV export: a realized question is never "repaired" (its true entries mean it survived the silencing)', () => {
+  const realized = record('r', 1, { realized: { output: '#### 4', answer: '4', correct: true, rule: 'strict' }, reachable: { routes: true }, repair: { inFailureSet: false, correctBySilencedBlock: { '0': true, '1': false, '2': true } } });
+  const failure = record('f', 2, { reachable: { routes: true }, repair: { inFailureSet: true, correctBySilencedBlock: { '0': false, '1': false, '2': true } } });
+  const lines = recordsToCsv([realized, failure]).trimEnd().split('\r\n');
+  assert.equal(lines[1], 'r,1,q r,4,4,strict,true,true,false,');
+  assert.equal(lines[2], 'f,2,q f,4,3,strict,false,true,true,2');
+});
+
 test('question states in words and the tree groups', () => {
   assert.equal(questionStateOf(record('r', 1, { realized: { output: '', answer: '4', correct: true } })).label, 'realized');
   assert.equal(questionStateOf(record('u', 2)).label, 'unreached');
