@@ -68,6 +68,6 @@ export function writeComparison(folder: string, stored: StoredComparison): void 
 export function readComparison(folder: string): StoredComparison | undefined {
   const value = readJsonFile<StoredComparison>(path.join(folder, COMPARISON_FILE));
   if (value === undefined) return undefined;
-  if (value.kind !== 'reach-audit-comparison') throw new InputError(`${path.join(folder, COMPARISON_FILE)}: not a Reach Audit comparison`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || value.kind !== 'reach-audit-comparison') throw new InputError(`${path.join(folder, COMPARISON_FILE)}: not a Reach Audit comparison`);
   return value;
 }

@@ -171,7 +171,8 @@ export class JsonLinesAppender {
         const text = fs.readFileSync(file, 'utf8');
         const cut = text.lastIndexOf('\n') + 1;
         const tail = text.slice(cut);
-        if (tail.trim() !== '') {
+        // Any leftover, even one JavaScript calls blank (a vertical tab) but JSON does not, is set aside.
+        if (tail !== '') {
           let complete = true;
           try {
             JSON.parse(tail);
