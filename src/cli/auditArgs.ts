@@ -15,6 +15,7 @@ import { DEFAULT_SEARCH } from '../audit/probes/routeSearch';
 import { CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES, type GradingSettings } from '../audit/answers/grade';
 import { isRouteProbe, parseProbeSpecs, parseSelectors, PROBE_NAMES, SELECTOR_NAMES, type ProbeSpec } from '../audit/probes/probeSpec';
 import { ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset/question';
+import { globalRouteSkipReason } from '../audit/probes/globalRoutePlan';
 import { parseShard, shardQuestions, shardSelection, type ShardSelection } from '../audit/run/shards';
 
 export const AUDIT_FLAGS = {
@@ -255,14 +256,20 @@ export function readPreSettings(values: AuditFlagValues): PreSettings {
   };
 }
 
-/** The full run settings once the model's block count is known. */
-export function runSettings(pre: PreSettings, numBlocks: number, selection: RunSettings['selection']): RunSettings {
+/**
+ * The full run settings once the model's block count is known. `questions` is the size of the
+ * whole selection (a shard passes its run's): too few, and the global-route pool is skipped with
+ * the reason recorded (globalRoutePlan.ts).
+ */
+export function runSettings(pre: PreSettings, numBlocks: number, selection: RunSettings['selection'], questions: number): RunSettings {
+  const skipped = pre.globalRoutes > 0 ? globalRouteSkipReason(questions) : undefined;
+  const count = skipped ? 0 : pre.globalRoutes;
   return {
     deployment: pre.deployment,
     probes: pre.probes,
     selectors: pre.selectors,
     repair: pre.repair,
-    globalRoutes: { count: pre.globalRoutes, routes: pre.globalRoutes > 0 ? globalRoutePool(numBlocks, pre.seed, pre.globalRoutes, pre.maxEdits) : [] },
+    globalRoutes: { count, routes: count > 0 ? globalRoutePool(numBlocks, pre.seed, count, pre.maxEdits) : [], ...(skipped ? { skipped } : {}) },
     seeds: { run: pre.seed },
     routeSpace: { maxEdits: pre.maxEdits },
     search: pre.search,

@@ -79,7 +79,8 @@ export function prepareAudit(plan: AuditPlan): (signal: AbortSignal) => Promise<
     const loadMs = performance.now() - started;
     try {
       const contentHash = await modelContentHash(plan.modelDir);
-      const settings = runSettings(pre, model.numBlocks, { limit: selected.limit, ids: selected.ids, ...(selected.shard ? { shard: selected.shard } : {}) });
+      const settings = runSettings(pre, model.numBlocks, { limit: selected.limit, ids: selected.ids, ...(selected.shard ? { shard: selected.shard } : {}) }, selected.shard?.ofQuestions ?? selected.questions.length);
+      if (settings.globalRoutes.skipped) warn(`${plan.label}: ${settings.globalRoutes.skipped}`);
       const refused = layerProbesRefused(settings, backend.remote);
       if (refused.length > 0) {
         throw new UsageError(

@@ -359,7 +359,8 @@ class EngineService {
     );
     if (signal.aborted) throw new StoppedBeforeRun();
 
-    const settings = runSettings(pre, model.numBlocks, { limit: selected.limit, ids: selected.ids });
+    const settings = runSettings(pre, model.numBlocks, { limit: selected.limit, ids: selected.ids }, selected.questions.length);
+    if (settings.globalRoutes.skipped) this.send({ type: 'log', id, level: 'warning', message: settings.globalRoutes.skipped });
     const wanted = new Set(selected.questions.map((q) => q.id));
     let started = false;
     const onProgress = (p: AuditProgress) => {

@@ -101,6 +101,9 @@ describe('reach-audit audit / compare / report', () => {
     const alone = path.join(root, 'runs', 'alone');
     const r = run(['audit', '--model', baseModel, '--data', data, ...PROBES, '--ids', 'q4', '--out', alone]);
     assert.equal(r.code, 0, r.stderr);
+    // One question cannot have a selection half and a held-out half: the pool is skipped, and said so.
+    assert.match(r.stderr, /global-route selection skipped: .*this run has 1\)/);
+    assert.match((readJson(path.join(alone, 'manifest.json')) as { globalRoutes: { skipped?: string } }).globalRoutes.skipped ?? '', /needs at least 20 questions/);
     const [record] = readRecords(alone);
     assert.deepEqual(record, readRecords(full).find((x) => x.id === 'q4'));
   });

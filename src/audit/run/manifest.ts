@@ -15,8 +15,11 @@ export interface RunSettings {
   probes: ProbeSpec[];
   selectors: SelectorName[];
   repair: { enabled: boolean; referenceProbes: string[] };
-  /** The shared pool of global candidate routes (global-route selector); empty when not used. */
-  globalRoutes: { count: number; routes: number[][] };
+  /**
+   * The shared pool of global candidate routes (global-route selector); empty when not used, and
+   * `skipped` says why when the selector was asked for but the run has too few questions for it.
+   */
+  globalRoutes: { count: number; routes: number[][]; skipped?: string };
   seeds: { run: number };
   routeSpace: { maxEdits: number };
   search: SearchSettings;
