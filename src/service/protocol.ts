@@ -61,6 +61,8 @@ export interface AuditRequestOptions {
   stop?: string[];
   /** `strict` (default) or `lenient`: how an output cut at the token limit is graded. */
   gradeTruncated?: string;
+  /** --truncate-prompt: what to do with a prompt that does not fit the context (none or left). */
+  truncatePrompt?: string;
   /** `stated` (default), `strict` or `flexible`: the reading that defines correct. */
   correctBy?: string;
 }
@@ -274,6 +276,7 @@ export const AUDIT_OPTION_FLAGS: Readonly<Record<Exclude<keyof AuditRequestOptio
   topP: { flag: 'top-p', kind: 'number' },
   stop: { flag: 'stop', kind: 'strings' },
   gradeTruncated: { flag: 'grade-truncated', kind: 'string' },
+  truncatePrompt: { flag: 'truncate-prompt', kind: 'string' },
   correctBy: { flag: 'correct-by', kind: 'string' },
 };
 
