@@ -10,12 +10,12 @@
  * questions together change nothing.
  */
 import * as assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { builtCli, repoRoot, runCli, runCliAsync } from '../support/cliRun';
+import { builtCli, repoRoot, runCli, runCliAsync, runCliUntilRecorded } from '../support/cliRun';
 
 const repo = repoRoot;
 const cli = builtCli;
@@ -54,21 +54,7 @@ describe('sharded audits, cluster scripts and remote engines', () => {
   it('4 shards in 4 processes, one killed and resumed, merge into the single-machine run', async () => {
     const shard = (i: number) => ['audit', '--model', model, '--data', data, ...FLAGS, '--shard', `${i}/4`, '--out', path.join(root, 'shards', `s${i}`)];
     // Shard 2 is killed as soon as it has recorded a question, then resumed.
-    const killed = await new Promise<void>((resolve) => {
-      const child: ChildProcess = spawn(process.execPath, [cli, ...shard(2), '--batch', '1'], { cwd: root, env, stdio: 'ignore' });
-      const records = path.join(root, 'shards', 's2', 'records.jsonl');
-      const timer = setInterval(() => {
-        if (fs.existsSync(records) && fs.readFileSync(records, 'utf8').includes('\n')) {
-          clearInterval(timer);
-          child.kill('SIGKILL');
-        }
-      }, 20);
-      child.on('close', () => {
-        clearInterval(timer);
-        resolve();
-      });
-    });
-    void killed;
+    await runCliUntilRecorded([...shard(2), '--batch', '1'], path.join(root, 'shards', 's2', 'records.jsonl'), { cwd: root, env });
     const partial = fs.readFileSync(path.join(root, 'shards', 's2', 'records.jsonl'), 'utf8').split('\n').filter(Boolean).length;
     assert.ok(partial >= 1 && partial < 3, `shard 2 was killed after ${partial} of its 3 questions`);
     const others = await Promise.all([0, 1, 3].map((i) => runAsync(shard(i))));

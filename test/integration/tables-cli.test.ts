@@ -5,12 +5,11 @@
  * format; a comparison whose runs no longer match is refused with the difference named.
  */
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { builtCli, repoRoot, runCli } from '../support/cliRun';
+import { builtCli, repoRoot, runCli, runCliUntilRecorded } from '../support/cliRun';
 
 const repo = repoRoot;
 const cli = builtCli;
@@ -41,20 +40,7 @@ describe('reach-audit trajectory and table', () => {
 
     const cut = path.join(root, 'cut');
     const args = ['trajectory', '--model', base, '--model', tuned, ...FLAGS, '--out', cut];
-    await new Promise<void>((resolve) => {
-      const child = spawn(process.execPath, [cli, ...args], { cwd: root, env, stdio: 'ignore' });
-      const second = path.join(cut, '1-tuned', 'records.jsonl');
-      const timer = setInterval(() => {
-        if (fs.existsSync(second) && fs.readFileSync(second, 'utf8').includes('\n')) {
-          clearInterval(timer);
-          child.kill('SIGKILL');
-        }
-      }, 20);
-      child.on('close', () => {
-        clearInterval(timer);
-        resolve();
-      });
-    });
+    await runCliUntilRecorded(args, path.join(cut, '1-tuned', 'records.jsonl'), { cwd: root, env });
     const firstRecords = fs.readFileSync(path.join(cut, '0-base', 'records.jsonl'), 'utf8');
     const partial = fs.readFileSync(path.join(cut, '1-tuned', 'records.jsonl'), 'utf8').split('\n').filter(Boolean).length;
     assert.ok(partial >= 1 && partial < 10, `killed after ${partial} questions of the second checkpoint`);

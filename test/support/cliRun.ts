@@ -1,5 +1,6 @@
 /** Runs the built CLI (dist/cli.js) the way a user would, in the foreground or in the background. */
 import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 export const repoRoot = path.resolve(__dirname, '../../..');
@@ -22,5 +23,22 @@ export function runCliAsync(args: string[], options: { cwd: string; env: NodeJS.
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('close', (code) => resolve({ code, stderr }));
+  });
+}
+
+/** Runs the CLI and kills it (SIGKILL, as a crash would) once `recordsFile` holds a finished line. */
+export function runCliUntilRecorded(args: string[], recordsFile: string, options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<void> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [builtCli, ...args], { cwd: options.cwd, env: options.env, stdio: 'ignore' });
+    const timer = setInterval(() => {
+      if (fs.existsSync(recordsFile) && fs.readFileSync(recordsFile, 'utf8').includes('\n')) {
+        clearInterval(timer);
+        child.kill('SIGKILL');
+      }
+    }, 20);
+    child.on('close', () => {
+      clearInterval(timer);
+      resolve();
+    });
   });
 }
