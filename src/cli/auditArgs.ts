@@ -12,6 +12,7 @@ import { checkDeployment, DEFAULT_DEPLOYMENT, QUESTION_SLOT, type Deployment, ty
 import type { RunSettings } from '../audit/run/manifest';
 import { PROMPT_TRUNCATIONS } from '../audit/probes/contextFit';
 import { DEFAULT_SEARCH } from '../audit/probes/routeSearch';
+import { DEFAULT_PROBE_DECODING, type ProbeDecoding } from '../audit/probes/probeDecoding';
 import { CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES, type GradingSettings } from '../audit/answers/grade';
 import { isRouteProbe, parseProbeSpecs, parseSelectors, PROBE_NAMES, SELECTOR_NAMES, type ProbeSpec } from '../audit/probes/probeSpec';
 import { ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset/question';
@@ -201,6 +202,7 @@ const DEFAULT_PROBES = ['sample:16', 'routes:16', 'search:16'];
 /** Settings that do not need the model (checked before it loads). */
 export interface PreSettings {
   probes: ProbeSpec[];
+  probeDecoding: ProbeDecoding;
   selectors: RunSettings['selectors'];
   repair: RunSettings['repair'];
   globalRoutes: number;
@@ -236,6 +238,7 @@ export function readPreSettings(values: AuditFlagValues): PreSettings {
   if (seed > 0xffffffff) throw new UsageError(`--seed: expected a whole number from 0 to 4294967295, got '${values.seed}'`);
   return {
     probes,
+    probeDecoding: { ...DEFAULT_PROBE_DECODING },
     selectors,
     repair: { enabled: values.repair === true, referenceProbes },
     globalRoutes,
@@ -267,6 +270,7 @@ export function runSettings(pre: PreSettings, numBlocks: number, selection: RunS
   return {
     deployment: pre.deployment,
     probes: pre.probes,
+    probeDecoding: pre.probeDecoding,
     selectors: pre.selectors,
     repair: pre.repair,
     globalRoutes: { count, routes: count > 0 ? globalRoutePool(numBlocks, pre.seed, count, pre.maxEdits) : [], ...(skipped ? { skipped } : {}) },

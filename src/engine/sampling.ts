@@ -17,7 +17,13 @@ function splitmix32(state: { s: number }): number {
   return (z ^ (z >>> 16)) >>> 0;
 }
 
-export class Xoshiro128 {
+/** Where a sampled token's uniform draw comes from (the sequence's PRNG; a fixed value in tests). */
+export interface UniformSource {
+  /** Uniform in [0, 1). */
+  nextFloat(): number;
+}
+
+export class Xoshiro128 implements UniformSource {
   private a: number;
   private b: number;
   private c: number;
@@ -74,7 +80,7 @@ export function logProbOf(logits: ArrayLike<number>, token: number): number {
  * Chooses the next token. temperature 0 → argmax. Otherwise softmax(logits / T), restricted to
  * the smallest set of most likely tokens whose mass reaches topP (nucleus), renormalized.
  */
-export function chooseToken(logits: ArrayLike<number>, decoding: Decoding, rng: Xoshiro128 | null): number {
+export function chooseToken(logits: ArrayLike<number>, decoding: Decoding, rng: UniformSource | null): number {
   if (decoding.temperature <= 0 || !rng) return argmax(logits);
   const n = logits.length;
   const invT = 1 / decoding.temperature;

@@ -7,12 +7,15 @@ import type { Deployment } from '../probes/deployment';
 import type { GradingSettings } from '../answers/grade';
 import type { SearchSettings } from '../probes/routeSearch';
 import type { ProbeSpec, SelectorName } from '../probes/probeSpec';
+import { LEGACY_PROBE_DECODING, routeDecodingRule, type ProbeDecoding } from '../probes/probeDecoding';
 import type { ShardSelection } from './shards';
 import type { RemoteBackendInfo } from '../../engine/index';
 
 export interface RunSettings {
   deployment: Deployment;
   probes: ProbeSpec[];
+  /** How the probes decode: the sample probe's temperature and top-p; route probes as the deployment. */
+  probeDecoding: ProbeDecoding;
   selectors: SelectorName[];
   repair: { enabled: boolean; referenceProbes: string[] };
   /**
@@ -73,6 +76,10 @@ export function manifestMismatches(stored: RunManifest, wanted: RunManifest): st
   check('weights', stored.engine?.weights ?? 'f32', wanted.engine.weights ?? 'f32');
   check('deployment', stored.deployment, wanted.deployment);
   check('probes', stored.probes, wanted.probes);
+  // Runs made before probe decoding was recorded sampled at 1.0 / 1.0 and decoded routes greedily.
+  const storedDecoding = stored.probeDecoding ?? LEGACY_PROBE_DECODING;
+  check('sample probe decoding (--sample-temperature, --sample-top-p)', storedDecoding.sample, wanted.probeDecoding.sample);
+  check('route probe decoding (as the deployment decodes)', routeDecodingRule(storedDecoding, stored.deployment), routeDecodingRule(wanted.probeDecoding, wanted.deployment));
   check('selectors', stored.selectors, wanted.selectors);
   check('repair', stored.repair, wanted.repair);
   check('global routes', stored.globalRoutes, wanted.globalRoutes);

@@ -25,6 +25,7 @@ import type { Attempt, BlindChoice, GlobalRoutesResult, ProbeResult, QuestionRec
 import { drawQuestionRoutes } from '../probes/routes';
 import { isAnswerBlindProbe, selectConfidence, selectMajority } from '../probes/blindSelectors';
 import { seedFor, seededRandom } from '../results/stats';
+import { decodingOf, routeDecodingRule } from '../probes/probeDecoding';
 
 export type AuditStage = 'deployment' | 'sample' | 'routes' | 'search' | 'global-routes' | 'repair';
 
@@ -103,9 +104,12 @@ export async function auditQuestions(
   const d = settings.deployment;
   const grading = settings.grading;
   const graded = (g: Generation, q: Question) => gradedUnder(g, q, grading);
-  // The deployment's own decoding (greedy unless configured); route probes always decode greedily.
-  const deployed = (qid: string) => ({ temperature: d.temperature, topP: d.topP, seed: seedFor(seed, qid, 'deploy') });
-  const greedy = (qid: string, what: string) => ({ temperature: 0, topP: 1, seed: seedFor(seed, qid, what) });
+  // The deployment's own decoding (greedy unless configured); route probes decode as the
+  // deployment does, each attempt with its own seed (unused when greedy).
+  const deployed = (qid: string) => decodingOf(d, seedFor(seed, qid, 'deploy'));
+  const routeRule = routeDecodingRule(settings.probeDecoding, d);
+  const routed = (qid: string, what: string, attempt: number) => decodingOf(routeRule, seedFor(seed, qid, what, attempt));
+  const sampleRule = settings.probeDecoding.sample;
   if (model.context && d.maxNewTokens >= model.context.maxPositions) {
     throw new InputError(`--max-new-tokens ${d.maxNewTokens} leaves no room for a prompt in the model's context of ${model.context.maxPositions} positions (max_position_embeddings)`);
   }
@@ -174,7 +178,7 @@ export async function auditQuestions(
         const requests: GenerationRequest[] = [];
         const seeds: number[][] = work.map((w) => Array.from({ length: probe.budget }, (_, a) => seedFor(seed, w.q.id, 'sample', a)));
         work.forEach((w, i) => {
-          for (const s of seeds[i]) requests.push(deploymentRequest(d, w.ids, { temperature: 1, topP: 1, seed: s }));
+          for (const s of seeds[i]) requests.push(deploymentRequest(d, w.ids, decodingOf(sampleRule, s)));
         });
         const gens = await run('sample', requests, chunk);
         results = work.map((w, i) => {
@@ -185,7 +189,7 @@ export async function auditQuestions(
         const routesOf = work.map((w) => drawQuestionRoutes(L, probe.budget, (a) => seededRandom(seed, w.q.id, 'routes', a), settings.routeSpace.maxEdits));
         const requests: GenerationRequest[] = [];
         work.forEach((w, i) => {
-          for (const route of routesOf[i]) requests.push(deploymentRequest(d, w.ids, greedy(w.q.id, 'routes'), { route }));
+          routesOf[i].forEach((route, a) => requests.push(deploymentRequest(d, w.ids, routed(w.q.id, 'routes', a), { route })));
         });
         const gens = await run('routes', requests, chunk);
         let at = 0;
@@ -215,7 +219,7 @@ export async function auditQuestions(
       // One engine call per pool route: a batch whose rows share a route runs each block once per
       // position for all rows, measured about twice as fast as batches of mixed routes.
       const byRoute: Generation[][] = [];
-      for (const route of pool) byRoute.push(await run('global-routes', work.map((w) => deploymentRequest(d, w.ids, greedy(w.q.id, 'global-route'), { route })), chunk));
+      for (const [a, route] of pool.entries()) byRoute.push(await run('global-routes', work.map((w) => deploymentRequest(d, w.ids, routed(w.q.id, 'global-route', a), { route })), chunk));
       work.forEach((w, i) => {
         const mine = byRoute.map((gens) => gens[i]);
         const result: GlobalRoutesResult = {
@@ -279,7 +283,7 @@ export async function auditQuestions(
         if (route) active.push({ i, route });
       });
       if (active.length === 0) break;
-      const gens = await run('search', active.map(({ i, route }) => deploymentRequest(d, work[i].ids, greedy(work[i].q.id, 'search'), { route })), chunk);
+      const gens = await run('search', active.map(({ i, route }) => deploymentRequest(d, work[i].ids, routed(work[i].q.id, 'search', round), { route })), chunk);
       active.forEach(({ i, route }, j) => {
         const a = { ...graded(gens[j], work[i].q), route: [...route] };
         searches[i].report(a.correct ? 1 : 0);

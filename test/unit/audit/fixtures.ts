@@ -6,6 +6,7 @@ import { parseDataset, type Dataset } from '../../../src/audit/dataset/dataset';
 import { DEFAULT_DEPLOYMENT } from '../../../src/audit/probes/deployment';
 import { DEFAULT_SEARCH } from '../../../src/audit/probes/routeSearch';
 import { DEFAULT_GRADING } from '../../../src/audit/answers/grade';
+import { DEFAULT_PROBE_DECODING } from '../../../src/audit/probes/probeDecoding';
 import type { RunSettings } from '../../../src/audit/run/manifest';
 import { globalRoutePool } from '../../../src/audit/run/questionPipeline';
 import { FakeGenerator } from './fakeGenerator';
@@ -33,6 +34,7 @@ export function settingsFor(numBlocks = 8, overrides: Partial<RunSettings> = {})
       { name: 'routes', budget: 6 },
       { name: 'search', budget: 6 },
     ],
+    probeDecoding: { ...DEFAULT_PROBE_DECODING },
     selectors: ['majority', 'confidence', 'global-route'],
     repair: { enabled: true, referenceProbes: ['sample', 'routes', 'search'] },
     globalRoutes: { count: 5, routes: globalRoutePool(numBlocks, seed, 5, 4) },

@@ -48,3 +48,58 @@ describe('sampling', () => {
     assert.ok(Math.abs(lp - (3 - Math.log(Math.exp(1) + Math.exp(2) + Math.exp(3)))) < 1e-12);
   });
 });
+
+/**
+ * The token distribution chooseToken draws from, computed directly from the definitions:
+ * p_i ∝ exp(logit_i / T); nucleus = the most likely tokens, in order of probability, up to and
+ * including the first at which their mass reaches topP; renormalized over the nucleus.
+ */
+function referenceDistribution(logits: readonly number[], temperature: number, topP: number): number[] {
+  const scaled = logits.map((l) => l / temperature);
+  const top = Math.max(...scaled);
+  const w = scaled.map((s) => Math.exp(s - top));
+  const total = w.reduce((a, b) => a + b, 0);
+  const p = w.map((x) => x / total);
+  const byProbability = p.map((_, i) => i).sort((a, b) => p[b] - p[a] || a - b);
+  const kept = new Set<number>();
+  let mass = 0;
+  for (const i of byProbability) {
+    if (mass >= topP) break;
+    kept.add(i);
+    mass += p[i];
+  }
+  return p.map((x, i) => (kept.has(i) ? x / mass : 0));
+}
+
+/** A fixed uniform draw, so the token chosen for every u on a fine grid can be read off. */
+const fixed = (u: number) => ({ nextFloat: () => u });
+
+describe('temperature scaling and top-p filtering against a direct computation', () => {
+  // Logits with a spread of gaps (no exact ties), as a small vocabulary.
+  const logits = [2.1, -0.4, 0.9, 3.3, -2.0, 1.7, 0.0, 2.6, -1.1, 0.45];
+  const grid = 1 << 15;
+  for (const temperature of [0.25, 0.7, 1, 1.8]) {
+    for (const topP of [0.1, 0.5, 0.8, 0.95, 1]) {
+      it(`T = ${temperature}, top-p = ${topP}: each token's share of [0, 1) is its probability`, () => {
+        const want = referenceDistribution(logits, temperature, topP);
+        const counts = new Array<number>(logits.length).fill(0);
+        // chooseToken maps u to tokens by an inverse CDF, so each token owns one interval of u and
+        // the grid count of a token is within 1 of grid × its probability.
+        for (let k = 0; k < grid; k++) counts[chooseToken(logits, { temperature, topP, seed: 0 }, fixed((k + 0.5) / grid))]++;
+        counts.forEach((c, i) => {
+          if (want[i] === 0) assert.equal(c, 0, `token ${i} is outside the nucleus but was chosen ${c} times`);
+          else assert.ok(Math.abs(c / grid - want[i]) <= 1.5 / grid, `token ${i}: ${c / grid} vs ${want[i]}`);
+        });
+      });
+    }
+  }
+
+  it('the same seed gives the same tokens; another seed other tokens', () => {
+    const draw = (seed: number) => {
+      const rng = new Xoshiro128(seed);
+      return Array.from({ length: 200 }, () => chooseToken(logits, { temperature: 0.8, topP: 0.9, seed }, rng));
+    };
+    assert.deepEqual(draw(17), draw(17));
+    assert.notDeepEqual(draw(17), draw(18));
+  });
+});
