@@ -16,8 +16,9 @@ export function lastBoxed(text: string): string | null {
   let command = '';
   for (const c of BOX_COMMANDS) {
     let i = text.lastIndexOf(c);
-    // Skip longer command names such as \fboxsep.
-    while (i >= 0 && /[A-Za-z]/.test(text[i + c.length] ?? '')) i = text.lastIndexOf(c, i - 1);
+    // Skip longer command names such as \fboxsep. At 0 there is nothing earlier to look at:
+    // lastIndexOf(c, -1) searches from 0 again and would find the same place for ever.
+    while (i >= 0 && /[A-Za-z]/.test(text[i + c.length] ?? '')) i = i === 0 ? -1 : text.lastIndexOf(c, i - 1);
     if (i > at) {
       at = i;
       command = c;

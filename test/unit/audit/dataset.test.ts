@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { loadDataset, parseDataset, userMessage } from '../../../src/audit/dataset/dataset';
 import { grade } from '../../../src/audit/answers/grade';
 import { InputError } from '../../../src/engine/errors';
+import { callWithin } from '../../support/boundedCall';
 
 // Compiled tests run from out/test/unit/audit; the fixtures stay in the source tree.
 const FIXTURES = path.resolve(__dirname, '../../../../test/fixtures/datasets');
@@ -265,4 +266,17 @@ test('loadDataset reads what parseDataset parses', () => {
   const loaded = loadDataset(file);
   const parsed = parseDataset(file, text);
   assert.deepEqual(loaded, parsed);
+});
+
+test('a MATH solution whose \\boxed lost its brace is an issue at its line; the file is read to the end', async () => {
+  // The input the fuzz pass found hanging the reader for ever (lastBoxed looped at position 0).
+  const bad = JSON.stringify({ problem: 'p', solution: '\\boxedJn*}0T&1I}' });
+  const good = JSON.stringify({ problem: 'What is 1+1?', solution: 'It is $\\boxed{2}$.' });
+  const mixed = await callWithin(5000, 'audit/dataset/dataset', 'parseDataset', 'math.jsonl', `${good}\n${bad}\n`);
+  assert.ok('value' in mixed, JSON.stringify(mixed));
+  const d = mixed.value as ReturnType<typeof parseDataset>;
+  assert.deepEqual(d.questions.map((q) => [q.line, q.gold]), [[1, '2']]);
+  assert.deepEqual(d.issues, [{ line: 2, message: 'field "solution" has no complete \\boxed{…} answer' }]);
+  const alone = await callWithin(5000, 'audit/dataset/dataset', 'parseDataset', 'math.jsonl', bad);
+  assert.deepEqual(alone, { error: { name: 'InputError', message: 'math.jsonl: no gold answer could be read in format boxed (MATH {problem, solution with \\boxed{…}}): line 1: field "solution" has no complete \\boxed{…} answer' } });
 });

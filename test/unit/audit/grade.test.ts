@@ -5,6 +5,7 @@ import { lastBoxed, normalizeBoxed } from '../../../src/audit/answers/boxed';
 import { extractGsm8kStrict, extractLastNumber } from '../../../src/audit/answers/gsm8k';
 import { parseRational, rationalKey } from '../../../src/audit/answers/rational';
 import type { AnswerFormat, Choice, Question } from '../../../src/audit/dataset/question';
+import { callWithin } from '../../support/boundedCall';
 
 /** The fields these assertions were written against (a Grade also carries its strict/flexible views). */
 function core(g: Grade): Pick<Grade, 'answer' | 'rule' | 'correct' | 'truncated'> {
@@ -229,4 +230,17 @@ test('answersEqual and normalizeAnswer agree (majority-vote buckets)', () => {
       }
     }
   }
+});
+
+test('boxed: a box command at the very start followed by a letter is no box, and reading it ends', async () => {
+  // Found by the fuzz pass: a MATH solution "\boxedJn*}0T&1I}" (its "{" lost) made lastBoxed loop
+  // for ever, hanging the dataset reader; a model output starting so would hang grading the same way.
+  for (const text of ['\\boxedJn*}0T&1I}', '\\fboxsep=2pt', '\\boxedx']) {
+    assert.deepEqual(await callWithin(5000, 'audit/answers/boxed', 'lastBoxed', text), { value: null }, text);
+  }
+  assert.equal(lastBoxed('\\fboxsep \\boxed{3}'), '3');
+  assert.equal(lastBoxed('\\boxedx \\boxed{4}'), '4');
+  const graded = await callWithin(5000, 'audit/answers/grade', 'grade', '\\boxedJn then nothing', question('boxed', '1'));
+  assert.ok('value' in graded);
+  assert.deepEqual(core(graded.value as Grade), { answer: null, rule: 'none', correct: false, truncated: false });
 });
