@@ -4,8 +4,9 @@
  */
 import type { Command } from './command';
 import { UsageError } from './command';
-import { AUDIT_FLAGS, AUDIT_FLAGS_HELP } from './auditArgs';
-import { defaultRunName, interruptSignal, prepareAudit } from './auditRun';
+import { AUDIT_FLAGS, AUDIT_FLAGS_HELP } from '../service/auditOptions';
+import { defaultRunName } from '../service/auditJob';
+import { interruptSignal, prepareAudit } from './auditRun';
 import { parseFlags } from './engineArgs';
 import { formatSummary } from '../audit/report/summaryText';
 
@@ -21,6 +22,7 @@ const help = [
   'Options:',
   '  --model DIR              Hugging Face model folder',
   ...AUDIT_FLAGS_HELP,
+  '  --json                   print the summary as JSON on stdout',
   '',
   'Example:',
   '  reach-audit audit --model ./base --data test.jsonl --probe sample:16 --probe routes:16 \\',
@@ -30,7 +32,7 @@ const help = [
 export const auditCommand: Command = {
   help,
   async run(args) {
-    const values = parseFlags(args, { model: { type: 'string' }, ...AUDIT_FLAGS });
+    const values = parseFlags(args, { model: { type: 'string' }, json: { type: 'boolean' }, ...AUDIT_FLAGS });
     if (!values.model) throw new UsageError('--model: expected a model folder');
     if (!values.data) throw new UsageError('--data: expected a benchmark file (JSONL or JSON)');
     const name = values.name ?? defaultRunName(values.model, values.data);

@@ -1,24 +1,13 @@
 /**
- * Runs one audit from command-line flags: dataset and settings checked first (before the model
- * loads), then the model, the run folder (new, or resumed), progress on stderr, Ctrl-C handling.
- * Shared by `audit` and `compare --base-model/--tuned-model`.
+ * Runs one audit job from command-line flags with the terminal's conventions: warnings and
+ * progress on stderr, Ctrl-C handling. Shared by `audit` and `compare --base-model/--tuned-model`;
+ * the job itself (checks, run folder, resume rules, the audit) is the engine service's.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { UsageError, warn } from './command';
-import { parseWeights } from './engineArgs';
+import { warn } from './command';
 import { progressReporter, formatDuration } from './progress';
-import { readDataset, readPreSettings, runSettings, selectQuestions, type AuditFlagValues } from './auditArgs';
-import { checkBackendFlags, layerProbesRefused, openBackend } from './backendArgs';
-import { ENGINE_VERSION } from '../engine/graphCache';
-import { readModelConfig } from '../engine/config';
-import { modelContentHash } from '../audit/run/modelFingerprint';
-import { runAudit, type RunAuditResult } from '../audit/run/runFolderAudit';
-import { latestRunFolder, MANIFEST_FILE, newRunFolder, prepareRunFolder } from '../audit/run/runStore';
-import { parseWholeNumber } from './engineArgs';
-import { assertFolderFree } from '../engine/folderLock';
+import { optionsFromFlags, type AuditFlagValues } from '../service/auditOptions';
+import { prepareAuditJob, type AuditJobResult } from '../service/auditJob';
 import { writeControl } from './terminalText';
-import { RUN_FOLDER_ADVICE } from '../audit/run/runFolderAudit';
 
 export interface AuditPlan {
   values: AuditFlagValues;
@@ -33,86 +22,33 @@ export interface AuditPlan {
 }
 
 /** Checks everything that does not need the model; returns a function that runs the audit. */
-export function prepareAudit(plan: AuditPlan): (signal: AbortSignal) => Promise<RunAuditResult> {
-  const { values } = plan;
-  const pre = readPreSettings(values);
-  readModelConfig(path.resolve(plan.modelDir)); // a missing or broken model folder fails before any work
-  const dataset = readDataset(values);
-  const shown = dataset.issues.slice(0, 10);
-  for (const issue of shown) warn(`${dataset.path}:${issue.line}: ${issue.message} (skipped)`);
-  if (dataset.issues.length > shown.length) warn(`${dataset.path}: ${dataset.issues.length - shown.length} more malformed lines skipped`);
-  const selected = selectQuestions(dataset, values);
-  checkBackendFlags(values);
-  // Each shard is its own run; merge joins them (and strips this suffix from the name).
-  const name = selected.shard ? `${plan.name}-shard-${selected.shard.index}-of-${selected.shard.count}` : plan.name;
-  const threads = parseWholeNumber(values.threads, '--threads', 1);
-  const workspace = process.cwd();
-  let folder = plan.folder;
-  let resume = values.resume === true;
-  if (resume && !folder) {
-    folder = latestRunFolder(workspace, name);
-    if (!folder && !plan.resumeOrStart) throw new UsageError(`--resume: no run named '${name}' under ${path.join(workspace, '.reach-audit', 'runs')}; give the run folder with --out DIR`);
-  }
-  if (resume && folder && plan.resumeOrStart && !fs.existsSync(path.join(folder, MANIFEST_FILE))) folder = undefined;
-  if (resume && !folder) resume = false;
-  folder ??= newRunFolder(workspace, name, new Date());
-  // A folder another audit is writing is refused now, before the model loads (the lock itself is taken by runAudit).
-  assertFolderFree(folder, RUN_FOLDER_ADVICE);
-  if (!resume) {
-    // An unwritable --out fails now, not after the model loads; the folder itself is made when the run starts.
-    const existed = fs.existsSync(folder);
-    prepareRunFolder(folder);
-    if (!existed) fs.rmdirSync(folder);
-  }
-
+export function prepareAudit(plan: AuditPlan): (signal: AbortSignal) => Promise<AuditJobResult> {
+  // The run folder is the plan's: --out for audit, a sub-folder of it for compare.
+  const { out: _out, ...given } = optionsFromFlags(plan.values);
+  const options = plan.folder !== undefined ? { ...given, out: plan.folder } : given;
+  const job = prepareAuditJob({
+    options,
+    modelDir: plan.modelDir,
+    workspace: process.cwd(),
+    name: plan.name,
+    resumeOrStart: plan.resumeOrStart,
+    warn,
+    resumeCommand: (folder) => resumeCommand(folder, process.argv.slice(2)),
+  });
   return async (signal) => {
-    const started = performance.now();
-    const backend = await openBackend(values, plan.modelDir, {
-      threads,
-      cacheDir: values['cache-dir'],
-      weights: parseWeights(values.weights),
-      ...(pre.maxBatch ? { maxBatch: pre.maxBatch } : {}),
-      onProgress: process.stderr.isTTY ? (m) => (writeControl(process.stderr, '\r\x1b[2K'), process.stderr.write(`${plan.label}: ${m}`)) : undefined,
+    const progress = progressReporter(plan.label);
+    const tty = process.stderr.isTTY;
+    const result = await job.run({
+      signal,
+      onModelProgress: tty ? (m) => (writeControl(process.stderr, '\r\x1b[2K'), process.stderr.write(`${plan.label}: ${m}`)) : undefined,
+      onModelReady: tty ? () => writeControl(process.stderr, '\r\x1b[2K') : undefined,
+      onProgress: (p) => progress.update(p),
     });
-    const model = backend.generator;
-    if (process.stderr.isTTY) writeControl(process.stderr, '\r\x1b[2K');
-    const loadMs = performance.now() - started;
-    try {
-      const contentHash = await modelContentHash(plan.modelDir);
-      const settings = runSettings(pre, model.numBlocks, { limit: selected.limit, ids: selected.ids, ...(selected.shard ? { shard: selected.shard } : {}) }, selected.shard?.ofQuestions ?? selected.questions.length);
-      if (settings.globalRoutes.skipped) warn(`${plan.label}: ${settings.globalRoutes.skipped}`);
-      const refused = layerProbesRefused(settings, backend.remote);
-      if (refused.length > 0) {
-        throw new UsageError(
-          `${refused.join(', ')} need layer access (routes, silenced MLPs), which ${backend.remote!.baseUrls.join(', ')} does not offer: ` +
-            'drop them (e.g. --probe sample:16 --select majority,confidence), run them with --backend local, or serve the model with `reach-audit serve --http`',
-        );
-      }
-      const progress = progressReporter(plan.label);
-      const result = await runAudit({
-        model,
-        modelInfo: { path: plan.modelDir, contentHash, ...(backend.remote ? { backend: backend.remote } : {}) },
-        engineVersion: ENGINE_VERSION,
-        dataset,
-        questions: selected.questions,
-        settings,
-        name,
-        folder: folder!,
-        resume,
-        chunkSize: pre.chunkSize,
-        signal,
-        onProgress: (p) => progress.update(p),
-        onWarning: warn,
-        resumeCommand: resumeCommand(folder!, process.argv.slice(2)),
-      });
-      progress.done();
-      const stages = Object.entries(result.timings).map(([s, t]) => `${s} ${formatDuration(t.ms)} (${t.generations} gen)`);
-      process.stderr.write(`${plan.label}: model load ${formatDuration(loadMs)}; ${stages.join(', ')}\n`);
-      process.stderr.write(`${plan.label}: run folder ${result.folder}\n`);
-      return result;
-    } finally {
-      await backend.dispose();
-    }
+    progress.done();
+    const stages = Object.entries(result.timings).map(([s, t]) => `${s} ${formatDuration(t.ms)} (${t.generations} gen)`);
+    process.stderr.write(`${plan.label}: model load ${formatDuration(result.loadMs)}; ${stages.join(', ')}\n`);
+    process.stderr.write(`${plan.label}: run folder ${result.folder}\n`);
+    return result;
   };
 }
 
@@ -142,8 +78,4 @@ export function interruptSignal(hint: () => string): { signal: AbortSignal; rele
   };
   process.on('SIGINT', onSigint);
   return { signal: controller.signal, release: () => process.off('SIGINT', onSigint) };
-}
-
-export function defaultRunName(modelDir: string, dataPath: string): string {
-  return `${path.basename(path.resolve(modelDir))}-${path.basename(dataPath).replace(/\.(jsonl|json)$/i, '')}`;
 }

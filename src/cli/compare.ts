@@ -5,7 +5,8 @@
 import * as path from 'node:path';
 import type { Command } from './command';
 import { UsageError, warn } from './command';
-import { AUDIT_FLAGS, AUDIT_FLAGS_HELP } from './auditArgs';
+import { AUDIT_FLAGS, AUDIT_FLAGS_HELP } from '../service/auditOptions';
+import { defaultComparisonName } from '../service/auditJob';
 import { interruptSignal, prepareAudit } from './auditRun';
 import { parseFlags } from './engineArgs';
 import { writeHtmlReport } from './reportFiles';
@@ -32,6 +33,7 @@ const help = [
   '  --html FILE              also write a self-contained HTML report',
   '  --mixed-backends         compare runs made on different backends (local engine vs a server)',
   '  --mixed-weights          compare runs made with different --weights (f32 vs int8); refused otherwise',
+  '  --json                   print the comparison as JSON on stdout',
   ...AUDIT_FLAGS_HELP,
 ].join('\n');
 
@@ -46,6 +48,7 @@ export const compareCommand: Command = {
       html: { type: 'string' },
       'mixed-backends': { type: 'boolean' },
       'mixed-weights': { type: 'boolean' },
+      json: { type: 'boolean' },
       ...AUDIT_FLAGS,
     });
     const fromRuns = values['base-run'] !== undefined || values['tuned-run'] !== undefined;
@@ -58,13 +61,13 @@ export const compareCommand: Command = {
       if (!values['base-run'] || !values['tuned-run']) throw new UsageError('--base-run and --tuned-run: both run folders are needed');
       baseFolder = values['base-run'];
       tunedFolder = values['tuned-run'];
-      name = values.name ?? `${path.basename(baseFolder)}-vs-${path.basename(tunedFolder)}`;
+      name = values.name ?? defaultComparisonName({ baseRun: baseFolder, tunedRun: tunedFolder });
     } else {
       const baseModel = values['base-model'];
       const tunedModel = values['tuned-model'];
       if (!baseModel || !tunedModel) throw new UsageError('--base-model and --tuned-model: both model folders are needed');
       if (!values.data) throw new UsageError('--data: expected a benchmark file (JSONL or JSON)');
-      name = values.name ?? `${path.basename(path.resolve(baseModel))}-vs-${path.basename(path.resolve(tunedModel))}-${path.basename(values.data).replace(/\.(jsonl|json)$/i, '')}`;
+      name = values.name ?? defaultComparisonName({ baseModel, tunedModel, data: values.data });
       const sub = (which: string) => (values.out ? path.join(values.out, which) : undefined);
       // Both audits are checked before either starts, so bad input fails before any model work.
       const startBase = prepareAudit({ values, modelDir: baseModel, name: `${name}-base`, folder: sub('base'), label: 'base', resumeOrStart: true });

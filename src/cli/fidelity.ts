@@ -7,8 +7,9 @@
  */
 import type { Command } from './command';
 import { UsageError } from './command';
-import { AUDIT_FLAGS, readDataset, readPreSettings, selectQuestions } from './auditArgs';
-import { parseFlags, parseWeights, parseWholeNumber } from './engineArgs';
+import { AUDIT_FLAGS, optionsFromFlags } from '../service/auditOptions';
+import { readDataset, readPreSettings, selectQuestions } from '../service/auditSettings';
+import { parseFlags, parseWeights } from './engineArgs';
 import { loadModel } from '../engine/index';
 import type { Generation } from '../engine/types';
 import type { WeightPrecision } from '../engine/weightPrecision';
@@ -63,18 +64,19 @@ function rate(k: number, n: number): { share: number; k: number; n: number; inte
 export const fidelityCommand: Command = {
   help,
   async run(args) {
-    const values = parseFlags(args, { ...AUDIT_FLAGS, model: { type: 'string' }, weights: { type: 'string' } });
+    const values = parseFlags(args, { ...AUDIT_FLAGS, model: { type: 'string' }, json: { type: 'boolean' } });
+    const options = optionsFromFlags(values);
     if (!values.model) throw new UsageError('--model: expected a model folder');
     const weights = parseWeights(values.weights) ?? 'int8';
     if (weights === 'f32') throw new UsageError('--weights: f32 is the reference; give the precision to check (int8)');
-    const dataset = readDataset(values);
-    const { questions } = selectQuestions(dataset, values);
+    const dataset = readDataset(options);
+    const { questions } = selectQuestions(dataset, options);
     if (questions.length === 0) throw new UsageError('no questions selected');
-    const pre = readPreSettings(values);
+    const pre = readPreSettings(options);
     const run = {
       seed: pre.seed,
-      threads: parseWholeNumber(values.threads, '--threads', 1),
-      cacheDir: values['cache-dir'],
+      threads: options.threads,
+      cacheDir: options.cacheDir,
       maxBatch: pre.maxBatch,
       deployment: pre.deployment,
     };

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Command } from './command';
 import { UsageError } from './command';
-import { AUDIT_FLAGS, AUDIT_FLAGS_HELP } from './auditArgs';
+import { AUDIT_FLAGS, AUDIT_FLAGS_HELP } from '../service/auditOptions';
 import { interruptSignal, prepareAudit } from './auditRun';
 import { parseFlags } from './engineArgs';
 import { loadRunForTables, writeTableFiles } from './tableFiles';
@@ -37,6 +37,7 @@ const help = [
   '  --runs RUN               a finished run folder instead; repeat, in training order',
   '  --labels a,b,c           checkpoint labels (default: the folder names)',
   '  --csv FILE, --md FILE, --html FILE   the tables (and the chart, in HTML) as files',
+  '  --json                   print the trajectory as JSON on stdout',
   ...AUDIT_FLAGS_HELP,
 ].join('\n');
 
@@ -45,6 +46,7 @@ export const trajectoryCommand: Command = {
   async run(args) {
     const values = parseFlags(args, {
       ...AUDIT_FLAGS,
+      json: { type: 'boolean' },
       model: { type: 'string', multiple: true },
       runs: { type: 'string', multiple: true },
       labels: { type: 'string' },

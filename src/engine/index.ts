@@ -17,6 +17,11 @@ export function loadModel(dir: string, options?: LoadOptions): Promise<Model> {
 
 export { checkRoute, checkSilenced, checkTokenIds } from './routeValidation';
 export { contextProblem, checkContextLength, type ModelContext } from './contextLength';
+export { readModelConfig, type ModelConfig } from './config';
+export { ENGINE_VERSION } from './graphCache';
+export { Xoshiro128 } from './sampling';
+export { assertFolderFree, lockFolder, recoveredNote, type FolderLock } from './folderLock';
+export { WEIGHT_PRECISIONS, type WeightPrecision } from './weightPrecision';
 export { RemoteGenerator, publicUrl, type RemoteOptions, type RemoteBackendInfo } from './remote/remoteGenerator';
 export { EXTENSIONS_VERSION, LAYER_EXTENSIONS } from './remote/completionApi';
 export type { CompletionRequestBody, CompletionResponseBody, CompletionChoice, HealthBody } from './remote/completionApi';

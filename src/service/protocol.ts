@@ -9,6 +9,7 @@
 import type { StoredComparison } from '../audit/run/comparisonStore';
 import type { QuestionRecord } from '../audit/run/record';
 import type { RunSummary } from '../audit/results/summary';
+import { optionFieldKinds, type AuditOptions, type CliOnlyOptionName, type OptionKind } from './auditOptions';
 
 /** Bumped whenever a request or event changes shape; the child announces it in `hello`. */
 export const PROTOCOL_VERSION = 1;
@@ -18,54 +19,11 @@ export const PROTOCOL_VERSION = 1;
 
 /**
  * The options of `reach-audit audit`, one field per flag (camelCase, numbers as numbers, lists as
- * arrays), so a request means exactly what the same command line means. `workspace` is the folder
- * whose `.reach-audit/runs/` receives new runs (the CLI uses its working directory).
+ * arrays; the table in auditOptions.ts), so a request means exactly what the same command line
+ * means. `workspace` is the folder whose `.reach-audit/runs/` receives new runs (the CLI uses its
+ * working directory).
  */
-export interface AuditRequestOptions {
-  model: string;
-  data: string;
-  workspace?: string;
-  format?: string;
-  field?: string;
-  pattern?: string;
-  /** `name:budget`, e.g. `routes:16`. Default sample:16, routes:16, search:16. */
-  probes?: string[];
-  /** Answer-blind selectors; default all three. */
-  select?: string[];
-  repair?: boolean;
-  referenceProbes?: string[];
-  globalRoutes?: number;
-  maxEdits?: number;
-  searchC?: number;
-  searchLambda?: number;
-  limit?: number;
-  ids?: string[];
-  seed?: number;
-  /** Run folder; default `<workspace>/.reach-audit/runs/<time>-<name>/`. */
-  out?: string;
-  name?: string;
-  resume?: boolean;
-  batch?: number;
-  maxBatch?: number;
-  threads?: number;
-  cacheDir?: string;
-  /** Engine weights: f32 (default) or int8. */
-  weights?: string;
-  prompt?: string;
-  template?: string;
-  system?: string;
-  fewshot?: string;
-  maxNewTokens?: number;
-  temperature?: number;
-  topP?: number;
-  stop?: string[];
-  /** `strict` (default) or `lenient`: how an output cut at the token limit is graded. */
-  gradeTruncated?: string;
-  /** --truncate-prompt: what to do with a prompt that does not fit the context (none or left). */
-  truncatePrompt?: string;
-  /** `stated` (default), `strict` or `flexible`: the reading that defines correct. */
-  correctBy?: string;
-}
+export type AuditRequestOptions = Omit<AuditOptions, 'data' | CliOnlyOptionName> & { model: string; data: string; workspace?: string };
 
 /** The question under the cursor: by id, or by its 1-based line in the dataset file. */
 export type QuestionRef = { id: string } | { line: number };
@@ -240,51 +198,10 @@ export function encodeLine(message: EngineRequest | EngineEvent): string {
 
 export type Decoded<T> = { ok: true; value: T } | { ok: false; id: string | null; message: string };
 
-type FieldKind = 'string' | 'number' | 'wholeNumber' | 'boolean' | 'strings';
+type FieldKind = OptionKind;
 
-/** Each audit option and the CLI flag it stands for (serve turns options into flag values through this). */
-export const AUDIT_OPTION_FLAGS: Readonly<Record<Exclude<keyof AuditRequestOptions, 'model' | 'workspace'>, { flag: string; kind: FieldKind }>> = {
-  data: { flag: 'data', kind: 'string' },
-  format: { flag: 'format', kind: 'string' },
-  field: { flag: 'field', kind: 'string' },
-  pattern: { flag: 'pattern', kind: 'string' },
-  probes: { flag: 'probe', kind: 'strings' },
-  select: { flag: 'select', kind: 'strings' },
-  repair: { flag: 'repair', kind: 'boolean' },
-  referenceProbes: { flag: 'reference-probes', kind: 'strings' },
-  globalRoutes: { flag: 'global-routes', kind: 'wholeNumber' },
-  maxEdits: { flag: 'max-edits', kind: 'wholeNumber' },
-  searchC: { flag: 'search-c', kind: 'number' },
-  searchLambda: { flag: 'search-lambda', kind: 'number' },
-  limit: { flag: 'limit', kind: 'wholeNumber' },
-  ids: { flag: 'ids', kind: 'strings' },
-  seed: { flag: 'seed', kind: 'wholeNumber' },
-  out: { flag: 'out', kind: 'string' },
-  name: { flag: 'name', kind: 'string' },
-  resume: { flag: 'resume', kind: 'boolean' },
-  batch: { flag: 'batch', kind: 'wholeNumber' },
-  maxBatch: { flag: 'max-batch', kind: 'wholeNumber' },
-  threads: { flag: 'threads', kind: 'wholeNumber' },
-  cacheDir: { flag: 'cache-dir', kind: 'string' },
-  weights: { flag: 'weights', kind: 'string' },
-  prompt: { flag: 'prompt', kind: 'string' },
-  template: { flag: 'template', kind: 'string' },
-  system: { flag: 'system', kind: 'string' },
-  fewshot: { flag: 'fewshot', kind: 'string' },
-  maxNewTokens: { flag: 'max-new-tokens', kind: 'wholeNumber' },
-  temperature: { flag: 'temperature', kind: 'number' },
-  topP: { flag: 'top-p', kind: 'number' },
-  stop: { flag: 'stop', kind: 'strings' },
-  gradeTruncated: { flag: 'grade-truncated', kind: 'string' },
-  truncatePrompt: { flag: 'truncate-prompt', kind: 'string' },
-  correctBy: { flag: 'correct-by', kind: 'string' },
-};
-
-const AUDIT_FIELDS: Record<string, FieldKind> = {
-  model: 'string',
-  workspace: 'string',
-  ...Object.fromEntries(Object.entries(AUDIT_OPTION_FLAGS).map(([k, v]) => [k, v.kind])),
-};
+const AUDIT_FIELDS: Record<string, FieldKind> = { model: 'string', workspace: 'string', ...optionFieldKinds({ selection: true }) };
+const QUESTION_FIELDS: Record<string, FieldKind> = { model: 'string', workspace: 'string', ...optionFieldKinds({ selection: false }) };
 
 /** A message naming what is wrong; decode turns it into a Decoded failure. */
 class ProtocolViolation extends Error {}
@@ -380,10 +297,7 @@ export function decodeRequest(line: string): Decoded<EngineRequest> {
           checkObject(q, { line: 'wholeNumber' }, ['line'], 'question');
           if ((q.line as number) < 1) throw new ProtocolViolation('question.line: expected a line number >= 1');
         } else throw new ProtocolViolation(`question: expected {"id": "..."} or {"line": N}, got ${q === undefined ? 'nothing' : JSON.stringify(q)}`);
-        const fields = { ...AUDIT_FIELDS };
-        delete fields.limit;
-        delete fields.ids;
-        checkObject(v.options, fields, ['model', 'data'], 'options');
+        checkObject(v.options, QUESTION_FIELDS, ['model', 'data'], 'options');
         return { ok: true, value: { type, id, question: q as QuestionRef, options: v.options as unknown as QuestionRequestOptions } };
       }
       case 'compare': {

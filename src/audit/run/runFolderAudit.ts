@@ -30,8 +30,10 @@ import {
   writeManifest,
 } from './runStore';
 import { summarize, type RunSummary } from '../results/summary';
+import { version as packageVersion } from '../../../package.json';
 
-export const TOOL_VERSION = '0.1.0';
+/** The version of reach-audit that writes a run (the package's, so a release changes it in one place). */
+export const TOOL_VERSION: string = packageVersion;
 
 /** What a refused second writer of a run folder can do. */
 export const RUN_FOLDER_ADVICE = 'wait for it to finish (or stop it), or choose another --out';

@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { DEFAULT_PROBES } from './auditSettings';
+import { DEFAULT_PROBES } from '../../service/auditOptions';
 
 const MODEL_KEY = 'reachAudit.model';
 const BASE_KEY = 'reachAudit.baseModel';

@@ -4,8 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { AuditRequestOptions } from '../../service/protocol';
-
-export const DEFAULT_PROBES = ['sample:16', 'routes:16', 'search:16'];
+import { DEFAULT_PROBES } from '../../service/auditOptions';
 
 export interface AuditSettings {
   modelPath?: string;
@@ -50,7 +49,7 @@ export function readAuditSettings(scope?: vscode.Uri): AuditSettings {
     modelPath: folder(c.get('modelPath'), root),
     baseModelPath: folder(c.get('baseModelPath'), root),
     tunedModelPath: folder(c.get('tunedModelPath'), root),
-    probes: strings(c.get('defaultProbes')) ?? DEFAULT_PROBES,
+    probes: strings(c.get('defaultProbes')) ?? [...DEFAULT_PROBES],
     selectors: strings(c.get('selectors')),
     repair: c.get<boolean>('repair') === true,
     maxNewTokens: whole(c.get('maxNewTokens')) || undefined,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { globalRouteSkipReason, MIN_GLOBAL_ROUTE_QUESTIONS } from '../../../src/audit/probes/globalRoutePlan';
-import { readPreSettings, runSettings } from '../../../src/cli/auditArgs';
+import { readPreSettings, runSettings } from '../../../src/service/auditSettings';
 
 test('the global-route pool applies from MIN_GLOBAL_ROUTE_QUESTIONS questions on', () => {
   assert.equal(globalRouteSkipReason(MIN_GLOBAL_ROUTE_QUESTIONS), undefined);
@@ -11,7 +11,7 @@ test('the global-route pool applies from MIN_GLOBAL_ROUTE_QUESTIONS questions on
 });
 
 test('runSettings: a one-question run draws no pool and records why; a large run keeps its pool', () => {
-  const pre = readPreSettings({ probe: ['routes:4'], select: 'majority,global-route' });
+  const pre = readPreSettings({ probes: ['routes:4'], select: ['majority', 'global-route'] });
   assert.equal(pre.globalRoutes, 4);
   const one = runSettings(pre, 8, { limit: null, ids: ['q1'] }, 1);
   assert.deepEqual({ count: one.globalRoutes.count, routes: one.globalRoutes.routes }, { count: 0, routes: [] });
@@ -21,6 +21,6 @@ test('runSettings: a one-question run draws no pool and records why; a large run
   assert.equal(many.globalRoutes.routes.length, 4);
   assert.equal(many.globalRoutes.skipped, undefined);
   // Without the global-route selector nothing is skipped: there was nothing to run.
-  const none = runSettings(readPreSettings({ probe: ['routes:4'], select: 'majority' }), 8, { limit: null, ids: null }, 1);
+  const none = runSettings(readPreSettings({ probes: ['routes:4'], select: ['majority'] }), 8, { limit: null, ids: null }, 1);
   assert.deepEqual(none.globalRoutes, { count: 0, routes: [] });
 });

@@ -5,9 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { AUDIT_FLAGS } from '../../../src/cli/auditArgs';
+import { AUDIT_FLAGS, AUDIT_FLAGS_HELP, AUDIT_OPTIONS, optionsFromFlags, type OptionSpec } from '../../../src/service/auditOptions';
 import {
-  AUDIT_OPTION_FLAGS,
   LineSplitter,
   PROTOCOL_VERSION,
   decodeEvent,
@@ -81,18 +80,32 @@ describe('requests', () => {
     assert.match(failure(JSON.stringify({ type: 'compare', id: 'c', options: { baseRun: '/r1', tunedRun: '/r2', probes: ['routes:2'] } })).message, /options\.probes: unknown option/);
   });
 
-  // --json is about printing; the scale-out flags (shards, remote servers) are for the command line:
-  // the extension always audits in its own engine process.
-  const COMMAND_LINE_ONLY = ['json', 'shard', 'backend', 'base-url', 'api-model', 'api-key-env', 'concurrency'];
-  test('every flag of `reach-audit audit` has a request option (except the command-line-only ones)', () => {
-    const covered = new Set(Object.values(AUDIT_OPTION_FLAGS).map((o) => o.flag));
-    const missing = Object.keys(AUDIT_FLAGS).filter((f) => !COMMAND_LINE_ONLY.includes(f) && !covered.has(f));
-    assert.deepEqual(missing, []);
-    for (const [key, { flag, kind }] of Object.entries(AUDIT_OPTION_FLAGS)) {
-      const cli = AUDIT_FLAGS[flag as keyof typeof AUDIT_FLAGS];
-      assert.ok(cli, `${key} maps to the existing flag --${flag}`);
-      if (cli.type === 'boolean') assert.equal(kind, 'boolean', key);
+  // --json is about printing (not an audit option); the scale-out options (shards, remote servers) are
+  // for the command line: the extension always audits in its own engine process.
+  const COMMAND_LINE_ONLY = ['shard', 'backend', 'base-url', 'api-model', 'api-key-env', 'concurrency'];
+  test('every flag of `reach-audit audit` has a request option (except the command-line-only ones), and --help names it', () => {
+    const sample: Record<OptionSpec['kind'], { value: unknown; text: string | string[] | boolean }> = {
+      string: { value: 'x', text: 'x' },
+      number: { value: 0.5, text: '0.5' },
+      wholeNumber: { value: 3, text: '3' },
+      boolean: { value: true, text: true },
+      strings: { value: ['a', 'b'], text: 'a,b' },
+    };
+    for (const [key, spec] of Object.entries(AUDIT_OPTIONS) as [string, OptionSpec][]) {
+      const cli = AUDIT_FLAGS[spec.flag as keyof typeof AUDIT_FLAGS] as { type: string; multiple?: boolean } | undefined;
+      assert.ok(cli, `${key} maps to the flag --${spec.flag}`);
+      assert.equal(cli.type === 'boolean', spec.kind === 'boolean', key);
+      assert.ok(AUDIT_FLAGS_HELP.some((line) => line.startsWith(`  --${spec.flag} `) || line === `  --${spec.flag}`), `--help shows --${spec.flag}`);
+      // The same value given as a flag and as a request field means the same option.
+      const { value, text } = sample[spec.kind];
+      const flagText = cli.multiple ? ['a', 'b'] : text;
+      assert.deepEqual(optionsFromFlags({ [spec.flag]: flagText } as never), { [key]: value }, `--${spec.flag}`);
+      const request = { type: 'audit', id: 'x', options: { model: '/m', data: '/d', [key]: value } };
+      if (COMMAND_LINE_ONLY.includes(spec.flag)) assert.match(failure(JSON.stringify(request)).message, new RegExp(`options\\.${key}: unknown option`), key);
+      else assert.deepEqual(decodeRequest(JSON.stringify(request)), { ok: true, value: request }, `options.${key}`);
     }
+    assert.equal(Object.keys(AUDIT_FLAGS).length, Object.keys(AUDIT_OPTIONS).length, 'one flag per option');
+    assert.deepEqual(Object.values(AUDIT_OPTIONS).filter((o: OptionSpec) => o.cliOnly).map((o) => o.flag), COMMAND_LINE_ONLY);
   });
 });
 

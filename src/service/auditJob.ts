@@ -1,0 +1,208 @@
+/**
+ * One audit job, as both front ends run it (`reach-audit audit`/`compare` and the engine service):
+ * first everything that does not need the model — options, model folder, dataset (its malformed
+ * lines reported), the chosen questions, the run folder (new, or the one to resume) — then the
+ * model, then the audit into the run folder. Callers differ only in where messages go and how a
+ * model is held (the CLI loads and releases it; the service keeps the last one loaded).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { assertFolderFree, ENGINE_VERSION, InputError, readModelConfig, WEIGHT_PRECISIONS, type LoadOptions, type WeightPrecision } from '../engine/index';
+import type { Dataset } from '../audit/dataset/dataset';
+import { modelContentHash } from '../audit/run/modelFingerprint';
+import type { QuestionRecord } from '../audit/run/record';
+import { RUN_FOLDER_ADVICE, runAudit, type AuditProgress, type RunAuditResult } from '../audit/run/runFolderAudit';
+import { latestRunFolder, MANIFEST_FILE, newRunFolder, prepareRunFolder } from '../audit/run/runStore';
+import { checkOptionRanges, type AuditOptions } from './auditOptions';
+import { checkBackendOptions, layerProbesRefused, openBackend, type OpenedBackend } from './backend';
+import { readDataset, readPreSettings, runSettings, selectQuestions, type PreSettings, type Selection } from './auditSettings';
+
+export interface AuditJobPlan {
+  options: AuditOptions;
+  modelDir: string;
+  /** The folder whose `.reach-audit/runs/` receives new runs. */
+  workspace: string;
+  /** The run name (the folder name's part); a function when it depends on the chosen questions. */
+  name: string | ((selection: Selection) => string);
+  /** How questions are chosen; default: the options' limit and ids. */
+  select?: (dataset: Dataset) => Selection;
+  /** With resume, start a new run when there is none to resume (a comparison resumes two runs; one may not have started). */
+  resumeOrStart?: boolean;
+  /** Messages that do not stop the job (malformed dataset lines, a torn record line). */
+  warn(message: string): void;
+  /** The command that continues the run in this folder, quoted in errors that stop it (a full disk). */
+  resumeCommand?: (folder: string) => string;
+}
+
+/** What a job asks of a model: the folder, its content hash, and how to load it. */
+export interface ModelRequest {
+  dir: string;
+  contentHash: string;
+  threads?: number;
+  cacheDir?: string;
+  maxBatch?: number;
+  /** Projection weights: f32 when absent. */
+  weights?: WeightPrecision;
+  onProgress?: (message: string) => void;
+}
+
+/** The generator for the length of one job (the engine, or remote servers), and how to let it go. */
+export type ModelLease = OpenedBackend;
+
+export interface AuditJobRun {
+  signal?: AbortSignal;
+  /** Default: open the options' backend (load the model) for this job and release it after. */
+  acquireModel?: (request: ModelRequest) => Promise<ModelLease>;
+  onModelProgress?: (message: string) => void;
+  /** The model is loaded (or the servers answered); the audit starts. */
+  onModelReady?: () => void;
+  onProgress?: (progress: AuditProgress) => void;
+  onRecord?: (record: QuestionRecord) => void;
+}
+
+export interface AuditJobResult extends RunAuditResult {
+  /** Milliseconds spent getting the model (0 when it was already loaded). */
+  loadMs: number;
+}
+
+/** A job whose input is checked; `run` loads the model and audits. */
+export interface PreparedAuditJob {
+  name: string;
+  folder: string;
+  resume: boolean;
+  dataset: Dataset;
+  selection: Selection;
+  run(how?: AuditJobRun): Promise<AuditJobResult>;
+}
+
+/** A new run folder; two runs started within the same second (two quick per-question audits) get distinct folders. */
+function freshRunFolder(workspace: string, name: string): string {
+  const folder = newRunFolder(workspace, name, new Date());
+  let candidate = folder;
+  for (let n = 2; fs.existsSync(candidate); n++) candidate = `${folder}-${n}`;
+  return candidate;
+}
+
+/** The run folder and whether it is resumed: --out, else (with --resume) the newest run of that name, else a new folder. */
+function chooseRunFolder(plan: AuditJobPlan, name: string): { folder: string; resume: boolean } {
+  const { options, workspace } = plan;
+  let folder = options.out;
+  let resume = options.resume === true;
+  if (resume && !folder) {
+    folder = latestRunFolder(workspace, name);
+    if (!folder && !plan.resumeOrStart) throw new InputError(`--resume: no run named '${name}' under ${path.join(workspace, '.reach-audit', 'runs')}; give the run folder with --out DIR`);
+  }
+  if (resume && folder && plan.resumeOrStart && !fs.existsSync(path.join(folder, MANIFEST_FILE))) folder = undefined;
+  if (resume && !folder) resume = false;
+  folder ??= freshRunFolder(workspace, name);
+  // A folder another audit is writing is refused now, before the model loads (the lock itself is taken by runAudit).
+  assertFolderFree(folder, RUN_FOLDER_ADVICE);
+  if (!resume) {
+    // An unwritable folder fails now, not after the model loads; the folder itself is made when the run starts.
+    const existed = fs.existsSync(folder);
+    prepareRunFolder(folder);
+    if (!existed) fs.rmdirSync(folder);
+  }
+  return { folder, resume };
+}
+
+/** Checks everything that does not need the model; the returned job loads it and runs. */
+export function prepareAuditJob(plan: AuditJobPlan): PreparedAuditJob {
+  const { options } = plan;
+  checkOptionRanges(options);
+  const pre: PreSettings = readPreSettings(options);
+  const weights = readWeights(options.weights);
+  readModelConfig(path.resolve(plan.modelDir)); // a missing or broken model folder fails before any work
+  const dataset = readDataset(options);
+  const shown = dataset.issues.slice(0, 10);
+  for (const issue of shown) plan.warn(`${dataset.path}:${issue.line}: ${issue.message} (skipped)`);
+  if (dataset.issues.length > shown.length) plan.warn(`${dataset.path}: ${dataset.issues.length - shown.length} more malformed lines skipped`);
+  const selection = plan.select ? plan.select(dataset) : selectQuestions(dataset, options);
+  checkBackendOptions(options);
+  const given = typeof plan.name === 'string' ? plan.name : plan.name(selection);
+  // Each shard is its own run; merge joins them (and strips this suffix from the name).
+  const name = selection.shard ? `${given}-shard-${selection.shard.index}-of-${selection.shard.count}` : given;
+  const { folder, resume } = chooseRunFolder(plan, name);
+
+  return {
+    name,
+    folder,
+    resume,
+    dataset,
+    selection,
+    async run(how = {}) {
+      const contentHash = await modelContentHash(plan.modelDir);
+      const started = performance.now();
+      const request: ModelRequest = { dir: plan.modelDir, contentHash, threads: options.threads, cacheDir: options.cacheDir, maxBatch: pre.maxBatch, ...(weights ? { weights } : {}), onProgress: how.onModelProgress };
+      const lease = await (how.acquireModel ? how.acquireModel(request) : openBackend(options, plan.modelDir, loadOptions(request), plan.warn));
+      const loadMs = performance.now() - started;
+      how.onModelReady?.();
+      try {
+        const model = lease.generator;
+        const settings = runSettings(pre, model.numBlocks, { limit: selection.limit, ids: selection.ids, ...(selection.shard ? { shard: selection.shard } : {}) }, selection.shard?.ofQuestions ?? selection.questions.length);
+        if (settings.globalRoutes.skipped) plan.warn(settings.globalRoutes.skipped);
+        const refused = layerProbesRefused(settings, lease.remote);
+        if (refused.length > 0) {
+          throw new InputError(
+            `${refused.join(', ')} need layer access (routes, silenced MLPs), which ${lease.remote!.baseUrls.join(', ')} does not offer: ` +
+              'drop them (e.g. --probe sample:16 --select majority,confidence), run them with --backend local, or serve the model with `reach-audit serve --http`',
+          );
+        }
+        const result = await runAudit({
+          model,
+          modelInfo: { path: plan.modelDir, contentHash, ...(lease.remote ? { backend: lease.remote } : {}) },
+          engineVersion: ENGINE_VERSION,
+          dataset,
+          questions: selection.questions,
+          settings,
+          name,
+          folder,
+          resume,
+          chunkSize: pre.chunkSize,
+          signal: how.signal,
+          onProgress: how.onProgress,
+          onRecord: how.onRecord,
+          onWarning: plan.warn,
+          ...(plan.resumeCommand ? { resumeCommand: plan.resumeCommand(folder) } : {}),
+        });
+        return { ...result, loadMs };
+      } finally {
+        await lease.dispose();
+      }
+    },
+  };
+}
+
+/** --weights f32|int8 (undefined when not given: f32). */
+export function readWeights(value: string | undefined): WeightPrecision | undefined {
+  if (value === undefined) return undefined;
+  if (!(WEIGHT_PRECISIONS as readonly string[]).includes(value)) throw new InputError(`--weights: expected one of ${WEIGHT_PRECISIONS.join(', ')}, got '${value}'`);
+  return value as WeightPrecision;
+}
+
+/** The engine's load options for a model request. */
+export function loadOptions(request: ModelRequest): LoadOptions {
+  return {
+    ...(request.threads !== undefined ? { threads: request.threads } : {}),
+    ...(request.cacheDir !== undefined ? { cacheDir: request.cacheDir } : {}),
+    ...(request.maxBatch !== undefined ? { maxBatch: request.maxBatch } : {}),
+    ...(request.weights !== undefined ? { weights: request.weights } : {}),
+    onProgress: request.onProgress,
+  };
+}
+
+/** `<model folder>-<dataset file>`, the name of a run that was given none. */
+export function defaultRunName(modelDir: string, dataPath: string): string {
+  return `${path.basename(path.resolve(modelDir))}-${datasetName(dataPath)}`;
+}
+
+/** The name of a comparison that was given none: of two models on a dataset, or of two finished runs. */
+export function defaultComparisonName(from: { baseModel: string; tunedModel: string; data: string } | { baseRun: string; tunedRun: string }): string {
+  if ('baseRun' in from) return `${path.basename(from.baseRun)}-vs-${path.basename(from.tunedRun)}`;
+  return `${path.basename(path.resolve(from.baseModel))}-vs-${path.basename(path.resolve(from.tunedModel))}-${datasetName(from.data)}`;
+}
+
+/** The dataset file's name without its extension. */
+export function datasetName(dataPath: string): string {
+  return path.basename(dataPath).replace(/\.(jsonl|json)$/i, '');
+}

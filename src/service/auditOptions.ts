@@ -1,0 +1,238 @@
+/**
+ * The options of an audit, declared once: each entry gives the `reach-audit` flag, the type of the
+ * engine-service request field, the `--help` line and the range a value must be in. The CLI's
+ * flag parser, its help text, the protocol's field checks and the `AuditOptions` type are all
+ * derived from this table, so adding an option is one entry here (plus where it is used).
+ */
+// The error class alone: the extension reads this table through the protocol, and the engine's entry module would load the runtime.
+import { InputError } from '../engine/errors';
+import { ANSWER_FORMATS } from '../audit/dataset/question';
+import { DEFAULT_DEPLOYMENT } from '../audit/probes/deployment';
+import { PROBE_NAMES, SELECTOR_NAMES } from '../audit/probes/probeSpec';
+import { DEFAULT_SEARCH } from '../audit/probes/routeSearch';
+import { PROMPT_TRUNCATIONS } from '../audit/probes/contextFit';
+import { CORRECT_BY, TRUNCATED_RULES } from '../audit/answers/grade';
+
+/** How a value travels: on the command line every value is text; in a request it is JSON of this kind. */
+export type OptionKind = 'string' | 'number' | 'wholeNumber' | 'boolean' | 'strings';
+
+export interface OptionSpec {
+  /** The command-line flag, without `--`. */
+  readonly flag: string;
+  readonly kind: OptionKind;
+  /** `strings` only: the flag is repeated (`--probe a --probe b`) rather than given a comma-separated list. */
+  readonly repeated?: boolean;
+  /** The value's placeholder in `--help` (none for booleans). */
+  readonly arg?: string;
+  /** The `--help` text; more lines with `\n`. */
+  readonly help: string;
+  /** `wholeNumber`: the smallest value allowed. */
+  readonly min?: number;
+  /** `number`: the values allowed, and how to say so. */
+  readonly range?: { readonly allows: (n: number) => boolean; readonly expected: string };
+  /** The value names a file or folder (a request's relative path is read from its workspace). */
+  readonly path?: true;
+  /** Part of choosing the questions (`limit`, `ids`): a one-question request does not take it. */
+  readonly selection?: true;
+  /**
+   * Command line only: scale-out (shards, remote servers) is not offered to engine-service requests
+   * (the extension always audits in its own engine process).
+   */
+  readonly cliOnly?: true;
+}
+
+/** The probes of an audit that names none. */
+export const DEFAULT_PROBES: readonly string[] = ['sample:16', 'routes:16', 'search:16'];
+
+/** Defaults that are not another module's (those are read from their modules: deployment, search). */
+export const AUDIT_DEFAULTS = { maxEdits: 4, seed: 0, batch: 32 } as const;
+
+const atLeastZero = { allows: (n: number) => n >= 0, expected: 'a number >= 0' };
+
+/** Every audit option, in `--help` order. */
+export const AUDIT_OPTIONS = {
+  data: { flag: 'data', kind: 'string', arg: 'FILE', path: true, help: 'benchmark file: JSONL or a JSON array (GSM8K, ARC, MATH, MMLU, generic)' },
+  format: { flag: 'format', kind: 'string', arg: 'F', help: `answer format: auto (default, from the schema), ${ANSWER_FORMATS.join(', ')}` },
+  field: { flag: 'field', kind: 'string', arg: 'NAME', help: 'gold answer field (exact/regex datasets)' },
+  pattern: { flag: 'pattern', kind: 'string', arg: 'REGEX', help: 'prediction pattern for --format regex' },
+  probes: {
+    flag: 'probe',
+    kind: 'strings',
+    repeated: true,
+    arg: 'NAME:B',
+    help: `a probe and its budget; repeat for several (${PROBE_NAMES.join(', ')});\ndefault: ${DEFAULT_PROBES.map((p) => `--probe ${p}`).join(' ')}`,
+  },
+  select: { flag: 'select', kind: 'strings', arg: 'LIST', help: `answer-blind selectors (default ${SELECTOR_NAMES.join(',')})` },
+  repair: { flag: 'repair', kind: 'boolean', help: 'run the repair scan (silence each MLP block) on the failure set' },
+  referenceProbes: { flag: 'reference-probes', kind: 'strings', arg: 'LIST', help: 'probes that define the failure set (default: every probe run)' },
+  globalRoutes: { flag: 'global-routes', kind: 'wholeNumber', min: 1, arg: 'N', help: 'size of the shared route pool for global-route (default: the route budget)' },
+  maxEdits: { flag: 'max-edits', kind: 'wholeNumber', min: 1, arg: 'N', help: `most edits in a random route (default ${AUDIT_DEFAULTS.maxEdits})` },
+  searchC: { flag: 'search-c', kind: 'number', range: atLeastZero, arg: 'C', help: `MCTS exploration constant (default ${DEFAULT_SEARCH.c})` },
+  searchLambda: { flag: 'search-lambda', kind: 'number', range: atLeastZero, arg: 'λ', help: `MCTS route-length penalty (default ${DEFAULT_SEARCH.lambda})` },
+  limit: { flag: 'limit', kind: 'wholeNumber', min: 1, arg: 'N', selection: true, help: 'audit the first N questions' },
+  ids: { flag: 'ids', kind: 'strings', arg: 'a,b', selection: true, help: 'audit only these question ids' },
+  seed: { flag: 'seed', kind: 'wholeNumber', min: 0, arg: 'S', help: `run seed (default ${AUDIT_DEFAULTS.seed}): every random draw is keyed by it` },
+  out: { flag: 'out', kind: 'string', arg: 'DIR', path: true, help: 'run folder (default .reach-audit/runs/<time>-<name>/)' },
+  name: { flag: 'name', kind: 'string', arg: 'NAME', help: 'run name (default <model>-<dataset>)' },
+  resume: { flag: 'resume', kind: 'boolean', help: 'continue a stopped run (the newest run named NAME, or --out DIR)' },
+  batch: { flag: 'batch', kind: 'wholeNumber', min: 1, arg: 'N', help: `questions per engine batch round (default ${AUDIT_DEFAULTS.batch})` },
+  maxBatch: { flag: 'max-batch', kind: 'wholeNumber', min: 1, arg: 'N', help: 'most sequences decoded together (default 16)' },
+  threads: { flag: 'threads', kind: 'wholeNumber', min: 1, arg: 'N', help: 'engine threads (default: all cores)' },
+  cacheDir: { flag: 'cache-dir', kind: 'string', arg: 'DIR', path: true, help: 'graph cache (default: $REACH_AUDIT_CACHE or ~/.cache/reach-audit/graphs)' },
+  weights: { flag: 'weights', kind: 'string', arg: 'P', help: 'f32 (default) or int8 (8-bit weights, one scale per 32; recorded in the manifest)' },
+  prompt: { flag: 'prompt', kind: 'string', arg: 'chat|raw', help: 'chat template (default) or raw text prompt' },
+  template: { flag: 'template', kind: 'string', arg: 'FILE', path: true, help: 'raw prompt template containing {question} (with --prompt raw)' },
+  system: { flag: 'system', kind: 'string', arg: 'TEXT', help: 'system message (chat prompts)' },
+  fewshot: { flag: 'fewshot', kind: 'string', arg: 'FILE', path: true, help: 'JSONL of {"user", "assistant"} examples shown before each question' },
+  maxNewTokens: { flag: 'max-new-tokens', kind: 'wholeNumber', min: 1, arg: 'N', help: `token budget (default ${DEFAULT_DEPLOYMENT.maxNewTokens})` },
+  temperature: {
+    flag: 'temperature',
+    kind: 'number',
+    range: { allows: (n: number) => n >= 0, expected: 'a number >= 0 (0 = greedy)' },
+    arg: 'T',
+    help: `deployment sampling temperature (default ${DEFAULT_DEPLOYMENT.temperature}: greedy)`,
+  },
+  topP: { flag: 'top-p', kind: 'number', range: { allows: (n: number) => n > 0 && n <= 1, expected: 'a number in (0, 1]' }, arg: 'P', help: `deployment top-p (default ${DEFAULT_DEPLOYMENT.topP})` },
+  stop: { flag: 'stop', kind: 'strings', repeated: true, arg: 'TEXT', help: 'stop string; repeat for several' },
+  truncatePrompt: {
+    flag: 'truncate-prompt',
+    kind: 'string',
+    arg: 'MODE',
+    help:
+      `a prompt that does not fit the context with --max-new-tokens: ${PROMPT_TRUNCATIONS.join('|')} (default none:\n` +
+      'the question is recorded as skipped, apart from n; left: keep its last tokens, as lm-eval does)',
+  },
+  gradeTruncated: {
+    flag: 'grade-truncated',
+    kind: 'string',
+    arg: 'R',
+    help:
+      `an output cut at the token limit: ${TRUNCATED_RULES.join('|')} (default strict: correct only\n` +
+      'with an answer marker such as "#### N", \\boxed{…} or "Answer: X"; lenient: like any output)',
+  },
+  correctBy: {
+    flag: 'correct-by',
+    kind: 'string',
+    arg: 'V',
+    help:
+      `the reading that defines correct: ${CORRECT_BY.join('|')} (default stated: the stated\n` +
+      'answer, else the last number; strict: the marker only, lm-eval strict-match for GSM8K;\n' +
+      'flexible: lm-eval flexible-extract for GSM8K). Both other readings are recorded too',
+  },
+  shard: {
+    flag: 'shard',
+    kind: 'string',
+    arg: 'I/N',
+    cliOnly: true,
+    help: 'audit only shard I of N (0-based): questions I, I+N, … of the selection;\njoin the N run folders with `reach-audit merge`',
+  },
+  backend: { flag: 'backend', kind: 'string', arg: 'local|openai', cliOnly: true, help: 'where generations run (default local: the engine in this process)' },
+  baseUrl: {
+    flag: 'base-url',
+    kind: 'strings',
+    repeated: true,
+    arg: 'URL',
+    cliOnly: true,
+    help: 'OpenAI-compatible server (…/v1) for --backend openai; repeat for several\n(used round-robin). Route, search and repair probes need a server started\nwith `reach-audit serve --http`; other servers run deployment and sample only',
+  },
+  apiModel: { flag: 'api-model', kind: 'string', arg: 'NAME', cliOnly: true, help: "the server's model name (default: the first it lists)" },
+  apiKeyEnv: { flag: 'api-key-env', kind: 'string', arg: 'VAR', cliOnly: true, help: 'read the API key from this environment variable (never written anywhere)' },
+  concurrency: { flag: 'concurrency', kind: 'wholeNumber', min: 1, arg: 'N', cliOnly: true, help: 'requests in flight per server (default 4)' },
+} as const satisfies Record<string, OptionSpec>;
+
+export type AuditOptionName = keyof typeof AUDIT_OPTIONS;
+
+/** The options a request to the engine service may not carry. */
+export type CliOnlyOptionName = { [K in AuditOptionName]: (typeof AUDIT_OPTIONS)[K] extends { cliOnly: true } ? K : never }[AuditOptionName];
+
+type ValueOfKind<K extends OptionKind> = K extends 'string' ? string : K extends 'number' | 'wholeNumber' ? number : K extends 'boolean' ? boolean : string[];
+
+/** The options as typed values (a request's fields; the CLI's flags once converted). Absent: the default. */
+export type AuditOptions = { -readonly [K in AuditOptionName]?: ValueOfKind<(typeof AUDIT_OPTIONS)[K]['kind']> };
+
+// ---------------------------------------------------------------------------------------------
+// The command line
+
+type Spec<K extends AuditOptionName> = (typeof AUDIT_OPTIONS)[K];
+type FlagConfig<S> = S extends { kind: 'boolean' } ? { type: 'boolean' } : S extends { repeated: true } ? { type: 'string'; multiple: true } : { type: 'string' };
+
+/** The options as node:util parseArgs flags (`--flag` names, text values). */
+export type AuditFlags = { [K in AuditOptionName as Spec<K>['flag']]: FlagConfig<Spec<K>> };
+
+export const AUDIT_FLAGS = Object.fromEntries(
+  Object.values(AUDIT_OPTIONS).map((o: OptionSpec) => [o.flag, o.kind === 'boolean' ? { type: 'boolean' } : o.repeated ? { type: 'string', multiple: true } : { type: 'string' }]),
+) as AuditFlags;
+
+/** What parseArgs returns for AUDIT_FLAGS. */
+export type AuditFlagValues = { [F in keyof AuditFlags]?: AuditFlags[F] extends { type: 'boolean' } ? boolean : AuditFlags[F] extends { multiple: true } ? string[] : string };
+
+const HELP_COLUMN = 27;
+
+/** One `--help` line (or more) per option, in the form `  --flag ARG   what it does`. */
+export function optionHelpLines(specs: readonly OptionSpec[] = Object.values(AUDIT_OPTIONS)): string[] {
+  const lines: string[] = [];
+  for (const o of specs) {
+    const head = `  --${o.flag}${o.arg ? ` ${o.arg}` : ''}`;
+    const [first, ...more] = o.help.split('\n');
+    lines.push(`${head.padEnd(HELP_COLUMN - 1)} ${first}`);
+    for (const m of more) lines.push(`${' '.repeat(HELP_COLUMN)}${m}`);
+  }
+  return lines;
+}
+
+export const AUDIT_FLAGS_HELP = optionHelpLines();
+
+/** Where a value came from, for messages: the flag as the user typed it. */
+function flagName(o: OptionSpec): string {
+  return `--${o.flag}`;
+}
+
+/** A number is in its option's range; the message names the flag and shows the value as given. */
+function checkRange(o: OptionSpec, n: number, given: string): number {
+  const ok = o.kind === 'wholeNumber' ? Number.isInteger(n) && n >= (o.min ?? 0) : Number.isFinite(n) && (o.range?.allows(n) ?? true);
+  if (!ok) throw new InputError(`${flagName(o)}: expected ${o.kind === 'wholeNumber' ? `a whole number >= ${o.min ?? 0}` : (o.range?.expected ?? 'a finite number')}, got '${given}'`);
+  return n;
+}
+
+/** The command line's text values as typed options; a value that does not parse names its flag. */
+export function optionsFromFlags(values: AuditFlagValues): AuditOptions {
+  const out: Record<string, unknown> = {};
+  const text = values as Record<string, string | string[] | boolean | undefined>;
+  for (const [key, o] of Object.entries(AUDIT_OPTIONS) as [AuditOptionName, OptionSpec][]) {
+    const v = text[o.flag];
+    if (v === undefined) continue;
+    if (o.kind === 'boolean') out[key] = v;
+    else if (o.kind === 'strings') out[key] = o.repeated ? v : String(v).split(',').map((s) => s.trim()).filter((s) => s !== '');
+    else if (o.kind === 'string') out[key] = v;
+    else {
+      const s = String(v);
+      if (s.trim() === '') throw new InputError(`${flagName(o)}: expected ${o.kind === 'wholeNumber' ? `a whole number >= ${o.min ?? 0}` : (o.range?.expected ?? 'a number')}, got '${s}'`);
+      out[key] = checkRange(o, Number(s), s);
+    }
+  }
+  return out as AuditOptions;
+}
+
+/** A request's numbers in their options' ranges (the protocol checked their JSON kinds). */
+export function checkOptionRanges(options: AuditOptions): void {
+  for (const [key, o] of Object.entries(AUDIT_OPTIONS) as [AuditOptionName, OptionSpec][]) {
+    const v = options[key];
+    if (typeof v === 'number') checkRange(o, v, String(v));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests
+
+/** Field name → JSON kind, for the protocol's checks. */
+export function optionFieldKinds(which: { selection: boolean }): Record<string, OptionKind> {
+  const fields: Record<string, OptionKind> = {};
+  for (const [key, o] of Object.entries(AUDIT_OPTIONS) as [AuditOptionName, OptionSpec][]) {
+    if (o.cliOnly || (o.selection && !which.selection)) continue;
+    fields[key] = o.kind;
+  }
+  return fields;
+}
+
+/** The option fields that name files (a request resolves them against its workspace). */
+export const PATH_OPTION_NAMES: readonly string[] = (Object.entries(AUDIT_OPTIONS) as [AuditOptionName, OptionSpec][]).filter(([, o]) => o.path).map(([k]) => k);

@@ -1,0 +1,194 @@
+/**
+ * Typed audit options → what an audit runs with: the dataset, the chosen questions, the deployment,
+ * the probes, selectors, repair scan, seeds and batching. Every check that does not need the model
+ * happens here, before it loads; a bad value becomes one InputError naming the flag and what was
+ * expected. The CLI and the engine service both come through here.
+ */
+import * as fs from 'node:fs';
+import { InputError } from '../engine/index';
+import { globalRoutePool } from '../audit/run/questionPipeline';
+import { loadDataset, type Dataset } from '../audit/dataset/dataset';
+import { checkDeployment, DEFAULT_DEPLOYMENT, QUESTION_SLOT, type Deployment, type FewShotExample } from '../audit/probes/deployment';
+import type { RunSettings } from '../audit/run/manifest';
+import { PROMPT_TRUNCATIONS } from '../audit/probes/contextFit';
+import { DEFAULT_SEARCH } from '../audit/probes/routeSearch';
+import { DEFAULT_PROBE_DECODING, type ProbeDecoding } from '../audit/probes/probeDecoding';
+import { CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES, type GradingSettings } from '../audit/answers/grade';
+import { isRouteProbe, parseProbeSpecs, parseSelectors, SELECTOR_NAMES, type ProbeSpec } from '../audit/probes/probeSpec';
+import { ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset/question';
+import { globalRouteSkipReason } from '../audit/probes/globalRoutePlan';
+import { parseShard, shardQuestions, shardSelection, type ShardSelection } from '../audit/run/shards';
+import { AUDIT_DEFAULTS, DEFAULT_PROBES, type AuditOptions } from './auditOptions';
+
+export function readDataset(options: AuditOptions): Dataset {
+  if (!options.data) throw new InputError('--data: expected a benchmark file (JSONL or JSON)');
+  const format = options.format ?? 'auto';
+  if (format !== 'auto' && !(ANSWER_FORMATS as readonly string[]).includes(format)) {
+    throw new InputError(`--format ${format}: unknown answer format; expected auto, ${ANSWER_FORMATS.join(', ')}`);
+  }
+  if (format === 'regex' && !options.pattern) throw new InputError('--format regex needs --pattern REGEX (the prediction pattern)');
+  return loadDataset(options.data, { format: format as AnswerFormat | 'auto', field: options.field, pattern: options.pattern });
+}
+
+/** The questions of a run and how they were chosen (recorded in the manifest). */
+export interface Selection {
+  questions: Question[];
+  limit: number | null;
+  ids: string[] | null;
+  /** With --shard: this run's share of the selection. */
+  shard?: ShardSelection;
+}
+
+/** The questions chosen by limit / ids, in file order, then the shard's share of them (--shard). */
+export function selectQuestions(dataset: Dataset, options: Pick<AuditOptions, 'limit' | 'ids' | 'shard'>): Selection {
+  let questions = dataset.questions;
+  const { ids, limit } = options;
+  if (ids !== undefined) {
+    if (ids.length === 0) throw new InputError('--ids: expected a comma-separated list of question ids');
+    const known = new Set(questions.map((q) => q.id));
+    const unknown = ids.filter((id) => !known.has(id));
+    if (unknown.length > 0) throw new InputError(`--ids: no question with id ${unknown.map((u) => JSON.stringify(u)).join(', ')} in ${dataset.path}`);
+    const wanted = new Set(ids);
+    questions = questions.filter((q) => wanted.has(q.id));
+  }
+  if (limit !== undefined) questions = questions.slice(0, limit);
+  if (options.shard !== undefined) {
+    const spec = parseShard(options.shard);
+    return { questions: shardQuestions(questions, spec), limit: limit ?? null, ids: ids ?? null, shard: shardSelection(questions, spec) };
+  }
+  return { questions, limit: limit ?? null, ids: ids ?? null };
+}
+
+function readFewShot(file: string): FewShotExample[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new InputError(`--fewshot ${file}: cannot read it (${(err as Error).message})`);
+  }
+  const out: FewShotExample[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (line.trim() === '') return;
+    let v: unknown;
+    try {
+      v = JSON.parse(line);
+    } catch {
+      throw new InputError(`--fewshot ${file}:${i + 1}: not valid JSON; expected {"user": "...", "assistant": "..."}`);
+    }
+    const o = v as Record<string, unknown>;
+    if (typeof o?.user !== 'string' || typeof o?.assistant !== 'string') throw new InputError(`--fewshot ${file}:${i + 1}: expected string fields "user" and "assistant"`);
+    out.push({ user: o.user, assistant: o.assistant });
+  });
+  return out;
+}
+
+export function readDeployment(options: AuditOptions): Deployment {
+  const prompt = options.prompt ?? 'chat';
+  if (prompt !== 'chat' && prompt !== 'raw') throw new InputError(`--prompt ${prompt}: expected chat or raw`);
+  let template: string | undefined;
+  if (options.template !== undefined) {
+    if (prompt !== 'raw') throw new InputError('--template is for --prompt raw');
+    try {
+      template = fs.readFileSync(options.template, 'utf8');
+    } catch (err) {
+      throw new InputError(`--template ${options.template}: cannot read it (${(err as Error).message})`);
+    }
+    if (!template.includes(QUESTION_SLOT)) throw new InputError(`--template ${options.template}: the template must contain ${QUESTION_SLOT}`);
+  }
+  const d: Deployment = {
+    ...DEFAULT_DEPLOYMENT,
+    prompt,
+    ...(template !== undefined ? { template } : {}),
+    ...(options.system !== undefined ? { system: options.system } : {}),
+    fewShot: options.fewshot ? readFewShot(options.fewshot) : [],
+    maxNewTokens: options.maxNewTokens ?? DEFAULT_DEPLOYMENT.maxNewTokens,
+    temperature: options.temperature ?? DEFAULT_DEPLOYMENT.temperature,
+    topP: options.topP ?? DEFAULT_DEPLOYMENT.topP,
+    stop: options.stop ?? [],
+  };
+  const truncate = options.truncatePrompt ?? 'none';
+  if (!(PROMPT_TRUNCATIONS as readonly string[]).includes(truncate)) throw new InputError(`--truncate-prompt ${truncate}: expected ${PROMPT_TRUNCATIONS.join(' or ')}`);
+  // Absent means none, so manifests written before the flag existed still match on --resume.
+  if (truncate === 'left') d.truncatePrompt = 'left';
+  checkDeployment(d);
+  return d;
+}
+
+/** Settings that do not need the model (checked before it loads). */
+export interface PreSettings {
+  probes: ProbeSpec[];
+  probeDecoding: ProbeDecoding;
+  selectors: RunSettings['selectors'];
+  repair: RunSettings['repair'];
+  globalRoutes: number;
+  seed: number;
+  maxEdits: number;
+  search: RunSettings['search'];
+  deployment: Deployment;
+  chunkSize: number;
+  maxBatch?: number;
+  grading: GradingSettings;
+}
+
+function oneOf<T extends string>(value: string | undefined, flag: string, allowed: readonly T[], fallback: T): T {
+  if (value === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(value)) throw new InputError(`${flag} ${value}: expected one of ${allowed.join(', ')}`);
+  return value as T;
+}
+
+export function readPreSettings(options: AuditOptions): PreSettings {
+  const probes = parseProbeSpecs(options.probes && options.probes.length > 0 ? options.probes : DEFAULT_PROBES);
+  const selectors = parseSelectors((options.select ?? SELECTOR_NAMES).join(','));
+  const run = probes.map((p) => p.name as string);
+  let referenceProbes = run;
+  if (options.referenceProbes !== undefined) {
+    referenceProbes = options.referenceProbes;
+    const bad = referenceProbes.filter((p) => !run.includes(p));
+    if (referenceProbes.length === 0 || bad.length > 0) throw new InputError(`--reference-probes ${referenceProbes.join(',')}: expected probes of this run (${run.join(', ')})`);
+  }
+  const routeBudget = Math.max(0, ...probes.filter((p) => isRouteProbe(p.name)).map((p) => p.budget));
+  const wantsGlobal = selectors.includes('global-route') && routeBudget > 0;
+  const globalRoutes = wantsGlobal ? (options.globalRoutes ?? routeBudget) : 0;
+  const seed = options.seed ?? AUDIT_DEFAULTS.seed;
+  if (seed > 0xffffffff) throw new InputError(`--seed: expected a whole number from 0 to 4294967295, got '${seed}'`);
+  return {
+    probes,
+    probeDecoding: { ...DEFAULT_PROBE_DECODING },
+    selectors,
+    repair: { enabled: options.repair === true, referenceProbes },
+    globalRoutes,
+    seed,
+    maxEdits: options.maxEdits ?? AUDIT_DEFAULTS.maxEdits,
+    search: { ...DEFAULT_SEARCH, c: options.searchC ?? DEFAULT_SEARCH.c, lambda: options.searchLambda ?? DEFAULT_SEARCH.lambda },
+    deployment: readDeployment(options),
+    grading: {
+      correctBy: oneOf(options.correctBy, '--correct-by', CORRECT_BY, DEFAULT_GRADING.correctBy),
+      truncated: oneOf(options.gradeTruncated, '--grade-truncated', TRUNCATED_RULES, DEFAULT_GRADING.truncated),
+    },
+    chunkSize: options.batch ?? AUDIT_DEFAULTS.batch,
+    maxBatch: options.maxBatch,
+  };
+}
+
+/**
+ * The full run settings once the model's block count is known. `questions` is the size of the
+ * whole selection (a shard passes its run's): too few, and the global-route pool is skipped with
+ * the reason recorded (globalRoutePlan.ts).
+ */
+export function runSettings(pre: PreSettings, numBlocks: number, selection: RunSettings['selection'], questions: number): RunSettings {
+  const skipped = pre.globalRoutes > 0 ? globalRouteSkipReason(questions) : undefined;
+  const count = skipped ? 0 : pre.globalRoutes;
+  return {
+    deployment: pre.deployment,
+    probes: pre.probes,
+    probeDecoding: pre.probeDecoding,
+    selectors: pre.selectors,
+    repair: pre.repair,
+    globalRoutes: { count, routes: count > 0 ? globalRoutePool(numBlocks, pre.seed, count, pre.maxEdits) : [], ...(skipped ? { skipped } : {}) },
+    seeds: { run: pre.seed },
+    routeSpace: { maxEdits: pre.maxEdits },
+    search: pre.search,
+    grading: pre.grading,
+    selection,
+  };
+}
