@@ -23,7 +23,12 @@ const importBoundaries = {
             type: 'array',
             items: {
               type: 'object',
-              properties: { folder: { type: 'string' }, reason: { type: 'string' } },
+              properties: {
+                folder: { type: 'string' },
+                reason: { type: 'string' },
+                // Modules inside the folder that stay allowed (paths without extension; the folder itself means its index).
+                except: { type: 'array', items: { type: 'string' } },
+              },
               required: ['folder', 'reason'],
               additionalProperties: false,
             },
@@ -31,14 +36,15 @@ const importBoundaries = {
         ],
       },
       create(context) {
-        const forbidden = (context.options[0] ?? []).map(({ folder, reason }) => ({
+        const forbidden = (context.options[0] ?? []).map(({ folder, reason, except = [] }) => ({
           folder: path.join(root, folder) + path.sep,
           reason,
+          except: except.map((e) => path.join(root, e)),
         }));
         const check = (node, source) => {
           if (!source || typeof source.value !== 'string' || !source.value.startsWith('.')) return;
-          const target = path.resolve(path.dirname(context.filename), source.value);
-          const hit = forbidden.find((f) => (target + path.sep).startsWith(f.folder));
+          const target = path.resolve(path.dirname(context.filename), source.value).replace(/\.(js|ts)$/, '');
+          const hit = forbidden.find((f) => (target + path.sep).startsWith(f.folder) && !f.except.includes(target));
           if (hit) context.report({ node: source, message: `'${source.value}' is not allowed here: ${hit.reason}` });
         };
         return {
@@ -119,6 +125,11 @@ export default defineConfig(
       'import-boundaries/no-import-from': [
         'error',
         [
+          {
+            folder: 'src/engine',
+            reason: "go through the engine's entry module (src/engine/index.ts; errors and types alone are allowed where loading the runtime would be wasted)",
+            except: ['src/engine', 'src/engine/index', 'src/engine/errors', 'src/engine/types'],
+          },
           { folder: 'src/cli', reason: 'the service sits below the CLI' },
           { folder: 'src/extension', reason: 'the service sits below the extension' },
           { folder: 'webview', reason: 'the webview is a separate browser bundle' },
@@ -133,6 +144,11 @@ export default defineConfig(
       'import-boundaries/no-import-from': [
         'error',
         [
+          {
+            folder: 'src/engine',
+            reason: "go through the engine's entry module (src/engine/index.ts; errors and types alone are allowed where loading the runtime would be wasted)",
+            except: ['src/engine', 'src/engine/index', 'src/engine/errors', 'src/engine/types'],
+          },
           { folder: 'src/extension', reason: 'the CLI and the extension are separate front ends' },
           { folder: 'webview', reason: 'the webview is a separate browser bundle' },
         ],

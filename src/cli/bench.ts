@@ -17,7 +17,7 @@ import { UsageError } from './command';
 import { MODEL_FLAGS, MODEL_FLAGS_HELP, parseFlags, parseWeights, parseWholeNumber, progressToStderr } from './engineArgs';
 import { writeRandomQwen05bModel } from './randomBenchModel';
 import { loadModel, type Model } from '../engine';
-import type { GenerationRequest } from '../engine/types';
+import type { GenerationRequest } from '../engine/index';
 
 const help = [
   'Usage: reach-audit bench (--model DIR | --random-qwen-0.5b [--random-dir DIR]) [options]',

@@ -1,3 +1,4 @@
+// The error class alone: every command imports this file, and the engine's entry module would load the runtime before any command needs it.
 import { InputError } from '../engine/errors';
 
 /** A subcommand of the reach-audit CLI. */

@@ -4,9 +4,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from './command';
-import type { Route, TextGenerator } from '../engine/types';
-import { checkRoute, checkSilenced } from '../engine/routeValidation';
-import { WEIGHT_PRECISIONS, type WeightPrecision } from '../engine/weightPrecision';
+import { checkRoute, checkSilenced, parseWeightPrecision, type Route, type TextGenerator } from '../engine/index';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -68,13 +66,7 @@ export const MODEL_FLAGS = {
 } as const;
 
 /** --weights f32|int8 (undefined when not given: f32). */
-export function parseWeights(value: string | undefined): WeightPrecision | undefined {
-  if (value === undefined) return undefined;
-  if (!(WEIGHT_PRECISIONS as readonly string[]).includes(value)) {
-    throw new UsageError(`--weights: expected one of ${WEIGHT_PRECISIONS.join(', ')}, got '${value}'`);
-  }
-  return value as WeightPrecision;
-}
+export const parseWeights = parseWeightPrecision;
 
 export const WEIGHTS_HELP = '  --weights P          f32 (default) or int8: 8-bit weights, one scale per 32 (MatMulNBits)';
 

@@ -5,9 +5,7 @@
 import type { Command } from './command';
 import { UsageError } from './command';
 import { MODEL_FLAGS, MODEL_FLAGS_HELP, PROMPT_FLAGS, encodePrompt, parseFlags, parseIndexList, parseWholeNumber, progressToStderr, requireModel, routeFlags, parseWeights } from './engineArgs';
-import { loadModel } from '../engine';
-import { readModelConfig } from '../engine/config';
-import { checkTokenIds } from '../engine/routeValidation';
+import { checkTokenIds, loadModel, readModelConfig } from '../engine/index';
 
 const help = [
   'Usage: reach-audit forward --model DIR (--prompt TEXT | --ids 1,2,3) [options]',

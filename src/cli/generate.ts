@@ -5,8 +5,7 @@
 import type { Command } from './command';
 import { UsageError } from './command';
 import { MODEL_FLAGS, MODEL_FLAGS_HELP, PROMPT_FLAGS, encodePrompt, parseFlags, parseNumber, parseWholeNumber, progressToStderr, requireModel, routeFlags, parseWeights } from './engineArgs';
-import { loadModel } from '../engine';
-import { readModelConfig } from '../engine/config';
+import { loadModel, readModelConfig } from '../engine/index';
 
 const help = [
   'Usage: reach-audit generate --model DIR --prompt TEXT [options]',

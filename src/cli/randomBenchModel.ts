@@ -7,7 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Xoshiro128 } from '../engine/sampling';
+import { Xoshiro128 } from '../engine/index';
 
 export const QWEN_05B_SHAPE = {
   hiddenSize: 896,

@@ -21,7 +21,7 @@ export { readModelConfig, type ModelConfig } from './config';
 export { ENGINE_VERSION } from './graphCache';
 export { Xoshiro128 } from './sampling';
 export { assertFolderFree, lockFolder, recoveredNote, type FolderLock } from './folderLock';
-export { WEIGHT_PRECISIONS, type WeightPrecision } from './weightPrecision';
+export { parseWeightPrecision, WEIGHT_PRECISIONS, type WeightPrecision } from './weightPrecision';
 export { RemoteGenerator, publicUrl, type RemoteOptions, type RemoteBackendInfo } from './remote/remoteGenerator';
 export { EXTENSIONS_VERSION, LAYER_EXTENSIONS } from './remote/completionApi';
 export type { CompletionRequestBody, CompletionResponseBody, CompletionChoice, HealthBody } from './remote/completionApi';

@@ -9,11 +9,19 @@
  * closing note of this change): MatMulNBits 8-bit with int8 compute beat DynamicQuantizeMatMul
  * (per-column scales) and MatMulNBits with F32 compute at 1 and 16 rows.
  */
+import { InputError } from './errors';
 import { FLOAT, type GraphBuilder, UINT8 } from './graphBuilder';
 
 export type WeightPrecision = 'f32' | 'int8';
 
 export const WEIGHT_PRECISIONS: readonly WeightPrecision[] = ['f32', 'int8'];
+
+/** The value of `--weights` (undefined when not given: f32); anything else names the flag. */
+export function parseWeightPrecision(value: string | undefined): WeightPrecision | undefined {
+  if (value === undefined) return undefined;
+  if (!(WEIGHT_PRECISIONS as readonly string[]).includes(value)) throw new InputError(`--weights: expected one of ${WEIGHT_PRECISIONS.join(', ')}, got '${value}'`);
+  return value as WeightPrecision;
+}
 
 /** Input weights per scale. */
 export const INT8_BLOCK = 32;

@@ -7,7 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { assertFolderFree, ENGINE_VERSION, InputError, readModelConfig, WEIGHT_PRECISIONS, type LoadOptions, type WeightPrecision } from '../engine/index';
+import { assertFolderFree, ENGINE_VERSION, InputError, parseWeightPrecision, readModelConfig, type LoadOptions, type WeightPrecision } from '../engine/index';
 import type { Dataset } from '../audit/dataset/dataset';
 import { modelContentHash } from '../audit/run/modelFingerprint';
 import type { QuestionRecord } from '../audit/run/record';
@@ -111,7 +111,7 @@ export function prepareAuditJob(plan: AuditJobPlan): PreparedAuditJob {
   const { options } = plan;
   checkOptionRanges(options);
   const pre: PreSettings = readPreSettings(options);
-  const weights = readWeights(options.weights);
+  const weights = parseWeightPrecision(options.weights);
   readModelConfig(path.resolve(plan.modelDir)); // a missing or broken model folder fails before any work
   const dataset = readDataset(options);
   const shown = dataset.issues.slice(0, 10);
@@ -171,13 +171,6 @@ export function prepareAuditJob(plan: AuditJobPlan): PreparedAuditJob {
       }
     },
   };
-}
-
-/** --weights f32|int8 (undefined when not given: f32). */
-export function readWeights(value: string | undefined): WeightPrecision | undefined {
-  if (value === undefined) return undefined;
-  if (!(WEIGHT_PRECISIONS as readonly string[]).includes(value)) throw new InputError(`--weights: expected one of ${WEIGHT_PRECISIONS.join(', ')}, got '${value}'`);
-  return value as WeightPrecision;
 }
 
 /** The engine's load options for a model request. */

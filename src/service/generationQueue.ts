@@ -5,7 +5,7 @@
  * (they arrive on separate connections, a few hundred microseconds apart), so they share a batch.
  * A request whose client went away before its batch started is dropped.
  */
-import type { Generation, GenerationRequest, TextGenerator } from '../engine/types';
+import type { Generation, GenerationRequest, TextGenerator } from '../engine/index';
 
 interface Pending {
   request: GenerationRequest;
