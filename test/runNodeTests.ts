@@ -2,9 +2,9 @@
  * Runs the compiled node:test files of one test area: `node out/test/runNodeTests.js unit`
  * (or `integration`, or a sub-area such as `unit/engine`); extra arguments go to `node --test`.
  *
- * Why not plain `node --test out/test/unit/`: a fresh clone may have no tests in an area yet, which
- * must not fail the run, and `tsc` never deletes the output of a test file that was removed or
- * renamed, so only compiled files whose test/<area>/**\/*.test.ts source still exists are run.
+ * Why not plain `node --test out/test/unit/`: `tsc` never deletes the output of a test file that was
+ * removed or renamed, so only compiled files whose test/<area>/**\/*.test.ts source still exists are
+ * run. An area with no tests fails: a misspelt area, or a build that compiled nothing, must not pass.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -35,8 +35,8 @@ const files = compiledTests(outDir)
   .sort();
 
 if (files.length === 0) {
-  console.log(`No ${area} tests yet (none under test/${area}/**/*.test.ts); nothing to run.`);
-  process.exit(0);
+  console.error(`No ${area} tests found: no out/test/${area}/**/*.test.js with its test/${area}/**/*.test.ts source (is the area right, and did \`tsc -p .\` run?).`);
+  process.exit(1);
 }
 
 const result = spawnSync(process.execPath, ['--test', ...nodeArgs, ...files], { stdio: 'inherit', cwd: repoRoot });

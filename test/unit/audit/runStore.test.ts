@@ -2,10 +2,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import * as esbuild from 'esbuild';
 import { InputError } from '../../../src/engine/errors';
 import { JsonLinesAppender, latestRunFolder, newRunFolder, prepareRunFolder, readJsonLines, readRecords } from '../../../src/audit/run/runStore';
 import { runAudit } from '../../../src/audit/run/runFolderAudit';
 import { fakeFor, settingsFor, smallDataset, tempDir } from './fixtures';
+
+const repoRoot = path.resolve(__dirname, '..', '..', '..', '..');
+/** The conventional uid and gid of the user nobody. */
+const NOBODY = 65534;
 
 test('a torn last line is ignored with a warning; a complete last line without newline is kept', () => {
   const dir = tempDir();
@@ -57,10 +63,27 @@ test('run folders are named <time>-<name> and the newest of a name is found for 
   assert.equal(latestRunFolder(ws, 'other'), undefined);
 });
 
-test('an unwritable run folder is a clear InputError', { skip: process.getuid?.() === 0 ? 'root can write anywhere' : false }, () => {
+test('an unwritable run folder is a clear InputError', () => {
   const dir = tempDir();
-  fs.chmodSync(dir, 0o500);
-  assert.throws(() => prepareRunFolder(path.join(dir, 'run')), /cannot write the run folder .*run: permission denied/);
+  fs.chmodSync(dir, 0o555); // anyone may look inside; no one but root may write
+  const target = path.join(dir, 'run');
+  const expected = /cannot write the run folder .*run: permission denied/;
+  if (process.getuid?.() !== 0) {
+    assert.throws(() => prepareRunFolder(target), (e: unknown) => e instanceof InputError && expected.test((e as Error).message));
+    return;
+  }
+  // Root writes anywhere (CI runs as root): the same code runs as the unprivileged user nobody, from a
+  // self-contained bundle beside the folder so that it needs no read access to this checkout.
+  const bundle = path.join(tempDir(), 'runStore.js');
+  esbuild.buildSync({ entryPoints: [path.join(repoRoot, 'src/audit/run/runStore.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: bundle, logLevel: 'silent' });
+  fs.chmodSync(path.dirname(bundle), 0o755);
+  fs.chmodSync(bundle, 0o644);
+  const script = `try { require(${JSON.stringify(bundle)}).prepareRunFolder(${JSON.stringify(target)}); console.log('written'); } catch (e) { console.log(e.constructor.name + ': ' + e.message); }`;
+  const child = spawnSync(process.execPath, ['-e', script], { uid: NOBODY, gid: NOBODY, cwd: '/', encoding: 'utf8' });
+  assert.equal(child.status, 0, child.stderr);
+  assert.match(child.stdout.trim(), /^InputError: /);
+  assert.match(child.stdout, expected);
+  assert.equal(fs.existsSync(target), false, 'nothing was made');
 });
 
 test('a file in the way of the run folder is a clear InputError', () => {
