@@ -1,7 +1,7 @@
 // Builds the three bundles of Reach Audit:
 //   dist/extension.js  the VS Code extension (Node, CommonJS; vscode is provided by VS Code)
 //   dist/cli.js        the reach-audit command, also the engine child process (Node, executable)
-//   dist/webview/      the panel UI (browser, IIFE) from webview/src/main.ts, when that exists
+//   dist/webview/      the panel UI (browser, IIFE) from webview/src/main.ts
 // Usage: node esbuild.js [--production] [--watch]
 //   --production  minified, no source maps (what `vsce package` ships)
 //   --watch       rebuild on change until interrupted
@@ -21,6 +21,8 @@ const reportProblems = (name) => ({
     let started = 0;
     build.onStart(() => {
       started = Date.now();
+      // The start of a rebuild, for the watch task's problem matcher (.vscode/tasks.json).
+      if (watch) console.log(`[esbuild] ${name} build started`);
     });
     build.onEnd((result) => {
       for (const { text, location } of [...result.errors, ...result.warnings]) {
@@ -80,25 +82,18 @@ const builds = [
   },
 ];
 
-const webviewEntry = 'webview/src/main.ts';
-if (fs.existsSync(path.join(root, webviewEntry))) {
-  // The webview's own esbuild plugins (CSP-safe toolkit), owned by webview/.
-  const webviewPluginsFile = path.join(root, 'webview', 'cspSafeToolkit.js');
-  const webviewPlugins = fs.existsSync(webviewPluginsFile) ? [require(webviewPluginsFile).cspSafeToolkit] : [];
-  builds.push({
-    ...common,
-    entryPoints: [webviewEntry],
-    outdir: 'dist/webview',
-    platform: 'browser',
-    format: 'iife',
-    target: 'es2022',
-    // Fonts and icons referenced from CSS travel with the bundle (no remote loads in the webview).
-    loader: { '.ttf': 'file', '.woff': 'file', '.woff2': 'file', '.svg': 'file', '.png': 'file' },
-    plugins: [...webviewPlugins, reportProblems('webview')],
-  });
-} else {
-  console.log(`[esbuild] webview skipped: ${webviewEntry} does not exist yet`);
-}
+builds.push({
+  ...common,
+  entryPoints: ['webview/src/main.ts'],
+  outdir: 'dist/webview',
+  platform: 'browser',
+  format: 'iife',
+  target: 'es2022',
+  // Fonts and icons referenced from CSS travel with the bundle (no remote loads in the webview).
+  loader: { '.ttf': 'file', '.woff': 'file', '.woff2': 'file', '.svg': 'file', '.png': 'file' },
+  // The webview's own esbuild plugin (CSP-safe toolkit), owned by webview/.
+  plugins: [require('./webview/cspSafeToolkit.js').cspSafeToolkit, reportProblems('webview')],
+});
 
 async function main() {
   if (watch) {
