@@ -1,5 +1,5 @@
 // ESLint flat config: typescript-eslint's recommended rules plus the architecture's import
-// direction (design section 4): extension/cli → audit → engine, webview talks by messages only.
+// direction (docs/design.md section 4): extension/cli → audit → engine, webview talks by messages only.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'eslint/config';

@@ -7,12 +7,12 @@ import { UsageError, type Command } from './command';
 import { guardTerminalOutput } from './terminalText';
 
 const commands: Record<string, () => Promise<Command>> = {
-  // engine (issue 3)
+  // the engine alone
   forward: async () => (await import('./forward.js')).forwardCommand,
   generate: async () => (await import('./generate.js')).generateCommand,
   bench: async () => (await import('./bench.js')).benchCommand,
   fidelity: async () => (await import('./fidelity.js')).fidelityCommand,
-  // audit (issue 5)
+  // audits and their results
   audit: async () => (await import('./audit.js')).auditCommand,
   compare: async () => (await import('./compare.js')).compareCommand,
   report: async () => (await import('./report.js')).reportCommand,
@@ -21,7 +21,7 @@ const commands: Record<string, () => Promise<Command>> = {
   regrade: async () => (await import('./regrade.js')).regradeCommand,
   table: async () => (await import('./table.js')).tableCommand,
   trajectory: async () => (await import('./trajectory.js')).trajectoryCommand,
-  // engine child process of the VS Code extension (issue 6)
+  // the engine child process of the VS Code extension
   serve: async () => (await import('./serve.js')).serveCommand,
 };
 

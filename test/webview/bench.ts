@@ -1,5 +1,5 @@
 /**
- * Benchmark of the audit panel in Chromium at 10,000 questions (issue 6's targets: first rows
+ * Benchmark of the audit panel in Chromium at 10,000 questions (the panel's targets: first rows
  * within 1 s, filtering within 100 ms). Medians of several runs, measured in the page with
  * performance.now(), with baselines measured in the same run: the run sent as one message vs in
  * batches, and the panel's indexed query + redraw vs a plain scan of the records (no index, no drawing).

@@ -1,5 +1,5 @@
 /**
- * The states of one audited question (design section 1), derived once from its record so the
+ * The states of one audited question (docs/design.md section 1), derived once from its record so the
  * table can sort, filter and draw chips without looking into the record again. DOM-free.
  */
 import type { AuditRecord } from './protocol';

@@ -1,5 +1,5 @@
 /**
- * The answer-aware route search of the `search` probe (design section 1): Monte-Carlo tree search
+ * The answer-aware route search of the `search` probe (docs/design.md section 1): Monte-Carlo tree search
  * whose nodes are routes and whose children are single edits (routes.ts neighbours).
  *
  * One simulation evaluates exactly one route that this search has not evaluated before; its reward

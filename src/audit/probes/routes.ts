@@ -1,5 +1,5 @@
 /**
- * The layer-route space of design section 1 (after CoLa / Dr.LLM) and the random-route sampler.
+ * The layer-route space of docs/design.md section 1 (after CoLa / Dr.LLM) and the random-route sampler.
  *
  * A route in this space is the identity route [0..L-1] with edits applied:
  * - skip one block: block b is left out;
@@ -25,7 +25,7 @@ export interface RouteShape {
   spanRepeat?: { start: number; end: number };
 }
 
-/** One edit of design section 1. `length` 1 is a single-block edit, 2–4 a span edit. */
+/** One edit of docs/design.md section 1. `length` 1 is a single-block edit, 2–4 a span edit. */
 export interface RouteEdit {
   kind: 'skip' | 'repeat';
   start: number;

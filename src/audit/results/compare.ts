@@ -1,5 +1,5 @@
 /**
- * Checkpoint comparison (design section 1): two runs of the same questions under the same
+ * Checkpoint comparison (docs/design.md section 1): two runs of the same questions under the same
  * deployment, probes, budgets and seeds. Realized Δ and reachable-ceiling Δ with paired bootstrap
  * intervals, exact McNemar tests, the per-question transition table between states, and the
  * decomposition of newly realized questions into already-reachable-by-base vs newly-reachable.

@@ -1,6 +1,6 @@
 /**
  * One line of records.jsonl: everything the audit found out about one question. The keys of the
- * record contract (issue 5) are kept exactly; other tools read them. Extra keys are additions.
+ * record contract (docs/design.md section 3) are kept exactly; other tools read them. Extra keys are additions.
  *
  * Every field of a record depends only on the question, the model, the run settings and the run
  * seed — never on which other questions were audited with it — so auditing one question alone

@@ -1,5 +1,5 @@
 /**
- * One question's state in words, from its record (design section 1): realized, reachable by which
+ * One question's state in words, from its record (docs/design.md section 1): realized, reachable by which
  * probes, repaired by which silenced block, or unreached. Pure, for CodeLens, hovers and the tree.
  */
 import type { AuditRecord } from '../../../webview/src/protocol';
