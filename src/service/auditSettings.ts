@@ -13,6 +13,7 @@ import type { RunSettings } from '../audit/run/manifest';
 import { PROMPT_TRUNCATIONS } from '../audit/probes/contextFit';
 import { DEFAULT_SEARCH } from '../audit/probes/routeSearch';
 import { DEFAULT_PROBE_DECODING, type ProbeDecoding } from '../audit/probes/probeDecoding';
+import { lengthBoundsOf, lengthBoundsProblem, routeLengthBounds } from '../audit/probes/routes';
 import { CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES, type GradingSettings } from '../audit/answers/grade';
 import { isRouteProbe, parseProbeSpecs, parseSelectors, SELECTOR_NAMES, type ProbeSpec } from '../audit/probes/probeSpec';
 import { ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset/question';
@@ -124,6 +125,8 @@ export interface PreSettings {
   seed: number;
   maxEdits: number;
   search: RunSettings['search'];
+  /** --min-route-length / --max-route-length as given (checked against the model once it loads). */
+  routeLengths: { min?: number; max?: number };
   deployment: Deployment;
   chunkSize: number;
   maxBatch?: number;
@@ -159,7 +162,13 @@ export function readPreSettings(options: AuditOptions): PreSettings {
     globalRoutes,
     seed,
     maxEdits: options.maxEdits ?? AUDIT_DEFAULTS.maxEdits,
-    search: { ...DEFAULT_SEARCH, c: options.searchC ?? DEFAULT_SEARCH.c, lambda: options.searchLambda ?? DEFAULT_SEARCH.lambda },
+    search: {
+      c: options.searchC ?? DEFAULT_SEARCH.c,
+      lambda: options.searchLambda ?? DEFAULT_SEARCH.lambda,
+      exploration: options.searchRandomChild ?? DEFAULT_SEARCH.exploration,
+      widening: readWidening(options.searchWidening),
+    },
+    routeLengths: readRouteLengths(options),
     deployment: readDeployment(options),
     grading: {
       correctBy: oneOf(options.correctBy, '--correct-by', CORRECT_BY, DEFAULT_GRADING.correctBy),
@@ -170,6 +179,29 @@ export function readPreSettings(options: AuditOptions): PreSettings {
   };
 }
 
+function readWidening(value: string | undefined): number | 'off' {
+  if (value === undefined) return DEFAULT_SEARCH.widening;
+  if (value.trim() === 'off') return 'off';
+  const n = value.trim() === '' ? NaN : Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new InputError(`--search-widening: expected a number from 0 to 1 (the exponent α) or off, got '${value}'`);
+  return n;
+}
+
+function readRouteLengths(options: AuditOptions): PreSettings['routeLengths'] {
+  const { minRouteLength: min, maxRouteLength: max } = options;
+  if (min !== undefined && max !== undefined && min > max) throw new InputError(`--min-route-length ${min} is above --max-route-length ${max}`);
+  return { ...(min !== undefined ? { min } : {}), ...(max !== undefined ? { max } : {}) };
+}
+
+/** The route space for an L-block model: the bounds given, else the model's defaults; bounds that leave out the identity are refused. */
+export function routeSpaceFor(pre: PreSettings, numBlocks: number): RunSettings['routeSpace'] {
+  const d = routeLengthBounds(numBlocks);
+  const bounds = { min: pre.routeLengths.min ?? d.min, max: pre.routeLengths.max ?? d.max };
+  const problem = lengthBoundsProblem(bounds, numBlocks);
+  if (problem) throw new InputError(`--min-route-length/--max-route-length: ${problem}`);
+  return { maxEdits: pre.maxEdits, minLength: bounds.min, maxLength: bounds.max };
+}
+
 /**
  * The full run settings once the model's block count is known. `questions` is the size of the
  * whole selection (a shard passes its run's): too few, and the global-route pool is skipped with
@@ -178,15 +210,16 @@ export function readPreSettings(options: AuditOptions): PreSettings {
 export function runSettings(pre: PreSettings, numBlocks: number, selection: RunSettings['selection'], questions: number): RunSettings {
   const skipped = pre.globalRoutes > 0 ? globalRouteSkipReason(questions) : undefined;
   const count = skipped ? 0 : pre.globalRoutes;
+  const routeSpace = routeSpaceFor(pre, numBlocks);
   return {
     deployment: pre.deployment,
     probes: pre.probes,
     probeDecoding: pre.probeDecoding,
     selectors: pre.selectors,
     repair: pre.repair,
-    globalRoutes: { count, routes: count > 0 ? globalRoutePool(numBlocks, pre.seed, count, pre.maxEdits) : [], ...(skipped ? { skipped } : {}) },
+    globalRoutes: { count, routes: count > 0 ? globalRoutePool(numBlocks, pre.seed, count, pre.maxEdits, lengthBoundsOf(routeSpace, numBlocks)) : [], ...(skipped ? { skipped } : {}) },
     seeds: { run: pre.seed },
-    routeSpace: { maxEdits: pre.maxEdits },
+    routeSpace,
     search: pre.search,
     grading: pre.grading,
     selection,

@@ -192,6 +192,24 @@ describe('reach-audit audit / compare / report', () => {
     assert.equal(fs.readFileSync(path.join(full, 'records.jsonl'), 'utf8'), before);
   });
 
+  it('route search settings and length bounds: recorded in the manifest, every route within the bounds, a resume under other values refused', () => {
+    const folder = path.join(root, 'runs', 'search-settings');
+    const args = ['audit', '--model', baseModel, '--data', data, '--probe', 'routes:3', '--probe', 'search:3', '--select', 'majority', '--limit', '2', '--max-new-tokens', '2', '--threads', '1'];
+    const settings = ['--search-c', '1.41', '--search-lambda', '5', '--search-random-child', '0', '--search-widening', 'off', '--min-route-length', '4', '--max-route-length', '5'];
+    const r = run([...args, ...settings, '--out', folder]);
+    assert.equal(r.code, 0, r.stderr);
+    const manifest = readJson(path.join(folder, 'manifest.json')) as { search: unknown; routeSpace: unknown };
+    assert.deepEqual(manifest.search, { c: 1.41, lambda: 5, exploration: 0, widening: 'off' });
+    assert.deepEqual(manifest.routeSpace, { maxEdits: 4, minLength: 4, maxLength: 5 });
+    const routes = readRecords(folder).flatMap((rec) => ['routes', 'search'].flatMap((p) => rec.probes[p].attempts.map((a) => a.route ?? [])));
+    assert.ok(routes.length > 0 && routes.every((route) => route.length >= 4 && route.length <= 5), JSON.stringify(routes));
+    assertCleanFailure(run([...args, ...settings.slice(0, 6), '--search-widening', '0.5', ...settings.slice(8), '--out', folder, '--resume']), /cannot resume .*search settings: the run has .*"widening":"off".*this command gives .*"widening":0\.5/s);
+    // 4 blocks: the default bounds are [3, 5], so the run recorded the one bound that differs.
+    assertCleanFailure(run([...args, ...settings.slice(0, 8), ...settings.slice(10), '--out', folder, '--resume']), /cannot resume .*route space: the run has \{"maxEdits":4,"minLength":4\}, this command gives \{"maxEdits":4\}/s);
+    assertCleanFailure(run([...args, '--min-route-length', '6', '--out', path.join(root, 'runs', 'no-identity')]), /--min-route-length\/--max-route-length: the shortest route allowed \(6\) is longer than the model's 4 blocks/);
+    assertCleanFailure(run([...args, '--search-widening', 'wide']), /--search-widening: expected a number from 0 to 1 \(the exponent α\) or off, got 'wide'/);
+  });
+
   const demo = path.join(repo, 'media/demo');
   it('audits the bundled demo pair (first questions) and compares them', { skip: !(fs.existsSync(path.join(demo, 'base/config.json')) && fs.existsSync(path.join(demo, 'tuned/config.json'))) && 'demo models not present' }, () => {
     const out = path.join(root, 'demo');

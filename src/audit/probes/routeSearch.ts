@@ -10,14 +10,16 @@
  * A simulation walks down from the root (the identity route, which is the deployment and is never a
  * search candidate). At each node, with probability `exploration` it moves to a uniformly random
  * child (any valid edit whose subtree is not used up); otherwise it expands a new child while the
- * node has fewer expanded children than its widening limit 1 + floor(sqrt(visits)), and else moves
- * to the expanded child with the best UCB = mean − λ·len/L + c·sqrt(ln N / n). Moving to a child not
- * yet evaluated evaluates it, which ends the simulation. Progressive widening is what lets a small
- * budget go deeper than the first layer of edits; without it the first |children| simulations
- * would all be spent on single edits of the identity.
+ * node has fewer expanded children than its widening limit 1 + floor(visits^α) (α = 0.5 by
+ * default), and else moves to the expanded child with the best UCB = mean − λ·len/L +
+ * c·sqrt(ln N / n). Moving to a child not yet evaluated evaluates it, which ends the simulation.
+ * Progressive widening is what lets a small budget go deeper than the first layer of edits; with
+ * widening off (plain UCT) the first |children| simulations are all spent on single edits of the
+ * identity. Where this departs from the published route searches, and why: docs/design.md
+ * section 1, "Search".
  */
 import type { Route } from '../../engine/types';
-import { identityRoute, neighbourRoutes, routeKey } from './routes';
+import { identityRoute, neighbourRoutes, routeKey, routeLengthBounds, type LengthBounds } from './routes';
 
 export interface SearchSettings {
   /** UCB exploration constant c (default 1.8). */
@@ -26,9 +28,15 @@ export interface SearchSettings {
   lambda: number;
   /** Probability of moving to a random child instead of the UCB choice (default 0.1). */
   exploration: number;
+  /**
+   * Progressive widening: a node holds at most 1 + floor(visits^α) expanded children (α, default
+   * 0.5), or 'off': every child of a node is tried before the walk goes below it (plain UCT).
+   * Absent in runs made before it could be set: 0.5.
+   */
+  widening?: number | 'off';
 }
 
-export const DEFAULT_SEARCH: SearchSettings = { c: 1.8, lambda: 0, exploration: 0.1 };
+export const DEFAULT_SEARCH: Required<SearchSettings> = { c: 1.8, lambda: 0, exploration: 0.1, widening: 0.5 };
 
 interface SearchNode {
   route: number[];
@@ -54,6 +62,8 @@ export class RouteSearch {
     /** The random stream of simulation i, keyed by (run seed, question id, 'search', i) by the caller. */
     private readonly randomFor: (simulation: number) => () => number,
     private readonly settings: SearchSettings = DEFAULT_SEARCH,
+    /** The route space's length bounds (default: the model's, routes.ts). */
+    private readonly bounds: LengthBounds = routeLengthBounds(numBlocks),
   ) {
     this.root = { route: identityRoute(numBlocks), children: [], visits: 0, rewardSum: 0, exhausted: false };
     this.seen.add(routeKey(this.root.route));
@@ -92,7 +102,7 @@ export class RouteSearch {
   }
 
   private optionsOf(node: SearchNode): number[][] {
-    node.options ??= neighbourRoutes(node.route, this.numBlocks);
+    node.options ??= neighbourRoutes(node.route, this.numBlocks, this.bounds);
     return node.options;
   }
 
@@ -125,7 +135,9 @@ export class RouteSearch {
         node = live[pick - fresh.length];
         continue;
       }
-      const widthLimit = 1 + Math.floor(Math.sqrt(node.visits));
+      const widening = this.settings.widening ?? DEFAULT_SEARCH.widening;
+      // Math.sqrt for the default: exactly the limit runs made before α could be set used.
+      const widthLimit = widening === 'off' ? Infinity : 1 + Math.floor(widening === 0.5 ? Math.sqrt(node.visits) : Math.pow(node.visits, widening));
       if (fresh.length > 0 && (node.children.length < widthLimit || live.length === 0)) {
         return this.expand(node, fresh[Math.floor(random() * fresh.length)]);
       }

@@ -7,7 +7,8 @@
  *   application, so the route reads `…, b, b, …`;
  * - at most one *span* edit of 2–4 contiguous blocks i..j: either all of them skipped, or the span
  *   run again right after its first pass, so the route reads `…, i, …, j, i, …, j, j+1, …`.
- * A block appears at most twice; the route length stays within [round(2L/3), round(5L/4)].
+ * A block appears at most twice; the route length stays within [round(2L/3), round(5L/4)] unless
+ * the run sets other bounds (--min-route-length, --max-route-length; docs/design.md section 1).
  *
  * Validity is a property of the route itself (not of the edit history), so routes reached by
  * different edit orders are the same route. A run of two to four adjacent skipped blocks *is* the
@@ -44,13 +45,44 @@ export function isIdentity(route: Route, numBlocks: number): boolean {
   return route.length === numBlocks && route.every((b, i) => b === i);
 }
 
-/** The allowed route lengths for an L-block model: [round(2L/3), round(5L/4)]. */
-export function routeLengthBounds(numBlocks: number): { min: number; max: number } {
+/** The shortest and longest route allowed, in block applications. */
+export interface LengthBounds {
+  min: number;
+  max: number;
+}
+
+/** The default route lengths for an L-block model: [round(2L/3), round(5L/4)]. */
+export function routeLengthBounds(numBlocks: number): LengthBounds {
   return { min: Math.round((2 * numBlocks) / 3), max: Math.round((5 * numBlocks) / 4) };
 }
 
+/** A run's route space as manifest.json records it; runs made before the length flags have no bounds (the defaults). */
+export interface RouteSpaceSettings {
+  /** Most edits in a random route. */
+  maxEdits: number;
+  minLength?: number;
+  maxLength?: number;
+}
+
+/** The length bounds a run's route space sets for an L-block model. */
+export function lengthBoundsOf(space: RouteSpaceSettings, numBlocks: number): LengthBounds {
+  const d = routeLengthBounds(numBlocks);
+  return { min: space.minLength ?? d.min, max: space.maxLength ?? d.max };
+}
+
+/**
+ * Why these bounds cannot be used on an L-block model, or undefined: the identity (the deployment,
+ * the root of every edit) must lie within them, and no route is longer than 2L (a block runs at
+ * most twice).
+ */
+export function lengthBoundsProblem(bounds: LengthBounds, numBlocks: number): string | undefined {
+  if (bounds.min > numBlocks) return `the shortest route allowed (${bounds.min}) is longer than the model's ${numBlocks} blocks; the identity route must be allowed`;
+  if (bounds.max < numBlocks) return `the longest route allowed (${bounds.max}) is shorter than the model's ${numBlocks} blocks; the identity route must be allowed`;
+  return undefined;
+}
+
 /** Parses a route into its shape, or returns a reason it is not in the route space. */
-export function parseRoute(route: Route, numBlocks: number): RouteShape | string {
+export function parseRoute(route: Route, numBlocks: number, bounds: LengthBounds = routeLengthBounds(numBlocks)): RouteShape | string {
   const counts = new Array<number>(numBlocks).fill(0);
   let spanRepeat: RouteShape['spanRepeat'];
   let next = 0; // the next block the first pass may run
@@ -82,13 +114,12 @@ export function parseRoute(route: Route, numBlocks: number): RouteShape | string
     pos += length;
   }
   const shape: RouteShape = { numBlocks, counts, ...(spanRepeat ? { spanRepeat } : {}) };
-  const problem = shapeProblem(shape, route.length);
+  const problem = shapeProblem(shape, route.length, bounds);
   return problem ?? shape;
 }
 
 /** Checks the route-level rules of a parsed shape; undefined when valid. */
-function shapeProblem(shape: RouteShape, length: number): string | undefined {
-  const { min, max } = routeLengthBounds(shape.numBlocks);
+function shapeProblem(shape: RouteShape, length: number, { min, max }: LengthBounds): string | undefined {
   if (length < min || length > max) return `length ${length} is outside [${min}, ${max}]`;
   let spans = shape.spanRepeat ? 1 : 0;
   let run = 0;
@@ -105,8 +136,8 @@ function shapeProblem(shape: RouteShape, length: number): string | undefined {
   return undefined;
 }
 
-export function isValidRoute(route: Route, numBlocks: number): boolean {
-  return typeof parseRoute(route, numBlocks) !== 'string';
+export function isValidRoute(route: Route, numBlocks: number, bounds?: LengthBounds): boolean {
+  return typeof parseRoute(route, numBlocks, bounds) !== 'string';
 }
 
 /** The route a shape runs. */
@@ -148,8 +179,8 @@ export function applyEdit(shape: RouteShape, edit: RouteEdit): RouteShape | unde
  * Every route one edit away from `route` that is in the route space, in a fixed order
  * (single skips, single repeats, span skips, span repeats; by start block), without duplicates.
  */
-export function neighbourRoutes(route: Route, numBlocks: number): number[][] {
-  const shape = parseRoute(route, numBlocks);
+export function neighbourRoutes(route: Route, numBlocks: number, bounds: LengthBounds = routeLengthBounds(numBlocks)): number[][] {
+  const shape = parseRoute(route, numBlocks, bounds);
   if (typeof shape === 'string') throw new Error(`not a route in the route space: ${shape}`);
   const seen = new Set<string>([routeKey(route)]);
   const out: number[][] = [];
@@ -164,7 +195,7 @@ export function neighbourRoutes(route: Route, numBlocks: number): number[][] {
     const next = applyEdit(shape, edit);
     if (!next) continue;
     const rendered = renderRoute(next);
-    if (shapeProblem(next, rendered.length)) continue;
+    if (shapeProblem(next, rendered.length, bounds)) continue;
     const key = routeKey(rendered);
     if (seen.has(key)) continue;
     seen.add(key);
@@ -178,11 +209,11 @@ export function neighbourRoutes(route: Route, numBlocks: number): number[][] {
  * each edit uniform among the valid neighbours of the route so far. Draws come from `random`
  * only. Returns undefined when no edit is possible (a model too small for the route space).
  */
-export function drawRandomRoute(numBlocks: number, random: () => number, maxEdits: number): number[] | undefined {
+export function drawRandomRoute(numBlocks: number, random: () => number, maxEdits: number, bounds?: LengthBounds): number[] | undefined {
   const edits = 1 + Math.floor(random() * maxEdits);
   let route = identityRoute(numBlocks);
   for (let e = 0; e < edits; e++) {
-    const options = neighbourRoutes(route, numBlocks);
+    const options = neighbourRoutes(route, numBlocks, bounds);
     if (options.length === 0) break;
     route = options[Math.floor(random() * options.length)];
   }
@@ -203,6 +234,7 @@ export function drawQuestionRoutes(
   count: number,
   randomFor: (attempt: number) => () => number,
   maxEdits = 4,
+  bounds?: LengthBounds,
 ): number[][] {
   const seen = new Set<string>();
   const routes: number[][] = [];
@@ -210,7 +242,7 @@ export function drawQuestionRoutes(
     const random = randomFor(attempt);
     let drawn: number[] | undefined;
     for (let tries = 0; tries < MAX_REDRAWS && !drawn; tries++) {
-      const candidate = drawRandomRoute(numBlocks, random, maxEdits);
+      const candidate = drawRandomRoute(numBlocks, random, maxEdits, bounds);
       if (candidate && !seen.has(routeKey(candidate))) drawn = candidate;
     }
     if (!drawn) break;

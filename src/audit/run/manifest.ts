@@ -5,7 +5,8 @@
  */
 import type { Deployment } from '../probes/deployment';
 import type { GradingSettings } from '../answers/grade';
-import type { SearchSettings } from '../probes/routeSearch';
+import { DEFAULT_SEARCH, type SearchSettings } from '../probes/routeSearch';
+import { lengthBoundsOf, routeLengthBounds, type RouteSpaceSettings } from '../probes/routes';
 import type { ProbeSpec, SelectorName } from '../probes/probeSpec';
 import { LEGACY_PROBE_DECODING, routeDecodingRule, type ProbeDecoding } from '../probes/probeDecoding';
 import type { ShardSelection } from './shards';
@@ -24,7 +25,8 @@ export interface RunSettings {
    */
   globalRoutes: { count: number; routes: number[][]; skipped?: string };
   seeds: { run: number };
-  routeSpace: { maxEdits: number };
+  /** Random-route edits and the route length bounds (both route probes and the global-route pool use them). */
+  routeSpace: RouteSpaceSettings;
   search: SearchSettings;
   /** Which reading defines "correct" and how outputs cut at the token limit are graded. */
   grading: GradingSettings;
@@ -61,6 +63,24 @@ function canonical(value: unknown): string {
 }
 
 /**
+ * The route space with only the length bounds that differ from the model's defaults: a run made
+ * before the bounds were recorded had the defaults, and two checkpoints with different block counts
+ * each have their own defaults.
+ */
+function routeSpaceOf(m: RunManifest): RouteSpaceSettings | undefined {
+  if (!m.routeSpace) return undefined;
+  const numBlocks = m.model?.numBlocks ?? 0;
+  const d = routeLengthBounds(numBlocks);
+  const { min, max } = lengthBoundsOf(m.routeSpace, numBlocks);
+  return { maxEdits: m.routeSpace.maxEdits, ...(min !== d.min ? { minLength: min } : {}), ...(max !== d.max ? { maxLength: max } : {}) };
+}
+
+/** The search settings with every field spelled out (a run made before widening was recorded had the default). */
+function searchOf(m: RunManifest): SearchSettings | undefined {
+  return m.search ? { ...m.search, widening: m.search.widening ?? DEFAULT_SEARCH.widening } : undefined;
+}
+
+/**
  * What differs between a stored run and the run asked for now, worded for the user; empty when
  * the run can be resumed. Paths may move; contents (hashes) and settings may not change.
  */
@@ -84,8 +104,8 @@ export function manifestMismatches(stored: RunManifest, wanted: RunManifest): st
   check('repair', stored.repair, wanted.repair);
   check('global routes', stored.globalRoutes, wanted.globalRoutes);
   check('seed', stored.seeds, wanted.seeds);
-  check('route space', stored.routeSpace, wanted.routeSpace);
-  check('search settings', stored.search, wanted.search);
+  check('route space', routeSpaceOf(stored), routeSpaceOf(wanted));
+  check('search settings', searchOf(stored), searchOf(wanted));
   check('grading', stored.grading ?? 'none recorded (a run made before grading settings were)', wanted.grading);
   check('question selection', stored.selection, wanted.selection);
   check('backend', backendIdentity(stored), backendIdentity(wanted));

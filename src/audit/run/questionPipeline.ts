@@ -22,7 +22,7 @@ import type { RunSettings } from './manifest';
 import { RouteSearch } from '../probes/routeSearch';
 import type { Question } from '../dataset/question';
 import type { Attempt, BlindChoice, GlobalRoutesResult, ProbeResult, QuestionRecord, RepairResult } from './record';
-import { drawQuestionRoutes } from '../probes/routes';
+import { drawQuestionRoutes, lengthBoundsOf, type LengthBounds } from '../probes/routes';
 import { isAnswerBlindProbe, selectConfidence, selectMajority } from '../probes/blindSelectors';
 import { seedFor, seededRandom } from '../results/stats';
 import { decodingOf, routeDecodingRule } from '../probes/probeDecoding';
@@ -54,8 +54,8 @@ export class AuditAborted extends Error {
 }
 
 /** The shared global route pool: drawn from the run seed alone, the same for every question. */
-export function globalRoutePool(numBlocks: number, seed: number, count: number, maxEdits: number): number[][] {
-  return drawQuestionRoutes(numBlocks, count, (a) => seededRandom(seed, 'global-route-pool', a), maxEdits);
+export function globalRoutePool(numBlocks: number, seed: number, count: number, maxEdits: number, bounds?: LengthBounds): number[][] {
+  return drawQuestionRoutes(numBlocks, count, (a) => seededRandom(seed, 'global-route-pool', a), maxEdits, bounds);
 }
 
 function meanLogprob(g: Generation): number | null {
@@ -100,6 +100,7 @@ export async function auditQuestions(
 ): Promise<void> {
   const { signal } = options;
   const L = model.numBlocks;
+  const bounds = lengthBoundsOf(settings.routeSpace, L);
   const seed = settings.seeds.run;
   const d = settings.deployment;
   const grading = settings.grading;
@@ -186,7 +187,7 @@ export async function auditQuestions(
           return { attempts: mine.map((g, a) => ({ ...graded(g, w.q), seed: seeds[i][a] })), gens: mine };
         });
       } else if (probe.name === 'routes') {
-        const routesOf = work.map((w) => drawQuestionRoutes(L, probe.budget, (a) => seededRandom(seed, w.q.id, 'routes', a), settings.routeSpace.maxEdits));
+        const routesOf = work.map((w) => drawQuestionRoutes(L, probe.budget, (a) => seededRandom(seed, w.q.id, 'routes', a), settings.routeSpace.maxEdits, bounds));
         const requests: GenerationRequest[] = [];
         work.forEach((w, i) => {
           routesOf[i].forEach((route, a) => requests.push(deploymentRequest(d, w.ids, routed(w.q.id, 'routes', a), { route })));
@@ -274,7 +275,7 @@ export async function auditQuestions(
 
   /** MCTS per question, advanced in lockstep: each engine call evaluates one new route per question. */
   async function searchInLockstep(work: Work[], budget: number, chunk: { first: number; size: number }): Promise<{ attempts: Attempt[]; gens: Generation[] }[]> {
-    const searches = work.map((w) => new RouteSearch(L, (i) => seededRandom(seed, w.q.id, 'search', i), settings.search));
+    const searches = work.map((w) => new RouteSearch(L, (i) => seededRandom(seed, w.q.id, 'search', i), settings.search, bounds));
     const out = work.map(() => ({ attempts: [] as Attempt[], gens: [] as Generation[] }));
     for (let round = 0; round < budget; round++) {
       const active: { i: number; route: Route }[] = [];

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_SEARCH, RouteSearch } from '../../../src/audit/probes/routeSearch';
-import { drawQuestionRoutes, isIdentity, isValidRoute, routeKey } from '../../../src/audit/probes/routes';
+import { DEFAULT_SEARCH, RouteSearch, type SearchSettings } from '../../../src/audit/probes/routeSearch';
+import { drawQuestionRoutes, identityRoute, isIdentity, isValidRoute, neighbourRoutes, routeKey, type LengthBounds } from '../../../src/audit/probes/routes';
 import { seededRandom } from '../../../src/audit/results/stats';
 import type { Route } from '../../../src/engine/types';
 
@@ -60,4 +60,102 @@ test('propose() and report() must alternate', () => {
   assert.throws(() => s.report(1));
   s.propose();
   assert.throws(() => s.propose());
+});
+
+// Each setting of the search, one at a time, against the defaults (the search is deterministic per seed).
+function runWith(settings: Partial<SearchSettings>, L: number, budget: number, reward: (r: Route) => number, qid = 'q', bounds?: LengthBounds): Route[] {
+  const s = new RouteSearch(L, (i) => seededRandom(3, qid, 'search', i), { ...DEFAULT_SEARCH, ...settings }, bounds);
+  const seen: Route[] = [];
+  for (let i = 0; i < budget; i++) {
+    const r = s.propose();
+    if (!r) break;
+    seen.push([...r]);
+    s.report(reward(r));
+  }
+  return seen;
+}
+
+const firstLayer = (L: number) => new Set(neighbourRoutes(identityRoute(L), L).map(routeKey));
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+test('the default settings are the ones written down: c 1.8, λ 0, random child 0.1, widening α 0.5', () => {
+  assert.deepEqual(DEFAULT_SEARCH, { c: 1.8, lambda: 0, exploration: 0.1, widening: 0.5 });
+  // A manifest without widening (a run made before it could be set) searches exactly as α = 0.5.
+  const reward = (r: Route) => (r.includes(0) ? 0 : 1);
+  const { widening: _w, ...old } = DEFAULT_SEARCH;
+  const legacy = new RouteSearch(10, (i) => seededRandom(3, 'q', 'search', i), old);
+  const routes: Route[] = [];
+  for (let i = 0; i < 40; i++) {
+    const r = legacy.propose()!;
+    routes.push([...r]);
+    legacy.report(reward(r));
+  }
+  assert.deepEqual(routes, runWith({}, 10, 40, reward));
+});
+
+test('widening: a larger α keeps more of the budget on single edits of the identity; off tries them all first', () => {
+  const L = 10;
+  const layer = firstLayer(L);
+  const onFirstLayer = (w: number | 'off') => {
+    let n = 0;
+    for (let q = 0; q < 8; q++) n += runWith({ widening: w, exploration: 0 }, L, 30, () => 0, `q${q}`).filter((r) => layer.has(routeKey(r))).length;
+    return n;
+  };
+  const counts = [0, 0.5, 1].map(onFirstLayer);
+  assert.ok(counts[0] < counts[1] && counts[1] < counts[2], `first-layer routes by α 0, 0.5, 1: ${counts.join(', ')}`);
+  // Off (plain UCT): every single edit of the identity is evaluated before anything below it.
+  const off = runWith({ widening: 'off', exploration: 0 }, L, layer.size + 5, () => 0);
+  assert.deepEqual(new Set(off.slice(0, layer.size).map(routeKey)), layer);
+  assert.ok(off.slice(layer.size).every((r) => !layer.has(routeKey(r))));
+});
+
+test('λ: a length penalty steers the search to shorter routes', () => {
+  const lengths = (lambda: number) => {
+    const all: number[] = [];
+    for (let q = 0; q < 8; q++) all.push(...runWith({ lambda }, 10, 40, () => 0, `q${q}`).map((r) => r.length));
+    return mean(all);
+  };
+  const free = lengths(0);
+  const penalised = lengths(5);
+  assert.ok(penalised < free - 0.2, `mean route length ${penalised} with λ = 5, ${free} with λ = 0`);
+});
+
+test('c: without the exploration bonus the search stays in the subtree that paid; a large c spreads out', () => {
+  // Reward: routes that skip block 0 (one first-layer edit leads there).
+  const reward = (r: Route) => (r.includes(0) ? 0 : 1);
+  const found = (c: number) => {
+    let n = 0;
+    for (let q = 0; q < 10; q++) n += runWith({ c, exploration: 0 }, 10, 60, reward, `q${q}`).filter((r) => reward(r) === 1).length;
+    return n;
+  };
+  const greedy = found(0);
+  const spread = found(20);
+  assert.ok(greedy > spread, `rewarded routes: ${greedy} with c = 0, ${spread} with c = 20`);
+  assert.notDeepEqual(runWith({ c: 0 }, 10, 40, reward), runWith({ c: 20 }, 10, 40, reward));
+});
+
+test('random child: with probability 1 every move is random, and the search no longer follows the reward', () => {
+  const reward = (r: Route) => (r.includes(0) ? 0 : 1);
+  const found = (exploration: number) => {
+    let n = 0;
+    for (let q = 0; q < 10; q++) n += runWith({ exploration }, 10, 60, reward, `q${q}`).filter((r) => reward(r) === 1).length;
+    return n;
+  };
+  const guided = found(0);
+  const random = found(1);
+  assert.ok(guided > random, `rewarded routes: ${guided} with probability 0, ${random} with probability 1`);
+});
+
+test('length bounds: every route the search and the random routes evaluate is within them', () => {
+  const L = 10;
+  const bounds = { min: 9, max: 11 };
+  const searched = runWith({}, L, 200, () => 0, 'q', bounds);
+  const drawn = drawQuestionRoutes(L, 200, (a) => seededRandom(3, 'q', 'routes', a), 4, bounds);
+  assert.ok(searched.length > 10 && drawn.length > 10);
+  for (const r of [...searched, ...drawn]) {
+    assert.ok(r.length >= 9 && r.length <= 11, `route of length ${r.length}`);
+    assert.ok(isValidRoute(r, L, bounds));
+  }
+  // The defaults, [round(2L/3), round(5L/4)] = [7, 13], reach lengths these bounds leave out.
+  assert.ok(runWith({}, L, 200, () => 0).some((r) => r.length < 9 || r.length > 11));
 });
