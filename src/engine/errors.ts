@@ -6,3 +6,15 @@
 export class InputError extends Error {
   override name = 'InputError';
 }
+
+/**
+ * The model has no chat template and was asked for a chat prompt. Its message names the engine
+ * commands' flag (--raw); a front end with other flags (the audit's --preset, --prompt raw)
+ * words its own from `configFile`.
+ */
+export class MissingChatTemplateError extends InputError {
+  override name = 'MissingChatTemplateError';
+  constructor(readonly configFile: string) {
+    super(`${configFile}: the model has no chat_template; expected one, or use a raw prompt (--raw)`);
+  }
+}

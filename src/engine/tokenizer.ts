@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { Template } from '@huggingface/jinja';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { ModelConfig, readJsonObject } from './config';
-import { InputError } from './errors';
+import { InputError, MissingChatTemplateError } from './errors';
 import { renderChatTemplate } from './chatTemplateLimits';
 import { ChatMessage } from './types';
 
@@ -153,7 +153,7 @@ export function loadModelTokenizer(dir: string, config: ModelConfig): ModelToken
   const templateVariables: Record<string, unknown> = { ...specialTokens, additional_special_tokens: additionalSpecialTokens };
   const renderChat = (messages: readonly ChatMessage[]): string => {
     if (!template) {
-      throw new InputError(`${configFile}: the model has no chat_template; expected one, or use a raw prompt (--raw)`);
+      throw new MissingChatTemplateError(configFile);
     }
     const chars = messages.reduce((n, m) => n + m.content.length + m.role.length, 0);
     return renderChatTemplate(

@@ -11,7 +11,7 @@ export type PromptTruncation = 'none' | 'left';
 export const PROMPT_TRUNCATIONS: readonly PromptTruncation[] = ['none', 'left'];
 
 /** Why a question was not audited: its prompt does not fit. */
-export interface SkipReason {
+export interface ContextSkip {
   reason: 'context';
   message: string;
   promptTokens: number;
@@ -22,7 +22,7 @@ export interface SkipReason {
 
 export type PromptFit =
   | { ids: number[]; truncated?: { fromTokens: number; toTokens: number } }
-  | { skipped: SkipReason };
+  | { skipped: ContextSkip };
 
 export function fitPrompt(ids: readonly number[], maxNewTokens: number, context: ModelContext | undefined, truncation: PromptTruncation): PromptFit {
   if (!context) return { ids: [...ids] };

@@ -3,7 +3,8 @@
  * template, optionally with few-shot examples), how it decodes (greedy unless a temperature is set),
  * its token budget and stop strings. realized(q) = grade(D(q)).
  */
-import { InputError } from '../../engine/errors';
+import { InputError, MissingChatTemplateError } from '../../engine/errors';
+import { PRESET_NAMES } from '../presets/presetNames';
 import type { ChatMessage, Decoding, GenerationRequest, TextGenerator } from '../../engine/types';
 import { userMessage, type Question } from '../dataset/question';
 import type { PromptTruncation } from './contextFit';
@@ -12,6 +13,8 @@ import type { PromptTruncation } from './contextFit';
 export interface FewShotExample {
   user: string;
   assistant: string;
+  /** Where the example comes from (a preset's benchmark file and line, source and licence). */
+  source?: string;
 }
 
 export interface Deployment {
@@ -21,6 +24,10 @@ export interface Deployment {
   template?: string;
   /** Optional system message (chat prompts only). */
   system?: string;
+  /** The few-shot preset this deployment was made from (--preset), when it was. */
+  preset?: string;
+  /** Raw prompts: text before the few-shot examples (an instruction line). */
+  preamble?: string;
   fewShot: FewShotExample[];
   /** 0 = greedy. */
   temperature: number;
@@ -42,13 +49,19 @@ export const DEFAULT_DEPLOYMENT: Deployment = {
 
 export const QUESTION_SLOT = '{question}';
 
-/** The prompt text of a raw deployment (few-shot examples first, separated by blank lines). */
+/** The prompt text of a raw deployment (preamble, then few-shot examples, then the question, separated by blank lines). */
 export function rawPromptText(deployment: Deployment, q: Question): string {
   const template = deployment.template ?? QUESTION_SLOT;
   if (!template.includes(QUESTION_SLOT)) throw new InputError(`the raw prompt template must contain ${QUESTION_SLOT}`);
   const fill = (text: string) => template.split(QUESTION_SLOT).join(text);
   const shots = deployment.fewShot.map((ex) => `${fill(ex.user)}${ex.assistant}`);
-  return [...shots, fill(userMessage(q))].join('\n\n');
+  return [...(deployment.preamble ? [deployment.preamble] : []), ...shots, fill(userMessage(q))].join('\n\n');
+}
+
+/** Whether a question is itself one of the deployment's few-shot examples (shown with its answer). */
+export function isFewShotExample(deployment: Deployment, q: Question): boolean {
+  const asked = userMessage(q);
+  return deployment.fewShot.some((ex) => ex.user === asked);
 }
 
 export function chatMessages(deployment: Deployment, q: Question): ChatMessage[] {
@@ -63,7 +76,22 @@ export function chatMessages(deployment: Deployment, q: Question): ChatMessage[]
 
 /** Token ids of the deployment's prompt for a question. */
 export function promptIds(deployment: Deployment, q: Question, model: TextGenerator): number[] {
-  return deployment.prompt === 'chat' ? model.encodeChat(chatMessages(deployment, q)) : model.encodeRaw(rawPromptText(deployment, q));
+  if (deployment.prompt === 'raw') return model.encodeRaw(rawPromptText(deployment, q));
+  try {
+    return model.encodeChat(chatMessages(deployment, q));
+  } catch (err) {
+    if (err instanceof MissingChatTemplateError) throw new InputError(noChatTemplateMessage(err.configFile));
+    throw err;
+  }
+}
+
+/** What to do about a model without a chat template, in the audit's own flags. */
+export function noChatTemplateMessage(configFile: string): string {
+  return (
+    `${configFile}: the model has no chat_template (a base model?), so the default chat prompt cannot be built. ` +
+    `Give it a few-shot prompt with --preset NAME (${PRESET_NAMES.join(', ')}), ` +
+    'or a raw prompt with --prompt raw [--template FILE with {question}] [--fewshot FILE]'
+  );
 }
 
 /** A request under this deployment's prompt, budget and stops; decoding and route set by the caller. */

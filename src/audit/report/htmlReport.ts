@@ -135,7 +135,11 @@ function safeLine(make: () => string | undefined): string {
 function summaryTable(s: RunSummary): Html {
   const note = (text: string) => (text === '' ? html`` : html`<tr><td></td><td colspan="2" class="n">${text}</td></tr>`);
   const rows: Html[] = [html`<tr><th>realized (deployment)</th><td>${rateCell(s.realized)}</td><td></td></tr>`];
-  if (s.skipped && typeof s.skipped.n === 'number' && s.skipped.n > 0) rows.unshift(html`<tr><th>skipped (not in n)</th><td>${s.skipped.n}</td><td class="n">prompt + max new tokens exceed the model's context</td></tr>`);
+  if (s.skipped && typeof s.skipped.n === 'number' && s.skipped.n > 0) {
+    const examples = Array.isArray(s.skipped.fewShotExamples) ? s.skipped.fewShotExamples.length : 0;
+    if (examples > 0) rows.unshift(html`<tr><th>skipped (not in n)</th><td>${examples}</td><td class="n">few-shot examples of the prompt, shown with their answers</td></tr>`);
+    if (s.skipped.n - examples > 0) rows.unshift(html`<tr><th>skipped (not in n)</th><td>${s.skipped.n - examples}</td><td class="n">prompt + max new tokens exceed the model's context</td></tr>`);
+  }
   if (typeof s.promptTruncated === 'number' && s.promptTruncated > 0) rows.unshift(html`<tr><th>prompts cut from the left</th><td>${s.promptTruncated}</td><td class="n">--truncate-prompt left</td></tr>`);
   rows.push(note(safeLine(() => (s.chance ? chanceText(s.chance.realized) : undefined))));
   for (const [p, r] of Object.entries(s.reachable ?? {})) {

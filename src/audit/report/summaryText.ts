@@ -64,7 +64,9 @@ export function formatSummary(s: RunSummary, title = 'Reach Audit summary'): str
   const out: string[] = [`${title} — ${s.n} question${s.n === 1 ? '' : 's'} (rates with 95% Wilson intervals)`];
   if (s.skipped && s.skipped.n > 0) {
     const q = s.skipped.questions;
-    out.push(`  skipped, not in n: ${s.skipped.n} question${s.skipped.n === 1 ? '' : 's'} whose prompt + max new tokens exceed the model's context (${q.slice(0, 5).map((x) => `${x.id}: ${x.promptTokens} + ${x.maxNewTokens} > ${x.contextLimit}`).join('; ')}${q.length > 5 ? '; …' : ''})`);
+    if (q.length > 0) out.push(`  skipped, not in n: ${q.length} question${q.length === 1 ? '' : 's'} whose prompt + max new tokens exceed the model's context (${q.slice(0, 5).map((x) => `${x.id}: ${x.promptTokens} + ${x.maxNewTokens} > ${x.contextLimit}`).join('; ')}${q.length > 5 ? '; …' : ''})`);
+    const ex = s.skipped.fewShotExamples ?? [];
+    if (ex.length > 0) out.push(`  skipped, not in n: ${ex.length} question${ex.length === 1 ? '' : 's'} shown with ${ex.length === 1 ? 'its' : 'their'} answer as few-shot examples in the prompt (${ex.slice(0, 8).map((x) => x.id).join(', ')}${ex.length > 8 ? ', …' : ''})`);
   }
   if (s.promptTruncated > 0) out.push(`  ${s.promptTruncated} prompt${s.promptTruncated === 1 ? ' was' : 's were'} cut from the left to fit the context (--truncate-prompt left)`);
   out.push(`  ${pad('realized (deployment)', 34)} ${rateText(s.realized)}`);

@@ -81,8 +81,11 @@ export interface RunSummary {
    * without the truncation rule. Over the questions whose records carry them; absent when none do.
    */
   readings?: { strict: ReadingSummary; flexible: ReadingSummary };
-  /** Questions not audited because the prompt does not fit the context; not part of n. */
-  skipped: { n: number; questions: { id: string; line: number; promptTokens: number; maxNewTokens: number; contextLimit: number }[] };
+  /**
+   * Questions not audited, not part of n: `questions` those whose prompt does not fit the context,
+   * `fewShotExamples` those that are examples in their own prompt (absent in runs made before it).
+   */
+  skipped: { n: number; questions: { id: string; line: number; promptTokens: number; maxNewTokens: number; contextLimit: number }[]; fewShotExamples?: { id: string; line: number }[] };
   /** Audited questions whose prompt --truncate-prompt left cut to fit. */
   promptTruncated: number;
   probes: string[];
@@ -277,7 +280,8 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
     truncated: truncation,
     skipped: {
       n: skipped.length,
-      questions: skipped.map((r) => ({ id: r.id, line: r.line, promptTokens: r.skipped!.promptTokens, maxNewTokens: r.skipped!.maxNewTokens, contextLimit: r.skipped!.contextLimit })),
+      questions: skipped.flatMap((r) => (r.skipped?.reason === 'context' ? [{ id: r.id, line: r.line, promptTokens: r.skipped.promptTokens, maxNewTokens: r.skipped.maxNewTokens, contextLimit: r.skipped.contextLimit }] : [])),
+      fewShotExamples: skipped.flatMap((r) => (r.skipped?.reason === 'exemplar' ? [{ id: r.id, line: r.line }] : [])),
     },
     promptTruncated: records.filter((r) => r.promptTruncated).length,
     probes,

@@ -15,7 +15,7 @@ import type { Generation, GenerationRequest, Route, TextGenerator } from '../../
 import { costOf } from '../probes/budget';
 import { fitPrompt } from '../probes/contextFit';
 import { InputError } from '../../engine/errors';
-import { deploymentRequest, promptIds } from '../probes/deployment';
+import { deploymentRequest, isFewShotExample, promptIds } from '../probes/deployment';
 import { inFailureSet } from '../repair/failureSet';
 import { grade, normalizeAnswer, type GradingSettings } from '../answers/grade';
 import type { RunSettings } from './manifest';
@@ -141,7 +141,8 @@ export async function auditQuestions(
     const chunk = { first, size: chunkQs.length };
     const all: Work[] = chunkQs.map((q) => ({
       q,
-      ids: promptIds(d, q, model),
+      // A question shown with its answer among the prompt's examples is not asked (skipped below).
+      ids: isFewShotExample(d, q) ? [] : promptIds(d, q, model),
       record: {
         id: q.id,
         line: q.line,
@@ -157,6 +158,10 @@ export async function auditQuestions(
     // A prompt that cannot fit the context is skipped (or cut from the left) before any generation.
     const work: Work[] = [];
     for (const w of all) {
+      if (isFewShotExample(d, w.q)) {
+        w.record.skipped = { reason: 'exemplar', message: `the question is one of the prompt's few-shot examples${d.preset ? ` (--preset ${d.preset})` : ''}, shown there with its answer` };
+        continue;
+      }
       const fit = fitPrompt(w.ids, d.maxNewTokens, model.context, d.truncatePrompt ?? 'none');
       if ('skipped' in fit) {
         w.record.skipped = fit.skipped;

@@ -10,7 +10,16 @@
  */
 import type { Budget } from '../probes/budget';
 import type { AnswerView } from '../answers/grade';
-import type { SkipReason } from '../probes/contextFit';
+import type { ContextSkip } from '../probes/contextFit';
+
+/** The question is one of its own prompt's few-shot examples, shown there with its answer. */
+export interface ExemplarSkip {
+  reason: 'exemplar';
+  message: string;
+}
+
+/** Why a question was not audited: its prompt does not fit the context, or it is one of the prompt's examples. */
+export type SkipReason = ContextSkip | ExemplarSkip;
 
 export type { AnswerView, Budget };
 
@@ -87,7 +96,7 @@ export interface QuestionRecord {
   question: string;
   /** Choice formats: the question's number of answer options (for its chance level). */
   options?: number;
-  /** Set when the question was not audited (its prompt does not fit the context): nothing below was generated. */
+  /** Set when the question was not audited (its prompt does not fit the context, or it is a few-shot example of it): nothing below was generated. */
   skipped?: SkipReason;
   /** Set when --truncate-prompt left cut the prompt to fit the context. */
   promptTruncated?: { fromTokens: number; toTokens: number };

@@ -12,6 +12,7 @@ import type { TextGenerator } from '../../engine/types';
 import type { RemoteBackendInfo } from '../../engine/index';
 import { AuditAborted, auditQuestions, type AuditStage } from './questionPipeline';
 import type { Dataset } from '../dataset/dataset';
+import { checkPresetFormat } from '../presets/presets';
 import { manifestMismatches, type RunManifest, type RunSettings } from './manifest';
 import type { Question } from '../dataset/question';
 import type { QuestionRecord } from './record';
@@ -116,6 +117,7 @@ function hasRecords(folder: string): boolean {
  */
 export async function runAudit(input: RunAuditInput): Promise<RunAuditResult> {
   const { folder } = input;
+  checkPresetFormat(input.settings.deployment, input.dataset.format);
   if (input.resume) readManifest(folder); // a folder that is not a run fails here, before it is locked
   else prepareRunFolder(folder);
   const lock = lockFolder(folder, {

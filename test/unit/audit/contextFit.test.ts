@@ -44,7 +44,7 @@ test('a question whose prompt does not fit is recorded as skipped, counted apart
   await auditQuestions(model, ds.questions, settings, { onRecord: (r) => records.push(r) }, { chunkSize: 3 });
   assert.deepEqual(records.map((r) => r.id), ['short', 'long', 'short2'], 'dataset order kept');
   const long = records[1];
-  assert.ok(long.skipped);
+  assert.ok(long.skipped && long.skipped.reason === 'context');
   assert.equal(long.skipped.contextLimit, 400);
   assert.equal(long.skipped.maxNewTokens, 64);
   assert.ok(long.skipped.promptTokens > 400);

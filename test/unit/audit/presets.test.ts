@@ -1,0 +1,159 @@
+/**
+ * Few-shot presets for base models: exemplars that are exactly the benchmark lines their
+ * provenance names, prompts in the published layouts, stop strings cut by the engine's stop
+ * detector, exemplar questions skipped, and the error for a model without a chat template.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { PRESETS, checkPresetFormat, presetDeployment } from '../../../src/audit/presets/presets';
+import { PRESET_NAMES } from '../../../src/audit/presets/presetNames';
+import { DEFAULT_DEPLOYMENT, deploymentRequest, promptIds, rawPromptText } from '../../../src/audit/probes/deployment';
+import { loadDataset } from '../../../src/audit/dataset/dataset';
+import { grade } from '../../../src/audit/answers/grade';
+import { auditQuestions } from '../../../src/audit/run/questionPipeline';
+import { summarize } from '../../../src/audit/results/summary';
+import { formatSummary } from '../../../src/audit/report/summaryText';
+import type { QuestionRecord } from '../../../src/audit/run/record';
+import { StopDetector } from '../../../src/engine/stopDetector';
+import { InputError, MissingChatTemplateError } from '../../../src/engine/errors';
+import { FakeGenerator } from './fakeGenerator';
+import { settingsFor } from './fixtures';
+
+const root = path.resolve(__dirname, '../../../..');
+const benchmarks = path.join(root, 'test/fixtures/benchmarks');
+const fixtureLines = (file: string) => fs.readFileSync(path.join(benchmarks, file), 'utf8').split('\n');
+
+test('every exemplar is the benchmark line its provenance names, byte for byte, and the README names each source and licence', () => {
+  const readme = fs.readFileSync(path.join(root, 'src/audit/presets/README.md'), 'utf8');
+  for (const name of PRESET_NAMES) {
+    const set = PRESETS[name].exemplars;
+    const lines = fixtureLines(set.file);
+    for (const { line, text } of set.lines) assert.equal(text, lines[line - 1], `${name}: ${set.file}:${line}`);
+    assert.ok(readme.includes(set.file) && readme.includes(set.licence), `README.md names ${set.file} and its licence`);
+    assert.ok(readme.includes(name), `README.md names the preset ${name}`);
+  }
+  assert.deepEqual([...PRESET_NAMES].sort(), Object.keys(PRESETS).sort());
+});
+
+test('each preset has its published number of examples and its stop strings, and every example has its provenance', () => {
+  const shots = { 'gsm8k-cot-8shot': 8, 'math-minerva-4shot': 4, 'arc-5shot': 5, 'mmlu-5shot': 5 };
+  for (const name of PRESET_NAMES) {
+    const d = presetDeployment(name, DEFAULT_DEPLOYMENT);
+    assert.equal(d.fewShot.length, shots[name]);
+    assert.equal(d.prompt, 'raw');
+    assert.equal(d.preset, name);
+    for (const ex of d.fewShot) assert.match(ex.source ?? '', new RegExp(`^${PRESETS[name].exemplars.file.replace('.', '\\.')}:\\d+ \\(.+; (MIT|CC BY-SA 4\\.0)\\)$`));
+  }
+  assert.deepEqual(presetDeployment('gsm8k-cot-8shot', DEFAULT_DEPLOYMENT).stop, ['Question:']);
+  assert.deepEqual(presetDeployment('math-minerva-4shot', DEFAULT_DEPLOYMENT).stop, ['Problem:']);
+  // --stop adds to the preset's stops (once each); budget and decoding stay the deployment's.
+  const d = presetDeployment('gsm8k-cot-8shot', { ...DEFAULT_DEPLOYMENT, stop: ['\n\n\n', 'Question:'], maxNewTokens: 400, temperature: 0.5 });
+  assert.deepEqual(d.stop, ['Question:', '\n\n\n']);
+  assert.equal(d.maxNewTokens, 400);
+  assert.equal(d.temperature, 0.5);
+  assert.deepEqual(deploymentRequest(d, [1], { temperature: 0, topP: 1, seed: 0 }).stop, ['Question:', '\n\n\n']);
+});
+
+test('the GSM8K prompt: eight "Question: … Answer: <worked solution>" blocks, then the question and "Answer:"', () => {
+  const ds = loadDataset(path.join(benchmarks, 'gsm8k-test-sample.jsonl'));
+  const raw = fixtureLines('gsm8k-test-sample.jsonl').slice(22, 30).map((l) => JSON.parse(l) as { question: string; answer: string });
+  const want = [...raw.map((r) => `Question: ${r.question}\nAnswer: ${r.answer}`), `Question: ${ds.questions[0].text}\nAnswer:`].join('\n\n');
+  assert.equal(rawPromptText(presetDeployment('gsm8k-cot-8shot', DEFAULT_DEPLOYMENT), ds.questions[0]), want);
+});
+
+test('the Minerva MATH prompt: "Problem:" and "Solution:" blocks whose solutions box the answer and close with the Final Answer line', () => {
+  const ds = loadDataset(path.join(benchmarks, 'math500-test-sample.jsonl'));
+  const text = rawPromptText(presetDeployment('math-minerva-4shot', DEFAULT_DEPLOYMENT), ds.questions[0]);
+  const blocks = text.split(/\n\n(?=Problem:\n)/);
+  assert.equal(blocks.length, 5);
+  const first = JSON.parse(fixtureLines('math500-test-sample.jsonl')[2]) as { problem: string; solution: string; answer: string };
+  assert.equal(blocks[0], `Problem:\n${first.problem}\n\nSolution:\n${first.solution}\nFinal Answer: The final answer is $${first.answer}$. I hope it is correct.`);
+  assert.equal(blocks[4], `Problem:\n${ds.questions[0].text}\n\nSolution:`);
+});
+
+test('the ARC and MMLU prompts: lettered options and "Answer: X"; MMLU starts with its instruction line', () => {
+  const arc = loadDataset(path.join(benchmarks, 'arc-challenge-test-sample.jsonl'));
+  const arcText = rawPromptText(presetDeployment('arc-5shot', DEFAULT_DEPLOYMENT), arc.questions[0]);
+  assert.ok(arcText.startsWith('Question: Which statement best describes the effect of the Sun on the oceans?\nA. The Sun influences the formation of waves.\nB. The Sun creates water particles.\n'));
+  assert.ok(arcText.includes("D. The Sun provides minerals.\nAnswer: A\n\nQuestion: Which of these gases"));
+  assert.ok(arcText.endsWith(`\nD. ${arc.questions[0].choices![3].text}\nAnswer:`));
+  const mmlu = loadDataset(path.join(benchmarks, 'mmlu-test-sample.jsonl'));
+  const mmluText = rawPromptText(presetDeployment('mmlu-5shot', DEFAULT_DEPLOYMENT), mmlu.questions[0]);
+  assert.ok(mmluText.startsWith('The following are multiple choice questions (with answers).\n\nHow many arithmetic sequences of consecutive odd integers sum to 240?\nA. 8\nB. 12\nC. 10\nD. 4\nAnswer: B\n\n'));
+  assert.equal(mmluText.split('\nAnswer:').length - 1, 6);
+});
+
+test("each example's worked answer reads, under the audit's own grading, as that example's gold", () => {
+  for (const name of PRESET_NAMES) {
+    const preset = PRESETS[name];
+    const ds = loadDataset(path.join(benchmarks, preset.exemplars.file));
+    for (const { line } of preset.exemplars.lines) {
+      const q = ds.questions.find((x) => x.line === line)!;
+      const g = grade(preset.answer(q), q);
+      assert.ok(g.correct, `${name} ${preset.exemplars.file}:${line}: read ${g.answer} by ${g.rule}, gold ${q.gold}`);
+    }
+  }
+});
+
+test("the engine's incremental stop detector cuts a generation at the preset's stop strings", () => {
+  const decode = (ids: readonly number[]) => String.fromCodePoint(...ids);
+  const cases: [string, string, string][] = [
+    ['gsm8k-cot-8shot', ' She has 18 - 9 = 9 left.\n#### 9\n\nQuestion: Tom buys 3 apples', ' She has 18 - 9 = 9 left.\n#### 9\n\n'],
+    ['math-minerva-4shot', '\nSo $x = \\boxed{4}$.\nFinal Answer: The final answer is $4$. I hope it is correct.\n\nProblem:\nFind $y$.', '\nSo $x = \\boxed{4}$.\nFinal Answer: The final answer is $4$. I hope it is correct.\n\n'],
+    ['arc-5shot', ' C\n\nQuestion: Which', ' C'],
+    ['mmlu-5shot', ' B\nHow many', ' B'],
+  ];
+  for (const [name, output, kept] of cases) {
+    const detector = new StopDetector(presetDeployment(name, DEFAULT_DEPLOYMENT).stop, decode);
+    const ids = [...output].map((c) => c.codePointAt(0)!);
+    let cut: string | null = null;
+    for (let n = 1; n <= ids.length && cut === null; n++) cut = detector.push(ids.slice(0, n));
+    assert.equal(cut, kept, name);
+  }
+});
+
+test('a preset is refused on a benchmark of another answer format, and an unknown name lists the presets', () => {
+  assert.throws(() => checkPresetFormat(presetDeployment('math-minerva-4shot', DEFAULT_DEPLOYMENT), 'gsm8k'), /--preset math-minerva-4shot is for boxed-format benchmarks; this dataset's answer format is gsm8k \(choose a preset for it: gsm8k-cot-8shot\)/);
+  assert.throws(() => presetDeployment('gsm8k', DEFAULT_DEPLOYMENT), /--preset gsm8k: unknown preset; expected one of gsm8k-cot-8shot, math-minerva-4shot, arc-5shot, mmlu-5shot/);
+  checkPresetFormat(presetDeployment('arc-5shot', DEFAULT_DEPLOYMENT), 'choice');
+  checkPresetFormat(DEFAULT_DEPLOYMENT, 'exact');
+});
+
+test('questions that are examples in the prompt are skipped with the reason, counted apart from n', async () => {
+  const ds = loadDataset(path.join(benchmarks, 'gsm8k-test-sample.jsonl'));
+  const questions = ds.questions.slice(20, 32);
+  const model = new FakeGenerator(8, new Map(ds.questions.map((q) => [q.text, q.gold])));
+  const records: QuestionRecord[] = [];
+  const settings = settingsFor(8, { deployment: presetDeployment('gsm8k-cot-8shot', DEFAULT_DEPLOYMENT), repair: { enabled: false, referenceProbes: [] } });
+  await auditQuestions(model, questions, settings, { onRecord: (r) => records.push(r) }, { chunkSize: 5 });
+  const skipped = records.filter((r) => r.skipped);
+  assert.deepEqual(skipped.map((r) => r.line), [23, 24, 25, 26, 27, 28, 29, 30]);
+  assert.ok(skipped.every((r) => r.skipped?.reason === 'exemplar' && /few-shot examples \(--preset gsm8k-cot-8shot\)/.test(r.skipped.message) && Object.keys(r.probes).length === 0));
+  const s = summarize(records);
+  assert.equal(s.n, 4);
+  assert.equal(s.skipped.n, 8);
+  assert.deepEqual(s.skipped.questions, []);
+  assert.deepEqual(s.skipped.fewShotExamples?.map((x) => x.line), [23, 24, 25, 26, 27, 28, 29, 30]);
+  assert.match(formatSummary(s), /skipped, not in n: 8 questions shown with their answer as few-shot examples in the prompt \(23, 24, 25, 26, 27, 28, 29, 30\)/);
+});
+
+test('a model without a chat template: the error names --preset and --prompt raw, not the engine commands\' --raw', () => {
+  const ds = loadDataset(path.join(benchmarks, 'gsm8k-test-sample.jsonl'));
+  const model = new FakeGenerator(8, new Map());
+  model.encodeChat = () => {
+    throw new MissingChatTemplateError('/models/base/tokenizer_config.json');
+  };
+  assert.throws(
+    () => promptIds(DEFAULT_DEPLOYMENT, ds.questions[0], model),
+    (e: unknown) =>
+      e instanceof InputError &&
+      /^\/models\/base\/tokenizer_config\.json: the model has no chat_template/.test((e as Error).message) &&
+      /--preset NAME \(gsm8k-cot-8shot, math-minerva-4shot, arc-5shot, mmlu-5shot\)/.test((e as Error).message) &&
+      /--prompt raw/.test((e as Error).message) &&
+      !/--raw\b/.test((e as Error).message),
+  );
+  // The raw prompt of a preset needs no chat template.
+  assert.ok(promptIds(presetDeployment('gsm8k-cot-8shot', DEFAULT_DEPLOYMENT), ds.questions[0], model).length > 0);
+});
