@@ -15,6 +15,7 @@ import { RUN_FOLDER_ADVICE, runAudit, type AuditProgress, type RunAuditResult } 
 import { latestRunFolder, MANIFEST_FILE, newRunFolder, prepareRunFolder } from '../audit/run/runStore';
 import { checkOptionRanges, type AuditOptions } from './auditOptions';
 import { checkBackendOptions, layerProbesRefused, openBackend, type OpenedBackend } from './backend';
+import { checkPresetFormat } from '../audit/presets/presets';
 import { readDataset, readPreSettings, runSettings, selectQuestions, type PreSettings, type Selection } from './auditSettings';
 
 export interface AuditJobPlan {
@@ -114,6 +115,7 @@ export function prepareAuditJob(plan: AuditJobPlan): PreparedAuditJob {
   const weights = parseWeightPrecision(options.weights);
   readModelConfig(path.resolve(plan.modelDir)); // a missing or broken model folder fails before any work
   const dataset = readDataset(options);
+  checkPresetFormat(pre.deployment, dataset.format);
   const shown = dataset.issues.slice(0, 10);
   for (const issue of shown) plan.warn(`${dataset.path}:${issue.line}: ${issue.message} (skipped)`);
   if (dataset.issues.length > shown.length) plan.warn(`${dataset.path}: ${dataset.issues.length - shown.length} more malformed lines skipped`);

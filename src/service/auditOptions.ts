@@ -8,6 +8,8 @@
 import { InputError } from '../engine/errors';
 import { ANSWER_FORMATS } from '../audit/dataset/question';
 import { DEFAULT_DEPLOYMENT } from '../audit/probes/deployment';
+import { DEFAULT_SAMPLE_DECODING } from '../audit/probes/probeDecoding';
+import { PRESET_NAMES } from '../audit/presets/presetNames';
 import { PROBE_NAMES, SELECTOR_NAMES } from '../audit/probes/probeSpec';
 import { DEFAULT_SEARCH } from '../audit/probes/routeSearch';
 import { PROMPT_TRUNCATIONS } from '../audit/probes/contextFit';
@@ -62,6 +64,14 @@ export const AUDIT_OPTIONS = {
     arg: 'NAME:B',
     help: `a probe and its budget; repeat for several (${PROBE_NAMES.join(', ')});\ndefault: ${DEFAULT_PROBES.map((p) => `--probe ${p}`).join(' ')}`,
   },
+  sampleTemperature: {
+    flag: 'sample-temperature',
+    kind: 'number',
+    range: { allows: (n: number) => n > 0, expected: 'a number > 0 (at 0 every sample would be the greedy output)' },
+    arg: 'T',
+    help: `temperature of the sample probe (default ${DEFAULT_SAMPLE_DECODING.temperature}); route probes decode as the deployment does`,
+  },
+  sampleTopP: { flag: 'sample-top-p', kind: 'number', range: { allows: (n: number) => n > 0 && n <= 1, expected: 'a number in (0, 1]' }, arg: 'P', help: `top-p of the sample probe (default ${DEFAULT_SAMPLE_DECODING.topP})` },
   select: { flag: 'select', kind: 'strings', arg: 'LIST', help: `answer-blind selectors (default ${SELECTOR_NAMES.join(',')})` },
   repair: { flag: 'repair', kind: 'boolean', help: 'run the repair scan (silence each MLP block) on the failure set' },
   referenceProbes: { flag: 'reference-probes', kind: 'strings', arg: 'LIST', help: 'probes that define the failure set (default: every probe run)' },
@@ -96,6 +106,12 @@ export const AUDIT_OPTIONS = {
   cacheDir: { flag: 'cache-dir', kind: 'string', arg: 'DIR', path: true, help: 'graph cache (default: $REACH_AUDIT_CACHE or ~/.cache/reach-audit/graphs)' },
   weights: { flag: 'weights', kind: 'string', arg: 'P', help: 'f32 (default) or int8 (8-bit weights, one scale per 32; recorded in the manifest)' },
   prompt: { flag: 'prompt', kind: 'string', arg: 'chat|raw', help: 'chat template (default) or raw text prompt' },
+  preset: {
+    flag: 'preset',
+    kind: 'string',
+    arg: 'NAME',
+    help: `few-shot prompt for a base model, in its benchmark's published layout, with its stop strings:\n${PRESET_NAMES.join(', ')}`,
+  },
   template: { flag: 'template', kind: 'string', arg: 'FILE', path: true, help: 'raw prompt template containing {question} (with --prompt raw)' },
   system: { flag: 'system', kind: 'string', arg: 'TEXT', help: 'system message (chat prompts)' },
   fewshot: { flag: 'fewshot', kind: 'string', arg: 'FILE', path: true, help: 'JSONL of {"user", "assistant"} examples shown before each question' },

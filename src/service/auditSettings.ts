@@ -12,7 +12,8 @@ import { checkDeployment, DEFAULT_DEPLOYMENT, QUESTION_SLOT, type Deployment, ty
 import type { RunSettings } from '../audit/run/manifest';
 import { PROMPT_TRUNCATIONS } from '../audit/probes/contextFit';
 import { DEFAULT_SEARCH } from '../audit/probes/routeSearch';
-import { DEFAULT_PROBE_DECODING, type ProbeDecoding } from '../audit/probes/probeDecoding';
+import { checkSampleDecoding, DEFAULT_PROBE_DECODING, DEFAULT_SAMPLE_DECODING, type DecodingRule, type ProbeDecoding } from '../audit/probes/probeDecoding';
+import { presetDeployment } from '../audit/presets/presets';
 import { lengthBoundsOf, lengthBoundsProblem, routeLengthBounds } from '../audit/probes/routes';
 import { CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES, type GradingSettings } from '../audit/answers/grade';
 import { isRouteProbe, parseProbeSpecs, parseSelectors, SELECTOR_NAMES, type ProbeSpec } from '../audit/probes/probeSpec';
@@ -83,6 +84,18 @@ function readFewShot(file: string): FewShotExample[] {
   return out;
 }
 
+/** A preset's deployment; a prompt of the user's own alongside it is refused, naming both. */
+function presetFor(name: string, base: Deployment, options: AuditOptions): Deployment {
+  const own = [
+    options.prompt === 'chat' ? '--prompt chat' : undefined,
+    options.template !== undefined ? '--template' : undefined,
+    options.fewshot !== undefined ? '--fewshot' : undefined,
+    options.system !== undefined ? '--system' : undefined,
+  ].filter((x) => x !== undefined);
+  if (own.length > 0) throw new InputError(`--preset ${name} sets the whole prompt (a raw few-shot prompt); leave out ${own.join(', ')}`);
+  return presetDeployment(name, base);
+}
+
 export function readDeployment(options: AuditOptions): Deployment {
   const prompt = options.prompt ?? 'chat';
   if (prompt !== 'chat' && prompt !== 'raw') throw new InputError(`--prompt ${prompt}: expected chat or raw`);
@@ -96,7 +109,7 @@ export function readDeployment(options: AuditOptions): Deployment {
     }
     if (!template.includes(QUESTION_SLOT)) throw new InputError(`--template ${options.template}: the template must contain ${QUESTION_SLOT}`);
   }
-  const d: Deployment = {
+  let d: Deployment = {
     ...DEFAULT_DEPLOYMENT,
     prompt,
     ...(template !== undefined ? { template } : {}),
@@ -107,6 +120,7 @@ export function readDeployment(options: AuditOptions): Deployment {
     topP: options.topP ?? DEFAULT_DEPLOYMENT.topP,
     stop: options.stop ?? [],
   };
+  if (options.preset !== undefined) d = presetFor(options.preset, d, options);
   const truncate = options.truncatePrompt ?? 'none';
   if (!(PROMPT_TRUNCATIONS as readonly string[]).includes(truncate)) throw new InputError(`--truncate-prompt ${truncate}: expected ${PROMPT_TRUNCATIONS.join(' or ')}`);
   // Absent means none, so manifests written before the flag existed still match on --resume.
@@ -139,6 +153,12 @@ function oneOf<T extends string>(value: string | undefined, flag: string, allowe
   return value as T;
 }
 
+function readSampleDecoding(options: AuditOptions): DecodingRule {
+  const rule = { temperature: options.sampleTemperature ?? DEFAULT_SAMPLE_DECODING.temperature, topP: options.sampleTopP ?? DEFAULT_SAMPLE_DECODING.topP };
+  checkSampleDecoding(rule);
+  return rule;
+}
+
 export function readPreSettings(options: AuditOptions): PreSettings {
   const probes = parseProbeSpecs(options.probes && options.probes.length > 0 ? options.probes : DEFAULT_PROBES);
   const selectors = parseSelectors((options.select ?? SELECTOR_NAMES).join(','));
@@ -156,7 +176,7 @@ export function readPreSettings(options: AuditOptions): PreSettings {
   if (seed > 0xffffffff) throw new InputError(`--seed: expected a whole number from 0 to 4294967295, got '${seed}'`);
   return {
     probes,
-    probeDecoding: { ...DEFAULT_PROBE_DECODING },
+    probeDecoding: { ...DEFAULT_PROBE_DECODING, sample: readSampleDecoding(options) },
     selectors,
     repair: { enabled: options.repair === true, referenceProbes },
     globalRoutes,

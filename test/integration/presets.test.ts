@@ -1,0 +1,123 @@
+/**
+ * The built CLI with few-shot presets and probe decoding settings, on the real benchmark samples
+ * (test/fixtures/benchmarks) with the bundled demo model: the manifest records the preset (its
+ * examples with their provenance, template, stop strings) and the probes' decoding; a question
+ * that is one of the examples is skipped; a model without a chat template is told which flags to
+ * use; --resume refuses other sample settings and names them.
+ */
+import { describe, it, before } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { summarize, type RunSummary } from '../../src/audit/results/summary';
+import type { QuestionRecord } from '../../src/audit/run/record';
+import type { RunManifest } from '../../src/audit/run/manifest';
+
+const repo = path.resolve(__dirname, '../../..');
+const cli = path.join(repo, 'dist/cli.js');
+const model = path.join(repo, 'media/demo/base');
+const benchmarks = path.join(repo, 'test/fixtures/benchmarks');
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'reach-audit-presets-'));
+const env = { ...process.env, REACH_AUDIT_CACHE: path.join(root, 'cache'), REACH_AUDIT_DEBUG: '' };
+
+function run(args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [cli, ...args], { cwd: root, encoding: 'utf8', env, maxBuffer: 64 * 1024 * 1024 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function readRecords(folder: string): QuestionRecord[] {
+  return fs.readFileSync(path.join(folder, 'records.jsonl'), 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as QuestionRecord);
+}
+
+// Each preset on its benchmark: two questions to ask and one that is among the preset's examples.
+const CASES: { preset: string; file: string; ids: string[]; example: string; stop: string[]; shots: number }[] = [
+  { preset: 'gsm8k-cot-8shot', file: 'gsm8k-test-sample.jsonl', ids: ['1', '2', '23'], example: '23', stop: ['Question:'], shots: 8 },
+  { preset: 'math-minerva-4shot', file: 'math500-test-sample.jsonl', ids: ['1', '2', '3'], example: '3', stop: ['Problem:'], shots: 4 },
+  { preset: 'arc-5shot', file: 'arc-challenge-test-sample.jsonl', ids: ['Mercury_7175875', 'Mercury_SC_409171', 'Mercury_7012740'], example: 'Mercury_7012740', stop: ['\n', 'Question:'], shots: 5 },
+  { preset: 'mmlu-5shot', file: 'mmlu-test-sample.jsonl', ids: ['1', '2', '10'], example: '10', stop: ['\n'], shots: 5 },
+];
+
+describe('few-shot presets and probe decoding through the CLI, with the demo model', () => {
+  before(() => assert.ok(fs.existsSync(cli), `${cli} is missing: run npm run build first`));
+
+  for (const c of CASES) {
+    it(`--preset ${c.preset} on ${c.file}`, () => {
+      const out = path.join(root, c.preset);
+      const r = run([
+        'audit', '--model', model, '--data', path.join(benchmarks, c.file), '--preset', c.preset, '--ids', c.ids.join(','),
+        '--probe', 'sample:2', '--probe', 'routes:2', '--select', 'majority', '--max-new-tokens', '12',
+        '--sample-temperature', '0.8', '--sample-top-p', '0.9',
+        // The demo model's context is 512 positions; the examples do not fit whole.
+        '--truncate-prompt', 'left', '--threads', '1', '--out', out,
+      ]);
+      assert.equal(r.code, 0, r.stderr);
+      const manifest = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8')) as RunManifest;
+      assert.equal(manifest.deployment.preset, c.preset);
+      assert.equal(manifest.deployment.prompt, 'raw');
+      assert.deepEqual(manifest.deployment.stop, c.stop);
+      assert.equal(manifest.deployment.fewShot.length, c.shots);
+      for (const ex of manifest.deployment.fewShot) assert.ok(ex.source?.startsWith(`${c.file}:`), `provenance of each example: ${ex.source}`);
+      assert.deepEqual(manifest.probeDecoding, { sample: { temperature: 0.8, topP: 0.9 }, routes: 'deployment' });
+
+      const records = readRecords(out);
+      assert.deepEqual(records.map((x) => x.id).sort(), [...c.ids].sort());
+      const example = records.find((x) => x.id === c.example)!;
+      assert.equal(example.skipped?.reason, 'exemplar');
+      assert.deepEqual(example.probes, {});
+      for (const rec of records.filter((x) => x.id !== c.example)) {
+        assert.equal(rec.skipped, undefined, `${rec.id} is asked`);
+        assert.ok(rec.promptTruncated, `${rec.id}: the few-shot prompt was cut from the left to fit 512 positions`);
+        for (const o of [rec.realized, ...Object.values(rec.probes).flatMap((p) => p.attempts)]) {
+          for (const s of c.stop) assert.ok(!o.output.includes(s), `${rec.id}: output cut before ${JSON.stringify(s)}: ${JSON.stringify(o.output)}`);
+        }
+        assert.ok(rec.probes.sample.attempts.every((a) => typeof a.seed === 'number'));
+      }
+      const summary = JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')) as RunSummary;
+      assert.deepEqual(JSON.parse(JSON.stringify(summarize(records))), summary, 'summary.json is recomputable from records.jsonl');
+      assert.equal(summary.n, 2);
+      assert.equal(summary.skipped.n, 1);
+      assert.deepEqual(summary.skipped.fewShotExamples?.map((x) => x.id), [c.example]);
+
+      // Resuming with another sample temperature is refused, naming the setting; the records stay.
+      const again = run(['audit', '--model', model, '--data', path.join(benchmarks, c.file), '--preset', c.preset, '--ids', c.ids.join(','),
+        '--probe', 'sample:2', '--probe', 'routes:2', '--select', 'majority', '--max-new-tokens', '12', '--sample-temperature', '1', '--sample-top-p', '0.9',
+        '--truncate-prompt', 'left', '--threads', '1', '--out', out, '--resume']);
+      assert.notEqual(again.code, 0);
+      assert.match(again.stderr, /sample probe decoding \(--sample-temperature, --sample-top-p\): the run has \{"temperature":0\.8,"topP":0\.9\}, this command gives \{"temperature":1,"topP":0\.9\}/);
+      assert.equal(readRecords(out).length, 3);
+    });
+  }
+
+  it('a preset on a benchmark of another format, and alongside a prompt of its own, is refused before the model loads', () => {
+    const r = run(['audit', '--model', model, '--data', path.join(benchmarks, 'gsm8k-test-sample.jsonl'), '--preset', 'arc-5shot', '--limit', '1', '--out', path.join(root, 'wrong')]);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /--preset arc-5shot is for choice-format benchmarks; this dataset's answer format is gsm8k \(choose a preset for it: gsm8k-cot-8shot\)/);
+    const both = run(['audit', '--model', model, '--data', path.join(benchmarks, 'gsm8k-test-sample.jsonl'), '--preset', 'gsm8k-cot-8shot', '--prompt', 'chat', '--limit', '1']);
+    assert.notEqual(both.code, 0);
+    assert.match(both.stderr, /--preset/);
+    assert.match(both.stderr, /--prompt chat/);
+    const cold = run(['audit', '--model', model, '--data', path.join(benchmarks, 'gsm8k-test-sample.jsonl'), '--sample-temperature', '0', '--limit', '1']);
+    assert.notEqual(cold.code, 0);
+    assert.match(cold.stderr, /--sample-temperature/);
+  });
+
+  it('a model without a chat template: the error names --preset and --prompt raw; with --preset it runs', () => {
+    const base = path.join(root, 'no-template-model');
+    fs.cpSync(model, base, { recursive: true });
+    const configFile = path.join(base, 'tokenizer_config.json');
+    const config = JSON.parse(fs.readFileSync(configFile, 'utf8')) as Record<string, unknown>;
+    delete config.chat_template;
+    fs.writeFileSync(configFile, JSON.stringify(config));
+    const data = path.join(benchmarks, 'gsm8k-test-sample.jsonl');
+    const r = run(['audit', '--model', base, '--data', data, '--limit', '1', '--probe', 'sample:1', '--select', 'majority', '--max-new-tokens', '4', '--threads', '1', '--out', path.join(root, 'chat')]);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /has no chat_template/);
+    assert.match(r.stderr, /--preset NAME \(gsm8k-cot-8shot, math-minerva-4shot, arc-5shot, mmlu-5shot\)/);
+    assert.match(r.stderr, /--prompt raw/);
+    assert.doesNotMatch(r.stderr, /--raw\b/);
+    const ok = run(['audit', '--model', base, '--data', data, '--limit', '1', '--preset', 'gsm8k-cot-8shot', '--truncate-prompt', 'left', '--probe', 'sample:1', '--select', 'majority', '--max-new-tokens', '4', '--threads', '1', '--out', path.join(root, 'preset')]);
+    assert.equal(ok.code, 0, ok.stderr);
+  });
+});
