@@ -14,7 +14,11 @@ export interface AuditSettings {
   selectors?: string[];
   repair: boolean;
   maxNewTokens?: number;
-  temperature?: number;
+  /** The sample probe's temperature and top-p (the `reachAudit.temperature` and `reachAudit.sampleTopP` settings). */
+  sampleTemperature?: number;
+  sampleTopP?: number;
+  /** A few-shot preset for a base model, or none (the chat template). */
+  preset?: string;
   threads?: number;
   cacheFolder?: string;
   seed?: number;
@@ -45,6 +49,7 @@ export function readAuditSettings(scope?: vscode.Uri): AuditSettings {
   const c = vscode.workspace.getConfiguration('reachAudit', scope);
   const root = scope ?? vscode.workspace.workspaceFolders?.[0]?.uri;
   const temperature = c.get<unknown>('temperature');
+  const topP = c.get<unknown>('sampleTopP');
   return {
     modelPath: folder(c.get('modelPath'), root),
     baseModelPath: folder(c.get('baseModelPath'), root),
@@ -53,7 +58,9 @@ export function readAuditSettings(scope?: vscode.Uri): AuditSettings {
     selectors: strings(c.get('selectors')),
     repair: c.get<boolean>('repair') === true,
     maxNewTokens: whole(c.get('maxNewTokens')) || undefined,
-    temperature: typeof temperature === 'number' && Number.isFinite(temperature) ? temperature : undefined,
+    sampleTemperature: typeof temperature === 'number' && Number.isFinite(temperature) ? temperature : undefined,
+    sampleTopP: typeof topP === 'number' && Number.isFinite(topP) ? topP : undefined,
+    preset: text(c.get('preset')),
     threads: whole(c.get('threads')) || undefined,
     cacheFolder: folder(c.get('cacheFolder'), root),
     seed: whole(c.get('seed')),
@@ -65,7 +72,10 @@ export function runOptionsOf(settings: AuditSettings): Omit<AuditRequestOptions,
   const o: Omit<AuditRequestOptions, 'model' | 'data'> = { probes: settings.probes, repair: settings.repair };
   if (settings.selectors) o.select = settings.selectors;
   if (settings.maxNewTokens !== undefined) o.maxNewTokens = settings.maxNewTokens;
-  if (settings.temperature !== undefined) o.temperature = settings.temperature;
+  // reachAudit.temperature has always been described as the sample probe's; the deployment stays greedy.
+  if (settings.sampleTemperature !== undefined) o.sampleTemperature = settings.sampleTemperature;
+  if (settings.sampleTopP !== undefined) o.sampleTopP = settings.sampleTopP;
+  if (settings.preset !== undefined) o.preset = settings.preset;
   if (settings.threads !== undefined) o.threads = settings.threads;
   if (settings.cacheFolder !== undefined) o.cacheDir = settings.cacheFolder;
   if (settings.seed !== undefined) o.seed = settings.seed;
