@@ -1,5 +1,6 @@
 // ESLint flat config: typescript-eslint's recommended rules plus the architecture's import
-// direction (docs/design.md section 4): extension/cli → audit → engine, webview talks by messages only.
+// direction (docs/design.md section 4): extension/cli → audit → engine, webview talks by messages only
+// and shares only the run-format contract (src/contract), which imports nothing.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'eslint/config';
@@ -8,7 +9,8 @@ import tseslint from 'typescript-eslint';
 const root = path.dirname(fileURLToPath(import.meta.url));
 
 /**
- * `import-boundaries/no-import-from`: a relative import may not resolve into the folders given.
+ * `import-boundaries/no-import-from`: a relative import may not resolve into the folders given
+ * (except the modules or subfolders listed in `except`).
  * Resolving the path (rather than matching the import text) catches `../../src/engine` and
  * `../engine` alike without flagging a folder that merely has the same name elsewhere.
  */
@@ -26,7 +28,8 @@ const importBoundaries = {
               properties: {
                 folder: { type: 'string' },
                 reason: { type: 'string' },
-                // Modules inside the folder that stay allowed (paths without extension; the folder itself means its index).
+                // Modules inside the folder that stay allowed (paths without extension; the folder itself
+                // means its index); one ending in "/" allows that whole subfolder.
                 except: { type: 'array', items: { type: 'string' } },
               },
               required: ['folder', 'reason'],
@@ -39,12 +42,13 @@ const importBoundaries = {
         const forbidden = (context.options[0] ?? []).map(({ folder, reason, except = [] }) => ({
           folder: path.join(root, folder) + path.sep,
           reason,
-          except: except.map((e) => path.join(root, e)),
+          except: except.map((e) => ({ path: path.join(root, e), whole: e.endsWith('/') })),
         }));
+        const allowed = (target, e) => (e.whole ? (target + path.sep).startsWith(e.path) : target === e.path);
         const check = (node, source) => {
           if (!source || typeof source.value !== 'string' || !source.value.startsWith('.')) return;
           const target = path.resolve(path.dirname(context.filename), source.value).replace(/\.(js|ts)$/, '');
-          const hit = forbidden.find((f) => (target + path.sep).startsWith(f.folder) && !f.except.includes(target));
+          const hit = forbidden.find((f) => (target + path.sep).startsWith(f.folder) && !f.except.some((e) => allowed(target, e)));
           if (hit) context.report({ node: source, message: `'${source.value}' is not allowed here: ${hit.reason}` });
         };
         return {
@@ -164,7 +168,23 @@ export default defineConfig(
       ],
       'import-boundaries/no-import-from': [
         'error',
-        [{ folder: 'src', reason: 'the webview talks to the extension by messages and imports neither src/ nor the engine' }],
+        [{ folder: 'src', except: ['src/contract/'], reason: 'the webview talks to the extension by messages; of src/ it imports only the run-format contract' }],
+      ],
+    },
+  },
+  {
+    // The run-format contract: types and pure derivations shared by every side, the browser bundle
+    // included, so it imports nothing outside its folder (no Node module, no package).
+    files: ['src/contract/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^[^.]', message: 'src/contract imports nothing outside its folder: every side (the webview too) uses it.' }] }],
+      'import-boundaries/no-import-from': [
+        'error',
+        [
+          { folder: 'src', except: ['src/contract/'], reason: 'src/contract imports nothing outside its folder' },
+          { folder: 'webview', reason: 'src/contract imports nothing outside its folder' },
+          { folder: 'test', reason: 'src/contract imports nothing outside its folder' },
+        ],
       ],
     },
   },

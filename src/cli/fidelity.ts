@@ -15,7 +15,7 @@ import type { Generation } from '../engine/types';
 import { deploymentRequest, promptIds } from '../audit/probes/deployment';
 import { grade } from '../audit/answers/grade';
 import { seedFor } from '../audit/results/stats/prng';
-import { wilsonInterval } from '../audit/results/stats/wilson';
+import { wilsonInterval } from '../audit/results/stats';
 import type { Question } from '../audit/dataset/question';
 
 const help = [

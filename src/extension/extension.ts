@@ -48,7 +48,7 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
   const lens = new QuestionLensProvider(async (file) => {
     const target = path.resolve(file);
     const all = await runs.runs();
-    return all.filter((r) => r.dataset && datasetPathOf({ dataset: { path: r.dataset } }, r.folder) === target).map((r) => r.folder);
+    return all.filter((r) => r.dataset && datasetPathOf(r.dataset, r.folder) === target).map((r) => r.folder);
   });
   const gutter = new QuestionGutter(context.extensionUri, lens);
 

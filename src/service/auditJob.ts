@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { assertFolderFree, ENGINE_VERSION, InputError, parseWeightPrecision, readModelConfig, type LoadOptions, type WeightPrecision } from '../engine/index';
 import type { Dataset } from '../audit/dataset/dataset';
 import { modelContentHash } from '../audit/run/modelFingerprint';
-import type { QuestionRecord } from '../audit/run/record';
+import type { QuestionRecord } from '../contract';
 import { RUN_FOLDER_ADVICE, runAudit, type AuditProgress, type RunAuditResult } from '../audit/run/runFolderAudit';
 import { latestRunFolder, MANIFEST_FILE, newRunFolder, prepareRunFolder } from '../audit/run/runStore';
 import { checkOptionRanges, type AuditOptions } from './auditOptions';

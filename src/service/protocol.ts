@@ -7,8 +7,7 @@
  * an `error` event (or a client-side diagnostic) that names the field, never a crash.
  */
 import type { StoredComparison } from '../audit/run/comparisonStore';
-import type { QuestionRecord } from '../audit/run/record';
-import type { RunSummary } from '../audit/results/summary';
+import { isObject, type QuestionRecord, type RunSummary } from '../contract';
 import { optionFieldKinds, type AuditOptions, type CliOnlyOptionName, type OptionKind } from './auditOptions';
 
 /** Bumped whenever a request or event changes shape; the child announces it in `hello`. */
@@ -212,10 +211,6 @@ function describe(v: unknown): string {
   if (Array.isArray(v)) return 'an array';
   if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? v.slice(0, 40) + '…' : v)}`;
   return typeof v === 'object' ? 'an object' : `${typeof v} ${String(v)}`;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function checkKind(value: unknown, kind: FieldKind, where: string): void {

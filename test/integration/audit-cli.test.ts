@@ -13,7 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
 import { summarize } from '../../src/audit/results/summary';
-import type { QuestionRecord } from '../../src/audit/run/record';
+import type { QuestionRecord } from '../../src/contract';
 
 const repo = path.resolve(__dirname, '../../..');
 const cli = path.join(repo, 'dist/cli.js');

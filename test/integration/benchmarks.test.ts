@@ -12,7 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { summarize, type RunSummary } from '../../src/audit/results/summary';
 import { loadDataset } from '../../src/audit/dataset/dataset';
-import type { QuestionRecord } from '../../src/audit/run/record';
+import type { QuestionRecord } from '../../src/contract';
 import type { RunManifest } from '../../src/audit/run/manifest';
 
 const repo = path.resolve(__dirname, '../../..');

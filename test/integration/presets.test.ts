@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { summarize, type RunSummary } from '../../src/audit/results/summary';
-import type { QuestionRecord } from '../../src/audit/run/record';
+import type { QuestionRecord } from '../../src/contract';
 import type { RunManifest } from '../../src/audit/run/manifest';
 
 const repo = path.resolve(__dirname, '../../..');

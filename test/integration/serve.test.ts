@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
 import { EngineError, EngineProcess, type RequestEvent } from '../../src/service/engineClient';
 import { decodeEvent, type AuditRequestOptions, type EngineEvent, type RecordEvent } from '../../src/service/protocol';
-import type { QuestionRecord } from '../../src/audit/run/record';
+import type { QuestionRecord } from '../../src/contract';
 
 const repo = path.resolve(__dirname, '../../..');
 const cli = path.join(repo, 'dist/cli.js');

@@ -84,31 +84,32 @@ suite('Runs view', () => {
       'runs are listed newest first, named without their time prefix',
     );
     const base = rows[1];
-    assert.equal(base.description, 'realized 37.5% · reachable sample 75.0%, routes 87.5% · n=8');
+    // The numbers of the fixture run as `reach-audit report` prints them (test/fixtures/runs/README.md).
+    assert.equal(base.description, 'realized 50.0% · reachable sample 50.0%, routes 25.0% · n=8');
     assert.deepEqual(await childRows(api, base.node), [
-      'Realized: 37.5% (3/8, 95% CI 13.7–69.4%)',
-      'Reachable · sample: 75.0% (6/8, 95% CI 40.9–92.9%)',
-      'Reachable · routes: 87.5% (7/8, 95% CI 52.9–97.8%)',
-      'Reachable · any probe: 87.5% (7/8, 95% CI 52.9–97.8%)',
+      'Realized: 50.0% (4/8, 95% CI 21.5–78.5%)',
+      'Reachable · sample: 50.0% (4/8, 95% CI 21.5–78.5%)',
+      'Reachable · routes: 25.0% (2/8, 95% CI 7.1–59.1%)',
+      'Reachable · any probe: 62.5% (5/8, 95% CI 30.6–86.3%)',
       'Answer-blind · sample · majority: 37.5% (3/8, 95% CI 13.7–69.4%)',
-      'Answer-blind · sample · confidence: 50.0% (4/8, 95% CI 21.5–78.5%)',
-      'Answer-blind · routes · majority: 50.0% (4/8, 95% CI 21.5–78.5%)',
-      'Answer-blind · routes · confidence: 50.0% (4/8, 95% CI 21.5–78.5%)',
-      'Repair: block 5 · failure set 4 · repairs 50.0% (1/2, 95% CI 9.5–90.5%) held out · damage 0.0%',
+      'Answer-blind · sample · confidence: 37.5% (3/8, 95% CI 13.7–69.4%)',
+      'Answer-blind · routes · majority: 25.0% (2/8, 95% CI 7.1–59.1%)',
+      'Answer-blind · routes · confidence: 25.0% (2/8, 95% CI 7.1–59.1%)',
+      // The audit chose block 4 on the one-question selection half; the held-out half is empty (null in summary.json).
+      'Repair: block 4 · failure set 1 · no held-out question to score it on · damage 0.0% (0/4, 95% CI 0.0–49.0%)',
       // Then the questions, grouped from records.jsonl: the failure set and each state.
-      'Failure set: 4 questions',
-      'Questions · Realized: 3 questions',
-      'Questions · Reachable, not realized: 2 questions',
-      'Questions · Repaired by a silenced block: 2 questions',
-      'Questions · Unreached: 1 question',
+      'Failure set: 1 question',
+      'Questions · Realized: 4 questions',
+      'Questions · Reachable, not realized: 1 question',
+      'Questions · Unreached: 3 questions',
     ]);
     // A run that is still being written (torn last line) shows how far it got, not numbers.
     assert.equal(rows[0].description, 'unfinished · 3 recorded');
     assert.deepEqual(await childRows(api, rows[0].node), [
       'Unfinished: 3 questions recorded, no summary.json yet',
-      'Failure set: 3 questions',
-      'Questions · Reachable, not realized: 1 question',
-      'Questions · Repaired by a silenced block: 2 questions',
+      'Failure set: 0 questions',
+      'Questions · Realized: 2 questions',
+      'Questions · Unreached: 1 question',
     ]);
   });
 
@@ -124,6 +125,6 @@ suite('Runs view', () => {
     );
     const tuned = (await rootRows(api)).find((r) => r.label === 'demo-tuned');
     assert.ok(tuned, 'the view lists the new run');
-    assert.equal(tuned.description, 'realized 62.5% · reachable sample 62.5%, routes 62.5% · n=8');
+    assert.equal(tuned.description, 'realized 37.5% · reachable sample 62.5%, routes 25.0% · n=8');
   });
 });

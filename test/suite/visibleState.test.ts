@@ -14,16 +14,16 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ReachAuditApi } from '../../src/extension/extension';
 import { DEMO_QUESTIONS, type CommandResult } from '../../src/extension/commands/auditCommands';
-import { questionStateOf } from '../../src/extension/editor/questionStates';
-import type { AuditRecord } from '../../webview/src/protocol';
+import { questionLabel } from '../../src/extension/editor/questionLabel';
+import type { QuestionRecord } from '../../src/contract';
 import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
 import { pageProbesAvailable, panelDrag, panelEval, screenshot, workbenchClick, workbenchEval } from './pageProbe';
 import { EXTENSION_ID } from './suiteFixtures';
 
-function readRecords(runDir: string): AuditRecord[] {
+function readRecords(runDir: string): QuestionRecord[] {
   const file = path.join(runDir, 'records.jsonl');
   if (!fs.existsSync(file)) return [];
-  return fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as AuditRecord);
+  return fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as QuestionRecord);
 }
 
 async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
@@ -197,7 +197,7 @@ suite('What the user sees: cancel, export, table, gutter, welcome', function () 
       const lines = api.gutter.applied.get(editor.document.uri.fsPath);
       return lines && Object.values(lines).flat().length === records.length ? lines : undefined;
     });
-    for (const record of records) assert.ok(applied[questionStateOf(record).name].includes(record.line - 1), `${String(record.id)} on line ${record.line}`);
+    for (const record of records) assert.ok(applied[questionLabel(record).name].includes(record.line - 1), `${String(record.id)} on line ${record.line}`);
     const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', editor.document.uri);
     assert.equal(lenses.filter((l) => l.command?.command === 'reachAudit.showQuestion').length, records.length);
     assert.ok(lenses.every((l) => (l.command?.tooltip ?? '').includes('attempts correct')), 'the CodeLens keeps its hover numbers');

@@ -1,18 +1,22 @@
 /**
  * The panel's DOM-free parts in Node: Wilson intervals against textbook values, pass@k against
- * brute-force enumeration, route drawing, question states, the table's query, restored UI state.
+ * brute-force enumeration, route drawing, question states, the table's query, restored UI state,
+ * the headline on real summaries, and the synthetic runs against the run-file schema.
  * Run: npx tsc -p . && node --test out/test/webview/model.test.js
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { meanInterval, passAtK } from '../../webview/src/passAtK';
-import type { AuditRecord } from '../../webview/src/protocol';
+import { summarize } from '../../src/audit/results/summary';
+import { validateManifest, validateRecord, validateSummary } from '../../src/audit/run/runFileValidation';
+import { passAtK, rateOf, wilsonInterval, type QuestionRecord } from '../../src/contract';
+import { headlineMetrics } from '../../webview/src/headlineMetrics';
+import { meanInterval } from '../../webview/src/meanInterval';
 import { QuestionIndex } from '../../webview/src/questionIndex';
 import { BASE_FILTERS, deriveRow, Flag, probeFilter } from '../../webview/src/questionState';
 import { describeRoute, routeCells } from '../../webview/src/routeLayout';
 import { computeStatistics } from '../../webview/src/runStatistics';
 import { defaultUiState, readUiState } from '../../webview/src/uiState';
-import { wilson } from '../../webview/src/wilson';
+import { deployed, repairScan, testRecord } from '../support/questionRecord';
 import { makeSyntheticRun } from './syntheticRun';
 
 const close = (actual: number, expected: number, digits = 4) =>
@@ -21,27 +25,27 @@ const close = (actual: number, expected: number, digits = 4) =>
 describe('wilson', () => {
   test('matches textbook 95% intervals', () => {
     // Newcombe (1998), Table I, and the closed forms at the edges.
-    let w = wilson(81, 263);
-    close(w.low, 0.2553);
-    close(w.high, 0.3662);
-    w = wilson(15, 148);
-    close(w.low, 0.0624);
-    close(w.high, 0.1605);
-    w = wilson(0, 20);
-    assert.equal(w.low, 0);
-    close(w.high, 0.1611);
-    w = wilson(29, 29);
-    close(w.low, 0.8830);
-    assert.equal(w.high, 1);
-    w = wilson(5, 10);
-    close(w.low, 0.2366);
-    close(w.high, 0.7634);
+    let w = wilsonInterval(81, 263);
+    close(w.lo, 0.2553);
+    close(w.hi, 0.3662);
+    w = wilsonInterval(15, 148);
+    close(w.lo, 0.0624);
+    close(w.hi, 0.1605);
+    w = wilsonInterval(0, 20);
+    assert.equal(w.lo, 0);
+    close(w.hi, 0.1611);
+    w = wilsonInterval(29, 29);
+    close(w.lo, 0.8830);
+    assert.equal(w.hi, 1);
+    w = wilsonInterval(5, 10);
+    close(w.lo, 0.2366);
+    close(w.hi, 0.7634);
   });
 
-  test('n = 0 gives no rate and the whole interval', () => {
-    const w = wilson(0, 0);
-    assert.ok(Number.isNaN(w.rate));
-    assert.deepEqual([w.low, w.high], [0, 1]);
+  test('n = 0 gives the whole interval, and the panel shows no rate for it', () => {
+    const w = rateOf(0, 0);
+    assert.deepEqual(w.ci, { lo: 0, hi: 1 });
+    assert.equal(w.n, 0);
   });
 });
 
@@ -105,31 +109,27 @@ describe('route drawing', () => {
   });
 });
 
-function record(partial: Partial<AuditRecord> & { id: string }): AuditRecord {
-  return { line: 1, gold: '1', realized: { output: '', answer: '0', correct: false }, ...partial };
-}
-
 describe('question states', () => {
   test('realized, reachable, blind, repaired, unreached, truncated', () => {
-    const realized = deriveRow(record({ id: 'a', realized: { output: '#### 1', answer: '1', correct: true }, reachable: { sample: true }, repair: { inFailureSet: false, correctBySilencedBlock: { 0: false, 1: true } } }), 0);
+    const realized = deriveRow(testRecord('a', 1, { realized: deployed(true, '1'), reachable: { sample: true }, repair: repairScan(false, true, { 0: false, 1: true }) }), 0);
     assert.equal(realized.flags & (Flag.realized | Flag.reachable | Flag.damaged), Flag.realized | Flag.reachable | Flag.damaged);
     assert.deepEqual(realized.damagedBy, [0]);
     assert.deepEqual(realized.repairedBy, []);
 
-    const repaired = deriveRow(record({ id: 'b', reachable: { sample: false, routes: true }, blind: { routes: { majority: { answer: '1', correct: true } } }, repair: { inFailureSet: true, correctBySilencedBlock: { 10: true, 2: true, 3: false } } }), 1);
+    const repaired = deriveRow(testRecord('b', 2, { reachable: { sample: false, routes: true }, blind: { routes: { majority: { answer: '1', correct: true, attempt: 0 } } }, repair: repairScan(true, false, { 10: true, 2: true, 3: false }) }), 1);
     assert.deepEqual(repaired.reachableBy, ['routes']);
     assert.deepEqual(repaired.blindBy, ['routes/majority']);
     assert.deepEqual(repaired.repairedBy, [2, 10], 'blocks in numeric order');
     assert.ok(repaired.flags & Flag.failureSet && repaired.flags & Flag.repaired && !(repaired.flags & Flag.unreached));
 
-    const unreached = deriveRow(record({ id: 'c', realized: { output: 'x', answer: null, correct: false, truncated: true }, reachable: { sample: false } }), 2);
+    const unreached = deriveRow(testRecord('c', 3, { realized: { ...deployed(false), answer: null, truncated: true }, reachable: { sample: false } }), 2);
     assert.ok(unreached.flags & Flag.unreached && unreached.flags & Flag.truncated);
     assert.equal(unreached.answer, '');
 
-    // No `reachable` object: reachability from the attempts.
-    const fromAttempts = deriveRow(record({ id: 'd', probes: { sample: { budget: 2, attempts: [], correct: [false, true] } } }), 3);
-    assert.deepEqual(fromAttempts.reachableBy, ['sample']);
-    assert.ok(fromAttempts.flags & Flag.failureSet, 'reachable and not realized is the failure set when no repair scan ran');
+    // No repair scan: reachable and not realized counts as the failure set.
+    const noScan = deriveRow(testRecord('d', 4, { reachable: { sample: true } }), 3);
+    assert.deepEqual(noScan.reachableBy, ['sample']);
+    assert.ok(noScan.flags & Flag.failureSet, 'reachable and not realized is the failure set when no repair scan ran');
   });
 });
 
@@ -173,26 +173,48 @@ describe('question index', () => {
     assert.deepEqual(realized, ['q-00001', 'q-00003', 'q-00599'].filter((id) => run.records.find((r) => r.id === id)!.realized.correct));
     assert.deepEqual(query({ ids, search: 'q-00599' }).map((r) => r.id), ['q-00599']);
     assert.equal(query({ ids: new Set() }).length, 0, 'an empty set shows nothing (an empty transition cell)');
-    // Numeric dataset ids are matched by their text, as the comparison writes them.
-    const numeric = new QuestionIndex([{ ...record({ id: 'a' }), id: 7 }, { ...record({ id: 'b' }), id: 8 }]);
+    // A dataset without ids: the audit's ids are the line numbers, as text.
+    const numeric = new QuestionIndex([testRecord('7', 7), testRecord('8', 8)]);
     assert.deepEqual(numeric.query({ filter: 'all', search: '', truncatedOnly: false, sort: { key: 'id', descending: false }, ids: new Set(['8']) }, BASE_FILTERS).map((r) => r.id), ['8']);
   });
 
   test('a record with a known id replaces the old one (live updates)', () => {
-    const live = new QuestionIndex([record({ id: 'x' })]);
-    live.add([record({ id: 'x', realized: { output: '', answer: '1', correct: true } })]);
+    const live = new QuestionIndex([testRecord('x', 1)]);
+    live.add([testRecord('x', 1, { realized: deployed(true) })]);
     assert.equal(live.size, 1);
     assert.ok(live.get('x')!.flags & Flag.realized);
   });
 });
 
 describe('run statistics', () => {
+  test('the live pass@k is summary.json\'s: search reads its first k attempts, the other probes the unbiased estimator', () => {
+    const probe = (correct: boolean[]) => ({ budget: 4, attempts: [], correct, cost: { generations: 4, tokens: 4, blockApplications: 4 } });
+    const records = [
+      // The search found the answer on its third attempt: first-k says 0, 0, 1, 1; the unbiased estimator would say 0.25, 0.5, 0.75, 1.
+      testRecord('a', 1, { probes: { search: probe([false, false, true, false]), sample: probe([false, true, false, false]) }, reachable: { search: true, sample: true } }),
+      // Fewer attempts than the budget (route space used up): every k-subset holds all of them.
+      testRecord('b', 2, { probes: { search: probe([false, true]), sample: probe([false, false, false, false]) }, reachable: { search: true, sample: false } }),
+    ];
+    const index = new QuestionIndex(records);
+    const stats = computeStatistics(index.rows, index.probes, 8);
+    const summary = summarize(records);
+    const live = (p: string) => stats.passAtK.find((c) => c.probe === p)!;
+    assert.equal(live('search').kind, 'first-k');
+    assert.equal(live('sample').kind, 'unbiased');
+    assert.deepEqual(live('search').points.map((p) => p.mean), [0, 0.5, 1, 1]);
+    live('sample').points.forEach((p, i) => close(p.mean, [0.125, 0.25, 0.375, 0.5][i], 12));
+    for (const p of ['search', 'sample']) {
+      assert.equal(summary.passAtKKind[p], live(p).kind);
+      assert.deepEqual(live(p).points.map((x) => x.mean), Object.values(summary.passAtK[p]), p);
+    }
+  });
+
   test('counts with Wilson intervals, pass@k and repair by block from the records', () => {
     const run = makeSyntheticRun({ n: 300, budget: 4, seed: 2, numBlocks: 8 });
     const index = new QuestionIndex(run.records);
     const stats = computeStatistics(index.rows, index.probes, 8);
     const realized = run.records.filter((r) => r.realized.correct).length;
-    assert.deepEqual(stats.states[0].value, wilson(realized, 300));
+    assert.deepEqual(stats.states[0].value, rateOf(realized, 300));
     for (const curve of stats.passAtK) {
       for (const p of curve.points) close(p.mean, run.summary!.passAtK![curve.probe][String(p.k)], 12);
       assert.equal(curve.points.length, 4);
@@ -227,5 +249,49 @@ describe('restored UI state', () => {
     assert.deepEqual(readUiState({ sort: { key: 'evil' }, scrollTop: -5, tab: 'nope', search: 3 }), defaultUiState());
     assert.deepEqual(readUiState({ compareFilter: 'transition:reachable>realized', compareFolded: true }), { ...defaultUiState(), compareFilter: 'transition:reachable>realized', compareFolded: true });
     assert.deepEqual(readUiState({ compareFilter: 5, compareFolded: 'yes' }), defaultUiState());
+  });
+});
+
+describe('headline on real summaries', () => {
+  /** Failure-set and realized records as the audit writes them; `splitKey`s put f0..f2 in the selection half. */
+  function repairRun(repairs: boolean): QuestionRecord[] {
+    const records: QuestionRecord[] = [];
+    for (let i = 0; i < 6; i++) {
+      records.push(testRecord(`f${i}`, i + 1, { reachable: { routes: true }, repair: { ...repairScan(true, false, { '0': false, '1': repairs && i % 2 === 0 }), splitKey: i / 6 } }));
+    }
+    for (let i = 0; i < 4; i++) records.push(testRecord(`r${i}`, 10 + i, { realized: deployed(true), reachable: { routes: true }, repair: repairScan(false, true, { '0': true, '1': i > 0 }) }));
+    return records;
+  }
+  const metricsOf = (records: QuestionRecord[]) => {
+    const index = new QuestionIndex(records);
+    return headlineMetrics(computeStatistics(index.rows, index.probes, 2), summarize(records), undefined, false);
+  };
+
+  test('the identified block with its held-out n (not the failure set size) and its damage', () => {
+    const records = repairRun(true);
+    const summary = summarize(records);
+    assert.ok(summary.repair && summary.repair.identifiedBlock === 1 && summary.repair.n === 3 && summary.repair.failureSetSize === 6, JSON.stringify(summary.repair));
+    const repair = metricsOf(records).find((m) => m.kind === 'repair')!;
+    assert.equal(repair.label, 'Repair · block 1');
+    assert.match(repair.detail, /n=3 · damage 25\.0% of 4 realized$/);
+  });
+
+  test('no block identified (the audit writes null): the failure set, never "block null"', () => {
+    // An empty selection half: the audit writes identifiedBlock null and repairRate null.
+    const records = repairRun(false).filter((r) => !r.repair!.inFailureSet).concat(testRecord('f', 20, { reachable: { routes: true }, repair: { ...repairScan(true, false, { '0': false, '1': false }), splitKey: 0.9 } }));
+    const summary = summarize(records);
+    assert.equal(summary.repair!.repairRate, null);
+    const repair = metricsOf(records).find((m) => m.kind === 'repair')!;
+    assert.ok(!/null/.test(`${repair.label} ${repair.value} ${repair.detail}`), JSON.stringify(repair));
+    assert.equal(repair.label, 'Failure set');
+  });
+});
+
+describe('synthetic runs follow the run-file contract', () => {
+  test('records, summary and manifest pass the schemas the extension reads them with', () => {
+    const run = makeSyntheticRun({ n: 200, budget: 4, seed: 4, numBlocks: 8 });
+    run.records.forEach((r, i) => assert.deepEqual(validateRecord(JSON.parse(JSON.stringify(r)), 'synthetic records.jsonl', i + 1), r));
+    assert.deepEqual(validateSummary(JSON.parse(JSON.stringify(run.summary)), 'synthetic summary.json'), JSON.parse(JSON.stringify(run.summary)));
+    assert.ok(validateManifest(JSON.parse(JSON.stringify(run.manifest)), 'synthetic manifest.json'));
   });
 });

@@ -12,7 +12,8 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { buildBundles, launchBrowser, openPanel, postedMessages, startHarness, waitFor, type Browser, type Bundles, type Harness } from './harness';
 import { pointsInterval, pValueClause, pValueText, signedPoints } from '../../webview/src/comparisonModel';
-import { makeSyntheticComparison, makeSyntheticRun, XSS_IMG, XSS_SCRIPT } from './syntheticRun';
+import { makeSyntheticComparison } from './syntheticComparison';
+import { makeSyntheticRun, XSS_IMG, XSS_SCRIPT } from './syntheticRun';
 
 const BIG = { n: 10000, budget: 8, seed: 7, runId: 'run-10k', label: 'synthetic 10k' };
 
@@ -176,8 +177,8 @@ describe('audit panel (Chromium, strict CSP)', () => {
     await page.locator('.qt-body-row', { hasText: 'q-00000' }).click();
     const question = await evaluate<string>(page, `document.querySelector('.question-text').textContent`);
     assert.ok(question.includes(XSS_IMG) && question.includes(XSS_SCRIPT), 'detail pane holds the literal text');
-    await page.locator('.detail summary', { hasText: 'Prompt as sent' }).click();
-    assert.ok((await evaluate<string>(page, `document.querySelector('.detail details pre').textContent`)).includes(XSS_IMG));
+    await page.locator('.detail details.attempt-details summary').first().click();
+    assert.ok((await evaluate<string>(page, `document.querySelector('.detail details.attempt-details pre').textContent`)).includes(XSS_IMG), 'a model output that looks like HTML stays text');
     assert.equal(await evaluate(page, `document.querySelectorAll('img').length`), 0, 'no <img> element was created');
     assert.equal(await evaluate(page, `document.querySelectorAll('script').length`), 4, 'no <script> element beyond the four the page loads');
     assert.equal(await evaluate(page, `document.querySelectorAll('[onerror]').length`), 0);

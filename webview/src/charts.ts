@@ -22,10 +22,9 @@ import {
 } from 'chart.js';
 import { count, h, intervalText, percent, replaceChildren } from './element';
 import { RepairHeatmap } from './heatmap';
-import type { RunSummary } from './protocol';
+import { rateOf, type PassAtKKind, type Rate, type RunSummary } from '../../src/contract';
 import type { RunStatistics } from './runStatistics';
 import { themeColors, withAlpha, type ThemeColors } from './themeColors';
-import type { Proportion } from './wilson';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, LineController, LineElement, PointElement, Filler, Legend, Tooltip);
 
@@ -83,10 +82,10 @@ export interface ChartRun {
   summary?: RunSummary;
 }
 
-function proportionCells(p: Proportion): HTMLElement[] {
+function proportionCells(p: Rate): HTMLElement[] {
   return [
-    h('td', { class: 'num' }, percent(p.rate)),
-    h('td', { class: 'num muted' }, intervalText(p.low, p.high)),
+    h('td', { class: 'num' }, percent(p.n === 0 ? undefined : p.rate)),
+    h('td', { class: 'num muted' }, intervalText(p.ci.lo, p.ci.hi)),
     h('td', { class: 'num muted' }, `${count(p.successes)}/${count(p.n)}`),
   ];
 }
@@ -191,16 +190,16 @@ export class ChartsView {
     };
   }
 
-  private barDataset(label: string, values: Proportion[], color: string, dashed: boolean): ChartDataset<'bar'> {
+  private barDataset(label: string, values: Rate[], color: string, dashed: boolean): ChartDataset<'bar'> {
     const dataset: ChartDataset<'bar'> = {
       label,
-      data: values.map((p) => (Number.isFinite(p.rate) ? p.rate * 100 : 0)),
+      data: values.map((p) => p.rate * 100),
       backgroundColor: withAlpha(color, dashed ? 0.25 : 0.55),
       borderColor: color,
       borderWidth: 1,
       borderSkipped: false,
     };
-    barIntervals.set(dataset, { ends: values.map((p) => (p.n > 0 ? [p.low, p.high] : null)), color });
+    barIntervals.set(dataset, { ends: values.map((p) => (p.n > 0 ? [p.ci.lo, p.ci.hi] : null)), color });
     return dataset;
   }
 
@@ -249,7 +248,7 @@ export class ChartsView {
       this.barDataset('realized (deployed)', probes.map(() => realized), colors.realized, false),
       this.barDataset('reachable (needs the answer)', main.stats.reachableByProbe.map((r) => r.value), colors.reachable, false),
       ...selectors.map((selector, i) =>
-        this.barDataset(`blind: ${selector}`, probes.map((p) => main.stats.blind.find((b) => b.probe === p && b.selector === selector)?.value ?? { successes: 0, n: 0, rate: Number.NaN, low: 0, high: 1 }), [colors.blind, colors.series[4], colors.series[1]][i % 3], false),
+        this.barDataset(`blind: ${selector}`, probes.map((p) => main.stats.blind.find((b) => b.probe === p && b.selector === selector)?.value ?? rateOf(0, 0)), [colors.blind, colors.series[4], colors.series[1]][i % 3], false),
       ),
     ];
     const { box, canvas } = canvasBox('Realized, reachable and answer-blind accuracy per probe, with 95% Wilson intervals');
@@ -324,7 +323,7 @@ export class ChartsView {
       }
     }
     const { box, canvas } = canvasBox('pass@k curves per probe with 95% intervals');
-    const element = card('pass@k', 'Unbiased estimator (Chen et al. 2021), mean over questions; band: 95% normal interval over questions. Dashed: base checkpoint.', box, numbersTable(['probe', 'k', 'pass@k', '95% CI', 'n', 'summary.json'], rows));
+    const element = card('pass@k', `${passAtKCaption(curves)} Mean over questions, as summary.json computes it; band: 95% normal interval over questions. Dashed: base checkpoint.`, box, numbersTable(['probe', 'k', 'pass@k', '95% CI', 'n', 'summary.json'], rows));
     this.add(canvas, { type: 'line', data: { datasets }, options: this.lineOptions('k (attempts)', 'pass@k') });
     return element;
   }
@@ -336,7 +335,7 @@ export class ChartsView {
     const datasets: ChartDataset<'line'>[] = [];
     const rows: HTMLElement[] = [];
     routeProbes.forEach((f, i) => {
-      datasets.push(...this.curve(f.probe, f.points.map((p) => ({ x: p.b, y: p.rate, low: p.low, high: p.high })), colors.series[i % colors.series.length], false));
+      datasets.push(...this.curve(f.probe, f.points.map((p) => ({ x: p.b, y: p.rate, low: p.ci.lo, high: p.ci.hi })), colors.series[i % colors.series.length], false));
       const last = f.points[f.points.length - 1];
       const budget = main.summary?.budget?.[f.probe];
       rows.push(h('tr', {}, h('td', {}, f.probe), h('td', { class: 'num' }, String(last.b)), ...proportionCells(last), h('td', { class: 'num muted' }, budget ? count(budget.generations) : ''), h('td', { class: 'num muted' }, budget ? count(budget.blockApplications) : '')));
@@ -381,4 +380,15 @@ export class ChartsView {
     const element = card('Failure set × block repair map', `Rows: the ${count(main.stats.heatmapRows.length)} failure-set questions (most-repaired first); columns: the silenced block. Filled: that block repairs the question. Click a cell to open the question.`, this.heatmap.element);
     return element;
   }
+}
+
+/** How each probe's pass@k reads its attempts (the contract's passAtKKindOf). */
+function passAtKCaption(curves: readonly { probe: string; kind: PassAtKKind }[]): string {
+  const byKind = (kind: PassAtKKind) => [...new Set(curves.filter((c) => c.kind === kind).map((c) => c.probe))];
+  const parts: string[] = [];
+  const unbiased = byKind('unbiased');
+  const firstK = byKind('first-k');
+  if (unbiased.length > 0) parts.push(`${unbiased.join(', ')}: unbiased estimator (Chen et al. 2021).`);
+  if (firstK.length > 0) parts.push(`${firstK.join(', ')}: solved within the first k attempts (its attempts are ordered).`);
+  return parts.join(' ');
 }

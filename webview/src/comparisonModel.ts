@@ -6,13 +6,13 @@
  * (possibly an older one), so every part is read defensively: a malformed part is left out rather
  * than shown wrong.
  */
-import type { ComparedRate, ComparedState, CompareSummary, PairedDelta } from './protocol';
+import { isObject, type Comparison, type PairedDelta, type QuestionState, type RateWithIds } from '../../src/contract';
 
 /** Best first: the order of the table's rows and columns. */
-export const COMPARED_STATES: readonly ComparedState[] = ['realized', 'reachable', 'unreached'];
+export const COMPARED_STATES: readonly QuestionState[] = ['realized', 'reachable', 'unreached'];
 
 /** Column and row headings: in a comparison, "reachable" means reachable but not realized. */
-export const STATE_HEADINGS: Record<ComparedState, string> = {
+export const STATE_HEADINGS: Record<QuestionState, string> = {
   realized: 'realized',
   reachable: 'reachable, not realized',
   unreached: 'unreached',
@@ -26,15 +26,15 @@ export interface DeltaRow {
 }
 
 export interface TransitionCell {
-  from: ComparedState;
-  to: ComparedState;
+  from: QuestionState;
+  to: QuestionState;
   ids: string[];
   /** The selection key a click on this cell applies. */
   key: string;
 }
 
 export interface TransitionGrid {
-  rows: { from: ComparedState; cells: TransitionCell[]; total: number }[];
+  rows: { from: QuestionState; cells: TransitionCell[]; total: number }[];
   /** Per tuned state, in COMPARED_STATES order. */
   columnTotals: number[];
   total: number;
@@ -54,10 +54,6 @@ export const NEWLY_LABELS: Record<NewlyPart, string> = {
   newlyReachable: 'newly reachable',
 };
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 const finite = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 
 /** Question ids as the table keys them (records may carry numeric ids; rows use String(id)). */
@@ -70,12 +66,12 @@ export function isPairedDelta(value: unknown): value is PairedDelta {
   return [value.base, value.tuned, value.delta, value.ci.lo, value.ci.hi, value.mcnemarP, value.lost, value.gained, value.n].every(finite);
 }
 
-function isComparedRate(value: unknown): value is ComparedRate {
+function isComparedRate(value: unknown): value is RateWithIds {
   return isObject(value) && isObject(value.ci) && [value.n, value.successes, value.rate, value.ci.lo, value.ci.hi].every(finite) && Array.isArray(value.ids);
 }
 
 /** Realized, the reachable ceiling, then each probe: the rows of the differences table. */
-export function deltaRows(compare: CompareSummary | undefined): DeltaRow[] {
+export function deltaRows(compare: Comparison | undefined): DeltaRow[] {
   if (!isObject(compare)) return [];
   const rows: DeltaRow[] = [];
   if (isPairedDelta(compare.realized)) rows.push({ key: 'realized', label: 'Realized', delta: compare.realized });
@@ -86,7 +82,7 @@ export function deltaRows(compare: CompareSummary | undefined): DeltaRow[] {
   return rows;
 }
 
-export function transitionKey(from: ComparedState, to: ComparedState): string {
+export function transitionKey(from: QuestionState, to: QuestionState): string {
   return `transition:${from}>${to}`;
 }
 
@@ -95,7 +91,7 @@ export function newlyKey(part: NewlyPart): string {
 }
 
 /** The transition table, or undefined when the comparison has none (or a malformed one). */
-export function transitionGrid(compare: CompareSummary | undefined): TransitionGrid | undefined {
+export function transitionGrid(compare: Comparison | undefined): TransitionGrid | undefined {
   if (!isObject(compare) || !isObject(compare.transitions)) return undefined;
   const transitions = compare.transitions;
   const rows: TransitionGrid['rows'] = [];
@@ -115,11 +111,11 @@ export function transitionGrid(compare: CompareSummary | undefined): TransitionG
 }
 
 /** The newly realized split, or undefined when the comparison has none (or a malformed one). */
-export function newlySplit(compare: CompareSummary | undefined): { n: number; parts: { part: NewlyPart; rate: ComparedRate; key: string }[] } | undefined {
+export function newlySplit(compare: Comparison | undefined): { n: number; parts: { part: NewlyPart; rate: RateWithIds; key: string }[] } | undefined {
   if (!isObject(compare) || !isObject(compare.newlyRealized)) return undefined;
   const newly = compare.newlyRealized;
   if (!finite(newly.n)) return undefined;
-  const parts: { part: NewlyPart; rate: ComparedRate; key: string }[] = [];
+  const parts: { part: NewlyPart; rate: RateWithIds; key: string }[] = [];
   for (const part of NEWLY_PARTS) {
     const rate = newly[part];
     if (!isComparedRate(rate)) return undefined;
@@ -129,7 +125,7 @@ export function newlySplit(compare: CompareSummary | undefined): { n: number; pa
 }
 
 /** What a selection key stands for in this comparison; undefined when it names nothing here. */
-export function resolveSelection(compare: CompareSummary | undefined, key: string | undefined): CompareSelection | undefined {
+export function resolveSelection(compare: Comparison | undefined, key: string | undefined): CompareSelection | undefined {
   if (!key) return undefined;
   const transition = /^transition:(\w+)>(\w+)$/.exec(key);
   if (transition) {

@@ -8,7 +8,7 @@
  */
 import { deltaRows, NEWLY_LABELS, newlySplit, pointsInterval, pValueText, signedPoints, transitionGrid, type DeltaRow } from './comparisonModel';
 import { count, h, intervalText, percent, replaceChildren } from './element';
-import type { CompareSummary } from './protocol';
+import type { Comparison } from '../../src/contract';
 import { transitionTable } from './transitionTable';
 
 export interface ComparisonCallbacks {
@@ -53,7 +53,7 @@ export class ComparisonView {
   }
 
   /** Draws the comparison, or hides the section when there is none. */
-  show(compare: CompareSummary | undefined, labels: ComparisonLabels, selectedKey: string | undefined, open: boolean): void {
+  show(compare: Comparison | undefined, labels: ComparisonLabels, selectedKey: string | undefined, open: boolean): void {
     const deltas = deltaRows(compare);
     const grid = transitionGrid(compare);
     const newly = newlySplit(compare);

@@ -1,10 +1,10 @@
 /**
- * The detail pane of one question: the prompt, the deployed output with its extracted answer and
+ * The detail pane of one question: the question, the deployed output with its extracted answer and
  * the rule that matched, every probe attempt (route strip, answer, correctness, log-prob, output
  * on demand), the answer-blind picks and the repair row. All text goes in as text.
  */
 import { h, replaceChildren, type Child } from './element';
-import type { ProbeAttempt, ProbeResult } from './protocol';
+import type { Attempt, ProbeResult } from '../../src/contract';
 import type { QuestionRow } from './questionState';
 import { routeStrip } from './routeStrip';
 import { stateChips } from './stateChips';
@@ -41,7 +41,7 @@ function fact(term: string, ...value: Child[]): HTMLElement[] {
   return [h('dt', {}, term), h('dd', {}, ...value)];
 }
 
-function attemptRow(probe: string, attempt: ProbeAttempt, index: number, numBlocks: number): HTMLElement {
+function attemptRow(probe: string, attempt: Attempt, index: number, numBlocks: number): HTMLElement {
   const logprob = typeof attempt.logprob === 'number' && Number.isFinite(attempt.logprob) ? attempt.logprob.toFixed(3) : '–';
   const how = Array.isArray(attempt.route)
     ? routeStrip(attempt.route, numBlocks)
@@ -147,7 +147,7 @@ export class DetailPane {
 
   showEmpty(): void {
     this.current = undefined;
-    replaceChildren(this.element, h('div', { class: 'detail-empty muted' }, 'Select a question to see its prompt, deployed output, probe attempts and repair scan.'));
+    replaceChildren(this.element, h('div', { class: 'detail-empty muted' }, 'Select a question to see its text, deployed output, probe attempts and repair scan.'));
   }
 
   show(row: QuestionRow, context: DetailContext): void {
@@ -168,10 +168,6 @@ export class DetailPane {
     );
 
     const question = h('section', { class: 'detail-section' }, h('h3', {}, 'Question'), h('pre', { class: 'text question-text' }, row.text));
-    const prompt =
-      typeof record.prompt === 'string' && record.prompt !== row.text
-        ? h('details', { class: 'detail-section' }, h('summary', {}, 'Prompt as sent to the model'), h('pre', { class: 'text' }, record.prompt))
-        : null;
 
     const facts = h('dl', { class: 'facts' },
       ...fact('Gold', h('span', { class: 'answer' }, answerText(record.gold))),
@@ -196,7 +192,7 @@ export class DetailPane {
         h('dl', { class: 'facts' }, ...fact('Deployed answer', h('span', { class: 'answer' }, answerText(context.baseRow.record.realized?.answer)), ' ', mark(context.baseRow.record.realized?.correct))));
     }
 
-    replaceChildren(this.element, header, question, prompt, deployed, probes, blindSection(row), repairSection(row, context.numBlocks), base);
+    replaceChildren(this.element, header, question, deployed, probes, blindSection(row), repairSection(row, context.numBlocks), base);
     this.element.scrollTop = 0;
   }
 }

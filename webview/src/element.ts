@@ -38,17 +38,4 @@ export function replaceChildren(parent: Element, ...children: Child[]): void {
   append(parent, children);
 }
 
-/** `42.1%` (one decimal), or `–` when there is no rate. */
-export function percent(rate: number | undefined): string {
-  return rate === undefined || !Number.isFinite(rate) ? '–' : `${(rate * 100).toFixed(1)}%`;
-}
-
-/** `[38.0–46.3]` in percent. */
-export function intervalText(low: number | undefined, high: number | undefined): string {
-  if (low === undefined || high === undefined || !Number.isFinite(low) || !Number.isFinite(high)) return '';
-  return `[${(low * 100).toFixed(1)}–${(high * 100).toFixed(1)}]`;
-}
-
-export function count(n: number): string {
-  return n.toLocaleString('en-US');
-}
+export { count, intervalText, percent } from './numberText';

@@ -22,7 +22,7 @@ import { ComparisonView } from './comparisonView';
 import { DetailPane } from './detailPane';
 import { count, h, replaceChildren } from './element';
 import { renderHeadline } from './headline';
-import type { CompareSummary, HostMessage, PanelUiState, QuestionId, RunData, RunStatus, SortKey, WebviewMessage } from './protocol';
+import type { Comparison, HostMessage, PanelUiState, RunData, RunStatus, SortKey, WebviewMessage } from '../../src/contract';
 import { QuestionIndex, type Query } from './questionIndex';
 import { BASE_FILTERS, findFilter, probeFilter, type QuestionRow, type StateFilter } from './questionState';
 import { QuestionTable } from './questionTable';
@@ -67,7 +67,7 @@ class AuditPanel {
   private state: PanelUiState;
   private run: LoadedRun | undefined;
   private base: LoadedRun | undefined;
-  private compare: CompareSummary | undefined;
+  private compare: Comparison | undefined;
   /** The comparison count filtering the table, with its ids as a set for the query. */
   private selection: (CompareSelection & { idSet: ReadonlySet<string> }) | undefined;
   private status: { status: RunStatus; done: number; total: number; message?: string } | undefined;
@@ -239,7 +239,7 @@ class AuditPanel {
     }
   }
 
-  private load(data: RunData, baseData: RunData | undefined, compare: CompareSummary | undefined): void {
+  private load(data: RunData, baseData: RunData | undefined, compare: Comparison | undefined): void {
     if (this.run && this.run.data.runId !== data.runId) {
       // A different run: the previous run's status does not describe it.
       this.status = undefined;
@@ -258,9 +258,9 @@ class AuditPanel {
     this.compare = this.base ? compare : undefined;
     this.fillFilterOptions();
 
-    const manifest = data.manifest ?? {};
-    this.title.textContent = data.label ?? manifest.name ?? data.runId;
-    const parts = [manifest.model?.path, manifest.dataset?.path].filter((p): p is string => typeof p === 'string' && p !== '');
+    const manifest = data.manifest;
+    this.title.textContent = data.label ?? manifest?.name ?? data.runId;
+    const parts = [manifest?.model?.path, manifest?.dataset?.path].filter((p): p is string => typeof p === 'string' && p !== '');
     if (this.base) parts.push(`compared with ${this.base.data.label ?? this.base.data.runId}`);
     this.subtitle.textContent = parts.join(' · ');
 
@@ -415,7 +415,7 @@ class AuditPanel {
   private requestExport(format: 'csv' | 'json'): void {
     if (!this.run || this.shown.length === 0) return;
     const filtered = this.shown.length !== this.run.index.size;
-    const ids: QuestionId[] | undefined = filtered ? this.shown.map((r) => r.record.id) : undefined;
+    const ids: string[] | undefined = filtered ? this.shown.map((r) => r.record.id) : undefined;
     this.post({ type: 'requestExport', runId: this.run.data.runId, format, ...(ids ? { ids } : {}) });
   }
 

@@ -3,7 +3,8 @@
  * orders cached per column, and queries (filter + search + sort) that answer with row positions.
  * DOM-free so it is unit-tested in Node and timed in the browser bench.
  */
-import type { AuditRecord, SortKey } from './protocol';
+import type { QuestionRecord, SortKey } from '../../src/contract';
+import { completeRecord } from './incomingRecord';
 import { deriveRow, findFilter, Flag, type QuestionRow, type StateFilter } from './questionState';
 
 export interface Query {
@@ -40,14 +41,15 @@ export class QuestionIndex {
   /** Probes seen in any record, in first-seen order. */
   readonly probes: string[] = [];
 
-  constructor(records: readonly AuditRecord[] = []) {
+  constructor(records: readonly QuestionRecord[] = []) {
     this.add(records);
   }
 
   /** Adds records (a live run's next batch). A record whose id is already present replaces it. */
-  add(records: readonly AuditRecord[]): void {
-    for (const record of records) {
-      if (!record || typeof record !== 'object') continue;
+  add(records: readonly QuestionRecord[]): void {
+    for (const received of records) {
+      if (!received || typeof received !== 'object') continue;
+      const record = completeRecord(received);
       const id = String(record.id ?? '');
       const existing = this.byId.get(id);
       const row = deriveRow(record, existing ? existing.index : this.rows.length);

@@ -1,8 +1,9 @@
 /**
- * The states of one audited question (docs/design.md section 1), derived once from its record so the
- * table can sort, filter and draw chips without looking into the record again. DOM-free.
+ * The table row of one audited question (docs/design.md section 1): its states (from the
+ * contract's derivations) folded into flags once, so the table can sort, filter and draw chips
+ * without looking into the record again. DOM-free.
  */
-import type { AuditRecord } from './protocol';
+import { damagedBy, reachableBy as probesReaching, repairedBy as blocksRepairing, type QuestionRecord } from '../../src/contract';
 
 /** Bit flags; a question can carry several (realized and blind-selectable, say). */
 export const Flag = {
@@ -22,9 +23,9 @@ export const StateRank = { unreached: 0, failureSet: 1, reachableOther: 2, reali
 export interface QuestionRow {
   /** Position in the run (records order). */
   index: number;
-  record: AuditRecord;
+  record: QuestionRecord;
   id: string;
-  /** Question text (or the prompt when the record has no question), verbatim. */
+  /** Question text, verbatim. */
   text: string;
   /** One line, at most PREVIEW_CHARS characters, for the table cell. */
   preview: string;
@@ -46,49 +47,22 @@ export interface QuestionRow {
 /** Enough for the widest question column; longer text only costs layout time (ellipsis shapes it all). */
 const PREVIEW_CHARS = 160;
 
-function text(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  return typeof value === 'string' ? value : String(value);
-}
-
 function oneLine(s: string): string {
   const collapsed = s.replace(/\s+/g, ' ').trim();
   return collapsed.length > PREVIEW_CHARS ? collapsed.slice(0, PREVIEW_CHARS - 1) + '…' : collapsed;
 }
 
-/** Blocks in ascending numeric order from a `{ "<block>": bool }` object. */
-function blocksWhere(map: Record<string, boolean> | undefined, value: boolean): number[] {
-  if (!map || typeof map !== 'object') return [];
-  const out: number[] = [];
-  for (const [key, v] of Object.entries(map)) {
-    const block = Number(key);
-    if (v === value && Number.isInteger(block)) out.push(block);
-  }
-  return out.sort((a, b) => a - b);
-}
-
-export function deriveRow(record: AuditRecord, index: number): QuestionRow {
-  const realized = record.realized?.correct === true;
-  const reachableBy: string[] = [];
-  if (record.reachable && typeof record.reachable === 'object') {
-    for (const [probe, reached] of Object.entries(record.reachable)) if (reached === true) reachableBy.push(probe);
-  } else if (record.probes && typeof record.probes === 'object') {
-    // Older or partial records: recompute reachability from per-attempt correctness.
-    for (const [probe, result] of Object.entries(record.probes)) {
-      if (result?.correct?.some((c) => c === true) || result?.attempts?.some((a) => a?.correct === true)) reachableBy.push(probe);
-    }
-  }
+export function deriveRow(record: QuestionRecord, index: number): QuestionRow {
+  const realized = record.realized.correct;
+  const reachableBy = probesReaching(record);
   const blindBy: string[] = [];
-  if (record.blind && typeof record.blind === 'object') {
-    for (const [probe, selectors] of Object.entries(record.blind)) {
-      if (!selectors || typeof selectors !== 'object') continue;
-      for (const [selector, pick] of Object.entries(selectors)) if (pick?.correct === true) blindBy.push(`${probe}/${selector}`);
-    }
+  for (const [probe, selectors] of Object.entries(record.blind)) {
+    for (const [selector, pick] of Object.entries(selectors)) if (pick.correct) blindBy.push(`${probe}/${selector}`);
   }
-  const repairMap = record.repair?.correctBySilencedBlock;
-  const repairedBy = realized ? [] : blocksWhere(repairMap, true);
-  const damagedBy = realized ? blocksWhere(repairMap, false) : [];
-  const inFailureSet = record.repair ? record.repair.inFailureSet === true : !realized && reachableBy.length > 0;
+  const repairedBy = blocksRepairing(record);
+  const damaged = damagedBy(record);
+  // Without a repair scan the reference probes are unknown: any probe counts.
+  const inFailureSet = record.repair ? record.repair.inFailureSet : !realized && reachableBy.length > 0;
 
   let flags = 0;
   if (realized) flags |= Flag.realized;
@@ -97,8 +71,8 @@ export function deriveRow(record: AuditRecord, index: number): QuestionRow {
   if (repairedBy.length > 0) flags |= Flag.repaired;
   if (!realized && reachableBy.length === 0) flags |= Flag.unreached;
   if (inFailureSet) flags |= Flag.failureSet;
-  if (record.realized?.truncated === true) flags |= Flag.truncated;
-  if (damagedBy.length > 0) flags |= Flag.damaged;
+  if (record.realized.truncated) flags |= Flag.truncated;
+  if (damaged.length > 0) flags |= Flag.damaged;
 
   const stateRank = realized
     ? StateRank.realized
@@ -108,10 +82,10 @@ export function deriveRow(record: AuditRecord, index: number): QuestionRow {
         ? StateRank.failureSet
         : StateRank.reachableOther;
 
-  const id = text(record.id);
-  const body = text(record.question) || text(record.prompt);
-  const gold = text(record.gold);
-  const answer = text(record.realized?.answer);
+  const id = String(record.id); // a foreign or partial record may carry a number
+  const body = record.question;
+  const gold = record.gold;
+  const answer = record.realized.answer ?? '';
   return {
     index,
     record,
@@ -124,7 +98,7 @@ export function deriveRow(record: AuditRecord, index: number): QuestionRow {
     reachableBy,
     blindBy,
     repairedBy,
-    damagedBy,
+    damagedBy: damaged,
     stateRank,
     haystack: `${id}\u0000${body}\u0000${gold}\u0000${answer}`.toLowerCase(),
   };

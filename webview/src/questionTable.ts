@@ -8,7 +8,7 @@
  */
 import { h, replaceChildren } from './element';
 import { middleText } from './middleText';
-import type { ColumnWidths, SortKey } from './protocol';
+import type { ColumnWidths, SortKey } from '../../src/contract';
 import type { QuestionRow } from './questionState';
 import { stateChips, stateWords } from './stateChips';
 

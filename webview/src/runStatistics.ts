@@ -4,32 +4,31 @@
  * run's summary.json (from src/audit) gives the same rates; the identified block's held-out repair
  * rate is only in the summary, and the headline takes it from there. DOM-free.
  */
-import { meanInterval, passAtK, type MeanWithInterval } from './passAtK';
-import type { RunManifest } from './protocol';
+import { passAtKRows, rateOf, type PassAtKKind, type Rate, type RunManifest } from '../../src/contract';
+import { meanInterval, type MeanWithInterval } from './meanInterval';
 import { Flag, type QuestionRow } from './questionState';
-import { wilson, type Proportion } from './wilson';
 
 export interface StateBar {
   key: string;
   label: string;
-  value: Proportion;
+  value: Rate;
 }
 
 export interface BlockRate {
   block: number;
-  repair: Proportion;
-  damage: Proportion;
+  repair: Rate;
+  damage: Rate;
 }
 
 export interface RunStatistics {
   n: number;
   states: StateBar[];
-  reachableByProbe: { probe: string; value: Proportion }[];
-  blind: { probe: string; selector: string; value: Proportion }[];
-  /** Per probe: pass@k for k = 1..budget (mean of per-question unbiased estimates). */
-  passAtK: { probe: string; points: (MeanWithInterval & { k: number })[] }[];
+  reachableByProbe: { probe: string; value: Rate }[];
+  blind: { probe: string; selector: string; value: Rate }[];
+  /** Per probe: pass@k for k = 1..budget, the mean over questions of the contract's passAtKRows (as summary.json). */
+  passAtK: { probe: string; kind: PassAtKKind; points: (MeanWithInterval & { k: number })[] }[];
   /** Per probe: share of questions with a correct answer among the first b attempts, b = 1..budget. */
-  foundWithin: { probe: string; points: (Proportion & { b: number })[] }[];
+  foundWithin: { probe: string; points: (Rate & { b: number })[] }[];
   numBlocks: number;
   byBlock: BlockRate[];
   /** Failure-set questions with repair data, for the question × block heatmap. */
@@ -89,55 +88,38 @@ export function computeStatistics(rows: readonly QuestionRow[], probes: readonly
   }
 
   const states: StateBar[] = [
-    { key: 'realized', label: 'Realized', value: wilson(realized, n) },
-    { key: 'reachable', label: 'Reachable (any probe)', value: wilson(anyReachable, n) },
-    { key: 'failureSet', label: 'Reachable, not realized', value: wilson(failureSet, n) },
-    { key: 'blind', label: 'Blind-selectable', value: wilson(blindAny, n) },
-    { key: 'repaired', label: 'Repaired by a block', value: wilson(repairedAny, n) },
-    { key: 'unreached', label: 'Unreached', value: wilson(unreached, n) },
+    { key: 'realized', label: 'Realized', value: rateOf(realized, n) },
+    { key: 'reachable', label: 'Reachable (any probe)', value: rateOf(anyReachable, n) },
+    { key: 'failureSet', label: 'Reachable, not realized', value: rateOf(failureSet, n) },
+    { key: 'blind', label: 'Blind-selectable', value: rateOf(blindAny, n) },
+    { key: 'repaired', label: 'Repaired by a block', value: rateOf(repairedAny, n) },
+    { key: 'unreached', label: 'Unreached', value: rateOf(unreached, n) },
   ];
 
   const passCurves: RunStatistics['passAtK'] = [];
   const foundWithin: RunStatistics['foundWithin'] = [];
+  const records = rows.map((row) => row.record);
   for (const probe of probes) {
-    // Per question: attempts, correct attempts, and the first correct attempt (for "within b").
-    const attempts: number[] = [];
-    const corrects: number[] = [];
-    const firstCorrect: number[] = [];
-    let budget = Infinity;
-    for (const row of rows) {
-      const result = row.record.probes?.[probe];
-      if (!result) continue;
-      const correct = Array.isArray(result.correct) && result.correct.length > 0 ? result.correct : (result.attempts ?? []).map((a) => a?.correct === true);
-      if (correct.length === 0) continue;
-      let c = 0;
-      let first = Infinity;
-      for (let i = 0; i < correct.length; i++) {
-        if (correct[i] === true) {
-          c++;
-          if (first === Infinity) first = i;
-        }
-      }
-      attempts.push(correct.length);
-      corrects.push(c);
-      firstCorrect.push(first);
-      budget = Math.min(budget, correct.length);
-    }
-    const m = attempts.length;
-    if (m === 0 || !Number.isFinite(budget)) continue;
+    // The contract's pass@k rows, the very numbers summary.json's curve averages. A record without
+    // this probe's verdicts (one the panel got incomplete) is left out, as the summary leaves it.
+    const ran = records.filter((r) => Array.isArray(r.probes?.[probe]?.correct));
+    const { kind, budget, rows: perQuestion } = passAtKRows(ran, probe);
+    const m = perQuestion.length;
+    if (m === 0) continue;
+    const firstCorrect = ran.map((r) => r.probes[probe].correct.indexOf(true));
     const points: RunStatistics['passAtK'][number]['points'] = [];
     const found: RunStatistics['foundWithin'][number]['points'] = [];
     const values = new Float64Array(m);
     for (let k = 1; k <= budget; k++) {
       let within = 0;
       for (let q = 0; q < m; q++) {
-        values[q] = passAtK(attempts[q], corrects[q], k);
-        if (firstCorrect[q] < k) within++;
+        values[q] = perQuestion[q][k - 1];
+        if (firstCorrect[q] >= 0 && firstCorrect[q] < k) within++;
       }
       points.push({ k, ...meanInterval(values) });
-      found.push({ b: k, ...wilson(within, m) });
+      found.push({ b: k, ...rateOf(within, m) });
     }
-    passCurves.push({ probe, points });
+    passCurves.push({ probe, kind, points });
     foundWithin.push({ probe, points: found });
   }
 
@@ -170,15 +152,15 @@ export function computeStatistics(rows: readonly QuestionRow[], probes: readonly
   const byBlock: BlockRate[] = [];
   for (let block = 0; block < numBlocks; block++) {
     if (failureScanned[block] + realizedScanned[block] > 0) {
-      byBlock.push({ block, repair: wilson(repairedCount[block], failureScanned[block]), damage: wilson(damagedCount[block], realizedScanned[block]) });
+      byBlock.push({ block, repair: rateOf(repairedCount[block], failureScanned[block]), damage: rateOf(damagedCount[block], realizedScanned[block]) });
     }
   }
 
   return {
     n,
     states,
-    reachableByProbe: probes.map((probe) => ({ probe, value: wilson(reachable.get(probe) ?? 0, n) })),
-    blind: [...blind.values()].map((b) => ({ probe: b.probe, selector: b.selector, value: wilson(b.correct, b.n) })),
+    reachableByProbe: probes.map((probe) => ({ probe, value: rateOf(reachable.get(probe) ?? 0, n) })),
+    blind: [...blind.values()].map((b) => ({ probe: b.probe, selector: b.selector, value: rateOf(b.correct, b.n) })),
     passAtK: passCurves,
     foundWithin,
     numBlocks,

@@ -3,7 +3,7 @@
  * keeps it for a webview (getState/setState survive the panel being hidden and shown). Restored
  * state is checked field by field: an older panel version may have stored something else.
  */
-import type { ColumnWidths, PanelTab, PanelUiState, SortKey } from './protocol';
+import type { ColumnWidths, PanelTab, PanelUiState, SortKey } from '../../src/contract';
 
 const SORT_KEYS: readonly SortKey[] = ['id', 'question', 'gold', 'answer', 'state'];
 const TABS: readonly PanelTab[] = ['questions', 'charts'];

@@ -11,12 +11,10 @@ import { choiceKey, extractChoice, extractChoiceStrict } from './choice';
 import { extractGsm8k, extractGsm8kStrict, extractLastNumber, gsm8kEqual, gsm8kKey } from './gsm8k';
 import { compilePattern, extractExact, extractRegex, textEqual, textKey } from './text';
 import type { AnswerFormat, Question } from '../dataset/question';
+import type { AnswerView, CorrectBy, GradingSettings, TruncatedRule } from '../../contract';
 
-/** One way of reading an output: what it extracted and whether that equals the gold. */
-export interface AnswerView {
-  answer: string | null;
-  correct: boolean;
-}
+export type { AnswerView, CorrectBy, GradingSettings, TruncatedRule };
+
 
 export interface Grade {
   /** The extracted answer as it appears in the output, or null when no rule found one. */
@@ -37,26 +35,9 @@ export interface Grade {
   flexible: AnswerView;
 }
 
-/**
- * Which reading defines "correct": `stated` — the stated answer, falling back to weaker rules
- * (the default); `strict` — only the answer marker; `flexible` — the flexible view.
- */
-export type CorrectBy = 'stated' | 'strict' | 'flexible';
 export const CORRECT_BY: readonly CorrectBy[] = ['stated', 'strict', 'flexible'];
 
-/**
- * How an output cut at the token limit is graded: `strict` — correct only when an answer marker
- * occurs in it (a number at the end of cut-off text is where the text stopped, not an answer);
- * `lenient` — like any other output.
- */
-export type TruncatedRule = 'strict' | 'lenient';
 export const TRUNCATED_RULES: readonly TruncatedRule[] = ['strict', 'lenient'];
-
-/** The grading settings a run records in its manifest. */
-export interface GradingSettings {
-  correctBy: CorrectBy;
-  truncated: TruncatedRule;
-}
 
 export const DEFAULT_GRADING: GradingSettings = { correctBy: 'stated', truncated: 'strict' };
 

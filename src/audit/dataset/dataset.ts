@@ -13,6 +13,7 @@ import { SCHEMAS, type SchemaMatch, type SchemaSpec } from './schemas';
 import { readJsonRecords } from '../run/jsonLines';
 import { ANSWER_FORMATS, type AnswerFormat, type DatasetSchema, type Question } from './question';
 import { parseRational } from '../answers/rational';
+import { isObject } from '../../contract';
 
 export { userMessage } from './question';
 
@@ -54,10 +55,6 @@ function fitsFormat(spec: SchemaSpec, format: AnswerFormat | 'auto'): boolean {
   if (format === 'choice') return spec.hasChoices || spec.name === 'generic';
   if (format === 'gsm8k' || format === 'boxed') return !spec.hasChoices;
   return true;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function describeValue(v: unknown): string {
@@ -150,7 +147,7 @@ function parseWithHash(path: string, text: string, contentHash: string, options:
   const objects: { line: number; index: number; obj: Record<string, unknown> }[] = [];
   for (const r of read.records) {
     if (r.error !== undefined) issues.push({ line: r.line, message: r.error });
-    else if (!isRecord(r.value)) issues.push({ line: r.line, message: `expected a JSON object, got ${describeValue(r.value)}` });
+    else if (!isObject(r.value)) issues.push({ line: r.line, message: `expected a JSON object, got ${describeValue(r.value)}` });
     else objects.push({ line: r.line, index: r.index, obj: r.value });
   }
   if (objects.length === 0) {

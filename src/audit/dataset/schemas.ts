@@ -205,9 +205,3 @@ const generic: SchemaSpec = {
 
 /** Most specific first: a record's own schema is the first that matches it. */
 export const SCHEMAS: readonly SchemaSpec[] = [arc, arcFlat, math, mmlu, gsm8k, generic];
-
-export function schemaSpec(name: DatasetSchema): SchemaSpec {
-  const spec = SCHEMAS.find((s) => s.name === name);
-  if (!spec) throw new Error(`unknown schema ${name}`);
-  return spec;
-}

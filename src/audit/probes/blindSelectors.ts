@@ -4,7 +4,7 @@
  * run-level choice (one route for every held-out question), made in summary.ts from the shared
  * route pool with chooseGlobalRoute.
  */
-import type { Attempt, BlindChoice } from '../run/record';
+import type { Attempt, BlindChoice } from '../../contract';
 
 /**
  * Probes whose candidates were produced without the gold answer. The search's candidates were

@@ -3,14 +3,9 @@
  * "Matched budget" means equal generations; tokens and block applications are shown beside it.
  */
 import type { Generation } from '../../engine/types';
+import type { Budget } from '../../contract';
 
-export interface Budget {
-  generations: number;
-  /** Generated tokens. */
-  tokens: number;
-  /** Route length × tokens processed (prompt + generated), as the engine counts it. */
-  blockApplications: number;
-}
+export type { Budget };
 
 export function emptyBudget(): Budget {
   return { generations: 0, tokens: 0, blockApplications: 0 };

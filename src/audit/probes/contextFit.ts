@@ -6,19 +6,10 @@
  * which is what lm-evaluation-harness does with an over-long context.
  */
 import { contextProblem, type ModelContext } from '../../engine/contextLength';
+import type { ContextSkip, PromptTruncation } from '../../contract';
 
-export type PromptTruncation = 'none' | 'left';
+export type { ContextSkip, PromptTruncation };
 export const PROMPT_TRUNCATIONS: readonly PromptTruncation[] = ['none', 'left'];
-
-/** Why a question was not audited: its prompt does not fit. */
-export interface ContextSkip {
-  reason: 'context';
-  message: string;
-  promptTokens: number;
-  maxNewTokens: number;
-  /** The model's context (max_position_embeddings). */
-  contextLimit: number;
-}
 
 export type PromptFit =
   | { ids: number[]; truncated?: { fromTokens: number; toTokens: number } }

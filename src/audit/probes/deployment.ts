@@ -7,36 +7,9 @@ import { InputError, MissingChatTemplateError } from '../../engine/errors';
 import { PRESET_NAMES } from '../presets/presetNames';
 import type { ChatMessage, Decoding, GenerationRequest, TextGenerator } from '../../engine/types';
 import { userMessage, type Question } from '../dataset/question';
-import type { PromptTruncation } from './contextFit';
+import type { Deployment, FewShotExample } from '../../contract';
 
-/** A worked example shown before the question: the user turn and the answer the model should imitate. */
-export interface FewShotExample {
-  user: string;
-  assistant: string;
-  /** Where the example comes from (a preset's benchmark file and line, source and licence). */
-  source?: string;
-}
-
-export interface Deployment {
-  /** `chat`: the model's chat template with one user message per turn; `raw`: `template` with {question} filled in. */
-  prompt: 'chat' | 'raw';
-  /** Raw template; `{question}` is replaced by the question's user message. */
-  template?: string;
-  /** Optional system message (chat prompts only). */
-  system?: string;
-  /** The few-shot preset this deployment was made from (--preset), when it was. */
-  preset?: string;
-  /** Raw prompts: text before the few-shot examples (an instruction line). */
-  preamble?: string;
-  fewShot: FewShotExample[];
-  /** 0 = greedy. */
-  temperature: number;
-  topP: number;
-  maxNewTokens: number;
-  stop: string[];
-  /** What to do with a prompt too long for the context: skip the question (absent, 'none') or cut it from the left. */
-  truncatePrompt?: PromptTruncation;
-}
+export type { Deployment, FewShotExample };
 
 export const DEFAULT_DEPLOYMENT: Deployment = {
   prompt: 'chat',

@@ -8,22 +8,9 @@
 import { InputError } from '../../engine/errors';
 import type { Decoding } from '../../engine/types';
 import type { Deployment } from './deployment';
+import type { DecodingRule, ProbeDecoding } from '../../contract';
 
-/** Temperature and top-p of one decoding rule (temperature 0 = greedy). */
-export interface DecodingRule {
-  temperature: number;
-  topP: number;
-}
-
-export interface ProbeDecoding {
-  /** The `sample` probe's temperature (> 0) and top-p. */
-  sample: DecodingRule;
-  /**
-   * Route probes decode as the deployment does (`deployment`). `greedy` only describes runs made
-   * before this setting was recorded, which decoded route attempts greedily whatever the deployment.
-   */
-  routes: 'deployment' | 'greedy';
-}
+export type { DecodingRule, ProbeDecoding };
 
 export const DEFAULT_SAMPLE_DECODING: DecodingRule = { temperature: 1, topP: 1 };
 

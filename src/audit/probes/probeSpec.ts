@@ -3,17 +3,9 @@
  * `--probe name:B`. A probe with budget B produces B candidate outputs for a question.
  */
 import { InputError } from '../../engine/errors';
+import { PROBE_NAMES, SELECTOR_NAMES, type ProbeName, type ProbeSpec, type SelectorName } from '../../contract';
 
-export type ProbeName = 'sample' | 'routes' | 'search';
-export const PROBE_NAMES: readonly ProbeName[] = ['sample', 'routes', 'search'];
-
-export interface ProbeSpec {
-  name: ProbeName;
-  budget: number;
-}
-
-export type SelectorName = 'majority' | 'confidence' | 'global-route';
-export const SELECTOR_NAMES: readonly SelectorName[] = ['majority', 'confidence', 'global-route'];
+export { PROBE_NAMES, SELECTOR_NAMES, type ProbeName, type ProbeSpec, type SelectorName };
 
 /** Probes whose attempts are routes: the global-route selector applies to them. */
 export function isRouteProbe(name: ProbeName): boolean {

@@ -20,21 +20,9 @@
  */
 import type { Route } from '../../engine/types';
 import { identityRoute, neighbourRoutes, routeKey, routeLengthBounds, type LengthBounds } from './routes';
+import type { SearchSettings } from '../../contract';
 
-export interface SearchSettings {
-  /** UCB exploration constant c (default 1.8). */
-  c: number;
-  /** Length penalty λ (default 0). */
-  lambda: number;
-  /** Probability of moving to a random child instead of the UCB choice (default 0.1). */
-  exploration: number;
-  /**
-   * Progressive widening: a node holds at most 1 + floor(visits^α) expanded children (α, default
-   * 0.5), or 'off': every child of a node is tried before the walk goes below it (plain UCT).
-   * Absent in runs made before it could be set: 0.5.
-   */
-  widening?: number | 'off';
-}
+export type { SearchSettings };
 
 export const DEFAULT_SEARCH: Required<SearchSettings> = { c: 1.8, lambda: 0, exploration: 0.1, widening: 0.5 };
 

@@ -16,6 +16,9 @@
  * span allowed; a run of five or more skipped blocks is invalid.
  */
 import type { Route } from '../../engine/types';
+import type { RouteSpaceSettings } from '../../contract';
+
+export type { RouteSpaceSettings };
 
 /** The parsed structure of a valid route. */
 export interface RouteShape {
@@ -54,14 +57,6 @@ export interface LengthBounds {
 /** The default route lengths for an L-block model: [round(2L/3), round(5L/4)]. */
 export function routeLengthBounds(numBlocks: number): LengthBounds {
   return { min: Math.round((2 * numBlocks) / 3), max: Math.round((5 * numBlocks) / 4) };
-}
-
-/** A run's route space as manifest.json records it; runs made before the length flags have no bounds (the defaults). */
-export interface RouteSpaceSettings {
-  /** Most edits in a random route. */
-  maxEdits: number;
-  minLength?: number;
-  maxLength?: number;
 }
 
 /** The length bounds a run's route space sets for an L-block model. */

@@ -3,39 +3,8 @@
  * the failure set F and damage to realized questions, the identified block l* chosen on a seeded
  * selection half of F, and its repair rate on the other half (Wilson interval) with its damage rate.
  */
-import type { QuestionRecord } from '../run/record';
-import { rateOf, type Rate } from '../results/stats';
+import { rateOf, type BlockRepair, type QuestionRecord, type RepairSummary } from '../../contract';
 import { splitBySeededKey } from './seededSplit';
-
-export interface BlockRepair {
-  block: number;
-  /** Repair over the whole failure set. */
-  repair: Rate;
-  /** Realized questions that this silencing breaks (collateral damage). */
-  damage: Rate;
-  /** Repair on the selection half, which chose l*. */
-  selectionRepair: Rate;
-}
-
-export interface RepairSummary {
-  failureSetSize: number;
-  failureSet: string[];
-  identifiedBlock: number | null;
-  /** l*'s repair rate on the held-out half of F. */
-  repairRate: number | null;
-  ci: { lo: number; hi: number } | null;
-  /** Held-out questions the repair rate is over. */
-  n: number;
-  repaired: number;
-  selectionSize: number;
-  /** l*'s damage rate over every realized question. */
-  damageRate: number | null;
-  damageCi: { lo: number; hi: number } | null;
-  damageN: number;
-  byBlock: BlockRepair[];
-  /** Question × block matrix: failure-set and realized questions, correctness per silenced block. */
-  matrix: { id: string; inFailureSet: boolean; correct: boolean[] }[];
-}
 
 function blocksOf(records: readonly QuestionRecord[]): number[] {
   const blocks = new Set<number>();

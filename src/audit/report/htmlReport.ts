@@ -7,15 +7,12 @@
  * every value taken from a run: strings and numbers alike, through the `html` tag (safeHtml.ts).
  */
 import type { StoredComparison } from '../run/comparisonStore';
-import type { QuestionRecord } from '../run/record';
-import type { Rate } from '../results/stats';
-import { questionState, type RunSummary } from '../results/summary';
+import { formatPercent as pct, questionState, repairedBy, type QuestionRecord, type Rate, type RunSummary } from '../../contract';
 import { fixed, Html, html, joinHtml } from './safeHtml';
 import { chanceText, exhaustionText, probeComparisonLines } from './summaryText';
 
 export { escapeHtml } from './safeHtml';
 
-const pct = (x: number | null | undefined, d = 1) => (typeof x !== 'number' || !Number.isFinite(x) ? '—' : `${(100 * x).toFixed(d)}%`);
 const rateCell = (r: Rate | undefined): Html => (!r || r.n === 0 ? html`— <span class="n">n = 0</span>` : html`${pct(r.rate)} <span class="ci">[${pct(r.ci?.lo)}, ${pct(r.ci?.hi)}]</span> <span class="n">${r.successes}/${r.n}</span>`);
 /** A coordinate: run-file values reach the charts, so anything not a finite number draws as 0. */
 const coord = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '0');
@@ -212,7 +209,7 @@ function questionTable(records: readonly QuestionRecord[]): Html {
     const state = questionState(r);
     const reach = Object.entries(r.reachable ?? {}).filter(([, v]) => v).map(([p]) => p).join(', ') || '—';
     const blind = Object.entries(r.blind ?? {}).flatMap(([p, sel]) => Object.entries(sel).filter(([, c]) => c?.correct).map(([s]) => `${p}→${s}`)).join(', ') || '—';
-    const repaired = r.repair?.inFailureSet ? Object.entries(r.repair.correctBySilencedBlock ?? {}).filter(([, v]) => v).map(([b]) => b).join(', ') || 'none' : '';
+    const repaired = r.repair?.inFailureSet ? repairedBy(r).join(', ') || 'none' : '';
     const question = String(r.question);
     const text = question.length > 160 ? question.slice(0, 159) + '…' : question;
     return html`<tr class="${state}"><td>${r.id}</td><td>${text}</td><td>${r.gold}</td><td>${r.realized?.answer ?? '—'}${r.realized?.truncated ? html` <span class="n">(truncated)</span>` : ''}</td><td>${state}</td><td>${reach}</td><td>${blind}</td><td>${repaired}</td></tr>`;

@@ -2,15 +2,16 @@
  * The terminal wording of a run summary and of a checkpoint comparison: every rate with its n and
  * 95% interval, the Δs with their paired intervals and McNemar p-values.
  */
-import type { Comparison, PairedDelta } from '../results/compare';
-import type { Rate } from '../results/stats';
-import type { RunSummary } from '../results/summary';
-import type { ChanceLevel } from '../results/chanceLevel';
-import type { ProbeComparison, ProbeExhaustion } from '../results/probeComparison';
-
-export function pct(x: number | null | undefined, digits = 1): string {
-  return x === null || x === undefined || !Number.isFinite(x) ? '—' : `${(100 * x).toFixed(digits)}%`;
-}
+import {
+  formatPercent as pct,
+  type ChanceLevel,
+  type Comparison,
+  type PairedDelta,
+  type ProbeComparison,
+  type ProbeExhaustion,
+  type Rate,
+  type RunSummary,
+} from '../../contract';
 
 export function rateText(r: Rate | undefined): string {
   if (!r || r.n === 0) return '— (n = 0)';

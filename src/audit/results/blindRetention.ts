@@ -6,21 +6,12 @@
  * loses answers the deployment had. The interval is the paired percentile bootstrap of the ratio
  * (questions resampled with their three outcomes); it is undefined when the probe gains nothing.
  */
-import type { QuestionRecord } from '../run/record';
+import type { QuestionRecord } from '../../contract';
 import { bootstrapRatio } from './stats/bootstrapStatistics';
-import { rateOf, seedFor, type Rate } from './stats';
+import { rateOf, seedFor } from './stats';
+import type { BlindRetention } from '../../contract';
 
-export interface BlindRetention {
-  n: number;
-  blind: Rate;
-  realized: Rate;
-  reachable: Rate;
-  /** (blind − realized) / (reachable − realized); null when reachable ≤ realized (no gain to keep). */
-  retained: number | null;
-  ci: { lo: number; hi: number } | null;
-  /** Bootstrap resamples in which the probe gained nothing (left out of the interval). */
-  undefinedResamples: number;
-}
+export type { BlindRetention };
 
 /** One question's outcomes: was the blind choice right, was it realized, was it reachable by the probe. */
 export interface RetentionOutcome {

@@ -5,37 +5,12 @@
  * chance at all. Questions carry their option count in the record (`options`); a run whose
  * records lack it (not a choice format) has no chance section.
  */
-import type { QuestionRecord } from '../run/record';
+import type { QuestionRecord } from '../../contract';
 import { guessReachProbability, poissonBinomialUpperTail } from './stats/chance';
-import { rateOf, type Rate } from './stats';
+import { rateOf } from './stats';
+import type { ChanceLevel, ChanceSummary } from '../../contract';
 
-export interface ChanceLevel {
-  /** Questions the level is over. */
-  n: number;
-  /** The measured rate (realized, or reachable by the probe) with its Wilson interval. */
-  observed: Rate;
-  /** Mean over questions of 1 - (1 - 1/k)^B: k the question's option count, B the attempts made on it. */
-  level: number;
-  /** Expected number of questions a uniform guesser reaches (the sum of the per-question levels). */
-  expected: number;
-  options: { min: number; max: number };
-  attempts: { min: number; max: number };
-  /**
-   * (observed − level) / (1 − level): the share of the questions a guesser would miss that the
-   * model reaches. Its interval is the Wilson interval of the observed rate through the same
-   * (increasing) map, since the level is known, not estimated. Null when the level is 1.
-   */
-  beyondChance: { estimate: number; lo: number; hi: number } | null;
-  /** Exact one-sided p-value of "no better than uniform guessing": P(X ≥ successes), X Poisson-binomial. */
-  pValue: number;
-  /** The observed rate's 95% interval lies above the chance level. */
-  aboveChance: boolean;
-}
-
-export interface ChanceSummary {
-  realized: ChanceLevel;
-  probes: Record<string, ChanceLevel>;
-}
+export type { ChanceLevel, ChanceSummary };
 
 /** The chance level of a set of (options, attempts, reached) questions. */
 export function chanceLevel(questions: readonly { options: number; attempts: number; reached: boolean }[]): ChanceLevel {

@@ -4,46 +4,8 @@
  * intervals, exact McNemar tests, the per-question transition table between states, and the
  * decomposition of newly realized questions into already-reachable-by-base vs newly-reachable.
  */
-import type { QuestionRecord } from '../run/record';
-import { pairedBootstrap, mcnemarExact, rateOf, seedFor, type Rate } from './stats';
-import { questionState } from './summary';
-
-export type QuestionState = 'realized' | 'reachable' | 'unreached';
-export const STATES: readonly QuestionState[] = ['realized', 'reachable', 'unreached'];
-
-export interface PairedDelta {
-  base: number;
-  tuned: number;
-  /** tuned − base. */
-  delta: number;
-  ci: { lo: number; hi: number };
-  /** Exact McNemar p-value on the discordant pairs. */
-  mcnemarP: number;
-  /** Base yes, tuned no. */
-  lost: number;
-  /** Base no, tuned yes. */
-  gained: number;
-  n: number;
-}
-
-export interface Comparison {
-  n: number;
-  /** Questions present in only one of the runs (left out of every number). */
-  unmatched: { baseOnly: string[]; tunedOnly: string[] };
-  realized: PairedDelta;
-  /** Reachable by any probe: the reachable ceiling. */
-  reachableCeiling: PairedDelta;
-  reachable: Record<string, PairedDelta>;
-  /** transitions[from][to] = question ids. */
-  transitions: Record<QuestionState, Record<QuestionState, string[]>>;
-  newlyRealized: {
-    n: number;
-    /** Already reachable by the base model: training realized what was reachable. */
-    alreadyReachable: Rate & { ids: string[] };
-    /** Unreached by the base model: training made them reachable. */
-    newlyReachable: Rate & { ids: string[] };
-  };
-}
+import { QUESTION_STATES, questionState, type Comparison, type PairedDelta, type QuestionRecord } from '../../contract';
+import { pairedBootstrap, mcnemarExact, rateOf, seedFor } from './stats';
 
 function pairedDelta(base: boolean[], tuned: boolean[], seed: number): PairedDelta {
   const a = base.map(Number);
@@ -77,7 +39,7 @@ export function compareRecords(baseAll: readonly QuestionRecord[], tunedAll: rea
   const reachable: Record<string, PairedDelta> = {};
   for (const p of probes) reachable[p] = pairedDelta(pairs.map(([b]) => b.reachable[p]), pairs.map(([, t]) => t.reachable[p]), seedFor(seed, 'compare', 'reachable', p));
 
-  const transitions = Object.fromEntries(STATES.map((s) => [s, Object.fromEntries(STATES.map((t) => [t, [] as string[]]))])) as Comparison['transitions'];
+  const transitions = Object.fromEntries(QUESTION_STATES.map((s) => [s, Object.fromEntries(QUESTION_STATES.map((t) => [t, [] as string[]]))])) as Comparison['transitions'];
   const already: string[] = [];
   const fresh: string[] = [];
   for (const [b, t] of pairs) {

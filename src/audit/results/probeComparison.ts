@@ -7,38 +7,12 @@
  * The paired test is exact McNemar on the discordant questions; the interval is the paired
  * bootstrap of reachable(a) − reachable(b).
  */
-import { addBudget, emptyBudget, type Budget } from '../probes/budget';
-import type { QuestionRecord } from '../run/record';
+import { addBudget, emptyBudget } from '../probes/budget';
+import type { QuestionRecord } from '../../contract';
 import { mcnemarExact, pairedBootstrap, seedFor } from './stats';
+import type { ProbeComparison, ProbeExhaustion } from '../../contract';
 
-/** Questions on which a probe made fewer attempts than its budget: its route space ran out. */
-export interface ProbeExhaustion {
-  questions: number;
-  /** Each such question with the number of distinct routes it evaluated (the first 100 listed). */
-  examples: { id: string; evaluated: number; budget: number }[];
-}
-
-export interface ProbeComparison {
-  a: string;
-  b: string;
-  /** Per-question generation budgets B of the two probes. */
-  budget: { a: number; b: number };
-  /** `matched` when the generation budgets are equal; otherwise every figure below is labelled unmatched. */
-  match: 'matched' | 'unmatched';
-  /** What each probe spent over the paired questions, and a / b. Ratios are null where b spent nothing. */
-  cost: { a: Budget; b: Budget; ratio: { generations: number | null; tokens: number | null; blockApplications: number | null } };
-  /** Paired questions (both probes ran). */
-  n: number;
-  onlyA: number;
-  onlyB: number;
-  both: number;
-  neither: number;
-  /** Exact McNemar p-value on onlyA vs onlyB. */
-  mcnemarP: number;
-  /** reachable(a) − reachable(b) with its paired-bootstrap 95% interval (10,000 resamples). */
-  difference: { estimate: number; lo: number; hi: number } | null;
-  exhausted: { a: ProbeExhaustion; b: ProbeExhaustion };
-}
+export type { ProbeComparison, ProbeExhaustion };
 
 export function probeExhaustion(records: readonly QuestionRecord[], probe: string): ProbeExhaustion {
   const short = records.filter((r) => r.probes[probe] && r.probes[probe].attempts.length < r.probes[probe].budget);

@@ -3,130 +3,48 @@
  * intervals, pass@k curves, answer-blind accuracy, the global route, the repair analysis and the
  * budget per probe. A resumed run and an uninterrupted one have the same records, so the same summary.
  */
-import { addBudget, emptyBudget, type Budget } from '../probes/budget';
-import type { QuestionRecord } from '../run/record';
-import { analyzeRepair, type RepairSummary } from '../repair/repairScan';
+import { addBudget, emptyBudget } from '../probes/budget';
+import { analyzeRepair } from '../repair/repairScan';
 import { chooseGlobalRoute } from '../probes/blindSelectors';
 import { splitBySeededKey } from '../repair/seededSplit';
-import { passAtK, rateOf, seedFor, type Interval, type Rate } from './stats';
+import { seedFor } from './stats';
 import { bootstrapColumnMeans } from './stats/bootstrapStatistics';
 import { isAnswerBlindProbe } from '../probes/blindSelectors';
-import { chanceSummary, type ChanceSummary } from './chanceLevel';
-import { compareProbes, probeExhaustion, type ProbeComparison, type ProbeExhaustion } from './probeComparison';
-import { blindRetention, blindRetentionByProbe, type BlindRetention } from './blindRetention';
+import { chanceSummary } from './chanceLevel';
+import { compareProbes, probeExhaustion } from './probeComparison';
+import { blindRetention, blindRetentionByProbe } from './blindRetention';
+import {
+  passAtKRows,
+  questionState,
+  rateOf,
+  type Budget,
+  type GlobalRouteSummary,
+  type Interval,
+  type PassAtKKind,
+  type QuestionRecord,
+  type Rate,
+  type ReadingSummary,
+  type RunSummary,
+  type TruncationCount,
+} from '../../contract';
 
-export interface GlobalRouteSummary {
-  poolSize: number;
-  /** Index into the pool and the route itself; null when nothing could be selected. */
-  index: number | null;
-  route: number[] | null;
-  selection: { n: number; accuracy: Rate };
-  /** Everything below is over the held-out split only. */
-  heldOut: { n: number; accuracy: Rate; realized: Rate; reachable: Record<string, Rate> };
-}
+export type { GlobalRouteSummary, ReadingSummary, RunSummary, TruncationCount };
 
-/** Outputs that hit the token limit, of all outputs of one kind. */
-export interface TruncationCount {
-  truncated: number;
-  outputs: number;
-}
-
-/** One reading of every output (grade.ts `strict` / `flexible`), before the truncation rule. */
-export interface ReadingSummary {
-  realized: Rate;
-  reachable: Record<string, Rate>;
-}
-
-export interface RunSummary {
-  n: number;
-  realized: Rate;
-  reachable: Record<string, Rate>;
-  /** Reachable by any probe run: the reachable ceiling. */
-  reachableAny: Rate;
-  /** The ceiling's combined budget: attempts per question summed over the probes (its label). */
-  reachableAnyBudget: { attempts: number; byProbe: Record<string, number> };
-  /** Per probe: reachable by it but not realized (over the questions it ran on). */
-  reachableNotRealized: Record<string, Rate>;
-  passAtK: Record<string, Record<string, number>>;
-  /** 95% percentile-bootstrap interval of each pass@k value (questions resampled, 10,000 resamples). */
-  passAtKCi: Record<string, Record<string, Interval>>;
-  /** `unbiased`: Chen et al. estimator over the attempts; `first-k`: solved within the first k attempts (search, whose attempts are ordered). */
-  passAtKKind: Record<string, 'unbiased' | 'first-k'>;
-  /** blind[probe][selector], over answer-independent probes only (sample, routes). */
-  blind: Record<string, Record<string, Rate>>;
-  /** (blind − realized) / (reachable − realized) per answer-independent probe and selector. */
-  blindRetention: Record<string, Record<string, BlindRetention>>;
-  /** Choice formats only: chance levels of the deployment and of each probe. */
-  chance?: ChanceSummary;
-  /** Random routes vs route search, paired, when both ran. */
-  routesVsSearch?: ProbeComparison;
-  /** Per route probe: questions on which it ran out of distinct routes. */
-  exhausted: Record<string, ProbeExhaustion>;
-  globalRoute?: GlobalRouteSummary;
-  repair?: RepairSummary;
-  budget: Record<string, Budget>;
-  /** Cost outside the probes: the deployment, the global route pool, the repair scan. */
-  cost: { deployment: Budget; globalRoutes: Budget; repair: Budget };
-  states: { realized: number; reachableNotRealized: number; unreached: number };
-  truncated: {
-    /** Deployed outputs that hit the token limit (of n). */
-    realized: number;
-    /** Per probe: attempts that hit the token limit, of all its attempts. */
-    probes: Record<string, TruncationCount>;
-    globalRoutes?: TruncationCount;
-    repair?: TruncationCount;
-  };
-  /**
-   * The strict and flexible readings (for GSM8K lm-eval's strict-match and flexible-extract), raw:
-   * without the truncation rule. Over the questions whose records carry them; absent when none do.
-   */
-  readings?: { strict: ReadingSummary; flexible: ReadingSummary };
-  /**
-   * Questions not audited, not part of n: `questions` those whose prompt does not fit the context,
-   * `fewShotExamples` those that are examples in their own prompt (absent in runs made before it).
-   */
-  skipped: { n: number; questions: { id: string; line: number; promptTokens: number; maxNewTokens: number; contextLimit: number }[]; fewShotExamples?: { id: string; line: number }[] };
-  /** Audited questions whose prompt --truncate-prompt left cut to fit. */
-  promptTruncated: number;
-  probes: string[];
-  selectors: string[];
-}
-
-/** A question's state: realized, else reachable by some probe, else unreached. */
-export function questionState(r: QuestionRecord): 'realized' | 'reachable' | 'unreached' {
-  if (r.realized.correct) return 'realized';
-  return Object.values(r.reachable).some(Boolean) ? 'reachable' : 'unreached';
-}
-
-/** One question's pass@k for k = 1..budget. */
-function questionPassAtK(correct: readonly boolean[], budget: number, kind: 'unbiased' | 'first-k'): number[] {
-  const n = correct.length;
-  const c = correct.filter(Boolean).length;
-  const out: number[] = [];
-  for (let k = 1; k <= budget; k++) {
-    if (kind === 'first-k') out.push(correct.slice(0, k).some(Boolean) ? 1 : 0);
-    else if (k > n) out.push(c > 0 ? 1 : 0); // fewer attempts than k (route space used up): all of them are in every k-subset
-    else out.push(passAtK(n, c, k));
-  }
-  return out;
-}
-
-function passAtKCurve(records: readonly QuestionRecord[], probe: string, kind: 'unbiased' | 'first-k'): { curve: Record<string, number>; ci: Record<string, Interval> } {
-  const budget = Math.max(0, ...records.map((r) => r.probes[probe]?.budget ?? 0));
+/** A probe's pass@k curve (the contract's rows, averaged) with its bootstrap interval per k. */
+function passAtKCurve(records: readonly QuestionRecord[], probe: string): { kind: PassAtKKind; curve: Record<string, number>; ci: Record<string, Interval> } {
+  const { kind, budget, rows } = passAtKRows(records, probe);
   const curve: Record<string, number> = {};
   const ci: Record<string, Interval> = {};
-  const used = records.filter((r) => r.probes[probe]);
-  if (used.length === 0 || budget === 0) return { curve, ci };
-  const rows = used.map((r) => questionPassAtK(r.probes[probe].correct, budget, kind));
+  if (rows.length === 0) return { kind, curve, ci };
   for (let k = 1; k <= budget; k++) {
     let sum = 0;
     for (const row of rows) sum += row[k - 1];
-    curve[String(k)] = sum / used.length;
+    curve[String(k)] = sum / rows.length;
   }
   bootstrapColumnMeans(rows, { seed: seedFor('summary', 'pass-at-k', probe), resamples: 10000 }).forEach((b, i) => {
     ci[String(i + 1)] = { lo: b.lo, hi: b.hi };
   });
-  return { curve, ci };
+  return { kind, curve, ci };
 }
 
 function orderedKeys(records: readonly QuestionRecord[], pick: (r: QuestionRecord) => Record<string, unknown>): string[] {
@@ -212,8 +130,8 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
   for (const p of probes) {
     const used = records.filter((r) => r.probes[p]);
     reachable[p] = rateOf(used.filter((r) => r.reachable[p]).length, used.length);
-    passKinds[p] = p === 'search' ? 'first-k' : 'unbiased';
-    const curve = passAtKCurve(records, p, passKinds[p]);
+    const curve = passAtKCurve(records, p);
+    passKinds[p] = curve.kind;
     passCurves[p] = curve.curve;
     passCi[p] = curve.ci;
     budget[p] = used.reduce((b, r) => addBudget(b, r.probes[p].cost), emptyBudget());

@@ -4,11 +4,11 @@
  * and realized vs reachable-ceiling movement per checkpoint comparison. Each row carries its n and
  * 95% intervals; each table's headline ("X of Y") states the rule that decided it.
  */
-import type { QuestionRecord } from '../run/record';
+import type { PairedDelta, QuestionRecord } from '../../contract';
 import { analyzeRepair } from '../repair/repairScan';
 import { rateOf, type Rate } from './stats';
 import { compareProbes } from './probeComparison';
-import { compareRecords, type PairedDelta } from './compare';
+import { compareRecords } from './compare';
 
 /** One audited setting: a model on a dataset, with its records. */
 export interface RunForTables {

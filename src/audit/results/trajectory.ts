@@ -4,9 +4,9 @@
  * intervals), pass@1 vs pass@k of the sampling probe, and between consecutive checkpoints how many
  * questions moved between realized, reachable-not-realized and unreached.
  */
-import type { QuestionRecord } from '../run/record';
+import { questionState, type QuestionRecord } from '../../contract';
 import { rateOf, type Rate } from './stats';
-import { questionState, summarize } from './summary';
+import { summarize } from './summary';
 
 export interface TrajectoryCheckpoint {
   label: string;

@@ -6,28 +6,17 @@
 import * as path from 'node:path';
 import { InputError } from '../../engine/errors';
 import { lockFolder } from '../../engine/folderLock';
-import { compareRecords, type Comparison } from '../results/compare';
+import { compareRecords } from '../results/compare';
+import { isObject, type RunRef, type RunSummary, type StoredComparison } from '../../contract';
+import { validateStoredComparison } from './runFileValidation';
 import { comparisonMismatches, type RunManifest } from './manifest';
-import { readJsonFile, readManifest, readRecords, runTimeStamp, safeRunName, writeJson, prepareRunFolder, SUMMARY_FILE } from './runStore';
-import { summarize, type RunSummary } from '../results/summary';
+import { readJsonFile, readManifest, readRecords, readSummary, runTimeStamp, safeRunName, writeJson, prepareRunFolder } from './runStore';
+import { summarize } from '../results/summary';
 
 export const COMPARISONS_FOLDER = path.join('.reach-audit', 'comparisons');
 export const COMPARISON_FILE = 'comparison.json';
 
-export interface RunRef {
-  folder: string;
-  name: string;
-  model: string;
-  summary: RunSummary;
-}
-
-export interface StoredComparison {
-  kind: 'reach-audit-comparison';
-  createdAt: string;
-  base: RunRef;
-  tuned: RunRef;
-  comparison: Comparison;
-}
+export type { RunRef, StoredComparison };
 
 export function newComparisonFolder(workspace: string, name: string, date: Date): string {
   return path.join(workspace, COMPARISONS_FOLDER, `${runTimeStamp(date)}-${safeRunName(name)}`);
@@ -37,7 +26,7 @@ export function newComparisonFolder(workspace: string, name: string, date: Date)
 export function loadRun(folder: string): { manifest: RunManifest; summary: RunSummary; records: ReturnType<typeof readRecords>; finished: boolean } {
   const manifest = readManifest(folder);
   const records = readRecords(folder);
-  const stored = readJsonFile<RunSummary>(path.join(folder, SUMMARY_FILE));
+  const stored = readSummary(folder);
   return { manifest, records, summary: stored ?? summarize(records.values), finished: stored !== undefined };
 }
 
@@ -66,8 +55,9 @@ export function writeComparison(folder: string, stored: StoredComparison): void 
 }
 
 export function readComparison(folder: string): StoredComparison | undefined {
-  const value = readJsonFile<StoredComparison>(path.join(folder, COMPARISON_FILE));
+  const file = path.join(folder, COMPARISON_FILE);
+  const value = readJsonFile(file);
   if (value === undefined) return undefined;
-  if (typeof value !== 'object' || value === null || Array.isArray(value) || value.kind !== 'reach-audit-comparison') throw new InputError(`${path.join(folder, COMPARISON_FILE)}: not a Reach Audit comparison`);
-  return value;
+  if (!isObject(value) || value.kind !== 'reach-audit-comparison') throw new InputError(`${file}: not a Reach Audit comparison`);
+  return validateStoredComparison(value, file);
 }

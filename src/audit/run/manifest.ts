@@ -3,50 +3,12 @@
  * deployment, probes, budgets, selectors, repair settings, seeds and engine version — everything a
  * record depends on. `--resume` continues a run only when all of it matches.
  */
-import type { Deployment } from '../probes/deployment';
-import type { GradingSettings } from '../answers/grade';
-import { DEFAULT_SEARCH, type SearchSettings } from '../probes/routeSearch';
-import { lengthBoundsOf, routeLengthBounds, type RouteSpaceSettings } from '../probes/routes';
-import type { ProbeSpec, SelectorName } from '../probes/probeSpec';
-import { LEGACY_PROBE_DECODING, routeDecodingRule, type ProbeDecoding } from '../probes/probeDecoding';
-import type { ShardSelection } from './shards';
-import type { RemoteBackendInfo } from '../../engine/index';
+import { DEFAULT_SEARCH } from '../probes/routeSearch';
+import { lengthBoundsOf, routeLengthBounds } from '../probes/routes';
+import { LEGACY_PROBE_DECODING, routeDecodingRule } from '../probes/probeDecoding';
+import type { RouteSpaceSettings, RunManifest, RunSettings, SearchSettings } from '../../contract';
 
-export interface RunSettings {
-  deployment: Deployment;
-  probes: ProbeSpec[];
-  /** How the probes decode: the sample probe's temperature and top-p; route probes as the deployment. */
-  probeDecoding: ProbeDecoding;
-  selectors: SelectorName[];
-  repair: { enabled: boolean; referenceProbes: string[] };
-  /**
-   * The shared pool of global candidate routes (global-route selector); empty when not used, and
-   * `skipped` says why when the selector was asked for but the run has too few questions for it.
-   */
-  globalRoutes: { count: number; routes: number[][]; skipped?: string };
-  seeds: { run: number };
-  /** Random-route edits and the route length bounds (both route probes and the global-route pool use them). */
-  routeSpace: RouteSpaceSettings;
-  search: SearchSettings;
-  /** Which reading defines "correct" and how outputs cut at the token limit are graded. */
-  grading: GradingSettings;
-  /** Which questions: --limit and --ids as given; `shard` only in a shard's run (--shard I/N). */
-  selection: { limit: number | null; ids: string[] | null; shard?: ShardSelection | null };
-}
-
-export interface RunManifest extends RunSettings {
-  name: string;
-  createdAt: string;
-  tool: { name: 'reach-audit'; version: string };
-  /** weights: the engine's projection weights ('f32' when absent: runs made before int8 existed). */
-  engine: { version: string; weights?: 'f32' | 'int8' };
-  model: { path: string; contentHash: string; numBlocks: number };
-  /** Set by `reach-audit regrade`: the run whose outputs these records grade again. */
-  regradedFrom?: string;
-  dataset: { path: string; contentHash: string; format: string; schema: string; questions: number };
-  /** Where the generations ran when not in this process (--backend openai): servers, model name, seed check. */
-  backend?: RemoteBackendInfo;
-}
+export type { RunManifest, RunSettings };
 
 /** The backend as far as it decides the numbers: which kind, and which served model. */
 function backendIdentity(m: RunManifest): { kind: string; apiModel?: string } {
@@ -98,8 +60,9 @@ export function manifestMismatches(stored: RunManifest, wanted: RunManifest): st
   check('probes', stored.probes, wanted.probes);
   // Runs made before probe decoding was recorded sampled at 1.0 / 1.0 and decoded routes greedily.
   const storedDecoding = stored.probeDecoding ?? LEGACY_PROBE_DECODING;
-  check('sample probe decoding (--sample-temperature, --sample-top-p)', storedDecoding.sample, wanted.probeDecoding.sample);
-  check('route probe decoding (as the deployment decodes)', routeDecodingRule(storedDecoding, stored.deployment), routeDecodingRule(wanted.probeDecoding, wanted.deployment));
+  const wantedDecoding = wanted.probeDecoding ?? LEGACY_PROBE_DECODING;
+  check('sample probe decoding (--sample-temperature, --sample-top-p)', storedDecoding.sample, wantedDecoding.sample);
+  check('route probe decoding (as the deployment decodes)', routeDecodingRule(storedDecoding, stored.deployment), routeDecodingRule(wantedDecoding, wanted.deployment));
   check('selectors', stored.selectors, wanted.selectors);
   check('repair', stored.repair, wanted.repair);
   check('global routes', stored.globalRoutes, wanted.globalRoutes);

@@ -21,7 +21,7 @@ import { grade, normalizeAnswer, type GradingSettings } from '../answers/grade';
 import type { RunSettings } from './manifest';
 import { RouteSearch } from '../probes/routeSearch';
 import type { Question } from '../dataset/question';
-import type { Attempt, BlindChoice, GlobalRoutesResult, ProbeResult, QuestionRecord, RepairResult } from './record';
+import type { Attempt, BlindChoice, GlobalRoutesResult, ProbeResult, QuestionRecord, RepairResult } from '../../contract';
 import { drawQuestionRoutes, lengthBoundsOf, type LengthBounds } from '../probes/routes';
 import { isAnswerBlindProbe, selectConfidence, selectMajority } from '../probes/blindSelectors';
 import { seedFor, seededRandom } from '../results/stats';

@@ -8,7 +8,7 @@
 import { grade, normalizeAnswer, type GradingSettings } from '../answers/grade';
 import { selectConfidence, selectMajority } from '../probes/blindSelectors';
 import type { Question } from '../dataset/question';
-import type { Attempt, BlindChoice, GradedOutput, QuestionRecord } from './record';
+import type { Attempt, BlindChoice, GradedOutput, QuestionRecord } from '../../contract';
 
 export interface RegradeCounts {
   /** Outputs graded again. */

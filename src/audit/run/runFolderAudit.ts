@@ -15,7 +15,6 @@ import type { Dataset } from '../dataset/dataset';
 import { checkPresetFormat } from '../presets/presets';
 import { manifestMismatches, type RunManifest, type RunSettings } from './manifest';
 import type { Question } from '../dataset/question';
-import type { QuestionRecord } from './record';
 import {
   FAILURE_SET_FILE,
   JsonLinesAppender,
@@ -30,7 +29,8 @@ import {
   writeJson,
   writeManifest,
 } from './runStore';
-import { summarize, type RunSummary } from '../results/summary';
+import { summarize } from '../results/summary';
+import type { QuestionRecord, RunSummary } from '../../contract';
 import { version as packageVersion } from '../../../package.json';
 
 /** The version of reach-audit that writes a run (the package's, so a release changes it in one place). */

@@ -13,8 +13,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { InputError } from '../../engine/errors';
 import { createFolder, describeFsError } from '../../engine/folderCreation';
-import type { QuestionRecord } from './record';
-import type { RunManifest } from './manifest';
+import type { QuestionRecord, RunManifest, RunSummary } from '../../contract';
+import { validateManifest, validateRecord, validateSummary } from './runFileValidation';
 
 export const RUNS_FOLDER = path.join('.reach-audit', 'runs');
 export const MANIFEST_FILE = 'manifest.json';
@@ -102,8 +102,9 @@ export function readManifest(folder: string): RunManifest {
   try {
     const value = JSON.parse(text) as unknown;
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('expected a JSON object');
-    return value as RunManifest;
+    return validateManifest(value, file);
   } catch (err) {
+    if (err instanceof InputError) throw err;
     throw new InputError(`${file}: not a valid manifest (${(err as Error).message})`);
   }
 }
@@ -116,10 +117,12 @@ export interface JsonLines<T> {
 }
 
 /**
- * Reads a JSON-lines file. A last line without its newline that does not parse is torn (a write
- * cut short): ignored with a warning. A bad line anywhere else is an InputError naming the line.
+ * Reads a JSON-lines file, each value through `check` (which names the line when the value is
+ * wrong; without one, `T` is only what the caller expects). A last line without its newline that
+ * does not parse is torn (a write cut short): ignored with a warning. A bad line anywhere else is
+ * an InputError naming the line.
  */
-export function readJsonLines<T>(file: string): JsonLines<T> {
+export function readJsonLines<T>(file: string, check: (value: unknown, line: number) => T = (value) => value as T): JsonLines<T> {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -133,28 +136,39 @@ export function readJsonLines<T>(file: string): JsonLines<T> {
   const warnings: string[] = [];
   lines.forEach((line, i) => {
     if (line.trim() === '') return;
+    let value: unknown;
     try {
-      values.push(JSON.parse(line) as T);
+      value = JSON.parse(line);
     } catch (err) {
       throw new InputError(`${file}:${i + 1}: not valid JSON (${(err as Error).message}); the file was edited or damaged`);
     }
+    values.push(check(value, i + 1));
   });
   let torn: string | undefined;
   if (last.trim() !== '') {
+    let value: unknown;
     try {
-      values.push(JSON.parse(last) as T);
-      // Complete JSON but no newline: keep it, and make the next append start a new line.
-      torn = undefined;
+      value = JSON.parse(last);
     } catch {
       torn = last;
       warnings.push(`${file}:${lines.length + 1}: ignoring a torn last line (the run stopped while writing it)`);
     }
+    // Complete JSON but no newline: keep it, and make the next append start a new line.
+    if (torn === undefined) values.push(check(value, lines.length + 1));
   }
   return { values, ...(torn !== undefined ? { torn } : {}), warnings };
 }
 
 export function readRecords(folder: string): JsonLines<QuestionRecord> {
-  return readJsonLines<QuestionRecord>(path.join(folder, RECORDS_FILE));
+  const file = path.join(folder, RECORDS_FILE);
+  return readJsonLines(file, (value, line) => validateRecord(value, file, line));
+}
+
+/** summary.json of a run, validated; undefined when the run has not written one (unfinished). */
+export function readSummary(folder: string): RunSummary | undefined {
+  const file = path.join(folder, SUMMARY_FILE);
+  const value = readJsonFile(file);
+  return value === undefined ? undefined : validateSummary(value, file);
 }
 
 /**
@@ -212,7 +226,11 @@ export function writeJson(folder: string, file: string, value: unknown): void {
   writeFileAtomic(path.join(folder, file), JSON.stringify(value, null, 2) + '\n');
 }
 
-export function readJsonFile<T>(file: string): T | undefined {
+/**
+ * Parsed JSON, unchecked: `T` is what the caller expects, not what the file holds. The run-format
+ * files have validating readers (readManifest, readRecords, readSummary, readComparison).
+ */
+export function readJsonFile<T = unknown>(file: string): T | undefined {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');

@@ -15,9 +15,9 @@ import * as path from 'node:path';
 import { InputError } from '../../engine/errors';
 import { lockFolder } from '../../engine/folderLock';
 import type { Question } from '../dataset/question';
-import { summarize, type RunSummary } from '../results/summary';
-import { manifestMismatches, type RunManifest } from './manifest';
-import type { QuestionRecord } from './record';
+import { summarize } from '../results/summary';
+import { manifestMismatches } from './manifest';
+import type { QuestionRecord, RunManifest, RunSummary, ShardSelection, ShardSpec } from '../../contract';
 import {
   FAILURE_SET_FILE,
   JsonLinesAppender,
@@ -33,17 +33,7 @@ import {
   writeManifest,
 } from './runStore';
 
-/** Shard `index` of `count` (0-based, as Slurm's array index and Kubernetes' completion index are). */
-export interface ShardSpec {
-  index: number;
-  count: number;
-}
-
-/** What a shard's manifest records: which shard, and how many questions it and the whole run hold. */
-export interface ShardSelection extends ShardSpec {
-  questions: number;
-  ofQuestions: number;
-}
+export type { ShardSpec, ShardSelection };
 
 /** "I/N" → {index: I, count: N}; names the flag and the expected form otherwise. */
 export function parseShard(text: string, flag = '--shard'): ShardSpec {

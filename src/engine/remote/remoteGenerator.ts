@@ -15,6 +15,10 @@ import { loadModelTokenizer, type ModelTokenizer } from '../tokenizer';
 import type { ChatMessage, Generation, GenerationRequest, TextGenerator } from '../types';
 import { EXTENSIONS_VERSION, LAYER_EXTENSIONS, type CompletionRequestBody, type CompletionResponseBody, type HealthBody } from './completionApi';
 import { runPooled } from './requestPool';
+import type { RemoteBackendInfo } from '../../contract';
+
+/** What a run's manifest records about the backend (no secrets). */
+export type { RemoteBackendInfo };
 
 export interface RemoteOptions {
   /** Local model folder: config.json, tokenizer and chat template (weights are not loaded). */
@@ -31,18 +35,6 @@ export interface RemoteOptions {
   maxRetries?: number;
   /** Send two identical seeded requests at open to see whether the server honours `seed`. */
   checkSeed?: boolean;
-}
-
-/** What a run's manifest records about the backend (no secrets). */
-export interface RemoteBackendInfo {
-  backend: 'openai';
-  baseUrls: string[];
-  apiModel: string;
-  /** Every server announced route / silenced-MLP extensions for a model of this block count. */
-  layerAccess: boolean;
-  /** Two identical seeded samples agreed (null: not checked). Without it sampling is not reproducible. */
-  seedHonoured: boolean | null;
-  concurrency: number;
 }
 
 /** A URL as it may be written down: no user info, query or fragment (they can carry secrets). */

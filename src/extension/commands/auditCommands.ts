@@ -8,14 +8,14 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AuditRequestOptions, QuestionRequestOptions } from '../../service/protocol';
-import type { CompareSummary } from '../../../webview/src/protocol';
+import type { Comparison } from '../../contract';
 import { AuditChoices, isDatasetFile } from './auditChoices';
 import { exportRecordsInteractively, revealLine, writeExport, type AuditPanelHost } from '../panel/auditPanel';
 import type { AuditSession, SessionOutcome } from './auditSession';
 import { readAuditSettings, runOptionsOf } from './auditSettings';
 import type { RequestBody } from '../../service/engineClient';
 import type { QuestionLensProvider } from '../editor/questionLens';
-import { asPanelRecord, loadRunFolder } from '../panel/runData';
+import { loadRunFolder } from '../panel/runData';
 
 export const COMMANDS = {
   runAudit: 'reachAudit.runAudit',
@@ -107,8 +107,8 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
       onRecord: (e, runDir) => {
         const dir = runDir ?? liveDir;
         if (!dir) return;
-        panel.appendRecord(dir, asPanelRecord(e.record));
-        lens.addRecord(dataset, dir, asPanelRecord(e.record));
+        panel.appendRecord(dir, e.record);
+        lens.addRecord(dataset, dir, e.record);
       },
     });
     let result: SessionOutcome<typeof body>;
@@ -185,12 +185,11 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     }
     deps.runsChanged();
     // Only a finished comparison has its numbers; a stopped one still shows both runs side by side.
-    let compareSummary: CompareSummary | undefined;
+    let compareSummary: Comparison | undefined;
     if (result.outcome?.type === 'result' && 'comparison' in result.outcome) {
       const c = result.outcome.comparison;
       runs.base ??= c.base.folder;
       runs.tuned ??= c.tuned.folder;
-      // Comparison → the webview's structural copy: tsc flags a field that drifted between them.
       compareSummary = c.comparison;
     }
     if (runs.tuned) panel.show(runs.tuned, { baseFolder: runs.base, compare: compareSummary });
@@ -249,7 +248,7 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     deps.runsChanged();
     if (result.outcome?.type === 'result' && 'record' in result.outcome && result.runDir) {
       const record = result.outcome.record;
-      lens.addRecord(file, result.runDir, asPanelRecord(record));
+      lens.addRecord(file, result.runDir, record);
       panel.show(result.runDir, { preserveFocus: true });
       await panel.whenReady();
       panel.selectQuestion(record.id);

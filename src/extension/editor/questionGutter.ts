@@ -8,7 +8,7 @@
  */
 import * as vscode from 'vscode';
 import type { QuestionLensProvider } from './questionLens';
-import { questionStateOf, type QuestionStateName } from './questionStates';
+import { questionLabel, type QuestionStateName } from './questionLabel';
 
 const STATES: readonly QuestionStateName[] = ['realized', 'reachable', 'repaired', 'unreached'];
 /** The theme colour of each state (VS Code's chart colours, as the panel's chips use). */
@@ -68,7 +68,7 @@ export class QuestionGutter implements vscode.Disposable {
     const lines: Record<QuestionStateName, number[]> = { realized: [], reachable: [], repaired: [], unreached: [] };
     for (const [line, record] of entry?.byLine ?? []) {
       if (line < 1 || line > document.lineCount) continue;
-      lines[questionStateOf(record).name].push(line - 1);
+      lines[questionLabel(record).name].push(line - 1);
     }
     for (const state of STATES) {
       lines[state].sort((a, b) => a - b);

@@ -6,13 +6,13 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { AuditRecord } from '../../../webview/src/protocol';
-import { probeTallies, questionStateOf } from './questionStates';
+import type { QuestionRecord } from '../../contract';
+import { probeTallies, questionLabel } from './questionLabel';
 import { loadRunFolder } from '../panel/runData';
 
 export interface FileRecords {
   runDir: string;
-  byLine: Map<number, AuditRecord>;
+  byLine: Map<number, QuestionRecord>;
 }
 
 const ICON: Record<string, string> = { realized: '$(pass)', reachable: '$(target)', repaired: '$(tools)', unreached: '$(circle-slash)' };
@@ -37,7 +37,7 @@ export class QuestionLensProvider implements vscode.CodeLensProvider, vscode.Dis
   }
 
   /** A live record: shown at once (coalesced) on its dataset's line. */
-  addRecord(datasetFile: string, runDir: string, record: AuditRecord): void {
+  addRecord(datasetFile: string, runDir: string, record: QuestionRecord): void {
     const k = key(datasetFile);
     let entry = this.files.get(k);
     if (!entry || entry.runDir !== runDir) {
@@ -52,7 +52,7 @@ export class QuestionLensProvider implements vscode.CodeLensProvider, vscode.Dis
   }
 
   /** The record shown on a line of a dataset file, when one is. */
-  recordAt(file: string, line: number): AuditRecord | undefined {
+  recordAt(file: string, line: number): QuestionRecord | undefined {
     return this.files.get(key(file))?.byLine.get(line);
   }
 
@@ -86,7 +86,7 @@ export class QuestionLensProvider implements vscode.CodeLensProvider, vscode.Dis
     const runName = path.basename(entry.runDir);
     for (const [line, record] of entry.byLine) {
       if (line < 1 || line > document.lineCount) continue;
-      const state = questionStateOf(record);
+      const state = questionLabel(record);
       const tooltip = [
         `Question ${String(record.id)} · run ${runName}`,
         `Gold ${record.gold ?? '—'} · deployed answer ${record.realized?.answer ?? 'none'} (${record.realized?.correct ? 'correct' : 'wrong'})`,

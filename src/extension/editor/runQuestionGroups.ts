@@ -3,8 +3,8 @@
  * by a silenced block, unreached) and the repair failure set, each question with its dataset line.
  * Pure (no vscode, no file system).
  */
-import type { AuditRecord } from '../../../webview/src/protocol';
-import { questionStateOf, type QuestionStateName } from './questionStates';
+import type { QuestionRecord } from '../../contract';
+import { questionLabel, type QuestionStateName } from './questionLabel';
 
 export interface QuestionRef {
   id: string;
@@ -26,16 +26,16 @@ export const STATE_TITLES: Record<QuestionStateName, string> = {
   unreached: 'Unreached',
 };
 
-export function groupQuestions(records: readonly AuditRecord[]): QuestionGroups {
+export function groupQuestions(records: readonly QuestionRecord[]): QuestionGroups {
   const byState: Record<QuestionStateName, QuestionRef[]> = { realized: [], reachable: [], repaired: [], unreached: [] };
   let failureSet: QuestionRef[] | undefined;
   for (const record of records) {
-    const state = questionStateOf(record);
-    const ref = { id: String(record.id), line: record.line, label: state.label };
+    const state = questionLabel(record);
+    const ref = { id: record.id, line: record.line, label: state.label };
     byState[state.name].push(ref);
     if (record.repair) {
       failureSet ??= [];
-      if (record.repair.inFailureSet === true) failureSet.push(ref);
+      if (record.repair.inFailureSet) failureSet.push(ref);
     }
   }
   return { byState, ...(failureSet ? { failureSet } : {}) };

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { AuditRecord, CompareSummary, HostMessage, QuestionId, RunStatus, WebviewMessage } from '../../../webview/src/protocol';
+import type { Comparison, HostMessage, QuestionRecord, RunStatus, WebviewMessage } from '../../contract';
 import { newNonce, panelHtml } from './panelHtml';
 import { recordsToCsv, recordsToJson } from './recordExport';
 import { latestComparisonOf } from './comparisonLookup';
@@ -23,7 +23,7 @@ interface ShownRun {
   /** The base checkpoint's run when the panel shows a comparison. */
   base?: LoadedRun;
   /** The paired numbers of base → run (comparison.json's `comparison`), sent with the base run. */
-  compare?: CompareSummary;
+  compare?: Comparison;
   ids: Set<string>;
   status?: { status: RunStatus; done: number; total: number; message?: string };
 }
@@ -69,7 +69,7 @@ export class AuditPanelHost implements vscode.Disposable {
    * mean anything) is dropped without it. Without `baseFolder`, a run that is the trained side of a
    * stored comparison is shown with that comparison's base and numbers.
    */
-  show(folder: string, options: { preserveFocus?: boolean; status?: ShownRun['status']; baseFolder?: string; compare?: CompareSummary } = {}): void {
+  show(folder: string, options: { preserveFocus?: boolean; status?: ShownRun['status']; baseFolder?: string; compare?: Comparison } = {}): void {
     const run = loadRunFolder(folder);
     if (!options.baseFolder && !options.status) {
       const stored = latestComparisonOf(folder);
@@ -145,7 +145,7 @@ export class AuditPanelHost implements vscode.Disposable {
   }
 
   /** A record finished in a live run: appended when the panel shows that run. */
-  appendRecord(runDir: string, record: AuditRecord): void {
+  appendRecord(runDir: string, record: QuestionRecord): void {
     const shown = this.shown;
     if (!shown || shown.run.folder !== runDir || shown.ids.has(String(record.id))) return;
     shown.ids.add(String(record.id));
@@ -169,7 +169,7 @@ export class AuditPanelHost implements vscode.Disposable {
   }
 
   /** Selects a question in the table (the tree's question rows and the editor commands use it). */
-  selectQuestion(id: QuestionId): void {
+  selectQuestion(id: string): void {
     if (this.ready) this.post({ type: 'selectQuestion', id });
   }
 

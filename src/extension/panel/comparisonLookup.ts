@@ -6,14 +6,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { COMPARISON_FILE, type StoredComparison } from '../../audit/run/comparisonStore';
-import { readJsonFile } from '../../audit/run/runStore';
-
-function isStoredComparison(value: unknown): value is StoredComparison {
-  if (typeof value !== 'object' || value === null) return false;
-  const v = value as Partial<StoredComparison>;
-  return v.kind === 'reach-audit-comparison' && typeof v.tuned?.folder === 'string' && typeof v.base?.folder === 'string' && typeof v.comparison === 'object';
-}
+import { readComparison } from '../../audit/run/comparisonStore';
+import type { StoredComparison } from '../../contract';
 
 /** The newest comparison whose trained run is `runFolder` and whose base run still exists. */
 export function latestComparisonOf(runFolder: string): StoredComparison | undefined {
@@ -27,13 +21,13 @@ export function latestComparisonOf(runFolder: string): StoredComparison | undefi
   }
   // Folder names start with a sortable UTC time stamp: newest first.
   for (const name of names.sort().reverse()) {
-    let stored: unknown;
+    let stored: StoredComparison | undefined;
     try {
-      stored = readJsonFile<unknown>(path.join(comparisons, name, COMPARISON_FILE));
+      stored = readComparison(path.join(comparisons, name));
     } catch {
       continue; // a broken comparison file is skipped, not an error for the run being opened
     }
-    if (!isStoredComparison(stored) || path.resolve(stored.tuned.folder) !== target) continue;
+    if (!stored || path.resolve(stored.tuned.folder) !== target) continue;
     if (fs.existsSync(stored.base.folder)) return stored;
   }
   return undefined;

@@ -2,7 +2,7 @@
  * Export of a run's records: JSON (the records as stored, one array) and CSV (one row per
  * question: id, line, gold, deployed answer, realized, reachable per probe, repair). Pure.
  */
-import type { AuditRecord } from '../../../webview/src/protocol';
+import { repairedBy, type QuestionRecord } from '../../contract';
 
 /** RFC 4180 field: quoted when it holds a comma, quote or line break; quotes doubled. */
 export function csvField(value: unknown): string {
@@ -12,40 +12,30 @@ export function csvField(value: unknown): string {
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-function probesOf(records: readonly AuditRecord[]): string[] {
+function probesOf(records: readonly QuestionRecord[]): string[] {
   const names = new Set<string>();
-  for (const r of records) for (const p of Object.keys(r.reachable ?? {})) names.add(p);
+  for (const r of records) for (const p of Object.keys(r.reachable)) names.add(p);
   return [...names];
 }
 
-function repairedBlocks(record: AuditRecord): string {
-  const map = record.repair?.correctBySilencedBlock ?? {};
-  return Object.entries(map)
-    .filter(([, ok]) => ok === true)
-    .map(([block]) => Number(block))
-    .sort((a, b) => a - b)
-    .join(' ');
-}
-
-export function recordsToCsv(records: readonly AuditRecord[]): string {
+export function recordsToCsv(records: readonly QuestionRecord[]): string {
   const probes = probesOf(records);
   const header = ['id', 'line', 'question', 'gold', 'answer', 'rule', 'realized', ...probes.map((p) => `reachable_${p}`), 'failure_set', 'repaired_by_blocks'];
   const rows = records.map((r) => [
     r.id,
     r.line,
-    r.question ?? '',
-    r.gold ?? '',
-    r.realized?.answer ?? '',
-    r.realized?.rule ?? '',
-    r.realized?.correct === true,
-    ...probes.map((p) => (r.reachable?.[p] === undefined ? '' : r.reachable[p] === true)),
-    r.repair ? r.repair.inFailureSet === true : '',
-    // A realized question's true entries mean it survived the silencing, not that it was repaired.
-    r.repair ? (r.realized?.correct === true ? '' : repairedBlocks(r)) : '',
+    r.question,
+    r.gold,
+    r.realized.answer ?? '',
+    r.realized.rule,
+    r.realized.correct,
+    ...probes.map((p) => (r.reachable[p] === undefined ? '' : r.reachable[p])),
+    r.repair ? r.repair.inFailureSet : '',
+    r.repair ? repairedBy(r).join(' ') : '',
   ]);
   return [header, ...rows].map((row) => row.map(csvField).join(',')).join('\r\n') + '\r\n';
 }
 
-export function recordsToJson(records: readonly AuditRecord[]): string {
+export function recordsToJson(records: readonly QuestionRecord[]): string {
   return JSON.stringify(records, null, 2) + '\n';
 }

@@ -2,10 +2,10 @@
  * Reads one run folder (manifest.json, summary.json, records.jsonl) into what the audit panel
  * shows. Only reads JSON; a torn last record line (a run stopped mid-write) is skipped.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MANIFEST_FILE, SUMMARY_FILE, readJsonFile, readRecords } from '../../audit/run/runStore';
-import type { QuestionRecord } from '../../audit/run/record';
-import type { AuditRecord, RunData, RunManifest, RunSummary } from '../../../webview/src/protocol';
+import { MANIFEST_FILE, readManifest, readRecords, readSummary } from '../../audit/run/runStore';
+import type { RunData } from '../../contract';
 
 export interface LoadedRun {
   folder: string;
@@ -20,35 +20,25 @@ export function runIdOf(folder: string): string {
   return path.basename(folder);
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** The dataset path of a manifest, absolute (relative paths are relative to the workspace the run was made in). */
-export function datasetPathOf(manifest: RunManifest, folder: string): string | undefined {
-  const p = manifest.dataset?.path;
-  if (typeof p !== 'string' || p === '') return undefined;
+/** A manifest's dataset path, absolute (relative paths are relative to the workspace the run was made in). */
+export function datasetPathOf(p: string, folder: string): string | undefined {
+  if (p === '') return undefined;
   if (path.isAbsolute(p)) return p;
   // <workspace>/.reach-audit/runs/<run>/ → <workspace>
   return path.resolve(folder, '..', '..', '..', p);
 }
 
+/**
+ * The run's files, validated: a file that is there but wrong throws an InputError naming the file,
+ * line and field. Missing files are normal for an unfinished run (no summary yet).
+ */
 export function loadRunFolder(folder: string): LoadedRun {
-  const manifestValue = readJsonFile<unknown>(path.join(folder, MANIFEST_FILE));
-  const manifest: RunManifest = isObject(manifestValue) ? (manifestValue as RunManifest) : {};
-  const summaryValue = readJsonFile<unknown>(path.join(folder, SUMMARY_FILE));
-  const summary = isObject(summaryValue) ? (summaryValue as unknown as RunSummary) : undefined;
+  const manifest = fs.existsSync(path.join(folder, MANIFEST_FILE)) ? readManifest(folder) : undefined;
+  const summary = readSummary(folder);
   const lines = readRecords(folder);
-  const records = lines.values as unknown as AuditRecord[];
-  return {
-    folder,
-    data: { runId: runIdOf(folder), label: typeof manifest.name === 'string' ? manifest.name : runIdOf(folder), manifest, ...(summary ? { summary } : {}), records },
-    datasetPath: datasetPathOf(manifest, folder),
-    warnings: lines.warnings,
-  };
-}
-
-/** An engine record as the panel protocol types it (the panel's types are a structural copy). */
-export function asPanelRecord(record: QuestionRecord): AuditRecord {
-  return record;
+  const data: RunData = { runId: runIdOf(folder), label: manifest?.name ?? runIdOf(folder), records: lines.values };
+  if (manifest) data.manifest = manifest;
+  if (summary) data.summary = summary;
+  const datasetPath = manifest ? datasetPathOf(manifest.dataset.path, folder) : undefined;
+  return { folder, data, ...(datasetPath ? { datasetPath } : {}), warnings: lines.warnings };
 }

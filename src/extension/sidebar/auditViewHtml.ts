@@ -65,9 +65,9 @@ export function auditViewHtml(content: AuditViewContent | undefined, nonce: stri
   } else {
     const h = content.headline;
     const rows: [string, string][] = [];
-    if (h?.realized) rows.push(['Realized', formatRateDetail(h.realized)]);
+    if (h) rows.push(['Realized', formatRateDetail(h.realized)]);
     for (const r of h?.reachable ?? []) rows.push([`Reachable · ${r.probe}`, formatRateDetail(r.rate)]);
-    if (h?.reachableAny && (h.reachable.length ?? 0) > 1) rows.push(['Reachable · any probe', formatRateDetail(h.reachableAny)]);
+    if (h && h.reachable.length > 1) rows.push(['Reachable · any probe', formatRateDetail(h.reachableAny)]);
     for (const b of h?.blind ?? []) rows.push([`Answer-blind · ${b.probe} · ${b.selector}`, formatRateDetail(b)]);
     if (h?.repair) {
       const r = h.repair;

@@ -5,7 +5,9 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { readRunHeadline, type RunHeadline } from '../panel/runHeadline';
+import { validateSummary } from '../../audit/run/runFileValidation';
+import { isObject } from '../../contract';
+import { runHeadline, type RunHeadline } from '../panel/runHeadline';
 
 /** Where runs live inside a workspace folder. */
 export const RUNS_FOLDER = path.join('.reach-audit', 'runs');
@@ -79,8 +81,9 @@ export async function readRun(folder: string): Promise<RunEntry> {
   const manifest = await readJson(path.join(folder, 'manifest.json'));
   if (manifest.problem) entry.problems.push(manifest.problem);
   else if (manifest.missing) entry.problems.push('manifest.json is missing');
-  else if (typeof manifest.value === 'object' && manifest.value !== null && !Array.isArray(manifest.value)) {
-    const fields = manifest.value as Record<string, unknown>;
+  else if (isObject(manifest.value)) {
+    // Only display fields are read here, leniently: the panel validates the whole manifest when it opens the run.
+    const fields = manifest.value;
     if (typeof fields.name === 'string' && fields.name.trim() !== '') entry.name = fields.name;
     if (typeof fields.createdAt === 'string') entry.startedAt = fields.createdAt;
     entry.model = pathField(fields, 'model');
@@ -91,9 +94,9 @@ export async function readRun(folder: string): Promise<RunEntry> {
   if (summary.problem) entry.problems.push(summary.problem);
   else if (!summary.missing) {
     try {
-      entry.headline = readRunHeadline(summary.value);
+      entry.headline = runHeadline(validateSummary(summary.value, 'summary.json'));
     } catch (err) {
-      entry.problems.push(`summary.json: ${(err as Error).message}`);
+      entry.problems.push((err as Error).message);
     }
   }
   entry.recordedQuestions = await countRecords(path.join(folder, 'records.jsonl'));

@@ -4,7 +4,7 @@
  * re-reads them (the refresh command, workspace changes and a watcher on run files call it).
  */
 import * as vscode from 'vscode';
-import { formatHeadlineLine, formatPercent, formatRateDetail, type RunHeadline } from '../panel/runHeadline';
+import { formatHeadlineLine, formatRateDetail, type RunHeadline } from '../panel/runHeadline';
 import { listRuns, RUNS_FOLDER, type RunEntry } from './runListing';
 import { loadRunFolder } from '../panel/runData';
 import { groupQuestions, STATE_TITLES, type QuestionRef } from '../editor/runQuestionGroups';
@@ -22,7 +22,7 @@ function questionGroupNodes(run: RunEntry): RunsNode[] {
   try {
     groups = groupQuestions(loadRunFolder(run.folder).data.records);
   } catch (err) {
-    return [{ kind: 'problem', message: `records.jsonl: ${(err as Error).message}` }];
+    return [{ kind: 'problem', message: (err as Error).message }];
   }
   const nodes: RunsNode[] = [];
   if (groups.failureSet) {
@@ -37,14 +37,12 @@ function questionGroupNodes(run: RunEntry): RunsNode[] {
 
 function metricNodes(headline: RunHeadline): RunsNode[] {
   const nodes: RunsNode[] = [];
-  if (headline.realized) {
-    nodes.push({
-      kind: 'metric',
-      label: 'Realized',
-      detail: formatRateDetail(headline.realized),
-      tooltip: 'The deployed model (its default prompt, decoding and budget) answers correctly.',
-    });
-  }
+  nodes.push({
+    kind: 'metric',
+    label: 'Realized',
+    detail: formatRateDetail(headline.realized),
+    tooltip: 'The deployed model (its default prompt, decoding and budget) answers correctly.',
+  });
   for (const { probe, rate } of headline.reachable) {
     nodes.push({
       kind: 'metric',
@@ -53,7 +51,7 @@ function metricNodes(headline: RunHeadline): RunsNode[] {
       tooltip: `At least one of the ${probe} probe's attempts answers correctly.`,
     });
   }
-  if (headline.reachableAny && headline.reachable.length > 1) {
+  if (headline.reachable.length > 1) {
     nodes.push({
       kind: 'metric',
       label: 'Reachable · any probe',
@@ -74,8 +72,8 @@ function metricNodes(headline: RunHeadline): RunsNode[] {
     const parts = [`failure set ${repair.failureSetSize}`];
     if (repair.identifiedBlock !== undefined) {
       parts.unshift(`block ${repair.identifiedBlock}`);
-      if (repair.repairRate) parts.push(`repairs ${formatRateDetail(repair.repairRate)} held out`);
-      if (repair.damageRate !== undefined) parts.push(`damage ${formatPercent(repair.damageRate)}`);
+      parts.push(repair.repairRate ? `repairs ${formatRateDetail(repair.repairRate)} held out` : 'no held-out question to score it on');
+      if (repair.damageRate) parts.push(`damage ${formatRateDetail(repair.damageRate)}`);
     } else parts.push(repair.failureSetSize === 0 ? 'nothing to repair' : 'no block identified');
     nodes.push({
       kind: 'metric',

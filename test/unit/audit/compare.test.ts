@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compareRecords } from '../../../src/audit/results/compare';
-import type { QuestionRecord } from '../../../src/audit/run/record';
+import type { QuestionRecord } from '../../../src/contract';
 
 function rec(id: string, realized: boolean, reachable: boolean): QuestionRecord {
   const cost = { generations: 0, tokens: 0, blockApplications: 0 };

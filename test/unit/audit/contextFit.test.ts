@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { fitPrompt } from '../../../src/audit/probes/contextFit';
 import { auditQuestions } from '../../../src/audit/run/questionPipeline';
 import { parseDataset } from '../../../src/audit/dataset/dataset';
-import type { QuestionRecord } from '../../../src/audit/run/record';
+import type { QuestionRecord } from '../../../src/contract';
 import { summarize } from '../../../src/audit/results/summary';
 import { compareRecords } from '../../../src/audit/results/compare';
 import { formatSummary } from '../../../src/audit/report/summaryText';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { auditQuestions } from '../../../src/audit/run/questionPipeline';
 import { parseDataset } from '../../../src/audit/dataset/dataset';
 import { escapeHtml, runReportHtml } from '../../../src/audit/report/htmlReport';
-import type { QuestionRecord } from '../../../src/audit/run/record';
+import type { QuestionRecord } from '../../../src/contract';
 import { summarize } from '../../../src/audit/results/summary';
 import { FakeGenerator } from './fakeGenerator';
 import { settingsFor } from './fixtures';

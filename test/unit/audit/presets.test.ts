@@ -15,7 +15,7 @@ import { grade } from '../../../src/audit/answers/grade';
 import { auditQuestions } from '../../../src/audit/run/questionPipeline';
 import { summarize } from '../../../src/audit/results/summary';
 import { formatSummary } from '../../../src/audit/report/summaryText';
-import type { QuestionRecord } from '../../../src/audit/run/record';
+import type { QuestionRecord } from '../../../src/contract';
 import { StopDetector } from '../../../src/engine/stopDetector';
 import { InputError, MissingChatTemplateError } from '../../../src/engine/errors';
 import { FakeGenerator } from './fakeGenerator';

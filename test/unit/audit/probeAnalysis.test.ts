@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Attempt, QuestionRecord } from '../../../src/audit/run/record';
+import type { Attempt, QuestionRecord } from '../../../src/contract';
 import { compareProbes } from '../../../src/audit/results/probeComparison';
 import { blindRetention } from '../../../src/audit/results/blindRetention';
 import { summarize } from '../../../src/audit/results/summary';

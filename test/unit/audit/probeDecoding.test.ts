@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { auditQuestions } from '../../../src/audit/run/questionPipeline';
-import type { QuestionRecord } from '../../../src/audit/run/record';
+import type { QuestionRecord } from '../../../src/contract';
 import type { GenerationRequest } from '../../../src/engine/types';
 import { buildManifest, runAudit } from '../../../src/audit/run/runFolderAudit';
 import { comparisonMismatches, manifestMismatches, type RunManifest, type RunSettings } from '../../../src/audit/run/manifest';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { auditQuestions, AuditAborted } from '../../../src/audit/run/questionPipeline';
-import type { QuestionRecord } from '../../../src/audit/run/record';
+import type { QuestionRecord } from '../../../src/contract';
 import { isValidRoute, routeKey } from '../../../src/audit/probes/routes';
 import { fakeFor, settingsFor, smallDataset } from './fixtures';
 import { summarize } from '../../../src/audit/results/summary';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { analyzeRepair } from '../../../src/audit/repair/repairScan';
-import type { QuestionRecord } from '../../../src/audit/run/record';
+import type { QuestionRecord } from '../../../src/contract';
 import { splitBySeededKey } from '../../../src/audit/repair/seededSplit';
 
 function rec(i: number, inF: boolean, realized: boolean, correct: boolean[]): QuestionRecord {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chooseGlobalRoute, selectConfidence, selectMajority } from '../../../src/audit/probes/blindSelectors';
-import type { Attempt } from '../../../src/audit/run/record';
+import type { Attempt } from '../../../src/contract';
 
 function attempt(answer: string | null, correct: boolean, logprob: number | null): Attempt {
   return { output: '', answer, correct, truncated: false, rule: 'x', logprob, tokens: 1 };

@@ -2,10 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { auditQuestions } from '../../../src/audit/run/questionPipeline';
-import type { QuestionRecord } from '../../../src/audit/run/record';
+import { questionState, type QuestionRecord } from '../../../src/contract';
 import { readRecords } from '../../../src/audit/run/runStore';
 import { runAudit } from '../../../src/audit/run/runFolderAudit';
-import { questionState, summarize } from '../../../src/audit/results/summary';
+import { summarize } from '../../../src/audit/results/summary';
 import { readJsonFile } from '../../../src/audit/run/runStore';
 import { fakeFor, settingsFor, smallDataset, tempDir } from './fixtures';
 

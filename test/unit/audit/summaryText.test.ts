@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { auditQuestions } from '../../../src/audit/run/questionPipeline';
-import type { QuestionRecord } from '../../../src/audit/run/record';
+import type { QuestionRecord } from '../../../src/contract';
 import { summarize } from '../../../src/audit/results/summary';
 import { chanceText, formatSummary, probeComparisonLines } from '../../../src/audit/report/summaryText';
 import { chanceLevel } from '../../../src/audit/results/chanceLevel';

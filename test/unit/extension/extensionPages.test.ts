@@ -8,23 +8,15 @@ import { test } from 'node:test';
 import { auditViewHtml } from '../../../src/extension/sidebar/auditViewHtml';
 import { contentSecurityPolicy, panelHtml } from '../../../src/extension/panel/panelHtml';
 import { groupQuestions } from '../../../src/extension/editor/runQuestionGroups';
-import { questionStateOf } from '../../../src/extension/editor/questionStates';
+import { questionLabel } from '../../../src/extension/editor/questionLabel';
 import { csvField, recordsToCsv, recordsToJson } from '../../../src/extension/panel/recordExport';
-import type { AuditRecord } from '../../../webview/src/protocol';
+import type { QuestionRecord } from '../../../src/contract';
+import { deployed, repairScan, testRecord } from '../../support/questionRecord';
 
 const XSS = '<img src=x onerror=alert(1)> </script>';
 
-function record(id: string, line: number, over: Partial<AuditRecord> = {}): AuditRecord {
-  return {
-    id,
-    line,
-    gold: '4',
-    question: `q ${id}`,
-    realized: { output: 'x', answer: '3', correct: false, rule: 'strict' },
-    probes: { routes: { budget: 2, attempts: [], correct: [false, true] } },
-    reachable: { routes: false },
-    ...over,
-  };
+function record(id: string, line: number, over: Partial<QuestionRecord> = {}): QuestionRecord {
+  return testRecord(id, line, { reachable: { routes: false }, ...over });
 }
 
 test('the panel page: strict CSP with the nonce, only the bundle, nothing inline', () => {
@@ -43,7 +35,7 @@ test('the Audit view escapes run names and carries no script', () => {
     {
       name: XSS,
       folder: '/w/.reach-audit/runs/r',
-      headline: { n: 4, realized: { rate: 0.25, n: 4, successes: 1, ci: [0.046, 0.699] }, reachable: [{ probe: 'routes', rate: { rate: 0.5, n: 4, successes: 2, ci: [0.15, 0.85] } }], blind: [] },
+      headline: { n: 4, realized: { rate: 0.25, n: 4, successes: 1, ci: { lo: 0.046, hi: 0.699 } }, reachable: [{ probe: 'routes', rate: { rate: 0.5, n: 4, successes: 2, ci: { lo: 0.15, hi: 0.85 } } }], reachableAny: { rate: 0.5, n: 4, successes: 2, ci: { lo: 0.15, hi: 0.85 } }, blind: [] },
       states: { realized: 1, reachableNotRealized: 1, unreached: 2 },
       recorded: 4,
     },
@@ -65,7 +57,7 @@ test('CSV export quotes RFC 4180 fields and defuses spreadsheet formulas', () =>
   assert.equal(csvField('line\nbreak'), '"line\nbreak"');
   assert.equal(csvField('=HYPERLINK("x")'), '"\'=HYPERLINK(""x"")"');
   assert.equal(csvField('-3'), '-3');
-  const records = [record('a', 1, { reachable: { routes: true }, repair: { inFailureSet: true, correctBySilencedBlock: { '0': false, '2': true, '1': true } } }), record('b,2', 2, { question: XSS })];
+  const records = [record('a', 1, { reachable: { routes: true }, repair: repairScan(true, false, { '0': false, '2': true, '1': true }) }), record('b,2', 2, { question: XSS })];
   const csv = recordsToCsv(records);
   const lines = csv.trimEnd().split('\r\n');
   assert.equal(lines[0], 'id,line,question,gold,answer,rule,realized,reachable_routes,failure_set,repaired_by_blocks');
@@ -75,20 +67,21 @@ test('CSV export quotes RFC 4180 fields and defuses spreadsheet formulas', () =>
 });
 
 test('CSV export: a realized question is never "repaired" (its true entries mean it survived the silencing)', () => {
-  const realized = record('r', 1, { realized: { output: '#### 4', answer: '4', correct: true, rule: 'strict' }, reachable: { routes: true }, repair: { inFailureSet: false, correctBySilencedBlock: { '0': true, '1': false, '2': true } } });
-  const failure = record('f', 2, { reachable: { routes: true }, repair: { inFailureSet: true, correctBySilencedBlock: { '0': false, '1': false, '2': true } } });
+  // What the audit writes for a realized question: the scan measures damage, so most blocks keep it correct.
+  const realized = record('r', 1, { realized: deployed(true), reachable: { routes: true }, repair: repairScan(false, true, { '0': true, '1': false, '2': true }) });
+  const failure = record('f', 2, { reachable: { routes: true }, repair: repairScan(true, false, { '0': false, '1': false, '2': true }) });
   const lines = recordsToCsv([realized, failure]).trimEnd().split('\r\n');
   assert.equal(lines[1], 'r,1,q r,4,4,strict,true,true,false,');
   assert.equal(lines[2], 'f,2,q f,4,3,strict,false,true,true,2');
 });
 
 test('question states in words and the tree groups', () => {
-  assert.equal(questionStateOf(record('r', 1, { realized: { output: '', answer: '4', correct: true } })).label, 'realized');
-  assert.equal(questionStateOf(record('u', 2)).label, 'unreached');
-  assert.equal(questionStateOf(record('s', 3, { reachable: { routes: true, sample: true } })).label, 'reachable by routes, sample');
-  const repaired = record('p', 4, { reachable: { routes: true }, repair: { inFailureSet: true, correctBySilencedBlock: { '3': true, '1': false } } });
-  assert.equal(questionStateOf(repaired).label, 'reachable by routes; repaired by block 3');
-  const groups = groupQuestions([record('u', 2), repaired, record('r', 1, { realized: { output: '', answer: '4', correct: true }, repair: { inFailureSet: false, correctBySilencedBlock: {} } })]);
+  assert.equal(questionLabel(record('r', 1, { realized: deployed(true) })).label, 'realized');
+  assert.equal(questionLabel(record('u', 2)).label, 'unreached');
+  assert.equal(questionLabel(record('s', 3, { reachable: { routes: true, sample: true } })).label, 'reachable by routes, sample');
+  const repaired = record('p', 4, { reachable: { routes: true }, repair: repairScan(true, false, { '3': true, '1': false }) });
+  assert.equal(questionLabel(repaired).label, 'reachable by routes; repaired by block 3');
+  const groups = groupQuestions([record('u', 2), repaired, record('r', 1, { realized: deployed(true), repair: repairScan(false, true, {}) })]);
   assert.deepEqual(groups.byState.unreached.map((q) => q.id), ['u']);
   assert.deepEqual(groups.byState.repaired.map((q) => [q.id, q.line]), [['p', 4]]);
   assert.deepEqual(groups.byState.realized.map((q) => q.id), ['r']);

@@ -33,11 +33,11 @@ test('fixture runs: newest first, manifest name and paths, headline from summary
   const base = runs[1];
   assert.deepEqual(base.problems, []);
   assert.equal(base.startedAt, '2026-12-01T09:30:00.000Z');
-  assert.equal(base.model, 'media/demo/models/base');
+  assert.equal(base.model, 'media/demo/base');
   assert.equal(base.dataset, 'media/demo/data/arith-test.jsonl');
   assert.equal(base.recordedQuestions, 8);
   assert.equal(base.headline?.n, 8);
-  assert.equal(base.headline?.realized?.successes, 3);
+  assert.equal(base.headline?.realized.successes, 4);
 });
 
 test('an unfinished run counts complete records only (the torn last line is not a question)', async () => {

@@ -2,13 +2,12 @@
  * The audit panel's comparison model (webview/src/comparisonModel.ts, DOM-free) on a comparison the
  * audit layer really computes: the transition table's counts and totals, the selections a click
  * applies and their chip words, the differences in reading order, the number formats, and the
- * defensive reading of a malformed comparison.json. It also pins the webview's structural copy of
- * `Comparison` (protocol.ts CompareSummary) to the real type in both directions.
+ * defensive reading of a malformed comparison.json.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { compareRecords, type Comparison } from '../../../src/audit/results/compare';
-import type { QuestionRecord } from '../../../src/audit/run/record';
+import { compareRecords } from '../../../src/audit/results/compare';
+import type { Comparison, QuestionRecord } from '../../../src/contract';
 import {
   deltaRows,
   newlySplit,
@@ -20,12 +19,6 @@ import {
   transitionGrid,
   transitionKey,
 } from '../../../webview/src/comparisonModel';
-import type { CompareSummary } from '../../../webview/src/protocol';
-
-// The webview may not import src/, so protocol.ts copies Comparison by hand. These two lines stop
-// compiling when either side gains, loses or retypes a field the other does not have.
-const toPanel = (c: Comparison): CompareSummary => c;
-const fromPanel = (c: CompareSummary): Comparison => c;
 
 function rec(id: string, realized: boolean, reachable: { routes: boolean; sample: boolean }): QuestionRecord {
   const cost = { generations: 0, tokens: 0, blockApplications: 0 };
@@ -56,7 +49,7 @@ const MOVES: [State, State, number][] = [
   // reachable → unreached and unreached → reachable stay empty: cells with no questions.
 ];
 
-function comparison(): CompareSummary {
+function comparison(): Comparison {
   const base: QuestionRecord[] = [];
   const tuned: QuestionRecord[] = [];
   let i = 0;
@@ -69,14 +62,14 @@ function comparison(): CompareSummary {
     }
   }
   // Through JSON, as comparison.json and postMessage carry it.
-  return JSON.parse(JSON.stringify(toPanel(compareRecords(base, tuned, 11)))) as CompareSummary;
+  return JSON.parse(JSON.stringify(compareRecords(base, tuned, 11))) as Comparison;
 }
 
 describe('comparison model', () => {
   const compare = comparison();
 
   test('the structural copy round-trips to the audit type', () => {
-    assert.equal(fromPanel(compare).n, 22);
+    assert.equal(compare.n, 22);
   });
 
   test('transition table: each cell counts its ids, rows base, columns tuned, with totals', () => {
@@ -135,7 +128,7 @@ describe('comparison model', () => {
   });
 
   test('a malformed comparison leaves out the broken part rather than showing it wrong', () => {
-    const broken = JSON.parse(JSON.stringify(compare)) as Record<string, unknown> & CompareSummary;
+    const broken = JSON.parse(JSON.stringify(compare)) as Record<string, unknown> & Comparison;
     (broken.transitions.reachable as Record<string, unknown>).realized = 'q1';
     assert.equal(transitionGrid(broken), undefined);
     (broken.realized as unknown as Record<string, unknown>).ci = [0, 1];
@@ -143,9 +136,9 @@ describe('comparison model', () => {
     delete (broken as Record<string, unknown>).newlyRealized;
     assert.equal(newlySplit(broken), undefined);
     assert.deepEqual(deltaRows(undefined), []);
-    assert.equal(transitionGrid({} as CompareSummary), undefined);
+    assert.equal(transitionGrid({} as Comparison), undefined);
     // Numeric ids (a dataset without ids) become the table's string ids.
-    const numeric = JSON.parse(JSON.stringify(compare)) as CompareSummary;
+    const numeric = JSON.parse(JSON.stringify(compare)) as Comparison;
     (numeric.transitions.unreached as Record<string, unknown>).unreached = [1, 2];
     assert.deepEqual(transitionGrid(numeric)!.rows[2].cells[2].ids, ['1', '2']);
   });

@@ -1,6 +1,7 @@
 /**
- * One line of records.jsonl: everything the audit found out about one question. The keys of the
- * record contract (docs/design.md section 3) are kept exactly; other tools read them. Extra keys are additions.
+ * One line of records.jsonl: everything the audit found out about one question (docs/design.md
+ * section 3). The audit writes these shapes; the extension, the panel and `reach-audit report`
+ * read them. Other tools read the keys too, so they only ever grow.
  *
  * Every field of a record depends only on the question, the model, the run settings and the run
  * seed — never on which other questions were audited with it — so auditing one question alone
@@ -8,9 +9,31 @@
  * split, the identified block) therefore live in summary.json, and records carry only the
  * per-question split keys those choices are computed from.
  */
-import type { Budget } from '../probes/budget';
-import type { AnswerView } from '../answers/grade';
-import type { ContextSkip } from '../probes/contextFit';
+
+/** What a probe, the deployment or the repair scan cost (design: budget accounting). */
+export interface Budget {
+  generations: number;
+  /** Generated tokens. */
+  tokens: number;
+  /** Route length × tokens processed (prompt + generated), as the engine counts it. */
+  blockApplications: number;
+}
+
+/** One way of reading an output: what it extracted and whether that equals the gold. */
+export interface AnswerView {
+  answer: string | null;
+  correct: boolean;
+}
+
+/** Why a question was not audited: its prompt does not fit. */
+export interface ContextSkip {
+  reason: 'context';
+  message: string;
+  promptTokens: number;
+  maxNewTokens: number;
+  /** The model's context (max_position_embeddings). */
+  contextLimit: number;
+}
 
 /** The question is one of its own prompt's few-shot examples, shown there with its answer. */
 export interface ExemplarSkip {
@@ -21,8 +44,6 @@ export interface ExemplarSkip {
 /** Why a question was not audited: its prompt does not fit the context, or it is one of the prompt's examples. */
 export type SkipReason = ContextSkip | ExemplarSkip;
 
-export type { AnswerView, Budget };
-
 /** One graded model output. */
 export interface GradedOutput {
   output: string;
@@ -32,7 +53,7 @@ export interface GradedOutput {
   correct: boolean;
   /** The output stopped at the token limit. */
   truncated: boolean;
-  /** The extraction rule that matched (grade.ts), `none` when none did. */
+  /** The extraction rule that matched, `none` when none did. */
   rule: string;
   /** Only the format's answer marker (GSM8K: lm-eval strict-match). Absent in runs made before it was recorded. */
   strict?: AnswerView;
@@ -90,7 +111,9 @@ export interface RepairResult {
 }
 
 export interface QuestionRecord {
+  /** The dataset's `id`, or the question's line number when the dataset has none. */
   id: string;
+  /** 1-based line (or array position) of the question in the dataset file. */
   line: number;
   gold: string;
   question: string;
@@ -103,8 +126,8 @@ export interface QuestionRecord {
   realized: GradedOutput & { cost: Budget };
   probes: Record<string, ProbeResult>;
   reachable: Record<string, boolean>;
+  /** blind[probe][selector]: the answer-blind pick among that probe's attempts. */
   blind: Record<string, Record<string, BlindChoice>>;
   globalRoutes?: GlobalRoutesResult;
   repair?: RepairResult;
 }
-

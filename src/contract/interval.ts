@@ -1,8 +1,25 @@
 /**
- * Wilson score interval for a binomial rate (Wilson 1927), the interval design.md asks for on every
- * rate: unlike the Wald interval it stays inside [0, 1] and behaves at 0/n and n/n.
+ * Rates with their n and Wilson 95% interval (Wilson 1927), the shape every reported rate takes:
+ * unlike the Wald interval it stays inside [0, 1] and behaves at 0/n and n/n.
  */
-import { Z95, type Interval } from './interval';
+
+/** A confidence interval [lo, hi] for a rate or a difference. */
+export interface Interval {
+  lo: number;
+  hi: number;
+}
+
+/** z for a two-sided 95% normal interval (qnorm(0.975)). */
+export const Z95 = 1.959963984540054;
+
+/** A rate with its n and Wilson interval. */
+export interface Rate {
+  n: number;
+  successes: number;
+  /** successes / n; 0 when n is 0 (the interval [0, 1] says that nothing is known). */
+  rate: number;
+  ci: Interval;
+}
 
 function checkCounts(successes: number, n: number): void {
   if (!Number.isInteger(n) || n < 0) throw new RangeError(`wilsonInterval: n must be a non-negative integer, got ${n}`);
@@ -28,15 +45,6 @@ export function wilsonInterval(successes: number, n: number, z: number = Z95): I
     lo: successes === 0 ? 0 : Math.max(0, center - half),
     hi: successes === n ? 1 : Math.min(1, center + half),
   };
-}
-
-/** A rate with its n and Wilson interval, the shape every reported rate takes. */
-export interface Rate {
-  n: number;
-  successes: number;
-  /** successes / n; 0 when n is 0 (the interval [0, 1] says that nothing is known). */
-  rate: number;
-  ci: Interval;
 }
 
 export function rateOf(successes: number, n: number, z: number = Z95): Rate {

@@ -1,0 +1,364 @@
+/**
+ * Runtime schemas of the run files (records.jsonl lines, summary.json, manifest.json,
+ * comparison.json), written with valibot against the contract's types. The contract stays
+ * import-free for the webview bundle, so the types are written there by hand and checked here at
+ * compile time: each schema's output type must equal its contract type exactly (SameType below), so
+ * a field added to one and not the other fails `tsc`.
+ *
+ * Unknown keys pass (other tools may add keys; nothing here reads them, and a file read and written
+ * again keeps them).
+ */
+import * as v from 'valibot';
+import type {
+  Attempt,
+  BlindChoice,
+  Budget,
+  Comparison,
+  Deployment,
+  GlobalRoutesResult,
+  GradedOutput,
+  Interval,
+  PairedDelta,
+  ProbeResult,
+  QuestionRecord,
+  Rate,
+  RepairResult,
+  RepairSummary,
+  RunManifest,
+  RunSummary,
+  StoredComparison,
+} from '../../contract';
+import { PROBE_NAMES, SELECTOR_NAMES } from '../../contract';
+
+const NON_NEGATIVE_INTEGER = 'expected a non-negative integer';
+const FRACTION = 'expected a number in [0, 1]';
+
+const nonNegativeInteger = v.pipe(v.number(NON_NEGATIVE_INTEGER), v.integer(NON_NEGATIVE_INTEGER), v.minValue(0, NON_NEGATIVE_INTEGER));
+const positiveInteger = v.pipe(v.number('expected a positive integer'), v.integer('expected a positive integer'), v.minValue(1, 'expected a positive integer'));
+const fraction = v.pipe(v.number(FRACTION), v.minValue(0, FRACTION), v.maxValue(1, FRACTION));
+const finite = v.pipe(v.number('expected a finite number'), v.finite('expected a finite number'));
+const text = v.string('expected a string');
+const flag = v.boolean('expected true or false');
+const texts = v.array(text, 'expected an array of strings');
+const blockIndices = v.array(nonNegativeInteger, 'expected an array of block indices');
+const map = <T extends v.GenericSchema>(value: T) => v.record(text, value, 'expected an object');
+const object = <T extends v.ObjectEntries>(entries: T) => v.object(entries, 'expected an object');
+
+/** A 95% interval of a rate: 0 ≤ lo ≤ hi ≤ 1. */
+const rateInterval = v.pipe(
+  object({ lo: fraction, hi: fraction }),
+  v.check((ci) => ci.lo <= ci.hi, 'expected lo ≤ hi'),
+);
+/** An interval of a difference of rates: -1 ≤ lo ≤ hi ≤ 1. */
+const DIFFERENCE = 'expected a number in [-1, 1]';
+const difference = v.pipe(v.number(DIFFERENCE), v.minValue(-1, DIFFERENCE), v.maxValue(1, DIFFERENCE));
+const differenceInterval = v.pipe(
+  object({ lo: difference, hi: difference }),
+  v.check((ci) => ci.lo <= ci.hi, 'expected lo ≤ hi'),
+);
+
+const rateEntries = { n: nonNegativeInteger, successes: nonNegativeInteger, rate: fraction, ci: rateInterval };
+const rate = v.pipe(object(rateEntries), v.check((r) => r.successes <= r.n, 'expected successes ≤ n'));
+
+const budget = object({ generations: nonNegativeInteger, tokens: nonNegativeInteger, blockApplications: nonNegativeInteger });
+
+const answerView = object({ answer: v.nullable(text), correct: flag });
+const gradedEntries = {
+  output: text,
+  answer: v.nullable(text),
+  correct: flag,
+  truncated: flag,
+  rule: text,
+  strict: v.optional(answerView),
+  flexible: v.optional(answerView),
+  logprob: v.nullable(finite),
+  tokens: nonNegativeInteger,
+};
+const attempt = object({ ...gradedEntries, route: v.optional(blockIndices), seed: v.optional(nonNegativeInteger) });
+
+const probeResult = object({ budget: positiveInteger, attempts: v.array(attempt, 'expected an array of attempts'), correct: v.array(flag, 'expected an array of true/false'), cost: budget });
+const blindChoice = object({ answer: v.nullable(text), correct: flag, attempt: v.nullable(nonNegativeInteger) });
+const globalRoutesResult = object({ splitKey: finite, attempts: v.array(attempt, 'expected an array of attempts'), cost: budget });
+const skipReason = v.variant(
+  'reason',
+  [
+    object({
+      reason: v.literal('context'),
+      message: text,
+      promptTokens: nonNegativeInteger,
+      maxNewTokens: nonNegativeInteger,
+      contextLimit: nonNegativeInteger,
+    }),
+    object({ reason: v.literal('exemplar'), message: text }),
+  ],
+  "expected a reason 'context' or 'exemplar'",
+);
+const repairResult = object({
+  inFailureSet: flag,
+  realized: flag,
+  correctBySilencedBlock: map(flag),
+  answerBySilencedBlock: map(v.nullable(text)),
+  truncatedBySilencedBlock: v.optional(map(flag)),
+  splitKey: finite,
+  cost: budget,
+});
+
+export const questionRecordSchema = object({
+  id: text,
+  line: positiveInteger,
+  gold: text,
+  question: text,
+  options: v.optional(positiveInteger),
+  skipped: v.optional(skipReason),
+  promptTruncated: v.optional(object({ fromTokens: nonNegativeInteger, toTokens: nonNegativeInteger })),
+  realized: object({ ...gradedEntries, cost: budget }),
+  probes: map(probeResult),
+  reachable: map(flag),
+  blind: map(map(blindChoice)),
+  globalRoutes: v.optional(globalRoutesResult),
+  repair: v.optional(repairResult),
+});
+
+const blockRepair = object({ block: nonNegativeInteger, repair: rate, damage: rate, selectionRepair: rate });
+const repairSummary = object({
+  failureSetSize: nonNegativeInteger,
+  failureSet: texts,
+  identifiedBlock: v.nullable(nonNegativeInteger),
+  repairRate: v.nullable(fraction),
+  ci: v.nullable(rateInterval),
+  n: nonNegativeInteger,
+  repaired: nonNegativeInteger,
+  selectionSize: nonNegativeInteger,
+  damageRate: v.nullable(fraction),
+  damageCi: v.nullable(rateInterval),
+  damageN: nonNegativeInteger,
+  byBlock: v.array(blockRepair, 'expected an array'),
+  matrix: v.array(object({ id: text, inFailureSet: flag, correct: v.array(flag, 'expected an array of true/false') }), 'expected an array'),
+});
+
+const globalRouteSummary = object({
+  poolSize: nonNegativeInteger,
+  index: v.nullable(nonNegativeInteger),
+  route: v.nullable(blockIndices),
+  selection: object({ n: nonNegativeInteger, accuracy: rate }),
+  heldOut: object({ n: nonNegativeInteger, accuracy: rate, realized: rate, reachable: map(rate) }),
+});
+
+const span = object({ min: finite, max: finite });
+/** An estimate with a percentile-bootstrap or mapped interval (not bounded to [0, 1]). */
+const estimateInterval = object({ estimate: finite, lo: finite, hi: finite });
+const chanceLevel = object({
+  n: nonNegativeInteger,
+  observed: rate,
+  level: fraction,
+  expected: v.pipe(v.number('expected a number ≥ 0'), v.minValue(0, 'expected a number ≥ 0')),
+  options: span,
+  attempts: span,
+  beyondChance: v.nullable(estimateInterval),
+  pValue: fraction,
+  aboveChance: flag,
+});
+const probeExhaustion = object({
+  questions: nonNegativeInteger,
+  examples: v.array(object({ id: text, evaluated: nonNegativeInteger, budget: nonNegativeInteger }), 'expected an array'),
+});
+const probeComparison = object({
+  a: text,
+  b: text,
+  budget: object({ a: nonNegativeInteger, b: nonNegativeInteger }),
+  match: v.picklist(['matched', 'unmatched'], "expected 'matched' or 'unmatched'"),
+  cost: object({
+    a: budget,
+    b: budget,
+    ratio: object({ generations: v.nullable(finite), tokens: v.nullable(finite), blockApplications: v.nullable(finite) }),
+  }),
+  n: nonNegativeInteger,
+  onlyA: nonNegativeInteger,
+  onlyB: nonNegativeInteger,
+  both: nonNegativeInteger,
+  neither: nonNegativeInteger,
+  mcnemarP: fraction,
+  difference: v.nullable(estimateInterval),
+  exhausted: object({ a: probeExhaustion, b: probeExhaustion }),
+});
+const blindRetention = object({
+  n: nonNegativeInteger,
+  blind: rate,
+  realized: rate,
+  reachable: rate,
+  retained: v.nullable(finite),
+  ci: v.nullable(object({ lo: finite, hi: finite })),
+  undefinedResamples: nonNegativeInteger,
+});
+const truncationCount = v.pipe(
+  object({ truncated: nonNegativeInteger, outputs: nonNegativeInteger }),
+  v.check((t) => t.truncated <= t.outputs, 'expected truncated ≤ outputs'),
+);
+const readingSummary = object({ realized: rate, reachable: map(rate) });
+
+export const runSummarySchema = object({
+  n: nonNegativeInteger,
+  realized: rate,
+  reachable: map(rate),
+  reachableAny: rate,
+  reachableAnyBudget: object({ attempts: nonNegativeInteger, byProbe: map(nonNegativeInteger) }),
+  reachableNotRealized: map(rate),
+  passAtK: map(map(fraction)),
+  passAtKCi: map(map(rateInterval)),
+  passAtKKind: map(v.picklist(['unbiased', 'first-k'], "expected 'unbiased' or 'first-k'")),
+  blind: map(map(rate)),
+  blindRetention: map(map(blindRetention)),
+  chance: v.optional(object({ realized: chanceLevel, probes: map(chanceLevel) })),
+  routesVsSearch: v.optional(probeComparison),
+  exhausted: map(probeExhaustion),
+  globalRoute: v.optional(globalRouteSummary),
+  repair: v.optional(repairSummary),
+  budget: map(budget),
+  cost: object({ deployment: budget, globalRoutes: budget, repair: budget }),
+  states: object({ realized: nonNegativeInteger, reachableNotRealized: nonNegativeInteger, unreached: nonNegativeInteger }),
+  truncated: object({
+    realized: nonNegativeInteger,
+    probes: map(truncationCount),
+    globalRoutes: v.optional(truncationCount),
+    repair: v.optional(truncationCount),
+  }),
+  readings: v.optional(object({ strict: readingSummary, flexible: readingSummary })),
+  skipped: object({
+    n: nonNegativeInteger,
+    questions: v.array(
+      object({ id: text, line: positiveInteger, promptTokens: nonNegativeInteger, maxNewTokens: nonNegativeInteger, contextLimit: nonNegativeInteger }),
+      'expected an array',
+    ),
+    fewShotExamples: v.optional(v.array(object({ id: text, line: positiveInteger }), 'expected an array')),
+  }),
+  promptTruncated: nonNegativeInteger,
+  probes: texts,
+  selectors: texts,
+});
+
+const deployment = object({
+  prompt: v.picklist(['chat', 'raw'], "expected 'chat' or 'raw'"),
+  template: v.optional(text),
+  system: v.optional(text),
+  preset: v.optional(text),
+  preamble: v.optional(text),
+  fewShot: v.array(object({ user: text, assistant: text, source: v.optional(text) }), 'expected an array of examples'),
+  temperature: v.pipe(v.number('expected a number ≥ 0'), v.minValue(0, 'expected a number ≥ 0')),
+  topP: fraction,
+  maxNewTokens: positiveInteger,
+  stop: texts,
+  truncatePrompt: v.optional(v.picklist(['none', 'left'], "expected 'none' or 'left'")),
+});
+
+export const runManifestSchema = object({
+  name: text,
+  createdAt: text,
+  tool: object({ name: v.literal('reach-audit', "expected 'reach-audit'"), version: text }),
+  engine: object({ version: text, weights: v.optional(v.picklist(['f32', 'int8'], "expected 'f32' or 'int8'")) }),
+  model: object({ path: text, contentHash: text, numBlocks: positiveInteger }),
+  regradedFrom: v.optional(text),
+  dataset: object({ path: text, contentHash: text, format: text, schema: text, questions: nonNegativeInteger }),
+  backend: v.optional(
+    object({
+      backend: v.literal('openai', "expected 'openai'"),
+      baseUrls: texts,
+      apiModel: text,
+      layerAccess: flag,
+      seedHonoured: v.nullable(flag),
+      concurrency: positiveInteger,
+    }),
+  ),
+  deployment,
+  probes: v.array(object({ name: v.picklist(PROBE_NAMES, `expected one of ${PROBE_NAMES.join(', ')}`), budget: positiveInteger }), 'expected an array of probes'),
+  selectors: v.array(v.picklist(SELECTOR_NAMES, `expected one of ${SELECTOR_NAMES.join(', ')}`), 'expected an array of selectors'),
+  repair: object({ enabled: flag, referenceProbes: texts }),
+  globalRoutes: object({ count: nonNegativeInteger, routes: v.array(blockIndices, 'expected an array of routes'), skipped: v.optional(text) }),
+  seeds: object({ run: nonNegativeInteger }),
+  routeSpace: object({ maxEdits: positiveInteger, minLength: v.optional(positiveInteger), maxLength: v.optional(positiveInteger) }),
+  search: object({
+    c: finite,
+    lambda: finite,
+    exploration: fraction,
+    widening: v.optional(v.union([v.pipe(finite, v.minValue(0, 'expected a number ≥ 0')), v.literal('off')], "expected a number ≥ 0 or 'off'")),
+  }),
+  grading: v.optional(
+    object({
+      correctBy: v.picklist(['stated', 'strict', 'flexible'], "expected 'stated', 'strict' or 'flexible'"),
+      truncated: v.picklist(['strict', 'lenient'], "expected 'strict' or 'lenient'"),
+    }),
+  ),
+  probeDecoding: v.optional(
+    object({
+      sample: object({ temperature: v.pipe(finite, v.minValue(0, 'expected a number ≥ 0')), topP: fraction }),
+      routes: v.picklist(['deployment', 'greedy'], "expected 'deployment' or 'greedy'"),
+    }),
+  ),
+  selection: object({
+    limit: v.nullable(positiveInteger),
+    ids: v.nullable(texts),
+    shard: v.optional(
+      v.nullable(
+        object({ index: nonNegativeInteger, count: positiveInteger, questions: nonNegativeInteger, ofQuestions: nonNegativeInteger }),
+      ),
+    ),
+  }),
+});
+
+const pairedDelta = object({
+  base: fraction,
+  tuned: fraction,
+  delta: difference,
+  ci: differenceInterval,
+  mcnemarP: fraction,
+  lost: nonNegativeInteger,
+  gained: nonNegativeInteger,
+  n: nonNegativeInteger,
+});
+const stateRow = object({ realized: texts, reachable: texts, unreached: texts });
+const rateWithIds = v.pipe(object({ ...rateEntries, ids: texts }), v.check((r) => r.successes <= r.n, 'expected successes ≤ n'));
+
+export const comparisonSchema = object({
+  n: nonNegativeInteger,
+  unmatched: object({ baseOnly: texts, tunedOnly: texts }),
+  realized: pairedDelta,
+  reachableCeiling: pairedDelta,
+  reachable: map(pairedDelta),
+  transitions: object({ realized: stateRow, reachable: stateRow, unreached: stateRow }),
+  newlyRealized: object({ n: nonNegativeInteger, alreadyReachable: rateWithIds, newlyReachable: rateWithIds }),
+});
+
+const runRef = object({ folder: text, name: text, model: text, summary: runSummarySchema });
+export const storedComparisonSchema = object({
+  kind: v.literal('reach-audit-comparison', "expected 'reach-audit-comparison'"),
+  createdAt: text,
+  base: runRef,
+  tuned: runRef,
+  comparison: comparisonSchema,
+});
+
+// Compile-time: each schema describes exactly its contract type (both directions, optional fields included).
+type SameType<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+type Flat<T> = T extends readonly unknown[] ? { [K in keyof T]: Flat<T[K]> } : T extends object ? { [K in keyof T]: Flat<T[K]> } : T;
+type Same<A, B> = SameType<Flat<A>, Flat<B>>;
+function sameType<A, B>(proof: Same<A, B>): Same<A, B> {
+  return proof;
+}
+void [
+  sameType<v.InferOutput<typeof rateInterval>, Interval>(true),
+  sameType<v.InferOutput<typeof rate>, Rate>(true),
+  sameType<v.InferOutput<typeof budget>, Budget>(true),
+  sameType<v.InferOutput<ReturnType<typeof object<typeof gradedEntries>>>, GradedOutput>(true),
+  sameType<v.InferOutput<typeof attempt>, Attempt>(true),
+  sameType<v.InferOutput<typeof probeResult>, ProbeResult>(true),
+  sameType<v.InferOutput<typeof blindChoice>, BlindChoice>(true),
+  sameType<v.InferOutput<typeof globalRoutesResult>, GlobalRoutesResult>(true),
+  sameType<v.InferOutput<typeof repairResult>, RepairResult>(true),
+  sameType<v.InferOutput<typeof questionRecordSchema>, QuestionRecord>(true),
+  sameType<v.InferOutput<typeof repairSummary>, RepairSummary>(true),
+  sameType<v.InferOutput<typeof runSummarySchema>, RunSummary>(true),
+  sameType<v.InferOutput<typeof deployment>, Deployment>(true),
+  sameType<v.InferOutput<typeof runManifestSchema>, RunManifest>(true),
+  sameType<v.InferOutput<typeof pairedDelta>, PairedDelta>(true),
+  sameType<v.InferOutput<typeof comparisonSchema>, Comparison>(true),
+  sameType<v.InferOutput<typeof storedComparisonSchema>, StoredComparison>(true),
+];

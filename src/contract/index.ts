@@ -1,0 +1,51 @@
+/**
+ * The run-format contract: the types of the run files (records.jsonl, summary.json, manifest.json,
+ * comparison.json) and of the panel's messages, and the pure derivations every side needs. The
+ * audit writes these types; the CLI, the extension and the webview read them. Imports nothing
+ * outside this folder and touches no DOM or Node API, so the browser bundle can use it too.
+ */
+export type { Budget, AnswerView, ContextSkip, ExemplarSkip, SkipReason, GradedOutput, Attempt, ProbeResult, BlindChoice, GlobalRoutesResult, RepairResult, QuestionRecord } from './runRecord';
+export type {
+  GlobalRouteSummary,
+  BlockRepair,
+  RepairSummary,
+  PassAtKKind,
+  ChanceLevel,
+  ChanceSummary,
+  ProbeExhaustion,
+  ProbeComparison,
+  BlindRetention,
+  TruncationCount,
+  ReadingSummary,
+  SkippedQuestion,
+  RunSummary,
+} from './runSummary';
+export {
+  PROBE_NAMES,
+  SELECTOR_NAMES,
+  type FewShotExample,
+  type Deployment,
+  type PromptTruncation,
+  type CorrectBy,
+  type TruncatedRule,
+  type GradingSettings,
+  type RemoteBackendInfo,
+  type ProbeName,
+  type ProbeSpec,
+  type SelectorName,
+  type SearchSettings,
+  type RouteSpaceSettings,
+  type DecodingRule,
+  type ProbeDecoding,
+  type ShardSpec,
+  type ShardSelection,
+  type RunSettings,
+  type RunManifest,
+} from './runManifest';
+export type { PairedDelta, RateWithIds, Comparison, RunRef, StoredComparison } from './comparison';
+export type { RunData, RunStatus, HostMessage, PanelTab, SortKey, ColumnWidths, PanelUiState, WebviewMessage } from './panelMessages';
+export { Z95, wilsonInterval, rateOf, type Interval, type Rate } from './interval';
+export { passAtK, passAtKCurve, passAtKKindOf, questionPassAtK, passAtKRows } from './passAtK';
+export { QUESTION_STATES, questionState, reachableBy, repairedBy, damagedBy, type QuestionState } from './questionState';
+export { NO_RATE, formatPercent } from './percent';
+export { isObject } from './jsonObject';

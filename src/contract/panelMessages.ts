@@ -1,0 +1,78 @@
+/**
+ * Messages between the extension host and the audit panel webview. The run data they carry is the
+ * run files' own types: the extension validates the files when it reads them and sends them as they are.
+ */
+import type { Comparison } from './comparison';
+import type { QuestionRecord } from './runRecord';
+import type { RunManifest } from './runManifest';
+import type { RunSummary } from './runSummary';
+
+/** One run as the panel receives it. */
+export interface RunData {
+  /** Stable id of the run (its folder name); messages about the run carry it. */
+  runId: string;
+  /** Short label shown in the header and chart legends, e.g. "tuned" or the run folder name. */
+  label?: string;
+  /** Absent when the run folder has no readable manifest (the panel still shows the records). */
+  manifest?: RunManifest;
+  /** Absent while the run is going or when it stopped before writing one. */
+  summary?: RunSummary;
+  records: QuestionRecord[];
+}
+
+export type RunStatus = 'running' | 'done' | 'cancelled' | 'failed';
+
+/**
+ * Extension host → webview.
+ *
+ * Large runs: send `loadRun` with the first ~500 records, then the rest as `appendRecords` batches
+ * of ~2,000. The table shows as soon as the first message lands (one 10,000-question message is
+ * ~60 MB of JSON and takes seconds to cross into the webview). A live run uses the same
+ * `appendRecords` as questions finish, with `runStatus` for progress.
+ */
+export type HostMessage =
+  | {
+      type: 'loadRun';
+      run: RunData;
+      /** The base checkpoint's run when comparing (this run is the trained one). */
+      baseRun?: RunData;
+      /** The paired comparison of `baseRun` → `run` (only with `baseRun`). */
+      compare?: Comparison;
+    }
+  | { type: 'appendRecords'; runId: string; records: QuestionRecord[] }
+  | { type: 'updateSummary'; runId: string; summary: RunSummary }
+  | { type: 'runStatus'; runId: string; status: RunStatus; done: number; total: number; message?: string }
+  | { type: 'selectQuestion'; id: string };
+
+export type PanelTab = 'questions' | 'charts';
+
+export type SortKey = 'id' | 'question' | 'gold' | 'answer' | 'state';
+
+/** The question table's column widths in px, by column; a missing column keeps its default. */
+export type ColumnWidths = Partial<Record<SortKey, number>>;
+
+/** What the panel persists (VS Code webview state) so it comes back the same when shown again. */
+export interface PanelUiState {
+  sort: { key: SortKey; descending: boolean };
+  /** A state filter of the panel's state dropdown, or 'all'. */
+  filter: string;
+  search: string;
+  truncatedOnly: boolean;
+  selectedId?: string;
+  scrollTop: number;
+  tab: PanelTab;
+  /** A comparison count filtering the table (the panel's selection key); absent: none. */
+  compareFilter?: string;
+  /** The Comparison section was folded by the user; absent: unfolded. */
+  compareFolded?: boolean;
+  /** Column widths the user set by dragging; absent: the defaults. */
+  columns?: ColumnWidths;
+}
+
+/** Webview → extension host. */
+export type WebviewMessage =
+  | { type: 'ready' }
+  | { type: 'revealQuestion'; runId: string; id: string; line: number }
+  | { type: 'requestExport'; runId: string; format: 'csv' | 'json'; ids?: string[] }
+  | { type: 'openDetail'; runId: string; id: string }
+  | { type: 'persistState'; state: PanelUiState };

@@ -1,0 +1,177 @@
+/**
+ * manifest.json of a run: the model and dataset (paths and content hashes), the deployment,
+ * probes, budgets, selectors, repair settings, seeds and engine version — everything a record
+ * depends on. `--resume` continues a run only when all of it matches.
+ */
+
+/** A worked example shown before the question: the user turn and the answer the model should imitate. */
+export interface FewShotExample {
+  user: string;
+  assistant: string;
+  /** Where the example comes from (a preset's benchmark file and line, source and licence). */
+  source?: string;
+}
+
+/** The deployment D: how the model is asked, how it decodes, its token budget and stop strings. */
+export interface Deployment {
+  /** `chat`: the model's chat template with one user message per turn; `raw`: `template` with {question} filled in. */
+  prompt: 'chat' | 'raw';
+  /** Raw template; `{question}` is replaced by the question's user message. */
+  template?: string;
+  /** Optional system message (chat prompts only). */
+  system?: string;
+  /** The few-shot preset this deployment was made from (--preset), when it was. */
+  preset?: string;
+  /** Raw prompts: text before the few-shot examples (an instruction line). */
+  preamble?: string;
+  fewShot: FewShotExample[];
+  /** 0 = greedy. */
+  temperature: number;
+  topP: number;
+  maxNewTokens: number;
+  stop: string[];
+  /** What to do with a prompt too long for the context: skip the question (absent, 'none') or cut it from the left. */
+  truncatePrompt?: PromptTruncation;
+}
+
+/** `none`: a question whose prompt does not fit the context is skipped; `left`: its prompt keeps the last tokens. */
+export type PromptTruncation = 'none' | 'left';
+
+/**
+ * Which reading defines "correct": `stated` — the stated answer, falling back to weaker rules
+ * (the default); `strict` — only the answer marker; `flexible` — the flexible view.
+ */
+export type CorrectBy = 'stated' | 'strict' | 'flexible';
+
+/**
+ * How an output cut at the token limit is graded: `strict` — correct only when an answer marker
+ * occurs in it (a number at the end of cut-off text is where the text stopped, not an answer);
+ * `lenient` — like any other output.
+ */
+export type TruncatedRule = 'strict' | 'lenient';
+
+/** The grading settings a run records in its manifest. */
+export interface GradingSettings {
+  correctBy: CorrectBy;
+  truncated: TruncatedRule;
+}
+
+/** A remote backend (--backend openai) as the manifest records it. */
+export interface RemoteBackendInfo {
+  backend: 'openai';
+  baseUrls: string[];
+  apiModel: string;
+  /** Every server announced route / silenced-MLP extensions for a model of this block count. */
+  layerAccess: boolean;
+  /** Two identical seeded samples agreed (null: not checked). Without it sampling is not reproducible. */
+  seedHonoured: boolean | null;
+  concurrency: number;
+}
+
+export type ProbeName = 'sample' | 'routes' | 'search';
+export const PROBE_NAMES: readonly ProbeName[] = ['sample', 'routes', 'search'];
+
+/** A probe and its budget B: B candidate outputs per question. */
+export interface ProbeSpec {
+  name: ProbeName;
+  budget: number;
+}
+
+export type SelectorName = 'majority' | 'confidence' | 'global-route';
+export const SELECTOR_NAMES: readonly SelectorName[] = ['majority', 'confidence', 'global-route'];
+
+/** The route search's MCTS constants. */
+export interface SearchSettings {
+  /** UCB exploration constant c (default 1.8). */
+  c: number;
+  /** Length penalty λ (default 0). */
+  lambda: number;
+  /** Probability of moving to a random child instead of the UCB choice (default 0.1). */
+  exploration: number;
+  /**
+   * Progressive widening: a node holds at most 1 + floor(visits^α) expanded children (α, default
+   * 0.5), or 'off': every child of a node is tried before the walk goes below it (plain UCT).
+   * Absent in runs made before it could be set: 0.5.
+   */
+  widening?: number | 'off';
+}
+
+/** A run's route space as manifest.json records it; runs made before the length flags have no bounds (the defaults). */
+export interface RouteSpaceSettings {
+  /** Most edits in a random route. */
+  maxEdits: number;
+  minLength?: number;
+  maxLength?: number;
+}
+
+/** Temperature and top-p of one decoding rule (temperature 0 = greedy). */
+export interface DecodingRule {
+  temperature: number;
+  topP: number;
+}
+
+/** How the probes decode. */
+export interface ProbeDecoding {
+  /** The `sample` probe's temperature (> 0) and top-p. */
+  sample: DecodingRule;
+  /**
+   * Route probes decode as the deployment does (`deployment`). `greedy` only describes runs made
+   * before this setting was recorded, which decoded route attempts greedily whatever the deployment.
+   */
+  routes: 'deployment' | 'greedy';
+}
+
+/** Shard `index` of `count` (0-based, as Slurm's array index and Kubernetes' completion index are). */
+export interface ShardSpec {
+  index: number;
+  count: number;
+}
+
+/** What a shard's manifest records: which shard, and how many questions it and the whole run hold. */
+export interface ShardSelection extends ShardSpec {
+  questions: number;
+  ofQuestions: number;
+}
+
+export interface RunSettings {
+  deployment: Deployment;
+  probes: ProbeSpec[];
+  /** How the probes decode: the sample probe's temperature and top-p; route probes as the deployment. */
+  probeDecoding: ProbeDecoding;
+  selectors: SelectorName[];
+  repair: { enabled: boolean; referenceProbes: string[] };
+  /**
+   * The shared pool of global candidate routes (global-route selector); empty when not used, and
+   * `skipped` says why when the selector was asked for but the run has too few questions for it.
+   */
+  globalRoutes: { count: number; routes: number[][]; skipped?: string };
+  seeds: { run: number };
+  /** Random-route edits and the route length bounds (both route probes and the global-route pool use them). */
+  routeSpace: RouteSpaceSettings;
+  search: SearchSettings;
+  /** Which reading defines "correct" and how outputs cut at the token limit are graded. */
+  grading: GradingSettings;
+  /** Which questions: --limit and --ids as given; `shard` only in a shard's run (--shard I/N). */
+  selection: { limit: number | null; ids: string[] | null; shard?: ShardSelection | null };
+}
+
+/**
+ * manifest.json: the run settings, and what they were applied to. Settings recorded only since a
+ * later version are optional here: a run made before them lacks them, and the readers say how such
+ * a run is read (grading: none recorded; probe decoding: sample 1.0 / 1.0, greedy routes).
+ */
+export interface RunManifest extends Omit<RunSettings, 'grading' | 'probeDecoding'> {
+  grading?: GradingSettings;
+  probeDecoding?: ProbeDecoding;
+  name: string;
+  createdAt: string;
+  tool: { name: 'reach-audit'; version: string };
+  /** weights: the engine's projection weights ('f32' when absent: runs made before int8 existed). */
+  engine: { version: string; weights?: 'f32' | 'int8' };
+  model: { path: string; contentHash: string; numBlocks: number };
+  /** Set by `reach-audit regrade`: the run whose outputs these records grade again. */
+  regradedFrom?: string;
+  dataset: { path: string; contentHash: string; format: string; schema: string; questions: number };
+  /** Where the generations ran when not in this process (--backend openai): servers, model name, seed check. */
+  backend?: RemoteBackendInfo;
+}

@@ -1,0 +1,204 @@
+/**
+ * summary.json: the run's rates with n and Wilson intervals, pass@k curves, answer-blind accuracy,
+ * the global route, the repair analysis and the budget per probe. The audit computes it from
+ * records.jsonl alone, so a resumed run and an uninterrupted one have the same summary.
+ */
+import type { Interval, Rate } from './interval';
+import type { Budget } from './runRecord';
+
+export interface GlobalRouteSummary {
+  poolSize: number;
+  /** Index into the pool and the route itself; null when nothing could be selected. */
+  index: number | null;
+  route: number[] | null;
+  selection: { n: number; accuracy: Rate };
+  /** Everything below is over the held-out split only. */
+  heldOut: { n: number; accuracy: Rate; realized: Rate; reachable: Record<string, Rate> };
+}
+
+export interface BlockRepair {
+  block: number;
+  /** Repair over the whole failure set. */
+  repair: Rate;
+  /** Realized questions that this silencing breaks (collateral damage). */
+  damage: Rate;
+  /** Repair on the selection half, which chose l*. */
+  selectionRepair: Rate;
+}
+
+/**
+ * The repair analysis: per-block repair of the failure set F and damage to realized questions,
+ * the identified block l* chosen on a seeded selection half of F, and its repair rate on the other
+ * half. The rates and intervals are null when there was nothing to measure them on (n = 0).
+ */
+export interface RepairSummary {
+  failureSetSize: number;
+  failureSet: string[];
+  /** null when the selection half is empty. */
+  identifiedBlock: number | null;
+  /** l*'s repair rate on the held-out half of F. */
+  repairRate: number | null;
+  ci: Interval | null;
+  /** Held-out questions the repair rate is over. */
+  n: number;
+  repaired: number;
+  selectionSize: number;
+  /** l*'s damage rate over every realized question. */
+  damageRate: number | null;
+  damageCi: Interval | null;
+  damageN: number;
+  byBlock: BlockRepair[];
+  /** Question × block matrix: failure-set and realized questions, correctness per silenced block. */
+  matrix: { id: string; inFailureSet: boolean; correct: boolean[] }[];
+}
+
+/** `unbiased`: Chen et al. estimator over the attempts; `first-k`: solved within the first k attempts (search, whose attempts are ordered). */
+export type PassAtKKind = 'unbiased' | 'first-k';
+
+/** A rate set against what a uniform guesser would reach with the same options and attempts. */
+export interface ChanceLevel {
+  /** Questions the level is over. */
+  n: number;
+  /** The measured rate (realized, or reachable by the probe) with its Wilson interval. */
+  observed: Rate;
+  /** Mean over questions of 1 - (1 - 1/k)^B: k the question's option count, B the attempts made on it. */
+  level: number;
+  /** Expected number of questions a uniform guesser reaches (the sum of the per-question levels). */
+  expected: number;
+  options: { min: number; max: number };
+  attempts: { min: number; max: number };
+  /**
+   * (observed − level) / (1 − level): the share of the questions a guesser would miss that the
+   * model reaches. Its interval is the Wilson interval of the observed rate through the same
+   * (increasing) map, since the level is known, not estimated. Null when the level is 1.
+   */
+  beyondChance: { estimate: number; lo: number; hi: number } | null;
+  /** Exact one-sided p-value of "no better than uniform guessing": P(X ≥ successes), X Poisson-binomial. */
+  pValue: number;
+  /** The observed rate's 95% interval lies above the chance level. */
+  aboveChance: boolean;
+}
+
+export interface ChanceSummary {
+  realized: ChanceLevel;
+  probes: Record<string, ChanceLevel>;
+}
+
+/** Questions on which a probe made fewer attempts than its budget: its route space ran out. */
+export interface ProbeExhaustion {
+  questions: number;
+  /** Each such question with the number of distinct routes it evaluated (the first 100 listed). */
+  examples: { id: string; evaluated: number; budget: number }[];
+}
+
+/** Two probes compared question by question over the questions both ran on. */
+export interface ProbeComparison {
+  a: string;
+  b: string;
+  /** Per-question generation budgets B of the two probes. */
+  budget: { a: number; b: number };
+  /** `matched` when the generation budgets are equal; otherwise every figure below is labelled unmatched. */
+  match: 'matched' | 'unmatched';
+  /** What each probe spent over the paired questions, and a / b. Ratios are null where b spent nothing. */
+  cost: { a: Budget; b: Budget; ratio: { generations: number | null; tokens: number | null; blockApplications: number | null } };
+  /** Paired questions (both probes ran). */
+  n: number;
+  onlyA: number;
+  onlyB: number;
+  both: number;
+  neither: number;
+  /** Exact McNemar p-value on onlyA vs onlyB. */
+  mcnemarP: number;
+  /** reachable(a) − reachable(b) with its paired-bootstrap 95% interval (10,000 resamples). */
+  difference: { estimate: number; lo: number; hi: number } | null;
+  exhausted: { a: ProbeExhaustion; b: ProbeExhaustion };
+}
+
+/** The share of a probe's gain over the deployment that answer-blind selection keeps. */
+export interface BlindRetention {
+  n: number;
+  blind: Rate;
+  realized: Rate;
+  reachable: Rate;
+  /** (blind − realized) / (reachable − realized); null when reachable ≤ realized (no gain to keep). */
+  retained: number | null;
+  ci: { lo: number; hi: number } | null;
+  /** Bootstrap resamples in which the probe gained nothing (left out of the interval). */
+  undefinedResamples: number;
+}
+
+/** Outputs that hit the token limit, of all outputs of one kind. */
+export interface TruncationCount {
+  truncated: number;
+  outputs: number;
+}
+
+/** One reading of every output (the record's `strict` / `flexible`), before the truncation rule. */
+export interface ReadingSummary {
+  realized: Rate;
+  reachable: Record<string, Rate>;
+}
+
+/** A question not audited because its prompt does not fit the context (summary.json lists them). */
+export interface SkippedQuestion {
+  id: string;
+  line: number;
+  promptTokens: number;
+  maxNewTokens: number;
+  contextLimit: number;
+}
+
+export interface RunSummary {
+  n: number;
+  realized: Rate;
+  reachable: Record<string, Rate>;
+  /** Reachable by any probe run: the reachable ceiling. */
+  reachableAny: Rate;
+  /** The ceiling's combined budget: attempts per question summed over the probes (its label). */
+  reachableAnyBudget: { attempts: number; byProbe: Record<string, number> };
+  /** Per probe: reachable by it but not realized (over the questions it ran on). */
+  reachableNotRealized: Record<string, Rate>;
+  /** passAtK[probe][k] for k = 1..budget. */
+  passAtK: Record<string, Record<string, number>>;
+  /** 95% percentile-bootstrap interval of each pass@k value (questions resampled, 10,000 resamples). */
+  passAtKCi: Record<string, Record<string, Interval>>;
+  passAtKKind: Record<string, PassAtKKind>;
+  /** blind[probe][selector], over answer-independent probes only (sample, routes). */
+  blind: Record<string, Record<string, Rate>>;
+  /** (blind − realized) / (reachable − realized) per answer-independent probe and selector. */
+  blindRetention: Record<string, Record<string, BlindRetention>>;
+  /** Choice formats only: chance levels of the deployment and of each probe. */
+  chance?: ChanceSummary;
+  /** Random routes vs route search, paired, when both ran. */
+  routesVsSearch?: ProbeComparison;
+  /** Per route probe: questions on which it ran out of distinct routes. */
+  exhausted: Record<string, ProbeExhaustion>;
+  globalRoute?: GlobalRouteSummary;
+  repair?: RepairSummary;
+  budget: Record<string, Budget>;
+  /** Cost outside the probes: the deployment, the global route pool, the repair scan. */
+  cost: { deployment: Budget; globalRoutes: Budget; repair: Budget };
+  states: { realized: number; reachableNotRealized: number; unreached: number };
+  truncated: {
+    /** Deployed outputs that hit the token limit (of n). */
+    realized: number;
+    /** Per probe: attempts that hit the token limit, of all its attempts. */
+    probes: Record<string, TruncationCount>;
+    globalRoutes?: TruncationCount;
+    repair?: TruncationCount;
+  };
+  /**
+   * The strict and flexible readings (for GSM8K lm-eval's strict-match and flexible-extract), raw:
+   * without the truncation rule. Over the questions whose records carry them; absent when none do.
+   */
+  readings?: { strict: ReadingSummary; flexible: ReadingSummary };
+  /**
+   * Questions not audited, not part of n: `questions` those whose prompt does not fit the context,
+   * `fewShotExamples` those that are examples in their own prompt (absent in runs made before it).
+   */
+  skipped: { n: number; questions: SkippedQuestion[]; fewShotExamples?: { id: string; line: number }[] };
+  /** Audited questions whose prompt --truncate-prompt left cut to fit. */
+  promptTruncated: number;
+  probes: string[];
+  selectors: string[];
+}

@@ -1,0 +1,74 @@
+/**
+ * The run's headline numbers above the tabs: realized, reachable per probe, the best answer-blind
+ * selector, the identified repair block, and the realized and reachable-ceiling deltas when
+ * comparing. Each number shows its interval and n. Finished runs use summary.json's numbers (the
+ * audit's own); runs still going use the panel's live counts, marked as live. DOM-free.
+ */
+import type { Comparison, Rate, RunSummary } from '../../src/contract';
+import { deltaRows, pointsInterval, pValueClause, signedPoints } from './comparisonModel';
+import { count, intervalText, percent } from './numberText';
+import type { RunStatistics } from './runStatistics';
+
+export interface Metric {
+  label: string;
+  value: string;
+  detail: string;
+  kind: string;
+  title?: string;
+}
+
+function fromRate(label: string, r: Rate, kind: string): Metric {
+  return { label, value: percent(r.n === 0 ? undefined : r.rate), detail: `${intervalText(r.ci.lo, r.ci.hi)} n=${count(r.n)}`, kind };
+}
+
+export function headlineMetrics(stats: RunStatistics, summary: RunSummary | undefined, compare: Comparison | undefined, live: boolean): Metric[] {
+  const useSummary = !live && summary !== undefined && summary.n === stats.n;
+  const metrics: Metric[] = [];
+  metrics.push({ label: 'Questions', value: count(stats.n), detail: live ? 'live' : '', kind: 'n' });
+
+  const realized = stats.states.find((s) => s.key === 'realized')!.value;
+  metrics.push(fromRate('Realized', useSummary ? summary.realized : realized, 'realized'));
+
+  for (const r of stats.reachableByProbe) {
+    const s = useSummary ? summary.reachable[r.probe] : undefined;
+    metrics.push(fromRate(`Reachable · ${r.probe}`, s ?? r.value, 'reach'));
+  }
+
+  if (stats.blind.length > 0) {
+    const best = stats.blind.reduce((a, b) => (b.value.rate > a.value.rate ? b : a));
+    const s = useSummary ? summary.blind[best.probe]?.[best.selector] : undefined;
+    const metric = fromRate(`Blind · ${best.probe}/${best.selector}`, s ?? best.value, 'blind');
+    metric.title = 'The best answer-blind selector: picks among the probe outputs without the gold answer';
+    metrics.push(metric);
+  }
+
+  // The audit writes null for a block or rate it could not measure (an empty selection or held-out half).
+  const repair = summary?.repair;
+  if (repair && repair.identifiedBlock !== null && repair.repairRate !== null && repair.n > 0) {
+    const ci = repair.ci;
+    const damage = repair.damageRate !== null ? ` · damage ${percent(repair.damageRate)} of ${count(repair.damageN)} realized` : '';
+    metrics.push({
+      label: `Repair · block ${repair.identifiedBlock}`,
+      value: percent(repair.repairRate),
+      detail: `${ci ? intervalText(ci.lo, ci.hi) : ''} n=${count(repair.n)}${damage}`,
+      kind: 'repair',
+      title: `Identified on a selection half of the failure set (${count(repair.selectionSize)} of ${count(repair.failureSetSize)} questions); rate on the held-out half (n=${count(repair.n)})`,
+    });
+  } else {
+    const failure = stats.states.find((s) => s.key === 'failureSet')!.value;
+    metrics.push({ label: 'Failure set', value: count(failure.successes), detail: `${percent(failure.n === 0 ? undefined : failure.rate)} of n=${count(stats.n)}`, kind: 'repair' });
+  }
+
+  // The paper's two headline numbers; every probe's difference is in the Comparison section.
+  for (const row of deltaRows(compare).filter((r) => r.key === 'realized' || r.key === 'ceiling')) {
+    const d = row.delta;
+    metrics.push({
+      label: row.key === 'realized' ? 'Δ realized' : 'Δ reachable ceiling',
+      value: signedPoints(d.delta),
+      detail: `${pointsInterval(d.ci)} n=${count(d.n)} · McNemar ${pValueClause(d.mcnemarP)}`,
+      kind: 'delta',
+      title: `tuned − base over the paired questions; 95% paired bootstrap interval; ${count(d.gained)} gained, ${count(d.lost)} lost`,
+    });
+  }
+  return metrics;
+}
