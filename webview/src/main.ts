@@ -22,6 +22,8 @@ import { ComparisonView } from './comparisonView';
 import { DetailPane } from './detailPane';
 import { count, h, replaceChildren } from './element';
 import { renderHeadline } from './headline';
+import { RATE_MIN_QUESTIONS } from '../../src/contract/questionStory';
+import { renderStory } from './storyView';
 import type { Comparison, HostMessage, PanelUiState, RunData, RunStatus, SortKey, WebviewMessage } from '../../src/contract';
 import { QuestionIndex, type Query } from './questionIndex';
 import { BASE_FILTERS, findFilter, probeFilter, type QuestionRow, type StateFilter } from './questionState';
@@ -474,7 +476,25 @@ class AuditPanel {
     const stats = this.statistics(this.run);
     if (this.base && !this.base.stats) this.base.stats = computeStatistics(this.base.index.rows, this.base.index.probes, this.base.numBlocks);
     this.statsDirty = false;
-    renderHeadline(this.headline, stats, this.run.data.summary, this.compare, this.isLive());
+    if (stats.n < RATE_MIN_QUESTIONS) {
+      // Too few questions for rates to mean anything: lead with each question's own story.
+      const run = this.run;
+      renderStory(this.headline, {
+        records: run.index.rows.map((r) => r.record),
+        manifest: run.data.manifest,
+        summary: run.data.summary,
+        numBlocks: run.numBlocks,
+        live: this.isLive(),
+        select: (id) => {
+          this.setTab('questions');
+          this.selectQuestion(id);
+        },
+      });
+      // One question: its detail is the story's long form, so show it rather than an empty pane.
+      if (stats.n === 1 && !this.detail.shown && this.state.selectedId === undefined) this.table.select(run.index.rows[0].id, false);
+    } else {
+      renderHeadline(this.headline, stats, this.run.data.summary, this.compare, this.isLive());
+    }
     if (this.state.tab === 'charts') this.drawCharts();
   }
 
@@ -485,7 +505,7 @@ class AuditPanel {
     this.statsDirty = false;
     this.chartsDirty = false;
     // The charts tab has just become visible: let it lay out so chart.js measures real sizes.
-    requestAnimationFrame(() => this.charts.update(runs));
+    requestAnimationFrame(() => this.charts.update(runs, this.isLive()));
   }
 
   private renderStatus(): void {

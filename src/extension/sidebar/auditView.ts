@@ -8,6 +8,9 @@ import { readJsonFile } from '../../audit/run/runStore';
 import { auditViewHtml, type AuditViewContent, type StateCounts } from './auditViewHtml';
 import { newNonce } from '../panel/panelHtml';
 import type { RunEntry } from './runListing';
+import { RATE_MIN_QUESTIONS } from '../../contract/questionStory';
+import { loadRunFolder } from '../panel/runData';
+import { sidebarStory, type SidebarStory } from './storyHtml';
 
 export const AUDIT_VIEW_ID = 'reachAudit.audit';
 
@@ -20,6 +23,19 @@ function statesOf(folder: string): StateCounts | undefined {
     // Shown without the chart.
   }
   return undefined;
+}
+
+/** A run of fewer than RATE_MIN_QUESTIONS questions, read question by question; undefined for larger runs or unreadable files. */
+function storyOf(run: RunEntry): SidebarStory | undefined {
+  if (run.recordedQuestions >= RATE_MIN_QUESTIONS) return undefined;
+  try {
+    const { data } = loadRunFolder(run.folder);
+    if (data.records.length === 0 || data.records.length >= RATE_MIN_QUESTIONS) return undefined;
+    return sidebarStory(data.records, data.manifest, data.summary);
+  } catch {
+    // The Runs view names what is wrong with the files; here the run is shown without its story.
+    return undefined;
+  }
 }
 
 export class AuditViewProvider implements vscode.WebviewViewProvider {
@@ -43,7 +59,7 @@ export class AuditViewProvider implements vscode.WebviewViewProvider {
   private render(): void {
     const run = this.run;
     const content: AuditViewContent | undefined = run
-      ? { name: run.name, folder: run.folder, headline: run.headline, states: statesOf(run.folder), recorded: run.recordedQuestions }
+      ? { name: run.name, folder: run.folder, headline: run.headline, states: statesOf(run.folder), recorded: run.recordedQuestions, story: storyOf(run) }
       : undefined;
     this.html = auditViewHtml(content, newNonce());
     if (this.view) this.view.webview.html = this.html;

@@ -5,6 +5,8 @@
  */
 import { escapeHtml, NO_NAVIGATION } from '../panel/panelHtml';
 import { formatRateDetail, type RunHeadline } from '../panel/runHeadline';
+import { storyHtml, STORY_STYLE, type SidebarStory } from './storyHtml';
+import { RATE_MIN_QUESTIONS } from '../../contract/questionStory';
 
 export interface StateCounts {
   realized: number;
@@ -18,6 +20,8 @@ export interface AuditViewContent {
   headline?: RunHeadline;
   states?: StateCounts;
   recorded: number;
+  /** A run of fewer than RATE_MIN_QUESTIONS questions: told question by question instead of rates. */
+  story?: SidebarStory;
 }
 
 function viewCsp(nonce: string): string {
@@ -77,14 +81,18 @@ export function auditViewHtml(content: AuditViewContent | undefined, nonce: stri
     const table = rows.length
       ? `<table>${rows.map(([k, v]) => `<tr><td>${escapeHtml(k)}</td><td class="num">${escapeHtml(v)}</td></tr>`).join('')}</table>`
       : `<p class="muted">${escapeHtml(`Unfinished: ${content.recorded} question${content.recorded === 1 ? '' : 's'} recorded, no summary yet.`)}</p>`;
-    body = `<h2>${escapeHtml(String(content.name))}</h2><div class="muted">${h ? escapeHtml(`n = ${h.n} questions · 95% intervals`) : ''}</div>${table}${content.states ? stateChart(content.states) : ''}`;
+    const title = `<h2>${escapeHtml(String(content.name))}</h2>`;
+    const chart = content.states ? stateChart(content.states) : '';
+    body = content.story
+      ? `${title}<div class="muted">${escapeHtml(`n = ${content.story.counts.n} question${content.story.counts.n === 1 ? '' : 's'} · counted, not rated (rates with 95% intervals from ${RATE_MIN_QUESTIONS} questions on)`)}</div>${storyHtml(content.story)}${chart}`
+      : `${title}<div class="muted">${h ? escapeHtml(`n = ${h.n} questions · 95% intervals`) : ''}</div>${table}${chart}`;
   }
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${viewCsp(nonce)}">
-<style nonce="${nonce}">${STYLE}</style>
+<style nonce="${nonce}">${STYLE}${content?.story ? STORY_STYLE : ''}</style>
 </head>
 <body>${body}</body>
 </html>`;
