@@ -21,7 +21,10 @@ import {
   type Plugin,
 } from 'chart.js';
 import { count, h, intervalText, percent, replaceChildren } from './element';
+import '../styles/probeCharts.css';
 import { RepairHeatmap } from './heatmap';
+import { RATE_MIN_QUESTIONS } from '../../src/contract/questionStory';
+import { routesVsSearchView } from './routesVsSearch';
 import { rateOf, type PassAtKKind, type Rate, type RunSummary } from '../../src/contract';
 import type { RunStatistics } from './runStatistics';
 import { themeColors, withAlpha, type ThemeColors } from './themeColors';
@@ -110,14 +113,16 @@ export class ChartsView {
   private charts: Chart[] = [];
   private heatmap: RepairHeatmap | undefined;
   private runs: ChartRun[] = [];
+  private live = false;
 
   constructor(private readonly onSelectQuestion: (id: string) => void) {
     this.element = h('div', { class: 'charts' });
   }
 
   /** Redraws every chart for `runs` (the run shown, then the base run when comparing). */
-  update(runs: ChartRun[]): void {
+  update(runs: ChartRun[], live = false): void {
     this.runs = runs;
+    this.live = live;
     this.render();
   }
 
@@ -151,6 +156,17 @@ export class ChartsView {
       return;
     }
     replaceChildren(this.element);
+    if (main.stats.n < RATE_MIN_QUESTIONS) {
+      // Few questions: what each question's attempts did, the paired counts, the repair map; no rates.
+      this.element.appendChild(card('A run of few questions', `${count(main.stats.n)} question${main.stats.n === 1 ? '' : 's'}: the charts of rates and intervals (states, answer-blind selection, pass@k, repair by block) start at ${RATE_MIN_QUESTIONS} questions. Below: each question's attempts, and the counts.`));
+      for (const c of [this.perProbeCard(colors), this.matchedBudgetCard(colors)]) if (c) this.element.appendChild(c);
+      const few = this.heatmapCard();
+      if (few && this.heatmap) {
+        this.element.appendChild(few);
+        this.heatmap.draw(main.stats.heatmapRows, main.stats.numBlocks, colors);
+      }
+      return;
+    }
     this.element.appendChild(this.statesCard(colors));
     const blind = this.blindCard(colors);
     if (blind) this.element.appendChild(blind);
@@ -328,21 +344,79 @@ export class ChartsView {
     return element;
   }
 
+  /**
+   * Random routes vs search: the share reached within the first b attempts of each (from 20
+   * questions on), and summary.json's paired comparison — what each spent and the ratio, the
+   * questions only one of them reached, exact McNemar and the paired-bootstrap interval.
+   */
   private matchedBudgetCard(colors: ThemeColors): HTMLElement | null {
     const [main] = this.runs;
-    const routeProbes = main.stats.foundWithin.filter((f) => f.probe !== 'sample' || main.stats.foundWithin.length === 1);
-    if (!routeProbes.some((f) => f.probe === 'routes' || f.probe === 'search')) return null;
-    const datasets: ChartDataset<'line'>[] = [];
-    const rows: HTMLElement[] = [];
-    routeProbes.forEach((f, i) => {
-      datasets.push(...this.curve(f.probe, f.points.map((p) => ({ x: p.b, y: p.rate, low: p.ci.lo, high: p.ci.hi })), colors.series[i % colors.series.length], false));
-      const last = f.points[f.points.length - 1];
-      const budget = main.summary?.budget?.[f.probe];
-      rows.push(h('tr', {}, h('td', {}, f.probe), h('td', { class: 'num' }, String(last.b)), ...proportionCells(last), h('td', { class: 'num muted' }, budget ? count(budget.generations) : ''), h('td', { class: 'num muted' }, budget ? count(budget.blockApplications) : '')));
+    const view = routesVsSearchView(main.summary?.routesVsSearch);
+    const routeProbes = main.stats.foundWithin.filter((f) => f.probe === 'routes' || f.probe === 'search');
+    if (!view && routeProbes.length === 0) return null;
+    const few = main.stats.n < RATE_MIN_QUESTIONS;
+    const body: (Node | null)[] = [];
+    if (view?.unmatched) body.push(h('p', { class: 'rvs-unmatched', role: 'note' }, view.unmatched));
+    if (view) {
+      body.push(h('div', { class: 'rvs-tiles' }, ...view.tiles.map((t) =>
+        h('div', { class: `metric rvs-tile rvs-${t.key}`, title: t.title },
+          h('div', { class: 'metric-label' }, t.label),
+          h('div', { class: 'metric-value' }, t.value),
+          h('div', { class: 'metric-detail muted' }, t.detail)))));
+      body.push(numbersTable(['spent', main.summary!.routesVsSearch!.a, main.summary!.routesVsSearch!.b, 'ratio'],
+        view.costs.map((c) => h('tr', { 'data-measure': c.measure }, h('td', {}, c.measure), h('td', { class: 'num' }, c.a), h('td', { class: 'num' }, c.b), h('td', { class: 'num' }, c.ratio)))));
+      for (const note of view.notes) body.push(h('p', { class: 'card-note muted' }, note));
+    } else {
+      body.push(h('p', { class: 'card-note muted' }, this.live ? 'The paired comparison comes with the finished run\'s summary.' : 'This run has no paired comparison (it needs both the routes and the search probe on the same questions).'));
+    }
+    if (!few && routeProbes.length > 0) {
+      const datasets: ChartDataset<'line'>[] = [];
+      const rows: HTMLElement[] = [];
+      routeProbes.forEach((f, i) => {
+        datasets.push(...this.curve(f.probe, f.points.map((p) => ({ x: p.b, y: p.rate, low: p.ci.lo, high: p.ci.hi })), colors.series[i % colors.series.length], false));
+        const last = f.points[f.points.length - 1];
+        rows.push(h('tr', {}, h('td', {}, f.probe), h('td', { class: 'num' }, String(last.b)), ...proportionCells(last)));
+      });
+      const { box, canvas } = canvasBox('Share of questions reached within the first b attempts, random routes vs route search');
+      body.push(box, numbersTable(['probe', 'budget', ...PROPORTION_HEADERS], rows));
+      this.add(canvas, { type: 'line', data: { datasets }, options: this.lineOptions('b (generations per question)', 'reached') });
+    }
+    const note = view?.unmatched
+      ? 'The two probes had different generation budgets: the comparison below is not at a matched budget.'
+      : 'Paired over the questions both probes ran: equal generations per question; tokens and block applications are what each actually spent. Curve: share reached within the first b attempts, band: 95% Wilson interval.';
+    return card(view?.unmatched ? 'Random routes vs search — UNMATCHED budgets' : 'Random routes vs search at matched budget', view ? `${view.heading}. ${note}` : note, ...body);
+  }
+
+  /**
+   * A run of few questions: per question and probe, how many of the B attempts were right — counts,
+   * not rates (storyView.ts says why).
+   */
+  private perProbeCard(colors: ThemeColors): HTMLElement | null {
+    const [main] = this.runs;
+    const rows = main.stats.perProbe;
+    if (rows.length === 0) return null;
+    const labels = rows.map((r) => `${r.id} · ${r.probe}`);
+    const datasets: ChartDataset<'bar'>[] = [
+      { label: 'right', data: rows.map((r) => r.right), backgroundColor: withAlpha(colors.realized, 0.6), borderColor: colors.realized, borderWidth: 1, stack: 'attempts' },
+      { label: 'wrong', data: rows.map((r) => r.made - r.right), backgroundColor: withAlpha(colors.unreached, 0.35), borderColor: colors.unreached, borderWidth: 1, stack: 'attempts' },
+      { label: 'not made (route space ran out)', data: rows.map((r) => r.budget - r.made), backgroundColor: withAlpha(colors.muted, 0.2), borderColor: colors.muted, borderWidth: 1, stack: 'attempts' },
+    ];
+    const { box, canvas } = canvasBox('Right and wrong attempts per question and probe; numbers in the table below', rows.length > 8);
+    const table = numbersTable(['question', 'probe', 'right', 'of B', 'reachable'],
+      rows.map((r) => h('tr', { 'data-id': r.id, 'data-probe': r.probe }, h('td', {}, r.id), h('td', {}, r.probe), h('td', { class: 'num' }, count(r.right)), h('td', { class: 'num' }, count(r.budget)), h('td', {}, r.right > 0 ? 'yes' : 'no'))));
+    const element = card('Attempts per probe', `Each question's attempts under each probe: right, wrong, and not made. Counts over ${count(main.stats.n)} question${main.stats.n === 1 ? '' : 's'}; rates with intervals from ${RATE_MIN_QUESTIONS} questions on.`, box, table);
+    const max = Math.max(1, ...rows.map((r) => r.budget));
+    this.add(canvas, {
+      type: 'bar',
+      data: { labels, datasets },
+      options: {
+        indexAxis: 'y',
+        maintainAspectRatio: false,
+        responsive: true,
+        scales: { x: { stacked: true, min: 0, max, ticks: { precision: 0 }, title: { display: true, text: 'attempts' } }, y: { stacked: true, grid: { display: false } } },
+        plugins: { legend: { display: true, position: 'bottom' } },
+      },
     });
-    const { box, canvas } = canvasBox('Share of questions reached within the first b attempts, random routes vs route search');
-    const element = card('Random routes vs search at matched budget', 'Share of questions with a correct answer among the first b attempts (equal generations); band: 95% Wilson interval. Block applications beside it.', box, numbersTable(['probe', 'budget', ...PROPORTION_HEADERS, 'generations', 'block apps'], rows));
-    this.add(canvas, { type: 'line', data: { datasets }, options: this.lineOptions('b (generations per question)', 'reached') });
     return element;
   }
 

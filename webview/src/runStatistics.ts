@@ -7,6 +7,18 @@
 import { passAtKRows, rateOf, type PassAtKKind, type Rate, type RunManifest } from '../../src/contract';
 import { meanInterval, type MeanWithInterval } from './meanInterval';
 import { Flag, type QuestionRow } from './questionState';
+import { RATE_MIN_QUESTIONS } from '../../src/contract/questionStory';
+
+/** Per question and probe: the budget, the attempts made and how many were right. */
+function perProbeCounts(rows: readonly QuestionRow[]): RunStatistics['perProbe'] {
+  const out: RunStatistics['perProbe'] = [];
+  for (const row of rows) {
+    for (const [probe, result] of Object.entries(row.record.probes)) {
+      out.push({ id: row.id, probe, budget: result.budget, made: result.attempts.length, right: result.attempts.filter((a) => a.correct).length });
+    }
+  }
+  return out;
+}
 
 export interface StateBar {
   key: string;
@@ -33,6 +45,8 @@ export interface RunStatistics {
   byBlock: BlockRate[];
   /** Failure-set questions with repair data, for the question × block heatmap. */
   heatmapRows: QuestionRow[];
+  /** Runs of fewer than RATE_MIN_QUESTIONS: per question and probe, attempts right of the budget (empty otherwise). */
+  perProbe: { id: string; probe: string; budget: number; made: number; right: number }[];
 }
 
 /** Blocks in the model: from the manifest, else the largest block index seen in routes or repair data. */
@@ -166,5 +180,6 @@ export function computeStatistics(rows: readonly QuestionRow[], probes: readonly
     numBlocks,
     byBlock,
     heatmapRows,
+    perProbe: n < RATE_MIN_QUESTIONS ? perProbeCounts(rows) : [],
   };
 }
