@@ -1,0 +1,143 @@
+/**
+ * The panel on a run of few questions and on the random-routes-vs-search comparison, in Chromium
+ * under the extension's CSP: one question leads with its own story (deployed answer against gold
+ * with its rule, per probe which attempts were right, blind picks, repair row, the skipped steps
+ * and why) and no rate tiles; a few questions get a card each; the Charts tab shows per-probe
+ * counts for them, and for a full run the paired comparison with the numbers of summary.json,
+ * labelled "unmatched" when the budgets differ. Dataset text stays text.
+ * Run: npx tsc -p . && node --test out/test/webview/fewQuestions.test.js
+ */
+import assert from 'node:assert/strict';
+import { rm } from 'node:fs/promises';
+import { after, before, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import type { RunData } from '../../src/contract';
+import { buildBundles, launchBrowser, openPanel, waitFor, type Browser, type Bundles, type Harness, startHarness } from './harness';
+import { makeSyntheticRun, XSS_IMG } from './syntheticRun';
+import { pointsInterval, pValueClause, signedPoints } from '../../webview/src/comparisonModel';
+
+async function evaluate<T>(page: Page, expression: string): Promise<T> {
+  return (await page.evaluate(expression)) as T;
+}
+
+async function load(page: Page, run: RunData): Promise<void> {
+  await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'loadRun', run })})`);
+  await waitFor(page, `document.querySelector('.count').textContent.endsWith(${JSON.stringify(run.records.length === 1 ? '1 question' : `${run.records.length} questions`)})`);
+}
+
+const SKIP_REASON = 'global-route selection skipped: it picks a route on half of the run\'s questions and scores it on the other half, which needs at least 20 questions (this run has 1)';
+
+function oneQuestion(): RunData {
+  const run = makeSyntheticRun({ n: 1, budget: 4, seed: 3, runId: 'one', label: 'one question', xssEvery: 1 });
+  run.manifest!.globalRoutes = { count: 0, routes: [], skipped: SKIP_REASON };
+  return run;
+}
+
+describe('a run of few questions, and routes vs search (Chromium, strict CSP)', () => {
+  let bundles: Bundles;
+  let harness: Harness;
+  let browser: Browser;
+  let page: Page;
+
+  before(async () => {
+    bundles = await buildBundles();
+    harness = await startHarness(bundles);
+    browser = await launchBrowser();
+    page = browser.page;
+    await openPanel(page, harness);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await harness?.close();
+    if (bundles) await rm(bundles.dir, { recursive: true, force: true });
+  });
+
+  test('one question: its story leads, no rate tiles; the skipped steps say why; text stays text', async () => {
+    const run = oneQuestion();
+    const record = run.records[0];
+    await load(page, run);
+    await waitFor(page, `document.querySelectorAll('.headline .story-card').length === 1`);
+    const shown = await evaluate<{ metrics: number; counts: string; card: string; probes: string[]; steps: string[]; imgs: number; detail: string }>(page, `(() => ({
+      metrics: document.querySelectorAll('.headline .metric').length,
+      counts: document.querySelector('.story-counts').textContent,
+      card: document.querySelector('.story-card').textContent,
+      probes: Array.from(document.querySelectorAll('.story-probe-line')).map((e) => e.textContent),
+      steps: Array.from(document.querySelectorAll('.story-steps li')).map((e) => e.textContent),
+      imgs: document.querySelectorAll('img').length,
+      detail: document.querySelector('.detail h2') ? document.querySelector('.detail h2').textContent : '',
+    }))()`);
+    assert.equal(shown.metrics, 0, 'no rate tiles over one question');
+    const realized = record.realized.correct ? 1 : 0;
+    assert.ok(shown.counts.startsWith(`1 question · realized ${realized} of 1`), shown.counts);
+    assert.ok(shown.card.includes(record.question), 'the question text, as text');
+    assert.equal(shown.imgs, 0, 'dataset markup never becomes an element');
+    assert.ok(shown.card.includes(`vs gold ${record.gold}`), shown.card);
+    assert.ok(shown.card.includes(`read by ${record.realized.rule}`), shown.card);
+    for (const [probe, result] of Object.entries(record.probes)) {
+      const right = result.attempts.map((a, i) => (a.correct ? `#${i + 1}` : '')).filter(Boolean);
+      const line = shown.probes.find((l) => l.startsWith(`${probe}:`));
+      assert.ok(line, `${probe} has its line`);
+      assert.ok(line.startsWith(`${probe}: ${right.length} of ${result.budget} attempts right${right.length ? ` (${right.join(', ')})` : ''}`), line);
+      assert.ok(line.endsWith(record.reachable[probe] ? 'reachable' : 'not reached'), line);
+    }
+    assert.ok(shown.steps.some((s) => s.startsWith('Global-route selection: it picks a route on half') && s.includes('(this run has 1)')), shown.steps.join('\n'));
+    assert.ok(shown.steps.some((s) => s.startsWith('Rates and 95% intervals: shown from 20 questions on')), shown.steps.join('\n'));
+    assert.equal(shown.detail, `Question ${record.id}`, 'the question is open in the detail pane');
+    assert.ok(XSS_IMG.length > 0 && record.question.includes(XSS_IMG), 'the fixture carries markup');
+  });
+
+  test('one question, Charts tab: attempts per probe as counts; no rate charts', async () => {
+    await page.locator('vscode-panel-tab#tab-charts').click();
+    await page.waitForSelector('.card canvas');
+    const titles = await evaluate<string[]>(page, `Array.from(document.querySelectorAll('.card h3')).map((h) => h.textContent)`);
+    assert.equal(titles[0], 'A run of few questions');
+    assert.ok(titles.includes('Attempts per probe'), titles.join(', '));
+    assert.ok(!titles.includes('Question states') && !titles.includes('pass@k'), titles.join(', '));
+    const rows = await evaluate<string[][]>(page, `Array.from(document.querySelectorAll('.card tr[data-probe]')).map((tr) => Array.from(tr.children).map((c) => c.textContent))`);
+    const record = oneQuestion().records[0];
+    assert.deepEqual(rows, Object.entries(record.probes).map(([probe, r]) => [record.id, probe, String(r.attempts.filter((a) => a.correct).length), String(r.budget), r.attempts.some((a) => a.correct) ? 'yes' : 'no']));
+    await page.locator('vscode-panel-tab#tab-questions').click();
+  });
+
+  test('three questions: a card each, counts over the three', async () => {
+    const run = makeSyntheticRun({ n: 3, budget: 4, seed: 11, runId: 'three', label: 'three' });
+    await load(page, run);
+    await waitFor(page, `document.querySelectorAll('.headline .story-card').length === 3`);
+    const ids = await evaluate<string[]>(page, `Array.from(document.querySelectorAll('.story-card')).map((c) => c.dataset.id)`);
+    assert.deepEqual(ids, run.records.map((r) => r.id));
+    // A card's title opens that question in the table and the detail pane.
+    await page.locator('.story-card .story-open').nth(2).click();
+    await waitFor(page, `document.querySelector('.detail h2') && document.querySelector('.detail h2').textContent === ${JSON.stringify(`Question ${run.records[2].id}`)}`);
+  });
+
+  test('a full run: the Charts tab compares random routes with search at the matched budget, numbers from summary.json', async () => {
+    const run = makeSyntheticRun({ n: 60, budget: 4, seed: 5, runId: 'sixty', label: 'sixty' });
+    const c = run.summary!.routesVsSearch!;
+    assert.equal(c.match, 'matched');
+    await load(page, run);
+    await waitFor(page, `document.querySelectorAll('.headline .metric').length > 0`);
+    await page.locator('vscode-panel-tab#tab-charts').click();
+    await page.waitForSelector('.rvs-tile');
+    const tiles = await evaluate<Record<string, string>>(page, `Object.fromEntries(Array.from(document.querySelectorAll('.rvs-tile')).map((t) => [t.className.match(/rvs-(\\w+)$/)[1], Array.from(t.children).map((x) => x.textContent).join('|')]))`);
+    assert.equal(tiles.difference, `Δ reachable (routes − search)|${signedPoints(c.difference!.estimate)}|${pointsInterval(c.difference!)} n=60`);
+    assert.equal(tiles.onlyA, `Only routes|${c.onlyA}|of n=60`);
+    assert.equal(tiles.onlyB, `Only search|${c.onlyB}|of n=60`);
+    assert.equal(tiles.both, `Both|${c.both}|neither ${c.neither}`);
+    assert.equal(tiles.mcnemar, `McNemar (exact)|${pValueClause(c.mcnemarP)}|${c.onlyA + c.onlyB} discordant`);
+    const costs = await evaluate<string[][]>(page, `Array.from(document.querySelectorAll('tr[data-measure]')).map((tr) => Array.from(tr.children).map((x) => x.textContent))`);
+    assert.deepEqual(costs[1], ['generated tokens', c.cost.a.tokens.toLocaleString('en-US'), c.cost.b.tokens.toLocaleString('en-US'), `${c.cost.ratio.tokens!.toFixed(2)}×`]);
+    assert.deepEqual(costs[0].slice(0, 3), ['generations', c.cost.a.generations.toLocaleString('en-US'), c.cost.b.generations.toLocaleString('en-US')]);
+    assert.deepEqual(costs[2][0], 'block applications');
+    assert.equal(await evaluate(page, `document.querySelectorAll('.rvs-unmatched').length`), 0);
+
+    // Unequal budgets: labelled unmatched in the card's title and a banner.
+    const unmatched = makeSyntheticRun({ n: 60, budget: 4, seed: 5, runId: 'sixty-unmatched', label: 'unmatched' });
+    unmatched.summary!.routesVsSearch = { ...unmatched.summary!.routesVsSearch!, match: 'unmatched', budget: { a: 8, b: 4 } };
+    await load(page, unmatched);
+    await waitFor(page, `document.querySelector('.rvs-unmatched') !== null`);
+    assert.equal(await evaluate(page, `document.querySelector('.rvs-unmatched').textContent`), 'UNMATCHED budgets: routes 8 vs search 4 generations per question');
+    assert.ok((await evaluate<string[]>(page, `Array.from(document.querySelectorAll('.card h3')).map((h) => h.textContent)`)).includes('Random routes vs search — UNMATCHED budgets'));
+    await page.locator('vscode-panel-tab#tab-questions').click();
+  });
+});
