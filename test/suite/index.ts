@@ -6,6 +6,8 @@
  *
  * REACH_AUDIT_SUITE=untrusted (the launcher's --untrusted pass, a window whose folder is not
  * trusted) runs only untrusted.test.js; otherwise every other file runs.
+ * REACH_AUDIT_SUITE_FILES=a.test.js,b.test.js (passed through by the launcher) runs only those
+ * files, for working on one part of the suite; the full run sets nothing.
  */
 import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
@@ -16,9 +18,11 @@ const UNTRUSTED_FILE = 'untrusted.test.js';
 export function run(): Promise<void> {
   const mocha = new Mocha({ ui: 'tdd', color: false, timeout: 30_000, reporter: 'spec' });
   const untrusted = process.env.REACH_AUDIT_SUITE === 'untrusted';
+  const only = process.env.REACH_AUDIT_SUITE_FILES?.split(',').map((f) => f.trim()).filter(Boolean);
   const files = readdirSync(__dirname)
     .filter((f) => f.endsWith('.test.js'))
     .filter((f) => (f === UNTRUSTED_FILE) === untrusted)
+    .filter((f) => !only || only.includes(f))
     .sort();
   for (const file of files) mocha.addFile(path.join(__dirname, file));
 

@@ -58,6 +58,11 @@ export function workbenchEval<T>(fn: string, arg: unknown = null, timeoutMs = 20
   return ask<T>('workbenchEval', { fn, arg, timeoutMs }, timeoutMs + 30_000);
 }
 
+/** As panelEval, in the webview (a side view) whose page has an element matching `selector`. */
+export function viewEval<T>(fn: string, selector: string, arg: unknown = null, timeoutMs = 20_000): Promise<T> {
+  return ask<T>('viewEval', { fn, arg, selector, timeoutMs }, timeoutMs + 30_000);
+}
+
 /** Drags the panel element `selector` (a column's resize edge) by `dx` px with the mouse. */
 export async function panelDrag(selector: string, dx: number): Promise<void> {
   await ask<{ dragged: number }>('panelDrag', { selector, dx });

@@ -15,6 +15,8 @@
  *   panelDrag   {selector, dx} → drags the panel element `selector` by `dx` px (a column edge)
  *   workbenchEval {fn, arg} → as panelEval, in the workbench page itself (views, editor gutter)
  *   workbenchClick {selector, text} → clicks the workbench element `selector` whose text is `text`
+ *   viewEval    {fn, arg, selector} → as panelEval, in the webview frame whose document has an
+ *                             element matching `selector` (a side view such as the Audit view)
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -25,7 +27,7 @@ export const PAGE_PROBE_FOLDER = '.reach-audit-page';
 
 export interface PageProbeRequest {
   id: string;
-  kind: 'panelDom' | 'panelClick' | 'screenshot' | 'panelEval' | 'panelDrag' | 'workbenchEval' | 'workbenchClick';
+  kind: 'panelDom' | 'panelClick' | 'screenshot' | 'panelEval' | 'panelDrag' | 'workbenchEval' | 'workbenchClick' | 'viewEval';
   args: Record<string, unknown>;
 }
 
@@ -223,6 +225,7 @@ export class PageProbes {
         : request.kind === 'panelDrag' ? await panelDrag(this.page, request.args)
         : request.kind === 'workbenchEval' ? await evalUntil('the workbench page-side check', async () => this.page.mainFrame(), request.args)
         : request.kind === 'workbenchClick' ? await workbenchClick(this.page, request.args)
+        : request.kind === 'viewEval' ? await evalUntil(`the webview with ${String(request.args.selector)}`, () => webviewFrame(this.page, String(request.args.selector)), request.args)
         : undefined;
       reply = result === undefined ? { error: `unknown page probe '${String(request.kind)}'` } : { result };
     } catch (err) {

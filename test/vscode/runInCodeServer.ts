@@ -293,7 +293,12 @@ async function main(): Promise<number> {
       ['extensionTestsPath', remote(SUITE_ENTRY)],
       [
         'extensionEnvironment',
-        JSON.stringify({ REACH_AUDIT_EXPECT_EXTENSION_ROOT: expectedRoot, REACH_AUDIT_PAGE_PROBES: '1', REACH_AUDIT_SUITE: untrusted ? 'untrusted' : 'main' }),
+        JSON.stringify({
+          REACH_AUDIT_EXPECT_EXTENSION_ROOT: expectedRoot,
+          REACH_AUDIT_PAGE_PROBES: '1',
+          REACH_AUDIT_SUITE: untrusted ? 'untrusted' : 'main',
+          ...(process.env.REACH_AUDIT_SUITE_FILES ? { REACH_AUDIT_SUITE_FILES: process.env.REACH_AUDIT_SUITE_FILES } : {}),
+        }),
       ],
     ];
     const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
