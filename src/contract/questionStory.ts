@@ -42,20 +42,24 @@ export const RULE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   none: 'no rule found an answer',
 };
 
-/** "gsm8k-strict (the first “#### N”)"; an unknown rule name as it is. */
+/** "read by gsm8k-strict (the first “#### N”)"; an unknown rule name as it is. */
 export function ruleText(rule: string | undefined): string {
   if (!rule) return 'rule not recorded';
+  if (rule === 'none') return 'no rule found an answer';
   const what = RULE_DESCRIPTIONS[rule];
-  return what ? `${rule} (${what})` : rule;
+  return what ? `read by ${rule} (${what})` : `read by ${rule}`;
 }
 
-/** How the run decides "correct" (manifest `grading`), in words. */
-export function gradingText(manifest: RunManifest | undefined): string | undefined {
+/**
+ * How the run decides "correct" (manifest `grading`), in words; the clause on outputs cut at the
+ * token limit only when the output at hand was cut.
+ */
+export function gradingText(manifest: RunManifest | undefined, truncated = false): string | undefined {
   const grading = manifest?.grading;
   if (!grading) return undefined;
-  const by = grading.correctBy === 'strict' ? 'only the answer marker counts' : grading.correctBy === 'flexible' ? 'graded by the flexible reading' : 'the stated answer counts, weaker rules as fallback';
-  const cut = grading.truncated === 'lenient' ? 'outputs cut at the token limit graded like any other' : 'an output cut at the token limit counts only with an answer marker';
-  return `${by}; ${cut}`;
+  const by = grading.correctBy === 'strict' ? 'graded by the answer marker only' : grading.correctBy === 'flexible' ? 'graded by the flexible reading' : 'graded by the stated answer';
+  if (!truncated) return by;
+  return `${by}; ${grading.truncated === 'lenient' ? 'a cut output is graded like any other' : 'a cut output counts only with an answer marker'}`;
 }
 
 /** One attempt that found the gold answer: where it came from. */
@@ -242,7 +246,11 @@ export function blindLine(b: BlindStory): string {
 
 /** The repair row in words. */
 export function repairLine(r: RepairStory): string {
-  if (r.scanned === 0) return 'Repair scan: no block scanned';
+  if (r.scanned === 0) {
+    return r.realized || r.inFailureSet
+      ? 'No block was scanned for this question'
+      : 'Not scanned: the scan silences blocks for failure-set questions (to repair them) and realized ones (to measure damage); this question is neither';
+  }
   const blocks = (b: number[]) => `block${b.length === 1 ? '' : 's'} ${b.join(', ')}`;
   if (r.realized) return r.damagedBy.length === 0 ? `Realized; silencing any of the ${r.scanned} blocks keeps it right` : `Realized; silencing ${blocks(r.damagedBy)} breaks it (of ${r.scanned} scanned)`;
   const where = r.inFailureSet ? 'In the failure set (reachable, not realized)' : 'Not in the failure set (no reference probe reached it)';

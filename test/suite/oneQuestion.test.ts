@@ -25,6 +25,11 @@ function readRecords(runDir: string): QuestionRecord[] {
   return fs.readFileSync(path.join(runDir, 'records.jsonl'), 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as QuestionRecord);
 }
 
+/** How the story words the rule that read the deployed answer. */
+function ruleWords(rule: string): string {
+  return rule === 'none' ? 'no rule found an answer' : `read by ${rule}`;
+}
+
 function readJson<T>(file: string): T {
   return JSON.parse(fs.readFileSync(file, 'utf8')) as T;
 }
@@ -64,6 +69,7 @@ suite('A run of few questions; random routes vs search', function () {
   let data: string;
   let twenty: string;
   let settings: Record<string, unknown>;
+  let demo: string;
 
   suiteSetup(async () => {
     const folder = vscode.workspace.workspaceFolders?.[0];
@@ -83,29 +89,32 @@ suite('A run of few questions; random routes vs search', function () {
     settings = { maxNewTokens: 4, batch: 4, threads: 1, cacheDir: path.join(root, 'cache') };
     const extension = vscode.extensions.getExtension<ReachAuditApi>(EXTENSION_ID);
     assert.ok(extension);
+    demo = path.join(extension.extensionPath, 'media', 'demo');
     api = await extension.activate();
   });
 
-  test('Audit This Question: the panel and the Audit view tell the question\'s story, not rates over n = 1, and say what was skipped', async () => {
-    const editor = await vscode.window.showTextDocument(vscode.Uri.file(data));
-    editor.selection = new vscode.Selection(1, 2, 1, 2); // line 2: the question with markup
-    const result = await vscode.commands.executeCommand<CommandResult>('reachAudit.auditQuestion', { options: { ...settings, model, probes: ['sample:2', 'routes:2', 'search:2'], repair: true } });
+  test('Audit This Question on the demo: the panel and the Audit view tell the question\'s story, not rates over n = 1, and say what was skipped', async () => {
+    const demoData = path.join(demo, 'data', 'arith-test.jsonl');
+    const editor = await vscode.window.showTextDocument(vscode.Uri.file(demoData));
+    editor.selection = new vscode.Selection(2, 2, 2, 2); // line 3, as a new user tried it
+    const result = await vscode.commands.executeCommand<CommandResult>('reachAudit.auditQuestion', {
+      options: { ...settings, model: path.join(demo, 'base'), probes: ['sample:4', 'routes:4', 'search:4'], repair: true, maxNewTokens: 64, batch: 8 },
+    });
     assert.equal(result.how, 'done', result.message);
     assert.ok(result.runDir);
     const [record] = readRecords(result.runDir);
-    assert.equal(record.id, 'pens');
+    assert.equal(record.line, 3);
     const manifest = readJson<RunManifest>(path.join(result.runDir, 'manifest.json'));
     assert.match(manifest.globalRoutes.skipped ?? '', /this run has 1\)/, 'the one-question run skipped the global-route pool');
 
-    // The Audit view (the newest run): the story, escaped, with the skipped steps.
+    // The Audit view (the newest run): the story and the skipped steps, no interval.
     const runs = await api.runs.refresh();
     const entry = runs.find((r) => r.folder === result.runDir);
     assert.ok(entry);
     api.auditView.show(entry);
     const html = api.auditView.html;
     assert.ok(html.includes('n = 1 question · counted, not rated'), html);
-    assert.ok(html.includes('Question pens'), html);
-    assert.ok(!html.includes('<img'), 'dataset markup is escaped');
+    assert.ok(html.includes(`Question ${record.id}`), html);
     assert.ok(html.includes('<strong>Global-route selection</strong>'), html);
     assert.ok(!html.includes('95% CI'), 'no interval over one question');
     for (const [probe, r] of Object.entries(record.probes)) assert.ok(html.includes(`${probe}: ${r.attempts.filter((a) => a.correct).length} of ${r.budget} attempts right`), `${probe} in the Audit view`);
@@ -114,10 +123,10 @@ suite('A run of few questions; random routes vs search', function () {
     await panelClick('Questions');
     const dom = await panelEval<StoryDom>(STORY_DOM, record.id, 60_000);
     assert.equal(dom.metrics, 0, 'no rate tiles over one question');
-    assert.deepEqual(dom.cards, ['pens']);
+    assert.deepEqual(dom.cards, [record.id]);
     assert.ok(dom.counts.startsWith(`1 question · realized ${record.realized.correct ? 1 : 0} of 1`), dom.counts);
     assert.ok(dom.deployed.startsWith(`Deployed ${record.realized.answer ?? 'no answer'} `), dom.deployed);
-    assert.ok(dom.deployed.includes(`vs gold 7`) && dom.deployed.includes(`read by ${record.realized.rule}`), dom.deployed);
+    assert.ok(dom.deployed.includes(`vs gold ${record.gold}`) && dom.deployed.includes(ruleWords(record.realized.rule)), dom.deployed);
     assert.deepEqual(dom.probes.map((l) => l.split(':')[0]), Object.keys(record.probes));
     for (const [probe, r] of Object.entries(record.probes)) {
       const line = dom.probes.find((l) => l.startsWith(`${probe}:`))!;
@@ -126,8 +135,7 @@ suite('A run of few questions; random routes vs search', function () {
     }
     assert.ok(dom.steps.some((s) => s.startsWith('Global-route selection: ') && s.includes('(this run has 1)')), dom.steps.join('\n'));
     assert.ok(dom.steps.some((s) => s.startsWith('Rates and 95% intervals: shown from 20 questions on')), dom.steps.join('\n'));
-    assert.equal(dom.imgs, 0, 'dataset markup never becomes an element');
-    assert.equal(dom.detail, 'Question pens', 'the question is open in the detail pane');
+    assert.equal(dom.detail, `Question ${record.id}`, 'the question is open in the detail pane');
 
     // The side view as rendered in the workbench.
     await vscode.commands.executeCommand('workbench.view.extension.reachAudit');
@@ -135,16 +143,40 @@ suite('A run of few questions; random routes vs search', function () {
       const q = Array.from(document.querySelectorAll('.story-q h3')).map((h) => h.textContent);
       return q.length ? { questions: q, steps: Array.from(document.querySelectorAll('.story-steps li strong')).map((s) => s.textContent) } : null;
     }`, '.story-q');
-    assert.deepEqual(side.questions, ['Question pens line 2']);
+    assert.deepEqual(side.questions, [`Question ${record.id} line 3`]);
     assert.ok(side.steps.includes('Global-route selection'), side.steps.join(', '));
 
     await vscode.commands.executeCommand('workbench.action.closeAuxiliaryBar');
     await screenshot('one-question');
-    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+
+  test('Audit This Question: dataset markup stays text in the story, in the panel and the Audit view', async () => {
+    const editor = await vscode.window.showTextDocument(vscode.Uri.file(data));
+    editor.selection = new vscode.Selection(1, 2, 1, 2); // line 2: the question with markup
+    const result = await vscode.commands.executeCommand<CommandResult>('reachAudit.auditQuestion', { options: { ...settings, model, probes: ['sample:2', 'routes:2'], repair: true } });
+    assert.equal(result.how, 'done', result.message);
+    const [record] = readRecords(result.runDir!);
+    assert.equal(record.question, XSS_QUESTION);
+    const entry = (await api.runs.refresh()).find((r) => r.folder === result.runDir);
+    assert.ok(entry);
+    api.auditView.show(entry);
+    assert.ok(!api.auditView.html.includes('<img'), 'escaped in the Audit view');
+    assert.ok(api.auditView.html.includes('Ann has &lt;img src=x onerror=alert(1)&gt; 3 pens'));
+    if (!pageProbesAvailable) return;
+    const dom = await panelEval<{ text: string; imgs: number; pwned: boolean }>(`() => {
+      const card = document.querySelector('.story-card[data-id="pens"] .story-question');
+      return card ? { text: card.textContent, imgs: document.querySelectorAll('img').length, pwned: document.documentElement.hasAttribute('data-pwned') } : null;
+    }`, null, 60_000);
+    assert.deepEqual(dom, { text: XSS_QUESTION, imgs: 0, pwned: false });
+    const side = await viewEval<number>(`() => document.querySelector('.story-q') ? document.querySelectorAll('img').length : null`, '.story-q');
+    assert.equal(side, 0, 'no element from dataset text in the Audit view');
   });
 
   test('Random routes vs search: the Charts tab shows the paired comparison of summary.json, and "unmatched" for unequal budgets', async () => {
-    const matched = await vscode.commands.executeCommand<CommandResult>('reachAudit.runAudit', { ...settings, model, data: twenty, probes: ['routes:3', 'search:3'], repair: false, name: 'suite-rvs' });
+    // The demo model on the first 20 demo questions: enough questions for the interval, answers worth a picture.
+    const matched = await vscode.commands.executeCommand<CommandResult>('reachAudit.runAudit', {
+      ...settings, model: path.join(demo, 'base'), data: path.join(demo, 'data', 'arith-test.jsonl'), limit: 20, probes: ['routes:4', 'search:4'], repair: false, maxNewTokens: 64, batch: 16, name: 'suite-rvs',
+    });
     assert.equal(matched.how, 'done', matched.message);
     const summary = readJson<RunSummary>(path.join(matched.runDir!, 'summary.json'));
     const c = summary.routesVsSearch;
@@ -170,6 +202,7 @@ suite('A run of few questions; random routes vs search', function () {
         ['block applications', n(c.cost.a.blockApplications), n(c.cost.b.blockApplications), ratio(c.cost.ratio.blockApplications)],
       ]);
       assert.equal(await panelEval<number>(`() => document.querySelectorAll('.rvs-tile').length ? document.querySelectorAll('.rvs-unmatched').length : null`), 0);
+      await panelEval<boolean>(`() => { const t = document.querySelector('.rvs-tiles'); if (!t) return null; t.closest('.card').scrollIntoView({ block: 'start' }); return true; }`);
       await screenshot('routes-vs-search');
     }
 

@@ -60,12 +60,12 @@ function card(story: QuestionStory, input: StoryInput): HTMLElement {
     return h('section', { class: 'story-card', 'data-id': story.id }, head, question, h('p', { class: 'story-skipped-question' }, `Not audited: ${story.skipped.message}`));
   }
   const d = story.deployed;
-  const grading = gradingText(input.manifest);
+  const grading = gradingText(input.manifest, d.truncated);
   const deployed = h('div', { class: 'story-deployed' },
     h('span', { class: 'story-label' }, 'Deployed'), ' ',
     h('span', { class: 'answer story-answer' }, answerText(d.answer)), ' ', verdict(d.correct),
     h('span', { class: 'muted' }, ' vs gold '), h('span', { class: 'answer story-gold' }, answerText(story.gold)),
-    h('div', { class: 'story-rule muted' }, `read by ${ruleText(d.rule)}${d.truncated ? ' · cut at the token limit' : ''}${grading ? ` · ${grading}` : ''}`));
+    h('div', { class: 'story-rule muted' }, `${ruleText(d.rule)}${d.truncated ? ' · cut at the token limit' : ''}${grading ? ` · ${grading}` : ''}`));
 
   const probes = h('ul', { class: 'story-probes', 'aria-label': 'Probes' });
   for (const p of story.probes) {

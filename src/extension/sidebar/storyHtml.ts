@@ -29,16 +29,18 @@ export interface SidebarStory {
   /** One per question, only when the run has at most STORY_MAX_QUESTIONS. */
   stories: QuestionStory[];
   steps: SkippedStep[];
-  grading?: string;
+  /** How the run grades, for an output that was not cut and for one that was. */
+  grading?: { whole: string; cut: string };
 }
 
 export function sidebarStory(records: readonly QuestionRecord[], manifest: RunManifest | undefined, summary: RunSummary | undefined): SidebarStory {
-  const grading = gradingText(manifest);
+  const whole = gradingText(manifest, false);
+  const cut = gradingText(manifest, true);
   return {
     counts: storyCounts(records),
     stories: records.length <= STORY_MAX_QUESTIONS ? records.map(questionStory) : [],
     steps: skippedSteps(manifest, summary, records),
-    ...(grading ? { grading } : {}),
+    ...(whole && cut ? { grading: { whole, cut } } : {}),
   };
 }
 
@@ -65,12 +67,13 @@ function countsHtml(c: StoryCounts): string {
   return `<p class="story-counts"><strong>${e(`${c.n} question${c.n === 1 ? '' : 's'}`)}</strong> · ${e(parts.join(' · '))}</p>`;
 }
 
-function questionHtml(s: QuestionStory, grading: string | undefined): string {
+function questionHtml(s: QuestionStory, gradings: SidebarStory['grading']): string {
   const head = `<h3>${e(`Question ${s.id}`)} <span class="muted">${e(Number.isFinite(s.line) ? `line ${s.line}` : '')}</span></h3><p class="muted">${e(s.question)}</p>`;
   if (s.skipped) return `<section class="story-q">${head}<p>${e(`Not audited: ${s.skipped.message}`)}</p></section>`;
   const d = s.deployed;
+  const grading = d.truncated ? gradings?.cut : gradings?.whole;
   const deployed = `<p>Deployed <code>${e(answerText(d.answer))}</code> <span class="${d.correct ? 'right' : 'wrong'}">${d.correct ? '✓ right' : '✗ wrong'}</span> vs gold <code>${e(answerText(s.gold))}</code></p>` +
-    `<p class="muted">${e(`read by ${ruleText(d.rule)}${d.truncated ? ' · cut at the token limit' : ''}${grading ? ` · ${grading}` : ''}`)}</p>`;
+    `<p class="muted">${e(`${ruleText(d.rule)}${d.truncated ? ' · cut at the token limit' : ''}${grading ? ` · ${grading}` : ''}`)}</p>`;
   const probes = s.probes.map((p) => {
     const right = p.right.map((r) => `<li>${e(`#${r.attempt + 1} ${r.route ? `route ${routeText(r.route)}` : r.seed !== undefined ? `seed ${r.seed}` : ''} → ${answerText(r.answer)}`)}</li>`).join('');
     return `<li>${e(probeLine(p))}${right ? `<ul>${right}</ul>` : ''}</li>`;

@@ -49,8 +49,9 @@ test('a question\'s story: deployed vs gold with its rule, which attempts were r
   assert.equal(probeLine(routes), `routes: ${routes.right.length} of 4 attempts right (${routes.right.map((r) => `#${r.attempt + 1}`).join(', ')})${cut ? `; ${cut} cut at the token limit` : ''} · reachable`);
   assert.ok(routes.right.every((r) => Array.isArray(r.route) && r.route.length > 0), 'a right route attempt names its route');
   assert.equal(probeLine(first.probes.find((p) => p.probe === 'sample')!).endsWith('· not reached'), true);
-  assert.equal(ruleText('gsm8k-strict'), 'gsm8k-strict (the first “#### N”)');
-  assert.equal(ruleText('something-new'), 'something-new');
+  assert.equal(ruleText('gsm8k-strict'), 'read by gsm8k-strict (the first “#### N”)');
+  assert.equal(ruleText('something-new'), 'read by something-new');
+  assert.equal(ruleText('none'), 'no rule found an answer');
 });
 
 test('the repair row in words', () => {
@@ -62,6 +63,7 @@ test('the repair row in words', () => {
   );
   assert.equal(repairLine({ inFailureSet: false, realized: true, scanned: 8, repairedBy: [], damagedBy: [] }), 'Realized; silencing any of the 8 blocks keeps it right');
   assert.equal(repairLine({ inFailureSet: false, realized: true, scanned: 8, repairedBy: [], damagedBy: [3] }), 'Realized; silencing block 3 breaks it (of 8 scanned)');
+  assert.match(repairLine({ inFailureSet: false, realized: false, scanned: 0, repairedBy: [], damagedBy: [] }), /^Not scanned: .*this question is neither$/);
 });
 
 test('skipped steps: rates under 20 questions, the global-route pool, the identified block with a failure set of 1', () => {
