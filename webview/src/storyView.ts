@@ -89,6 +89,11 @@ function card(story: QuestionStory, input: StoryInput): HTMLElement {
 
 /** Fills `target` (the headline) with the story of a few-question run. */
 export function renderStory(target: HTMLElement, input: StoryInput): void {
+  // Nothing finished yet: nothing to tell (the status line says the run is going).
+  if (input.records.length === 0) {
+    replaceChildren(target);
+    return;
+  }
   const stories = input.records.length <= STORY_MAX_QUESTIONS ? input.records.map(questionStory) : [];
   const steps = skippedSteps(input.manifest, input.live ? undefined : input.summary, input.records);
   const more = stories.length === 0 && input.records.length > 0
