@@ -117,9 +117,13 @@ export interface QuestionStory {
   repair?: RepairStory;
 }
 
+/**
+ * Records reach the panel through postMessage and may come from an older run, so the reads below
+ * tolerate a missing part (it is left out) instead of throwing in the page.
+ */
 function probeStory(probe: string, record: QuestionRecord): ProbeStory {
   const result = record.probes[probe];
-  const attempts = result.attempts;
+  const attempts = Array.isArray(result.attempts) ? result.attempts : [];
   const right: RightAttempt[] = [];
   const tally = new Map<string | null, number>();
   let truncated = 0;
@@ -129,14 +133,14 @@ function probeStory(probe: string, record: QuestionRecord): ProbeStory {
     tally.set(a.answer, (tally.get(a.answer) ?? 0) + 1);
   });
   const answers = [...tally.entries()].map(([answer, count]) => ({ answer, count })).sort((x, y) => y.count - x.count).slice(0, 3);
-  return { probe, budget: result.budget, attempts: attempts.length, right, truncated, reachable: record.reachable[probe] === true, answers };
+  return { probe, budget: result.budget, attempts: attempts.length, right, truncated, reachable: record.reachable?.[probe] === true, answers };
 }
 
 /** The story of one question, from its record alone. */
 export function questionStory(record: QuestionRecord): QuestionStory {
   const blind: BlindStory[] = [];
-  for (const [probe, selectors] of Object.entries(record.blind)) {
-    for (const [selector, pick] of Object.entries(selectors)) blind.push({ probe, selector, answer: pick.answer, correct: pick.correct, attempt: pick.attempt });
+  for (const [probe, selectors] of Object.entries(record.blind ?? {})) {
+    for (const [selector, pick] of Object.entries(selectors ?? {})) if (pick) blind.push({ probe, selector, answer: pick.answer, correct: pick.correct, attempt: pick.attempt });
   }
   const repair = record.repair;
   return {
@@ -145,11 +149,11 @@ export function questionStory(record: QuestionRecord): QuestionStory {
     question: record.question,
     gold: record.gold,
     ...(record.skipped ? { skipped: record.skipped } : {}),
-    deployed: { answer: record.realized.answer, correct: record.realized.correct, rule: record.realized.rule, truncated: record.realized.truncated },
-    probes: Object.keys(record.probes).map((p) => probeStory(p, record)),
+    deployed: { answer: record.realized?.answer ?? null, correct: record.realized?.correct === true, rule: record.realized?.rule ?? 'none', truncated: record.realized?.truncated === true },
+    probes: Object.keys(record.probes ?? {}).filter((p) => record.probes[p]).map((p) => probeStory(p, record)),
     blind,
     ...(repair
-      ? { repair: { inFailureSet: repair.inFailureSet, realized: record.realized.correct, scanned: Object.keys(repair.correctBySilencedBlock).length, repairedBy: repairedBy(record), damagedBy: damagedBy(record) } }
+      ? { repair: { inFailureSet: repair.inFailureSet, realized: record.realized?.correct === true, scanned: Object.keys(repair.correctBySilencedBlock ?? {}).length, repairedBy: repairedBy(record), damagedBy: damagedBy(record) } }
       : {}),
   };
 }
@@ -174,7 +178,8 @@ export function skippedSteps(manifest: RunManifest | undefined, summary: RunSumm
   }
   const globalSkipped = manifest?.globalRoutes?.skipped;
   if (globalSkipped) steps.push({ step: 'Global-route selection', why: globalSkipped.replace(/^global-route selection skipped: /, '') });
-  if (manifest && !manifest.repair.enabled) {
+  // The run files cross postMessage and may be partial (an older run): read them defensively.
+  if (manifest?.repair?.enabled === false) {
     steps.push({ step: 'Repair scan', why: 'not asked for in this run (--repair)' });
   } else if (summary?.repair) {
     // Only from the finished run's summary: while a run goes its failure set is still growing.
@@ -205,12 +210,12 @@ export interface StoryCounts {
 export function storyCounts(records: readonly QuestionRecord[]): StoryCounts {
   const audited = records.filter((r) => !r.skipped);
   const probes: string[] = [];
-  for (const r of audited) for (const p of Object.keys(r.probes)) if (!probes.includes(p)) probes.push(p);
+  for (const r of audited) for (const p of Object.keys(r.probes ?? {})) if (!probes.includes(p)) probes.push(p);
   return {
     n: audited.length,
-    realized: audited.filter((r) => r.realized.correct).length,
-    reachable: probes.map((probe) => ({ probe, count: audited.filter((r) => r.reachable[probe] === true).length })),
-    reachableAny: audited.filter((r) => Object.values(r.reachable).some((x) => x === true)).length,
+    realized: audited.filter((r) => r.realized?.correct === true).length,
+    reachable: probes.map((probe) => ({ probe, count: audited.filter((r) => r.reachable?.[probe] === true).length })),
+    reachableAny: audited.filter((r) => Object.values(r.reachable ?? {}).some((x) => x === true)).length,
     failureSet: audited.filter((r) => r.repair?.inFailureSet === true).length,
     skipped: records.length - audited.length,
   };

@@ -45,7 +45,7 @@ function ratioText(x: number | null | undefined): string {
 
 /** The view of a summary's `routesVsSearch`; undefined when the summary has none. */
 export function routesVsSearchView(c: ProbeComparison | undefined): RoutesVsSearchView | undefined {
-  if (!c || typeof c !== 'object' || !finite(c.n) || !c.cost || !c.budget) return undefined;
+  if (!c || typeof c !== 'object' || !finite(c.n) || !c.cost?.a || !c.cost?.b || !c.cost.ratio || !c.budget) return undefined;
   const matched = c.match === 'matched';
   const unmatched = matched ? undefined : `UNMATCHED budgets: ${c.a} ${c.budget.a} vs ${c.b} ${c.budget.b} generations per question`;
   const heading = matched ? `${c.a} and ${c.b}: ${c.budget.a} generations per question each, ${count(c.n)} paired questions` : `${c.a} ${c.budget.a} and ${c.b} ${c.budget.b} generations per question, ${count(c.n)} paired questions`;

@@ -13,8 +13,9 @@ import { RATE_MIN_QUESTIONS } from '../../src/contract/questionStory';
 function perProbeCounts(rows: readonly QuestionRow[]): RunStatistics['perProbe'] {
   const out: RunStatistics['perProbe'] = [];
   for (const row of rows) {
-    for (const [probe, result] of Object.entries(row.record.probes)) {
-      out.push({ id: row.id, probe, budget: result.budget, made: result.attempts.length, right: result.attempts.filter((a) => a.correct).length });
+    for (const [probe, result] of Object.entries(row.record.probes ?? {})) {
+      const attempts = Array.isArray(result?.attempts) ? result.attempts : [];
+      out.push({ id: row.id, probe, budget: Math.max(result?.budget ?? 0, attempts.length), made: attempts.length, right: attempts.filter((a) => a?.correct === true).length });
     }
   }
   return out;
