@@ -5,7 +5,8 @@
  * attempts were right, blind picks, repair row, the skipped steps and why) and shows no rate
  * tiles over one question; a run of 20 questions with routes and search shows, in the Charts tab,
  * the paired comparison with the numbers of its summary.json, and "unmatched" when the two
- * budgets differ. Saves the pictures of both for the README.
+ * budgets differ. Saves the pictures of both for the README. Runs last (file order): it opens
+ * the panel and activates the extension, which the earlier files check from a fresh start.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
