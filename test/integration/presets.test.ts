@@ -80,6 +80,11 @@ describe('few-shot presets and probe decoding through the CLI, with the demo mod
       assert.equal(summary.skipped.n, 1);
       assert.deepEqual(summary.skipped.fewShotExamples?.map((x) => x.id), [c.example]);
 
+      // The run files pass the contract's checks where they are read: the report shows the skipped example.
+      const report = run(['report', out]);
+      assert.equal(report.code, 0, report.stderr);
+      assert.match(report.stdout, /skipped, not in n: 1 question shown with its answer as few-shot examples in the prompt \(/);
+
       // Resuming with another sample temperature is refused, naming the setting; the records stay.
       const again = run(['audit', '--model', model, '--data', path.join(benchmarks, c.file), '--preset', c.preset, '--ids', c.ids.join(','),
         '--probe', 'sample:2', '--probe', 'routes:2', '--select', 'majority', '--max-new-tokens', '12', '--sample-temperature', '1', '--sample-top-p', '0.9',
