@@ -9,6 +9,7 @@ import { describe, test } from 'node:test';
 import { summarize } from '../../src/audit/results/summary';
 import { validateManifest, validateRecord, validateSummary } from '../../src/audit/run/runFileValidation';
 import { passAtK, rateOf, wilsonInterval, type QuestionRecord } from '../../src/contract';
+import { RATE_MIN_QUESTIONS } from '../../src/contract/questionStory';
 import { headlineMetrics } from '../../webview/src/headlineMetrics';
 import { meanInterval } from '../../webview/src/meanInterval';
 import { QuestionIndex } from '../../webview/src/questionIndex';
@@ -274,6 +275,18 @@ describe('headline on real summaries', () => {
     const repair = metricsOf(records).find((m) => m.kind === 'repair')!;
     assert.equal(repair.label, 'Repair · block 1');
     assert.match(repair.detail, /n=3 · damage 25\.0% of 4 realized$/);
+    assert.equal(repair.value, `${summary.repair!.repaired} of 3`, 'a held-out half under the rate threshold is a count');
+  });
+
+  test('a held-out half of at least the rate threshold shows its repair rate', () => {
+    const records: QuestionRecord[] = [];
+    for (let i = 0; i < 2 * RATE_MIN_QUESTIONS + 2; i++) {
+      records.push(testRecord(`f${i}`, i + 1, { reachable: { routes: true }, repair: { ...repairScan(true, false, { '0': false, '1': i % 4 !== 3 }), splitKey: i / (2 * RATE_MIN_QUESTIONS + 2) } }));
+    }
+    const summary = summarize(records);
+    assert.ok(summary.repair!.n >= RATE_MIN_QUESTIONS, JSON.stringify({ n: summary.repair!.n }));
+    const repair = metricsOf(records).find((m) => m.kind === 'repair')!;
+    assert.equal(repair.value, `${(100 * summary.repair!.repairRate!).toFixed(1)}%`);
   });
 
   test('no block identified (the audit writes null): the failure set, never "block null"', () => {

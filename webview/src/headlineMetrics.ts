@@ -5,6 +5,7 @@
  * audit's own); runs still going use the panel's live counts, marked as live. DOM-free.
  */
 import type { Comparison, Rate, RunSummary } from '../../src/contract';
+import { RATE_MIN_QUESTIONS } from '../../src/contract/questionStory';
 import { deltaRows, pointsInterval, pValueClause, signedPoints } from './comparisonModel';
 import { count, intervalText, percent } from './numberText';
 import type { RunStatistics } from './runStatistics';
@@ -49,7 +50,8 @@ export function headlineMetrics(stats: RunStatistics, summary: RunSummary | unde
     const damage = repair.damageRate !== null ? ` · damage ${percent(repair.damageRate)} of ${count(repair.damageN)} realized` : '';
     metrics.push({
       label: `Repair · block ${repair.identifiedBlock}`,
-      value: percent(repair.repairRate),
+      // A held-out half of a few questions is a count, not a rate (the same threshold as the run's rates).
+      value: repair.n < RATE_MIN_QUESTIONS ? `${count(repair.repaired)} of ${count(repair.n)}` : percent(repair.repairRate),
       detail: `${ci ? intervalText(ci.lo, ci.hi) : ''} n=${count(repair.n)}${damage}`,
       kind: 'repair',
       title: `Identified on a selection half of the failure set (${count(repair.selectionSize)} of ${count(repair.failureSetSize)} questions); rate on the held-out half (n=${count(repair.n)})`,
