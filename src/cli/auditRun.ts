@@ -45,7 +45,7 @@ export function prepareAudit(plan: AuditPlan): (signal: AbortSignal) => Promise<
       onProgress: (p) => progress.update(p),
     });
     progress.done();
-    const stages = Object.entries(result.timings).map(([s, t]) => `${s} ${formatDuration(t.ms)} (${t.generations} gen)`);
+    const stages = Object.entries(result.timings).map(([s, t]) => `${s} ${t.generations} gen, ${t.tokens} tokens`);
     process.stderr.write(`${plan.label}: model load ${formatDuration(result.loadMs)}; ${stages.join(', ')}\n`);
     process.stderr.write(`${plan.label}: run folder ${result.folder}\n`);
     return result;

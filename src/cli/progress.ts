@@ -1,5 +1,5 @@
 /**
- * Audit progress on stderr: questions done, rate, ETA and the current stage. On a terminal one
+ * Audit progress on stderr: questions done, generated tokens/s and the time left once measured. On a terminal one
  * line is rewritten in place; otherwise a line is printed at most every few seconds, so logs stay short.
  */
 import type { AuditProgress } from '../audit/run/runFolderAudit';
@@ -14,11 +14,12 @@ export function formatDuration(ms: number): string {
   return h > 0 ? `${h}h${String(m).padStart(2, '0')}m` : m > 0 ? `${m}m${String(sec).padStart(2, '0')}s` : `${sec}s`;
 }
 
+/** Questions done, generated tokens/s, and the time left only once it has been measured. */
 export function progressLine(label: string, p: AuditProgress): string {
-  const rate = p.doneThisSession > 0 ? p.doneThisSession / (p.elapsedMs / 1000) : 0;
-  const eta = rate > 0 ? ((p.total - p.done) / rate) * 1000 : NaN;
   const pct = p.total > 0 ? Math.floor((100 * p.done) / p.total) : 100;
-  return `${label}: ${p.done}/${p.total} questions (${pct}%) · ${rate > 0 ? `${rate.toFixed(2)} q/s` : '— q/s'} · ETA ${formatDuration(eta)}${p.stage ? ` · ${p.stage}` : ''} · ${formatDuration(p.elapsedMs)} elapsed`;
+  const speed = p.tokensPerSecond !== undefined ? `${p.tokensPerSecond.toFixed(1)} tokens/s` : '— tokens/s';
+  const eta = p.remainingMs !== undefined ? `${formatDuration(p.remainingMs)} left` : 'time left not measured yet';
+  return `${label}: ${p.done}/${p.total} questions (${pct}%) · ${speed} · ${eta} · ${formatDuration(p.elapsedMs)} elapsed`;
 }
 
 export function progressReporter(label: string): { update(p: AuditProgress): void; done(): void } {

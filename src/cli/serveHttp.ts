@@ -23,7 +23,7 @@ export const SERVE_HTTP_HELP = [
   ...MODEL_FLAGS_HELP,
   '  --name NAME          model name clients see (default: the folder name)',
   '  --token-env VAR      require "Authorization: Bearer $VAR" (the token is read from that variable)',
-  '  --max-batch N        most sequences in one engine batch (default 16)',
+  '  --max-batch N        most sequences in one engine batch (default 32)',
   '  --max-tokens N       most tokens one request may generate (default 8192)',
   '  --max-body-bytes N   largest request body (default 4 MiB)',
 ].join('\n');

@@ -5,8 +5,9 @@
 import { Model, type LoadOptions } from './model';
 
 export { Model } from './model';
+export { DEFAULT_MAX_BATCH } from './types';
 export type { LoadOptions, ForwardOptions, ForwardItem } from './model';
-export type { StepTiming } from './batchedGeneration';
+export type { StepTiming } from './generationScheduler';
 export { InputError } from './errors';
 export type * from './types';
 

@@ -13,10 +13,10 @@ import type { WeightPrecision } from './weightPrecision';
 import { type CachedGraphs, defaultCacheRoot, ensureGraphs } from './graphCache';
 import { EmbeddingTable } from './embeddingTable';
 import { RouteExecutor, SequenceSlot } from './routeExecutor';
-import { type StepTiming, generateBatched } from './batchedGeneration';
+import { GenerationScheduler, type StepTiming } from './generationScheduler';
 import { checkRoute, checkSilenced, checkTokenIds } from './routeValidation';
 import { checkContextLength, type ModelContext } from './contextLength';
-import type { ChatMessage, Generation, GenerationRequest, Route, TextGenerator } from './types';
+import { DEFAULT_MAX_BATCH, type ChatMessage, type GenerateOptions, type Generation, type GenerationRequest, type Route, type TextGenerator } from './types';
 
 export interface LoadOptions {
   /** Graph cache folder; default REACH_AUDIT_CACHE or ~/.cache/reach-audit/graphs. */
@@ -26,7 +26,7 @@ export interface LoadOptions {
   onProgress?: (message: string) => void;
   /** Warnings worth a line on their own (a damaged graph-cache entry rebuilt); default: stderr. */
   onWarning?: (message: string) => void;
-  /** Most sequences decoded together in one batch (default 16). */
+  /** Most sequences decoded together in one batch (default DEFAULT_MAX_BATCH). */
   maxBatch?: number;
   /** Let onnxruntime's worker threads spin between ops (faster only on an otherwise idle machine). */
   spinThreads?: boolean;
@@ -53,9 +53,12 @@ function variantFor(options: LoadOptions): GraphVariant {
 
 export class Model implements TextGenerator {
   readonly numBlocks: number;
-  /** Observer of every generation step's wall time (the bench sets it). */
+  /** Observer of every generation step's wall time (the bench and the audit's tokens/s set it). */
   onStep?: (step: StepTiming) => void;
+  /** Most sequences in one decode step; may be changed between steps (the bench does). */
+  maxBatch: number;
   private disposed = false;
+  private readonly scheduler: GenerationScheduler;
 
   private constructor(
     readonly config: ModelConfig,
@@ -65,9 +68,19 @@ export class Model implements TextGenerator {
     private readonly sessions: ort.InferenceSession[],
     /** Where the graphs live and whether this load built them. */
     readonly graphs: CachedGraphs,
-    private readonly maxBatch: number,
+    maxBatch: number,
   ) {
     this.numBlocks = config.numBlocks;
+    this.maxBatch = maxBatch;
+    this.scheduler = new GenerationScheduler({
+      executor,
+      numBlocks: config.numBlocks,
+      vocabSize: config.vocabSize,
+      eosIds: new Set([...config.eosTokenIds, ...tokenizer.eosTokenIds]),
+      decode: (ids) => tokenizer.decode(ids),
+      maxBatch: () => this.maxBatch,
+      onStep: (s) => this.onStep?.(s),
+    });
   }
 
   static async load(dir: string, options: LoadOptions = {}): Promise<Model> {
@@ -134,7 +147,7 @@ export class Model implements TextGenerator {
       head: sessions[config.numBlocks],
       invFreq: ropeInverseFrequencies(config),
     });
-    return new Model(config, tokenizer, executor, embedding, sessions, graphs, options.maxBatch ?? 16);
+    return new Model(config, tokenizer, executor, embedding, sessions, graphs, options.maxBatch ?? DEFAULT_MAX_BATCH);
   }
 
   /** How the projection weights are stored and multiplied. */
@@ -197,22 +210,19 @@ export class Model implements TextGenerator {
     return items.map((_, i) => logits.slice(i * V, (i + 1) * V));
   }
 
-  async generate(requests: readonly GenerationRequest[], signal?: AbortSignal): Promise<Generation[]> {
+  /**
+   * Generates all requests through the model's one queue (see generationScheduler.ts): calls made
+   * while others run share their batches. Lower `priority` is served first.
+   */
+  async generate(requests: readonly GenerationRequest[], signal?: AbortSignal, options: GenerateOptions = {}): Promise<Generation[]> {
     this.checkAlive();
     checkContextLength(requests, this.context);
-    return generateBatched(
-      {
-        executor: this.executor,
-        numBlocks: this.numBlocks,
-        vocabSize: this.vocabSize,
-        eosIds: new Set(this.eosIds),
-        decode: (ids) => this.tokenizer.decode(ids),
-        maxBatch: this.maxBatch,
-        onStep: this.onStep,
-      },
-      requests,
-      signal,
-    );
+    return this.scheduler.submit(requests, signal, options.priority ?? 0);
+  }
+
+  /** Sequences decoding now and requests waiting for a place in the batch. */
+  get load(): { running: number; waiting: number } {
+    return this.scheduler.load;
   }
 
   async dispose(): Promise<void> {

@@ -160,7 +160,7 @@ export function prepareAuditJob(plan: AuditJobPlan): PreparedAuditJob {
           name,
           folder,
           resume,
-          chunkSize: pre.chunkSize,
+          inFlight: pre.inFlight,
           signal: how.signal,
           onProgress: how.onProgress,
           onRecord: how.onRecord,

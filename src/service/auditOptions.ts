@@ -6,6 +6,7 @@
  */
 // The error class alone: the extension reads this table through the protocol, and the engine's entry module would load the runtime.
 import { InputError } from '../engine/errors';
+import { DEFAULT_MAX_BATCH } from '../engine/types';
 import { ANSWER_FORMATS } from '../audit/dataset/question';
 import { DEFAULT_DEPLOYMENT } from '../audit/probes/deployment';
 import { DEFAULT_SAMPLE_DECODING } from '../audit/probes/probeDecoding';
@@ -100,8 +101,8 @@ export const AUDIT_OPTIONS = {
   out: { flag: 'out', kind: 'string', arg: 'DIR', path: true, help: 'run folder (default .reach-audit/runs/<time>-<name>/)' },
   name: { flag: 'name', kind: 'string', arg: 'NAME', help: 'run name (default <model>-<dataset>)' },
   resume: { flag: 'resume', kind: 'boolean', help: 'continue a stopped run (the newest run named NAME, or --out DIR)' },
-  batch: { flag: 'batch', kind: 'wholeNumber', min: 1, arg: 'N', help: `questions per engine batch round (default ${AUDIT_DEFAULTS.batch})` },
-  maxBatch: { flag: 'max-batch', kind: 'wholeNumber', min: 1, arg: 'N', help: 'most sequences decoded together (default 16)' },
+  batch: { flag: 'batch', kind: 'wholeNumber', min: 1, arg: 'N', help: `questions audited at once; their generations share the engine's batch (default ${AUDIT_DEFAULTS.batch})` },
+  maxBatch: { flag: 'max-batch', kind: 'wholeNumber', min: 1, arg: 'N', help: `most sequences decoded together (default ${DEFAULT_MAX_BATCH})` },
   threads: { flag: 'threads', kind: 'wholeNumber', min: 1, arg: 'N', help: 'engine threads (default: all cores)' },
   cacheDir: { flag: 'cache-dir', kind: 'string', arg: 'DIR', path: true, help: 'graph cache (default: $REACH_AUDIT_CACHE or ~/.cache/reach-audit/graphs)' },
   weights: { flag: 'weights', kind: 'string', arg: 'P', help: 'f32 (default) or int8 (8-bit weights, one scale per 32; recorded in the manifest)' },

@@ -142,7 +142,8 @@ export interface PreSettings {
   /** --min-route-length / --max-route-length as given (checked against the model once it loads). */
   routeLengths: { min?: number; max?: number };
   deployment: Deployment;
-  chunkSize: number;
+  /** Questions open at once (see questionPipeline.ts). */
+  inFlight: number;
   maxBatch?: number;
   grading: GradingSettings;
 }
@@ -194,7 +195,7 @@ export function readPreSettings(options: AuditOptions): PreSettings {
       correctBy: oneOf(options.correctBy, '--correct-by', CORRECT_BY, DEFAULT_GRADING.correctBy),
       truncated: oneOf(options.gradeTruncated, '--grade-truncated', TRUNCATED_RULES, DEFAULT_GRADING.truncated),
     },
-    chunkSize: options.batch ?? AUDIT_DEFAULTS.batch,
+    inFlight: options.batch ?? AUDIT_DEFAULTS.batch,
     maxBatch: options.maxBatch,
   };
 }

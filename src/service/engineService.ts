@@ -293,8 +293,9 @@ export class EngineService {
         }
       }
       const rate = p.doneThisSession > 0 && p.elapsedMs > 0 ? p.doneThisSession / (p.elapsedMs / 1000) : 0;
-      const eta = rate > 0 ? (p.total - p.done) / rate : p.done === p.total ? 0 : null;
-      this.send({ type: 'progress', id, done: p.done, total: p.total, rate, eta, ...(p.stage ? { stage: p.stage } : {}), ...labelled });
+      // No time left until one has been measured (auditEstimate.ts).
+      const eta = p.done === p.total ? 0 : p.remainingMs !== undefined ? p.remainingMs / 1000 : null;
+      this.send({ type: 'progress', id, done: p.done, total: p.total, rate, eta, ...(p.tokensPerSecond !== undefined ? { tokensPerSecond: p.tokensPerSecond } : {}), ...labelled });
     };
     const result = await prepared.run({
       signal,
@@ -309,7 +310,7 @@ export class EngineService {
     });
     active.runDir = result.folder;
     active.done = result.records.length;
-    const stages = Object.entries(result.timings).map(([s, t]) => `${s} ${(t.ms / 1000).toFixed(1)} s (${t.generations} generations)`);
+    const stages = Object.entries(result.timings).map(([s, t]) => `${s} ${t.generations} generations, ${t.tokens} tokens`);
     if (stages.length > 0) this.send({ type: 'log', id, level: 'info', message: `${job.label ?? 'audit'}: ${stages.join(', ')}` });
     return result;
   }

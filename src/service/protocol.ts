@@ -107,9 +107,11 @@ export interface ProgressEvent {
   total: number;
   /** Questions per second in this session; 0 until one finishes. */
   rate: number;
-  /** Seconds left at that rate; null while unknown. */
+  /** Seconds left, estimated from this session's measured speed; null until measured. */
   eta: number | null;
-  /** The stage of the current batch (deployment, sample, routes, search, global-routes, repair) or `loading`. */
+  /** Generated tokens per second in this session; absent until measured. */
+  tokensPerSecond?: number;
+  /** What the engine is doing before the first question can finish (`loading model: …`). */
   stage?: string;
   label?: RunLabel;
 }

@@ -107,7 +107,7 @@ describe('hostile run files in Chromium', () => {
       `<img src="${target}/img" onerror="window.__pwned=1"><script>window.__pwned=2</script><svg onload="window.__pwned=3"></svg>` +
       `<a href="${target}/link">x</a>" onmouseover="window.__pwned=4" x="' onclick='window.__pwned=5`;
     const dataset = smallDataset(12);
-    await auditQuestions(fakeFor(dataset), dataset.questions, settingsFor(), { onRecord: (r) => records.push(r) }, { chunkSize: 4 });
+    await auditQuestions(fakeFor(dataset), dataset.questions, settingsFor(), { onRecord: (r) => records.push(r) }, { inFlight: 4 });
     records = records.map((r, i) => (i % 3 === 0 ? { ...r, id: `${r.id}${payload}`, question: payload, gold: payload, realized: { ...r.realized, answer: payload } } : r));
     browser = await launchBrowser();
   });

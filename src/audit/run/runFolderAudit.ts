@@ -10,7 +10,8 @@ import { lockFolder, recoveredNote } from '../../engine/folderLock';
 import { describeFsError, isStorageError } from '../../engine/folderCreation';
 import type { TextGenerator } from '../../engine/types';
 import type { RemoteBackendInfo } from '../../engine/index';
-import { AuditAborted, auditQuestions, type AuditStage } from './questionPipeline';
+import { AuditAborted, auditQuestions } from './questionPipeline';
+import { plannedGenerations, remainingMs } from './auditEstimate';
 import type { Dataset } from '../dataset/dataset';
 import { checkPresetFormat } from '../presets/presets';
 import { manifestMismatches, type RunManifest, type RunSettings } from './manifest';
@@ -26,6 +27,7 @@ import {
   readJsonLines,
   readManifest,
   readRecords,
+  writeFileAtomic,
   writeJson,
   writeManifest,
 } from './runStore';
@@ -45,7 +47,13 @@ export interface AuditProgress {
   /** Questions finished in this session (a resumed run starts with some done). */
   doneThisSession: number;
   elapsedMs: number;
-  stage?: AuditStage;
+  /** Generations and generated tokens that came back in this session. */
+  generations: number;
+  generatedTokens: number;
+  /** Generated tokens per second of this session so far; absent until there is something to measure. */
+  tokensPerSecond?: number;
+  /** Time left, estimated from this session's measured speed; absent until measured (see auditEstimate.ts). */
+  remainingMs?: number;
 }
 
 export interface RunAuditInput {
@@ -59,7 +67,8 @@ export interface RunAuditInput {
   name: string;
   folder: string;
   resume: boolean;
-  chunkSize: number;
+  /** Questions open at once (see questionPipeline.ts). */
+  inFlight: number;
   signal?: AbortSignal;
   onProgress?(p: AuditProgress): void;
   onWarning?(message: string): void;
@@ -69,9 +78,10 @@ export interface RunAuditInput {
   resumeCommand?: string;
 }
 
+/** What one stage's generations cost in a session (stages overlap in time, so no wall time each). */
 export interface StageTiming {
-  ms: number;
   generations: number;
+  tokens: number;
   calls: number;
 }
 
@@ -151,6 +161,20 @@ function storageFailure(err: NodeJS.ErrnoException, input: RunAuditInput): Input
   );
 }
 
+/**
+ * Questions finish out of order (see questionPipeline.ts); a finished run's records.jsonl and
+ * failure-set.jsonl are rewritten in dataset order, so the same audit gives the same files
+ * however it was batched, sharded or resumed. Replaced atomically: a crash leaves the appended file.
+ */
+function inDatasetOrder(folder: string, finished: readonly QuestionRecord[]): void {
+  const lines = (values: readonly unknown[]) => values.map((v) => JSON.stringify(v) + '\n').join('');
+  writeFileAtomic(path.join(folder, RECORDS_FILE), lines(finished));
+  const failureFile = path.join(folder, FAILURE_SET_FILE);
+  if (!fs.existsSync(failureFile)) return;
+  const members = new Map(readJsonLines<{ id: string }>(failureFile).values.map((m) => [m.id, m]));
+  writeFileAtomic(failureFile, lines(finished.map((r) => members.get(r.id)).filter((m) => m !== undefined)));
+}
+
 async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
   const { folder } = input;
   const manifest = buildManifest(input);
@@ -183,9 +207,24 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
   const timings: Record<string, StageTiming> = {};
   const started = performance.now();
   let doneThisSession = 0;
-  let stage: AuditStage | undefined;
-  const progress = () =>
-    input.onProgress?.({ done: doneIds.size + doneThisSession, total: input.questions.length, doneThisSession, elapsedMs: performance.now() - started, stage });
+  let generations = 0;
+  let generatedTokens = 0;
+  let scannedQuestions = 0;
+  const plan = plannedGenerations(input.settings, input.model.numBlocks);
+  const progress = () => {
+    const elapsedMs = performance.now() - started;
+    const left = remainingMs(plan, { questions: remaining.length, doneQuestions: doneThisSession, scannedQuestions, generations, generatedTokens, elapsedMs });
+    input.onProgress?.({
+      done: doneIds.size + doneThisSession,
+      total: input.questions.length,
+      doneThisSession,
+      elapsedMs,
+      generations,
+      generatedTokens,
+      ...(generatedTokens > 0 && elapsedMs > 0 ? { tokensPerSecond: (generatedTokens * 1000) / elapsedMs } : {}),
+      ...(left !== undefined ? { remainingMs: left } : {}),
+    });
+  };
   progress();
   let stopped = false;
   try {
@@ -198,6 +237,7 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
           recordOut.append(r);
           records.set(r.id, r);
           doneThisSession++;
+          if (r.repair && r.repair.cost.generations > 0) scannedQuestions++;
           input.onRecord?.(r);
           progress();
         },
@@ -208,18 +248,19 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
             inFailureFile.add(m.id);
           }
         },
-        onStage: (s) => {
-          stage = s;
+        onGenerated: (s, gens) => {
+          const t = (timings[s] ??= { generations: 0, tokens: 0, calls: 0 });
+          t.calls++;
+          for (const g of gens) {
+            t.generations++;
+            t.tokens += g.tokens.length;
+            generations++;
+            generatedTokens += g.tokens.length;
+          }
           progress();
         },
-        onStageTime: (s, ms, generations) => {
-          const t = (timings[s] ??= { ms: 0, generations: 0, calls: 0 });
-          t.ms += ms;
-          t.generations += generations;
-          t.calls++;
-        },
       },
-      { chunkSize: input.chunkSize, signal: input.signal },
+      { inFlight: input.inFlight, signal: input.signal },
     );
   } catch (err) {
     if (!(err instanceof AuditAborted)) throw err;
@@ -244,6 +285,7 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
 
   const finished = input.questions.map((q) => records.get(q.id)).filter((r): r is QuestionRecord => r !== undefined);
   if (stopped) return { folder, records: finished, stopped, timings };
+  inDatasetOrder(folder, finished);
   const summary = summarize(finished);
   writeJson(folder, SUMMARY_FILE, summary);
   return { folder, summary, records: finished, stopped, timings };

@@ -112,9 +112,11 @@ export class AuditSession implements vscode.Disposable {
           report?.({ message: lastMessage });
         } else if (event.type === 'progress') {
           const pct = event.total > 0 ? (100 * event.done) / event.total : 0;
-          const eta = event.eta !== null && event.done > 0 ? ` · ${Math.ceil(event.eta)} s left` : '';
+          // No time left is shown until the engine has measured one.
+          const eta = event.eta !== null && event.done < event.total ? ` · ${Math.ceil(event.eta)} s left` : '';
+          const speed = event.tokensPerSecond !== undefined ? ` · ${event.tokensPerSecond.toFixed(1)} tokens/s` : '';
           const stage = event.stage ? ` · ${event.stage}` : '';
-          lastMessage = `${event.done}/${event.total} questions${stage}${eta}`;
+          lastMessage = `${event.done}/${event.total} questions${stage}${speed}${eta}`;
           report?.({ increment: Math.max(0, pct - last), message: lastMessage });
           last = Math.max(last, pct);
           updateStatus(`${event.done}/${event.total}`);

@@ -41,9 +41,10 @@ test('a question whose prompt does not fit is recorded as skipped, counted apart
   const model = new ShortContextFake(8, new Map(ds.questions.map((q) => [q.text, q.gold])));
   const records: QuestionRecord[] = [];
   const settings = settingsFor(8, { deployment: { ...settingsFor().deployment, maxNewTokens: 64 } });
-  await auditQuestions(model, ds.questions, settings, { onRecord: (r) => records.push(r) }, { chunkSize: 3 });
-  assert.deepEqual(records.map((r) => r.id), ['short', 'long', 'short2'], 'dataset order kept');
-  const long = records[1];
+  await auditQuestions(model, ds.questions, settings, { onRecord: (r) => records.push(r) }, { inFlight: 3 });
+  // Records come in the order questions finish (the run folder keeps dataset order, see summary.test.ts).
+  assert.deepEqual(records.map((r) => r.id).sort(), ['long', 'short', 'short2'], 'every question recorded');
+  const long = records.find((r) => r.id === 'long')!;
   assert.ok(long.skipped && long.skipped.reason === 'context');
   assert.equal(long.skipped.contextLimit, 400);
   assert.equal(long.skipped.maxNewTokens, 64);
@@ -63,9 +64,10 @@ test('--truncate-prompt left cuts the prompt to fit and records it', async () =>
   const records: QuestionRecord[] = [];
   const base = settingsFor();
   const settings = settingsFor(8, { deployment: { ...base.deployment, maxNewTokens: 64, truncatePrompt: 'left' } });
-  await auditQuestions(model, ds.questions, settings, { onRecord: (r) => records.push(r) }, { chunkSize: 3 });
-  assert.equal(records[1].skipped, undefined);
-  assert.equal(records[1].promptTruncated?.toTokens, 400 - 64);
+  await auditQuestions(model, ds.questions, settings, { onRecord: (r) => records.push(r) }, { inFlight: 3 });
+  const long = records.find((r) => r.id === 'long')!;
+  assert.equal(long.skipped, undefined);
+  assert.equal(long.promptTruncated?.toTokens, 400 - 64);
   const s = summarize(records);
   assert.equal(s.n, 3);
   assert.equal(s.promptTruncated, 1);
@@ -75,5 +77,5 @@ test('max new tokens that leave no room for a prompt is refused before anything 
   const ds = dataset();
   const model = new ShortContextFake(8, new Map(ds.questions.map((q) => [q.text, q.gold])));
   const settings = settingsFor(8, { deployment: { ...settingsFor().deployment, maxNewTokens: 400 } });
-  await assert.rejects(auditQuestions(model, ds.questions, settings, {}, { chunkSize: 3 }), /--max-new-tokens 400 leaves no room for a prompt in the model's context of 400 positions/);
+  await assert.rejects(auditQuestions(model, ds.questions, settings, {}, { inFlight: 3 }), /--max-new-tokens 400 leaves no room for a prompt in the model's context of 400 positions/);
 });

@@ -5,7 +5,7 @@
  * real engine. Correctness rates are set per kind of request, so protocol logic can be checked.
  */
 import { createHash } from 'node:crypto';
-import type { ChatMessage, Generation, GenerationRequest, TextGenerator } from '../../../src/engine/types';
+import type { ChatMessage, GenerateOptions, Generation, GenerationRequest, TextGenerator } from '../../../src/engine/types';
 
 export interface FakeRates {
   deploy: number;
@@ -46,7 +46,8 @@ export class FakeGenerator implements TextGenerator {
     return String.fromCodePoint(...ids);
   }
 
-  async generate(requests: readonly GenerationRequest[], signal?: AbortSignal): Promise<Generation[]> {
+  // The priority only orders a real engine's queue; the fake answers every call at once.
+  async generate(requests: readonly GenerationRequest[], signal?: AbortSignal, _options?: GenerateOptions): Promise<Generation[]> {
     this.calls.push(requests.length);
     if (this.abortAfter && this.calls.length > this.abortAfter.calls) {
       this.abortAfter.controller.abort();

@@ -13,7 +13,7 @@ test('the HTML report escapes dataset text and loads nothing remote', async () =
   const dataset = parseDataset('/v.jsonl', JSON.stringify({ id: `<b>"id"</b>`, question: `What is 2+2? ${evil}`, answer: '#### 4' }) + '\n');
   const records: QuestionRecord[] = [];
   const model = new FakeGenerator(8, new Map(dataset.questions.map((q) => [q.text, q.gold])));
-  await auditQuestions(model, dataset.questions, settingsFor(), { onRecord: (r) => records.push(r) }, { chunkSize: 4 });
+  await auditQuestions(model, dataset.questions, settingsFor(), { onRecord: (r) => records.push(r) }, { inFlight: 4 });
   const html = runReportHtml({ name: `run ${evil}`, model: '/m', dataset: '/d', summary: summarize(records), records });
   assert.ok(!html.includes('<script'), 'no script element at all');
   assert.ok(!/<img/i.test(html));
@@ -29,7 +29,7 @@ test('the HTML report shows routes vs search (budgets, spend ratios, paired coun
   const records: QuestionRecord[] = [];
   const model = new FakeGenerator(8, new Map(dataset.questions.map((q) => [q.text, q.gold])));
   const settings = settingsFor(8, { probes: [{ name: 'sample', budget: 4 }, { name: 'routes', budget: 6 }, { name: 'search', budget: 4 }] });
-  await auditQuestions(model, dataset.questions, settings, { onRecord: (r) => records.push(r) }, { chunkSize: 12 });
+  await auditQuestions(model, dataset.questions, settings, { onRecord: (r) => records.push(r) }, { inFlight: 12 });
   const summary = summarize(records);
   const html = runReportHtml({ name: 'run', model: '/m', dataset: '/d', summary, records });
   assert.match(html, /Random routes vs search — <strong>unmatched budgets<\/strong>/);

@@ -123,7 +123,7 @@ test('summary: choice records get chance levels per probe', () => {
 test('pipeline: no blind choice is recorded for the search probe', async () => {
   const dataset = smallDataset(6);
   const out: QuestionRecord[] = [];
-  await auditQuestions(fakeFor(dataset), dataset.questions, settingsFor(), { onRecord: (r) => out.push(r) }, { chunkSize: 6 });
+  await auditQuestions(fakeFor(dataset), dataset.questions, settingsFor(), { onRecord: (r) => out.push(r) }, { inFlight: 6 });
   for (const r of out) {
     assert.equal(r.blind.search, undefined);
     assert.ok(r.blind.sample && r.blind.routes);

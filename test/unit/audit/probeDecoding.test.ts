@@ -36,7 +36,7 @@ async function audit(settings: RunSettings, ids?: string[]) {
     return generate(rs, signal);
   };
   const records: QuestionRecord[] = [];
-  await auditQuestions(model, questions, settings, { onRecord: (r) => records.push(r) }, { chunkSize: 5 });
+  await auditQuestions(model, questions, settings, { onRecord: (r) => records.push(r) }, { inFlight: 5 });
   return { records, requests };
 }
 
@@ -122,7 +122,7 @@ test('a run made before probe decoding was recorded resumes under the defaults w
 
 test('--resume with another sample temperature is refused with the difference, and the records are kept', async () => {
   const dataset = smallDataset(6);
-  const base = { engineVersion: 'test', dataset, questions: dataset.questions, name: 't', chunkSize: 3, modelInfo: { path: '/m', contentHash: 'h' } };
+  const base = { engineVersion: 'test', dataset, questions: dataset.questions, name: 't', inFlight: 3, modelInfo: { path: '/m', contentHash: 'h' } };
   const folder = tempDir();
   await runAudit({ ...base, settings: sampling(), model: fakeFor(dataset), folder, resume: false });
   const before = fs.readFileSync(path.join(folder, 'records.jsonl'), 'utf8');

@@ -22,7 +22,7 @@ const TUNED = path.join(FIXTURES, '2026-12-01T10-15-00Z-demo-tuned');
 async function freshRun(): Promise<string> {
   const dataset = smallDataset(12);
   const folder = tempDir();
-  await runAudit({ engineVersion: 'test', dataset, questions: dataset.questions, settings: settingsFor(), name: 't', chunkSize: 5, modelInfo: { path: '/m', contentHash: 'h' }, model: fakeFor(dataset), folder, resume: false });
+  await runAudit({ engineVersion: 'test', dataset, questions: dataset.questions, settings: settingsFor(), name: 't', inFlight: 5, modelInfo: { path: '/m', contentHash: 'h' }, model: fakeFor(dataset), folder, resume: false });
   return folder;
 }
 

@@ -94,7 +94,7 @@ test('a file in the way of the run folder is a clear InputError', () => {
 
 test('resume refuses a run made with other settings or another model, and keeps its records', async () => {
   const dataset = smallDataset(10);
-  const base = { engineVersion: 'test', dataset, questions: dataset.questions, name: 't', chunkSize: 5, modelInfo: { path: '/m', contentHash: 'h' } };
+  const base = { engineVersion: 'test', dataset, questions: dataset.questions, name: 't', inFlight: 5, modelInfo: { path: '/m', contentHash: 'h' } };
   const folder = tempDir();
   await runAudit({ ...base, settings: settingsFor(), model: fakeFor(dataset), folder, resume: false });
   const before = fs.readFileSync(path.join(folder, 'records.jsonl'), 'utf8');
@@ -114,7 +114,7 @@ test('resume refuses a run made with other settings or another model, and keeps 
 
 test('resuming a run with a torn last line re-audits that question and ends complete', async () => {
   const dataset = smallDataset(10);
-  const base = { engineVersion: 'test', dataset, questions: dataset.questions, name: 't', chunkSize: 5, modelInfo: { path: '/m', contentHash: 'h' }, settings: settingsFor() };
+  const base = { engineVersion: 'test', dataset, questions: dataset.questions, name: 't', inFlight: 5, modelInfo: { path: '/m', contentHash: 'h' }, settings: settingsFor() };
   const whole = tempDir();
   await runAudit({ ...base, model: fakeFor(dataset), folder: whole, resume: false });
   const folder = tempDir();

@@ -45,7 +45,7 @@ test('bad search and bound values name their flag and what was expected', () => 
 
 test('a resume under other search settings or bounds is refused; a run recorded before them resumes under the defaults', async () => {
   const dataset = smallDataset(6);
-  const base = { engineVersion: 'test', dataset, questions: dataset.questions, name: 't', chunkSize: 3, modelInfo: { path: '/m', contentHash: 'h' } };
+  const base = { engineVersion: 'test', dataset, questions: dataset.questions, name: 't', inFlight: 3, modelInfo: { path: '/m', contentHash: 'h' } };
   const folder = tempDir();
   const settings = settingsOf({});
   await runAudit({ ...base, settings, model: fakeFor(dataset), folder, resume: false });
@@ -72,7 +72,7 @@ test('a resume under other search settings or bounds is refused; a run recorded 
 
 test('a comparison is refused when the search settings or set bounds differ; default bounds follow each model', async () => {
   const dataset = smallDataset(6);
-  const base = { engineVersion: 'test', dataset, questions: dataset.questions, name: 't', chunkSize: 3, modelInfo: { path: '/m', contentHash: 'h' } };
+  const base = { engineVersion: 'test', dataset, questions: dataset.questions, name: 't', inFlight: 3, modelInfo: { path: '/m', contentHash: 'h' } };
   const a = tempDir();
   const b = tempDir();
   await runAudit({ ...base, settings: settingsFor(8, { search: settingsOf({}).search }), model: fakeFor(dataset), folder: a, resume: false });

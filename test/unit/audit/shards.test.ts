@@ -13,7 +13,7 @@ import { InputError } from '../../../src/engine/errors';
 import { fakeFor, settingsFor, smallDataset, tempDir } from './fixtures';
 
 const dataset = smallDataset(23);
-const common = { engineVersion: 'test', dataset, name: 't', chunkSize: 4, modelInfo: { path: '/m', contentHash: 'h' } };
+const common = { engineVersion: 'test', dataset, name: 't', inFlight: 4, modelInfo: { path: '/m', contentHash: 'h' } };
 
 async function shardRun(shard: ShardSpec, folder: string, settings = settingsFor()) {
   const questions = shardQuestions(dataset.questions, shard);

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { auditQuestions } from '../../../src/audit/run/questionPipeline';
 import { questionState, type QuestionRecord } from '../../../src/contract';
@@ -12,7 +13,7 @@ import { fakeFor, settingsFor, smallDataset, tempDir } from './fixtures';
 async function records(): Promise<QuestionRecord[]> {
   const dataset = smallDataset(30);
   const out: QuestionRecord[] = [];
-  await auditQuestions(fakeFor(dataset), dataset.questions, settingsFor(), { onRecord: (r) => out.push(r) }, { chunkSize: 10 });
+  await auditQuestions(fakeFor(dataset), dataset.questions, settingsFor(), { onRecord: (r) => out.push(r) }, { inFlight: 10 });
   return out;
 }
 
@@ -80,14 +81,15 @@ test('the summary does not depend on record order', async () => {
 
 test('an interrupted and resumed run ends with the same summary.json as an uninterrupted one, recomputable from records.jsonl', async () => {
   const dataset = smallDataset(30);
-  const base = { engineVersion: 'test', dataset, questions: dataset.questions, settings: settingsFor(), name: 't', chunkSize: 7, modelInfo: { path: '/m', contentHash: 'h' } };
+  const base = { engineVersion: 'test', dataset, questions: dataset.questions, settings: settingsFor(), name: 't', inFlight: 7, modelInfo: { path: '/m', contentHash: 'h' } };
   const whole = tempDir();
   const a = await runAudit({ ...base, model: fakeFor(dataset), folder: whole, resume: false });
   assert.ok(a.summary);
 
   const split = tempDir();
   const controller = new AbortController();
-  const first = await runAudit({ ...base, model: fakeFor(dataset, 8, { calls: 25, controller }), folder: split, resume: false, signal: controller.signal });
+  // 7 questions in flight make about 11 engine calls each: stop after some have finished.
+  const first = await runAudit({ ...base, model: fakeFor(dataset, 8, { calls: 100, controller }), folder: split, resume: false, signal: controller.signal });
   assert.equal(first.stopped, true);
   assert.ok(first.records.length > 0 && first.records.length < 30);
   const second = await runAudit({ ...base, model: fakeFor(dataset), folder: split, resume: true });
@@ -97,4 +99,9 @@ test('an interrupted and resumed run ends with the same summary.json as an unint
   assert.deepEqual(readJsonFile(path.join(split, 'summary.json')), wholeSummary);
   assert.deepEqual(JSON.parse(JSON.stringify(summarize(readRecords(split).values))), wholeSummary);
   assert.deepEqual(JSON.parse(JSON.stringify(summarize(readRecords(whole).values))), wholeSummary);
+  // Questions finish out of order; a finished run's files are in dataset order, the same bytes either way.
+  assert.deepEqual(readRecords(whole).values.map((r) => r.id), dataset.questions.map((q) => q.id));
+  for (const file of ['records.jsonl', 'failure-set.jsonl']) {
+    assert.equal(fs.readFileSync(path.join(split, file), 'utf8'), fs.readFileSync(path.join(whole, file), 'utf8'), file);
+  }
 });

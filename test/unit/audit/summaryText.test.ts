@@ -10,7 +10,7 @@ import { fakeFor, settingsFor, smallDataset } from './fixtures';
 test('the terminal summary gives every rate with its interval and n', async () => {
   const dataset = smallDataset(20);
   const records: QuestionRecord[] = [];
-  await auditQuestions(fakeFor(dataset), dataset.questions, settingsFor(), { onRecord: (r) => records.push(r) }, { chunkSize: 10 });
+  await auditQuestions(fakeFor(dataset), dataset.questions, settingsFor(), { onRecord: (r) => records.push(r) }, { inFlight: 10 });
   const text = formatSummary(summarize(records));
   const rateLines = text.split('\n').filter((l) => /^\s+(realized|reachable|answer-blind)/.test(l));
   // realized; reachable by 3 probes and the ceiling; blind: sample 2 selectors, routes 3 (search is not answer-blind)

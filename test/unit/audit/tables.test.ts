@@ -19,7 +19,7 @@ const dataset = smallDataset(40);
 async function auditWith(rates: FakeRates, settings = settingsFor()): Promise<RunForTables> {
   const folder = tempDir();
   const model = new FakeGenerator(8, new Map(dataset.questions.map((q) => [q.text, q.gold])), rates);
-  const result = await runAudit({ engineVersion: 'test', dataset, questions: dataset.questions, name: 't', chunkSize: 8, modelInfo: { path: '/m', contentHash: 'h' }, settings, model, folder, resume: false });
+  const result = await runAudit({ engineVersion: 'test', dataset, questions: dataset.questions, name: 't', inFlight: 8, modelInfo: { path: '/m', contentHash: 'h' }, settings, model, folder, resume: false });
   return { folder, model: `fake-${rates.deploy}`, dataset: 'test.jsonl', seed: settings.seeds.run, records: result.records };
 }
 

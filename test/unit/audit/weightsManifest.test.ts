@@ -14,7 +14,7 @@ import { fakeFor, settingsFor, smallDataset, tempDir } from './fixtures';
 
 test('weights are recorded, and mixing precisions is refused unless allowed', async () => {
   const dataset = smallDataset(6);
-  const base = { engineVersion: 'test', dataset, questions: dataset.questions, name: 't', chunkSize: 3, modelInfo: { path: '/m', contentHash: 'h' }, settings: settingsFor() };
+  const base = { engineVersion: 'test', dataset, questions: dataset.questions, name: 't', inFlight: 3, modelInfo: { path: '/m', contentHash: 'h' }, settings: settingsFor() };
   const int8 = () => Object.assign(fakeFor(dataset), { weights: 'int8' as const });
   const f32Folder = tempDir();
   const int8Folder = tempDir();

@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SMALL_SPECS, writeRandomModel } from '../../support/modelFolder';
 import { type Fixture, cacheDir, fixture, promptIds, testRoot } from './engineTestModels';
-import { InputError, type GenerationRequest, loadModel } from '../../../src/engine';
+import { InputError, type Generation, type GenerationRequest, loadModel } from '../../../src/engine';
 
 function logSoftmax(v: Float64Array, i: number): number {
   let max = -Infinity;
@@ -193,5 +193,58 @@ describe('generation: sampling, stops, errors', () => {
       await assert.rejects(f.model.generate([{ ...sample(1), ...patch }]), (err: unknown) => err instanceof InputError && message.test(err.message));
     }
     await assert.rejects(f.model.forward([1, 2], { route: [4] }), (err: unknown) => err instanceof InputError && /route/.test(err.message));
+  });
+});
+
+// The model's one queue: calls made while others run share their batches, lower priorities are
+// served first, a cancelled call leaves the others untouched, and none of it changes a bit.
+describe('generation: one queue for concurrent calls', () => {
+  let f: Fixture;
+  before(async () => { f = await fixture('gen-queue', SMALL_SPECS.llama); });
+  const V = SMALL_SPECS.llama.vocabSize;
+  const L = SMALL_SPECS.llama.numBlocks;
+  const requestsOf = (call: number): GenerationRequest[] => [
+    { promptIds: promptIds(3 + call, 20 + call, V), maxNewTokens: 4 + call, decoding: greedy },
+    { promptIds: promptIds(5, 30 + call, V), route: [0, 0, ...Array.from({ length: L - 1 }, (_, i) => i + 1)], maxNewTokens: 6, decoding: { temperature: 1, topP: 0.9, seed: call } },
+    { promptIds: promptIds(5, 30 + call, V), maxNewTokens: 3, decoding: { temperature: 1, topP: 1, seed: 100 + call } },
+  ];
+
+  it('concurrent calls share steps and give each sequence its numbers alone, bit for bit', async () => {
+    const alone: Generation[] = [];
+    for (let c = 0; c < 4; c++) for (const r of requestsOf(c)) alone.push((await f.model.generate([r]))[0]);
+    let steps = 0;
+    let widest = 0;
+    f.model.onStep = (s) => { steps++; widest = Math.max(widest, s.batch); };
+    try {
+      const together = (await Promise.all([0, 1, 2, 3].map((c) => f.model.generate(requestsOf(c), undefined, { priority: c })))).flat();
+      together.forEach((g, i) => assert.deepEqual(g, alone[i], `sequence ${i}`));
+    } finally {
+      f.model.onStep = undefined;
+    }
+    assert.ok(widest > 3, `the calls shared a step (widest step ${widest} sequences)`);
+    assert.ok(steps < 4 * 10, `${steps} steps for 4 calls of up to 7 tokens`);
+  });
+
+  it('serves lower priorities first when the batch is full', async () => {
+    const narrow = await loadModel(f.written.dir, { cacheDir, threads: 1, maxBatch: 1 });
+    try {
+      const finished: number[] = [];
+      const one = (priority: number) => narrow.generate([{ promptIds: promptIds(4, priority, V), maxNewTokens: 2, decoding: greedy }], undefined, { priority }).then(() => finished.push(priority));
+      await Promise.all([one(5), one(3), one(9), one(1)]);
+      assert.deepEqual(finished, [1, 3, 5, 9]);
+    } finally {
+      await narrow.dispose();
+    }
+  });
+
+  it('a cancelled call is rejected at once and the others finish unchanged', async () => {
+    const controller = new AbortController();
+    const want = await f.model.generate(requestsOf(1));
+    const cancelled = f.model.generate(requestsOf(2).map((r) => ({ ...r, maxNewTokens: 50 })), controller.signal);
+    const other = f.model.generate(requestsOf(1));
+    setImmediate(() => controller.abort());
+    await assert.rejects(cancelled, { name: 'AbortError' });
+    assert.deepEqual(await other, want);
+    assert.deepEqual(f.model.load, { running: 0, waiting: 0 });
   });
 });

@@ -1,0 +1,138 @@
+/**
+ * What both audit runners (questionPipeline.ts, and the stage-by-stage stagedPipeline.ts the bench
+ * measures it against) do to one question: its prompt fitted to the context, each output graded,
+ * a probe's result and blind picks, the repair row's shell. One implementation, so the two runners
+ * give the same records.
+ */
+import type { Generation, TextGenerator } from '../../engine/types';
+import { InputError } from '../../engine/errors';
+import { costOf } from '../probes/budget';
+import { fitPrompt } from '../probes/contextFit';
+import { isFewShotExample, promptIds } from '../probes/deployment';
+import { grade, normalizeAnswer, type GradingSettings } from '../answers/grade';
+import { drawQuestionRoutes, type LengthBounds } from '../probes/routes';
+import { selectConfidence, selectMajority } from '../probes/blindSelectors';
+import { inFailureSet } from '../repair/failureSet';
+import { seedFor, seededRandom } from '../results/stats';
+import type { RunSettings } from './manifest';
+import type { Question } from '../dataset/question';
+import type { Attempt, BlindChoice, ProbeResult, QuestionRecord, RepairResult } from '../../contract';
+
+export type AuditStage = 'deployment' | 'sample' | 'routes' | 'search' | 'global-routes' | 'repair';
+
+export class AuditAborted extends Error {
+  override name = 'AuditAborted';
+  constructor() {
+    super('audit stopped');
+  }
+}
+
+/** The shared global route pool: drawn from the run seed alone, the same for every question. */
+export function globalRoutePool(numBlocks: number, seed: number, count: number, maxEdits: number, bounds?: LengthBounds): number[][] {
+  return drawQuestionRoutes(numBlocks, count, (a) => seededRandom(seed, 'global-route-pool', a), maxEdits, bounds);
+}
+
+/** A deployment budget that leaves no room for any prompt is a settings error, before any work. */
+export function checkBudgetFits(model: TextGenerator, settings: RunSettings): void {
+  const d = settings.deployment;
+  if (model.context && d.maxNewTokens >= model.context.maxPositions) {
+    throw new InputError(`--max-new-tokens ${d.maxNewTokens} leaves no room for a prompt in the model's context of ${model.context.maxPositions} positions (max_position_embeddings)`);
+  }
+}
+
+function meanLogprob(g: Generation): number | null {
+  if (g.logprobs.length === 0) return null;
+  let sum = 0;
+  for (const x of g.logprobs) sum += x;
+  return sum / g.logprobs.length;
+}
+
+/** Every output of a run — deployment, probe attempts, the search's reward, repair — is graded here. */
+export function gradedUnder(g: Generation, q: Question, grading: GradingSettings): Attempt {
+  const gr = grade(g.text, q, { truncated: g.finishReason === 'length', grading });
+  return {
+    output: g.text,
+    answer: gr.answer,
+    correct: gr.correct,
+    truncated: gr.truncated,
+    rule: gr.rule,
+    strict: gr.strict,
+    flexible: gr.flexible,
+    logprob: meanLogprob(g),
+    tokens: g.tokens.length,
+  };
+}
+
+export function probeResult(budget: number, attempts: Attempt[], generations: Generation[]): ProbeResult {
+  return { budget, attempts, correct: attempts.map((a) => a.correct), cost: costOf(generations) };
+}
+
+/** A question's record before any generation, and its prompt ids fitted to the context (or null: skipped, with the reason in the record). */
+export function startRecord(q: Question, settings: RunSettings, model: TextGenerator): { record: QuestionRecord; ids: number[] | null } {
+  const d = settings.deployment;
+  const record: QuestionRecord = {
+    id: q.id,
+    line: q.line,
+    gold: q.gold,
+    question: q.text,
+    ...(q.format === 'choice' && q.choices && q.choices.length > 0 ? { options: q.choices.length } : {}),
+    realized: { output: '', answer: null, correct: false, truncated: false, rule: 'none', logprob: null, tokens: 0, cost: { generations: 0, tokens: 0, blockApplications: 0 } },
+    probes: {},
+    reachable: {},
+    blind: {},
+  };
+  // A question shown with its answer among the prompt's examples is not asked.
+  if (isFewShotExample(d, q)) {
+    record.skipped = { reason: 'exemplar', message: `the question is one of the prompt's few-shot examples${d.preset ? ` (--preset ${d.preset})` : ''}, shown there with its answer` };
+    return { record, ids: null };
+  }
+  // A prompt that cannot fit the context is skipped (or cut from the left) before any generation.
+  const fit = fitPrompt(promptIds(d, q, model), d.maxNewTokens, model.context, d.truncatePrompt ?? 'none');
+  if ('skipped' in fit) {
+    record.skipped = fit.skipped;
+    return { record, ids: null };
+  }
+  if (fit.truncated) record.promptTruncated = fit.truncated;
+  return { record, ids: fit.ids };
+}
+
+/** The answer-blind picks among a probe's attempts under the run's selectors. */
+export function blindChoices(settings: RunSettings, q: Question, attempts: readonly Attempt[]): Record<string, BlindChoice> {
+  const blind: Record<string, BlindChoice> = {};
+  if (settings.selectors.includes('majority')) blind.majority = selectMajority(attempts, (ans) => normalizeAnswer(ans, q.format));
+  if (settings.selectors.includes('confidence')) blind.confidence = selectConfidence(attempts);
+  return blind;
+}
+
+/**
+ * The repair row before its scan: failure-set membership is fixed here from the realized and
+ * reachable states. Returns whether the question is scanned (in F, or realized: collateral damage).
+ */
+export function startRepair(record: QuestionRecord, settings: RunSettings, q: Question): { member: { id: string; reachableBy: string[] } | null; scanned: boolean } {
+  const inF = inFailureSet(record.realized.correct, record.reachable, settings.repair.referenceProbes);
+  const repair: RepairResult = {
+    inFailureSet: inF,
+    realized: record.realized.correct,
+    correctBySilencedBlock: {},
+    answerBySilencedBlock: {},
+    splitKey: seedFor(settings.seeds.run, q.id, 'repair-split'),
+    cost: { generations: 0, tokens: 0, blockApplications: 0 },
+  };
+  record.repair = repair;
+  const member = inF ? { id: q.id, reachableBy: settings.repair.referenceProbes.filter((p) => record.reachable[p]) } : null;
+  return { member, scanned: inF || record.realized.correct };
+}
+
+/** Fills the repair row from the scan's generations, one per block (silenced block l = index l). */
+export function finishRepair(record: QuestionRecord, q: Question, gens: readonly Generation[], grading: GradingSettings): void {
+  const repair = record.repair as RepairResult;
+  const truncatedBy: Record<string, boolean> = {};
+  repair.truncatedBySilencedBlock = truncatedBy;
+  gens.forEach((g, l) => {
+    const a = gradedUnder(g, q, grading);
+    repair.correctBySilencedBlock[String(l)] = a.correct;
+    repair.answerBySilencedBlock[String(l)] = a.answer;
+    truncatedBy[String(l)] = a.truncated;
+  });
+  repair.cost = costOf(gens);
+}
