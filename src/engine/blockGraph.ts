@@ -149,7 +149,10 @@ export function buildBlockGraph({ config, index, weights: w, read, data, variant
   const gqaAttrs: Record<string, number | { f: number }> = { num_heads: NH, kv_num_heads: KV, scale: { f: 1 / Math.sqrt(D) } };
   // The reference keeps the last `window` keys (the query's own included).
   if (config.slidingWindow !== undefined) gqaAttrs.local_window_size = config.slidingWindow - 1;
-  let ctx = g.op('GroupQueryAttention', [qFlat, 'new_k', 'new_v', pastK, pastV, seqlens, total], gqaAttrs, 3, 'com.microsoft')[0];
+  // present_k/present_v are graph outputs so that a decode step can bind them to the past_k/past_v
+  // buffers: onnxruntime's CPU attention then appends the new keys in place instead of clearing and
+  // refilling a fresh present buffer of the whole capacity on every call (routeExecutor.ts).
+  let ctx = g.op('GroupQueryAttention', [qFlat, 'new_k', 'new_v', pastK, pastV, seqlens, total], gqaAttrs, ['attention', 'present_k', 'present_v'], 'com.microsoft')[0];
   if (Dp !== D) {
     const heads = g.op1('Reshape', [ctx, g.constInt64([0, 0, NH, Dp])]);
     const cut = g.op1('Slice', [heads, g.constInt64([0]), g.constInt64([D]), g.constInt64([3])]);
@@ -169,5 +172,7 @@ export function buildBlockGraph({ config, index, weights: w, read, data, variant
   g.output('hidden_out', FLOAT, ['batch', 'seq', H]);
   g.output('new_k', FLOAT, ['batch', 'seq', KV * Dp]);
   g.output('new_v', FLOAT, ['batch', 'seq', KV * Dp]);
+  g.output('present_k', FLOAT, ['batch', KV, 'present', Dp]);
+  g.output('present_v', FLOAT, ['batch', KV, 'present', Dp]);
   return g.toBytes();
 }

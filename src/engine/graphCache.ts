@@ -17,7 +17,7 @@ import type { WeightPrecision } from './weightPrecision';
 import { describeHolder, FolderLockedError, lockFolder, type FolderLock } from './folderLock';
 
 /** Bump when the graphs or their file layout change: old cache folders are then ignored. */
-export const ENGINE_VERSION = 'reach-audit-engine-4';
+export const ENGINE_VERSION = 'reach-audit-engine-5';
 
 const MANIFEST = 'manifest.json';
 
