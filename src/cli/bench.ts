@@ -17,7 +17,8 @@ import { UsageError } from './command';
 import { MODEL_FLAGS, MODEL_FLAGS_HELP, parseFlags, parseWeights, parseWholeNumber, progressToStderr } from './engineArgs';
 import { writeRandomQwen05bModel } from './randomBenchModel';
 import { loadModel, type Model } from '../engine';
-import type { GenerationRequest } from '../engine/index';
+import { DEFAULT_MAX_BATCH, type GenerationRequest } from '../engine';
+import { auditBenchText, benchAudit } from './benchAudit';
 
 const help = [
   'Usage: reach-audit bench (--model DIR | --random-qwen-0.5b [--random-dir DIR]) [options]',
@@ -35,7 +36,16 @@ const help = [
   '  --runs N             runs per figure; medians are reported (default 3)',
   '  --long N,N,...       also generate N tokens at batch 1 (e.g. 64,512,2048): decode tokens/s and',
   '                       the per-token time at token 100 vs at the last 50 tokens (KV growth cost)',
+  '  --batches N,N,...    also decode tokens/s at each of these batch sizes (e.g. 1,8,16,32,64)',
   '  --json               print the figures as JSON',
+  '',
+  'The audit workload (--audit, instead of the figures above): deployment + sample, routes and search',
+  'at budget B on GSM8K-shaped questions, each request with its own token limit, run through the',
+  "audit's scheduler and through the stage-by-stage runner it replaced, in interleaved rounds:",
+  '  --audit-questions N  questions (default 32)',
+  '  --audit-budget B     attempts per probe (default 16)',
+  '  --audit-tokens A-B   per-request token limits, log-uniform in [A, B] (default 40-300)',
+  '  --audit-rounds N     interleaved rounds; medians and the per-round ratio are reported (default 3)',
 ].join('\n');
 
 function median(xs: number[]): number {
@@ -213,7 +223,13 @@ export const benchCommand: Command = {
       batch: { type: 'string' },
       runs: { type: 'string' },
       long: { type: 'string' },
+      batches: { type: 'string' },
       json: { type: 'boolean' },
+      audit: { type: 'boolean' },
+      'audit-questions': { type: 'string' },
+      'audit-budget': { type: 'string' },
+      'audit-tokens': { type: 'string' },
+      'audit-rounds': { type: 'string' },
     });
     if (!v.model === !v['random-qwen-0.5b']) throw new UsageError('expected exactly one of --model DIR or --random-qwen-0.5b');
     const promptTokens = parseWholeNumber(v['prompt-tokens'], '--prompt-tokens', 1) ?? 64;
@@ -222,10 +238,13 @@ export const benchCommand: Command = {
     const runs = parseWholeNumber(v.runs, '--runs', 1) ?? 3;
     const threads = parseWholeNumber(v.threads, '--threads', 1) ?? os.availableParallelism();
     const longLengths = v.long === undefined ? [] : v.long.split(',').map((x) => parseWholeNumber(x.trim(), '--long', 1) as number);
+    const curveBatches = v.batches === undefined ? [] : v.batches.split(',').map((x) => parseWholeNumber(x.trim(), '--batches', 1) as number);
+    const tokenRange = /^(\d+)-(\d+)$/.exec(v['audit-tokens'] ?? '40-300');
+    if (!tokenRange || Number(tokenRange[1]) < 1 || Number(tokenRange[1]) > Number(tokenRange[2])) throw new UsageError(`--audit-tokens: expected MIN-MAX with 1 <= MIN <= MAX, got ${v['audit-tokens']}`);
     const log = (m: string): void => { process.stderr.write(`bench: ${m}\n`); };
 
     const dir = v.model ?? writeRandomQwen05bModel(v['random-dir'] ?? path.join(os.tmpdir(), 'reach-audit-qwen05b-random'), log);
-    const loadOptions = { cacheDir: v['cache-dir'], threads, weights: parseWeights(v.weights), onProgress: progressToStderr(), maxBatch: Math.max(16, bigBatch) };
+    const loadOptions = { cacheDir: v['cache-dir'], threads, weights: parseWeights(v.weights), onProgress: progressToStderr(), maxBatch: Math.max(DEFAULT_MAX_BATCH, bigBatch, ...curveBatches) };
     resetPeakRss();
     const loadStart = performance.now();
     const model = await loadModel(dir, loadOptions);
@@ -241,6 +260,20 @@ export const benchCommand: Command = {
     const loadSeconds = (performance.now() - loadStart) / 1000;
     try {
       log(`loaded in ${loadSeconds.toFixed(1)} s (graphs from cache: ${model.graphs.dir})`);
+      if (v.audit) {
+        const figures = await benchAudit(model, {
+          questions: parseWholeNumber(v['audit-questions'], '--audit-questions', 1) ?? 32,
+          budget: parseWholeNumber(v['audit-budget'], '--audit-budget', 1) ?? 16,
+          minTokens: Number(tokenRange[1]),
+          maxTokens: Number(tokenRange[2]),
+          rounds: parseWholeNumber(v['audit-rounds'], '--audit-rounds', 1) ?? 3,
+          maxBatch: DEFAULT_MAX_BATCH,
+          inFlight: 32,
+          log,
+        });
+        process.stdout.write(v.json ? JSON.stringify({ model: dir, threads, loadavg: os.loadavg(), audit: figures }, null, 2) + '\n' : [`model            ${dir}`, `threads          ${threads} of ${os.cpus().length} cores (load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')})`, ...auditBenchText(figures)].join('\n') + '\n');
+        return figures.recordsIdentical ? 0 : 1;
+      }
       const rssAfterLoad = process.memoryUsage().rss;
       const bandwidthBefore = copyBandwidth();
       const prefill: number[] = [];
@@ -250,6 +283,7 @@ export const benchCommand: Command = {
       const routes = mixedRoutes(bigBatch, model.numBlocks);
       let callsPerStep = 0;
       const coresUsed: number[] = [];
+      const curve = new Map<number, number[]>(curveBatches.map((b) => [b, []]));
       await timeGenerate(model, 1, 8, 2); // warm-up
       for (let r = 0; r < runs; r++) {
         const one = await timeGenerate(model, 1, promptTokens, decodeTokens + 1);
@@ -261,6 +295,11 @@ export const benchCommand: Command = {
         decodeMixed.push((bigBatch * mixed.decodeSteps * 1000) / mixed.decodeMs);
         callsPerStep = mixed.blockCallsPerDecodeStep;
         coresUsed.push(one.coresUsed, many.coresUsed, mixed.coresUsed);
+        for (const b of curveBatches) {
+          const t = await timeGenerate(model, b, promptTokens, decodeTokens + 1);
+          curve.get(b)!.push((b * t.decodeSteps * 1000) / t.decodeMs);
+        }
+        if (curveBatches.length > 0) log(`run ${r + 1}/${runs} batch curve: ${curveBatches.map((b) => `b${b} ${curve.get(b)!.at(-1)!.toFixed(1)}`).join(', ')} tok/s`);
         log(`run ${r + 1}/${runs}: prefill ${prefill[r].toFixed(1)} tok/s, decode b1 ${decode1[r].toFixed(2)} tok/s, b${bigBatch} ${decodeB[r].toFixed(2)} tok/s, b${bigBatch} mixed routes ${decodeMixed[r].toFixed(2)} tok/s`);
       }
       const long: LongFigures[] = [];
@@ -305,6 +344,7 @@ export const benchCommand: Command = {
         peakRssBytes: peak,
         peakRssOverWeightsPlusKv: peak / (weights.total + kvBytes),
         long,
+        batchCurve: curveBatches.map((b) => ({ batch: b, decodeTokensPerSecond: median(curve.get(b)!), samples: curve.get(b)! })),
         samples: { prefill, decode1, decodeB, decodeMixed, batchSpeedup: decodeB.map((x, r) => x / decode1[r]) },
       };
       if (v.json) {
@@ -321,6 +361,7 @@ export const benchCommand: Command = {
           `copy bandwidth   ${figures.copyBandwidthGBs.toFixed(2)} GB/s (memcpy, read+write)`,
           `bandwidth limit  ${limit.toFixed(2)} tokens/s at batch 1 (${gb(weights.perToken)} of weights per token); reached ${(100 * figures.fractionOfBandwidthLimit).toFixed(0)}%`,
           `peak memory      ${gb(peak)} RSS = ${figures.peakRssOverWeightsPlusKv.toFixed(2)}x (${model.weights === 'int8' ? 'int8' : 'F32'} weights ${gb(weights.total)} + KV cache ${gb(kvBytes)})`,
+          ...(curveBatches.length > 0 ? [`batch curve      ${curveBatches.map((b) => `b${b} ${median(curve.get(b)!).toFixed(1)}`).join(' · ')} decode tokens/s (the engine's default batch: ${DEFAULT_MAX_BATCH})`] : []),
           ...long.map((l) => `long ${String(l.tokens).padEnd(10)} ${l.decodeTokensPerSecond.toFixed(2)} tokens/s at batch 1; ${l.msAtToken100.toFixed(1)} ms/token at token 100, ${l.msAtEnd.toFixed(1)} ms at token ${l.endToken} (${l.endOver100.toFixed(2)}x)`),
           `medians of ${runs} runs; samples: prefill ${prefill.map((x) => x.toFixed(1)).join(' ')} | b1 ${decode1.map((x) => x.toFixed(2)).join(' ')} | b${bigBatch} ${decodeB.map((x) => x.toFixed(2)).join(' ')}`,
         ].join('\n') + '\n');

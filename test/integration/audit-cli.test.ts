@@ -129,7 +129,8 @@ describe('reach-audit audit / compare / report', () => {
     const kept = readRecords(stopped);
     if (code === 130) {
       assert.match(stderr, /stopping/);
-      assert.ok(kept.length >= 2 && kept.length < 6, `kept ${kept.length}`);
+      // Records arrive one question at a time, each as soon as it is done.
+      assert.ok(kept.length >= 1 && kept.length < 6, `kept ${kept.length}`);
       assert.ok(!fs.existsSync(path.join(stopped, 'summary.json')));
     } else assert.equal(code, 0, stderr); // finished before the signal landed: nothing to resume, still consistent
     const r = run(['audit', '--model', baseModel, '--data', data, ...PROBES, '--out', stopped, '--resume']);

@@ -40,6 +40,16 @@ const OPTIONS: AuditRequestOptions = {
 // The same settings as command-line flags.
 const FLAGS = ['--probe', 'sample:2', '--probe', 'routes:2', '--probe', 'search:2', '--repair', '--max-new-tokens', '4', '--batch', '2', '--threads', '1'];
 
+/** The records of `all` for the questions in `kept`, in kept's order (questions finish out of order). */
+function sameQuestions<R extends { id: string }>(all: readonly R[], kept: readonly R[]): R[] {
+  return kept.map((k) => all.find((r) => r.id === k.id) as R);
+}
+
+/** Records in dataset order, as a finished run's records.jsonl holds them. */
+function byLine<R extends { line: number }>(records: readonly R[]): R[] {
+  return [...records].sort((a, b) => a.line - b.line);
+}
+
 function readRecords(folder: string): QuestionRecord[] {
   return fs.readFileSync(path.join(folder, 'records.jsonl'), 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as QuestionRecord);
 }
@@ -126,20 +136,21 @@ describe('reach-audit serve, driven by the extension client', () => {
     for await (const e of handle.events) if (e.type === 'record') handle.cancel();
     const outcome = await handle.result;
     const kept = readRecords(stopped);
-    // The cancel is read between engine calls, long before the two remaining batches could finish.
+    // The cancel is read at the engine's next step, long before the other questions could finish;
+    // records arrive one question at a time, each as soon as it is done.
     assert.ok(outcome.type === 'stopped', `expected stopped, got ${outcome.type}`);
     assert.equal(outcome.runDir, stopped);
     assert.equal(outcome.total, 6);
     assert.equal(outcome.done, kept.length);
-    assert.ok(kept.length >= 2 && kept.length < 6, `kept ${kept.length}`);
-    assert.deepEqual(kept, readRecords(full).slice(0, kept.length));
+    assert.ok(kept.length >= 1 && kept.length < 6, `kept ${kept.length}`);
+    assert.deepEqual(kept, sameQuestions(readRecords(full), kept));
     assert.ok(!fs.existsSync(path.join(stopped, 'summary.json')));
 
     const events: RequestEvent[] = [];
     const resumed = await engine.request({ type: 'audit', options: { ...OPTIONS, out: stopped, resume: true } }, (e) => events.push(e)).result;
     assert.equal(resumed.type, 'result');
     assert.deepEqual(records(events, true), kept, 'the kept questions are sent first, marked resumed');
-    assert.deepEqual([...records(events, true), ...records(events)], readRecords(full));
+    assert.deepEqual(byLine([...records(events, true), ...records(events)]), readRecords(full));
     assert.deepEqual(readRecords(stopped), readRecords(full));
     assert.deepEqual(readJson(path.join(stopped, 'summary.json')), readJson(path.join(full, 'summary.json')));
   });
@@ -162,7 +173,7 @@ describe('reach-audit serve, driven by the extension client', () => {
     assert.equal(err.runDir, killed);
     const kept = readRecords(killed);
     assert.ok(kept.length >= 1 && kept.length < 6, `kept ${kept.length}`);
-    assert.deepEqual(kept, readRecords(full).slice(0, kept.length));
+    assert.deepEqual(kept, sameQuestions(readRecords(full), kept));
     assert.equal(engine.running, false);
 
     const resumed = await engine.request({ type: 'audit', options: { ...OPTIONS, out: killed, resume: true } }).result;
@@ -182,7 +193,9 @@ describe('reach-audit serve, driven by the extension client', () => {
     assert.equal(outcome.comparison.comparison.n, 2);
     assert.deepEqual(readJson(path.join(out, 'comparison.json')), outcome.comparison);
     const labelled = events.filter((e): e is RecordEvent => e.type === 'record').map((e) => `${e.label}:${e.record.id}`);
-    assert.deepEqual(labelled, ['base:q0', 'base:q1', 'tuned:q0', 'tuned:q1']);
+    // The base run finishes before the tuned one starts; within a run, questions finish in any order.
+    assert.deepEqual([...labelled.slice(0, 2)].sort(), ['base:q0', 'base:q1']);
+    assert.deepEqual([...labelled.slice(2)].sort(), ['tuned:q0', 'tuned:q1']);
     assert.deepEqual(readRecords(path.join(out, 'base')), readRecords(full).slice(0, 2), 'the base run matches the full run');
   });
 
@@ -201,8 +214,8 @@ describe('reach-audit serve, driven by the extension client', () => {
     const last = decodeEvent(stdout.trimEnd().split('\n').pop()!);
     assert.ok(last.ok && last.value.type === 'stopped', stdout.slice(-300));
     const kept = readRecords(orphan);
-    assert.ok(kept.length >= 2 && kept.length < 6, `kept ${kept.length}`);
-    assert.deepEqual(kept, readRecords(full).slice(0, kept.length));
+    assert.ok(kept.length >= 1 && kept.length < 6, `kept ${kept.length}`);
+    assert.deepEqual(kept, sameQuestions(readRecords(full), kept));
   });
 
   test('bad request lines get error events naming the problem; the engine keeps serving and exits cleanly', async () => {
