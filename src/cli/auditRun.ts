@@ -4,7 +4,7 @@
  * the job itself (checks, run folder, resume rules, the audit) is the engine service's.
  */
 import { warn } from './command';
-import { progressReporter, formatDuration } from './progress';
+import { estimateLines, progressReporter, formatDuration } from './progress';
 import { optionsFromFlags, type AuditFlagValues } from '../service/auditOptions';
 import { prepareAuditJob, type AuditJobResult } from '../service/auditJob';
 import { writeControl } from './terminalText';
@@ -43,6 +43,7 @@ export function prepareAudit(plan: AuditPlan): (signal: AbortSignal) => Promise<
       onModelProgress: tty ? (m) => (writeControl(process.stderr, '\r\x1b[2K'), process.stderr.write(`${plan.label}: ${m}`)) : undefined,
       onModelReady: tty ? () => writeControl(process.stderr, '\r\x1b[2K') : undefined,
       onProgress: (p) => progress.update(p),
+      onEstimate: (e) => process.stderr.write(estimateLines(plan.label, e).join('\n') + '\n'),
     });
     progress.done();
     const stages = Object.entries(result.timings).map(([s, t]) => `${s} ${t.generations} gen, ${t.tokens} tokens`);

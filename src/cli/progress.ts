@@ -3,15 +3,15 @@
  * line is rewritten in place; otherwise a line is printed at most every few seconds, so logs stay short.
  */
 import type { AuditProgress } from '../audit/run/runFolderAudit';
+import { estimateText, formatDuration, type AuditEstimate } from '../audit/run/auditEstimate';
 import { writeControl } from './terminalText';
 
-export function formatDuration(ms: number): string {
-  if (!Number.isFinite(ms) || ms < 0) return '—';
-  const s = Math.round(ms / 1000);
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const sec = s % 60;
-  return h > 0 ? `${h}h${String(m).padStart(2, '0')}m` : m > 0 ? `${m}m${String(sec).padStart(2, '0')}s` : `${sec}s`;
+export { formatDuration };
+
+/** The plan before the first question, and its measured estimate; Ctrl-C stops the run. */
+export function estimateLines(label: string, e: AuditEstimate): string[] {
+  const t = estimateText(e);
+  return [`${label}: plan: ${t.plan}`, `${label}: estimate: ${t.cost}; Ctrl-C stops and keeps finished questions`];
 }
 
 /** Questions done, generated tokens/s, and the time left only once it has been measured. */

@@ -12,6 +12,7 @@ import type { Dataset } from '../audit/dataset/dataset';
 import { modelContentHash } from '../audit/run/modelFingerprint';
 import type { QuestionRecord } from '../contract';
 import { RUN_FOLDER_ADVICE, runAudit, type AuditProgress, type RunAuditResult } from '../audit/run/runFolderAudit';
+import type { AuditEstimate } from '../audit/run/auditEstimate';
 import { latestRunFolder, MANIFEST_FILE, newRunFolder, prepareRunFolder } from '../audit/run/runStore';
 import { checkOptionRanges, type AuditOptions } from './auditOptions';
 import { checkBackendOptions, layerProbesRefused, openBackend, type OpenedBackend } from './backend';
@@ -59,6 +60,8 @@ export interface AuditJobRun {
   onModelReady?: () => void;
   onProgress?: (progress: AuditProgress) => void;
   onRecord?: (record: QuestionRecord) => void;
+  /** When given, a short warm-up is timed before the first question and the plan handed out. */
+  onEstimate?: (estimate: AuditEstimate) => void;
 }
 
 export interface AuditJobResult extends RunAuditResult {
@@ -164,6 +167,7 @@ export function prepareAuditJob(plan: AuditJobPlan): PreparedAuditJob {
           signal: how.signal,
           onProgress: how.onProgress,
           onRecord: how.onRecord,
+          ...(how.onEstimate ? { onEstimate: how.onEstimate } : {}),
           onWarning: plan.warn,
           ...(plan.resumeCommand ? { resumeCommand: plan.resumeCommand(folder) } : {}),
         });

@@ -22,6 +22,7 @@ import {
   type HelloEvent,
   type LogEvent,
   type ProgressEvent,
+  type EstimateEvent,
   type RecordEvent,
   type ResultOf,
   type StartedEvent,
@@ -38,7 +39,7 @@ type WithId<B extends RequestBody> = B & { id: string } & WorkRequest;
 export type RequestOutcome<B extends RequestBody> = ResultOf<WithId<B>> | StoppedEvent;
 
 /** Events of one request while it runs. */
-export type RequestEvent = StartedEvent | ProgressEvent | RecordEvent | LogEvent;
+export type RequestEvent = StartedEvent | ProgressEvent | EstimateEvent | RecordEvent | LogEvent;
 
 /**
  * Why a request failed. `input`: the request was wrong (the message names the file, field or value).

@@ -307,6 +307,7 @@ export class EngineService {
       onModelProgress: (m) => this.send({ type: 'progress', id, done: 0, total: active.total, rate: 0, eta: null, stage: `loading model: ${m}`, ...labelled }),
       onProgress,
       onRecord: (record) => this.send({ type: 'record', id, record, ...labelled }),
+      onEstimate: (estimate) => this.send({ type: 'estimate', id, estimate, ...labelled }),
     });
     active.runDir = result.folder;
     active.done = result.records.length;

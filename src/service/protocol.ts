@@ -8,6 +8,7 @@
  */
 import type { StoredComparison } from '../audit/run/comparisonStore';
 import { isObject, type QuestionRecord, type RunSummary } from '../contract';
+import type { AuditEstimate } from '../audit/run/auditEstimate';
 import { optionFieldKinds, type AuditOptions, type CliOnlyOptionName, type OptionKind } from './auditOptions';
 
 /** Bumped whenever a request or event changes shape; the child announces it in `hello`. */
@@ -116,6 +117,17 @@ export interface ProgressEvent {
   label?: RunLabel;
 }
 
+/**
+ * Before an audit's first question: what it will cost, from a short measured warm-up (the audit's
+ * auditEstimate.ts), so the user can cancel before it runs.
+ */
+export interface EstimateEvent {
+  type: 'estimate';
+  id: string;
+  estimate: AuditEstimate;
+  label?: RunLabel;
+}
+
 /** A finished question, after it was appended and flushed to records.jsonl. */
 export interface RecordEvent {
   type: 'record';
@@ -184,7 +196,7 @@ export interface ErrorEvent {
   kind: ErrorKind;
 }
 
-export type EngineEvent = HelloEvent | StartedEvent | ProgressEvent | RecordEvent | LogEvent | ResultEvent | StoppedEvent | ErrorEvent;
+export type EngineEvent = HelloEvent | StartedEvent | ProgressEvent | EstimateEvent | RecordEvent | LogEvent | ResultEvent | StoppedEvent | ErrorEvent;
 
 /** The event that ends a request of each kind. */
 export type ResultOf<R extends WorkRequest> = R extends AuditRequest ? AuditResultEvent : R extends AuditQuestionRequest ? QuestionResultEvent : CompareResultEvent;
@@ -324,6 +336,7 @@ const EVENT_FIELDS: Record<EngineEvent['type'], Record<string, FieldKind | 'obje
   hello: { protocol: 'number', version: 'string', engine: 'string', pid: 'number' },
   started: { id: 'string', runDir: 'string', total: 'wholeNumber', done: 'wholeNumber' },
   progress: { id: 'string', done: 'wholeNumber', total: 'wholeNumber', rate: 'number', eta: 'nullableNumber' },
+  estimate: { id: 'string', estimate: 'object' },
   record: { id: 'string', record: 'object' },
   log: { level: 'string', message: 'string' },
   result: { id: 'string', request: 'string', runDir: 'string' },

@@ -11,7 +11,7 @@ import { describeFsError, isStorageError } from '../../engine/folderCreation';
 import type { TextGenerator } from '../../engine/types';
 import type { RemoteBackendInfo } from '../../engine/index';
 import { AuditAborted, auditQuestions } from './questionPipeline';
-import { plannedGenerations, remainingMs } from './auditEstimate';
+import { estimateAudit, plannedGenerations, remainingMs, type AuditEstimate } from './auditEstimate';
 import type { Dataset } from '../dataset/dataset';
 import { checkPresetFormat } from '../presets/presets';
 import { manifestMismatches, type RunManifest, type RunSettings } from './manifest';
@@ -74,6 +74,8 @@ export interface RunAuditInput {
   onWarning?(message: string): void;
   /** A question finished; called after its line was appended and flushed to records.jsonl. */
   onRecord?(record: QuestionRecord): void;
+  /** When given, a short warm-up is timed before an audit of several questions starts and the plan handed out (auditEstimate.ts). */
+  onEstimate?(estimate: AuditEstimate): void;
   /** The command that continues this run, quoted in errors that stop it (a full disk). */
   resumeCommand?: string;
 }
@@ -201,6 +203,12 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
   const failureRead = readJsonLines<{ id: string }>(failureFile);
   for (const w of failureRead.warnings) input.onWarning?.(w);
   const inFailureFile = new Set(failureRead.values.map((m) => m.id));
+
+  // One question costs about what a warm-up would: no estimate for it.
+  if (input.onEstimate && remaining.length > 1) {
+    const estimate = await estimateAudit(input.model, remaining, input.settings, input.signal);
+    if (estimate) input.onEstimate(estimate);
+  }
 
   const recordOut = new JsonLinesAppender(path.join(folder, RECORDS_FILE));
   const failureOut = input.settings.repair.enabled ? new JsonLinesAppender(failureFile) : undefined;

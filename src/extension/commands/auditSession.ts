@@ -6,6 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { RecordEvent, StartedEvent } from '../../service/protocol';
+import { estimateText } from '../../audit/run/auditEstimate';
 import { EngineError, EngineProcess, type EngineRequestHandle, type RequestBody, type RequestOutcome } from '../../service/engineClient';
 
 export interface SessionListener {
@@ -120,6 +121,17 @@ export class AuditSession implements vscode.Disposable {
           report?.({ increment: Math.max(0, pct - last), message: lastMessage });
           last = Math.max(last, pct);
           updateStatus(`${event.done}/${event.total}`);
+        } else if (event.type === 'estimate') {
+          // Before the first question: the plan and its measured cost, with a way out.
+          const text = estimateText(event.estimate);
+          this.output.appendLine(`[extension] ${title}: plan ${text.plan}; estimate ${text.cost}`);
+          lastMessage = `${text.cost}`;
+          report?.({ message: lastMessage });
+          if (event.estimate.questions > 1) {
+            void vscode.window.showInformationMessage(`Reach Audit: ${text.plan}. Estimate: ${text.cost}.`, 'Cancel Audit').then((choice) => {
+              if (choice === 'Cancel Audit') handle.cancel();
+            });
+          }
         } else if (event.type === 'record') {
           this.emit((l) => l.onRecord?.(event, runDir));
         }
