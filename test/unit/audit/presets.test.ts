@@ -127,7 +127,8 @@ test('questions that are examples in the prompt are skipped with the reason, cou
   const model = new FakeGenerator(8, new Map(ds.questions.map((q) => [q.text, q.gold])));
   const records: QuestionRecord[] = [];
   const settings = settingsFor(8, { deployment: presetDeployment('gsm8k-cot-8shot', DEFAULT_DEPLOYMENT), repair: { enabled: false, referenceProbes: [] } });
-  await auditQuestions(model, questions, settings, { onRecord: (r) => records.push(r) }, { chunkSize: 5 });
+  await auditQuestions(model, questions, settings, { onRecord: (r) => records.push(r) }, { inFlight: 5 });
+  records.sort((a, b) => a.line - b.line); // in dataset order, as a finished run folder holds them
   const skipped = records.filter((r) => r.skipped);
   assert.deepEqual(skipped.map((r) => r.line), [23, 24, 25, 26, 27, 28, 29, 30]);
   assert.ok(skipped.every((r) => r.skipped?.reason === 'exemplar' && /few-shot examples \(--preset gsm8k-cot-8shot\)/.test(r.skipped.message) && Object.keys(r.probes).length === 0));
