@@ -19,7 +19,7 @@ import { DEFAULT_PROBE_DECODING } from '../audit/probes/probeDecoding';
 import { DEFAULT_SEARCH } from '../audit/probes/routeSearch';
 import { DEFAULT_GRADING } from '../audit/answers/grade';
 import type { RunSettings } from '../audit/run/manifest';
-import type { QuestionRecord } from '../audit/run/record';
+import type { QuestionRecord } from '../contract';
 import { auditQuestions } from '../audit/run/questionPipeline';
 import { auditQuestionsByStage } from '../audit/run/stagedPipeline';
 
