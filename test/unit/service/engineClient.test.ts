@@ -9,12 +9,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { EngineError, EngineProcess, StderrTail, crashMessage, type EngineExit, type RequestEvent } from '../../../src/service/engineClient';
-import type { LogEvent } from '../../../src/service/protocol';
+import { PROTOCOL_VERSION, type LogEvent } from '../../../src/service/protocol';
 
 // The stand-in engine: behaviour is picked by the request's `options.model`.
 const FAKE_ENGINE = String.raw`
 const send = (e) => process.stdout.write(JSON.stringify(e) + '\n');
-send({ type: 'hello', protocol: Number(process.env.FAKE_PROTOCOL || 1), version: '0', engine: 'fake', pid: process.pid });
+send({ type: 'hello', protocol: Number(process.env.FAKE_PROTOCOL || ${PROTOCOL_VERSION}), version: '0', engine: 'fake', pid: process.pid });
 const waiting = new Map();
 let buf = '';
 process.stdin.setEncoding('utf8');
@@ -208,7 +208,7 @@ describe('EngineProcess', () => {
 
   test('an engine speaking another protocol version is refused with a message saying so', async () => {
     const engine = client({ env: { FAKE_PROTOCOL: '99' } });
-    await assert.rejects(engine.start(), /speaks protocol version 99, but the extension expects 1; rebuild or reinstall/);
+    await assert.rejects(engine.start(), new RegExp(`speaks protocol version 99, but the extension expects ${PROTOCOL_VERSION}; rebuild or reinstall`));
   });
 
   test('dispose stops the child; running requests end `stopped`; no more requests are taken', async () => {
