@@ -52,9 +52,10 @@ export interface Generation {
 }
 
 /**
- * Sequences decoded together by default. Measured with `reach-audit bench` (decode tokens/s at
- * batch 1, 8, 16, 32, 64): on the Qwen2.5-0.5B shape and on the demo models tokens/s still grow
- * from 16 to 32, and 64 adds little while it doubles the KV memory of a full batch.
+ * Sequences decoded together by default. Measured once with `reach-audit bench --batches
+ * 1,8,16,32,64` on the Qwen2.5-0.5B shape, on a 2-core machine so loaded that the bench got 0.14
+ * cores: decode 0.6, 4.0, 3.6, 9.1 and 13.1 tokens/s. 32 doubles the former 16; 64 looked faster
+ * still but doubles a full batch's KV memory and wants a measurement on a quiet machine first.
  */
 export const DEFAULT_MAX_BATCH = 32;
 
