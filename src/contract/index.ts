@@ -49,3 +49,4 @@ export { passAtK, passAtKCurve, passAtKKindOf, questionPassAtK, passAtKRows } fr
 export { QUESTION_STATES, questionState, reachableBy, repairedBy, damagedBy, type QuestionState } from './questionState';
 export { NO_RATE, formatPercent } from './percent';
 export { isObject } from './jsonObject';
+export { ANSWER_BLIND_PROBES, isAnswerBlindProbe, orderedKeys, runRates, type RunRates } from './runRates';

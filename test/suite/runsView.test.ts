@@ -103,10 +103,19 @@ suite('Runs view', () => {
       'Questions · Reachable, not realized: 1 question',
       'Questions · Unreached: 3 questions',
     ]);
-    // A run that is still being written (torn last line) shows how far it got, not numbers.
-    assert.equal(rows[0].description, 'unfinished · 3 recorded');
+    // A run that is still being written (torn last line) shows how far it got, and the numbers of
+    // its finished questions: the ones the panel shows for them (no summary.json yet).
+    assert.equal(rows[0].description, 'unfinished · realized 66.7% · reachable sample 33.3%, routes 33.3% · n=3');
     assert.deepEqual(await childRows(api, rows[0].node), [
-      'Unfinished: 3 questions recorded, no summary.json yet',
+      'Unfinished: 3 questions recorded, no summary.json yet; the numbers are over the 3 finished',
+      'Realized: 66.7% (2/3, 95% CI 20.8–93.9%)',
+      'Reachable · sample: 33.3% (1/3, 95% CI 6.1–79.2%)',
+      'Reachable · routes: 33.3% (1/3, 95% CI 6.1–79.2%)',
+      'Reachable · any probe: 66.7% (2/3, 95% CI 20.8–93.9%)',
+      'Answer-blind · sample · majority: 33.3% (1/3, 95% CI 6.1–79.2%)',
+      'Answer-blind · sample · confidence: 33.3% (1/3, 95% CI 6.1–79.2%)',
+      'Answer-blind · routes · majority: 33.3% (1/3, 95% CI 6.1–79.2%)',
+      'Answer-blind · routes · confidence: 33.3% (1/3, 95% CI 6.1–79.2%)',
       'Failure set: 0 questions',
       'Questions · Realized: 2 questions',
       'Questions · Unreached: 1 question',

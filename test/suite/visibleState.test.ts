@@ -15,7 +15,9 @@ import * as vscode from 'vscode';
 import type { ReachAuditApi } from '../../src/extension/extension';
 import { DEMO_QUESTIONS, type CommandResult } from '../../src/extension/commands/auditCommands';
 import { questionLabel } from '../../src/extension/editor/questionLabel';
-import type { QuestionRecord } from '../../src/contract';
+import { formatPercent, runRates, type QuestionRecord } from '../../src/contract';
+import { RATE_MIN_QUESTIONS } from '../../src/contract/questionStory';
+import { formatRateDetail } from '../../src/extension/panel/runHeadline';
 import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
 import { pageProbesAvailable, panelDrag, panelEval, screenshot, workbenchClick, workbenchEval } from './pageProbe';
 import { EXTENSION_ID } from './suiteFixtures';
@@ -133,6 +135,53 @@ suite('What the user sees: cancel, export, table, gutter, welcome', function () 
     }`);
     assert.deepEqual(rowIds, keptIds.slice(0, rowIds.length), 'the table lists exactly the kept questions (sorted by id)');
     if (kept.length <= 20) assert.equal(rowIds.length, kept.length, 'every kept question has its row');
+  });
+
+  test('after the cancel the panel and the side bar show the same numbers for the kept questions', async () => {
+    assert.ok(cancelledRun);
+    const kept = readRecords(cancelledRun);
+    const rates = runRates(kept);
+    // Side bar: the Runs view and the Audit view give the kept questions' numbers, saying the run is unfinished.
+    const entry = (await api.runs.refresh()).find((r) => r.folder === cancelledRun);
+    assert.ok(entry && !entry.finished && entry.headline, JSON.stringify(entry));
+    assert.equal(entry.headline.n, kept.length);
+    const children = await api.runs.getChildren({ kind: 'run', run: entry });
+    const metric = (label: string) => children.find((c) => c.kind === 'metric' && c.label === label);
+    assert.match(JSON.stringify(metric('Unfinished')), new RegExp(`the numbers are over the ${kept.length} finished`));
+    assert.equal((metric('Realized') as { detail?: string } | undefined)?.detail, formatRateDetail(rates.realized));
+    api.auditView.show(entry);
+    const html = api.auditView.html;
+    assert.ok(html.includes(`the numbers are over the ${kept.length} finished`), html);
+    assert.ok(html.includes(`Realized · ${rates.states.realized}`), 'the state chart counts the kept questions');
+    // A few questions are told question by question (no rates) in the Audit view and the panel.
+    if (kept.length < RATE_MIN_QUESTIONS) {
+      assert.ok(html.includes(`n = ${kept.length} question${kept.length === 1 ? '' : 's'} · counted, not rated`), html);
+      return;
+    }
+    assert.ok(html.includes(`n = ${kept.length} questions`), html);
+    assert.ok(html.includes(formatRateDetail(rates.realized)), html);
+    for (const [probe, rate] of Object.entries(rates.reachable)) assert.ok(html.includes(`Reachable · ${probe}`) && html.includes(formatRateDetail(rate)), probe);
+    // Panel: the same run from its folder; the rendered headline reads the same rates and n.
+    if (!pageProbesAvailable) return;
+    await vscode.commands.executeCommand('reachAudit.openPanel', { runDir: cancelledRun });
+    await api.panel.whenReady();
+    const shown = await panelEval<{ n: string; detail: string; metrics: Record<string, { value: string; detail: string }> }>(`() => {
+      const n = document.querySelector('.metric-n');
+      if (!n || n.querySelector('.metric-value').textContent !== ${JSON.stringify(String(kept.length))}) return null;
+      const metrics = {};
+      for (const m of document.querySelectorAll('.metric')) metrics[m.querySelector('.metric-label').textContent] = { value: m.querySelector('.metric-value').textContent, detail: m.querySelector('.metric-detail').textContent };
+      return { n: n.querySelector('.metric-value').textContent, detail: n.querySelector('.metric-detail').textContent, metrics };
+    }`);
+    assert.equal(shown.detail, 'finished so far');
+    const panelRate = (label: string, rate: { rate: number; n: number; ci: { lo: number; hi: number } }) => {
+      const m = shown.metrics[label];
+      assert.ok(m, `${label} in ${JSON.stringify(shown.metrics)}`);
+      assert.equal(m.value, formatPercent(rate.n === 0 ? null : rate.rate), label);
+      assert.ok(m.detail.endsWith(`n=${rate.n}`), `${label}: ${m.detail}`);
+      assert.ok(m.detail.startsWith(`[${(rate.ci.lo * 100).toFixed(1)}–${(rate.ci.hi * 100).toFixed(1)}]`), `${label}: ${m.detail}`);
+    };
+    panelRate('Realized', rates.realized);
+    for (const [probe, rate] of Object.entries(rates.reachable)) panelRate(`Reachable · ${probe}`, rate);
   });
 
   test('an empty run: Export is disabled and says why', async function () {

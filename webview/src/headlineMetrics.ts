@@ -23,22 +23,22 @@ function fromRate(label: string, r: Rate, kind: string): Metric {
 }
 
 export function headlineMetrics(stats: RunStatistics, summary: RunSummary | undefined, compare: Comparison | undefined, live: boolean): Metric[] {
-  const useSummary = !live && summary !== undefined && summary.n === stats.n;
+  // summary.json's numbers when it covers these records; else the same definitions (the contract's
+  // runRates) over the records held, which is what the Runs view shows for an unfinished run.
+  const useSummary = !live && summary !== undefined && summary.n === stats.rates.n;
+  const rates = useSummary ? summary : stats.rates;
   const metrics: Metric[] = [];
-  metrics.push({ label: 'Questions', value: count(stats.n), detail: live ? 'live' : '', kind: 'n' });
+  metrics.push({ label: 'Questions', value: count(rates.n), detail: live ? 'live' : useSummary ? '' : 'finished so far', kind: 'n' });
 
-  const realized = stats.states.find((s) => s.key === 'realized')!.value;
-  metrics.push(fromRate('Realized', useSummary ? summary.realized : realized, 'realized'));
+  metrics.push(fromRate('Realized', rates.realized, 'realized'));
 
-  for (const r of stats.reachableByProbe) {
-    const s = useSummary ? summary.reachable[r.probe] : undefined;
-    metrics.push(fromRate(`Reachable · ${r.probe}`, s ?? r.value, 'reach'));
-  }
+  for (const [probe, rate] of Object.entries(rates.reachable)) metrics.push(fromRate(`Reachable · ${probe}`, rate, 'reach'));
 
-  if (stats.blind.length > 0) {
-    const best = stats.blind.reduce((a, b) => (b.value.rate > a.value.rate ? b : a));
-    const s = useSummary ? summary.blind[best.probe]?.[best.selector] : undefined;
-    const metric = fromRate(`Blind · ${best.probe}/${best.selector}`, s ?? best.value, 'blind');
+  const blind = Object.entries(stats.rates.blind).flatMap(([probe, selectors]) => Object.keys(selectors).map((selector) => ({ probe, selector })));
+  if (blind.length > 0) {
+    const rateOf = (b: { probe: string; selector: string }) => rates.blind[b.probe]?.[b.selector] ?? stats.rates.blind[b.probe][b.selector];
+    const best = blind.reduce((a, b) => (rateOf(b).rate > rateOf(a).rate ? b : a));
+    const metric = fromRate(`Blind · ${best.probe}/${best.selector}`, rateOf(best), 'blind');
     metric.title = 'The best answer-blind selector: picks among the probe outputs without the gold answer';
     metrics.push(metric);
   }

@@ -4,7 +4,7 @@
  * run's summary.json (from src/audit) gives the same rates; the identified block's held-out repair
  * rate is only in the summary, and the headline takes it from there. DOM-free.
  */
-import { passAtKRows, rateOf, type PassAtKKind, type Rate, type RunManifest } from '../../src/contract';
+import { passAtKRows, rateOf, runRates, type PassAtKKind, type Rate, type RunManifest, type RunRates } from '../../src/contract';
 import { meanInterval, type MeanWithInterval } from './meanInterval';
 import { Flag, type QuestionRow } from './questionState';
 import { RATE_MIN_QUESTIONS } from '../../src/contract/questionStory';
@@ -35,6 +35,8 @@ export interface BlockRate {
 
 export interface RunStatistics {
   n: number;
+  /** The headline rates, by the contract's runRates: what summary.json and the Runs view give for these records. */
+  rates: RunRates;
   states: StateBar[];
   reachableByProbe: { probe: string; value: Rate }[];
   blind: { probe: string; selector: string; value: Rate }[];
@@ -173,6 +175,7 @@ export function computeStatistics(rows: readonly QuestionRow[], probes: readonly
 
   return {
     n,
+    rates: runRates(records),
     states,
     reachableByProbe: probes.map((probe) => ({ probe, value: rateOf(reachable.get(probe) ?? 0, n) })),
     blind: [...blind.values()].map((b) => ({ probe: b.probe, selector: b.selector, value: rateOf(b.correct, b.n) })),

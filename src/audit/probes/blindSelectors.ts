@@ -6,15 +6,7 @@
  */
 import type { Attempt, BlindChoice } from '../../contract';
 
-/**
- * Probes whose candidates were produced without the gold answer. The search's candidates were
- * chosen with a reward that graded them, so a selector over them would see the answer indirectly.
- */
-export const ANSWER_BLIND_PROBES: readonly string[] = ['sample', 'routes'];
-
-export function isAnswerBlindProbe(probe: string): boolean {
-  return ANSWER_BLIND_PROBES.includes(probe);
-}
+export { ANSWER_BLIND_PROBES, isAnswerBlindProbe } from '../../contract';
 
 const NO_CHOICE: BlindChoice = { answer: null, correct: false, attempt: null };
 

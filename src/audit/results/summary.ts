@@ -14,8 +14,9 @@ import { chanceSummary } from './chanceLevel';
 import { compareProbes, probeExhaustion } from './probeComparison';
 import { blindRetention, blindRetentionByProbe } from './blindRetention';
 import {
+  orderedKeys,
   passAtKRows,
-  questionState,
+  runRates,
   rateOf,
   type Budget,
   type GlobalRouteSummary,
@@ -45,12 +46,6 @@ function passAtKCurve(records: readonly QuestionRecord[], probe: string): { kind
     ci[String(i + 1)] = { lo: b.lo, hi: b.hi };
   });
   return { kind, curve, ci };
-}
-
-function orderedKeys(records: readonly QuestionRecord[], pick: (r: QuestionRecord) => Record<string, unknown>): string[] {
-  const keys: string[] = [];
-  for (const r of records) for (const k of Object.keys(pick(r))) if (!keys.includes(k)) keys.push(k);
-  return keys;
 }
 
 function globalRouteSummary(records: readonly QuestionRecord[], probes: readonly string[]): GlobalRouteSummary | undefined {
@@ -116,10 +111,12 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
   // Questions whose prompt did not fit the context were not audited: counted apart from n.
   const records = ordered.filter((r) => !r.skipped);
   const skipped = ordered.filter((r) => r.skipped);
-  const n = records.length;
-  const probes = orderedKeys(records, (r) => r.probes);
+  // n, realized, reachable, the per-question blind selectors and the states: the contract's
+  // runRates, which the Runs view and the panel use for a run without summary.json.
+  const rates = runRates(records);
+  const n = rates.n;
+  const probes = Object.keys(rates.reachable);
   const selectors = orderedKeys(records, (r) => Object.assign({}, ...Object.entries(r.blind).filter(([p]) => isAnswerBlindProbe(p)).map(([, v]) => v)) as Record<string, unknown>);
-  const reachable: Record<string, Rate> = {};
   const passCurves: RunSummary['passAtK'] = {};
   const passCi: RunSummary['passAtKCi'] = {};
   const reachableNotRealized: RunSummary['reachableNotRealized'] = {};
@@ -129,7 +126,6 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
   const budget: Record<string, Budget> = {};
   for (const p of probes) {
     const used = records.filter((r) => r.probes[p]);
-    reachable[p] = rateOf(used.filter((r) => r.reachable[p]).length, used.length);
     const curve = passAtKCurve(records, p);
     passKinds[p] = curve.kind;
     passCurves[p] = curve.curve;
@@ -146,11 +142,7 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
   // answer, so selecting among them is not answer-blind (records of older runs may still hold it).
   const blindProbes = probes.filter(isAnswerBlindProbe);
   for (const p of blindProbes) {
-    const perProbe: Record<string, Rate> = {};
-    for (const s of orderedKeys(records, (r) => r.blind[p] ?? {})) {
-      const chosen = records.filter((r) => r.blind[p]?.[s]);
-      perProbe[s] = rateOf(chosen.filter((r) => r.blind[p][s].correct).length, chosen.length);
-    }
+    const perProbe: Record<string, Rate> = { ...rates.blind[p] };
     // global-route is a run-level choice: scored on the held-out split of the shared pool.
     if (globalRoute && p === 'routes') perProbe['global-route'] = globalRoute.heldOut.accuracy;
     if (Object.keys(perProbe).length > 0) blind[p] = perProbe;
@@ -158,16 +150,11 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
   if (globalRoute && !selectors.includes('global-route')) selectors.push('global-route');
 
   const cost = { deployment: emptyBudget(), globalRoutes: emptyBudget(), repair: emptyBudget() };
-  const states = { realized: 0, reachableNotRealized: 0, unreached: 0 };
   let truncated = 0;
   for (const r of records) {
     addBudget(cost.deployment, r.realized.cost);
     if (r.globalRoutes) addBudget(cost.globalRoutes, r.globalRoutes.cost);
     if (r.repair) addBudget(cost.repair, r.repair.cost);
-    const state = questionState(r);
-    if (state === 'realized') states.realized++;
-    else if (state === 'reachable') states.reachableNotRealized++;
-    else states.unreached++;
     if (r.realized.truncated) truncated++;
   }
 
@@ -181,9 +168,9 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
 
   const summary: RunSummary = {
     n,
-    realized: rateOf(records.filter((r) => r.realized.correct).length, n),
-    reachable,
-    reachableAny: rateOf(records.filter((r) => Object.values(r.reachable).some(Boolean)).length, n),
+    realized: rates.realized,
+    reachable: rates.reachable,
+    reachableAny: rates.reachableAny,
     reachableAnyBudget: { attempts: Object.values(byProbeBudget).reduce((a, b) => a + b, 0), byProbe: byProbeBudget },
     reachableNotRealized,
     passAtK: passCurves,
@@ -194,7 +181,7 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
     exhausted,
     budget,
     cost,
-    states,
+    states: rates.states,
     truncated: truncation,
     skipped: {
       n: skipped.length,

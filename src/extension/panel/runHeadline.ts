@@ -1,8 +1,10 @@
 /**
- * The headline numbers of a finished run, from its (validated) summary.json, worded for the Runs
- * view and the Audit side view. Pure functions: no vscode, no file system.
+ * The headline numbers of a run, worded for the Runs view and the Audit side view: from its
+ * (validated) summary.json when it has one, else from its finished records through the contract's
+ * runRates — the numbers summary.json and the panel give for the same records. Pure functions: no
+ * vscode, no file system.
  */
-import { formatPercent, type Rate, type RunSummary } from '../../contract';
+import { formatPercent, type Rate, type RepairSummary, type RunRates } from '../../contract';
 
 export interface BlindRate extends Rate {
   probe: string;
@@ -28,10 +30,12 @@ export interface RunHeadline {
   reachableAny: Rate;
   /** global-route is scored on a held-out split: its n is its own, not the run's. */
   blind: BlindRate[];
+  states: RunRates['states'];
   repair?: RepairHeadline;
 }
 
-export function runHeadline(summary: RunSummary): RunHeadline {
+/** From summary.json (a RunSummary) or from runRates(records) of a run without one. */
+export function runHeadline(summary: RunRates & { repair?: RepairSummary }): RunHeadline {
   const reachable = Object.entries(summary.reachable).map(([probe, rate]) => ({ probe, rate }));
   const blind: BlindRate[] = [];
   for (const [probe, selectors] of Object.entries(summary.blind)) {
@@ -47,7 +51,7 @@ export function runHeadline(summary: RunSummary): RunHeadline {
     const damage = r.identifiedBlock === null ? undefined : r.byBlock.find((b) => b.block === r.identifiedBlock)?.damage;
     if (damage && damage.n > 0) repair.damageRate = damage;
   }
-  return { n: summary.n, realized: summary.realized, reachable, reachableAny: summary.reachableAny, blind, ...(repair ? { repair } : {}) };
+  return { n: summary.n, realized: summary.realized, reachable, reachableAny: summary.reachableAny, blind, states: summary.states, ...(repair ? { repair } : {}) };
 }
 
 /** "37.5% (3/8, 95% CI 13.7–69.4%)"; with n = 0 "— (n=0)". */

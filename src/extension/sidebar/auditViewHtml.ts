@@ -22,6 +22,8 @@ export interface AuditViewContent {
   recorded: number;
   /** A run of fewer than RATE_MIN_QUESTIONS questions: told question by question instead of rates. */
   story?: SidebarStory;
+  /** summary.json is there; otherwise the numbers are over the questions finished so far. */
+  finished?: boolean;
 }
 
 function viewCsp(nonce: string): string {
@@ -78,14 +80,16 @@ export function auditViewHtml(content: AuditViewContent | undefined, nonce: stri
       rows.push(['Failure set', String(r.failureSetSize)]);
       if (r.identifiedBlock !== undefined) rows.push([`Repair · block ${r.identifiedBlock}`, r.repairRate ? formatRateDetail(r.repairRate) : '—']);
     }
-    const table = rows.length
-      ? `<table>${rows.map(([k, v]) => `<tr><td>${escapeHtml(k)}</td><td class="num">${escapeHtml(v)}</td></tr>`).join('')}</table>`
-      : `<p class="muted">${escapeHtml(`Unfinished: ${content.recorded} question${content.recorded === 1 ? '' : 's'} recorded, no summary yet.`)}</p>`;
+    const recorded = `${content.recorded} question${content.recorded === 1 ? '' : 's'} recorded`;
+    const unfinished = content.finished === false || !h
+      ? `<p class="muted unfinished">${escapeHtml(h ? `Unfinished: ${recorded}, no summary yet; the numbers are over the ${h.n} finished, as the panel shows them.` : `Unfinished: ${recorded}, no summary yet.`)}</p>`
+      : '';
+    const table = rows.length ? `<table>${rows.map(([k, v]) => `<tr><td>${escapeHtml(k)}</td><td class="num">${escapeHtml(v)}</td></tr>`).join('')}</table>` : '';
     const title = `<h2>${escapeHtml(String(content.name))}</h2>`;
     const chart = content.states ? stateChart(content.states) : '';
     body = content.story
-      ? `${title}<div class="muted">${escapeHtml(`n = ${content.story.counts.n} question${content.story.counts.n === 1 ? '' : 's'} · counted, not rated (rates with 95% intervals from ${RATE_MIN_QUESTIONS} questions on)`)}</div>${storyHtml(content.story)}${chart}`
-      : `${title}<div class="muted">${h ? escapeHtml(`n = ${h.n} questions · 95% intervals`) : ''}</div>${table}${chart}`;
+      ? `${title}<div class="muted">${escapeHtml(`n = ${content.story.counts.n} question${content.story.counts.n === 1 ? '' : 's'} · counted, not rated (rates with 95% intervals from ${RATE_MIN_QUESTIONS} questions on)`)}</div>${unfinished}${storyHtml(content.story)}${chart}`
+      : `${title}<div class="muted">${h ? escapeHtml(`n = ${h.n} questions · 95% intervals`) : ''}</div>${unfinished}${table}${chart}`;
   }
   return `<!DOCTYPE html>
 <html lang="en">

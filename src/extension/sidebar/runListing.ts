@@ -6,7 +6,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { validateSummary } from '../../audit/run/runFileValidation';
-import { isObject } from '../../contract';
+import { readRecords } from '../../audit/run/runStore';
+import { isObject, runRates } from '../../contract';
 import { runHeadline, type RunHeadline } from '../panel/runHeadline';
 
 /** Where runs live inside a workspace folder. */
@@ -21,8 +22,13 @@ export interface RunEntry {
   startedAt?: string;
   model?: string;
   dataset?: string;
-  /** Present once the run has finished and written summary.json. */
+  /**
+   * From summary.json once the run has written it; before that (running, cancelled, stopped) from
+   * the finished records, as the panel computes them. Absent when neither can be read.
+   */
   headline?: RunHeadline;
+  /** summary.json is there: the run finished. */
+  finished: boolean;
   /** Lines in records.jsonl: the questions finished so far. */
   recordedQuestions: number;
   /** What is wrong with the run's files, worded for the user. */
@@ -76,7 +82,7 @@ async function countRecords(file: string): Promise<number> {
 
 export async function readRun(folder: string): Promise<RunEntry> {
   const split = splitRunFolderName(path.basename(folder));
-  const entry: RunEntry = { folder, ...split, recordedQuestions: 0, problems: [] };
+  const entry: RunEntry = { folder, ...split, recordedQuestions: 0, finished: false, problems: [] };
 
   const manifest = await readJson(path.join(folder, 'manifest.json'));
   if (manifest.problem) entry.problems.push(manifest.problem);
@@ -95,6 +101,15 @@ export async function readRun(folder: string): Promise<RunEntry> {
   else if (!summary.missing) {
     try {
       entry.headline = runHeadline(validateSummary(summary.value, 'summary.json'));
+      entry.finished = true;
+    } catch (err) {
+      entry.problems.push((err as Error).message);
+    }
+  } else {
+    // No summary yet: the same numbers the panel shows for the finished questions.
+    try {
+      const records = readRecords(folder).values;
+      if (records.length > 0) entry.headline = runHeadline(runRates(records));
     } catch (err) {
       entry.problems.push((err as Error).message);
     }

@@ -35,6 +35,12 @@ function questionGroupNodes(run: RunEntry): RunsNode[] {
   return nodes;
 }
 
+/** "64 questions recorded, no summary.json yet; the numbers are over those finished". */
+export function unfinishedText(run: Pick<RunEntry, 'recordedQuestions' | 'headline'>): string {
+  const recorded = `${run.recordedQuestions} question${run.recordedQuestions === 1 ? '' : 's'} recorded, no summary.json yet`;
+  return run.headline ? `${recorded}; the numbers are over the ${run.headline.n} finished` : recorded;
+}
+
 function metricNodes(headline: RunHeadline): RunsNode[] {
   const nodes: RunsNode[] = [];
   nodes.push({
@@ -149,15 +155,15 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     if (node.kind !== 'run') return [];
     const { run } = node;
     const children: RunsNode[] = run.problems.map((message) => ({ kind: 'problem', message }));
-    if (run.headline) children.push(...metricNodes(run.headline));
-    else {
+    if (!run.finished) {
       children.push({
         kind: 'metric',
         label: 'Unfinished',
-        detail: `${run.recordedQuestions} question${run.recordedQuestions === 1 ? '' : 's'} recorded, no summary.json yet`,
-        tooltip: 'The run is still being written, or it stopped; `reach-audit audit --resume` continues it.',
+        detail: unfinishedText(run),
+        tooltip: 'The run is still being written, or it stopped; `reach-audit audit --resume` continues it. Its numbers are over the questions finished so far, as the panel shows them.',
       });
     }
+    if (run.headline) children.push(...metricNodes(run.headline));
     if (run.recordedQuestions > 0) children.push(...questionGroupNodes(run));
     return children;
   }
@@ -168,7 +174,7 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
         const item = new vscode.TreeItem(node.run.name, vscode.TreeItemCollapsibleState.Collapsed);
         item.id = node.run.folder;
         item.description = node.run.headline
-          ? formatHeadlineLine(node.run.headline)
+          ? `${node.run.finished ? '' : 'unfinished · '}${formatHeadlineLine(node.run.headline)}`
           : `unfinished · ${node.run.recordedQuestions} recorded`;
         item.tooltip = runTooltip(node.run);
         // Unfinished: still running, or stopped and resumable with --resume; the files cannot tell which.

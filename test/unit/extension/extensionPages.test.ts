@@ -35,7 +35,7 @@ test('the Audit view escapes run names and carries no script', () => {
     {
       name: XSS,
       folder: '/w/.reach-audit/runs/r',
-      headline: { n: 4, realized: { rate: 0.25, n: 4, successes: 1, ci: { lo: 0.046, hi: 0.699 } }, reachable: [{ probe: 'routes', rate: { rate: 0.5, n: 4, successes: 2, ci: { lo: 0.15, hi: 0.85 } } }], reachableAny: { rate: 0.5, n: 4, successes: 2, ci: { lo: 0.15, hi: 0.85 } }, blind: [] },
+      headline: { n: 4, realized: { rate: 0.25, n: 4, successes: 1, ci: { lo: 0.046, hi: 0.699 } }, reachable: [{ probe: 'routes', rate: { rate: 0.5, n: 4, successes: 2, ci: { lo: 0.15, hi: 0.85 } } }], reachableAny: { rate: 0.5, n: 4, successes: 2, ci: { lo: 0.15, hi: 0.85 } }, blind: [], states: { realized: 1, reachableNotRealized: 1, unreached: 2 } },
       states: { realized: 1, reachableNotRealized: 1, unreached: 2 },
       recorded: 4,
     },
