@@ -1,56 +1,33 @@
 /**
- * Loading runs and comparisons for the cross-run tables and the trajectory, and writing the
- * tables' files (CSV per table, Markdown, HTML), each failure naming the folder or file.
+ * Runs and comparisons for the cross-run tables and the trajectory (src/audit reads them; a
+ * problem becomes a usage error), and writing the tables' files (CSV per table, Markdown, HTML),
+ * each failure naming the folder or file.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { UsageError, warn } from './command';
-import { loadRun, readComparison } from '../audit/run/comparisonStore';
-import { comparisonMismatches } from '../audit/run/manifest';
+import { loadRunForTables as loadRun, loadTableSources, TableSourceError } from '../audit/results/tableSources';
 import type { ComparisonForTables, RunForTables } from '../audit/results/tables';
 import { tableCsv, tablesHtml, tablesMarkdown, type TableView } from '../audit/report/tablesReport';
 import type { Html } from '../audit/report/safeHtml';
 
+/** A source problem is the user's to fix: a usage error (message, no stack trace). */
+function asUsage<T>(load: () => T): T {
+  try {
+    return load();
+  } catch (err) {
+    if (err instanceof TableSourceError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
 export function loadRunForTables(folder: string): RunForTables {
-  if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) throw new UsageError(`${folder}: no such run folder`);
-  const run = loadRun(folder);
-  for (const w of run.records.warnings) warn(w);
-  if (!run.finished) warn(`${folder} has not finished (${run.records.values.length} of ${run.manifest.dataset?.questions ?? '?'} questions); using the finished questions`);
-  return {
-    folder: path.resolve(folder),
-    model: path.basename(run.manifest.model.path),
-    dataset: path.basename(run.manifest.dataset.path),
-    seed: run.manifest.seeds.run,
-    records: run.records.values,
-  };
+  return asUsage(() => loadRun(folder, warn));
 }
 
 /** Run folders and comparison folders given on the command line: every run once, every pair checked. */
 export function loadSources(folders: readonly string[]): { runs: RunForTables[]; comparisons: ComparisonForTables[] } {
-  const runs = new Map<string, RunForTables>();
-  const comparisons: ComparisonForTables[] = [];
-  const problems: string[] = [];
-  const run = (folder: string) => {
-    const key = path.resolve(folder);
-    if (!runs.has(key)) runs.set(key, loadRunForTables(folder));
-    return runs.get(key)!;
-  };
-  for (const folder of folders) {
-    if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) throw new UsageError(`${folder}: no such run or comparison folder`);
-    const stored = readComparison(folder);
-    if (!stored) {
-      run(folder);
-      continue;
-    }
-    const base = run(stored.base.folder);
-    const tuned = run(stored.tuned.folder);
-    // The pair as it is on disk now, checked as compare checks it.
-    const mismatches = comparisonMismatches(loadRun(base.folder).manifest, loadRun(tuned.folder).manifest);
-    if (mismatches.length > 0) problems.push(`${folder}: its runs do not match —\n    ${mismatches.join('\n    ')}`);
-    comparisons.push({ folder: path.resolve(folder), dataset: base.dataset, base, tuned });
-  }
-  if (problems.length > 0) throw new UsageError(`cannot build the tables:\n  ${problems.join('\n  ')}`);
-  return { runs: [...runs.values()], comparisons };
+  return asUsage(() => loadTableSources(folders, warn));
 }
 
 function write(flag: string, file: string, text: string): string {
