@@ -1,7 +1,8 @@
 // Builds the three bundles of Reach Audit:
 //   dist/extension.js  the VS Code extension (Node, CommonJS; vscode is provided by VS Code)
 //   dist/cli.js        the reach-audit command, also the engine child process (Node, executable)
-//   dist/webview/      the panel UI (browser, IIFE) from webview/src/main.ts
+//   dist/webview/      the panel UI (browser, IIFE) from webview/src/main.ts, and the Tables page
+//                      from webview/src/tables/main.ts
 // Usage: node esbuild.js [--production] [--watch]
 //   --production  minified, no source maps (what `vsce package` ships)
 //   --watch       rebuild on change until interrupted
@@ -84,7 +85,8 @@ const builds = [
 
 builds.push({
   ...common,
-  entryPoints: ['webview/src/main.ts'],
+  // The audit panel (main) and the Tables page (cross-run tables, training trajectory).
+  entryPoints: { main: 'webview/src/main.ts', tables: 'webview/src/tables/main.ts' },
   outdir: 'dist/webview',
   platform: 'browser',
   format: 'iife',

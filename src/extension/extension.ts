@@ -13,8 +13,10 @@ import { readAuditSettings } from './commands/auditSettings';
 import { AUDIT_VIEW_ID, AuditViewProvider } from './sidebar/auditView';
 import { QuestionLensProvider } from './editor/questionLens';
 import { QuestionGutter } from './editor/questionGutter';
-import { datasetPathOf } from './panel/runData';
+import { datasetPathOf, loadRunFolder } from './panel/runData';
 import { RUN_FILES_GLOB, RunsTreeProvider, type RunsNode } from './sidebar/runsView';
+import { TablesPanelHost } from './tables/tablesPanel';
+import { registerTablesCommands } from './tables/tablesCommands';
 
 export const RUNS_VIEW_ID = 'reachAudit.runs';
 export const REFRESH_RUNS_COMMAND = 'reachAudit.refreshRuns';
@@ -27,11 +29,12 @@ export interface ReachAuditApi {
   readonly auditView: AuditViewProvider;
   readonly lens: QuestionLensProvider;
   readonly gutter: QuestionGutter;
+  readonly tables: TablesPanelHost;
 }
 
 export function activate(context: vscode.ExtensionContext): ReachAuditApi {
   const runs = new RunsTreeProvider(() => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri));
-  const runsView = vscode.window.createTreeView(RUNS_VIEW_ID, { treeDataProvider: runs, showCollapseAll: true });
+  const runsView = vscode.window.createTreeView(RUNS_VIEW_ID, { treeDataProvider: runs, showCollapseAll: true, canSelectMany: true });
   const output = vscode.window.createOutputChannel('Reach Audit');
   const session = new AuditSession(
     context.asAbsolutePath(path.join('dist', 'cli.js')),
@@ -51,6 +54,11 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     return all.filter((r) => r.dataset && datasetPathOf(r.dataset, r.folder) === target).map((r) => r.folder);
   });
   const gutter = new QuestionGutter(context.extensionUri, lens);
+  // A trajectory's question opens in the audit panel, with its line in the dataset.
+  const tables = new TablesPanelHost(context.extensionUri, async (runDir, id) => {
+    const line = loadRunFolder(runDir).data.records.find((r) => String(r.id) === id)?.line;
+    await vscode.commands.executeCommand('reachAudit.showQuestion', { runDir, id, ...(typeof line === 'number' ? { line } : {}) });
+  });
 
   const selectedRun = (): string | undefined => {
     const node = runsView.selection[0];
@@ -90,6 +98,7 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     panel,
     lens,
     gutter,
+    tables,
     vscode.window.registerWebviewViewProvider(AUDIT_VIEW_ID, auditView),
     vscode.languages.registerCodeLensProvider([{ scheme: 'file', pattern: '**/*.jsonl' }, { scheme: 'file', pattern: '**/*.json' }], lens),
     runsView.onDidChangeSelection(() => void showInAuditView()),
@@ -100,11 +109,12 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
       return result;
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => void runs.refresh()),
+    ...registerTablesCommands({ tables, selection: () => runsView.selection, runs: () => runs.runs() }),
     ...registerAuditCommands({ context, session, panel, lens, selectedRun, runFolders, runsChanged: refreshSoon }),
     { dispose: () => pending && clearTimeout(pending) },
   );
   void showInAuditView();
-  return { runs, runsView, session, panel, auditView, lens, gutter };
+  return { runs, runsView, session, panel, auditView, lens, gutter, tables };
 }
 
 export function deactivate(): void {

@@ -1,0 +1,266 @@
+/**
+ * The Trajectory tab: per checkpoint (in training order) the realized rate, each probe's reachable
+ * rate and the any-probe ceiling with their 95% intervals drawn as whiskers, pass@1 vs pass@k of the
+ * sampling probe, and the questions that moved between states at each step. Clicking a checkpoint
+ * in the chart (or a step button) lists the questions that moved into it; a question opens in the
+ * audit panel. The numbers' tables (n and intervals) sit under the charts.
+ */
+import {
+  CategoryScale,
+  Chart,
+  Legend,
+  LinearScale,
+  LineController,
+  LineElement,
+  PointElement,
+  Tooltip,
+  type ChartConfiguration,
+  type Plugin,
+} from 'chart.js';
+import { count, h, percent, replaceChildren } from '../element';
+import { themeColors, type ThemeColors } from '../themeColors';
+import type { FlowKey, TableData, TrajectoryData, TrajectoryState } from './protocol';
+import { tableSection } from './tablesList';
+
+Chart.register(CategoryScale, LinearScale, LineController, LineElement, PointElement, Legend, Tooltip);
+
+/** Interval ends per point, keyed by dataset object (chart.js datasets carry no typed extras). */
+const pointIntervals = new WeakMap<object, ([number, number] | null)[]>();
+
+/** A vertical whisker at each point for its 95% interval. */
+const whiskers: Plugin<'line'> = {
+  id: 'trajectoryWhiskers',
+  afterDatasetsDraw(chart) {
+    const y = chart.scales.y;
+    const ctx = chart.ctx;
+    ctx.save();
+    chart.data.datasets.forEach((dataset, i) => {
+      const ends = pointIntervals.get(dataset);
+      const meta = chart.getDatasetMeta(i);
+      if (!ends || meta.hidden) return;
+      ctx.strokeStyle = String(dataset.borderColor ?? '#888');
+      ctx.lineWidth = 1.25;
+      meta.data.forEach((point, j) => {
+        const e = ends[j];
+        if (!e) return;
+        const { x } = point.getProps(['x'], true) as { x: number };
+        const a = y.getPixelForValue(e[0] * 100);
+        const b = y.getPixelForValue(e[1] * 100);
+        ctx.beginPath();
+        ctx.moveTo(x, a);
+        ctx.lineTo(x, b);
+        ctx.moveTo(x - 3, a);
+        ctx.lineTo(x + 3, a);
+        ctx.moveTo(x - 3, b);
+        ctx.lineTo(x + 3, b);
+        ctx.stroke();
+      });
+    });
+    ctx.restore();
+  },
+};
+
+const STATE_WORDS: Record<TrajectoryState, string> = { realized: 'realized', reachable: 'reachable, not realized', unreached: 'unreached' };
+/** The moves worth listing: every change of state (staying put is counted in the table). */
+export const MOVES: FlowKey[] = ['reachable->realized', 'unreached->realized', 'realized->reachable', 'unreached->reachable', 'realized->unreached', 'reachable->unreached'];
+
+export function moveLabel(key: FlowKey): string {
+  const [from, to] = key.split('->') as [TrajectoryState, TrajectoryState];
+  return `${STATE_WORDS[from]} → ${STATE_WORDS[to]}`;
+}
+
+export interface TrajectoryActions {
+  openQuestion(checkpoint: number, id: string): void;
+}
+
+export class TrajectoryView {
+  readonly element = h('div', { class: 'tj' });
+  private data: TrajectoryData | undefined;
+  private tables: TableData[] = [];
+  private charts: Chart[] = [];
+  private step = -1;
+  private readonly moved = h('section', { class: 'tj-moved', 'aria-live': 'polite', 'aria-label': 'Questions that moved at the selected step' });
+  private readonly steps = h('div', { class: 'tj-steps', role: 'group', 'aria-label': 'Steps between checkpoints' });
+
+  constructor(private readonly actions: TrajectoryActions) {
+    this.showEmpty();
+  }
+
+  showEmpty(): void {
+    this.destroyCharts();
+    replaceChildren(
+      this.element,
+      h('p', { class: 'muted tj-empty' }, 'No trajectory yet. Run reach-audit trajectory --model step-0 --model step-1 … --data FILE, then Reach Audit: Show Training Trajectory (or select the trajectory\'s runs and Build Tables).'),
+    );
+  }
+
+  show(data: TrajectoryData, tables: TableData[], source: string, warnings: readonly string[]): void {
+    this.data = data;
+    this.tables = tables;
+    this.step = data.flows.length > 0 ? data.flows.length - 1 : -1;
+    const n = data.points.map((p) => p.n);
+    const nText = n.every((x) => x === n[0]) ? `n = ${count(n[0] ?? 0)} questions per checkpoint` : `n = ${n.map(count).join(' / ')} questions`;
+    replaceChildren(
+      this.element,
+      h('h2', { class: 'tj-title' }, `Training trajectory · ${data.points.length} checkpoints`),
+      h('p', { class: 'muted tj-source', title: source }, `${data.points.map((p) => p.label).join(' → ')} · ${nText} · ceiling = reachable by any of ${data.probes.join(', ')} (${data.ceilingBudget} generations per question) · from ${source}`),
+      warnings.length > 0 ? h('ul', { class: 'rt-warnings' }, ...warnings.map((w) => h('li', {}, w))) : null,
+      h('div', { class: 'tj-charts' },
+        h('figure', { class: 'tj-figure' }, h('figcaption', {}, 'Realized and reachable per checkpoint (95% Wilson intervals); click a checkpoint for the questions that moved into it'), h('div', { class: 'tj-canvas' }, h('canvas', { class: 'tj-rates', role: 'img', 'aria-label': this.ratesAlt(data) }))),
+        data.passAtKProbe
+          ? h('figure', { class: 'tj-figure' }, h('figcaption', {}, `pass@1 vs pass@${data.passAtKMax} of the ${data.passAtKProbe} probe (unbiased estimator, mean over the n questions)`), h('div', { class: 'tj-canvas' }, h('canvas', { class: 'tj-passk', role: 'img', 'aria-label': this.passAlt(data) })))
+          : null),
+      this.steps,
+      this.moved,
+      ...tables.map(tableSection),
+    );
+    this.renderSteps();
+    this.renderMoved();
+    // Draw once the tab has laid out, so chart.js measures real sizes.
+    requestAnimationFrame(() => this.draw());
+  }
+
+  /** Theme changed: redraw with the new colours. */
+  retheme(): void {
+    if (this.data) this.draw();
+  }
+
+  selectStep(step: number): void {
+    if (!this.data || step < 0 || step >= this.data.flows.length) return;
+    this.step = step;
+    this.renderSteps();
+    this.renderMoved();
+  }
+
+  private ratesAlt(d: TrajectoryData): string {
+    return d.points.map((p) => `${p.label}: realized ${percent(p.realized.rate)}, ceiling ${percent(p.ceiling.rate)} (n = ${p.n})`).join('; ');
+  }
+
+  private passAlt(d: TrajectoryData): string {
+    return d.points.map((p) => `${p.label}: pass@1 ${percent(p.passAt1 ?? undefined)}, pass@${d.passAtKMax} ${percent(p.passAtK ?? undefined)}`).join('; ');
+  }
+
+  private renderSteps(): void {
+    const d = this.data;
+    if (!d) return;
+    replaceChildren(
+      this.steps,
+      h('span', { class: 'muted' }, 'Questions that moved at step:'),
+      ...d.flows.map((f, i) => {
+        const moved = MOVES.reduce((s, k) => s + f.counts[k], 0);
+        const b = h('button', { type: 'button', class: 'tj-step', 'aria-pressed': i === this.step ? 'true' : 'false', 'data-step': i }, `${f.from} → ${f.to} (${moved} moved of ${f.n})`);
+        b.addEventListener('click', () => this.selectStep(i));
+        return b;
+      }),
+    );
+  }
+
+  private renderMoved(): void {
+    const d = this.data;
+    const f = d && this.step >= 0 ? d.flows[this.step] : undefined;
+    if (!d || !f) {
+      replaceChildren(this.moved);
+      return;
+    }
+    const to = this.step + 1;
+    const groups = MOVES.filter((k) => f.counts[k] > 0).map((k) =>
+      h('div', { class: 'tj-move', 'data-move': k },
+        h('h4', {}, `${moveLabel(k)} · ${count(f.counts[k])}`),
+        h('div', { class: 'tj-ids' }, ...f.ids[k].map((id) => {
+          const b = h('button', { type: 'button', class: 'tj-question', title: `Open question ${id} of ${f.to} in the audit panel` }, id);
+          b.addEventListener('click', () => this.actions.openQuestion(to, id));
+          return b;
+        }))),
+    );
+    replaceChildren(
+      this.moved,
+      h('h3', {}, `${f.from} → ${f.to}: ${count(MOVES.reduce((s, k) => s + f.counts[k], 0))} of ${count(f.n)} questions changed state`),
+      ...(groups.length > 0 ? groups : [h('p', { class: 'muted' }, 'No question changed state at this step.')]),
+    );
+  }
+
+  private destroyCharts(): void {
+    for (const c of this.charts) c.destroy();
+    this.charts = [];
+  }
+
+  private draw(): void {
+    const d = this.data;
+    if (!d) return;
+    this.destroyCharts();
+    const colors = themeColors();
+    const labels = d.points.map((p) => p.label);
+    const rates = this.element.querySelector<HTMLCanvasElement>('canvas.tj-rates');
+    if (rates) {
+      const series: { label: string; color: string; values: (typeof d.points)[number]['realized'][]; dashed?: boolean }[] = [
+        { label: 'realized', color: colors.realized, values: d.points.map((p) => p.realized) },
+        ...d.probes.map((q, i) => ({ label: `reachable · ${q}`, color: colors.series[i % colors.series.length], values: d.points.map((p) => p.reachable[q]), dashed: true })),
+        { label: 'ceiling (any probe)', color: colors.foreground, values: d.points.map((p) => p.ceiling) },
+      ];
+      const datasets = series.map((s) => {
+        const ds = {
+          label: s.label,
+          data: s.values.map((r) => (r && r.n > 0 ? r.rate * 100 : null)),
+          borderColor: s.color,
+          backgroundColor: s.color,
+          borderDash: s.dashed ? [5, 4] : [],
+          pointRadius: 4,
+          pointHoverRadius: 6,
+        };
+        pointIntervals.set(ds, s.values.map((r) => (r && r.n > 0 ? [r.ci.lo, r.ci.hi] : null)));
+        return ds;
+      });
+      this.charts.push(new Chart(rates, this.config(colors, labels, datasets, (i) => this.selectStep(i - 1), [whiskers]) as unknown as ChartConfiguration));
+    }
+    const passk = this.element.querySelector<HTMLCanvasElement>('canvas.tj-passk');
+    if (passk && d.passAtKProbe) {
+      const datasets = [
+        { label: 'pass@1', data: d.points.map((p) => (p.passAt1 === null ? null : p.passAt1 * 100)), borderColor: colors.realized, backgroundColor: colors.realized, pointRadius: 4 },
+        { label: `pass@${d.passAtKMax}`, data: d.points.map((p) => (p.passAtK === null ? null : p.passAtK * 100)), borderColor: colors.reachable, backgroundColor: colors.reachable, borderDash: [5, 4], pointRadius: 4 },
+      ];
+      this.charts.push(new Chart(passk, this.config(colors, labels, datasets, (i) => this.selectStep(i - 1), []) as unknown as ChartConfiguration));
+    }
+  }
+
+  private config(colors: ThemeColors, labels: string[], datasets: object[], onPick: (index: number) => void, plugins: Plugin<'line'>[]): ChartConfiguration<'line'> {
+    const font = { family: colors.fontFamily, size: colors.fontSize };
+    return {
+      type: 'line',
+      data: { labels, datasets: datasets as ChartConfiguration<'line'>['data']['datasets'] },
+      plugins,
+      options: {
+        responsive: true,
+        maintainAspectRatio: false,
+        animation: false,
+        interaction: { mode: 'index', intersect: false },
+        onClick: (_event, elements) => {
+          const i = elements[0]?.index;
+          if (i !== undefined && i > 0) onPick(i);
+        },
+        scales: {
+          x: { ticks: { color: colors.foreground, font }, grid: { color: colors.grid } },
+          y: { min: 0, max: 100, title: { display: true, text: '% of questions', color: colors.muted, font }, ticks: { color: colors.foreground, font }, grid: { color: colors.grid } },
+        },
+        plugins: {
+          legend: { labels: { color: colors.foreground, font, boxWidth: 14 } },
+          tooltip: {
+            callbacks: {
+              label: (item) => {
+                const ends = pointIntervals.get(item.dataset)?.[item.dataIndex];
+                const n = this.data?.points[item.dataIndex]?.n ?? 0;
+                const v = item.parsed.y;
+                const value = v === null || !Number.isFinite(v) ? '–' : `${v.toFixed(1)}%`;
+                return ends ? `${item.dataset.label}: ${value} [${(100 * ends[0]).toFixed(1)}–${(100 * ends[1]).toFixed(1)}] (n = ${n})` : `${item.dataset.label}: ${value} (n = ${n})`;
+              },
+            },
+          },
+        },
+      },
+    };
+  }
+
+  /** For the tests: what the tab shows of the trajectory. */
+  get shownTables(): readonly TableData[] {
+    return this.tables;
+  }
+}
