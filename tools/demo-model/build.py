@@ -250,7 +250,7 @@ def sha256(path):
 
 def write_manifest():
     files = {}
-    for sub in ["base", "tuned", "data"]:
+    for sub in ["base", MID_FOLDER, "tuned", "data"]:
         d = os.path.join(MEDIA, sub)
         for name in sorted(os.listdir(d)):
             p = os.path.join(d, name)
@@ -419,6 +419,8 @@ def stage_rft(args, tk, d, cfg, base):
         rounds.append({"round": r, "questions": len(qs), "samples": len(outs), "kept": len(kept),
                        "solved": solved, "dev": hist})
         model.load_state_dict(best_state)  # next round samples from the best policy so far
+        # the policy after each round, for the demo's training trajectory (MID_ROUND is shipped)
+        save(os.path.join(OUT, f"rft-round{r + 1}.pt"), {"state": best_state, "dev_acc": best_acc, "round": r + 1})
         res = {"state": best_state, "dev_acc": best_acc, "rounds": rounds, "seconds": t_used}
         save(final, res)
     return res
@@ -464,6 +466,30 @@ def evaluate(args, tk, d, name, model, metrics, samples):
 
 
 REFERENCE_COUNT = 24
+
+# The intermediate checkpoint shipped for the three-point training trajectory (base -> MID -> tuned):
+# the best policy after this expert-iteration round (of --rft-rounds 3). Round 1, not 2: a rerun of
+# expert iteration from the shipped base on another machine repeats round 1 exactly (the same
+# samples kept, the same dev scores) and first drifts in round 2's sampling (tools/demo-model/README.md).
+MID_ROUND = 1
+MID_FOLDER = f"round{MID_ROUND}"
+
+
+def stage_base_from(args, tk, d, folder):
+    """Seed out/base.pt from an exported base folder instead of running SFT. The SFT's base is the
+    BF16-rounded snapshot, so the exported file holds exactly its values; its dev accuracy is
+    measured again the way the SFT measured it (expert iteration compares against it)."""
+    final = os.path.join(OUT, "base.pt")
+    if os.path.exists(final):
+        return torch.load(final)
+    cfg = llama.Config(len(tk.vocab), hidden_size=args.hidden, intermediate_size=args.ffn)
+    m = load_exported(folder, tk, cfg)
+    acc = accuracy(m, tk, d["arith_dev"])
+    log(f"base from {folder}: dev greedy acc {acc:.3f}")
+    res = {"state": m.state_dict(), "step": None, "dev_acc": acc, "history": [], "seconds": 0.0,
+           "from": os.path.relpath(folder, ROOT)}
+    save(final, res)
+    return res
 
 
 def write_reference_sample():
@@ -539,6 +565,9 @@ def main():
     ap.add_argument("--media", default=MEDIA, help="shipped demo files; default media/demo")
     ap.add_argument("--records", default=HERE,
                     help="metrics.json, train-patterns.txt, torch-greedy-reference.json; default tools/demo-model")
+    ap.add_argument("--base-from", default=None,
+                    help="take base from this exported folder (e.g. media/demo/base) instead of running SFT: "
+                         "rebuilds the expert-iteration checkpoints (round1, tuned) in minutes; needs --until weights")
     ap.add_argument("--until", choices=["weights", "all"], default="all",
                     help="weights: stop once both checkpoints and the manifest are written (skips evaluation)")
     args = ap.parse_args()
@@ -551,7 +580,9 @@ def main():
     tk = make_tokenizer(d)
     check_tokenizer(tk, d)
     cfg = llama.Config(len(tk.vocab), hidden_size=args.hidden, intermediate_size=args.ffn)
-    base = stage_sft(args, tk, d, cfg)
+    if args.base_from and args.until != "weights":
+        raise SystemExit("--base-from rebuilds weights only (the evaluation records the SFT history): add --until weights")
+    base = stage_base_from(args, tk, d, os.path.abspath(args.base_from)) if args.base_from else stage_sft(args, tk, d, cfg)
     bm = llama.Llama(cfg)
     bm.load_state_dict(base["state"])
     export(bm, tk, os.path.join(MEDIA, "base"))
@@ -561,6 +592,14 @@ def main():
     tm.load_state_dict(tuned["state"])
     export(tm, tk, os.path.join(MEDIA, "tuned"))
     log("exported tuned")
+    mid_path = os.path.join(OUT, f"rft-round{MID_ROUND}.pt")
+    if not os.path.exists(mid_path):
+        raise SystemExit(f"{mid_path} is missing (out/ was made by a build before intermediate checkpoints were kept): "
+                         "delete out/tuned.pt and run again")
+    mm = llama.Llama(cfg)
+    mm.load_state_dict(torch.load(mid_path)["state"])
+    export(mm, tk, os.path.join(MEDIA, MID_FOLDER))
+    log(f"exported {MID_FOLDER} (after expert-iteration round {MID_ROUND})")
     write_manifest()
     if args.until == "weights":
         log("done (weights only)")

@@ -13,7 +13,11 @@ import { readSafetensors } from '../../support/safetensorsReader';
 const ROOT = path.resolve(__dirname, '../../../..');
 const DEMO = path.join(ROOT, 'media/demo');
 const CHECKPOINTS = ['base', 'tuned'] as const;
+/** The policy after expert-iteration round 1, for the demo's three-point training trajectory. */
+const INTERMEDIATE = 'round1';
 const MAX_CHECKPOINT_BYTES = 8 * 1024 * 1024;
+/** The intermediate checkpoint ships only while it stays this small. */
+const MAX_INTERMEDIATE_BYTES = 2 * 1024 * 1024;
 
 type Json = Record<string, unknown>;
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Json;
@@ -39,7 +43,7 @@ const choice = readJsonl<ChoiceItem>(path.join(DEMO, 'data/choice-test.jsonl'));
 
 test('manifest: every shipped demo file is listed with its size and sha256, and nothing else', () => {
   const manifest = readJson(path.join(DEMO, 'manifest.json')) as unknown as Manifest;
-  const onDisk = ['base', 'tuned', 'data'].flatMap((sub) =>
+  const onDisk = ['base', INTERMEDIATE, 'tuned', 'data'].flatMap((sub) =>
     readdirSync(path.join(DEMO, sub)).map((name) => `${sub}/${name}`),
   );
   assert.deepEqual(Object.keys(manifest.files).sort(), onDisk.sort());
@@ -50,8 +54,8 @@ test('manifest: every shipped demo file is listed with its size and sha256, and 
   }
 });
 
-for (const name of CHECKPOINTS) {
-  test(`${name}: a Llama HF folder with GQA, >= 8 blocks, BF16 weights under HF names, <= 8 MB`, () => {
+for (const name of [...CHECKPOINTS, INTERMEDIATE]) {
+  test(`${name}: a Llama HF folder with GQA, >= 8 blocks, BF16 weights under HF names, <= ${name === INTERMEDIATE ? 2 : 8} MB`, () => {
     const dir = path.join(DEMO, name);
     for (const f of ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json']) {
       assert.ok(statSync(path.join(dir, f)).isFile(), `${name}/${f} missing`);
@@ -64,7 +68,7 @@ for (const name of CHECKPOINTS) {
     assert.ok(layers >= 8);
     assert.ok(kvHeads < heads && heads % kvHeads === 0, 'grouped-query attention');
     const size = readdirSync(dir).reduce((s, f) => s + statSync(path.join(dir, f)).size, 0);
-    assert.ok(size <= MAX_CHECKPOINT_BYTES, `${name} is ${size} bytes`);
+    assert.ok(size <= (name === INTERMEDIATE ? MAX_INTERMEDIATE_BYTES : MAX_CHECKPOINT_BYTES), `${name} is ${size} bytes`);
 
     const tensors = readSafetensors(path.join(dir, 'model.safetensors'));
     const hidden = config.hidden_size as number;
@@ -113,7 +117,7 @@ test('tokenizer: @huggingface/tokenizers loads it and every demo question and an
     eos_token: config.eos_token,
   });
   assert.equal(rendered, `<s><|user|>\n${arith[0].question}\n<|assistant|>\n`);
-  assert.deepEqual(readFileSync(path.join(DEMO, 'tuned/tokenizer.json')), readFileSync(path.join(dir, 'tokenizer.json')));
+  for (const other of ['tuned', INTERMEDIATE]) assert.deepEqual(readFileSync(path.join(DEMO, other, 'tokenizer.json')), readFileSync(path.join(dir, 'tokenizer.json')), other);
 });
 
 test('engine: both checkpoints load and greedy outputs equal the training script\'s own', async () => {
