@@ -192,10 +192,10 @@ export class TrajectoryView {
     const labels = d.points.map((p) => p.label);
     const rates = this.element.querySelector<HTMLCanvasElement>('canvas.tj-rates');
     if (rates) {
-      const series: { label: string; color: string; values: (typeof d.points)[number]['realized'][]; dashed?: boolean }[] = [
+      const series: { label: string; color: string; values: (typeof d.points)[number]['realized'][]; dashed?: boolean; width?: number }[] = [
         { label: 'realized', color: colors.realized, values: d.points.map((p) => p.realized) },
         ...d.probes.map((q, i) => ({ label: `reachable · ${q}`, color: colors.series[i % colors.series.length], values: d.points.map((p) => p.reachable[q]), dashed: true })),
-        { label: 'ceiling (any probe)', color: colors.foreground, values: d.points.map((p) => p.ceiling) },
+        { label: 'ceiling (any probe)', color: colors.series[4], values: d.points.map((p) => p.ceiling), width: 3 },
       ];
       const datasets = series.map((s) => {
         const ds = {
@@ -204,6 +204,7 @@ export class TrajectoryView {
           borderColor: s.color,
           backgroundColor: s.color,
           borderDash: s.dashed ? [5, 4] : [],
+          borderWidth: s.width ?? 2,
           pointRadius: 4,
           pointHoverRadius: 6,
         };
