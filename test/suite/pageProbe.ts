@@ -35,22 +35,22 @@ export function panelDom(id: string, text: string): Promise<PanelDom> {
   return ask<PanelDom>('panelDom', { id, text });
 }
 
-/** Saves the window and the audit panel as `<name>-window.png` / `<name>-panel.png`. */
-export function screenshot(name: string): Promise<{ files: string[] }> {
-  return ask<{ files: string[] }>('screenshot', { name });
+/** Saves the window and the audit panel (or the webview whose page has `frame`) as `<name>-window.png` / `<name>-panel.png`. */
+export function screenshot(name: string, frame?: string): Promise<{ files: string[] }> {
+  return ask<{ files: string[] }>('screenshot', { name, ...(frame ? { frame } : {}) });
 }
 
 /** Clicks the panel's button or tab labelled `text`. */
-export async function panelClick(text: string): Promise<void> {
-  await ask<{ clicked: string }>('panelClick', { text });
+export async function panelClick(text: string, frame?: string): Promise<void> {
+  await ask<{ clicked: string }>('panelClick', { text, ...(frame ? { frame } : {}) });
 }
 
 /**
  * Page-side function source `fn` applied to `arg` in the audit panel's frame; the launcher retries
  * it until it answers something other than null (so `fn` can wait for the page by answering null).
  */
-export function panelEval<T>(fn: string, arg: unknown = null, timeoutMs = 20_000): Promise<T> {
-  return ask<T>('panelEval', { fn, arg, timeoutMs }, timeoutMs + 30_000);
+export function panelEval<T>(fn: string, arg: unknown = null, timeoutMs = 20_000, frame?: string): Promise<T> {
+  return ask<T>('panelEval', { fn, arg, timeoutMs, ...(frame ? { frame } : {}) }, timeoutMs + 30_000);
 }
 
 /** As panelEval, in the workbench page (views, the editor and its gutter). */

@@ -17,6 +17,8 @@
  *   workbenchClick {selector, text} → clicks the workbench element `selector` whose text is `text`
  *   viewEval    {fn, arg, selector} → as panelEval, in the webview frame whose document has an
  *                             element matching `selector` (a side view such as the Audit view)
+ * panelClick, panelEval and screenshot take an optional `frame` selector: the webview whose page has
+ * it (default `.qt-row`, the audit panel; the Tables page answers to `.rt-tables`).
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -118,9 +120,12 @@ async function panelDom(page: Page, args: Record<string, unknown>): Promise<Pane
   return call<PanelDom>(frame, PANEL_FACTS, id);
 }
 
+/** Which webview a probe is for: the page that has `args.frame` (default: the audit panel's table). */
+const frameSelector = (args: Record<string, unknown>): string => (typeof args.frame === 'string' ? args.frame : '.qt-row');
+
 async function panelClick(page: Page, args: Record<string, unknown>): Promise<{ clicked: string }> {
   const text = String(args.text);
-  const frame = await waitFor('the audit panel', () => webviewFrame(page, '.qt-row'), 20_000);
+  const frame = await waitFor('the webview', () => webviewFrame(page, frameSelector(args)), 20_000);
   const target = frame.locator('button, [role="tab"], vscode-panel-tab, vscode-button').filter({ hasText: text }).first();
   await target.click({ timeout: 10_000 });
   return { clicked: text };
@@ -168,8 +173,8 @@ async function workbenchClick(page: Page, args: Record<string, unknown>): Promis
 }
 
 /** The outer `iframe.webview` element that holds the panel's content frame. */
-async function panelElement(page: Page): Promise<ElementHandle | null> {
-  const frame = await webviewFrame(page, '.qt-row');
+async function panelElement(page: Page, selector: string): Promise<ElementHandle | null> {
+  const frame = await webviewFrame(page, selector);
   let outer = frame?.parentFrame();
   // content frame (#active-frame) → the webview's own iframe → the workbench page
   while (outer && outer.parentFrame() && outer.parentFrame() !== page.mainFrame()) outer = outer.parentFrame();
@@ -183,7 +188,7 @@ async function screenshot(page: Page, args: Record<string, unknown>, folder: str
   await new Promise((r) => setTimeout(r, 1500));
   const files = [path.join(folder, `${name}-window.png`)];
   await page.screenshot({ path: files[0] });
-  const element = await panelElement(page);
+  const element = await panelElement(page, frameSelector(args));
   if (element) {
     files.push(path.join(folder, `${name}-panel.png`));
     await element.screenshot({ path: files[1] });
@@ -221,7 +226,7 @@ export class PageProbes {
         request.kind === 'panelDom' ? await panelDom(this.page, request.args)
         : request.kind === 'panelClick' ? await panelClick(this.page, request.args)
         : request.kind === 'screenshot' ? await screenshot(this.page, request.args, this.screenshotFolder)
-        : request.kind === 'panelEval' ? await evalUntil('the panel page-side check', () => webviewFrame(this.page, '.qt-row'), request.args)
+        : request.kind === 'panelEval' ? await evalUntil('the panel page-side check', () => webviewFrame(this.page, frameSelector(request.args)), request.args)
         : request.kind === 'panelDrag' ? await panelDrag(this.page, request.args)
         : request.kind === 'workbenchEval' ? await evalUntil('the workbench page-side check', async () => this.page.mainFrame(), request.args)
         : request.kind === 'workbenchClick' ? await workbenchClick(this.page, request.args)
