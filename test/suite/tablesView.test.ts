@@ -195,8 +195,9 @@ suite('Build Tables and the training trajectory', function () {
   });
 
   test('Show Training Trajectory: labels with markup stay text; a mismatched checkpoint is refused with the difference', async () => {
-    // A fresh page (the audit panel and the dataset opened above are closed), so the page probes
-    // look at the only Tables page there is.
+    // A fresh page (the audit panel and the dataset opened above are closed too), so the page
+    // probes look at the only Tables page there is.
+    api.tables.close();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     const result = await vscode.commands.executeCommand<TablesResult>('reachAudit.showTrajectory', { runs, labels: ['base', HOSTILE_LABEL, 'tuned'] });
     assert.equal(result.error, undefined);

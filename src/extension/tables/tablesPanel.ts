@@ -85,6 +85,8 @@ export class TablesPanelHost implements vscode.Disposable {
       if (!panel.visible) this.ready = false;
     });
     panel.onDidDispose(() => {
+      // A newer page may already have replaced this one.
+      if (this.panel !== panel) return;
       this.panel = undefined;
       this.ready = false;
     });

@@ -12,6 +12,7 @@ import { test } from 'node:test';
 import { buildTablesMessage, buildTrajectoryMessage, comparisonsOf, trajectoryFileOf, trajectoryFromFile } from '../../../src/extension/tables/tablesData';
 import { TableSourceError } from '../../../src/audit/results/tableSources';
 import { compareRuns, writeComparison } from '../../../src/audit/run/comparisonStore';
+import { LEGACY_PROBE_DECODING } from '../../../src/audit/probes/probeDecoding';
 
 const FIXTURES = path.resolve(__dirname, '../../../../test/fixtures/runs');
 const BASE = '2026-12-01T09-30-00Z-demo-base';
@@ -27,9 +28,10 @@ function workspace(): { base: string; tuned: string; comparison: string; root: s
   fs.mkdirSync(runs, { recursive: true });
   for (const name of [BASE, TUNED]) {
     fs.cpSync(path.join(FIXTURES, name), path.join(runs, name), { recursive: true });
-    // The fixtures predate grading settings in the manifest; give both the same ones, as a run made today has.
+    // The fixtures predate grading and probe-decoding settings in the manifest; give both the
+    // same ones, as runs made today have.
     const file = path.join(runs, name, 'manifest.json');
-    fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(fs.readFileSync(file, 'utf8')), grading: { gradeTruncated: false, correctBy: 'strict' } }));
+    fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(fs.readFileSync(file, 'utf8')), grading: { gradeTruncated: false, correctBy: 'strict' }, probeDecoding: LEGACY_PROBE_DECODING }));
     // …and cost accounting on every output (records.jsonl lines as the audit writes them now).
     const recordsFile = path.join(runs, name, 'records.jsonl');
     const cost = { generations: 1, tokens: 8, blockApplications: 64 };
