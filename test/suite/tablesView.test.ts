@@ -158,6 +158,28 @@ suite('Build Tables and the training trajectory', function () {
     for (const file of shot.files) assert.ok(fs.statSync(file).size > 10_000, `${file} looks empty`);
   });
 
+  test('Show Training Trajectory: labels with markup stay text; a mismatched checkpoint is refused with the difference', async () => {
+    const result = await vscode.commands.executeCommand<TablesResult>('reachAudit.showTrajectory', { runs, labels: ['base', HOSTILE_LABEL, 'tuned'] });
+    assert.equal(result.error, undefined);
+    const refused = await vscode.commands.executeCommand<TablesResult>('reachAudit.showTrajectory', { runs: [runs[0], path.join(root, 'missing')] });
+    assert.match(refused.error ?? '', /missing: no such run folder/);
+    await api.tables.whenReady();
+    const sent = [...api.tables.sent].reverse().find((m): m is TrajectoryMessage => m.type === 'showTrajectory');
+    assert.equal(sent?.trajectory.points[1].label, HOSTILE_LABEL, 'the labelled trajectory was sent to the page');
+    if (!pageProbesAvailable) return;
+    // Text only (the chart is checked above): the labels as the page shows them.
+    const dom = await panelEval<TrajectoryDom>(`() => {
+      const source = document.querySelector('.tj-source')?.textContent;
+      if (source === undefined) return null;
+      return { title: document.querySelector('.tj-title')?.textContent ?? '', source,
+        steps: Array.from(document.querySelectorAll('.tj-step')).map((b) => ({ text: b.textContent, pressed: '' })), moved: {}, passk: false,
+        img: document.querySelectorAll('img').length, pwned: document.documentElement.hasAttribute('data-pwned') };
+    }`, null, 20_000, FRAME);
+    assert.ok(dom.source.includes(HOSTILE_LABEL), dom.source);
+    assert.ok(dom.steps[0].text.includes(HOSTILE_LABEL));
+    assert.equal(dom.img, 0);
+    assert.equal(dom.pwned, false);
+  });
   test('runs of one trajectory selected in the Runs view bring its curves; a step lists the questions that moved; a question opens in the audit panel', async () => {
     const nodes = runs.map((folder) => ({ kind: 'run', run: { folder, name: path.basename(folder), recordedQuestions: 12, problems: [] } }));
     const result = await vscode.commands.executeCommand<TablesResult>('reachAudit.buildTables', nodes[0], nodes);
@@ -194,27 +216,16 @@ suite('Build Tables and the training trajectory', function () {
     assert.ok([...api.panel.sent].some((m) => m.type === 'selectQuestion' && String(m.id) === id), `question ${id} selected in the audit panel`);
   });
 
-  test('Show Training Trajectory: labels with markup stay text; a mismatched checkpoint is refused with the difference', async () => {
-    // A fresh page (the audit panel and the dataset opened above are closed too), so the page
-    // probes look at the only Tables page there is.
-    api.tables.close();
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    const result = await vscode.commands.executeCommand<TablesResult>('reachAudit.showTrajectory', { runs, labels: ['base', HOSTILE_LABEL, 'tuned'] });
+  test('a Tables page hidden behind another editor gets what is shown meanwhile', async () => {
+    // The audit panel opened by the click above covers the Tables page (kept while hidden).
+    const before = api.tables.sent.length;
+    const result = await vscode.commands.executeCommand<TablesResult>('reachAudit.showTrajectory', { file: path.join(trajectoryDir, 'trajectory.json') });
     assert.equal(result.error, undefined);
-    const refused = await vscode.commands.executeCommand<TablesResult>('reachAudit.showTrajectory', { runs: [runs[0], path.join(root, 'missing')] });
-    assert.match(refused.error ?? '', /missing: no such run folder/);
     await api.tables.whenReady();
-    if (!pageProbesAvailable) return;
-    // Text only (the chart is checked above): the labels as the page shows them.
-    const dom = await panelEval<TrajectoryDom>(`(label) => {
-      const source = document.querySelector('.tj-source')?.textContent ?? '';
-      if (!source.includes(label)) return null;
-      return { title: '', source, steps: Array.from(document.querySelectorAll('.tj-step')).map((b) => ({ text: b.textContent, pressed: '' })), moved: {}, passk: false,
-        img: document.querySelectorAll('img').length, pwned: document.documentElement.hasAttribute('data-pwned') };
-    }`, HOSTILE_LABEL, 20_000, FRAME);
-    assert.ok(dom.source.includes(HOSTILE_LABEL), dom.source);
-    assert.ok(dom.steps[0].text.includes(HOSTILE_LABEL));
-    assert.equal(dom.img, 0);
-    assert.equal(dom.pwned, false);
+    const deadline = Date.now() + 20_000;
+    while (!api.tables.sent.slice(before).some((m) => m.type === 'showTrajectory') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const again = api.tables.sent.slice(before).find((m): m is TrajectoryMessage => m.type === 'showTrajectory');
+    assert.ok(again, `sent since: ${JSON.stringify(api.tables.sent.slice(before).map((m) => m.type))}`);
+    assert.deepEqual(again.trajectory.points.map((p) => p.label), ['base', 'round1', 'tuned']);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The Tables panel host: one WebviewPanel (dist/webview/tables.js) with the cross-run tables and
- * the training trajectory. It keeps the last of each so a page rebuilt after being hidden gets
- * them again on `ready`, and opens a trajectory's question in the audit panel when asked.
+ * the training trajectory. It keeps the last of each and sends them when the page says `ready`
+ * (a new page), and opens a trajectory's question in the audit panel when asked.
  */
 import * as vscode from 'vscode';
 import type { TablesHostMessage, TablesWebviewMessage } from '../../../webview/src/tables/protocol';
@@ -66,7 +66,9 @@ export class TablesPanelHost implements vscode.Disposable {
     const dist = vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview');
     const panel = vscode.window.createWebviewPanel(TABLES_VIEW_TYPE, 'Reach Audit: Tables', vscode.ViewColumn.Active, {
       enableScripts: true,
-      retainContextWhenHidden: false,
+      // A small page: kept while hidden behind another editor, so it comes back as it was and
+      // what is shown meanwhile reaches it (a rebuilt page would ask again with `ready`).
+      retainContextWhenHidden: true,
       localResourceRoots: [dist],
       enableFindWidget: true,
     });
@@ -81,9 +83,6 @@ export class TablesPanelHost implements vscode.Disposable {
     });
     webview.html = this.html;
     webview.onDidReceiveMessage((m: TablesWebviewMessage) => void this.onMessage(m));
-    panel.onDidChangeViewState(() => {
-      if (!panel.visible) this.ready = false;
-    });
     panel.onDidDispose(() => {
       // A newer page may already have replaced this one.
       if (this.panel !== panel) return;
@@ -124,7 +123,11 @@ export class TablesPanelHost implements vscode.Disposable {
 
   /** Closes the page; the next show opens it again with what it showed. */
   close(): void {
-    this.panel?.dispose();
+    const panel = this.panel;
+    // Forgotten at once: the dispose event may come later than the next show.
+    this.panel = undefined;
+    this.ready = false;
+    panel?.dispose();
   }
 
   dispose(): void {
