@@ -12,7 +12,6 @@ import { test } from 'node:test';
 import { buildTablesMessage, buildTrajectoryMessage, comparisonsOf, trajectoryFileOf, trajectoryFromFile } from '../../../src/extension/tables/tablesData';
 import { TableSourceError } from '../../../src/audit/results/tableSources';
 import { compareRuns, writeComparison } from '../../../src/audit/run/comparisonStore';
-import { LEGACY_PROBE_DECODING } from '../../../src/audit/probes/probeDecoding';
 
 const FIXTURES = path.resolve(__dirname, '../../../../test/fixtures/runs');
 const BASE = '2026-12-01T09-30-00Z-demo-base';
@@ -26,24 +25,7 @@ function workspace(): { base: string; tuned: string; comparison: string; root: s
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ra-tables-'));
   const runs = path.join(root, '.reach-audit', 'runs');
   fs.mkdirSync(runs, { recursive: true });
-  for (const name of [BASE, TUNED]) {
-    fs.cpSync(path.join(FIXTURES, name), path.join(runs, name), { recursive: true });
-    // The fixtures predate grading and probe-decoding settings in the manifest; give both the
-    // same ones, as runs made today have.
-    const file = path.join(runs, name, 'manifest.json');
-    fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(fs.readFileSync(file, 'utf8')), grading: { gradeTruncated: false, correctBy: 'strict' }, probeDecoding: LEGACY_PROBE_DECODING }));
-    // …and cost accounting on every output (records.jsonl lines as the audit writes them now).
-    const recordsFile = path.join(runs, name, 'records.jsonl');
-    const cost = { generations: 1, tokens: 8, blockApplications: 64 };
-    const lines = fs.readFileSync(recordsFile, 'utf8').split('\n').filter((l) => l.trim()).map((l) => {
-      const r = JSON.parse(l);
-      r.realized.cost ??= cost;
-      if (r.repair) r.repair.cost ??= cost;
-      for (const p of Object.values(r.probes) as { cost?: unknown }[]) p.cost ??= cost;
-      return JSON.stringify(r);
-    });
-    fs.writeFileSync(recordsFile, lines.join('\n') + '\n');
-  }
+  for (const name of [BASE, TUNED]) fs.cpSync(path.join(FIXTURES, name), path.join(runs, name), { recursive: true });
   const base = path.join(runs, BASE);
   const tuned = path.join(runs, TUNED);
   const comparison = path.join(root, '.reach-audit', 'comparisons', '2026-12-01T12-00-00Z-demo');

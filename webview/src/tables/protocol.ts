@@ -1,16 +1,12 @@
 /**
  * Messages between the extension and the Tables page (the cross-run tables and the training
- * trajectory). DOM-free and import-free: the extension imports it type-only, the page bundles it.
- * Everything in a message may come from untrusted run files; the page shows it as text only.
+ * trajectory). DOM-free; its rates and states are the run-format contract's. Everything in a
+ * message may come from untrusted run files; the page shows it as text only.
  */
+import type { QuestionState, Rate } from '../../../src/contract';
 
-/** A rate with its n and 95% Wilson interval (src/audit's Rate). */
-export interface RateData {
-  n: number;
-  successes: number;
-  rate: number;
-  ci: { lo: number; hi: number };
-}
+/** A rate with its n and 95% Wilson interval. */
+export type RateData = Rate;
 
 /** One table, formatted as the CLI prints it (cells are text). */
 export interface TableData {
@@ -35,7 +31,7 @@ export interface TrajectoryPointData {
   passAtK: number | null;
 }
 
-export type TrajectoryState = 'realized' | 'reachable' | 'unreached';
+export type TrajectoryState = QuestionState;
 export type FlowKey = `${TrajectoryState}->${TrajectoryState}`;
 
 export interface TrajectoryFlowData {
