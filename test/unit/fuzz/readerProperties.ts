@@ -36,17 +36,38 @@ export interface FuzzSettings {
   observe(input: unknown): void;
 }
 
+/** Inputs every property tries whatever the time budget, so a loaded machine still fuzzes. */
+export const MIN_RUNS = 100;
+
+/**
+ * MIN_RUNS inputs first (the examples among them), then more until `ms` has passed since the
+ * start: a busy machine (test files run in parallel) still tries MIN_RUNS, an idle one many more.
+ */
 function runProperty<T>(arb: fc.Arbitrary<T>, check: (value: T) => void, s: FuzzSettings, examples: T[] = []): FuzzOutcome {
-  const details = fc.check(
-    fc.property(arb, (value) => {
-      s.observe(value);
-      check(value);
-    }),
-    { seed: s.seed, numRuns: Number.MAX_SAFE_INTEGER, interruptAfterTimeLimit: s.ms, skipAllAfterTimeLimit: s.ms, examples: examples.map((e) => [e] as [T]) },
-  );
-  if (!details.failed) return { numRuns: details.numRuns, failed: false };
-  const err = details.errorInstance;
-  return { numRuns: details.numRuns, failed: true, report: `${fc.defaultReportMessage(details)}\n${err instanceof Error ? err.stack : String(err)}` };
+  const started = Date.now();
+  const property = fc.property(arb, (value) => {
+    s.observe(value);
+    check(value);
+  });
+  let numRuns = 0;
+  const phases: fc.Parameters<[T]>[] = [
+    { seed: s.seed, numRuns: MIN_RUNS, examples: examples.map((e) => [e] as [T]) },
+    { seed: s.seed + 1, numRuns: Number.MAX_SAFE_INTEGER, interruptAfterTimeLimit: s.ms, skipAllAfterTimeLimit: s.ms },
+  ];
+  for (const parameters of phases) {
+    const left = s.ms - (Date.now() - started);
+    if (parameters.interruptAfterTimeLimit !== undefined) {
+      if (left <= 0) break;
+      parameters.interruptAfterTimeLimit = parameters.skipAllAfterTimeLimit = left;
+    }
+    const details = fc.check(property, parameters);
+    numRuns += details.numRuns;
+    if (details.failed) {
+      const err = details.errorInstance;
+      return { numRuns, failed: true, report: `${fc.defaultReportMessage(details)}\n${err instanceof Error ? err.stack : String(err)}` };
+    }
+  }
+  return { numRuns, failed: false };
 }
 
 /** The error is an InputError (the contract for bad input); anything else is a finding. */
