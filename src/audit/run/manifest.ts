@@ -69,7 +69,9 @@ export function manifestMismatches(stored: RunManifest, wanted: RunManifest): st
   check('seed', stored.seeds, wanted.seeds);
   check('route space', routeSpaceOf(stored), routeSpaceOf(wanted));
   check('search settings', searchOf(stored), searchOf(wanted));
-  check('grading', stored.grading ?? 'none recorded (a run made before grading settings were)', wanted.grading);
+  // Both sides fall back: compare reads two stored manifests, and two runs made before grading settings match.
+  const noGrading = 'none recorded (a run made before grading settings were)';
+  check('grading', stored.grading ?? noGrading, wanted.grading ?? noGrading);
   check('question selection', stored.selection, wanted.selection);
   check('backend', backendIdentity(stored), backendIdentity(wanted));
   return out;

@@ -132,3 +132,16 @@ test('--resume with another sample temperature is refused with the difference, a
   );
   assert.equal(fs.readFileSync(path.join(folder, 'records.jsonl'), 'utf8'), before);
 });
+
+test('two runs made before probe decoding and grading were recorded compare (neither side has them)', () => {
+  const legacy = (m: RunManifest): RunManifest => {
+    const copy: Partial<RunManifest> = { ...m };
+    delete copy.probeDecoding;
+    delete copy.grading;
+    return copy as RunManifest;
+  };
+  const base = legacy(manifestOf(settingsFor(8)));
+  const tuned = legacy({ ...manifestOf(settingsFor(8)), model: { ...manifestOf(settingsFor(8)).model, contentHash: 'tuned' } });
+  assert.deepEqual(comparisonMismatches(base, tuned), []);
+  assert.match(comparisonMismatches(base, manifestOf(settingsFor(8))).join('\n'), /^grading: the base run has "none recorded/m);
+});
