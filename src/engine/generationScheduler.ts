@@ -128,6 +128,8 @@ export class GenerationScheduler {
   private readonly groups = new Map<string, PromptGroup>();
   private active: Running[] = [];
   private running = false;
+  /** Requests taken from the queue for the prefill under way: a failed prefill fails their calls too. */
+  private admitting: Running[] = [];
   private order = 0;
   private steps = 0;
 
@@ -237,8 +239,9 @@ export class GenerationScheduler {
       }
     } catch (err) {
       // A failed step fails every call with work in the queue; the queue starts empty again.
-      const calls = new Set([...this.active.map((r) => r.call), ...this.queue.flatMap((g) => g.waiting.map((r) => r.call))]);
+      const calls = new Set([...this.active, ...this.admitting, ...this.queue.flatMap((g) => g.waiting)].map((r) => r.call));
       this.active = [];
+      this.admitting = [];
       this.queue = [];
       this.groups.clear();
       for (const call of calls) {
@@ -262,6 +265,7 @@ export class GenerationScheduler {
       if (!g.prefix && !toPrefill.includes(g)) toPrefill.push(g);
       const r = g.waiting.shift() as Running;
       admitted.push({ r, g, last: g.waiting.length === 0 });
+      this.admitting.push(r);
       if (g.waiting.length === 0) {
         this.queue.shift();
         this.groups.delete(g.key);
@@ -279,6 +283,7 @@ export class GenerationScheduler {
         g.logits = logits.slice(j * V, (j + 1) * V);
       });
     }
+    this.admitting = [];
     for (const { r, g, last } of admitted) {
       if (r.call.settled) continue; // cancelled while its prompt was prefilled
       const prefix = g.prefix as SequenceSlot;
