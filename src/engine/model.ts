@@ -17,6 +17,7 @@ import { GenerationScheduler, type StepTiming } from './generationScheduler';
 import { checkRoute, checkSilenced, checkTokenIds } from './routeValidation';
 import { checkContextLength, type ModelContext } from './contextLength';
 import { DEFAULT_MAX_BATCH, type ChatMessage, type GenerateOptions, type Generation, type GenerationRequest, type Route, type TextGenerator } from './types';
+import { NonFiniteActivations } from './nonFiniteActivations';
 
 export interface LoadOptions {
   /** Graph cache folder; default REACH_AUDIT_CACHE or ~/.cache/reach-audit/graphs. */
@@ -61,6 +62,8 @@ export class Model implements TextGenerator {
   private readonly scheduler: GenerationScheduler;
 
   private constructor(
+    /** The model folder (absolute). */
+    readonly dir: string,
     readonly config: ModelConfig,
     private readonly tokenizer: ModelTokenizer,
     private readonly executor: RouteExecutor,
@@ -147,7 +150,7 @@ export class Model implements TextGenerator {
       head: sessions[config.numBlocks],
       invFreq: ropeInverseFrequencies(config),
     });
-    return new Model(config, tokenizer, executor, embedding, sessions, graphs, options.maxBatch ?? DEFAULT_MAX_BATCH);
+    return new Model(modelDir, config, tokenizer, executor, embedding, sessions, graphs, options.maxBatch ?? DEFAULT_MAX_BATCH);
   }
 
   /** How the projection weights are stored and multiplied. */
@@ -205,7 +208,9 @@ export class Model implements TextGenerator {
       return { item, route: checkRoute(item.route, this.numBlocks, `${what}route`), silenced: checkSilenced(item.silencedMlp, this.numBlocks, `${what}silenced MLP blocks`) };
     });
     const seqs = slots.map((s) => new SequenceSlot(s.route, s.silenced));
-    const logits = await this.executor.step(seqs, slots.map((s) => s.item.ids));
+    const logits = await this.executor.step(seqs, slots.map((s) => s.item.ids)).catch((err: unknown) => {
+      throw err instanceof NonFiniteActivations ? err.inModel(this.dir) : err;
+    });
     const V = this.vocabSize;
     return items.map((_, i) => logits.slice(i * V, (i + 1) * V));
   }
@@ -217,7 +222,9 @@ export class Model implements TextGenerator {
   async generate(requests: readonly GenerationRequest[], signal?: AbortSignal, options: GenerateOptions = {}): Promise<Generation[]> {
     this.checkAlive();
     checkContextLength(requests, this.context);
-    return this.scheduler.submit(requests, signal, options.priority ?? 0);
+    return this.scheduler.submit(requests, signal, options.priority ?? 0).catch((err: unknown) => {
+      throw err instanceof NonFiniteActivations ? err.inModel(this.dir) : err;
+    });
   }
 
   /** Sequences decoding now and requests waiting for a place in the batch. */

@@ -19,6 +19,7 @@ import type { ModelConfig } from './config';
 import type { EmbeddingTable } from './embeddingTable';
 import { cacheHeadSize } from './blockGraph';
 import { KvBuffer, KvCache, type KvStats, append, bufferFor, capacityFor } from './kvCache';
+import { NonFiniteActivations, firstNonFinite, nonFiniteName } from './nonFiniteActivations';
 
 /** One sequence: its route, silenced MLPs, tokens seen so far and its caches. */
 export class SequenceSlot {
@@ -26,6 +27,8 @@ export class SequenceSlot {
   readonly kv: (KvCache | null)[];
   /** Tokens already in the caches (the next token's position). */
   length = 0;
+  /** Tokens of the first step (the prompt), once it has run; later tokens are generated ones. */
+  promptLength = 0;
 
   constructor(
     readonly route: readonly number[],
@@ -41,6 +44,7 @@ export class SequenceSlot {
   fork(): SequenceSlot {
     const child = new SequenceSlot(this.route, this.silenced);
     child.length = this.length;
+    child.promptLength = this.promptLength;
     this.kv.forEach((c, p) => { child.kv[p] = c ? c.fork() : null; });
     return child;
   }
@@ -91,6 +95,19 @@ interface StepRow {
   hidden: Float32Array;
   cos: Float32Array;
   sin: Float32Array;
+}
+
+/** "route [0,1,1,2]", with any silenced MLPs. */
+function routeText(seq: SequenceSlot): string {
+  const silenced = [...seq.silenced].sort((a, b) => a - b);
+  return `route [${seq.route.join(',')}]${silenced.length > 0 ? ` with the MLP of block${silenced.length > 1 ? 's' : ''} ${silenced.join(', ')} silenced` : ''}`;
+}
+
+/** Which token of a row: "token 12 of the 20-token prompt" or "generated token 3". */
+function tokenText(row: StepRow, token: number): string {
+  if (row.seq.length === 0) return `token ${token + 1} of the ${row.count}-token prompt`;
+  const position = row.seq.length + token;
+  return position < row.seq.promptLength ? `token ${position + 1} of the prompt` : `generated token ${position - row.seq.promptLength + 1}`;
 }
 
 export class RouteExecutor {
@@ -163,12 +180,21 @@ export class RouteExecutor {
       await this.runBlock(block, members.map((i) => ({ row: rows[i], position: pointer[i] })), S);
       for (const i of members) pointer[i]++;
     }
-    for (const r of rows) r.seq.length += r.count;
 
     const last = new Float32Array(seqs.length * H);
     rows.forEach((r, i) => last.set(r.hidden.subarray((r.count - 1) * H, r.count * H), i * H));
     const out = await this.parts.head.run({ hidden: new ort.Tensor('float32', last, [seqs.length, H]) });
-    return out.logits.data as Float32Array;
+    const logits = out.logits.data as Float32Array;
+    const V = config.vocabSize;
+    rows.forEach((r, i) => {
+      const bad = firstNonFinite(logits, i * V, (i + 1) * V);
+      if (bad >= 0) throw new NonFiniteActivations(`the head (final norm and lm_head) produced ${nonFiniteName(logits[bad])} in the logits after ${tokenText(r, r.count - 1)} (${routeText(r.seq)})`);
+    });
+    for (const r of rows) {
+      if (r.seq.length === 0) r.seq.promptLength = r.count;
+      r.seq.length += r.count;
+    }
+    return logits;
   }
 
   private async runBlock(block: number, members: readonly { row: StepRow; position: number }[], S: number): Promise<void> {
@@ -229,6 +255,14 @@ export class RouteExecutor {
     const newV = out.new_v.data as Float32Array;
     let fresh: KvBuffer | null = null;
     if (prompt) fresh = new KvBuffer(n, KV, capacityFor(Math.max(...members.map((m) => m.row.count)) + 1), Dp);
+    members.forEach(({ row, position }, j) => {
+      // Only the real tokens' rows: padding rows are never read.
+      const bad = firstNonFinite(h, j * S * H, j * S * H + row.count * H);
+      if (bad >= 0) {
+        const token = Math.floor((bad - j * S * H) / H);
+        throw new NonFiniteActivations(`block ${block} (position ${position} of ${routeText(row.seq)}) produced ${nonFiniteName(h[bad])} at ${tokenText(row, token)}`);
+      }
+    });
     members.forEach(({ row, position }, j) => {
       row.hidden = h.subarray(j * S * H, (j + 1) * S * H);
       let cache = row.seq.kv[position];

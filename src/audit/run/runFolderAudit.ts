@@ -9,6 +9,7 @@ import { InputError } from '../../engine/errors';
 import { lockFolder, recoveredNote } from '../../engine/folderLock';
 import { describeFsError, isStorageError } from '../../engine/folderCreation';
 import type { TextGenerator } from '../../engine/types';
+import { NonFiniteActivations } from '../../engine/nonFiniteActivations';
 import type { RemoteBackendInfo } from '../../engine/index';
 import { AuditAborted, auditQuestions } from './questionPipeline';
 import { estimateAudit, plannedGenerations, remainingMs, type AuditEstimate } from './auditEstimate';
@@ -177,6 +178,13 @@ function inDatasetOrder(folder: string, finished: readonly QuestionRecord[]): vo
   writeFileAtomic(failureFile, lines(finished.map((r) => members.get(r.id)).filter((m) => m !== undefined)));
 }
 
+/** Activations that overflowed: which finished questions are kept (the others were not audited). */
+function overflowFailure(err: NonFiniteActivations, kept: number, folder: string): InputError {
+  return new InputError(
+    `${err.message}. ${kept} finished question${kept === 1 ? ' is' : 's are'} kept in ${path.join(folder, RECORDS_FILE)}; the rest were not audited`,
+  );
+}
+
 async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
   const { folder } = input;
   const manifest = buildManifest(input);
@@ -271,6 +279,7 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
       { inFlight: input.inFlight, signal: input.signal },
     );
   } catch (err) {
+    if (err instanceof NonFiniteActivations) throw overflowFailure(err, doneIds.size + doneThisSession, folder);
     if (!(err instanceof AuditAborted)) throw err;
     stopped = true;
   } finally {
