@@ -16,7 +16,7 @@ import { RouteExecutor, SequenceSlot } from './routeExecutor';
 import { GenerationScheduler, type StepTiming } from './generationScheduler';
 import { checkRoute, checkSilenced, checkTokenIds } from './routeValidation';
 import { checkContextLength, type ModelContext } from './contextLength';
-import { DEFAULT_MAX_BATCH, type ChatMessage, type GenerateOptions, type Generation, type GenerationRequest, type Route, type TextGenerator } from './types';
+import { DEFAULT_MAX_BATCH, type ChatMessage, type GenerateOptions, type Generation, type GenerationRequest, type PromptSource, type Route, type TextGenerator } from './types';
 import { NonFiniteActivations } from './nonFiniteActivations';
 
 export interface LoadOptions {
@@ -186,6 +186,10 @@ export class Model implements TextGenerator {
 
   encodeRaw(text: string): number[] {
     return this.tokenizer.encodeRaw(text);
+  }
+
+  tokensAtLeast(prompt: PromptSource): number {
+    return this.tokenizer.tokensAtLeast(prompt);
   }
 
   decode(ids: readonly number[]): string {

@@ -11,7 +11,8 @@ import { Tokenizer } from '@huggingface/tokenizers';
 import { ModelConfig, readJsonObject } from './config';
 import { InputError, MissingChatTemplateError } from './errors';
 import { renderChatTemplate } from './chatTemplateLimits';
-import { ChatMessage } from './types';
+import { ChatMessage, type PromptSource } from './types';
+import { bytesPerTokenBound, tokensAtLeast } from './tokenCountBound';
 
 export interface ModelTokenizer {
   /** The prompt text the chat template renders (add_generation_prompt = true). */
@@ -22,6 +23,8 @@ export interface ModelTokenizer {
   encodeRaw(text: string): number[];
   /** Tokenizes a piece of generated text: no special tokens added (a server's output without ids). */
   encodeText(text: string): number[];
+  /** The fewest tokens the prompt can encode to, from its length alone (0 when unknown); see tokenCountBound.ts. */
+  tokensAtLeast(prompt: PromptSource): number;
   /** Text of the ids with special tokens skipped; ids the tokenizer does not know decode to nothing. */
   decode(ids: readonly number[]): string;
   readonly hasChatTemplate: boolean;
@@ -135,6 +138,11 @@ export function loadModelTokenizer(dir: string, config: ModelConfig): ModelToken
     );
   }
 
+  const addedTokens = Array.isArray(tokenizerJson.added_tokens)
+    ? tokenizerJson.added_tokens.flatMap((t: unknown) => (typeof t === 'object' && t !== null && typeof (t as Json).content === 'string' ? [(t as Json).content as string] : []))
+    : [];
+  const bytesPerToken = bytesPerTokenBound(tokenizerJson, vocab.keys(), addedTokens);
+
   const eosTokenIds = [...config.eosTokenIds];
   if (specialTokens.eos_token !== undefined) {
     const id = tokenizer.token_to_id(specialTokens.eos_token);
@@ -174,6 +182,9 @@ export function loadModelTokenizer(dir: string, config: ModelConfig): ModelToken
     },
     encodeRaw(text: string): number[] {
       return tokenizer.encode(text).ids;
+    },
+    tokensAtLeast(prompt: PromptSource): number {
+      return tokensAtLeast('chat' in prompt ? renderChat(prompt.chat) : prompt.raw, bytesPerToken);
     },
     encodeText(text: string): number[] {
       return tokenizer.encode(text, { add_special_tokens: false }).ids;

@@ -71,6 +71,9 @@ export interface ChatMessage {
   content: string;
 }
 
+/** A prompt before it is tokenized: messages for the chat template, or raw text. */
+export type PromptSource = { chat: readonly ChatMessage[] } | { raw: string };
+
 /** What the audit layer needs from a loaded model. Implemented by the engine; faked in audit unit tests. */
 export interface TextGenerator {
   /** Number of decoder blocks L. */
@@ -84,6 +87,12 @@ export interface TextGenerator {
   /** Tokenize raw text (special tokens such as bos added as the tokenizer's post-processor says). */
   encodeRaw(text: string): number[];
   decode(ids: readonly number[]): string;
+  /**
+   * The fewest tokens the prompt can encode to, known from its length without tokenizing it (0
+   * when the tokenizer gives no such bound), so that a prompt far too long for the context is
+   * refused before the tokenizer spends minutes and gigabytes on it.
+   */
+  tokensAtLeast?(prompt: PromptSource): number;
   /**
    * Generate all requests, batched as the engine sees fit; calls made while others run may share
    * their batches. Results are in request order.

@@ -4,9 +4,16 @@
  * context is either skipped — recorded with the reason and counted apart from n — or, with
  * `--truncate-prompt left`, cut from the left to the last (context − max new tokens) tokens,
  * which is what lm-evaluation-harness does with an over-long context.
+ *
+ * A prompt is measured before it is tokenized as well: when its length alone shows it cannot fit
+ * (the tokenizer's bound, see the engine's tokenCountBound.ts), it is skipped without tokenizing;
+ * a 50 MB question used to spend minutes and gigabytes in the tokenizer first.
  */
 import { contextProblem, type ModelContext } from '../../engine/contextLength';
 import type { ContextSkip, PromptTruncation } from '../../contract';
+import type { TextGenerator } from '../../engine/types';
+import type { Question } from '../dataset/question';
+import { promptIds, promptTokensAtLeast, type Deployment } from './deployment';
 
 export type { ContextSkip, PromptTruncation };
 export const PROMPT_TRUNCATIONS: readonly PromptTruncation[] = ['none', 'left'];
@@ -24,4 +31,30 @@ export function fitPrompt(ids: readonly number[], maxNewTokens: number, context:
     return { ids: ids.slice(ids.length - room), truncated: { fromTokens: ids.length, toTokens: room } };
   }
   return { skipped: { reason: 'context', message: problem, promptTokens: ids.length, maxNewTokens, contextLimit: context.maxPositions } };
+}
+
+/**
+ * The question's prompt under the deployment, fitted into the model's context: skipped from its
+ * length alone when it cannot fit (without tokenizing it), else tokenized and fitted as above.
+ * Cutting from the left needs the whole prompt's tokens, so that case is always tokenized.
+ */
+export function fitQuestionPrompt(deployment: Deployment, q: Question, model: TextGenerator): PromptFit {
+  const truncation = deployment.truncatePrompt ?? 'none';
+  const context = model.context;
+  if (context && truncation === 'none') {
+    const atLeast = promptTokensAtLeast(deployment, q, model);
+    const problem = contextProblem(atLeast, deployment.maxNewTokens, context);
+    if (problem) {
+      return {
+        skipped: {
+          reason: 'context',
+          message: `at least ${problem} (counted from the prompt's length; it was not tokenized)`,
+          promptTokens: atLeast,
+          maxNewTokens: deployment.maxNewTokens,
+          contextLimit: context.maxPositions,
+        },
+      };
+    }
+  }
+  return fitPrompt(promptIds(deployment, q, model), deployment.maxNewTokens, context, truncation);
 }

@@ -5,7 +5,7 @@
  */
 import { InputError, MissingChatTemplateError } from '../../engine/errors';
 import { PRESET_NAMES } from '../presets/presetNames';
-import type { ChatMessage, Decoding, GenerationRequest, TextGenerator } from '../../engine/types';
+import type { ChatMessage, Decoding, GenerationRequest, PromptSource, TextGenerator } from '../../engine/types';
 import { userMessage, type Question } from '../dataset/question';
 import type { Deployment, FewShotExample } from '../../contract';
 
@@ -47,11 +47,30 @@ export function chatMessages(deployment: Deployment, q: Question): ChatMessage[]
   return messages;
 }
 
+/** The deployment's prompt for a question, before it is tokenized. */
+export function promptSource(deployment: Deployment, q: Question): PromptSource {
+  return deployment.prompt === 'raw' ? { raw: rawPromptText(deployment, q) } : { chat: chatMessages(deployment, q) };
+}
+
 /** Token ids of the deployment's prompt for a question. */
 export function promptIds(deployment: Deployment, q: Question, model: TextGenerator): number[] {
-  if (deployment.prompt === 'raw') return model.encodeRaw(rawPromptText(deployment, q));
+  return withChatTemplate(() => {
+    const prompt = promptSource(deployment, q);
+    return 'raw' in prompt ? model.encodeRaw(prompt.raw) : model.encodeChat(prompt.chat);
+  });
+}
+
+/** The fewest tokens the question's prompt can encode to, from its length alone (0 when unknown). */
+export function promptTokensAtLeast(deployment: Deployment, q: Question, model: TextGenerator): number {
+  if (!model.tokensAtLeast) return 0;
+  const tokensAtLeast = model.tokensAtLeast.bind(model);
+  return withChatTemplate(() => tokensAtLeast(promptSource(deployment, q)));
+}
+
+/** Runs `fn`, turning a missing chat template into the audit's own advice. */
+function withChatTemplate<T>(fn: () => T): T {
   try {
-    return model.encodeChat(chatMessages(deployment, q));
+    return fn();
   } catch (err) {
     if (err instanceof MissingChatTemplateError) throw new InputError(noChatTemplateMessage(err.configFile));
     throw err;

@@ -7,8 +7,8 @@
 import type { Generation, TextGenerator } from '../../engine/types';
 import { InputError } from '../../engine/errors';
 import { costOf } from '../probes/budget';
-import { fitPrompt } from '../probes/contextFit';
-import { isFewShotExample, promptIds } from '../probes/deployment';
+import { fitQuestionPrompt } from '../probes/contextFit';
+import { isFewShotExample } from '../probes/deployment';
 import { grade, normalizeAnswer, type GradingSettings } from '../answers/grade';
 import { drawQuestionRoutes, type LengthBounds } from '../probes/routes';
 import { selectConfidence, selectMajority } from '../probes/blindSelectors';
@@ -87,7 +87,7 @@ export function startRecord(q: Question, settings: RunSettings, model: TextGener
     return { record, ids: null };
   }
   // A prompt that cannot fit the context is skipped (or cut from the left) before any generation.
-  const fit = fitPrompt(promptIds(d, q, model), d.maxNewTokens, model.context, d.truncatePrompt ?? 'none');
+  const fit = fitQuestionPrompt(d, q, model);
   if ('skipped' in fit) {
     record.skipped = fit.skipped;
     return { record, ids: null };

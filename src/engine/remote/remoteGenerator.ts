@@ -12,7 +12,7 @@ import OpenAI from 'openai';
 import { readModelConfig, type ModelConfig } from '../config';
 import { InputError } from '../errors';
 import { loadModelTokenizer, type ModelTokenizer } from '../tokenizer';
-import type { ChatMessage, Generation, GenerationRequest, TextGenerator } from '../types';
+import type { ChatMessage, Generation, GenerationRequest, PromptSource, TextGenerator } from '../types';
 import { EXTENSIONS_VERSION, LAYER_EXTENSIONS, type CompletionRequestBody, type CompletionResponseBody, type HealthBody } from './completionApi';
 import { runPooled } from './requestPool';
 import type { RemoteBackendInfo } from '../../contract';
@@ -112,6 +112,10 @@ export class RemoteGenerator implements TextGenerator {
 
   encodeRaw(text: string): number[] {
     return this.tokenizer.encodeRaw(text);
+  }
+
+  tokensAtLeast(prompt: PromptSource): number {
+    return this.tokenizer.tokensAtLeast(prompt);
   }
 
   decode(ids: readonly number[]): string {
