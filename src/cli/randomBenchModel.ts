@@ -7,7 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Xoshiro128 } from '../engine/index';
+import { Xoshiro128, createFolder } from '../engine/index';
 
 export const QWEN_05B_SHAPE = {
   hiddenSize: 896,
@@ -78,7 +78,7 @@ function byteLevelTokenizer(eosId: number, imStart: number, imEnd: number): Reco
 export function writeRandomQwen05bModel(dir: string, log: (m: string) => void = () => {}): string {
   const done = path.join(dir, '.complete');
   if (fs.existsSync(done)) return dir;
-  fs.mkdirSync(dir, { recursive: true });
+  createFolder(dir, 'the --random-dir folder');
   const S = QWEN_05B_SHAPE;
   const eosId = 151643;
   const config = {

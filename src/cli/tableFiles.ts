@@ -3,9 +3,8 @@
  * problem becomes a usage error), and writing the tables' files (CSV per table, Markdown, HTML),
  * each failure naming the folder or file.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { UsageError, warn } from './command';
+import { writeOutputFile } from './reportFiles';
 import { loadRunForTables as loadRun, loadTableSources, TableSourceError } from '../audit/results/tableSources';
 import type { ComparisonForTables, RunForTables } from '../audit/results/tables';
 import { tableCsv, tablesHtml, tablesMarkdown, type TableView } from '../audit/report/tablesReport';
@@ -31,14 +30,7 @@ export function loadSources(folders: readonly string[]): { runs: RunForTables[];
 }
 
 function write(flag: string, file: string, text: string): string {
-  const target = path.resolve(file);
-  try {
-    fs.mkdirSync(path.dirname(target), { recursive: true });
-    fs.writeFileSync(target, text);
-  } catch (err) {
-    throw new UsageError(`${flag} ${file}: cannot write it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-  }
-  return target;
+  return writeOutputFile(flag, file, text);
 }
 
 /** --csv F writes F for one table; for several, F with the table's id before the extension. */

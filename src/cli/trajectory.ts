@@ -12,6 +12,7 @@ import { AUDIT_FLAGS, AUDIT_FLAGS_HELP } from '../service/auditOptions';
 import { interruptSignal, prepareAudit } from './auditRun';
 import { parseFlags } from './engineArgs';
 import { loadRunForTables, writeTableFiles } from './tableFiles';
+import { writeOutputFile } from './reportFiles';
 import { manifestMismatches } from '../audit/run/manifest';
 import { loadRun } from '../audit/run/comparisonStore';
 import { trajectory, type TrajectoryCheckpoint } from '../audit/results/trajectory';
@@ -96,8 +97,7 @@ export const trajectoryCommand: Command = {
     const checkpoints: TrajectoryCheckpoint[] = folders.map((f, i) => ({ label: labels[i], folder: path.resolve(f), records: loadRunForTables(f).records }));
     const result = trajectory(checkpoints);
     if (out) {
-      fs.mkdirSync(out, { recursive: true });
-      fs.writeFileSync(path.join(out, TRAJECTORY_FILE), JSON.stringify({ kind: 'reach-audit-trajectory', createdAt: new Date().toISOString(), ...result }, null, 2) + '\n');
+      writeOutputFile('--out', path.join(out, TRAJECTORY_FILE), JSON.stringify({ kind: 'reach-audit-trajectory', createdAt: new Date().toISOString(), ...result }, null, 2) + '\n');
       process.stderr.write(`reach-audit: trajectory ${path.resolve(out, TRAJECTORY_FILE)}\n`);
     }
     const views = trajectoryViews(result);

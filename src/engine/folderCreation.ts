@@ -81,6 +81,18 @@ export function specialFileSystem(folder: string): string | undefined {
   }
 }
 
+/** The nearest ancestor of `dir` (or `dir` itself) that exists and is not a folder. */
+function fileInTheWay(dir: string): string {
+  for (let at = dir; ; at = path.dirname(at)) {
+    try {
+      if (!fs.statSync(at).isDirectory()) return at;
+    } catch {
+      // missing: look further up
+    }
+    if (path.dirname(at) === at) return dir;
+  }
+}
+
 /**
  * Creates `folder` and its missing parents; throws InputError naming the folder, the cause, and
  * `role` (what the folder is for, e.g. "the run folder").
@@ -99,8 +111,10 @@ export function createFolder(folder: string, role: string): void {
       fs.mkdirSync(dir);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST' && fs.statSync(dir).isDirectory()) continue; // made meanwhile by another process
-      throw new InputError(`cannot write ${role} ${folder}: ${describeFsError(err)}${dir !== target ? ` (creating ${dir})` : ''}`);
+      const code = (err as NodeJS.ErrnoException).code;
+      const where = code === 'ENOTDIR' || code === 'EEXIST' ? ` (${fileInTheWay(dir)} is a file)` : dir !== target ? ` (creating ${dir})` : '';
+      throw new InputError(`cannot write ${role} ${folder}: ${describeFsError(err)}${where}`);
     }
   }
-  if (!fs.statSync(target).isDirectory()) throw new InputError(`cannot write ${role} ${folder}: ${describeFsError({ code: 'ENOTDIR' })}`);
+  if (!fs.statSync(target).isDirectory()) throw new InputError(`cannot write ${role} ${folder}: ${describeFsError({ code: 'ENOTDIR' })} (${target} is a file)`);
 }

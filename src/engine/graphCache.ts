@@ -15,6 +15,7 @@ import { buildBlockGraph, type GraphVariant } from './blockGraph';
 import { buildHeadGraph } from './headGraph';
 import type { WeightPrecision } from './weightPrecision';
 import { describeHolder, FolderLockedError, lockFolder, type FolderLock } from './folderLock';
+import { createFolder } from './folderCreation';
 
 /** Bump when the graphs or their file layout change: old cache folders are then ignored. */
 export const ENGINE_VERSION = 'reach-audit-engine-5';
@@ -138,7 +139,7 @@ export function ensureGraphs({ cacheRoot, store, names, config, variant, onProgr
   const found = verifiedManifest(dir, key);
   if (found && 'manifest' in found) return { dir, manifest: found.manifest, built: false };
 
-  fs.mkdirSync(cacheRoot, { recursive: true });
+  createFolder(cacheRoot, 'the graph cache');
   const lockName = `.building-${key}.lock`;
   let lock: FolderLock | undefined;
   let waitingSince: number | undefined;

@@ -22,6 +22,7 @@ export { readModelConfig, type ModelConfig } from './config';
 export { ENGINE_VERSION } from './graphCache';
 export { Xoshiro128 } from './sampling';
 export { assertFolderFree, lockFolder, recoveredNote, type FolderLock } from './folderLock';
+export { createFolder, describeFsError } from './folderCreation';
 export { parseWeightPrecision, WEIGHT_PRECISIONS, type WeightPrecision } from './weightPrecision';
 export { RemoteGenerator, publicUrl, type RemoteOptions, type RemoteBackendInfo } from './remote/remoteGenerator';
 export { EXTENSIONS_VERSION, LAYER_EXTENSIONS } from './remote/completionApi';
