@@ -118,22 +118,29 @@ export class RouteExecutor {
   /**
    * Feeds `tokens[i]` (one or more) to sequence i after its `length` tokens and returns the
    * logits at each sequence's last new token, [n, V]. Sequences in one call may be at different
-   * positions; onnxruntime's attention takes either prompts from an empty cache (any lengths) or
-   * one token each after a past, or one sequence's several tokens after a past, so a step with a
-   * mix runs as one block sequence per kind.
+   * positions; onnxruntime's attention takes either prompts from an empty cache or one token each
+   * after a past, or one sequence's several tokens after a past, so a step with a mix runs as one
+   * block sequence per kind (and per prompt length, see below).
    */
   async step(seqs: readonly SequenceSlot[], tokens: readonly (readonly number[])[]): Promise<Float32Array> {
     const V = this.parts.config.vocabSize;
     const groups: number[][] = [];
-    const prompts: number[] = [];
+    // Prompts run together only with prompts of their own length: a prompt padded to a longer
+    // batch-mate's length was measured to change its log-probs in the last bits on the demo model
+    // (a 97-token audit prompt beside a longer one), which breaks batch invariance.
+    const prompts = new Map<number, number[]>();
     const decodes: number[] = [];
     seqs.forEach((seq, i) => {
       if (tokens[i].length === 0) throw new Error('internal: a step needs at least one token per sequence');
-      if (seq.length === 0) prompts.push(i);
+      if (seq.length === 0) {
+        const same = prompts.get(tokens[i].length);
+        if (same) same.push(i);
+        else prompts.set(tokens[i].length, [i]);
+      }
       else if (tokens[i].length === 1) decodes.push(i);
       else groups.push([i]);
     });
-    if (prompts.length) groups.push(prompts);
+    for (const same of prompts.values()) groups.push(same);
     if (decodes.length) groups.push(decodes);
     if (groups.length === 1) return this.stepGroup(seqs, tokens);
     const logits = new Float32Array(seqs.length * V);
