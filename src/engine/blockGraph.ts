@@ -5,7 +5,9 @@
  *   hidden    [B,S,H]          residual stream entering the block
  *   cos, sin  [B,S,1,D/2]      rotary tables for each sequence's own positions (computed once per step)
  *   past_k/v  [B,KV,C,Dp]      this route position's cache; sequence b's keys fill slots 0..past_b-1
- *   seqlens_k [B] int32        past_b + S - 1 (a prompt: its own length - 1, right-padded to S)
+ *   seqlens_k [B] int32        past_b + S - 1 (a prompt: its own length - 1, right-padded to S;
+ *                              the executor still prefills only prompts of one length together,
+ *                              since padded prefill moved some prompts' log-probs)
  *   total_len [] int32         S for a prompt, else max over b of past_b + S
  *   mlp_gate  [B,1,1]          1 = normal, 0 = MLP silenced for that sequence (no rebuild needed)
  * Outputs: hidden_out [B,S,H], new_k/new_v [B,S,KV*Dp] (this call's keys and values, after rotary).
