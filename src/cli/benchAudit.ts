@@ -41,12 +41,32 @@ export interface AuditBenchFigures {
   tokenLimits: [number, number];
   generationsPerPath: number;
   generatedTokensPerPath: number;
-  staged: { maxBatch: number; chunk: number; seconds: number[]; tokensPerSecond: number[] };
-  scheduled: { maxBatch: number; inFlight: number; seconds: number[]; tokensPerSecond: number[] };
+  staged: { maxBatch: number; chunk: number; seconds: number[]; tokensPerSecond: number[]; breakdown: StepBreakdown[] };
+  scheduled: { maxBatch: number; inFlight: number; seconds: number[]; tokensPerSecond: number[]; breakdown: StepBreakdown[] };
   /** Per round: scheduled tokens/s over staged tokens/s. */
   ratios: number[];
   medianRatio: number;
   recordsIdentical: boolean;
+}
+
+/** Where one path's time went: the engine's steps (from Model.onStep) and its block calls. */
+export interface StepBreakdown {
+  prefillSteps: number;
+  prefillSeconds: number;
+  decodeSteps: number;
+  decodeSeconds: number;
+  /** Sequences per decode step, on average. */
+  meanDecodeBatch: number;
+  /** Block calls per decode step (a batch of diverse routes splits into more calls). */
+  blockCallsPerDecodeStep: number;
+  /** Copies of KV caches into a fresh buffer (batch membership changed), and their bytes. */
+  kvGathers: number;
+  kvGatheredMB: number;
+  /** Single caches moved into a free row, and idle rows run (see kvCache.ts). */
+  kvRowMoves: number;
+  kvIdleRows: number;
+  /** Wall time outside the engine's steps: scheduling, sampling, grading, the audit itself. */
+  otherSeconds: number;
 }
 
 /** The staged runner's defaults before the scheduler (questions per chunk, sequences per batch). */
@@ -129,8 +149,25 @@ export async function benchAudit(model: Model, o: AuditBenchOptions): Promise<Au
   const settings = benchSettings(o.budget, o.maxTokens);
   const generator = new SpreadTokenLimits(model, o.minTokens, o.maxTokens);
   const restore = model.maxBatch;
-  const runPath = async (path: 'staged' | 'scheduled'): Promise<{ seconds: number; records: QuestionRecord[] }> => {
+  const runPath = async (path: 'staged' | 'scheduled'): Promise<{ seconds: number; records: QuestionRecord[]; breakdown: StepBreakdown }> => {
     const records: QuestionRecord[] = [];
+    const b: StepBreakdown = { prefillSteps: 0, prefillSeconds: 0, decodeSteps: 0, decodeSeconds: 0, meanDecodeBatch: 0, blockCallsPerDecodeStep: 0, kvGathers: 0, kvGatheredMB: 0, kvRowMoves: 0, kvIdleRows: 0, otherSeconds: 0 };
+    let decodeRows = 0;
+    let decodeCalls = 0;
+    const stats0 = { ...model.stats };
+    let callsBefore = model.stats.blockCalls;
+    model.onStep = (s) => {
+      if (s.prefill) {
+        b.prefillSteps++;
+        b.prefillSeconds += s.ms / 1000;
+      } else {
+        b.decodeSteps++;
+        b.decodeSeconds += s.ms / 1000;
+        decodeRows += s.batch;
+        decodeCalls += model.stats.blockCalls - callsBefore;
+      }
+      callsBefore = model.stats.blockCalls;
+    };
     const started = performance.now();
     if (path === 'staged') {
       model.maxBatch = STAGED_MAX_BATCH;
@@ -139,7 +176,16 @@ export async function benchAudit(model: Model, o: AuditBenchOptions): Promise<Au
       model.maxBatch = o.maxBatch;
       await auditQuestions(generator, dataset.questions, settings, { onRecord: (r) => records.push(r) }, { inFlight: o.inFlight });
     }
-    return { seconds: (performance.now() - started) / 1000, records };
+    const seconds = (performance.now() - started) / 1000;
+    model.onStep = undefined;
+    b.meanDecodeBatch = decodeRows / Math.max(1, b.decodeSteps);
+    b.blockCallsPerDecodeStep = decodeCalls / Math.max(1, b.decodeSteps);
+    b.kvGathers = model.stats.kvGathers - stats0.kvGathers;
+    b.kvGatheredMB = (model.stats.kvGatheredBytes - stats0.kvGatheredBytes) / 1e6;
+    b.kvRowMoves = model.stats.kvRowMoves - stats0.kvRowMoves;
+    b.kvIdleRows = model.stats.kvIdleRows - stats0.kvIdleRows;
+    b.otherSeconds = seconds - b.prefillSeconds - b.decodeSeconds;
+    return { seconds, records, breakdown: b };
   };
   const figures: AuditBenchFigures = {
     questions: o.questions,
@@ -147,8 +193,8 @@ export async function benchAudit(model: Model, o: AuditBenchOptions): Promise<Au
     tokenLimits: [o.minTokens, o.maxTokens],
     generationsPerPath: 0,
     generatedTokensPerPath: 0,
-    staged: { maxBatch: STAGED_MAX_BATCH, chunk: STAGED_CHUNK, seconds: [], tokensPerSecond: [] },
-    scheduled: { maxBatch: o.maxBatch, inFlight: o.inFlight, seconds: [], tokensPerSecond: [] },
+    staged: { maxBatch: STAGED_MAX_BATCH, chunk: STAGED_CHUNK, seconds: [], tokensPerSecond: [], breakdown: [] },
+    scheduled: { maxBatch: o.maxBatch, inFlight: o.inFlight, seconds: [], tokensPerSecond: [], breakdown: [] },
     ratios: [],
     medianRatio: 0,
     recordsIdentical: true,
@@ -157,7 +203,7 @@ export async function benchAudit(model: Model, o: AuditBenchOptions): Promise<Au
     for (let round = 0; round < o.rounds; round++) {
       // Alternate which path goes first, so drift in the machine's speed falls on both.
       const order: ('staged' | 'scheduled')[] = round % 2 === 0 ? ['staged', 'scheduled'] : ['scheduled', 'staged'];
-      const results: Partial<Record<'staged' | 'scheduled', { seconds: number; records: QuestionRecord[] }>> = {};
+      const results: Partial<Record<'staged' | 'scheduled', { seconds: number; records: QuestionRecord[]; breakdown: StepBreakdown }>> = {};
       for (const path of order) results[path] = await runPath(path);
       const staged = results.staged!;
       const scheduled = results.scheduled!;
@@ -166,11 +212,14 @@ export async function benchAudit(model: Model, o: AuditBenchOptions): Promise<Au
       figures.generatedTokensPerPath = work.tokens;
       const byId = new Map(scheduled.records.map((r) => [r.id, JSON.stringify(r)]));
       if (scheduled.records.length !== staged.records.length || staged.records.some((r) => byId.get(r.id) !== JSON.stringify(r))) figures.recordsIdentical = false;
+      figures.staged.breakdown.push(staged.breakdown);
+      figures.scheduled.breakdown.push(scheduled.breakdown);
       figures.staged.seconds.push(staged.seconds);
       figures.scheduled.seconds.push(scheduled.seconds);
       figures.staged.tokensPerSecond.push(work.tokens / staged.seconds);
       figures.scheduled.tokensPerSecond.push(work.tokens / scheduled.seconds);
       figures.ratios.push(staged.seconds / scheduled.seconds);
+      for (const [name, r] of [['staged', staged], ['scheduled', scheduled]] as const) o.log(`  ${name}: ${breakdownText(r.breakdown)}`);
       o.log(`audit round ${round + 1}/${o.rounds}: ${work.generations} generations, ${work.tokens} tokens; staged ${staged.seconds.toFixed(1)} s (${(work.tokens / staged.seconds).toFixed(1)} tok/s), scheduled ${scheduled.seconds.toFixed(1)} s (${(work.tokens / scheduled.seconds).toFixed(1)} tok/s), ${(staged.seconds / scheduled.seconds).toFixed(2)}x`);
     }
   } finally {
@@ -178,6 +227,10 @@ export async function benchAudit(model: Model, o: AuditBenchOptions): Promise<Au
   }
   figures.medianRatio = median(figures.ratios);
   return figures;
+}
+
+function breakdownText(b: StepBreakdown): string {
+  return `prefill ${b.prefillSteps} steps ${b.prefillSeconds.toFixed(1)} s; decode ${b.decodeSteps} steps ${b.decodeSeconds.toFixed(1)} s, ${b.meanDecodeBatch.toFixed(1)} sequences and ${b.blockCallsPerDecodeStep.toFixed(1)} block calls per step; KV gathers ${b.kvGathers}, row moves ${b.kvRowMoves} (${b.kvGatheredMB.toFixed(0)} MB copied), idle rows ${b.kvIdleRows}; outside the engine ${b.otherSeconds.toFixed(1)} s`;
 }
 
 export function auditBenchText(f: AuditBenchFigures): string[] {

@@ -64,7 +64,6 @@ export async function serveHttp(args: string[]): Promise<number> {
     host,
     port,
     token,
-    maxBatch: parseWholeNumber(v['max-batch'], '--max-batch', 1),
     maxNewTokens: parseWholeNumber(v['max-tokens'], '--max-tokens', 1),
     maxBodyBytes: parseWholeNumber(v['max-body-bytes'], '--max-body-bytes', 1024),
   });

@@ -303,6 +303,7 @@ export class GenerationScheduler {
   private take(r: Running, row: Float32Array): void {
     if (r.call.settled) {
       r.finish = 'length'; // cancelled: leaves without a result
+      r.slot?.release();
       r.slot = null;
       return;
     }
@@ -324,7 +325,8 @@ export class GenerationScheduler {
   }
 
   private finish(r: Running): void {
-    r.slot = null; // frees its caches
+    r.slot?.release(); // its cache rows can take joining sequences
+    r.slot = null;
     const call = r.call;
     if (call.settled) return;
     call.results[r.c.index] = {

@@ -8,10 +8,14 @@
  * so a decode step moves O(new tokens) cache bytes, not O(past).
  *
  * A call whose members are exactly the rows of one buffer, in order, that they own, with room for
- * the new tokens, runs on that buffer as is (the steady decode case). Otherwise (members joined,
- * left or were reordered; the buffer is full; a cache was forked) `gather` copies the filled slots
- * into a fresh buffer whose capacity is the next power of two: once per change, and amortized
- * O(1) per token for growth.
+ * the new tokens, runs on that buffer as is (the steady decode case). With continuous batching a
+ * sequence leaves or joins every few steps, so a gathered buffer also runs with rows whose sequence
+ * has left (released, see `release`) as idle rows, and a joining sequence's cache is copied into
+ * such a row: a leave or a join moves one sequence's cache, not the batch's (measured on the demo
+ * audit: full regathers copied 11 GB in 57 s, a quarter of its time with the allocations and
+ * garbage collection). Otherwise (the buffer is full, a row belongs to a sequence in another call,
+ * too many rows would idle) the filled slots are gathered into a fresh buffer whose capacity is the
+ * next power of two: amortized O(1) per token for growth.
  *
  * Forking (a shared prompt prefilled once for many sequences) gives the child a KvCache that reads
  * the parent's row without owning it: the cache is append-only, so the parent's later writes land
@@ -33,7 +37,17 @@ export class KvBuffer {
   /** Which cache may append to each row (null: none, the row is only read by forks). */
   readonly owner: (KvCache | null)[];
 
-  constructor(readonly rows: number, readonly kvHeads: number, readonly capacity: number, readonly headSize: number) {
+  constructor(
+    readonly rows: number,
+    readonly kvHeads: number,
+    readonly capacity: number,
+    readonly headSize: number,
+    /**
+     * Made by gathering: no fork reads its rows (forks read only a prompt's buffer), so a row whose
+     * owner released it is free to take another sequence's cache.
+     */
+    readonly gathered = false,
+  ) {
     const n = rows * kvHeads * capacity * headSize;
     this.k = new Float32Array(n);
     this.v = new Float32Array(n);
@@ -56,44 +70,103 @@ export class KvCache {
   get ownsRow(): boolean {
     return this.buffer.owner[this.row] === this;
   }
+
+  /** Its sequence is done: the row it owns can take another sequence's cache. */
+  release(): void {
+    if (this.ownsRow) this.buffer.owner[this.row] = null;
+  }
 }
 
 /** Counters for the bench: how often caches were copied, and how many bytes. */
 export interface KvStats {
   kvGathers: number;
   kvGatheredBytes: number;
+  /** Single caches copied into a free row of a gathered buffer (a sequence joining a call). */
+  kvRowMoves: number;
+  /** Idle rows run beside the members (rows whose sequence left). */
+  kvIdleRows: number;
+}
+
+/** The buffer a call runs on and the row of each member in it. */
+export interface CallBuffer {
+  buffer: KvBuffer;
+  rowOf: number[];
+}
+
+/** At most this share of a buffer's rows may run idle before the members are gathered afresh. */
+const MAX_IDLE_SHARE = 0.25;
+
+function copySlots(from: KvBuffer, fromRow: number, to: KvBuffer, toRow: number, length: number): void {
+  const { kvHeads: KV, headSize: Dp } = from;
+  for (let h = 0; h < KV; h++) {
+    const src = (fromRow * KV + h) * from.capacity * Dp;
+    const dst = (toRow * KV + h) * to.capacity * Dp;
+    to.k.set(from.k.subarray(src, src + length * Dp), dst);
+    to.v.set(from.v.subarray(src, src + length * Dp), dst);
+  }
+}
+
+/** Moves `m`'s filled slots into row `row` of `to`, which it then owns. */
+function moveTo(m: KvCache, to: KvBuffer, row: number): void {
+  copySlots(m.buffer, m.row, to, row, m.length);
+  if (m.ownsRow) m.buffer.owner[m.row] = null;
+  m.buffer = to;
+  m.row = row;
+  to.owner[row] = m;
 }
 
 /**
- * The buffer to run a call on for `members` (each with room for `adding` more slots): theirs
- * when it fits as is, else a fresh one they have been copied into and now own.
+ * Runs the call on the gathered buffer where most members own their rows, when its other rows are
+ * free: joiners are copied into free rows, the free rows left over run idle.
  */
-export function bufferFor(members: readonly KvCache[], adding: number, stats: KvStats): KvBuffer {
+function reuseRows(members: readonly KvCache[], need: number, stats: KvStats): CallBuffer | undefined {
+  const owned = new Map<KvBuffer, number>();
+  for (const m of members) if (m.buffer.gathered && m.ownsRow) owned.set(m.buffer, (owned.get(m.buffer) ?? 0) + 1);
+  let home: KvBuffer | undefined;
+  let most = 0;
+  for (const [b, count] of owned) if (count > most) [home, most] = [b, count];
+  if (!home || home.capacity < need) return undefined;
+  const memberSet = new Set(members);
+  const free: number[] = [];
+  for (let r = 0; r < home.rows; r++) {
+    const o = home.owner[r];
+    if (o === null) free.push(r);
+    else if (!memberSet.has(o)) return undefined; // a sequence in another call owns this row
+  }
+  const joiners = members.filter((m) => !(m.buffer === home && m.ownsRow));
+  const idle = free.length - joiners.length;
+  if (idle < 0 || idle > Math.max(1, Math.floor(home.rows * MAX_IDLE_SHARE))) return undefined;
+  joiners.forEach((m, i) => {
+    stats.kvGatheredBytes += 2 * m.buffer.kvHeads * m.length * m.buffer.headSize * 4;
+    moveTo(m, home, free[i]);
+  });
+  stats.kvRowMoves += joiners.length;
+  stats.kvIdleRows += idle;
+  return { buffer: home, rowOf: members.map((m) => m.row) };
+}
+
+/**
+ * The buffer to run a call on for `members` (each with room for `adding` more slots) and each
+ * member's row: theirs when it fits as is; a gathered buffer with free rows the joiners move into;
+ * else a fresh one they have been copied into and now own.
+ */
+export function bufferFor(members: readonly KvCache[], adding: number, stats: KvStats): CallBuffer {
   const first = members[0].buffer;
   let need = 0;
   for (const m of members) need = Math.max(need, m.length + adding);
   const inPlace = first.rows === members.length && first.capacity >= need
     && members.every((m, j) => m.buffer === first && m.row === j && m.ownsRow);
-  if (inPlace) return first;
+  if (inPlace) return { buffer: first, rowOf: members.map((_, j) => j) };
+  const reused = reuseRows(members, need, stats);
+  if (reused) return reused;
   const { kvHeads: KV, headSize: Dp } = first;
-  const fresh = new KvBuffer(members.length, KV, capacityFor(need), Dp);
+  const fresh = new KvBuffer(members.length, KV, capacityFor(need), Dp, true);
   members.forEach((m, j) => {
-    const from = m.buffer;
-    for (let h = 0; h < KV; h++) {
-      const src = (m.row * KV + h) * from.capacity * Dp;
-      const dst = (j * KV + h) * fresh.capacity * Dp;
-      const len = m.length * Dp;
-      fresh.k.set(from.k.subarray(src, src + len), dst);
-      fresh.v.set(from.v.subarray(src, src + len), dst);
-    }
-    if (m.ownsRow) from.owner[m.row] = null;
-    m.buffer = fresh;
-    m.row = j;
-    fresh.owner[j] = m;
     stats.kvGatheredBytes += 2 * KV * m.length * Dp * 4;
+    moveTo(m, fresh, j);
   });
   stats.kvGathers++;
-  return fresh;
+  return { buffer: fresh, rowOf: members.map((_, j) => j) };
 }
 
 /**

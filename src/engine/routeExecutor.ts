@@ -49,6 +49,11 @@ export class SequenceSlot {
     return child;
   }
 
+  /** The sequence is done: the rows its caches own can take other sequences' caches. */
+  release(): void {
+    for (const c of this.kv) c?.release();
+  }
+
   /** Bytes of the cache buffers this sequence's caches live in (shared buffers counted whole). */
   get cacheBytes(): number {
     const seen = new Set<KvBuffer>();
@@ -72,19 +77,6 @@ export interface ExecutorParts {
 export interface ExecutorStats extends KvStats {
   blockCalls: number;
   blockRows: number;
-}
-
-function concat(parts: readonly Float32Array[]): Float32Array {
-  if (parts.length === 1) return parts[0];
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Float32Array(n);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
 
 /** Per-step inputs of one sequence, shared by every block call of the step. */
@@ -111,7 +103,7 @@ function tokenText(row: StepRow, token: number): string {
 }
 
 export class RouteExecutor {
-  readonly stats: ExecutorStats = { blockCalls: 0, blockRows: 0, kvGathers: 0, kvGatheredBytes: 0 };
+  readonly stats: ExecutorStats = { blockCalls: 0, blockRows: 0, kvGathers: 0, kvGatheredBytes: 0, kvRowMoves: 0, kvIdleRows: 0 };
 
   constructor(private readonly parts: ExecutorParts) {}
 
@@ -210,19 +202,18 @@ export class RouteExecutor {
     const D = config.headDim;
     const Dp = cacheHeadSize(D);
     const KV = config.numKvHeads;
-    const n = members.length;
     const prompt = members[0].row.seq.length === 0;
 
-    const seqlens = new Int32Array(n);
     let total = 0;
-    members.forEach(({ row }, j) => {
-      seqlens[j] = row.seq.length + row.count - 1;
-      total = Math.max(total, row.seq.length + row.count);
-    });
+    for (const { row } of members) total = Math.max(total, row.seq.length + row.count);
     let past: KvBuffer;
+    // Member j runs in row rowOf[j] of the call; a decode call's buffer may have idle rows (a
+    // sequence that left), which run on zeros, attend one slot of their own and are never read.
+    let rowOf: number[];
     if (prompt) {
       // Nothing to read: one empty slot per row keeps the tensor non-empty.
-      past = new KvBuffer(n, KV, 1, Dp);
+      past = new KvBuffer(members.length, KV, 1, Dp);
+      rowOf = members.map((_, j) => j);
       total = S;
     } else {
       const caches = members.map(({ row, position }) => {
@@ -230,18 +221,29 @@ export class RouteExecutor {
         if (!c) throw new Error('internal: missing KV cache for a route position');
         return c;
       });
-      past = bufferFor(caches, Math.max(...members.map((m) => m.row.count)), this.stats);
+      ({ buffer: past, rowOf } = bufferFor(caches, Math.max(...members.map((m) => m.row.count)), this.stats));
     }
+    const n = past.rows;
 
-    const gate = new Float32Array(n);
-    members.forEach(({ row }, j) => { gate[j] = row.seq.silenced.has(block) ? 0 : 1; });
-    const pick = (f: (r: StepRow) => Float32Array): Float32Array => concat(members.map((m) => f(m.row)));
     const half = D / 2;
+    const seqlens = new Int32Array(n);
+    const gate = new Float32Array(n).fill(1);
+    const hidden = new Float32Array(n * S * H);
+    const cos = new Float32Array(n * S * half);
+    const sin = new Float32Array(n * S * half);
+    members.forEach(({ row }, j) => {
+      const r = rowOf[j];
+      seqlens[r] = row.seq.length + row.count - 1;
+      if (row.seq.silenced.has(block)) gate[r] = 0;
+      hidden.set(row.hidden, r * S * H);
+      cos.set(row.cos, r * S * half);
+      sin.set(row.sin, r * S * half);
+    });
     const kvDims = [n, KV, past.capacity, Dp];
     const feeds: Record<string, ort.Tensor> = {
-      hidden: new ort.Tensor('float32', pick((r) => r.hidden), [n, S, H]),
-      cos: new ort.Tensor('float32', pick((r) => r.cos), [n, S, 1, half]),
-      sin: new ort.Tensor('float32', pick((r) => r.sin), [n, S, 1, half]),
+      hidden: new ort.Tensor('float32', hidden, [n, S, H]),
+      cos: new ort.Tensor('float32', cos, [n, S, 1, half]),
+      sin: new ort.Tensor('float32', sin, [n, S, 1, half]),
       past_k: new ort.Tensor('float32', past.k, kvDims),
       past_v: new ort.Tensor('float32', past.v, kvDims),
       seqlens_k: new ort.Tensor('int32', seqlens, [n]),
@@ -256,22 +258,23 @@ export class RouteExecutor {
       ? await this.parts.blocks[block].run(feeds)
       : await this.parts.blocks[block].run(feeds, { hidden_out: null, new_k: null, new_v: null, present_k: feeds.past_k, present_v: feeds.past_v });
     this.stats.blockCalls++;
-    this.stats.blockRows += n;
+    this.stats.blockRows += members.length;
     const h = out.hidden_out.data as Float32Array;
     const newK = out.new_k.data as Float32Array;
     const newV = out.new_v.data as Float32Array;
     let fresh: KvBuffer | null = null;
     if (prompt) fresh = new KvBuffer(n, KV, capacityFor(Math.max(...members.map((m) => m.row.count)) + 1), Dp);
     members.forEach(({ row, position }, j) => {
-      // Only the real tokens' rows: padding rows are never read.
-      const bad = firstNonFinite(h, j * S * H, j * S * H + row.count * H);
+      // Only the real tokens' rows: padding and idle rows are never read.
+      const at = rowOf[j] * S * H;
+      const bad = firstNonFinite(h, at, at + row.count * H);
       if (bad >= 0) {
-        const token = Math.floor((bad - j * S * H) / H);
+        const token = Math.floor((bad - at) / H);
         throw new NonFiniteActivations(`block ${block} (position ${position} of ${routeText(row.seq)}) produced ${nonFiniteName(h[bad])} at ${tokenText(row, token)}`);
       }
     });
     members.forEach(({ row, position }, j) => {
-      row.hidden = h.subarray(j * S * H, (j + 1) * S * H);
+      row.hidden = h.subarray(rowOf[j] * S * H, (rowOf[j] + 1) * S * H);
       let cache = row.seq.kv[position];
       if (fresh) {
         cache = new KvCache(fresh, j, 0);

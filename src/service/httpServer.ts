@@ -21,7 +21,6 @@ import {
   type HealthBody,
   type TextGenerator,
 } from '../engine/index';
-import { GenerationQueue } from './generationQueue';
 
 /** What the server needs of a loaded model. */
 export interface ServedModel extends TextGenerator {
@@ -37,7 +36,6 @@ export interface HttpServerOptions {
   port: number;
   /** Bearer token clients must send; none when undefined. */
   token?: string;
-  maxBatch?: number;
   maxBodyBytes?: number;
   /** Most tokens one request may ask for. */
   maxNewTokens?: number;
@@ -46,7 +44,8 @@ export interface HttpServerOptions {
 export interface RunningHttpServer {
   url: string;
   close(): Promise<void>;
-  readonly queue: GenerationQueue;
+  /** Completions served so far (tests and health checks). */
+  readonly served: () => number;
 }
 
 class HttpError extends Error {
@@ -64,7 +63,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const { model } = options;
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const maxNewTokens = options.maxNewTokens ?? 8192;
-  const queue = new GenerationQueue(model, options.maxBatch ?? 16);
+  let served = 0;
   const expected = options.token === undefined ? undefined : Buffer.from(`Bearer ${options.token}`);
 
   const server = http.createServer((req, res) => {
@@ -102,7 +101,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     res.on('close', () => {
       if (!res.writableFinished) closed.abort(new Error('client went away'));
     });
-    const g = await queue.generate(request, closed.signal);
+    // Each request is its own generate call: the engine's one queue batches concurrent calls and
+    // refills a finished sequence's place at the next step; a client that went away leaves it.
+    const [g] = await model.generate([request], closed.signal);
+    served++;
     const response: CompletionResponseBody & { choices: { token_ids: number[] }[] } = {
       id: `cmpl-${crypto.randomUUID()}`,
       object: 'text_completion',
@@ -144,7 +146,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `http://${host}:${address.port}/v1`,
-    queue,
+    served: () => served,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

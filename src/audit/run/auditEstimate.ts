@@ -5,13 +5,14 @@
  * given before one is measured: the time left needs a finished question (its share of repair
  * scans, its tokens per generation).
  */
-import type { Generation, TextGenerator } from '../../engine/types';
+import type { Generation, GenerationRequest, TextGenerator } from '../../engine/types';
 import type { Question } from '../dataset/question';
 import { deploymentRequest } from '../probes/deployment';
 import { decodingOf } from '../probes/probeDecoding';
-import { seedFor } from '../results/stats';
+import { drawQuestionRoutes, lengthBoundsOf } from '../probes/routes';
+import { seedFor, seededRandom } from '../results/stats';
 import type { RunSettings } from './manifest';
-import { startRecord } from './questionSteps';
+import { auditDecodings, startRecord } from './questionSteps';
 
 /** Generations per question by stage; `repair` is per scanned question (in the failure set, or realized). */
 export function plannedGenerations(settings: RunSettings, numBlocks: number): { byStage: Record<string, number>; repairPerScanned: number } {
@@ -53,21 +54,56 @@ export interface AuditEstimate {
   generations: { least: number; most: number };
   /** Tokens one generation is expected to take: the warm-up's length where it stopped, else the token budget. */
   tokensPerGeneration: number;
-  warmUp: { sequences: number; tokens: number; seconds: number; tokensPerSecond: number };
+  /**
+   * The warm-up: `sequences` of the first question's own requests, run once for their first token
+   * (prompt costs) and once for more tokens (decode cost); `tokensPerSecond` is the speed this
+   * run's generations get from those two costs at `tokensPerGeneration` tokens each.
+   */
+  warmUp: { sequences: number; tokens: number; seconds: number; tokensPerSecond: number; promptSecondsPerGeneration?: number; decodeSecondsPerToken?: number };
   /** Time the estimated tokens take at the warm-up's speed. */
   seconds: { least: number; most: number };
 }
 
-/** Warm-up sequences: enough to fill a batch row set, short enough to take seconds. */
-const WARM_UP_SEQUENCES = 16;
+/** Warm-up requests per probe (and of the route pool), beside the deployment. */
+const WARM_UP_PER_PROBE = 8;
+/** Tokens the warm-up's second pass generates per sequence. */
 const WARM_UP_TOKENS = 16;
 
 /**
- * Times a few sampled generations of the first question that fits, then plans the audit. The
- * warm-up's outputs are discarded (the audit draws its own), so the records do not depend on it.
- * Returns undefined when no question can be generated (all skipped) or the run was stopped.
+ * The warm-up's requests: the first question's own, as the audit makes them (the deployment, the
+ * sample probe's shared prompt, random routes for the route probes and the pool), a few per probe.
+ * The mix matters: routed attempts prefill their prompts one by one and split the batch's block
+ * calls, so a warm-up of shared-prompt samples alone measured the demo audit 2.9x too fast.
  */
-export async function estimateAudit(model: TextGenerator, questions: readonly Question[], settings: RunSettings, signal?: AbortSignal): Promise<AuditEstimate | undefined> {
+function warmUpRequests(model: TextGenerator, q: Question, ids: number[], settings: RunSettings): GenerationRequest[] {
+  const d = settings.deployment;
+  const seed = settings.seeds.run;
+  const L = model.numBlocks;
+  const { routed, sampled } = auditDecodings(settings);
+  const requests: GenerationRequest[] = [deploymentRequest(d, ids, decodingOf(d, seedFor(seed, q.id, 'warm-up')))];
+  for (const p of settings.probes) {
+    const n = Math.min(p.budget, WARM_UP_PER_PROBE);
+    if (p.name === 'sample') {
+      for (let a = 0; a < n; a++) requests.push(deploymentRequest(d, ids, sampled(seedFor(seed, q.id, 'warm-up-sample', a))));
+      continue;
+    }
+    // Route search proposes routes of the same space one at a time; random ones cost the same.
+    const routes = drawQuestionRoutes(L, n, (a) => seededRandom(seed, q.id, `warm-up-${p.name}`, a), settings.routeSpace.maxEdits, lengthBoundsOf(settings.routeSpace, L));
+    routes.forEach((route, a) => requests.push(deploymentRequest(d, ids, routed(q.id, `warm-up-${p.name}`, a), { route })));
+  }
+  settings.globalRoutes.routes.slice(0, WARM_UP_PER_PROBE).forEach((route, a) => requests.push(deploymentRequest(d, ids, routed(q.id, 'warm-up-pool', a), { route })));
+  return requests;
+}
+
+/**
+ * Times the first question that fits, then plans the audit. The warm-up runs the question's own
+ * request mix twice: for one token (prompt costs: prefill and the first token) and for up to
+ * WARM_UP_TOKENS (the difference is the decode cost per token at this batch). A generation of g
+ * tokens then costs prompt + (g - 1) × decode. The warm-up's outputs are discarded (the audit draws
+ * its own), so the records do not depend on it. Returns undefined when no question can be
+ * generated (all skipped) or the run was stopped.
+ */
+export async function estimateAudit(model: TextGenerator, questions: readonly Question[], settings: RunSettings, signal?: AbortSignal, clockMs: () => number = () => performance.now()): Promise<AuditEstimate | undefined> {
   const d = settings.deployment;
   let ids: number[] | null = null;
   let first: Question | undefined;
@@ -79,36 +115,45 @@ export async function estimateAudit(model: TextGenerator, questions: readonly Qu
     }
   }
   if (!ids || !first) return undefined;
-  const maxNewTokens = Math.min(d.maxNewTokens, WARM_UP_TOKENS);
-  const rule = settings.probeDecoding.sample;
-  const requests = Array.from({ length: WARM_UP_SEQUENCES }, (_, a) => ({
-    ...deploymentRequest(d, ids as number[], decodingOf(rule, seedFor(settings.seeds.run, (first as Question).id, 'warm-up', a))),
-    maxNewTokens,
-  }));
-  const started = performance.now();
-  let out: Generation[];
-  try {
-    out = await model.generate(requests, signal);
-  } catch (err) {
-    if (signal?.aborted) return undefined;
-    throw err;
-  }
-  const seconds = (performance.now() - started) / 1000;
-  const tokens = out.reduce((n, g) => n + g.tokens.length, 0);
+  const requests = warmUpRequests(model, first, ids, settings);
+  const timed = async (maxNewTokens: number): Promise<{ out: Generation[]; seconds: number } | undefined> => {
+    const started = clockMs();
+    try {
+      const out = await model.generate(requests.map((r) => ({ ...r, maxNewTokens })), signal);
+      return { out, seconds: (clockMs() - started) / 1000 };
+    } catch (err) {
+      if (signal?.aborted) return undefined;
+      throw err;
+    }
+  };
+  const prompts = await timed(Math.min(d.maxNewTokens, 1));
+  if (!prompts) return undefined;
+  const longer = d.maxNewTokens > 1 ? await timed(Math.min(d.maxNewTokens, WARM_UP_TOKENS)) : prompts;
+  if (!longer) return undefined;
+  const count = (out: Generation[]) => out.reduce((n, g) => n + g.tokens.length, 0);
+  const tokens = count(longer.out);
   // An output that stopped gives its length; one cut at the warm-up's limit may run to the budget.
-  const tokensPerGeneration = out.reduce((n, g) => n + (g.finishReason === 'stop' ? g.tokens.length : d.maxNewTokens), 0) / out.length;
+  const tokensPerGeneration = longer.out.reduce((n, g) => n + (g.finishReason === 'stop' ? g.tokens.length : d.maxNewTokens), 0) / longer.out.length;
+  // Each pass costs n × prompt + (its tokens - n) × decode: two equations for the two costs.
+  const n = requests.length;
+  const k1 = count(prompts.out);
+  const extraTokens = tokens - k1;
+  // Timing noise can make the longer pass look no slower: then its own average speed stands.
+  const decodeSeconds = extraTokens > 0 && longer.seconds > prompts.seconds ? (longer.seconds - prompts.seconds) / extraTokens : longer.seconds / Math.max(1, tokens);
+  const promptSeconds = Math.max(0, prompts.seconds - Math.max(0, k1 - n) * decodeSeconds) / n;
+  const secondsPerGeneration = promptSeconds + Math.max(0, tokensPerGeneration - 1) * decodeSeconds;
   const plan = plannedGenerations(settings, model.numBlocks);
   const perQuestionLeast = Object.values(plan.byStage).reduce((a, b) => a + b, 0);
   const generations = { least: questions.length * perQuestionLeast, most: questions.length * (perQuestionLeast + plan.repairPerScanned) };
-  const tokensPerSecond = seconds > 0 ? tokens / seconds : 0;
-  const time = (n: number) => (tokensPerSecond > 0 ? (n * tokensPerGeneration) / tokensPerSecond : Infinity);
+  const tokensPerSecond = secondsPerGeneration > 0 ? tokensPerGeneration / secondsPerGeneration : 0;
+  const time = (n: number) => (secondsPerGeneration > 0 ? n * secondsPerGeneration : Infinity);
   return {
     questions: questions.length,
     perQuestion: plan.byStage,
     repairPerScanned: plan.repairPerScanned,
     generations,
     tokensPerGeneration,
-    warmUp: { sequences: out.length, tokens, seconds, tokensPerSecond },
+    warmUp: { sequences: requests.length, tokens, seconds: prompts.seconds + longer.seconds, tokensPerSecond, promptSecondsPerGeneration: promptSeconds, decodeSecondsPerToken: decodeSeconds },
     seconds: { least: time(generations.least), most: time(generations.most) },
   };
 }
@@ -120,12 +165,14 @@ export function estimateText(e: AuditEstimate, duration: (ms: number) => string 
   const w = e.warmUp;
   const tokens = (n: number) => Math.round(n * e.tokensPerGeneration).toLocaleString('en-US');
   const range = e.repairPerScanned > 0;
-  const time = range ? `${duration(e.seconds.least * 1000)}–${duration(e.seconds.most * 1000)}` : duration(e.seconds.least * 1000);
+  // A range whose ends read the same ("4s–4s") is said once.
+  const [fastest, slowest] = [duration(e.seconds.least * 1000), duration(e.seconds.most * 1000)];
+  const time = range && slowest !== fastest ? `${fastest}–${slowest}` : fastest;
   return {
     plan: `${e.questions} question${e.questions === 1 ? '' : 's'} × (${stages}) = ${e.generations.least} generations${repair}`,
     cost:
       `about ${tokens(e.generations.least)}${range ? `–${tokens(e.generations.most)}` : ''} tokens (${e.tokensPerGeneration.toFixed(0)} per generation), ` +
-      `about ${time} at ${w.tokensPerSecond.toFixed(1)} tokens/s (measured warm-up: ${w.sequences} sequences, ${w.tokens} tokens in ${w.seconds.toFixed(1)} s)`,
+      `about ${time} at ${w.tokensPerSecond.toFixed(1)} tokens/s (measured warm-up: ${w.sequences} of the first question's requests, ${w.tokens} tokens in ${w.seconds.toFixed(1)} s)`,
   };
 }
 

@@ -28,9 +28,8 @@ import type { Attempt, GlobalRoutesResult, QuestionRecord } from '../../contract
 import { drawQuestionRoutes, lengthBoundsOf } from '../probes/routes';
 import { isAnswerBlindProbe } from '../probes/blindSelectors';
 import { seedFor, seededRandom } from '../results/stats';
-import { decodingOf, routeDecodingRule } from '../probes/probeDecoding';
 import type { ProbeSpec } from '../probes/probeSpec';
-import { AuditAborted, type AuditStage, blindChoices, checkBudgetFits, finishRepair, gradedUnder, probeResult, startRecord, startRepair } from './questionSteps';
+import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, finishRepair, gradedUnder, probeResult, startRecord, startRepair } from './questionSteps';
 
 export { AuditAborted, globalRoutePool, type AuditStage } from './questionSteps';
 
@@ -61,12 +60,7 @@ export async function auditQuestions(
   const seed = settings.seeds.run;
   const d = settings.deployment;
   const graded = (g: Generation, q: Question) => gradedUnder(g, q, settings.grading);
-  // The deployment's own decoding (greedy unless configured); route probes decode as the
-  // deployment does, each attempt with its own seed (unused when greedy).
-  const deployed = (qid: string) => decodingOf(d, seedFor(seed, qid, 'deploy'));
-  const routeRule = routeDecodingRule(settings.probeDecoding, d);
-  const routed = (qid: string, what: string, attempt: number) => decodingOf(routeRule, seedFor(seed, qid, what, attempt));
-  const sampleRule = settings.probeDecoding.sample;
+  const { deployed, routed, sampled } = auditDecodings(settings);
   checkBudgetFits(model, settings);
 
   // One signal for the caller's stop and for a failure in any question, so the others stop too.
@@ -95,7 +89,7 @@ export async function auditQuestions(
   async function probe(spec: ProbeSpec, q: Question, ids: number[], priority: number): Promise<{ attempts: Attempt[]; gens: Generation[] }> {
     if (spec.name === 'sample') {
       const seeds = Array.from({ length: spec.budget }, (_, a) => seedFor(seed, q.id, 'sample', a));
-      const gens = await generate('sample', seeds.map((s) => deploymentRequest(d, ids, decodingOf(sampleRule, s))), priority);
+      const gens = await generate('sample', seeds.map((s) => deploymentRequest(d, ids, sampled(s))), priority);
       return { attempts: gens.map((g, a) => ({ ...graded(g, q), seed: seeds[a] })), gens };
     }
     if (spec.name === 'routes') {

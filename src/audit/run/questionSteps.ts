@@ -14,6 +14,8 @@ import { drawQuestionRoutes, type LengthBounds } from '../probes/routes';
 import { selectConfidence, selectMajority } from '../probes/blindSelectors';
 import { inFailureSet } from '../repair/failureSet';
 import { seedFor, seededRandom } from '../results/stats';
+import { decodingOf, routeDecodingRule } from '../probes/probeDecoding';
+import type { Decoding } from '../../engine/types';
 import type { RunSettings } from './manifest';
 import type { Question } from '../dataset/question';
 import type { Attempt, BlindChoice, ProbeResult, QuestionRecord, RepairResult } from '../../contract';
@@ -25,6 +27,27 @@ export class AuditAborted extends Error {
   constructor() {
     super('audit stopped');
   }
+}
+
+/** The decodings of an audit's requests, each keyed by the run seed and what it is for (design: probe decoding). */
+export interface AuditDecodings {
+  /** The deployment's own decoding (greedy unless configured). */
+  deployed(qid: string): Decoding;
+  /** Route probes decode as the deployment does, each attempt with its own seed (unused when greedy). */
+  routed(qid: string, what: string, attempt: number): Decoding;
+  /** The sample probe's temperature and top-p, with the attempt's seed. */
+  sampled(seed: number): Decoding;
+}
+
+export function auditDecodings(settings: RunSettings): AuditDecodings {
+  const seed = settings.seeds.run;
+  const d = settings.deployment;
+  const routeRule = routeDecodingRule(settings.probeDecoding, d);
+  return {
+    deployed: (qid) => decodingOf(d, seedFor(seed, qid, 'deploy')),
+    routed: (qid, what, attempt) => decodingOf(routeRule, seedFor(seed, qid, what, attempt)),
+    sampled: (s) => decodingOf(settings.probeDecoding.sample, s),
+  };
 }
 
 /** The shared global route pool: drawn from the run seed alone, the same for every question. */

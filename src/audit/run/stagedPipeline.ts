@@ -16,8 +16,7 @@ import type { Attempt, GlobalRoutesResult, QuestionRecord } from '../../contract
 import { drawQuestionRoutes, lengthBoundsOf } from '../probes/routes';
 import { isAnswerBlindProbe } from '../probes/blindSelectors';
 import { seedFor, seededRandom } from '../results/stats';
-import { decodingOf, routeDecodingRule } from '../probes/probeDecoding';
-import { AuditAborted, type AuditStage, blindChoices, checkBudgetFits, finishRepair, gradedUnder, probeResult, startRecord, startRepair } from './questionSteps';
+import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, finishRepair, gradedUnder, probeResult, startRecord, startRepair } from './questionSteps';
 
 export interface StagedAuditEvents {
   /** A question finished; called in dataset order, one chunk at a time. */
@@ -55,12 +54,7 @@ export async function auditQuestionsByStage(
   const seed = settings.seeds.run;
   const d = settings.deployment;
   const graded = (g: Generation, q: Question) => gradedUnder(g, q, settings.grading);
-  // The deployment's own decoding (greedy unless configured); route probes decode as the
-  // deployment does, each attempt with its own seed (unused when greedy).
-  const deployed = (qid: string) => decodingOf(d, seedFor(seed, qid, 'deploy'));
-  const routeRule = routeDecodingRule(settings.probeDecoding, d);
-  const routed = (qid: string, what: string, attempt: number) => decodingOf(routeRule, seedFor(seed, qid, what, attempt));
-  const sampleRule = settings.probeDecoding.sample;
+  const { deployed, routed, sampled } = auditDecodings(settings);
   checkBudgetFits(model, settings);
   const checkAbort = () => {
     if (signal?.aborted) throw new AuditAborted();
@@ -105,7 +99,7 @@ export async function auditQuestionsByStage(
         const requests: GenerationRequest[] = [];
         const seeds: number[][] = work.map((w) => Array.from({ length: probe.budget }, (_, a) => seedFor(seed, w.q.id, 'sample', a)));
         work.forEach((w, i) => {
-          for (const s of seeds[i]) requests.push(deploymentRequest(d, w.ids, decodingOf(sampleRule, s)));
+          for (const s of seeds[i]) requests.push(deploymentRequest(d, w.ids, sampled(s)));
         });
         const gens = await run('sample', requests, chunk);
         results = work.map((w, i) => {

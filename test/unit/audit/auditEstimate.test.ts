@@ -8,6 +8,7 @@ import { estimateAudit, estimateText, plannedGenerations, remainingMs } from '..
 import { runAudit } from '../../../src/audit/run/runFolderAudit';
 import type { AuditProgress } from '../../../src/audit/run/runFolderAudit';
 import { fakeFor, settingsFor, smallDataset, tempDir } from './fixtures';
+import type { TextGenerator } from '../../../src/engine/types';
 
 test('planned generations per question: deployment, each probe at its budget, the pool; repair per scanned question', () => {
   const plan = plannedGenerations(settingsFor(), 8);
@@ -33,12 +34,46 @@ test('the warm-up estimate: plan, tokens per generation, measured speed, in word
   assert.ok(e);
   assert.equal(e.questions, 5);
   assert.deepEqual(e.generations, { least: 5 * 24, most: 5 * 32 });
-  assert.equal(e.warmUp.sequences, 16);
+  // The first question's own mix: the deployment, then up to 8 per probe and of the pool (budget 6, pool 5).
+  assert.equal(e.warmUp.sequences, 1 + 6 + 6 + 6 + 5);
+  assert.ok(e.warmUp.promptSecondsPerGeneration! > 0 && e.warmUp.decodeSecondsPerToken! > 0);
   assert.ok(e.warmUp.tokens > 0 && e.warmUp.tokensPerSecond > 0);
   assert.ok(e.seconds.least > 0 && e.seconds.most > e.seconds.least);
   const text = estimateText(e);
   assert.match(text.plan, /^5 questions × \(deployment 1 \+ sample 6 \+ routes 6 \+ search 6 \+ global-routes 5\) = 120 generations, \+ repair 8 per scanned question \(up to 160\)$/);
-  assert.match(text.cost, /^about [\d,]+–[\d,]+ tokens \(\d+ per generation\), about \S+–\S+ at [\d.]+ tokens\/s \(measured warm-up: 16 sequences, \d+ tokens in [\d.]+ s\)$/);
+  assert.match(text.cost, /^about [\d,]+–[\d,]+ tokens \(\d+ per generation\), about \S+(–\S+)? at [\d.]+ tokens\/s \(measured warm-up: 24 of the first question's requests, \d+ tokens in [\d.]+ s\)$/);
+});
+
+test('the warm-up separates prompt costs from decode costs: a generator of known costs is estimated exactly', async () => {
+  // A generator whose clock advances by 50 ms per request (its prompt and first token) and 2 ms per
+  // later token: a warm-up of sampled shared prompts at 16 tokens alone would read it as
+  // (50 + 15 × 2) / 16 = 5 ms per token, 5x too fast for 64-token generations.
+  const dataset = smallDataset(5);
+  const inner = fakeFor(dataset);
+  let now = 0;
+  const costed: TextGenerator = {
+    numBlocks: inner.numBlocks,
+    encodeChat: (m) => inner.encodeChat(m),
+    encodeRaw: (t) => inner.encodeRaw(t),
+    decode: (ids) => inner.decode(ids),
+    async generate(requests, signal, options) {
+      // Cut at the request's token limit, as the engine does (the fake answers in full).
+      const out = (await inner.generate(requests, signal, options)).map((g, i) => {
+        const tokens = g.tokens.slice(0, requests[i].maxNewTokens);
+        return tokens.length < g.tokens.length ? { ...g, tokens, logprobs: g.logprobs.slice(0, tokens.length), finishReason: 'length' as const } : g;
+      });
+      for (const g of out) now += 50 + 2 * Math.max(0, g.tokens.length - 1);
+      return out;
+    },
+  };
+  const settings = settingsFor(8, { deployment: { ...settingsFor().deployment, maxNewTokens: 64 } });
+  const e = await estimateAudit(costed, dataset.questions, settings, undefined, () => now);
+  assert.ok(e);
+  assert.ok(Math.abs(e.warmUp.promptSecondsPerGeneration! - 0.05) < 1e-9, String(e.warmUp.promptSecondsPerGeneration));
+  assert.ok(Math.abs(e.warmUp.decodeSecondsPerToken! - 0.002) < 1e-9, String(e.warmUp.decodeSecondsPerToken));
+  const perGeneration = 0.05 + (e.tokensPerGeneration - 1) * 0.002;
+  assert.ok(Math.abs(e.seconds.least - e.generations.least * perGeneration) < 1e-6);
+  assert.ok(Math.abs(e.warmUp.tokensPerSecond - e.tokensPerGeneration / perGeneration) < 1e-6);
 });
 
 test('a run hands out its estimate before the first question, and progress shows no time left before one is measured', async () => {

@@ -33,8 +33,10 @@ describe('route execution', () => {
       { promptIds: promptIds(4, 3, spec.vocabSize), maxNewTokens: 4, decoding: { temperature: 0, topP: 1, seed: 0 } },
     ];
     const gathers = f.model.stats.kvGathers;
+    const idle = f.model.stats.kvIdleRows;
     const out = await f.model.generate(requests);
-    assert.ok(f.model.stats.kvGathers > gathers, 'expected the shrinking batch to gather KV rows');
+    assert.ok(f.model.stats.kvGathers > gathers, 'expected the first decode step to gather the prompts\' KV rows');
+    assert.ok(f.model.stats.kvIdleRows > idle, 'expected the rows of the sequence that left to run idle, not a regather');
     requests.forEach((r, i) => {
       const want = f.ref.greedy([...r.promptIds], r.maxNewTokens, { route: r.route, eosIds: f.model.eosIds });
       assert.deepEqual(out[i].tokens, want, `request ${i}`);
@@ -50,5 +52,34 @@ describe('route execution', () => {
     const want = last[out[1].tokens[out[1].tokens.length - 1]] - max - Math.log(s);
     assert.ok(Math.abs(lp - want) < 1e-4, `${lp} vs ${want}`);
     assert.ok(maxRelativeDifference([lp], [want]) < TOLERANCE * 10);
+  });
+
+  it('moves a joining sequence into the row a finished one left (continuous refill), every sequence still right', async () => {
+    const previous = f.model.maxBatch;
+    f.model.maxBatch = 3;
+    try {
+      // Different limits so sequences leave one at a time and waiting ones take their places.
+      const routes: (number[] | undefined)[] = [undefined, [0, 1, 1, 2, 3], [0, 2, 3], undefined, [0, 1, 3], [0, 2, 1, 3], undefined];
+      const requests = routes.map((route, i) => ({
+        promptIds: promptIds(3 + (i % 3), 10 + i, spec.vocabSize),
+        route,
+        maxNewTokens: 2 + ((i * 5) % 7),
+        decoding: { temperature: 0, topP: 1, seed: 0 },
+      }));
+      const moves = f.model.stats.kvRowMoves;
+      const out = await f.model.generate(requests);
+      assert.ok(f.model.stats.kvRowMoves > moves, 'expected joining sequences to move into free rows');
+      requests.forEach((r, i) => {
+        const want = f.ref.greedy([...r.promptIds], r.maxNewTokens, { route: r.route, eosIds: f.model.eosIds });
+        assert.deepEqual(out[i].tokens, want, `request ${i}`);
+      });
+      // Bit for bit what each request gets alone.
+      for (const [i, r] of requests.entries()) {
+        const [alone] = await f.model.generate([r]);
+        assert.deepEqual(alone.logprobs, out[i].logprobs, `request ${i} alone`);
+      }
+    } finally {
+      f.model.maxBatch = previous;
+    }
   });
 });

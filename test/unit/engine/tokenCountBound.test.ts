@@ -25,6 +25,8 @@ describe('the fewest tokens a text can encode to', () => {
     assert.equal(bytesPerTokenBound({ normalizer: null, pre_tokenizer: byteLevel, model: bpe() }, vocab, []), 8, 'byte-level: one character per byte');
     assert.equal(bytesPerTokenBound({ normalizer: null, pre_tokenizer: null, model: bpe() }, ['ĠĠĠĠ'], []), 8, 'otherwise measured in UTF-8 bytes');
     assert.equal(bytesPerTokenBound({ normalizer: null, pre_tokenizer: null, model: bpe() }, ['ab'], []), 4, 'one unknown character can be 4 bytes');
+    // The tokenizers library lists an undefined key for a vocabulary with gaps in its ids.
+    assert.equal(bytesPerTokenBound({ normalizer: null, pre_tokenizer: byteLevel, model: bpe() }, [...vocab, undefined], []), 8, 'an undefined vocabulary key spells nothing');
     assert.equal(bound({ normalizer: { type: 'NFC' } }), 48);
     assert.equal(bound({ normalizer: { type: 'Sequence', normalizers: [{ type: 'Prepend', prepend: '▁' }, { type: 'Replace', pattern: { String: ' ' }, content: '▁' }] } }), 12);
     assert.equal(bound({ normalizer: { type: 'Sequence', normalizers: [{ type: 'NFKC' }, { type: 'Lowercase' }] } }), 192);

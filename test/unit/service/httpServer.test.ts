@@ -16,8 +16,8 @@ describe('serve --http with the remote backend', () => {
   before(async () => {
     f = await fixture('http-llama', SMALL_SPECS.llama);
     servers = [
-      await startHttpServer({ model: f.model, modelName: 'test-llama', host: '127.0.0.1', port: 0, maxBatch: 4 }),
-      await startHttpServer({ model: f.model, modelName: 'test-llama', host: '127.0.0.1', port: 0, maxBatch: 4 }),
+      await startHttpServer({ model: f.model, modelName: 'test-llama', host: '127.0.0.1', port: 0 }),
+      await startHttpServer({ model: f.model, modelName: 'test-llama', host: '127.0.0.1', port: 0 }),
     ];
   });
   after(async () => {
@@ -40,7 +40,7 @@ describe('serve --http with the remote backend', () => {
     assert.equal(remote.info.layerAccess, true);
     assert.equal(remote.info.seedHonoured, true);
     assert.equal(remote.info.apiModel, 'test-llama');
-    const before0 = servers.map((s) => s.queue.batchSizes.length);
+    const before0 = servers.map((s) => s.served());
     const local = await f.model.generate(requests());
     const got = await remote.generate(requests());
     assert.deepEqual(got.map((g) => g.tokens), local.map((g) => g.tokens));
@@ -48,7 +48,7 @@ describe('serve --http with the remote backend', () => {
     assert.deepEqual(got.map((g) => g.logprobs), local.map((g) => g.logprobs));
     assert.deepEqual(got.map((g) => g.finishReason), local.map((g) => g.finishReason));
     assert.deepEqual(got.map((g) => g.cost), local.map((g) => g.cost));
-    servers.forEach((s, i) => assert.ok(s.queue.batchSizes.length > before0[i], `server ${i} served nothing`));
+    servers.forEach((s, i) => assert.ok(s.served() > before0[i], `server ${i} served nothing`));
   });
 
   it('cuts at stop strings as the engine does', async () => {
