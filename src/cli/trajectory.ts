@@ -12,14 +12,14 @@ import { AUDIT_FLAGS, AUDIT_FLAGS_HELP } from '../service/auditOptions';
 import { interruptSignal, prepareAudit } from './auditRun';
 import { parseFlags } from './engineArgs';
 import { loadRunForTables, writeTableFiles } from './tableFiles';
+import { TRAJECTORIES_FOLDER, TRAJECTORY_FILE } from '../audit/results/tableSources';
 import { writeOutputFile } from './reportFiles';
 import { manifestMismatches } from '../audit/run/manifest';
 import { loadRun } from '../audit/run/comparisonStore';
 import { trajectory, type TrajectoryCheckpoint } from '../audit/results/trajectory';
-import { tablesText, trajectoryChart, trajectoryViews } from '../audit/report/tablesReport';
+import type { StoredTrajectory } from '../contract';
+import { tablesText, trajectoryChart, trajectoryPassChart, trajectoryViews } from '../audit/report/tablesReport';
 
-export const TRAJECTORIES_FOLDER = path.join('.reach-audit', 'trajectories');
-export const TRAJECTORY_FILE = 'trajectory.json';
 
 const help = [
   'Usage: reach-audit trajectory --model DIR --model DIR ... --data FILE [audit options] [--out DIR]',
@@ -29,9 +29,10 @@ const help = [
   'with the same settings, into DIR/<i>-<checkpoint>/ (default .reach-audit/trajectories/<name>/),',
   'reusing finished runs and resuming an interrupted one when run again. Prints, and writes to',
   'DIR/trajectory.json, per checkpoint the realized rate, each probe\'s reachable rate and the',
-  'any-probe ceiling with 95% intervals, pass@1 vs pass@k of the sampling probe, and between',
-  'consecutive checkpoints how many questions moved between realized, reachable-not-realized and',
-  'unreached. With --runs, finished run folders are used as they are (they must share settings).',
+  'any-probe ceiling with 95% Wilson intervals, pass@1 vs pass@k of the sampling probe with 95%',
+  'bootstrap intervals (each number with its n), and between consecutive checkpoints how many',
+  'questions moved between realized, reachable-not-realized and unreached. With --runs, finished',
+  'run folders are used as they are (they must share settings).',
   '',
   'Options:',
   '  --model DIR              a checkpoint folder; repeat, in training order',
@@ -97,11 +98,12 @@ export const trajectoryCommand: Command = {
     const checkpoints: TrajectoryCheckpoint[] = folders.map((f, i) => ({ label: labels[i], folder: path.resolve(f), records: loadRunForTables(f).records }));
     const result = trajectory(checkpoints);
     if (out) {
-      writeOutputFile('--out', path.join(out, TRAJECTORY_FILE), JSON.stringify({ kind: 'reach-audit-trajectory', createdAt: new Date().toISOString(), ...result }, null, 2) + '\n');
+      const stored: StoredTrajectory = { kind: 'reach-audit-trajectory', createdAt: new Date().toISOString(), ...result };
+      writeOutputFile('--out', path.join(out, TRAJECTORY_FILE), JSON.stringify(stored, null, 2) + '\n');
       process.stderr.write(`reach-audit: trajectory ${path.resolve(out, TRAJECTORY_FILE)}\n`);
     }
     const views = trajectoryViews(result);
-    for (const file of writeTableFiles(views, values, 'Reach Audit trajectory', [trajectoryChart(result)])) process.stderr.write(`reach-audit: wrote ${file}\n`);
+    for (const file of writeTableFiles(views, values, 'Reach Audit trajectory', [trajectoryChart(result), trajectoryPassChart(result)])) process.stderr.write(`reach-audit: wrote ${file}\n`);
     process.stdout.write(values.json ? JSON.stringify(result, null, 2) + '\n' : tablesText(views));
     return 0;
   },

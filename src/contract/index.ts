@@ -1,7 +1,7 @@
 /**
  * The run-format contract: the types of the run files (records.jsonl, summary.json, manifest.json,
- * comparison.json) and of the panel's messages, and the pure derivations every side needs. The
- * audit writes these types; the CLI, the extension and the webview read them. Imports nothing
+ * comparison.json, trajectory.json) and of the pages' messages, and the pure derivations every
+ * side needs. The audit writes these types; the CLI, the extension and the webview read them. Imports nothing
  * outside this folder and touches no DOM or Node API, so the browser bundle can use it too.
  */
 export type { Budget, AnswerView, ContextSkip, ExemplarSkip, SkipReason, GradedOutput, Attempt, ProbeResult, BlindChoice, GlobalRoutesResult, RepairResult, QuestionRecord } from './runRecord';
@@ -44,6 +44,8 @@ export {
 } from './runManifest';
 export type { PairedDelta, RateWithIds, Comparison, RunRef, StoredComparison } from './comparison';
 export type { RunData, RunStatus, HostMessage, PanelTab, SortKey, ColumnWidths, PanelUiState, WebviewMessage } from './panelMessages';
+export type { TrajectoryPoint, FlowKey, TrajectoryFlow, TrajectoryResult, StoredTrajectory } from './trajectory';
+export type { TableData, TablesTab, TablesHostMessage, TablesWebviewMessage } from './tablesMessages';
 export { Z95, wilsonInterval, rateOf, type Interval, type Rate } from './interval';
 export { passAtK, passAtKCurve, passAtKKindOf, questionPassAtK, passAtKRows } from './passAtK';
 export { QUESTION_STATES, questionState, reachableBy, repairedBy, damagedBy, type QuestionState } from './questionState';

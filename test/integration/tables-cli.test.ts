@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { builtCli, repoRoot, runCli, runCliUntilRecorded } from '../support/cliRun';
+import { validateStoredTrajectory } from '../../src/audit/run/runFileValidation';
 
 const repo = repoRoot;
 const cli = builtCli;
@@ -37,6 +38,14 @@ describe('reach-audit trajectory and table', () => {
     const ok = run(['trajectory', '--model', base, '--model', tuned, ...FLAGS, '--out', whole]);
     assert.equal(ok.code, 0, ok.stderr);
     assert.match(ok.stdout, /base → tuned/);
+    // trajectory.json is the contract's StoredTrajectory; pass@1 and pass@2 carry their interval and n everywhere.
+    const stored = validateStoredTrajectory(JSON.parse(fs.readFileSync(path.join(whole, 'trajectory.json'), 'utf8')), 'trajectory.json');
+    for (const p of stored.points) {
+      assert.equal(p.passAtKN, 10);
+      assert.ok(p.passAt1Ci && p.passAtKCi && p.passAt1Ci.lo <= p.passAt1! && p.passAt1! <= p.passAt1Ci.hi, JSON.stringify(p));
+    }
+    assert.match(ok.stdout, /pass@1 · sample +pass@2 · sample/);
+    assert.match(ok.stdout, /\d+\.\d% \[\d+\.\d, \d+\.\d\] \(n = 10\)\s*\d+\.\d% \[\d+\.\d, \d+\.\d\] \(n = 10\)\n/, 'the last two cells of a checkpoint row: pass@1 and pass@2 with interval and n');
 
     const cut = path.join(root, 'cut');
     const args = ['trajectory', '--model', base, '--model', tuned, ...FLAGS, '--out', cut];

@@ -13,7 +13,7 @@ import * as vscode from 'vscode';
 import type { ReachAuditApi } from '../../src/extension/extension';
 import type { TablesResult } from '../../src/extension/tables/tablesCommands';
 import type { TablesMessage, TrajectoryMessage } from '../../src/extension/tables/tablesData';
-import type { FlowKey } from '../../webview/src/tables/protocol';
+import type { FlowKey, Interval, StoredTrajectory, TrajectoryPoint } from '../../src/contract';
 import { pageProbesAvailable, panelClick, panelEval, screenshot } from './pageProbe';
 import { EXTENSION_ID } from './suiteFixtures';
 
@@ -51,6 +51,8 @@ const TRAJECTORY_DOM = `(title) => {
     steps: Array.from(document.querySelectorAll('.tj-step')).map((b) => ({ text: b.textContent, pressed: b.getAttribute('aria-pressed') })),
     moved: Object.fromEntries(Array.from(document.querySelectorAll('.tj-move')).map((m) => [m.getAttribute('data-move'), Array.from(m.querySelectorAll('.tj-question')).map((b) => b.textContent)])),
     passk: !!document.querySelector('canvas.tj-passk'),
+    passkValues: Array.from(document.querySelectorAll('.tj-passk-values li')).map((li) => li.textContent),
+    checkpointRows: Array.from(document.querySelectorAll('.rt-section[data-table="trajectory"] tbody tr')).map((tr) => Array.from(tr.children).map((c) => c.textContent)),
     img: document.querySelectorAll('img').length,
     pwned: document.documentElement.hasAttribute('data-pwned'),
   };
@@ -70,6 +72,9 @@ interface TrajectoryDom {
   steps: { text: string; pressed: string }[];
   moved: Record<string, string[]>;
   passk: boolean;
+  /** Per checkpoint, "label: pass@1 31.8% [26.1–37.5] (n = 12) · pass@4 …". */
+  passkValues: string[];
+  checkpointRows: string[][];
   img: number;
   pwned: boolean;
 }
@@ -172,7 +177,7 @@ suite('Build Tables and the training trajectory', function () {
       const source = document.querySelector('.tj-source')?.textContent;
       if (source === undefined) return null;
       return { title: document.querySelector('.tj-title')?.textContent ?? '', source,
-        steps: Array.from(document.querySelectorAll('.tj-step')).map((b) => ({ text: b.textContent, pressed: '' })), moved: {}, passk: false,
+        steps: Array.from(document.querySelectorAll('.tj-step')).map((b) => ({ text: b.textContent, pressed: '' })), moved: {}, passk: false, passkValues: [], checkpointRows: [],
         img: document.querySelectorAll('img').length, pwned: document.documentElement.hasAttribute('data-pwned') };
     }`, null, 20_000, FRAME);
     assert.ok(dom.source.includes(HOSTILE_LABEL), dom.source);
@@ -188,8 +193,11 @@ suite('Build Tables and the training trajectory', function () {
     assert.ok(shown, 'the trajectory of the selected runs was sent');
     assert.deepEqual(shown.trajectory.points.map((p) => p.folder), runs);
     assert.deepEqual(shown.trajectory.points.map((p) => p.label), ['base', 'round1', 'tuned']);
-    const stored = JSON.parse(fs.readFileSync(path.join(trajectoryDir, 'trajectory.json'), 'utf8')) as { points: { realized: unknown; ceiling: unknown }[]; flows: { ids: unknown }[] };
+    const stored = JSON.parse(fs.readFileSync(path.join(trajectoryDir, 'trajectory.json'), 'utf8')) as StoredTrajectory;
     assert.deepEqual(shown.trajectory.points.map((p) => [p.realized, p.ceiling]), stored.points.map((p) => [p.realized, p.ceiling]), 'the same numbers as reach-audit trajectory');
+    const passAtK = (p: TrajectoryPoint) => [p.passAt1, p.passAt1Ci, p.passAtK, p.passAtKCi, p.passAtKN];
+    assert.deepEqual(shown.trajectory.points.map(passAtK), stored.points.map(passAtK), 'pass@1 and pass@k with the same intervals and n');
+    assert.ok(shown.trajectory.points.every((p) => p.passAt1Ci !== null && p.passAtKCi !== null && p.passAtKN === 12), JSON.stringify(shown.trajectory.points.map(passAtK)));
     assert.deepEqual(shown.trajectory.flows.map((f) => f.ids), stored.flows.map((f) => f.ids));
     await api.tables.whenReady();
     if (!pageProbesAvailable) return;
@@ -198,6 +206,11 @@ suite('Build Tables and the training trajectory', function () {
     assert.deepEqual(dom.steps.map((s) => s.pressed), ['false', 'true'], 'the last step is selected first');
     assert.deepEqual(dom.moved, movedIds(shown, 1));
     assert.ok(dom.passk, 'pass@1 vs pass@k is drawn (the sample probe ran)');
+    // Each checkpoint's pass@1 and pass@4 with its interval and n, as text under the chart and in the table.
+    const at = (x: number | null, ci: Interval | null, n: number) => `${(100 * x!).toFixed(1)}% [${(100 * ci!.lo).toFixed(1)}–${(100 * ci!.hi).toFixed(1)}] (n = ${n})`;
+    assert.deepEqual(dom.passkValues, shown.trajectory.points.map((p) => `${p.label}: pass@1 ${at(p.passAt1, p.passAt1Ci, p.passAtKN)} · pass@4 ${at(p.passAtK, p.passAtKCi, p.passAtKN)}`));
+    assert.deepEqual(dom.checkpointRows, shown.tables[0].rows, 'the checkpoints table as sent');
+    for (const row of dom.checkpointRows) for (const cell of row.slice(-2)) assert.match(cell, /^\d+\.\d% \[\d+\.\d, \d+\.\d\] \(n = 12\)$/, 'pass@1 and pass@4 cells with interval and n');
     const shot = await screenshot('trajectory-dark', FRAME);
     for (const file of shot.files) assert.ok(fs.statSync(file).size > 10_000, `${file} looks empty`);
 

@@ -28,6 +28,7 @@ import { routesVsSearchView } from './routesVsSearch';
 import { rateOf, type PassAtKKind, type Rate, type RunSummary } from '../../src/contract';
 import type { RunStatistics } from './runStatistics';
 import { themeColors, withAlpha, type ThemeColors } from './themeColors';
+import { drawWhisker } from './whisker';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, LineController, LineElement, PointElement, Filler, Legend, Tooltip);
 
@@ -55,24 +56,7 @@ const intervalWhiskers: Plugin<'bar'> = {
         const a = valueScale.getPixelForValue(interval[0] * 100);
         const b = valueScale.getPixelForValue(interval[1] * 100);
         const { x, y } = bar.getProps(['x', 'y'], true) as { x: number; y: number };
-        const cap = 3;
-        ctx.beginPath();
-        if (horizontal) {
-          ctx.moveTo(a, y);
-          ctx.lineTo(b, y);
-          ctx.moveTo(a, y - cap);
-          ctx.lineTo(a, y + cap);
-          ctx.moveTo(b, y - cap);
-          ctx.lineTo(b, y + cap);
-        } else {
-          ctx.moveTo(x, a);
-          ctx.lineTo(x, b);
-          ctx.moveTo(x - cap, a);
-          ctx.lineTo(x + cap, a);
-          ctx.moveTo(x - cap, b);
-          ctx.lineTo(x + cap, b);
-        }
-        ctx.stroke();
+        drawWhisker(ctx, horizontal ? y : x, a, b, horizontal);
       });
     });
     ctx.restore();

@@ -3,30 +3,29 @@
  * "42.0% [35.1, 49.2] (n = 200)", CSV with every number in its own column (rate, interval bounds, n),
  * and a self-contained HTML page (the report's CSP; every value escaped).
  */
+import type { Interval, TableData, TrajectoryPoint } from '../../contract';
 import type { Rate } from '../results/stats';
 import type { RepairRow, RoutesVsSearchTable, TrainingTable } from '../results/tables';
 import type { TrajectoryResult } from '../results/trajectory';
 import { lineChart, page, type Series } from './htmlReport';
 import { html, type Html } from './safeHtml';
 
-/** One table in two renderings: formatted cells for reading, raw cells for CSV. */
-export interface TableView {
-  id: string;
-  title: string;
-  /** Above the table: the headline and the rule that decided it. */
-  notes: string[];
-  headers: string[];
-  rows: string[][];
+/** One table in two renderings: formatted cells for reading (the page's TableData), raw cells for CSV. */
+export interface TableView extends TableData {
   csvHeaders: string[];
   csvRows: (string | number | boolean | null)[][];
-  /** Below the table: rows listed apart (unmatched budgets, runs without the probe). */
-  apart: string[];
 }
 
 const pct = (x: number | null | undefined, d = 1) => (typeof x !== 'number' || !Number.isFinite(x) ? '—' : `${(100 * x).toFixed(d)}%`);
 const pts = (x: number, d = 1) => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${(100 * x).toFixed(d)}` : '—');
 const rateText = (r: Rate | null) => (!r || r.n === 0 ? '—' : `${pct(r.rate)} [${(100 * r.ci.lo).toFixed(1)}, ${(100 * r.ci.hi).toFixed(1)}] (n = ${r.n})`);
 const rateCsv = (r: Rate | null) => (!r || r.n === 0 ? [null, null, null, r?.n ?? 0] : [r.rate, r.ci.lo, r.ci.hi, r.n]);
+/** A mean with its interval and n (pass@k: a mean of per-question values, so not a Rate). */
+const meanText = (x: number | null, ci: Interval | null, n: number) =>
+  x === null || !Number.isFinite(x) || n === 0 ? '—' : `${pct(x)}${ci ? ` [${(100 * ci.lo).toFixed(1)}, ${(100 * ci.hi).toFixed(1)}]` : ''} (n = ${n})`;
+const meanCsv = (x: number | null, ci: Interval | null, n: number) => (x === null ? [null, null, null, n] : [x, ci?.lo ?? null, ci?.hi ?? null, n]);
+const passAt1Text = (p: TrajectoryPoint) => meanText(p.passAt1, p.passAt1Ci, p.passAtKN);
+const passAtKText = (p: TrajectoryPoint) => meanText(p.passAtK, p.passAtKCi, p.passAtKN);
 const pText = (p: number) => (!Number.isFinite(p) ? '—' : p < 0.001 ? '< 0.001' : p.toFixed(3));
 const ratio = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : '—');
 
@@ -112,14 +111,20 @@ export function trainingView(t: TrainingTable): TableView {
 /** Per checkpoint: realized, each probe's reachable rate and the ceiling; then the flows between steps. */
 export function trajectoryViews(t: TrajectoryResult): TableView[] {
   const probes = t.probes;
+  const passNote = t.passAtKProbe
+    ? [`pass@1 and pass@${t.passAtKMax} of the ${t.passAtKProbe} probe: the mean over the n questions that ran it of each question's unbiased pass@k, with its 95% percentile-bootstrap interval (10,000 resamples of the questions), as in each run's summary.json.`]
+    : [];
   const points: TableView = {
     id: 'trajectory',
     title: 'Trajectory: realized and reachable per checkpoint',
-    notes: [`${t.points.length} checkpoints in training order, each audited with the same settings; ceiling = reachable by any of ${probes.join(', ')} (${t.ceilingBudget} generations per question).`],
+    notes: [`${t.points.length} checkpoints in training order, each audited with the same settings; ceiling = reachable by any of ${probes.join(', ')} (${t.ceilingBudget} generations per question).`, ...passNote],
     headers: ['checkpoint', 'n', 'realized', ...probes.map((p) => `reachable · ${p}`), 'ceiling', ...(t.passAtKProbe ? [`pass@1 · ${t.passAtKProbe}`, `pass@${t.passAtKMax} · ${t.passAtKProbe}`] : [])],
-    rows: t.points.map((p) => [p.label, String(p.n), rateText(p.realized), ...probes.map((q) => rateText(p.reachable[q] ?? null)), rateText(p.ceiling), ...(t.passAtKProbe ? [pct(p.passAt1), pct(p.passAtK)] : [])]),
-    csvHeaders: ['checkpoint', 'folder', 'n', 'realized', 'realized_lo', 'realized_hi', 'realized_n', ...probes.flatMap((q) => [`${q}`, `${q}_lo`, `${q}_hi`, `${q}_n`]), 'ceiling', 'ceiling_lo', 'ceiling_hi', 'ceiling_n', 'pass_at_1', 'pass_at_k'],
-    csvRows: t.points.map((p) => [p.label, p.folder, p.n, ...rateCsv(p.realized), ...probes.flatMap((q) => rateCsv(p.reachable[q] ?? null)), ...rateCsv(p.ceiling), p.passAt1, p.passAtK]),
+    rows: t.points.map((p) => [p.label, String(p.n), rateText(p.realized), ...probes.map((q) => rateText(p.reachable[q] ?? null)), rateText(p.ceiling), ...(t.passAtKProbe ? [passAt1Text(p), passAtKText(p)] : [])]),
+    csvHeaders: ['checkpoint', 'folder', 'n', 'realized', 'realized_lo', 'realized_hi', 'realized_n', ...probes.flatMap((q) => [`${q}`, `${q}_lo`, `${q}_hi`, `${q}_n`]), 'ceiling', 'ceiling_lo', 'ceiling_hi', 'ceiling_n', 'pass_at_1', 'pass_at_1_lo', 'pass_at_1_hi', 'pass_at_1_n', 'pass_at_k', 'pass_at_k_lo', 'pass_at_k_hi', 'pass_at_k_n'],
+    csvRows: t.points.map((p) => [
+      p.label, p.folder, p.n, ...rateCsv(p.realized), ...probes.flatMap((q) => rateCsv(p.reachable[q] ?? null)), ...rateCsv(p.ceiling),
+      ...meanCsv(p.passAt1, p.passAt1Ci, p.passAtKN), ...meanCsv(p.passAtK, p.passAtKCi, p.passAtKN),
+    ]),
     apart: [],
   };
   const flows: TableView = {
@@ -208,4 +213,19 @@ export function trajectoryChart(t: TrajectoryResult): Html {
     { label: 'ceiling', points: t.points.map((p, i) => [i, p.ceiling.rate]) },
   ];
   return lineChart(`Realized and reachable per checkpoint (0 = ${t.points[0]?.label ?? ''})`, series, 'checkpoint');
+}
+
+/** pass@1 and pass@k of the sampling probe over the checkpoints, each with its bootstrap interval shaded. */
+export function trajectoryPassChart(t: TrajectoryResult): Html {
+  if (!t.passAtKProbe) return html``;
+  const line = (value: (p: TrajectoryPoint) => number | null, ci: (p: TrajectoryPoint) => Interval | null) => ({
+    points: t.points.map((p, i): [number, number] => [i, value(p) ?? Number.NaN]),
+    band: t.points.map((p, i): [number, number, number] => [i, ci(p)?.lo ?? Number.NaN, ci(p)?.hi ?? Number.NaN]),
+  });
+  const series: Series[] = [
+    { label: 'pass@1', ...line((p) => p.passAt1, (p) => p.passAt1Ci) },
+    { label: `pass@${t.passAtKMax}`, ...line((p) => p.passAtK, (p) => p.passAtKCi), dashed: true },
+  ];
+  const n = [...new Set(t.points.map((p) => p.passAtKN))];
+  return lineChart(`pass@1 vs pass@${t.passAtKMax} of the ${t.passAtKProbe} probe per checkpoint (n = ${n.join(' / ')})`, series, 'checkpoint');
 }

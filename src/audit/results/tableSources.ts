@@ -11,6 +11,11 @@ import { comparisonMismatches } from '../run/manifest';
 import type { ComparisonForTables, RunForTables } from './tables';
 import type { TrajectoryCheckpoint } from './trajectory';
 
+/** The file `reach-audit trajectory` writes beside its checkpoint runs. */
+export const TRAJECTORY_FILE = 'trajectory.json';
+/** Where `reach-audit trajectory` puts a trajectory by default (relative to the working folder). */
+export const TRAJECTORIES_FOLDER = path.join('.reach-audit', 'trajectories');
+
 /** A folder that is not a run or a comparison, or a comparison whose runs no longer match. */
 export class TableSourceError extends Error {}
 

@@ -1,54 +1,20 @@
 /**
- * A training trajectory: checkpoints in training order, each audited with the same settings; per
- * checkpoint the realized rate, each probe's reachable rate and the any-probe ceiling (Wilson
- * intervals), pass@1 vs pass@k of the sampling probe, and between consecutive checkpoints how many
- * questions moved between realized, reachable-not-realized and unreached.
+ * A training trajectory (the contract's TrajectoryResult) from the checkpoints' records: per
+ * checkpoint the rates of its summary (Wilson intervals; pass@1 and pass@k of the sampling probe
+ * with summary.json's bootstrap intervals), and between consecutive checkpoints how many questions
+ * moved between realized, reachable-not-realized and unreached.
  */
-import { questionState, type QuestionRecord } from '../../contract';
-import { rateOf, type Rate } from './stats';
+import { QUESTION_STATES, questionState, type FlowKey, type QuestionRecord, type TrajectoryFlow, type TrajectoryPoint, type TrajectoryResult } from '../../contract';
+import { rateOf } from './stats';
 import { summarize } from './summary';
+
+export type { FlowKey, TrajectoryFlow, TrajectoryPoint, TrajectoryResult };
 
 export interface TrajectoryCheckpoint {
   label: string;
   folder: string;
   records: readonly QuestionRecord[];
 }
-
-export interface TrajectoryPoint {
-  label: string;
-  folder: string;
-  n: number;
-  realized: Rate;
-  reachable: Record<string, Rate>;
-  ceiling: Rate;
-  passAt1: number | null;
-  passAtK: number | null;
-}
-
-type State = 'realized' | 'reachable' | 'unreached';
-export type FlowKey = `${State}->${State}`;
-
-export interface TrajectoryFlow {
-  from: string;
-  to: string;
-  /** Questions present in both checkpoints. */
-  n: number;
-  counts: Record<FlowKey, number>;
-  /** The question ids of each move, for "show the questions that moved at this step". */
-  ids: Record<FlowKey, string[]>;
-}
-
-export interface TrajectoryResult {
-  probes: string[];
-  /** Generations per question behind the ceiling: the probes' budgets together. */
-  ceilingBudget: number;
-  passAtKProbe: string | null;
-  passAtKMax: number;
-  points: TrajectoryPoint[];
-  flows: TrajectoryFlow[];
-}
-
-const STATES: State[] = ['realized', 'reachable', 'unreached'];
 
 export function trajectory(checkpoints: readonly TrajectoryCheckpoint[]): TrajectoryResult {
   const probes = [...new Set(checkpoints.flatMap((c) => c.records.flatMap((r) => Object.keys(r.reachable))))];
@@ -58,7 +24,9 @@ export function trajectory(checkpoints: readonly TrajectoryCheckpoint[]): Trajec
   const points = checkpoints.map((c): TrajectoryPoint => {
     const s = summarize(c.records);
     const n = c.records.length;
-    const curve = passAtKProbe ? s.passAtK[passAtKProbe] ?? {} : {};
+    const curve = passAtKProbe ? (s.passAtK[passAtKProbe] ?? {}) : {};
+    const ci = passAtKProbe ? (s.passAtKCi[passAtKProbe] ?? {}) : {};
+    const k = String(passAtKMax);
     return {
       label: c.label,
       folder: c.folder,
@@ -67,7 +35,11 @@ export function trajectory(checkpoints: readonly TrajectoryCheckpoint[]): Trajec
       reachable: Object.fromEntries(probes.map((p) => [p, s.reachable[p] ?? rateOf(0, 0)])),
       ceiling: s.reachableAny,
       passAt1: curve['1'] ?? null,
-      passAtK: curve[String(passAtKMax)] ?? null,
+      passAt1Ci: curve['1'] === undefined ? null : (ci['1'] ?? null),
+      passAtK: curve[k] ?? null,
+      passAtKCi: curve[k] === undefined ? null : (ci[k] ?? null),
+      // pass@k averages one row per audited question that ran the probe (passAtKRows): the probe's n.
+      passAtKN: passAtKProbe ? (s.reachable[passAtKProbe]?.n ?? 0) : 0,
     };
   });
   const flows: TrajectoryFlow[] = [];
@@ -75,7 +47,7 @@ export function trajectory(checkpoints: readonly TrajectoryCheckpoint[]): Trajec
     const before = new Map(checkpoints[i - 1].records.map((r) => [r.id, questionState(r)]));
     const counts = {} as Record<FlowKey, number>;
     const ids = {} as Record<FlowKey, string[]>;
-    for (const a of STATES) for (const b of STATES) {
+    for (const a of QUESTION_STATES) for (const b of QUESTION_STATES) {
       counts[`${a}->${b}`] = 0;
       ids[`${a}->${b}`] = [];
     }

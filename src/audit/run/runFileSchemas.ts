@@ -1,6 +1,6 @@
 /**
  * Runtime schemas of the run files (records.jsonl lines, summary.json, manifest.json,
- * comparison.json), written with valibot against the contract's types. The contract stays
+ * comparison.json, trajectory.json), written with valibot against the contract's types. The contract stays
  * import-free for the webview bundle, so the types are written there by hand and checked here at
  * compile time: each schema's output type must equal its contract type exactly (SameType below), so
  * a field added to one and not the other fails `tsc`.
@@ -15,6 +15,7 @@ import type {
   Budget,
   Comparison,
   Deployment,
+  FlowKey,
   GlobalRoutesResult,
   GradedOutput,
   Interval,
@@ -27,8 +28,11 @@ import type {
   RunManifest,
   RunSummary,
   StoredComparison,
+  StoredTrajectory,
+  TrajectoryFlow,
+  TrajectoryPoint,
 } from '../../contract';
-import { PROBE_NAMES, SELECTOR_NAMES } from '../../contract';
+import { PROBE_NAMES, QUESTION_STATES, SELECTOR_NAMES } from '../../contract';
 
 const NON_NEGATIVE_INTEGER = 'expected a non-negative integer';
 const FRACTION = 'expected a number in [0, 1]';
@@ -336,6 +340,39 @@ export const storedComparisonSchema = object({
   comparison: comparisonSchema,
 });
 
+const trajectoryPoint = object({
+  label: text,
+  folder: text,
+  n: nonNegativeInteger,
+  realized: rate,
+  reachable: map(rate),
+  ceiling: rate,
+  passAt1: v.nullable(fraction),
+  passAt1Ci: v.nullable(rateInterval),
+  passAtK: v.nullable(fraction),
+  passAtKCi: v.nullable(rateInterval),
+  passAtKN: nonNegativeInteger,
+});
+const FLOW_KEYS = QUESTION_STATES.flatMap((a) => QUESTION_STATES.map((b): FlowKey => `${a}->${b}`));
+const perFlow = <T extends v.GenericSchema>(value: T) => object(Object.fromEntries(FLOW_KEYS.map((k) => [k, value])) as Record<FlowKey, T>);
+const trajectoryFlow = object({ from: text, to: text, n: nonNegativeInteger, counts: perFlow(nonNegativeInteger), ids: perFlow(texts) });
+
+/**
+ * trajectory.json as `reach-audit trajectory` writes it now. Readers of the file take only its
+ * checkpoints' labels and folders (tableSources.ts), so a file from before a field was added is
+ * still read; this schema is what a freshly written file satisfies.
+ */
+export const storedTrajectorySchema = object({
+  kind: v.literal('reach-audit-trajectory', "expected 'reach-audit-trajectory'"),
+  createdAt: text,
+  probes: texts,
+  ceilingBudget: nonNegativeInteger,
+  passAtKProbe: v.nullable(text),
+  passAtKMax: nonNegativeInteger,
+  points: v.array(trajectoryPoint, 'expected an array of checkpoints'),
+  flows: v.array(trajectoryFlow, 'expected an array of steps'),
+});
+
 // Compile-time: each schema describes exactly its contract type (both directions, optional fields included).
 type SameType<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Flat<T> = T extends readonly unknown[] ? { [K in keyof T]: Flat<T[K]> } : T extends object ? { [K in keyof T]: Flat<T[K]> } : T;
@@ -361,4 +398,7 @@ void [
   sameType<v.InferOutput<typeof pairedDelta>, PairedDelta>(true),
   sameType<v.InferOutput<typeof comparisonSchema>, Comparison>(true),
   sameType<v.InferOutput<typeof storedComparisonSchema>, StoredComparison>(true),
+  sameType<v.InferOutput<typeof trajectoryPoint>, TrajectoryPoint>(true),
+  sameType<v.InferOutput<typeof trajectoryFlow>, TrajectoryFlow>(true),
+  sameType<v.InferOutput<typeof storedTrajectorySchema>, StoredTrajectory>(true),
 ];

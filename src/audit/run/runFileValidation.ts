@@ -7,8 +7,8 @@
  */
 import * as v from 'valibot';
 import { InputError } from '../../engine/errors';
-import type { QuestionRecord, RunManifest, RunSummary, StoredComparison } from '../../contract';
-import { questionRecordSchema, runManifestSchema, runSummarySchema, storedComparisonSchema } from './runFileSchemas';
+import type { QuestionRecord, RunManifest, RunSummary, StoredComparison, StoredTrajectory } from '../../contract';
+import { questionRecordSchema, runManifestSchema, runSummarySchema, storedComparisonSchema, storedTrajectorySchema } from './runFileSchemas';
 
 /** How many problems one message lists before it says "and N more". */
 const SHOWN_PROBLEMS = 3;
@@ -67,4 +67,8 @@ export function validateManifest(value: unknown, file: string): RunManifest {
 
 export function validateStoredComparison(value: unknown, file: string): StoredComparison {
   return validated(storedComparisonSchema, value, file);
+}
+
+export function validateStoredTrajectory(value: unknown, file: string): StoredTrajectory {
+  return validated(storedTrajectorySchema, value, file);
 }

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Comparison, HostMessage, QuestionRecord, RunStatus, WebviewMessage } from '../../contract';
-import { newNonce, panelHtml } from './panelHtml';
+import { WebviewPageHost } from './webviewPageHost';
 import { recordsToCsv, recordsToJson } from './recordExport';
 import { latestComparisonOf } from './comparisonLookup';
 import { loadRunFolder, runIdOf, type LoadedRun } from './runData';
@@ -29,38 +29,47 @@ interface ShownRun {
 }
 
 export class AuditPanelHost implements vscode.Disposable {
-  private panel: vscode.WebviewPanel | undefined;
+  private readonly page: WebviewPageHost<HostMessage, WebviewMessage>;
   private shown: ShownRun | undefined;
-  private ready = false;
-  private readyWaiters: (() => void)[] = [];
-  /** Every message sent to the page, newest last (bounded); the test suite reads it. */
-  readonly sent: HostMessage[] = [];
-  /** The page's HTML as last set. */
-  html = '';
 
   constructor(
-    private readonly extensionUri: vscode.Uri,
+    extensionUri: vscode.Uri,
     private readonly output: vscode.OutputChannel,
-  ) {}
+  ) {
+    this.page = new WebviewPageHost({
+      viewType: PANEL_VIEW_TYPE,
+      extensionUri,
+      bundle: 'main',
+      // The page keeps its state with setState and the host re-sends the run on `ready`.
+      retainContextWhenHidden: false,
+      resourceRoots: ['media'],
+      logLimit: 200,
+      onReady: () => this.sendRun(),
+      onMessage: (m) => this.onMessage(m),
+    });
+  }
+
+  /** Every message sent to the page, newest last (bounded); the test suite reads it. */
+  get sent(): readonly HostMessage[] {
+    return this.page.sent;
+  }
+
+  /** The page's HTML as last set. */
+  get html(): string {
+    return this.page.html;
+  }
 
   get runFolder(): string | undefined {
     return this.shown?.run.folder;
   }
 
   get visible(): boolean {
-    return this.panel?.visible === true;
+    return this.page.visible;
   }
 
   /** Resolves once the page has said `ready` (or after `timeoutMs`, for a page that is not loading: hidden, or closed). */
   whenReady(timeoutMs = 15_000): Promise<void> {
-    if (this.ready) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, timeoutMs);
-      this.readyWaiters.push(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    return this.page.whenReady(timeoutMs);
   }
 
   /**
@@ -79,52 +88,8 @@ export class AuditPanelHost implements vscode.Disposable {
     for (const w of [...run.warnings, ...(base?.warnings ?? [])]) this.output.appendLine(`[panel] ${w}`);
     const compare = base ? options.compare : undefined;
     this.shown = { run, base, compare, ids: new Set(run.data.records.map((r) => String(r.id))), status: options.status };
-    const title = `Reach Audit: ${run.data.label ?? run.data.runId}`;
-    if (!this.panel) {
-      this.panel = this.createPanel(title, options.preserveFocus === true);
-    } else {
-      this.panel.title = title;
-      this.panel.reveal(undefined, options.preserveFocus === true);
-    }
-    if (this.ready) this.sendRun();
-  }
-
-  private createPanel(title: string, preserveFocus: boolean): vscode.WebviewPanel {
-    const dist = vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview');
-    const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPE, title, { viewColumn: vscode.ViewColumn.Active, preserveFocus }, {
-      enableScripts: true,
-      // The page keeps its state with setState and the host re-sends the run on `ready`.
-      retainContextWhenHidden: false,
-      localResourceRoots: [dist, vscode.Uri.joinPath(this.extensionUri, 'media')],
-      enableFindWidget: true,
-    });
-    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'reach-audit.svg');
-    const webview = panel.webview;
-    this.html = panelHtml({
-      cspSource: webview.cspSource,
-      nonce: newNonce(),
-      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'main.js')).toString(),
-      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'main.css')).toString(),
-      title,
-    });
-    webview.html = this.html;
-    webview.onDidReceiveMessage((m: WebviewMessage) => void this.onMessage(m));
-    // Hidden then shown: the page is rebuilt and says `ready` again.
-    panel.onDidChangeViewState(() => {
-      if (!panel.visible) this.ready = false;
-    });
-    panel.onDidDispose(() => {
-      this.panel = undefined;
-      this.ready = false;
-    });
-    return panel;
-  }
-
-  private post(message: HostMessage): void {
-    if (!this.panel) return;
-    this.sent.push(message);
-    if (this.sent.length > 200) this.sent.splice(0, this.sent.length - 200);
-    void this.panel.webview.postMessage(message);
+    this.page.show(`Reach Audit: ${run.data.label ?? run.data.runId}`, options.preserveFocus === true);
+    if (this.page.ready) this.sendRun();
   }
 
   private sendRun(): void {
@@ -132,16 +97,16 @@ export class AuditPanelHost implements vscode.Disposable {
     if (!shown) return;
     const { data } = shown.run;
     // A comparison's base run goes whole: the panel pairs questions by id from the first message.
-    this.post({
+    this.page.post({
       type: 'loadRun',
       run: { ...data, records: data.records.slice(0, FIRST_BATCH) },
       ...(shown.base ? { baseRun: shown.base.data } : {}),
       ...(shown.base && shown.compare ? { compare: shown.compare } : {}),
     });
     for (let i = FIRST_BATCH; i < data.records.length; i += BATCH) {
-      this.post({ type: 'appendRecords', runId: data.runId, records: data.records.slice(i, i + BATCH) });
+      this.page.post({ type: 'appendRecords', runId: data.runId, records: data.records.slice(i, i + BATCH) });
     }
-    if (shown.status) this.post({ type: 'runStatus', runId: data.runId, ...shown.status });
+    if (shown.status) this.page.post({ type: 'runStatus', runId: data.runId, ...shown.status });
   }
 
   /** A record finished in a live run: appended when the panel shows that run. */
@@ -150,7 +115,7 @@ export class AuditPanelHost implements vscode.Disposable {
     if (!shown || shown.run.folder !== runDir || shown.ids.has(String(record.id))) return;
     shown.ids.add(String(record.id));
     shown.run.data.records.push(record);
-    if (this.ready) this.post({ type: 'appendRecords', runId: shown.run.data.runId, records: [record] });
+    if (this.page.ready) this.page.post({ type: 'appendRecords', runId: shown.run.data.runId, records: [record] });
   }
 
   /** Progress or the end of a live run shown in the panel; at the end the summary is re-read. */
@@ -162,25 +127,19 @@ export class AuditPanelHost implements vscode.Disposable {
       const fresh = loadRunFolder(runDir);
       if (fresh.data.summary) {
         shown.run.data.summary = fresh.data.summary;
-        if (this.ready) this.post({ type: 'updateSummary', runId: shown.run.data.runId, summary: fresh.data.summary });
+        if (this.page.ready) this.page.post({ type: 'updateSummary', runId: shown.run.data.runId, summary: fresh.data.summary });
       }
     }
-    if (this.ready) this.post({ type: 'runStatus', runId: shown.run.data.runId, ...status });
+    if (this.page.ready) this.page.post({ type: 'runStatus', runId: shown.run.data.runId, ...status });
   }
 
   /** Selects a question in the table (the tree's question rows and the editor commands use it). */
   selectQuestion(id: string): void {
-    if (this.ready) this.post({ type: 'selectQuestion', id });
+    if (this.page.ready) this.page.post({ type: 'selectQuestion', id });
   }
 
   private async onMessage(message: WebviewMessage): Promise<void> {
-    if (!message || typeof message !== 'object') return;
     switch (message.type) {
-      case 'ready':
-        this.ready = true;
-        this.sendRun();
-        for (const w of this.readyWaiters.splice(0)) w();
-        return;
       case 'revealQuestion':
       case 'openDetail': {
         const record = this.shown?.run.data.records.find((r) => String(r.id) === String(message.id));
@@ -203,7 +162,7 @@ export class AuditPanelHost implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.panel?.dispose();
+    this.page.dispose();
   }
 }
 

@@ -9,7 +9,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RunsNode } from '../sidebar/runsView';
 import type { RunEntry } from '../sidebar/runListing';
-import { buildTablesMessage, buildTrajectoryMessage, comparisonsOf, trajectoryFileOf, trajectoryFromFile, TRAJECTORY_FILE, type TablesMessage, type TrajectoryMessage } from './tablesData';
+import { buildTablesMessage, buildTrajectoryMessage, comparisonsOf, trajectoryFileOf, trajectoryFromFile, type TablesMessage, type TrajectoryMessage } from './tablesData';
+import { TRAJECTORIES_FOLDER, TRAJECTORY_FILE } from '../../audit/results/tableSources';
 import type { TablesPanelHost } from './tablesPanel';
 
 export const TABLES_COMMANDS = {
@@ -18,7 +19,6 @@ export const TABLES_COMMANDS = {
 } as const;
 
 /** Where `reach-audit trajectory` writes by default, inside a workspace folder. */
-const TRAJECTORIES_FOLDER = path.join('.reach-audit', 'trajectories');
 const COMPARISONS_FOLDER = path.join('.reach-audit', 'comparisons');
 
 export interface TablesDeps {

@@ -8,16 +8,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { repairTable, routesVsSearchTable, trainingTable } from '../../audit/results/tables';
 import { trajectory } from '../../audit/results/trajectory';
-import { loadTableSources, loadTrajectoryCheckpoints, readTrajectoryFile, type CheckpointRef } from '../../audit/results/tableSources';
+import { loadTableSources, loadTrajectoryCheckpoints, readTrajectoryFile, TRAJECTORY_FILE, type CheckpointRef } from '../../audit/results/tableSources';
 import { repairView, routesVsSearchView, trainingView, trajectoryViews, type TableView } from '../../audit/report/tablesReport';
 import { COMPARISON_FILE, readComparison } from '../../audit/run/comparisonStore';
-import type { TableData, TablesHostMessage } from '../../../webview/src/tables/protocol';
+import type { TableData, TablesHostMessage } from '../../contract';
 
 export type TablesMessage = Extract<TablesHostMessage, { type: 'showTables' }>;
 export type TrajectoryMessage = Extract<TablesHostMessage, { type: 'showTrajectory' }>;
-
-/** The file `reach-audit trajectory` writes beside its checkpoint runs. */
-export const TRAJECTORY_FILE = 'trajectory.json';
 
 const tableData = (v: TableView): TableData => ({ id: v.id, title: v.title, notes: v.notes, headers: v.headers, rows: v.rows, apart: v.apart });
 

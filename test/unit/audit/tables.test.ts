@@ -10,7 +10,8 @@ import { runAudit } from '../../../src/audit/run/runFolderAudit';
 import type { QuestionRecord } from '../../../src/contract';
 import { repairTable, routesVsSearchTable, trainingTable, type RunForTables } from '../../../src/audit/results/tables';
 import { trajectory } from '../../../src/audit/results/trajectory';
-import { routesVsSearchView, tableCsv, tablesHtml, tablesMarkdown } from '../../../src/audit/report/tablesReport';
+import { routesVsSearchView, tableCsv, tablesHtml, tablesMarkdown, trajectoryPassChart, trajectoryViews } from '../../../src/audit/report/tablesReport';
+import { summarize } from '../../../src/audit/results/summary';
 import { DEFAULT_RATES, FakeGenerator, type FakeRates } from './fakeGenerator';
 import { settingsFor, smallDataset, tempDir } from './fixtures';
 
@@ -42,6 +43,37 @@ function mcnemar(b: number, c: number): number {
   let tail = 0;
   for (let i = 0; i <= Math.min(b, c); i++) tail += binomial(n, i) / 2 ** n;
   return Math.min(1, 2 * tail);
+}
+/** Unbiased pass@k of one question with c of n attempts right: 1 − C(n−c, k) / C(n, k) (Chen et al. 2021). */
+function passAtKOf(n: number, c: number, k: number): number {
+  return n - c < k ? 1 : 1 - binomial(n - c, k) / binomial(n, k);
+}
+/**
+ * Percentile bootstrap of a mean (Efron & Tibshirani ch. 13): resample the n values with
+ * replacement B times, take the 2.5% and 97.5% quantiles of the resampled means. Its own generator
+ * (mulberry32), not the audit's stream, so it agrees only up to Monte Carlo error.
+ */
+function percentileBootstrap(values: readonly number[], resamples = 10000): { lo: number; hi: number } {
+  let a = 0x9e3779b9;
+  const random = () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const means: number[] = [];
+  for (let r = 0; r < resamples; r++) {
+    let sum = 0;
+    for (let i = 0; i < values.length; i++) sum += values[Math.floor(random() * values.length)];
+    means.push(sum / values.length);
+  }
+  means.sort((x, y) => x - y);
+  const at = (q: number) => {
+    const h = (means.length - 1) * q;
+    const i = Math.floor(h);
+    return means[i] + (h - i) * (means[Math.min(i + 1, means.length - 1)] - means[i]);
+  };
+  return { lo: at(0.025), hi: at(0.975) };
 }
 const state = (r: QuestionRecord) => (r.realized.correct ? 'realized' : Object.values(r.reachable).some(Boolean) ? 'reachable' : 'unreached');
 
@@ -148,4 +180,53 @@ test('trajectory: per-checkpoint rates and the flows between states, recomputed'
     assert.equal(f.n, runs[i + 1].records.length);
     assert.equal(Object.values(f.ids).flat().length, f.n);
   }
+});
+
+test('trajectory: pass@1 and pass@k per checkpoint carry their n and bootstrap interval, in every rendering', async () => {
+  const runs = [await auditWith(DEFAULT_RATES), await auditWith({ ...DEFAULT_RATES, sample: 0.5 })];
+  const t = trajectory(runs.map((r, i) => ({ label: `step-${i}`, folder: r.folder, records: r.records })));
+  assert.equal(t.passAtKProbe, 'sample');
+  const k = t.passAtKMax;
+  assert.ok(k > 1);
+  for (const [i, p] of t.points.entries()) {
+    const used = runs[i].records.filter((r) => r.probes.sample);
+    assert.equal(p.passAtKN, used.length);
+    const at1 = used.map((r) => r.probes.sample.correct.filter(Boolean).length / r.probes.sample.correct.length);
+    const atK = used.map((r) => passAtKOf(r.probes.sample.correct.length, r.probes.sample.correct.filter(Boolean).length, k));
+    const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+    assert.ok(Math.abs(p.passAt1! - mean(at1)) < 1e-12, `pass@1 ${p.passAt1} vs ${mean(at1)}`);
+    assert.ok(Math.abs(p.passAtK! - mean(atK)) < 1e-12, `pass@${k} ${p.passAtK} vs ${mean(atK)}`);
+    // The interval is the run's own summary.json interval, and a percentile bootstrap of the
+    // per-question values written out here agrees with it up to Monte Carlo error: about 0.002 for
+    // a 2.5% quantile over 10,000 resamples, but a resampled mean of 0/1 values moves in steps of
+    // 1/n, so two generators can land one step apart.
+    const summary = summarize(runs[i].records);
+    assert.deepEqual(p.passAt1Ci, summary.passAtKCi.sample['1']);
+    assert.deepEqual(p.passAtKCi, summary.passAtKCi.sample[String(k)]);
+    for (const [ci, values, value] of [[p.passAt1Ci!, at1, p.passAt1!], [p.passAtKCi!, atK, p.passAtK!]] as const) {
+      const ref = percentileBootstrap(values);
+      const tolerance = 1 / values.length + 0.005;
+      assert.ok(Math.abs(ci.lo - ref.lo) < tolerance && Math.abs(ci.hi - ref.hi) < tolerance, `${ci.lo}..${ci.hi} vs ${ref.lo}..${ref.hi}`);
+      assert.ok(ci.lo <= value && value <= ci.hi && ci.hi - ci.lo > 0.02, `${value} in ${ci.lo}..${ci.hi}`);
+    }
+  }
+
+  // Text (and Markdown, and the page): "31.8% [24.9, 39.0] (n = 40)"; CSV: value, lo, hi, n.
+  const [view] = trajectoryViews(t);
+  const cell = (x: number, ci: { lo: number; hi: number }, n: number) => `${(100 * x).toFixed(1)}% [${(100 * ci.lo).toFixed(1)}, ${(100 * ci.hi).toFixed(1)}] (n = ${n})`;
+  assert.deepEqual(view.headers.slice(-2), ['pass@1 · sample', `pass@${k} · sample`]);
+  assert.deepEqual(view.rows.map((r) => r.slice(-2)), t.points.map((p) => [cell(p.passAt1!, p.passAt1Ci!, p.passAtKN), cell(p.passAtK!, p.passAtKCi!, p.passAtKN)]));
+  assert.ok(view.notes.some((n) => /percentile-bootstrap interval/.test(n)), 'the interval used is named');
+  assert.deepEqual(view.csvHeaders.slice(-8), ['pass_at_1', 'pass_at_1_lo', 'pass_at_1_hi', 'pass_at_1_n', 'pass_at_k', 'pass_at_k_lo', 'pass_at_k_hi', 'pass_at_k_n']);
+  assert.deepEqual(view.csvRows.map((r) => r.slice(-8)), t.points.map((p) => [p.passAt1, p.passAt1Ci!.lo, p.passAt1Ci!.hi, p.passAtKN, p.passAtK, p.passAtKCi!.lo, p.passAtKCi!.hi, p.passAtKN]));
+  const csvLine = tableCsv(view).split('\r\n')[1];
+  assert.ok(csvLine.endsWith([t.points[0].passAt1, t.points[0].passAt1Ci!.lo, t.points[0].passAt1Ci!.hi, t.points[0].passAtKN, t.points[0].passAtK, t.points[0].passAtKCi!.lo, t.points[0].passAtKCi!.hi, t.points[0].passAtKN].join(',')), csvLine);
+  // The HTML shades the pass@k intervals and says what they are.
+  assert.match(tablesHtml('t', [view], [trajectoryPassChart(t)]), /shaded: 95% bootstrap interval/);
+
+  // Without the sampling probe there is no pass@k: no value, no interval, n = 0, no pass@k columns.
+  const noSample = await auditWith(DEFAULT_RATES, settingsFor(8, { probes: [{ name: 'routes', budget: 4 }, { name: 'search', budget: 4 }] }));
+  const bare = trajectory([noSample, noSample].map((r, i) => ({ label: `s${i}`, folder: r.folder, records: r.records })));
+  assert.deepEqual(bare.points.map((p) => [p.passAt1, p.passAt1Ci, p.passAtK, p.passAtKCi, p.passAtKN]), [[null, null, null, null, 0], [null, null, null, null, 0]]);
+  assert.ok(!trajectoryViews(bare)[0].headers.some((h) => h.startsWith('pass@')));
 });

@@ -12,6 +12,7 @@ import { test } from 'node:test';
 import { buildTablesMessage, buildTrajectoryMessage, comparisonsOf, trajectoryFileOf, trajectoryFromFile } from '../../../src/extension/tables/tablesData';
 import { TableSourceError } from '../../../src/audit/results/tableSources';
 import { compareRuns, writeComparison } from '../../../src/audit/run/comparisonStore';
+import { validateStoredTrajectory } from '../../../src/audit/run/runFileValidation';
 
 const FIXTURES = path.resolve(__dirname, '../../../../test/fixtures/runs');
 const BASE = '2026-12-01T09-30-00Z-demo-base';
@@ -94,6 +95,14 @@ test('a trajectory.json is found from its runs and recomputed from their records
   assert.equal(trajectoryFileOf([path.join(t, '0-base')]), undefined);
   const m = trajectoryFromFile(file);
   assert.equal(m.trajectory.points[0].realized.successes, records(w.base).filter((r) => r.realized.correct).length);
+  // A file written before pass@k carried its interval and n is read, and they come back recomputed.
+  const older = { kind: 'reach-audit-trajectory', createdAt: '2026-12-01T12:00:00Z', ...m.trajectory, points: m.trajectory.points.map(({ passAt1Ci: _a, passAtKCi: _b, passAtKN: _n, ...p }) => p) };
+  assert.throws(() => validateStoredTrajectory(older, 'older.json'), /older\.json: field points\[0\]\.passAt1Ci: missing/, 'not today\'s format');
+  fs.writeFileSync(file, JSON.stringify(older));
+  const reread = trajectoryFromFile(file).trajectory;
+  assert.deepEqual(reread.points.map((p) => [p.passAt1Ci, p.passAtKCi, p.passAtKN]), m.trajectory.points.map((p) => [p.passAt1Ci, p.passAtKCi, p.passAtKN]));
+  assert.ok(reread.points.every((p) => p.passAt1Ci !== null && p.passAtKN === records(p.folder).length));
+  validateStoredTrajectory({ kind: 'reach-audit-trajectory', createdAt: '2026-12-01T12:00:00Z', ...reread }, 'new.json');
 
   fs.writeFileSync(file, '{"kind": "reach-audit-traj');
   assert.throws(() => trajectoryFromFile(file), (e: Error) => e instanceof TableSourceError && e.message.includes(file));

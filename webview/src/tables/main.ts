@@ -1,12 +1,13 @@
 /**
  * The Tables page: a Tables tab with the paper's cross-run tables (Build Tables on runs selected in
  * the Runs view) and a Trajectory tab with a training run's checkpoints. It only shows what the
- * extension sends (protocol.ts) as text and canvas drawings, and asks it to open questions.
+ * extension sends (the contract's tablesMessages.ts) as text and canvas drawings, and asks it to
+ * open questions.
  */
 import { provideVSCodeDesignSystem, vsCodePanels, vsCodePanelTab, vsCodePanelView } from '@vscode/webview-ui-toolkit';
 import '../../styles/tables.css';
 import { h, replaceChildren } from '../element';
-import type { TablesHostMessage, TablesTab, TablesWebviewMessage } from './protocol';
+import type { TablesHostMessage, TablesTab, TablesWebviewMessage } from '../../../src/contract';
 import { renderTables } from './tablesList';
 import { TrajectoryView } from './trajectoryView';
 

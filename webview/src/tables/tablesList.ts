@@ -3,7 +3,7 @@
  * rule, the table (every rate with its interval and n), and what was listed apart. Cells are text.
  */
 import { h, replaceChildren } from '../element';
-import type { TableData } from './protocol';
+import type { TableData } from '../../../src/contract';
 
 export function tableSection(t: TableData): HTMLElement {
   const head = h('tr', {}, ...t.headers.map((c) => h('th', { scope: 'col' }, c)));

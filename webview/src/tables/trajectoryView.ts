@@ -1,7 +1,8 @@
 /**
  * The Trajectory tab: per checkpoint (in training order) the realized rate, each probe's reachable
  * rate and the any-probe ceiling with their 95% intervals drawn as whiskers, pass@1 vs pass@k of the
- * sampling probe, and the questions that moved between states at each step. Clicking a checkpoint
+ * sampling probe with their bootstrap intervals, and the questions that moved between states at
+ * each step; every point's tooltip gives its value, interval and n. Clicking a checkpoint
  * in the chart (or a step button) lists the questions that moved into it; a question opens in the
  * audit panel. The numbers' tables (n and intervals) sit under the charts.
  */
@@ -17,15 +18,36 @@ import {
   type ChartConfiguration,
   type Plugin,
 } from 'chart.js';
-import { count, h, percent, replaceChildren } from '../element';
+import { count, h, replaceChildren } from '../element';
 import { themeColors, type ThemeColors } from '../themeColors';
-import type { FlowKey, TableData, TrajectoryData, TrajectoryState } from './protocol';
+import type { FlowKey, Interval, QuestionState, Rate, TableData, TrajectoryPoint, TrajectoryResult } from '../../../src/contract';
 import { tableSection } from './tablesList';
+import { drawWhisker } from '../whisker';
 
 Chart.register(CategoryScale, LinearScale, LineController, LineElement, PointElement, Legend, Tooltip);
 
-/** Interval ends per point, keyed by dataset object (chart.js datasets carry no typed extras). */
-const pointIntervals = new WeakMap<object, ([number, number] | null)[]>();
+/** A point's 95% interval and the n behind it. */
+interface PointInterval {
+  lo: number;
+  hi: number;
+  n: number;
+}
+
+/** Interval and n per point, keyed by dataset object (chart.js datasets carry no typed extras). */
+const pointIntervals = new WeakMap<object, (PointInterval | null)[]>();
+
+const rateInterval = (r: Rate | undefined): PointInterval | null => (r && r.n > 0 ? { lo: r.ci.lo, hi: r.ci.hi, n: r.n } : null);
+const meanInterval = (value: number | null, ci: Interval | null, n: number): PointInterval | null => (value !== null && ci && n > 0 ? { lo: ci.lo, hi: ci.hi, n } : null);
+
+/** "31.8% [24.9–39.0] (n = 100)": a value as the tooltips and the charts' text alternatives give it. */
+export function pointText(value: number | null, interval: PointInterval | null): string {
+  if (value === null || !Number.isFinite(value)) return '–';
+  const v = `${(100 * value).toFixed(1)}%`;
+  return interval ? `${v} [${(100 * interval.lo).toFixed(1)}–${(100 * interval.hi).toFixed(1)}] (n = ${interval.n})` : v;
+}
+
+export const passAt1Interval = (p: TrajectoryPoint): PointInterval | null => meanInterval(p.passAt1, p.passAt1Ci, p.passAtKN);
+export const passAtKInterval = (p: TrajectoryPoint): PointInterval | null => meanInterval(p.passAtK, p.passAtKCi, p.passAtKN);
 
 /** A vertical whisker at each point for its 95% interval. */
 const whiskers: Plugin<'line'> = {
@@ -44,28 +66,21 @@ const whiskers: Plugin<'line'> = {
         const e = ends[j];
         if (!e) return;
         const { x } = point.getProps(['x'], true) as { x: number };
-        const a = y.getPixelForValue(e[0] * 100);
-        const b = y.getPixelForValue(e[1] * 100);
-        ctx.beginPath();
-        ctx.moveTo(x, a);
-        ctx.lineTo(x, b);
-        ctx.moveTo(x - 3, a);
-        ctx.lineTo(x + 3, a);
-        ctx.moveTo(x - 3, b);
-        ctx.lineTo(x + 3, b);
-        ctx.stroke();
+        const a = y.getPixelForValue(e.lo * 100);
+        const b = y.getPixelForValue(e.hi * 100);
+        drawWhisker(ctx, x, a, b, false);
       });
     });
     ctx.restore();
   },
 };
 
-const STATE_WORDS: Record<TrajectoryState, string> = { realized: 'realized', reachable: 'reachable, not realized', unreached: 'unreached' };
+const STATE_WORDS: Record<QuestionState, string> = { realized: 'realized', reachable: 'reachable, not realized', unreached: 'unreached' };
 /** The moves worth listing: every change of state (staying put is counted in the table). */
 export const MOVES: FlowKey[] = ['reachable->realized', 'unreached->realized', 'realized->reachable', 'unreached->reachable', 'realized->unreached', 'reachable->unreached'];
 
 export function moveLabel(key: FlowKey): string {
-  const [from, to] = key.split('->') as [TrajectoryState, TrajectoryState];
+  const [from, to] = key.split('->') as [QuestionState, QuestionState];
   return `${STATE_WORDS[from]} → ${STATE_WORDS[to]}`;
 }
 
@@ -75,7 +90,7 @@ export interface TrajectoryActions {
 
 export class TrajectoryView {
   readonly element = h('div', { class: 'tj' });
-  private data: TrajectoryData | undefined;
+  private data: TrajectoryResult | undefined;
   private tables: TableData[] = [];
   private charts: Chart[] = [];
   private step = -1;
@@ -94,7 +109,7 @@ export class TrajectoryView {
     );
   }
 
-  show(data: TrajectoryData, tables: TableData[], source: string, warnings: readonly string[]): void {
+  show(data: TrajectoryResult, tables: TableData[], source: string, warnings: readonly string[]): void {
     this.data = data;
     this.tables = tables;
     this.step = data.flows.length > 0 ? data.flows.length - 1 : -1;
@@ -108,7 +123,10 @@ export class TrajectoryView {
       h('div', { class: 'tj-charts' },
         h('figure', { class: 'tj-figure' }, h('figcaption', {}, 'Realized and reachable per checkpoint (95% Wilson intervals); click a checkpoint for the questions that moved into it'), h('div', { class: 'tj-canvas' }, h('canvas', { class: 'tj-rates', role: 'img', 'aria-label': this.ratesAlt(data) }))),
         data.passAtKProbe
-          ? h('figure', { class: 'tj-figure' }, h('figcaption', {}, `pass@1 vs pass@${data.passAtKMax} of the ${data.passAtKProbe} probe (unbiased estimator, mean over the n questions)`), h('div', { class: 'tj-canvas' }, h('canvas', { class: 'tj-passk', role: 'img', 'aria-label': this.passAlt(data) })))
+          ? h('figure', { class: 'tj-figure' },
+              h('figcaption', {}, `pass@1 vs pass@${data.passAtKMax} of the ${data.passAtKProbe} probe (unbiased estimator, mean over the ${this.passN(data)} questions that ran it; 95% bootstrap intervals)`),
+              h('div', { class: 'tj-canvas' }, h('canvas', { class: 'tj-passk', role: 'img', 'aria-label': this.passAlt(data) })),
+              h('ul', { class: 'tj-passk-values muted' }, ...data.points.map((p) => h('li', { 'data-checkpoint': p.label }, `${p.label}: pass@1 ${pointText(p.passAt1, passAt1Interval(p))} · pass@${data.passAtKMax} ${pointText(p.passAtK, passAtKInterval(p))}`))))
           : null),
       this.steps,
       this.moved,
@@ -132,12 +150,18 @@ export class TrajectoryView {
     this.renderMoved();
   }
 
-  private ratesAlt(d: TrajectoryData): string {
-    return d.points.map((p) => `${p.label}: realized ${percent(p.realized.rate)}, ceiling ${percent(p.ceiling.rate)} (n = ${p.n})`).join('; ');
+  private ratesAlt(d: TrajectoryResult): string {
+    return d.points.map((p) => `${p.label}: realized ${pointText(p.realized.rate, rateInterval(p.realized))}, ceiling ${pointText(p.ceiling.rate, rateInterval(p.ceiling))}`).join('; ');
   }
 
-  private passAlt(d: TrajectoryData): string {
-    return d.points.map((p) => `${p.label}: pass@1 ${percent(p.passAt1 ?? undefined)}, pass@${d.passAtKMax} ${percent(p.passAtK ?? undefined)}`).join('; ');
+  private passAlt(d: TrajectoryResult): string {
+    return d.points.map((p) => `${p.label}: pass@1 ${pointText(p.passAt1, passAt1Interval(p))}, pass@${d.passAtKMax} ${pointText(p.passAtK, passAtKInterval(p))}`).join('; ');
+  }
+
+  /** "100", or "100 / 98 / 100" when the checkpoints differ. */
+  private passN(d: TrajectoryResult): string {
+    const n = d.points.map((p) => p.passAtKN);
+    return n.every((x) => x === n[0]) ? count(n[0] ?? 0) : n.map(count).join(' / ');
   }
 
   private renderSteps(): void {
@@ -208,18 +232,18 @@ export class TrajectoryView {
           pointRadius: 4,
           pointHoverRadius: 6,
         };
-        pointIntervals.set(ds, s.values.map((r) => (r && r.n > 0 ? [r.ci.lo, r.ci.hi] : null)));
+        pointIntervals.set(ds, s.values.map(rateInterval));
         return ds;
       });
       this.charts.push(new Chart(rates, this.config(colors, labels, datasets, (i) => this.selectStep(i - 1), [whiskers]) as unknown as ChartConfiguration));
     }
     const passk = this.element.querySelector<HTMLCanvasElement>('canvas.tj-passk');
     if (passk && d.passAtKProbe) {
-      const datasets = [
-        { label: 'pass@1', data: d.points.map((p) => (p.passAt1 === null ? null : p.passAt1 * 100)), borderColor: colors.realized, backgroundColor: colors.realized, pointRadius: 4 },
-        { label: `pass@${d.passAtKMax}`, data: d.points.map((p) => (p.passAtK === null ? null : p.passAtK * 100)), borderColor: colors.reachable, backgroundColor: colors.reachable, borderDash: [5, 4], pointRadius: 4 },
-      ];
-      this.charts.push(new Chart(passk, this.config(colors, labels, datasets, (i) => this.selectStep(i - 1), []) as unknown as ChartConfiguration));
+      const pass1 = { label: 'pass@1', data: d.points.map((p) => (p.passAt1 === null ? null : p.passAt1 * 100)), borderColor: colors.realized, backgroundColor: colors.realized, pointRadius: 4 };
+      const passK = { label: `pass@${d.passAtKMax}`, data: d.points.map((p) => (p.passAtK === null ? null : p.passAtK * 100)), borderColor: colors.reachable, backgroundColor: colors.reachable, borderDash: [5, 4], pointRadius: 4 };
+      pointIntervals.set(pass1, d.points.map(passAt1Interval));
+      pointIntervals.set(passK, d.points.map(passAtKInterval));
+      this.charts.push(new Chart(passk, this.config(colors, labels, [pass1, passK], (i) => this.selectStep(i - 1), [whiskers]) as unknown as ChartConfiguration));
     }
   }
 
@@ -247,11 +271,9 @@ export class TrajectoryView {
           tooltip: {
             callbacks: {
               label: (item) => {
-                const ends = pointIntervals.get(item.dataset)?.[item.dataIndex];
-                const n = this.data?.points[item.dataIndex]?.n ?? 0;
+                const interval = pointIntervals.get(item.dataset)?.[item.dataIndex] ?? null;
                 const v = item.parsed.y;
-                const value = v === null || !Number.isFinite(v) ? '–' : `${v.toFixed(1)}%`;
-                return ends ? `${item.dataset.label}: ${value} [${(100 * ends[0]).toFixed(1)}–${(100 * ends[1]).toFixed(1)}] (n = ${n})` : `${item.dataset.label}: ${value} (n = ${n})`;
+                return `${item.dataset.label}: ${pointText(v === null ? null : v / 100, interval)}`;
               },
             },
           },

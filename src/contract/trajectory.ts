@@ -1,0 +1,58 @@
+/**
+ * A training trajectory: checkpoints in training order, each audited with the same settings. Per
+ * checkpoint the realized rate, each probe's reachable rate and the any-probe ceiling (Wilson
+ * intervals), pass@1 vs pass@k of the sampling probe (bootstrap intervals, as summary.json's
+ * passAtKCi), and between consecutive checkpoints how many questions moved between the three
+ * states. `reach-audit trajectory` writes it (trajectory.json) and the Tables page receives it.
+ */
+import type { Interval, Rate } from './interval';
+import type { QuestionState } from './questionState';
+
+export interface TrajectoryPoint {
+  label: string;
+  folder: string;
+  n: number;
+  realized: Rate;
+  reachable: Record<string, Rate>;
+  ceiling: Rate;
+  /** pass@1 of the pass@k probe (summary.json's passAtK[probe]['1']); null without the probe. */
+  passAt1: number | null;
+  /** Its 95% percentile-bootstrap interval over questions (summary.json's passAtKCi); null with passAt1. */
+  passAt1Ci: Interval | null;
+  /** pass@k at k = the trajectory's passAtKMax; null where this checkpoint's budget is smaller. */
+  passAtK: number | null;
+  passAtKCi: Interval | null;
+  /** The n behind pass@1 and pass@k: the questions of this checkpoint that ran the probe. */
+  passAtKN: number;
+}
+
+export type FlowKey = `${QuestionState}->${QuestionState}`;
+
+export interface TrajectoryFlow {
+  from: string;
+  to: string;
+  /** Questions present in both checkpoints. */
+  n: number;
+  counts: Record<FlowKey, number>;
+  /** The question ids of each move, for "show the questions that moved at this step". */
+  ids: Record<FlowKey, string[]>;
+}
+
+export interface TrajectoryResult {
+  probes: string[];
+  /** Generations per question behind the ceiling: the probes' budgets together. */
+  ceilingBudget: number;
+  passAtKProbe: string | null;
+  passAtKMax: number;
+  points: TrajectoryPoint[];
+  flows: TrajectoryFlow[];
+}
+
+/**
+ * trajectory.json. Readers take only its labels and folders and recompute the numbers from the
+ * runs, so files written before a field was added stay readable.
+ */
+export interface StoredTrajectory extends TrajectoryResult {
+  kind: 'reach-audit-trajectory';
+  createdAt: string;
+}

@@ -1,0 +1,87 @@
+/**
+ * The Tables page's Trajectory tab in Chromium under the extension's CSP, on the trajectory Show
+ * Training Trajectory builds from the fixture runs: pass@1 and pass@k of every checkpoint are shown
+ * with their bootstrap interval and n (under the chart, in its text alternative and in the table),
+ * both charts are drawn, and a checkpoint label with markup stays text.
+ * Run: npx tsc -p . && node --test out/test/webview/tablesPage.test.js
+ */
+import assert from 'node:assert/strict';
+import { rm } from 'node:fs/promises';
+import * as path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import type { Interval } from '../../src/contract';
+import { buildTrajectoryMessage, type TrajectoryMessage } from '../../src/extension/tables/tablesData';
+import { buildBundles, launchBrowser, openPanel, ROOT, waitFor, type Browser, type Bundles, type Harness, startHarness } from './harness';
+
+const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'runs');
+const HOSTILE = 'tuned <img src=x onerror=alert(1)>';
+
+async function evaluate<T>(page: Page, expression: string): Promise<T> {
+  return (await page.evaluate(expression)) as T;
+}
+
+/** "31.8% [26.1–37.5] (n = 100)", written out here as the page should show it. */
+function shown(value: number | null, ci: Interval | null, n: number): string {
+  if (value === null) return '–';
+  return `${(100 * value).toFixed(1)}% [${(100 * ci!.lo).toFixed(1)}–${(100 * ci!.hi).toFixed(1)}] (n = ${n})`;
+}
+
+describe('Tables page: the trajectory (Chromium, strict CSP)', () => {
+  let bundles: Bundles;
+  let harness: Harness;
+  let browser: Browser;
+  let page: Page;
+  let message: TrajectoryMessage;
+
+  before(async () => {
+    message = buildTrajectoryMessage(
+      [
+        { label: 'base', folder: path.join(FIXTURES, '2026-12-01T09-30-00Z-demo-base') },
+        { label: HOSTILE, folder: path.join(FIXTURES, '2026-12-01T10-15-00Z-demo-tuned') },
+      ],
+      'fixtures',
+    );
+    bundles = await buildBundles(['tables']);
+    harness = await startHarness(bundles);
+    browser = await launchBrowser();
+    page = browser.page;
+    await openPanel(page, harness, 'dark', 'tables');
+  });
+
+  after(async () => {
+    await browser?.close();
+    await harness?.close();
+    if (bundles) await rm(bundles.dir, { recursive: true, force: true });
+  });
+
+  test('pass@1 and pass@k of each checkpoint with their interval and n; both charts drawn; labels stay text', async () => {
+    const t = message.trajectory;
+    assert.equal(t.passAtKProbe, 'sample', 'the fixtures ran the sampling probe');
+    for (const p of t.points) assert.ok(p.passAt1Ci && p.passAtKCi && p.passAtKN > 0, `${p.label}: interval and n sent`);
+    await evaluate(page, `window.postMessage(${JSON.stringify(message)}, '*')`);
+    await waitFor(page, `document.querySelectorAll('.tj-passk-values li').length === ${t.points.length} && document.querySelector('canvas.tj-passk').width > 0`);
+
+    const k = t.passAtKMax;
+    const values = await evaluate<string[]>(page, `Array.from(document.querySelectorAll('.tj-passk-values li')).map((li) => li.textContent)`);
+    assert.deepEqual(values, t.points.map((p) => `${p.label}: pass@1 ${shown(p.passAt1, p.passAt1Ci, p.passAtKN)} · pass@${k} ${shown(p.passAtK, p.passAtKCi, p.passAtKN)}`));
+    const alt = await evaluate<string>(page, `document.querySelector('canvas.tj-passk').getAttribute('aria-label')`);
+    for (const p of t.points) assert.ok(alt.includes(`pass@1 ${shown(p.passAt1, p.passAt1Ci, p.passAtKN)}`), alt);
+    const caption = await evaluate<string>(page, `document.querySelector('canvas.tj-passk').closest('figure').querySelector('figcaption').textContent`);
+    assert.match(caption, new RegExp(`over the ${t.points[0].passAtKN} questions that ran it; 95% bootstrap intervals`));
+
+    // The checkpoints table: the CLI's cells, the pass@ columns each with an interval and n.
+    const rows = await evaluate<string[][]>(page, `Array.from(document.querySelectorAll('.rt-section[data-table="trajectory"] tbody tr')).map((tr) => Array.from(tr.children).map((c) => c.textContent))`);
+    assert.deepEqual(rows, message.tables[0].rows);
+    for (const row of rows) for (const cell of row.slice(-2)) assert.match(cell, /^\d+\.\d% \[\d+\.\d, \d+\.\d\] \(n = \d+\)$/);
+    assert.ok(await evaluate<boolean>(page, `document.querySelector('canvas.tj-rates').width > 0`));
+
+    // The hostile label is text everywhere, and nothing ran.
+    assert.equal(await evaluate<number>(page, `document.querySelectorAll('img').length`), 0);
+    assert.ok(values[1].startsWith(HOSTILE));
+    assert.deepEqual(await evaluate(page, 'window.__harness.violations'), [], 'no Content-Security-Policy violations');
+    assert.deepEqual(await evaluate(page, 'window.__harness.errors'), [], 'no script errors');
+    assert.deepEqual(await evaluate(page, 'window.__harness.alerts'), [], 'no alert() ran');
+    assert.deepEqual(browser.problems, [], 'no console errors, failed requests or dialogs');
+  });
+});
