@@ -226,6 +226,61 @@ export function ofText(k: number, n: number): string {
   return `${k} of ${n}`;
 }
 
+// The story's words, said once for the panel (storyView.ts) and the Audit side view (storyHtml.ts).
+
+/** Headings and fixed sentences of a story. */
+export const STORY_WORDS = {
+  blindPicks: 'Answer-blind picks',
+  noProbe: 'No probe ran on this question.',
+  skippedSteps: 'Skipped for so few questions',
+  right: '✓ right',
+  wrong: '✗ wrong',
+} as const;
+
+/** "3 questions", "1 question so far" (a run still going). */
+export function questionsText(n: number, live = false): string {
+  return `${n.toLocaleString('en-US')} question${n === 1 ? '' : 's'}${live ? ' so far' : ''}`;
+}
+
+/**
+ * The counts after the number of questions: "realized 1 of 3 · reachable by sample 2 of 3, routes
+ * 1 of 3 · by any probe 2 of 3 · failure set 1 · 1 not audited (prompt too long)". The failure set
+ * is counted (0 included) when the run scanned for repairs.
+ */
+export function countsText(c: StoryCounts, repairScanned: boolean): string {
+  const parts = [`realized ${ofText(c.realized, c.n)}`];
+  if (c.reachable.length > 0) parts.push(`reachable by ${c.reachable.map((r) => `${r.probe} ${ofText(r.count, c.n)}`).join(', ')}`);
+  if (c.reachable.length > 1) parts.push(`by any probe ${ofText(c.reachableAny, c.n)}`);
+  if (repairScanned) parts.push(`failure set ${c.failureSet.toLocaleString('en-US')}`);
+  if (c.skipped > 0) parts.push(`${c.skipped.toLocaleString('en-US')} not audited (prompt too long)`);
+  return parts.join(' · ');
+}
+
+/** How the deployed answer was read: "read by gsm8k-strict (…) · cut at the token limit · graded by …". */
+export function readingText(deployed: QuestionStory['deployed'], grading: string | undefined): string {
+  return `${ruleText(deployed.rule)}${deployed.truncated ? ' · cut at the token limit' : ''}${grading ? ` · ${grading}` : ''}`;
+}
+
+/** A question whose prompt does not fit: "Not audited: …". */
+export function notAuditedText(skipped: SkipReason): string {
+  return `Not audited: ${skipped.message}`;
+}
+
+/** "Question arith-0001". */
+export function questionTitle(id: string): string {
+  return `Question ${id}`;
+}
+
+/** "line 12", or nothing when the line is unknown. */
+export function lineText(line: number): string {
+  return Number.isFinite(line) ? `line ${line}` : '';
+}
+
+/** An attempt that was right: "#3". */
+export function attemptText(attempt: number): string {
+  return `#${attempt + 1}`;
+}
+
 /** A route as its block indices: "0 1 2 2 3 5 6 7". */
 export function routeText(route: readonly number[]): string {
   return route.join(' ');
@@ -246,7 +301,7 @@ export function probeLine(p: ProbeStory): string {
 
 /** "routes → majority: 8 ✓ (attempt #3)". */
 export function blindLine(b: BlindStory): string {
-  return `${b.probe} → ${b.selector}: ${answerText(b.answer)} ${b.correct ? '✓ right' : '✗ wrong'}${b.attempt === null ? '' : ` (attempt #${b.attempt + 1})`}`;
+  return `${b.probe} → ${b.selector}: ${answerText(b.answer)} ${b.correct ? STORY_WORDS.right : STORY_WORDS.wrong}${b.attempt === null ? '' : ` (attempt #${b.attempt + 1})`}`;
 }
 
 /** The repair row in words. */

@@ -120,7 +120,11 @@ export interface BlindRetention {
   blind: Rate;
   realized: Rate;
   reachable: Rate;
-  /** (blind − realized) / (reachable − realized); null when reachable ≤ realized (no gain to keep). */
+  /**
+   * (blind − realized) / (reachable − realized); null when reachable ≤ realized (no gain to keep).
+   * Negative when the blind pick is below the deployment, above 1 when it is right beyond the
+   * probe's attempts (global-route): the reports say those in words (report/retentionText.ts).
+   */
   retained: number | null;
   ci: { lo: number; hi: number } | null;
   /** Bootstrap resamples in which the probe gained nothing (left out of the interval). */

@@ -1,6 +1,7 @@
 /**
  * The Runs view inside a real VS Code: the extension activates through its contributed view,
- * lists the fixture runs of the workspace with their names and headline numbers, and its refresh
+ * lists the fixture runs of the workspace with their names and headline numbers (counts for these
+ * runs of fewer than 20 questions), and its refresh
  * command picks up a run written while VS Code is open.
  */
 import * as assert from 'node:assert/strict';
@@ -84,19 +85,21 @@ suite('Runs view', () => {
       'runs are listed newest first, named without their time prefix',
     );
     const base = rows[1];
-    // The numbers of the fixture run as `reach-audit report` prints them (test/fixtures/runs/README.md).
-    assert.equal(base.description, 'realized 50.0% · reachable sample 50.0%, routes 25.0% · n=8');
+    // The numbers of the fixture run as `reach-audit report` prints them (test/fixtures/runs/README.md),
+    // as counts: 8 questions are fewer than the 20 from which rates and intervals are shown.
+    assert.equal(base.description, 'realized 4 of 8 · reachable sample 4 of 8, routes 2 of 8');
     assert.deepEqual(await childRows(api, base.node), [
-      'Realized: 50.0% (4/8, 95% CI 21.5–78.5%)',
-      'Reachable · sample: 50.0% (4/8, 95% CI 21.5–78.5%)',
-      'Reachable · routes: 25.0% (2/8, 95% CI 7.1–59.1%)',
-      'Reachable · any probe: 62.5% (5/8, 95% CI 30.6–86.3%)',
-      'Answer-blind · sample · majority: 37.5% (3/8, 95% CI 13.7–69.4%)',
-      'Answer-blind · sample · confidence: 37.5% (3/8, 95% CI 13.7–69.4%)',
-      'Answer-blind · routes · majority: 25.0% (2/8, 95% CI 7.1–59.1%)',
-      'Answer-blind · routes · confidence: 25.0% (2/8, 95% CI 7.1–59.1%)',
+      'Counted: n = 8 questions · counted, not rated (rates with 95% intervals from 20 questions on)',
+      'Realized: 4 of 8',
+      'Reachable · sample: 4 of 8',
+      'Reachable · routes: 2 of 8',
+      'Reachable · any probe: 5 of 8',
+      'Answer-blind · sample · majority: 3 of 8',
+      'Answer-blind · sample · confidence: 3 of 8',
+      'Answer-blind · routes · majority: 2 of 8',
+      'Answer-blind · routes · confidence: 2 of 8',
       // The audit chose block 4 on the one-question selection half; the held-out half is empty (null in summary.json).
-      'Repair: block 4 · failure set 1 · no held-out question to score it on · damage 0.0% (0/4, 95% CI 0.0–49.0%)',
+      'Repair: block 4 · failure set 1 · no held-out question to score it on · damage 0 of 4',
       // Then the questions, grouped from records.jsonl: the failure set and each state.
       'Failure set: 1 question',
       'Questions · Realized: 4 questions',
@@ -105,17 +108,18 @@ suite('Runs view', () => {
     ]);
     // A run that is still being written (torn last line) shows how far it got, and the numbers of
     // its finished questions: the ones the panel shows for them (no summary.json yet).
-    assert.equal(rows[0].description, 'unfinished · realized 66.7% · reachable sample 33.3%, routes 33.3% · n=3');
+    assert.equal(rows[0].description, 'unfinished · realized 2 of 3 · reachable sample 1 of 3, routes 1 of 3');
     assert.deepEqual(await childRows(api, rows[0].node), [
       'Unfinished: 3 questions recorded, no summary.json yet; the numbers are over the 3 finished',
-      'Realized: 66.7% (2/3, 95% CI 20.8–93.9%)',
-      'Reachable · sample: 33.3% (1/3, 95% CI 6.1–79.2%)',
-      'Reachable · routes: 33.3% (1/3, 95% CI 6.1–79.2%)',
-      'Reachable · any probe: 66.7% (2/3, 95% CI 20.8–93.9%)',
-      'Answer-blind · sample · majority: 33.3% (1/3, 95% CI 6.1–79.2%)',
-      'Answer-blind · sample · confidence: 33.3% (1/3, 95% CI 6.1–79.2%)',
-      'Answer-blind · routes · majority: 33.3% (1/3, 95% CI 6.1–79.2%)',
-      'Answer-blind · routes · confidence: 33.3% (1/3, 95% CI 6.1–79.2%)',
+      'Counted: n = 3 questions · counted, not rated (rates with 95% intervals from 20 questions on)',
+      'Realized: 2 of 3',
+      'Reachable · sample: 1 of 3',
+      'Reachable · routes: 1 of 3',
+      'Reachable · any probe: 2 of 3',
+      'Answer-blind · sample · majority: 1 of 3',
+      'Answer-blind · sample · confidence: 1 of 3',
+      'Answer-blind · routes · majority: 1 of 3',
+      'Answer-blind · routes · confidence: 1 of 3',
       'Failure set: 0 questions',
       'Questions · Realized: 2 questions',
       'Questions · Unreached: 1 question',
@@ -134,6 +138,6 @@ suite('Runs view', () => {
     );
     const tuned = (await rootRows(api)).find((r) => r.label === 'demo-tuned');
     assert.ok(tuned, 'the view lists the new run');
-    assert.equal(tuned.description, 'realized 37.5% · reachable sample 62.5%, routes 25.0% · n=8');
+    assert.equal(tuned.description, 'realized 3 of 8 · reachable sample 5 of 8, routes 2 of 8');
   });
 });

@@ -148,7 +148,9 @@ suite('What the user sees: cancel, export, table, gutter, welcome', function () 
     const children = await api.runs.getChildren({ kind: 'run', run: entry });
     const metric = (label: string) => children.find((c) => c.kind === 'metric' && c.label === label);
     assert.match(JSON.stringify(metric('Unfinished')), new RegExp(`the numbers are over the ${kept.length} finished`));
-    assert.equal((metric('Realized') as { detail?: string } | undefined)?.detail, formatRateDetail(rates.realized));
+    // A rate with its interval from RATE_MIN_QUESTIONS kept questions on, the count ("3 of 8") below.
+    assert.equal((metric('Realized') as { detail?: string } | undefined)?.detail, kept.length < RATE_MIN_QUESTIONS ? `${rates.realized.successes} of ${kept.length}` : formatRateDetail(rates.realized));
+    assert.equal(metric('Counted') !== undefined, kept.length < RATE_MIN_QUESTIONS);
     api.auditView.show(entry);
     const html = api.auditView.html;
     assert.ok(html.includes(`the numbers are over the ${kept.length} finished`), html);

@@ -218,21 +218,27 @@ export interface Bundles {
   styleBytes: number;
 }
 
-/** Bundles the panel (as the extension ships it: iife for the browser, CSS beside it) and the synthetic-run generator. */
-export async function buildBundles(): Promise<Bundles> {
+/** The two pages the extension ships: the audit panel and the Tables page. */
+export type PageName = 'main' | 'tables';
+const PAGE_ENTRIES: Record<PageName, string> = { main: join(ROOT, 'webview', 'src', 'main.ts'), tables: join(ROOT, 'webview', 'src', 'tables', 'main.ts') };
+
+/** Bundles the pages (as the extension ships them: iife for the browser, CSS beside each) and the synthetic-run generator. */
+export async function buildBundles(pages: readonly PageName[] = ['main']): Promise<Bundles> {
   const dir = await mkdtemp(join(tmpdir(), 'reach-audit-webview-'));
-  await build({
-    entryPoints: [join(ROOT, 'webview', 'src', 'main.ts')],
-    bundle: true,
-    format: 'iife',
-    platform: 'browser',
-    target: 'chrome120',
-    minify: process.env.REACH_AUDIT_WEBVIEW_DEBUG !== '1', // set to 1 for readable profiles
-    sourcemap: true,
-    outfile: join(dir, 'main.js'),
-    logLevel: 'error',
-    plugins: [cspSafeToolkit],
-  });
+  for (const name of pages) {
+    await build({
+      entryPoints: [PAGE_ENTRIES[name]],
+      bundle: true,
+      format: 'iife',
+      platform: 'browser',
+      target: 'chrome120',
+      minify: process.env.REACH_AUDIT_WEBVIEW_DEBUG !== '1', // set to 1 for readable profiles
+      sourcemap: true,
+      outfile: join(dir, `${name}.js`),
+      logLevel: 'error',
+      plugins: [cspSafeToolkit],
+    });
+  }
   await build({
     entryPoints: [join(ROOT, 'test', 'webview', 'syntheticRun.ts')],
     bundle: true,
@@ -244,14 +250,15 @@ export async function buildBundles(): Promise<Bundles> {
     logLevel: 'error',
     alias: { 'node:crypto': join(HARNESS_DIR, 'keyHashForBrowser.js') },
   });
-  const [script, style] = await Promise.all([readFile(join(dir, 'main.js')), readFile(join(dir, 'main.css'))]);
+  const first = pages[0] ?? 'main';
+  const [script, style] = await Promise.all([readFile(join(dir, `${first}.js`)), readFile(join(dir, `${first}.css`))]);
   return { dir, scriptBytes: script.length, styleBytes: style.length };
 }
 
 export interface Harness {
   origin: string;
-  /** The page URL for a theme. */
-  url(theme?: ThemeName): string;
+  /** The page URL for a theme (the audit panel unless `page` says the Tables page). */
+  url(theme?: ThemeName, page?: PageName): string;
   close(): Promise<void>;
 }
 
@@ -266,6 +273,9 @@ export async function startHarness(bundles: Bundles): Promise<Harness> {
     '/main.js': join(bundles.dir, 'main.js'),
     '/main.js.map': join(bundles.dir, 'main.js.map'),
     '/main.css': join(bundles.dir, 'main.css'),
+    '/tables.js': join(bundles.dir, 'tables.js'),
+    '/tables.js.map': join(bundles.dir, 'tables.js.map'),
+    '/tables.css': join(bundles.dir, 'tables.css'),
     '/synthetic.js': join(bundles.dir, 'synthetic.js'),
     '/fakeVscodeApi.js': join(HARNESS_DIR, 'fakeVscodeApi.js'),
     '/pageProbes.js': join(HARNESS_DIR, 'pageProbes.js'),
@@ -276,7 +286,8 @@ export async function startHarness(bundles: Bundles): Promise<Harness> {
       const url = new URL(request.url ?? '/', origin);
       if (url.pathname === '/' || url.pathname === '/index.html') {
         const theme = (url.searchParams.get('theme') ?? 'dark') as ThemeName;
-        const html = harnessHtml(origin, THEMES[theme] ? theme : 'dark', randomBytes(16).toString('base64'));
+        const page: PageName = url.searchParams.get('page') === 'tables' ? 'tables' : 'main';
+        const html = harnessHtml(origin, THEMES[theme] ? theme : 'dark', randomBytes(16).toString('base64'), page);
         response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
         response.end(html);
         return;
@@ -310,13 +321,13 @@ export async function startHarness(bundles: Bundles): Promise<Harness> {
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     origin,
-    url: (theme: ThemeName = 'dark') => `${origin}/?theme=${theme}`,
+    url: (theme: ThemeName = 'dark', page: PageName = 'main') => `${origin}/?theme=${theme}${page === 'main' ? '' : `&page=${page}`}`,
     close: () => new Promise<void>((done) => server.close(() => done())),
   };
 }
 
 /** The page as the extension builds it (plus the harness scripts before the panel's). */
-function harnessHtml(cspSource: string, theme: ThemeName, nonce: string): string {
+function harnessHtml(cspSource: string, theme: ThemeName, nonce: string, page: PageName): string {
   const csp = contentSecurityPolicy(cspSource, nonce);
   return `<!DOCTYPE html>
 <html lang="en">
@@ -325,7 +336,7 @@ function harnessHtml(cspSource: string, theme: ThemeName, nonce: string): string
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" id="theme" href="${cspSource}/theme-${theme}.css">
-<link rel="stylesheet" href="${cspSource}/main.css">
+<link rel="stylesheet" href="${cspSource}/${page}.css">
 <title>Reach Audit</title>
 </head>
 <body class="${THEMES[theme].bodyClass}" data-vscode-theme-kind="${THEMES[theme].bodyClass}">
@@ -333,7 +344,7 @@ function harnessHtml(cspSource: string, theme: ThemeName, nonce: string): string
 <script nonce="${nonce}" src="${cspSource}/fakeVscodeApi.js"></script>
 <script nonce="${nonce}" src="${cspSource}/synthetic.js"></script>
 <script nonce="${nonce}" src="${cspSource}/pageProbes.js"></script>
-<script nonce="${nonce}" src="${cspSource}/main.js"></script>
+<script nonce="${nonce}" src="${cspSource}/${page}.js"></script>
 </body>
 </html>
 `;
@@ -393,9 +404,9 @@ export async function waitFor(page: Page, expression: string, timeoutMs = 15_000
   }
 }
 
-/** Opens the harness and waits until the panel has started (it posts `ready`). */
-export async function openPanel(page: Page, harness: Harness, theme: ThemeName = 'dark'): Promise<void> {
-  await page.goto(harness.url(theme));
+/** Opens the harness and waits until the panel (or the Tables page) has started (it posts `ready`). */
+export async function openPanel(page: Page, harness: Harness, theme: ThemeName = 'dark', which: PageName = 'main'): Promise<void> {
+  await page.goto(harness.url(theme, which));
   await waitFor(page, 'window.__harness && window.__harness.posted.some(m => m.type === "ready")');
 }
 

@@ -178,6 +178,8 @@ describe('audit panel (Chromium, strict CSP)', () => {
     const question = await evaluate<string>(page, `document.querySelector('.question-text').textContent`);
     assert.ok(question.includes(XSS_IMG) && question.includes(XSS_SCRIPT), 'detail pane holds the literal text');
     await page.locator('.detail details.attempt-details summary').first().click();
+    // The output is built on the details' toggle event, which fires after the click returns.
+    await page.waitForSelector('.detail details.attempt-details pre');
     assert.ok((await evaluate<string>(page, `document.querySelector('.detail details.attempt-details pre').textContent`)).includes(XSS_IMG), 'a model output that looks like HTML stays text');
     assert.equal(await evaluate(page, `document.querySelectorAll('img').length`), 0, 'no <img> element was created');
     assert.equal(await evaluate(page, `document.querySelectorAll('script').length`), 4, 'no <script> element beyond the four the page loads');
@@ -432,7 +434,10 @@ describe('audit panel (Chromium, strict CSP)', () => {
 
     // Drag the id column's right edge 150 px: the id column widens, the whole id shows.
     const before = await evaluate<number>(page, `document.querySelector('.qt-header .col-id').getBoundingClientRect().width`);
-    const handle = await page.locator('.qt-header .col-id .qt-resize').boundingBox();
+    const grip = page.locator('.qt-header .col-id .qt-resize');
+    // hover() waits until the handle is stable and is what the pointer hits, so the drag starts on it.
+    await grip.hover();
+    const handle = await grip.boundingBox();
     assert.ok(handle);
     await page.mouse.move(handle.x + handle.width / 2, handle.y + handle.height / 2);
     await page.mouse.down();

@@ -9,19 +9,25 @@ import '../styles/story.css';
 import type { QuestionRecord, RunManifest, RunSummary } from '../../src/contract';
 import {
   answerText,
+  attemptText,
   blindLine,
+  countsText,
   gradingText,
-  ofText,
+  lineText,
+  notAuditedText,
   probeLine,
+  questionsText,
   questionStory,
+  questionTitle,
+  readingText,
   repairLine,
-  ruleText,
   skippedSteps,
   storyCounts,
   STORY_MAX_QUESTIONS,
+  STORY_WORDS,
   type QuestionStory,
 } from '../../src/contract/questionStory';
-import { count, h, replaceChildren } from './element';
+import { h, replaceChildren } from './element';
 import { routeStrip } from './routeStrip';
 
 export interface StoryInput {
@@ -42,22 +48,16 @@ function verdict(correct: boolean): HTMLElement {
 
 function countsLine(records: readonly QuestionRecord[], live: boolean): HTMLElement {
   const c = storyCounts(records);
-  const parts = [`realized ${ofText(c.realized, c.n)}`];
-  if (c.reachable.length > 0) parts.push(`reachable by ${c.reachable.map((r) => `${r.probe} ${ofText(r.count, c.n)}`).join(', ')}`);
-  if (c.reachable.length > 1) parts.push(`by any probe ${ofText(c.reachableAny, c.n)}`);
-  if (records.some((r) => r.repair)) parts.push(`failure set ${count(c.failureSet)}`);
-  if (c.skipped > 0) parts.push(`${count(c.skipped)} not audited (prompt too long)`);
-  return h('p', { class: 'story-counts' },
-    h('strong', {}, `${count(c.n)} question${c.n === 1 ? '' : 's'}${live ? ' so far' : ''}`), ` · ${parts.join(' · ')}`);
+  return h('p', { class: 'story-counts' }, h('strong', {}, questionsText(c.n, live)), ` · ${countsText(c, records.some((r) => r.repair))}`);
 }
 
 function card(story: QuestionStory, input: StoryInput): HTMLElement {
-  const open = h('button', { type: 'button', class: 'story-open', title: 'Show this question in the table and its detail' }, `Question ${story.id}`);
+  const open = h('button', { type: 'button', class: 'story-open', title: 'Show this question in the table and its detail' }, questionTitle(story.id));
   open.addEventListener('click', () => input.select(story.id));
-  const head = h('header', { class: 'story-head' }, h('h2', {}, open), h('span', { class: 'muted' }, Number.isFinite(story.line) ? `line ${story.line}` : ''));
+  const head = h('header', { class: 'story-head' }, h('h2', {}, open), h('span', { class: 'muted' }, lineText(story.line)));
   const question = h('p', { class: 'story-question', title: story.question }, story.question);
   if (story.skipped) {
-    return h('section', { class: 'story-card', 'data-id': story.id }, head, question, h('p', { class: 'story-skipped-question' }, `Not audited: ${story.skipped.message}`));
+    return h('section', { class: 'story-card', 'data-id': story.id }, head, question, h('p', { class: 'story-skipped-question' }, notAuditedText(story.skipped)));
   }
   const d = story.deployed;
   const grading = gradingText(input.manifest, d.truncated);
@@ -65,25 +65,25 @@ function card(story: QuestionStory, input: StoryInput): HTMLElement {
     h('span', { class: 'story-label' }, 'Deployed'), ' ',
     h('span', { class: 'answer story-answer' }, answerText(d.answer)), ' ', verdict(d.correct),
     h('span', { class: 'muted' }, ' vs gold '), h('span', { class: 'answer story-gold' }, answerText(story.gold)),
-    h('div', { class: 'story-rule muted' }, `${ruleText(d.rule)}${d.truncated ? ' · cut at the token limit' : ''}${grading ? ` · ${grading}` : ''}`));
+    h('div', { class: 'story-rule muted' }, readingText(d, grading)));
 
   const probes = h('ul', { class: 'story-probes', 'aria-label': 'Probes' });
   for (const p of story.probes) {
     const right = h('div', { class: 'story-right' });
     for (const r of p.right) {
       right.appendChild(h('span', { class: 'story-attempt' },
-        h('span', { class: 'muted' }, `#${r.attempt + 1}`), ' ',
+        h('span', { class: 'muted' }, attemptText(r.attempt)), ' ',
         r.route ? routeStrip(r.route, input.numBlocks) : h('span', {}, r.seed !== undefined ? `seed ${r.seed}` : ''),
         ' ', h('span', { class: 'answer' }, answerText(r.answer))));
     }
     const answers = p.answers.length > 0 ? h('div', { class: 'story-answers muted' }, `answers: ${p.answers.map((a) => `${answerText(a.answer)} ×${a.count}`).join(', ')}`) : null;
     probes.appendChild(h('li', { class: `story-probe ${p.reachable ? 'story-reached' : 'story-unreached'}`, 'data-probe': p.probe }, h('div', { class: 'story-probe-line' }, probeLine(p)), right.childElementCount > 0 ? right : null, answers));
   }
-  const blind = story.blind.length > 0 ? h('ul', { class: 'story-blind', 'aria-label': 'Answer-blind picks' }, ...story.blind.map((b) => h('li', {}, blindLine(b)))) : null;
+  const blind = story.blind.length > 0 ? h('ul', { class: 'story-blind', 'aria-label': STORY_WORDS.blindPicks }, ...story.blind.map((b) => h('li', {}, blindLine(b)))) : null;
   const repair = story.repair ? h('p', { class: 'story-repair' }, repairLine(story.repair)) : null;
   return h('section', { class: 'story-card', 'data-id': story.id }, head, question, deployed,
-    story.probes.length > 0 ? probes : h('p', { class: 'muted' }, 'No probe ran on this question.'),
-    blind ? h('div', { class: 'story-sub' }, h('h3', {}, 'Answer-blind picks'), blind) : null,
+    story.probes.length > 0 ? probes : h('p', { class: 'muted' }, STORY_WORDS.noProbe),
+    blind ? h('div', { class: 'story-sub' }, h('h3', {}, STORY_WORDS.blindPicks), blind) : null,
     repair ? h('div', { class: 'story-sub' }, h('h3', {}, 'Repair scan'), repair) : null);
 }
 
@@ -101,7 +101,7 @@ export function renderStory(target: HTMLElement, input: StoryInput): void {
     : null;
   const notes = steps.length > 0
     ? h('details', { class: 'story-steps', open: true },
-        h('summary', {}, 'Skipped for so few questions'),
+        h('summary', {}, STORY_WORDS.skippedSteps),
         h('ul', {}, ...steps.map((s) => h('li', { 'data-step': s.step }, h('strong', {}, s.step), `: ${s.why}`))))
     : null;
   replaceChildren(target,

@@ -10,6 +10,7 @@ import type { StoredComparison } from '../run/comparisonStore';
 import { formatPercent as pct, questionState, repairedBy, type QuestionRecord, type Rate, type RunSummary } from '../../contract';
 import { fixed, Html, html, joinHtml } from './safeHtml';
 import { chanceText, exhaustionText, probeComparisonLines } from './summaryText';
+import { retentionReading } from './retentionText';
 
 export { escapeHtml } from './safeHtml';
 
@@ -155,11 +156,8 @@ function summaryTable(s: RunSummary): Html {
       rows.push(html`<tr><th>answer-blind ${p} → ${name}</th><td>${rateCell(r)}</td><td class="n">${name === 'global-route' ? 'held-out split only' : ''}</td></tr>`);
       const kept = s.blindRetention?.[p]?.[name];
       if (kept) {
-        rows.push(
-          kept.retained === null
-            ? note(`keeps — of ${p}'s gain (no gain over the deployment on these ${kept.n} questions)`)
-            : html`<tr><th class="sub">share of the ${p} probe's gain kept</th><td>${pct(kept.retained)} <span class="ci">[${pct(kept.ci?.lo)}, ${pct(kept.ci?.hi)}]</span> <span class="n">n = ${kept.n}</span></td><td class="n">(blind − realized) / (reachable − realized), paired bootstrap</td></tr>`,
-        );
+        const reading = retentionReading(p, kept);
+        rows.push(html`<tr><th class="sub">share of the ${p} probe's gain kept</th><td>${reading.verdict}</td><td class="n">${reading.basis}${reading.kind === 'keeps' ? ' · paired bootstrap' : ''}</td></tr>`);
       }
     }
   }

@@ -12,6 +12,7 @@ import {
   type Rate,
   type RunSummary,
 } from '../../contract';
+import { retentionLine } from './retentionText';
 
 export function rateText(r: Rate | undefined): string {
   if (!r || r.n === 0) return '— (n = 0)';
@@ -93,13 +94,7 @@ export function formatSummary(s: RunSummary, title = 'Reach Audit summary'): str
       const note = name === 'global-route' && s.globalRoute ? `   (held-out split; realized there ${rateText(s.globalRoute.heldOut.realized)})` : '';
       out.push(`  ${pad(`answer-blind ${p} → ${name}`, 34)} ${rateText(r)}${note}`);
       const kept = s.blindRetention?.[p]?.[name];
-      if (kept) {
-        out.push(
-          kept.retained === null
-            ? `      keeps — of ${p}'s gain (${p} reaches no more than the deployment on these ${kept.n} questions)`
-            : `      keeps ${pct(kept.retained)} [${pct(kept.ci?.lo)}, ${pct(kept.ci?.hi)}] of ${p}'s gain over the deployment, (blind − realized)/(reachable − realized), n = ${kept.n}`,
-        );
-      }
+      if (kept) out.push(`      ${retentionLine(p, kept)}`);
     }
   }
   for (const [p, curve] of Object.entries(s.passAtK)) {

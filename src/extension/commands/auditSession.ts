@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import type { RecordEvent, StartedEvent } from '../../service/protocol';
 import { estimateText } from '../../audit/run/auditEstimate';
+import { estimateMessage, progressMessage, progressShare } from './progressMessage';
 import { EngineError, EngineProcess, type EngineRequestHandle, type RequestBody, type RequestOutcome } from '../../service/engineClient';
 
 export interface SessionListener {
@@ -15,6 +16,10 @@ export interface SessionListener {
   onRecord?(event: RecordEvent, runDir: string | undefined): void;
   /** The request ended: result, stopped (cancelled) or failed. */
   onEnded?(runDir: string | undefined, how: 'done' | 'cancelled' | 'failed', message?: string): void;
+  /** The progress notification's message changed (questions done, tokens/s, time left once measured). */
+  onProgressMessage?(message: string): void;
+  /** The pre-run estimate was offered with its Cancel Audit button (the message as shown). */
+  onEstimate?(message: string): void;
 }
 
 export interface SessionOutcome<B extends RequestBody> {
@@ -109,28 +114,37 @@ export class AuditSession implements vscode.Disposable {
         if (event.type === 'started') {
           runDir = event.runDir;
           this.emit((l) => l.onStarted?.(event));
-          lastMessage = `${event.done}/${event.total} questions`;
+          lastMessage = progressMessage({ done: event.done, total: event.total, eta: null, label: event.label });
           report?.({ message: lastMessage });
+          this.emit((l) => l.onProgressMessage?.(lastMessage));
         } else if (event.type === 'progress') {
-          const pct = event.total > 0 ? (100 * event.done) / event.total : 0;
-          // No time left is shown until the engine has measured one.
-          const eta = event.eta !== null && event.done < event.total ? ` · ${Math.ceil(event.eta)} s left` : '';
-          const speed = event.tokensPerSecond !== undefined ? ` · ${event.tokensPerSecond.toFixed(1)} tokens/s` : '';
-          const stage = event.stage ? ` · ${event.stage}` : '';
-          lastMessage = `${event.done}/${event.total} questions${stage}${speed}${eta}`;
+          const pct = 100 * progressShare(event);
+          // One step per finished question; no time left until the engine has measured one.
+          lastMessage = progressMessage(event);
           report?.({ increment: Math.max(0, pct - last), message: lastMessage });
           last = Math.max(last, pct);
-          updateStatus(`${event.done}/${event.total}`);
+          updateStatus(`${event.label ? `${event.label} ` : ''}${event.done}/${event.total}`);
+          this.emit((l) => l.onProgressMessage?.(lastMessage));
         } else if (event.type === 'estimate') {
           // Before the first question: the plan and its measured cost, with a way out.
           const text = estimateText(event.estimate);
           this.output.appendLine(`[extension] ${title}: plan ${text.plan}; estimate ${text.cost}`);
           lastMessage = `${text.cost}`;
           report?.({ message: lastMessage });
+          this.emit((l) => l.onProgressMessage?.(lastMessage));
           if (event.estimate.questions > 1) {
-            void vscode.window.showInformationMessage(`Reach Audit: ${text.plan}. Estimate: ${text.cost}.`, 'Cancel Audit').then((choice) => {
-              if (choice === 'Cancel Audit') handle.cancel();
+            const offer = estimateMessage(event.estimate, event.label);
+            void vscode.window.showInformationMessage(offer, 'Cancel Audit').then((choice) => {
+              if (choice !== 'Cancel Audit') return;
+              // The offer stays in the notification list after its run has ended: say so rather than do nothing.
+              if (!this.handles.has(handle)) {
+                void vscode.window.showInformationMessage(`Reach Audit: that audit (${title.replace(/^Reach Audit: /, '')}) has already ended; there is nothing to cancel.`);
+                return;
+              }
+              this.output.appendLine(`[extension] cancel requested from the estimate: ${title}`);
+              handle.cancel();
             });
+            this.emit((l) => l.onEstimate?.(offer));
           }
         } else if (event.type === 'record') {
           this.emit((l) => l.onRecord?.(event, runDir));

@@ -5,6 +5,7 @@
  * vscode, no file system.
  */
 import { formatPercent, type Rate, type RepairSummary, type RunRates } from '../../contract';
+import { ofText, RATE_MIN_QUESTIONS } from '../../contract/questionStory';
 
 export interface BlindRate extends Rate {
   probe: string;
@@ -60,8 +61,36 @@ export function formatRateDetail(value: Rate): string {
   return `${formatPercent(value.rate)} (${value.successes}/${value.n}, 95% CI ${(value.ci.lo * 100).toFixed(1)}–${formatPercent(value.ci.hi)})`;
 }
 
-/** One line for the run's row: "realized 42.5% · reachable sample 62.5%, routes 70.0% · n=40". */
+/**
+ * A number over fewer than RATE_MIN_QUESTIONS questions is its count, "3 of 8" (an interval over so
+ * few spans most of 0–100%); from there on the rate with its interval and n, as formatRateDetail.
+ * The threshold is the number's own n (a held-out half, the realized questions a block can break).
+ */
+export function formatCountOrRate(value: Rate): string {
+  if (value.n === 0 || value.n >= RATE_MIN_QUESTIONS) return formatRateDetail(value);
+  return ofText(value.successes, value.n);
+}
+
+/** A run read question by question (fewer than RATE_MIN_QUESTIONS): counted, not rated. */
+export function isCountedRun(headline: Pick<RunHeadline, 'n'>): boolean {
+  return headline.n < RATE_MIN_QUESTIONS;
+}
+
+/** "n = 8 questions · counted, not rated (rates with 95% intervals from 20 questions on)". */
+export function countedText(n: number): string {
+  return `n = ${n} question${n === 1 ? '' : 's'} · counted, not rated (rates with 95% intervals from ${RATE_MIN_QUESTIONS} questions on)`;
+}
+
+/**
+ * One line for the run's row: "realized 42.5% · reachable sample 62.5%, routes 70.0% · n=40"; a run of
+ * fewer than RATE_MIN_QUESTIONS in counts, "realized 3 of 8 · reachable sample 6 of 8, routes 7 of 8".
+ */
 export function formatHeadlineLine(headline: RunHeadline): string {
+  if (isCountedRun(headline)) {
+    const parts: string[] = [`realized ${ofText(headline.realized.successes, headline.realized.n)}`];
+    if (headline.reachable.length) parts.push('reachable ' + headline.reachable.map((r) => `${r.probe} ${ofText(r.rate.successes, r.rate.n)}`).join(', '));
+    return parts.join(' · ');
+  }
   const parts: string[] = [`realized ${formatPercent(headline.realized.rate)}`];
   if (headline.reachable.length) parts.push('reachable ' + headline.reachable.map((r) => `${r.probe} ${formatPercent(r.rate.rate)}`).join(', '));
   parts.push(`n=${headline.n}`);

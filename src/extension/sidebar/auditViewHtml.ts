@@ -4,9 +4,8 @@
  * only style is the nonce'd block below. Pure (no vscode), so tests check the exact page.
  */
 import { escapeHtml, NO_NAVIGATION } from '../panel/panelHtml';
-import { formatRateDetail, type RunHeadline } from '../panel/runHeadline';
+import { countedText, formatRateDetail, type RunHeadline } from '../panel/runHeadline';
 import { storyHtml, STORY_STYLE, type SidebarStory } from './storyHtml';
-import { RATE_MIN_QUESTIONS } from '../../contract/questionStory';
 
 export interface StateCounts {
   realized: number;
@@ -88,7 +87,7 @@ export function auditViewHtml(content: AuditViewContent | undefined, nonce: stri
     const title = `<h2>${escapeHtml(String(content.name))}</h2>`;
     const chart = content.states ? stateChart(content.states) : '';
     body = content.story
-      ? `${title}<div class="muted">${escapeHtml(`n = ${content.story.counts.n} question${content.story.counts.n === 1 ? '' : 's'} · counted, not rated (rates with 95% intervals from ${RATE_MIN_QUESTIONS} questions on)`)}</div>${unfinished}${storyHtml(content.story)}${chart}`
+      ? `${title}<div class="muted">${escapeHtml(countedText(content.story.counts.n))}</div>${unfinished}${storyHtml(content.story)}${chart}`
       : `${title}<div class="muted">${h ? escapeHtml(`n = ${h.n} questions · 95% intervals`) : ''}</div>${unfinished}${table}${chart}`;
   }
   return `<!DOCTYPE html>

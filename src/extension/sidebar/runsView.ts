@@ -1,10 +1,10 @@
 /**
  * The Runs tree: one row per run in the workspace with its headline numbers, and under it the
- * numbers in full (rate, 95% interval, n). It keeps a snapshot of the runs on disk; `refresh()`
+ * numbers in full (rate, 95% interval, n; counts for a run of fewer than RATE_MIN_QUESTIONS). It keeps a snapshot of the runs on disk; `refresh()`
  * re-reads them (the refresh command, workspace changes and a watcher on run files call it).
  */
 import * as vscode from 'vscode';
-import { formatHeadlineLine, formatRateDetail, type RunHeadline } from '../panel/runHeadline';
+import { countedText, formatCountOrRate, formatHeadlineLine, isCountedRun, type RunHeadline } from '../panel/runHeadline';
 import { listRuns, RUNS_FOLDER, type RunEntry } from './runListing';
 import { loadRunFolder } from '../panel/runData';
 import { groupQuestions, STATE_TITLES, type QuestionRef } from '../editor/runQuestionGroups';
@@ -41,19 +41,31 @@ export function unfinishedText(run: Pick<RunEntry, 'recordedQuestions' | 'headli
   return run.headline ? `${recorded}; the numbers are over the ${run.headline.n} finished` : recorded;
 }
 
+/**
+ * The run's numbers, each with its n: a rate with its 95% interval from RATE_MIN_QUESTIONS questions
+ * on, a count ("3 of 8") below, as the panel and the Audit view read a run of a few questions.
+ */
 function metricNodes(headline: RunHeadline): RunsNode[] {
   const nodes: RunsNode[] = [];
+  if (isCountedRun(headline)) {
+    nodes.push({
+      kind: 'metric',
+      label: 'Counted',
+      detail: countedText(headline.n),
+      tooltip: 'Over so few questions a 95% interval spans most of 0–100%, so the numbers below are counts; open the run for each question\'s story.',
+    });
+  }
   nodes.push({
     kind: 'metric',
     label: 'Realized',
-    detail: formatRateDetail(headline.realized),
+    detail: formatCountOrRate(headline.realized),
     tooltip: 'The deployed model (its default prompt, decoding and budget) answers correctly.',
   });
   for (const { probe, rate } of headline.reachable) {
     nodes.push({
       kind: 'metric',
       label: `Reachable · ${probe}`,
-      detail: formatRateDetail(rate),
+      detail: formatCountOrRate(rate),
       tooltip: `At least one of the ${probe} probe's attempts answers correctly.`,
     });
   }
@@ -61,7 +73,7 @@ function metricNodes(headline: RunHeadline): RunsNode[] {
     nodes.push({
       kind: 'metric',
       label: 'Reachable · any probe',
-      detail: formatRateDetail(headline.reachableAny),
+      detail: formatCountOrRate(headline.reachableAny),
       tooltip: 'The reachable ceiling: at least one probe finds the correct answer.',
     });
   }
@@ -69,7 +81,7 @@ function metricNodes(headline: RunHeadline): RunsNode[] {
     nodes.push({
       kind: 'metric',
       label: `Answer-blind · ${blind.probe} · ${blind.selector}`,
-      detail: formatRateDetail(blind),
+      detail: formatCountOrRate(blind),
       tooltip: `The ${blind.selector} selector, which never sees the gold answer, picks a correct ${blind.probe} attempt.`,
     });
   }
@@ -78,8 +90,8 @@ function metricNodes(headline: RunHeadline): RunsNode[] {
     const parts = [`failure set ${repair.failureSetSize}`];
     if (repair.identifiedBlock !== undefined) {
       parts.unshift(`block ${repair.identifiedBlock}`);
-      parts.push(repair.repairRate ? `repairs ${formatRateDetail(repair.repairRate)} held out` : 'no held-out question to score it on');
-      if (repair.damageRate) parts.push(`damage ${formatRateDetail(repair.damageRate)}`);
+      parts.push(repair.repairRate ? `repairs ${formatCountOrRate(repair.repairRate)} held out` : 'no held-out question to score it on');
+      if (repair.damageRate) parts.push(`damage ${formatCountOrRate(repair.damageRate)}`);
     } else parts.push(repair.failureSetSize === 0 ? 'nothing to repair' : 'no block identified');
     nodes.push({
       kind: 'metric',

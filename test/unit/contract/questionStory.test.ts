@@ -8,7 +8,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import type { ProbeComparison, QuestionRecord, RunManifest, RunSummary } from '../../../src/contract';
-import { probeLine, questionStory, repairLine, RATE_MIN_QUESTIONS, ruleText, skippedSteps, storyCounts } from '../../../src/contract/questionStory';
+import { countsText, gradingText, probeLine, questionsText, questionStory, readingText, repairLine, RATE_MIN_QUESTIONS, ruleText, skippedSteps, storyCounts, STORY_WORDS } from '../../../src/contract/questionStory';
+import { escapeHtml } from '../../../src/extension/panel/panelHtml';
 import { sidebarStory, storyHtml } from '../../../src/extension/sidebar/storyHtml';
 import { routesVsSearchView } from '../../../webview/src/routesVsSearch';
 import { testRecord } from '../../support/questionRecord';
@@ -97,6 +98,30 @@ test('counts of a small run', () => {
     failureSet: 1,
     skipped: 0,
   });
+});
+
+test('the counts line and the reading in words, as the panel and the side view both say them', () => {
+  const c = storyCounts(records);
+  const count = (probe: string) => records.filter((r) => r.reachable[probe]).length;
+  assert.equal(questionsText(8), '8 questions');
+  assert.equal(questionsText(1, true), '1 question so far');
+  assert.equal(
+    countsText(c, true),
+    `realized ${c.realized} of 8 · reachable by sample ${count('sample')} of 8, routes ${count('routes')} of 8 · by any probe ${c.reachableAny} of 8 · failure set 1`,
+  );
+  assert.ok(!countsText({ ...c, failureSet: 0 }, false).includes('failure set'), 'no repair scan: no failure set');
+  assert.match(countsText({ ...c, failureSet: 0, skipped: 2 }, true), / · failure set 0 · 2 not audited \(prompt too long\)$/);
+  const cut = { answer: '4', correct: false, rule: 'gsm8k-strict', truncated: true };
+  assert.equal(readingText(cut, 'graded by the stated answer'), `${ruleText('gsm8k-strict')} · cut at the token limit · graded by the stated answer`);
+  assert.equal(readingText({ ...cut, truncated: false }, undefined), ruleText('gsm8k-strict'));
+
+  // The side view uses those words (escaped), not its own.
+  const html = storyHtml(sidebarStory(records.slice(0, 3), manifest, undefined));
+  const three = storyCounts(records.slice(0, 3));
+  assert.ok(html.includes(`<strong>3 questions</strong> · ${escapeHtml(countsText(three, true))}</p>`), html);
+  const first = questionStory(records[0]);
+  assert.ok(html.includes(escapeHtml(readingText(first.deployed, gradingText(manifest, first.deployed.truncated)))), html);
+  if (records.slice(0, 3).some((r) => Object.keys(r.blind).length > 0)) assert.ok(html.includes(`<p>${STORY_WORDS.blindPicks}</p>`));
 });
 
 test('the side view\'s story escapes question, gold and answers', () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { formatHeadlineLine, formatRateDetail, runHeadline } from '../../../src/extension/panel/runHeadline';
+import { countedText, formatCountOrRate, formatHeadlineLine, formatRateDetail, isCountedRun, runHeadline } from '../../../src/extension/panel/runHeadline';
+import { RATE_MIN_QUESTIONS } from '../../../src/contract/questionStory';
 import { summarize } from '../../../src/audit/results/summary';
 import { rateOf, type QuestionRecord, type RunSummary } from '../../../src/contract';
 import { deployed, repairScan, testRecord } from '../../support/questionRecord';
@@ -53,7 +54,10 @@ test('reads realized, reachable per probe, the ceiling, answer-blind rates and t
       },
     }),
   );
-  assert.equal(formatHeadlineLine(headline), 'realized 37.5% · reachable sample 75.0%, routes 87.5% · n=8');
+  // Eight questions: the run's row reads as counts (rates from RATE_MIN_QUESTIONS on).
+  assert.equal(formatHeadlineLine(headline), 'realized 3 of 8 · reachable sample 6 of 8, routes 7 of 8');
+  assert.equal(formatCountOrRate(headline.realized), '3 of 8');
+  assert.equal(formatCountOrRate(headline.reachableAny), '7 of 8');
   assert.equal(formatRateDetail(headline.realized), '37.5% (3/8, 95% CI 13.7–69.4%)');
   assert.deepEqual(headline.reachable.map((r) => r.probe), ['sample', 'routes']);
   assert.equal(formatRateDetail(headline.reachableAny), '87.5% (7/8, 95% CI 52.9–97.8%)');
@@ -90,4 +94,25 @@ test('a real summary: the repair rate is over the held-out half, not the failure
 
 test('n = 0 says so instead of a rate', () => {
   assert.equal(formatRateDetail(rateOf(0, 0)), '— (n=0)');
+});
+
+test('rates with their intervals from RATE_MIN_QUESTIONS questions on, counts below; each number by its own n', () => {
+  assert.equal(RATE_MIN_QUESTIONS, 20);
+  const at = (n: number) => runHeadline(summaryWith({ n, realized: rateOf(Math.floor(n / 2), n), reachable: { routes: rateOf(n - 1, n) }, reachableAny: rateOf(n - 1, n) }));
+  const nineteen = at(19);
+  assert.equal(isCountedRun(nineteen), true);
+  assert.equal(formatHeadlineLine(nineteen), 'realized 9 of 19 · reachable routes 18 of 19');
+  assert.equal(formatCountOrRate(nineteen.realized), '9 of 19');
+  const twenty = at(20);
+  assert.equal(isCountedRun(twenty), false);
+  assert.equal(formatHeadlineLine(twenty), 'realized 50.0% · reachable routes 95.0% · n=20');
+  assert.equal(formatCountOrRate(twenty.realized), formatRateDetail(twenty.realized));
+  assert.match(formatCountOrRate(twenty.realized), /^50\.0% \(10\/20, 95% CI \d+\.\d–\d+\.\d%\)$/);
+  // In a run of 20 or more, global-route's held-out split (here 4) is a count like any number under 20.
+  const globalRoute = twenty.blind.find((b) => b.selector === 'global-route')!;
+  assert.equal(globalRoute.n, 4);
+  assert.equal(formatCountOrRate(globalRoute), '1 of 4');
+  assert.equal(formatCountOrRate(rateOf(0, 0)), '— (n=0)');
+  assert.equal(countedText(1), 'n = 1 question · counted, not rated (rates with 95% intervals from 20 questions on)');
+  assert.equal(countedText(8), 'n = 8 questions · counted, not rated (rates with 95% intervals from 20 questions on)');
 });

@@ -1,0 +1,250 @@
+/**
+ * A whole-file audit's progress in the real VS Code, checked in the rendered notifications: before
+ * the first question the plan and its cost measured on a warm-up are offered with Cancel Audit; the
+ * progress notification counts finished questions one at a time (not a chunk at once), shows the
+ * generated tokens per second, and gives no time left until one has been measured (a question has
+ * finished); a comparison's counts say which run they are of. Cancel Audit on the estimate cancels
+ * the run before any question is recorded, and after its run has ended says there is nothing to cancel. The notifications are read from the workbench DOM as
+ * they render (a mutation observer keeps every message shown); the extension's own messages are
+ * read beside them. The launcher's smoke-test driver keeps VS Code from showing toasts, so the
+ * suite opens the notifications center, where the same notifications render with their live
+ * messages and buttons.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { ReachAuditApi } from '../../src/extension/extension';
+import type { CommandResult } from '../../src/extension/commands/auditCommands';
+import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
+import { pageProbesAvailable, screenshot, workbenchClick, workbenchEval } from './pageProbe';
+import { EXTENSION_ID } from './suiteFixtures';
+
+const N = 24;
+
+/** Page-side: from now on, every distinct message the notifications center renders, in order, with its buttons. */
+const WATCH_TOASTS = `() => {
+  const seen = (window.__reachAuditToasts = []);
+  const known = new Set();
+  const look = () => {
+    for (const item of document.querySelectorAll('.notifications-center .notification-list-item')) {
+      const message = (item.querySelector('.notification-list-item-message')?.textContent ?? '').trim();
+      const buttons = Array.from(item.querySelectorAll('.notification-list-item-buttons-container .monaco-button')).map((b) => b.textContent.trim());
+      const key = message + '\\u0000' + buttons.join('|');
+      if (message === '' || known.has(key)) continue;
+      known.add(key);
+      seen.push({ message, buttons });
+    }
+  };
+  window.__reachAuditToastObserver?.disconnect();
+  window.__reachAuditToastObserver = new MutationObserver(look);
+  window.__reachAuditToastObserver.observe(document.body, { childList: true, subtree: true, characterData: true });
+  look();
+  return true;
+}`;
+const RENDERED_TOASTS = `() => window.__reachAuditToasts ?? null`;
+
+interface Toast {
+  message: string;
+  buttons: string[];
+}
+
+function recordLines(runDir: string): number {
+  const file = path.join(runDir, 'records.jsonl');
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').length : 0;
+}
+
+/** The question count a progress message gives ("7/24 questions · …"), undefined for other messages. */
+function doneIn(message: string): number | undefined {
+  const m = new RegExp(`(?:^|: )(\\d+)/${N} questions`).exec(message);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** The estimate as offered: the plan by stage, then tokens and time from the measured warm-up. */
+const ESTIMATE = (stages: string) =>
+  new RegExp(
+    `^Reach Audit: ${N} questions × \\(${stages.replace(/[+()]/g, '\\$&')}\\) = [\\d]+ generations(, \\+ repair \\d+ per scanned question \\(up to \\d+\\))?\\. ` +
+      'Estimate: about [\\d,]+(–[\\d,]+)? tokens \\(\\d+ per generation\\), about \\S+(–\\S+)? at [\\d.]+ tokens/s \\(measured warm-up: \\d+ of the first question\'s requests, \\d+ tokens in [\\d.]+ s\\)\\.$',
+  );
+
+suite('A whole-file audit: the estimate with Cancel, live progress', function () {
+  this.timeout(240_000);
+  let api: ReachAuditApi;
+  let root: string;
+  let model: string;
+  let data: string;
+
+  suiteSetup(async () => {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    assert.ok(folder);
+    root = path.join(folder.uri.fsPath, 'progress-suite');
+    fs.rmSync(root, { recursive: true, force: true });
+    model = path.join(root, 'model');
+    writeRandomModel(model, SMALL_SPECS.llama);
+    data = path.join(root, 'progress-24.jsonl');
+    fs.writeFileSync(data, Array.from({ length: N }, (_, i) => JSON.stringify({ id: `p${i}`, question: `What is ${i} + 2?`, answer: `#### ${i + 2}` })).join('\n') + '\n');
+    const extension = vscode.extensions.getExtension<ReachAuditApi>(EXTENSION_ID);
+    assert.ok(extension);
+    api = await extension.activate();
+  });
+
+  /**
+   * Clears the notifications of earlier tests, opens the notifications center and watches what it
+   * renders. The center closes itself when its list empties (a clicked button removes its
+   * notification), so one notification of the suite's own stays in it.
+   */
+  async function watchToasts(): Promise<void> {
+    await vscode.commands.executeCommand('notifications.clearAll');
+    void vscode.window.showInformationMessage('Reach Audit suite: this test reads the notifications here.');
+    await vscode.commands.executeCommand('notifications.showList');
+    if (pageProbesAvailable) await workbenchEval<boolean>(WATCH_TOASTS);
+  }
+
+  teardown(async () => {
+    await vscode.commands.executeCommand('notifications.hideList');
+  });
+
+  test('the estimate is offered before the first question; progress counts one question at a time with tokens/s, and no time left until measured', async () => {
+    await watchToasts();
+    const messages: string[] = [];
+    const order: string[] = [];
+    const estimates: string[] = [];
+    const listener = api.session.listen({
+      onProgressMessage: (m) => messages.push(m),
+      onEstimate: (m) => {
+        estimates.push(m);
+        order.push('estimate');
+      },
+      onRecord: () => order.push('record'),
+    });
+    let result: CommandResult;
+    try {
+      result = await vscode.commands.executeCommand<CommandResult>('reachAudit.runAudit', {
+        model, data, probes: ['sample:8', 'routes:8', 'search:8'], repair: true, maxNewTokens: 16, batch: 4, threads: 1,
+        cacheDir: path.join(root, 'cache'), name: 'progress-live',
+      });
+    } finally {
+      listener.dispose();
+    }
+    assert.equal(result.how, 'done', result.message);
+    assert.equal(recordLines(result.runDir!), N);
+
+    // The plan and its measured cost, offered once, before any question finished.
+    assert.equal(estimates.length, 1, JSON.stringify(estimates));
+    assert.match(estimates[0], ESTIMATE('deployment 1 + sample 8 + routes 8 + search 8 + global-routes 8'));
+    assert.equal(order[0], 'estimate', order.slice(0, 3).join(', '));
+    assert.equal(order.filter((o) => o === 'record').length, N);
+
+    // The notification's messages as the extension reported them: every count from 0 to N, one step at a time.
+    const counts = messages.map(doneIn).filter((d): d is number => d !== undefined);
+    assert.equal(counts[0], 0);
+    assert.equal(counts.at(-1), N);
+    for (let i = 1; i < counts.length; i++) assert.ok(counts[i] - counts[i - 1] === 0 || counts[i] - counts[i - 1] === 1, `count went ${counts[i - 1]} → ${counts[i]}`);
+    assert.deepEqual([...new Set(counts)], Array.from({ length: N + 1 }, (_, i) => i));
+    // Tokens are timed before the first question finishes; the time left only after one has.
+    assert.ok(messages.some((m) => doneIn(m) === 0 && /· [\d.]+ tokens\/s/.test(m)), messages.slice(0, 8).join('\n'));
+    for (const m of messages) if (/ left$/.test(m)) assert.ok(doneIn(m)! >= 1, `time left before any question finished: ${m}`);
+    for (const m of messages.filter((x) => doneIn(x) === 0)) assert.doesNotMatch(m, /left/, m);
+    assert.ok(messages.some((m) => /^\d+\/24 questions · [\d.]+ tokens\/s · (\d+h\d\dm|\d+m\d\ds|\d+s) left$/.test(m)), 'a measured time left is shown once a question has finished');
+
+    if (!pageProbesAvailable) return;
+    // What the window rendered: the estimate toast with its Cancel Audit button, and the progress toast's counts.
+    const toasts = await workbenchEval<Toast[]>(RENDERED_TOASTS);
+    const offered = toasts.find((t) => t.message.includes('Estimate: about'));
+    assert.ok(offered, JSON.stringify(toasts.map((t) => t.message)));
+    assert.match(offered.message, ESTIMATE('deployment 1 + sample 8 + routes 8 + search 8 + global-routes 8'));
+    assert.deepEqual(offered.buttons, ['Cancel Audit']);
+    const progress = toasts.filter((t) => t.message.startsWith('Reach Audit: auditing progress-24.jsonl: '));
+    const rendered = progress.map((t) => doneIn(t.message)).filter((d): d is number => d !== undefined);
+    assert.ok(rendered.length > 0, JSON.stringify(toasts.map((t) => t.message)));
+    // Not a chunk at a time: the window showed several counts between none and all.
+    const between = new Set(rendered.filter((d) => d > 0 && d < N));
+    assert.ok(between.size >= 3, `rendered counts: ${rendered.join(', ')}`);
+    for (let i = 1; i < rendered.length; i++) assert.ok(rendered[i] >= rendered[i - 1], `rendered count went back: ${rendered.join(', ')}`);
+    assert.ok(progress.some((t) => / [\d.]+ tokens\/s/.test(t.message)), 'tokens/s rendered');
+    for (const t of progress) {
+      if (doneIn(t.message) === 0) assert.doesNotMatch(t.message, /left/, `rendered a time left before one was measured: ${t.message}`);
+    }
+    assert.ok(progress.some((t) => / left$/.test(t.message) && doneIn(t.message)! >= 1), 'a measured time left was rendered');
+
+    // The offer outlives its run in the notification list: Cancel Audit then says the audit has ended.
+    await workbenchClick('.notifications-center .notification-list-item-buttons-container .monaco-button', 'Cancel Audit');
+    const ended = await workbenchEval<string>(`() => (window.__reachAuditToasts ?? []).map((t) => t.message).find((m) => m.includes('has already ended')) ?? null`);
+    assert.match(ended, /^Reach Audit: that audit \(auditing [^)]+\) has already ended; there is nothing to cancel\.$/);
+    assert.equal(recordLines(result.runDir!), N, 'the finished run is untouched');
+    assert.ok(fs.existsSync(path.join(result.runDir!, 'summary.json')));
+  });
+
+  test('Compare Checkpoints: each count says which run it is of, the base run first, then the trained one', async () => {
+    await watchToasts();
+    const demo = path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'media', 'demo');
+    const messages: string[] = [];
+    const estimates: string[] = [];
+    const listener = api.session.listen({ onProgressMessage: (m) => messages.push(m), onEstimate: (m) => estimates.push(m) });
+    let result: CommandResult;
+    try {
+      result = await vscode.commands.executeCommand<CommandResult>('reachAudit.compareCheckpoints', {
+        baseModel: path.join(demo, 'base'), tunedModel: path.join(demo, 'tuned'), data: path.join(demo, 'data', 'arith-test.jsonl'),
+        limit: 6, probes: ['sample:2', 'routes:2', 'search:2'], repair: false, maxNewTokens: 32, batch: 2, threads: 1,
+        cacheDir: path.join(root, 'cache'), name: 'progress-compare',
+      });
+    } finally {
+      listener.dispose();
+    }
+    assert.equal(result.how, 'done', result.message);
+    assert.deepEqual(estimates.map((e) => /^Reach Audit \((base|tuned) run\): 6 questions × /.exec(e)?.[1]), ['base', 'tuned'], estimates.join('\n'));
+    const counts = messages.map((m) => /^(base|tuned): (\d+)\/6 questions/.exec(m)).filter((m) => m !== null).map((m) => `${m[1]} ${m[2]}`);
+    const steps = [...new Set(counts)];
+    assert.deepEqual(steps, [...[0, 1, 2, 3, 4, 5, 6].map((d) => `base ${d}`), ...[0, 1, 2, 3, 4, 5, 6].map((d) => `tuned ${d}`)], counts.join(', '));
+    if (!pageProbesAvailable) return;
+    const toasts = await workbenchEval<Toast[]>(RENDERED_TOASTS);
+    const rendered = toasts.map((t) => /: (base|tuned): \d+\/6 questions/.exec(t.message)?.[1]).filter((l) => l !== undefined);
+    assert.ok(rendered.includes('base') && rendered.includes('tuned'), JSON.stringify(toasts.map((t) => t.message)));
+    assert.ok(rendered.indexOf('tuned') > rendered.lastIndexOf('base'), `rendered ${rendered.join(', ')}`);
+  });
+
+  test('Cancel Audit on the estimate cancels the run before any question is recorded', async function () {
+    if (!pageProbesAvailable) this.skip(); // the button is clicked in the rendered window
+    await watchToasts();
+    let estimated!: () => void;
+    const estimate = new Promise<void>((resolve) => (estimated = resolve));
+    const messages: string[] = [];
+    let records = 0;
+    const listener = api.session.listen({
+      onEstimate: () => estimated(),
+      onProgressMessage: (m) => messages.push(m),
+      onRecord: () => records++,
+    });
+    let result: CommandResult;
+    try {
+      // Budgets large enough that the first question takes many seconds: the click lands well before it.
+      const running = vscode.commands.executeCommand<CommandResult>('reachAudit.runAudit', {
+        model, data, probes: ['sample:32', 'routes:32', 'search:32'], repair: false, maxNewTokens: 48, batch: N, threads: 1,
+        cacheDir: path.join(root, 'cache'), name: 'progress-cancel',
+      });
+      await estimate;
+      const toast = await workbenchEval<Toast>(`() => (window.__reachAuditToasts ?? []).find((t) => t.message.includes('sample 32 + routes 32') && t.message.includes('Estimate: about') && t.buttons.includes('Cancel Audit')) ?? null`);
+      assert.match(toast.message, ESTIMATE('deployment 1 + sample 32 + routes 32 + search 32 + global-routes 32'));
+      await screenshot('estimate-cancel');
+      await workbenchClick('.notifications-center .notification-list-item-buttons-container .monaco-button', 'Cancel Audit');
+      result = await running;
+    } finally {
+      listener.dispose();
+    }
+    assert.equal(result.how, 'cancelled', result.message);
+    assert.ok(result.runDir);
+    assert.equal(records, 0, 'no question finished');
+    assert.equal(recordLines(result.runDir), 0, 'records.jsonl holds no question');
+    assert.ok(!fs.existsSync(path.join(result.runDir, 'summary.json')));
+    assert.ok(fs.existsSync(path.join(result.runDir, 'manifest.json')), 'the run folder stays, resumable');
+    for (const m of messages) {
+      const done = doneIn(m);
+      if (done !== undefined) assert.equal(done, 0, m);
+    }
+    // The window says what was kept.
+    const stopped = await workbenchEval<string>(
+      `() => (window.__reachAuditToasts ?? []).map((t) => t.message).find((m) => m.startsWith('Reach Audit: audit stopped;')) ?? null`,
+    );
+    assert.equal(stopped, `Reach Audit: audit stopped; 0 finished questions kept in ${path.basename(result.runDir)}.`);
+  });
+});
