@@ -9,7 +9,7 @@
  *
  * Usage (after `npx tsc -p .`):
  *   node out/tools/llama-cpp/compareLlamaCpp.js [--model DIR] [--rounds 5] [--new-tokens 64]
- *     [--prompt-tokens 32] [--threads 2] [--only f32|int8]
+ *     [--prompt-tokens 32] [--threads 2] [--only f32|int8] [--spin-threads]
  * Without --model the random model is written to <tmp>/reach-audit-qwen05b-random (as the bench does).
  */
 import * as fs from 'node:fs';
@@ -44,9 +44,9 @@ function median(xs: readonly number[]): number {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
-async function ours(dir: string, weights: 'f32' | 'int8', threads: number): Promise<Engine> {
-  const model: Model = await loadModel(dir, { threads, weights, maxBatch: 16 });
-  const name = `reach-audit ${weights}`;
+async function ours(dir: string, weights: 'f32' | 'int8', threads: number, spinThreads: boolean): Promise<Engine> {
+  const model: Model = await loadModel(dir, { threads, weights, maxBatch: 16, spinThreads });
+  const name = `reach-audit ${weights}${spinThreads ? ' (spinning threads)' : ''}`;
   return {
     name,
     async run(prompts, newTokens) {
@@ -116,6 +116,8 @@ async function main(): Promise<void> {
   const promptTokens = Number(flag('--prompt-tokens') ?? 32);
   const threads = Number(flag('--threads') ?? os.availableParallelism());
   const only = flag('--only');
+  // llama.cpp's worker threads spin between ops; ours sleep unless asked (see model.ts).
+  const spin = args.includes('--spin-threads');
   const dir = flag('--model') ?? writeRandomQwen05bModel(path.join(os.tmpdir(), 'reach-audit-qwen05b-random'));
   const ggufDir = path.join(dir, 'gguf');
   fs.mkdirSync(ggufDir, { recursive: true });
@@ -132,7 +134,7 @@ async function main(): Promise<void> {
   const pairs: [string, string, 'f32' | 'int8'][] = [['f32', 'model-f32.gguf', 'f32'], ['Q8_0', 'model-q8_0.gguf', 'int8']];
   for (const [label, file, weights] of pairs) {
     if (only && only !== weights) continue;
-    const engines = [await ours(dir, weights, threads), await llamaCpp(llama, path.join(ggufDir, file), label, threads, newTokens, promptTokens)];
+    const engines = [await ours(dir, weights, threads, spin), await llamaCpp(llama, path.join(ggufDir, file), label, threads, newTokens, promptTokens)];
     const results: Timing[][] = engines.map(() => []);
     try {
       for (let r = 0; r < rounds; r++) {
