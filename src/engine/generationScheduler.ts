@@ -272,8 +272,11 @@ export class GenerationScheduler {
       }
     }
     if (toPrefill.length > 0) {
-      const started = performance.now();
       const firsts = toPrefill.map((g) => admitted.find((a) => a.g === g)!.r.c);
+      const ahead = this.prefillAhead(toPrefill, new Set(firsts.map((c) => c.request.promptIds.length)), maxBatch);
+      firsts.push(...ahead.map((g) => g.waiting[0].c));
+      toPrefill.push(...ahead);
+      const started = performance.now();
       const slots = firsts.map((c) => new SequenceSlot(c.route, c.silenced));
       const logits = await this.ctx.executor.step(slots, firsts.map((c) => c.request.promptIds));
       this.ctx.onStep?.({ step: this.steps++, prefill: true, batch: slots.length, tokens: Math.max(...firsts.map((c) => c.request.promptIds.length)), ms: performance.now() - started });
@@ -297,6 +300,30 @@ export class GenerationScheduler {
       g.prefix = null;
       g.logits = null;
     }
+  }
+
+  /**
+   * Waiting groups, not yet prefilled, whose prompts have the length of one being prefilled now:
+   * they are prefilled in the same call and wait with their caches until a place frees. With
+   * continuous batching places free one or two at a time, so without this the 16 routes of one
+   * question (one prompt, 16 routes) would prefill in up to 16 calls of one or two sequences, each
+   * as costly as a decode step on a small model; prompts of other lengths are never added (a
+   * padded prompt's log-probs would depend on its batch-mates, see routeExecutor.ts). At most
+   * `maxBatch` sequences are prefilled in one call and at most `maxBatch` wait prefilled, each
+   * holding only its prompt's caches and first-token logits.
+   */
+  private prefillAhead(toPrefill: readonly PromptGroup[], lengths: ReadonlySet<number>, maxBatch: number): PromptGroup[] {
+    let parked = 0;
+    for (const g of this.queue) if (g.prefix) parked++;
+    let room = Math.min(maxBatch - toPrefill.length, maxBatch - parked);
+    const ahead: PromptGroup[] = [];
+    for (const g of this.queue) {
+      if (room <= 0) break;
+      if (g.prefix || toPrefill.includes(g) || !lengths.has(g.waiting[0].c.request.promptIds.length)) continue;
+      ahead.push(g);
+      room--;
+    }
+    return ahead;
   }
 
   /** Chooses the next token of `r` from its logits and finishes it when it is done. */

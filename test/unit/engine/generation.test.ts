@@ -225,6 +225,48 @@ describe('generation: one queue for concurrent calls', () => {
     assert.ok(steps < 4 * 10, `${steps} steps for 4 calls of up to 7 tokens`);
   });
 
+  // Places free one at a time under continuous batching; the routes of one question (one prompt)
+  // waiting for them are prefilled together with the first, not one call each.
+  it('prefills waiting prompts of the same length in one call and parks them until a place frees, bit for bit', async () => {
+    const prompt = promptIds(6, 40, V);
+    const identity = Array.from({ length: L }, (_, i) => i);
+    const requests: GenerationRequest[] = [
+      ...identity.map((b): GenerationRequest => ({ promptIds: prompt, silencedMlp: [b], maxNewTokens: 3 + b, decoding: greedy })),
+      ...identity.map((b): GenerationRequest => ({ promptIds: prompt, route: identity.filter((x) => x !== b), maxNewTokens: 2 + ((b * 3) % 5), decoding: greedy })),
+      { promptIds: prompt, route: [0, 0, ...identity.slice(1)], maxNewTokens: 5, decoding: greedy },
+      // Another length: never prefilled beside the others (it would be padded).
+      { promptIds: promptIds(9, 41, V), maxNewTokens: 2, decoding: greedy },
+    ];
+    const alone: Generation[] = [];
+    for (const r of requests) alone.push((await f.model.generate([r]))[0]);
+    const narrow = await loadModel(f.written.dir, { cacheDir, threads: 1, maxBatch: 3 });
+    try {
+      const prefills: number[] = [];
+      narrow.onStep = (s) => { if (s.prefill) prefills.push(s.batch); };
+      const together = await narrow.generate(requests);
+      together.forEach((g, i) => assert.deepEqual(g, alone[i], `request ${i}`));
+      // 2L + 1 same-length prompts and one other: each prefilled once; a place freeing admits one
+      // and prefills up to maxBatch - 1 more to wait (at most maxBatch waiting), so far fewer
+      // calls than one per prompt; no call carries more than maxBatch prompts.
+      const sameLength = 2 * L + 1;
+      assert.equal(prefills.reduce((a, b) => a + b, 0), sameLength + 1, `prefilled rows ${prefills.join(', ')}`);
+      assert.ok(Math.max(...prefills) <= 3, `no call prefills more than maxBatch prompts: ${prefills.join(', ')}`);
+      assert.ok(prefills.length <= Math.ceil((sameLength + 1) / 3) + 1, `${prefills.length} prefill calls for ${sameLength + 1} prompts: ${prefills.join(', ')}`);
+
+      // A call cancelled while its prompts wait prefilled leaves nothing behind.
+      const controller = new AbortController();
+      let steps = 0;
+      narrow.onStep = () => { if (++steps === 2) controller.abort(); }; // after the first prefill and decode step
+      const cancelled = narrow.generate(requests.map((r) => ({ ...r, maxNewTokens: 40 })), controller.signal);
+      await assert.rejects(cancelled, { name: 'AbortError' });
+      narrow.onStep = undefined;
+      assert.deepEqual(await narrow.generate(requests), together);
+      assert.deepEqual(narrow.load, { running: 0, waiting: 0 });
+    } finally {
+      await narrow.dispose();
+    }
+  });
+
   it('serves lower priorities first when the batch is full', async () => {
     const narrow = await loadModel(f.written.dir, { cacheDir, threads: 1, maxBatch: 1 });
     try {
