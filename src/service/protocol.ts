@@ -12,7 +12,7 @@ import type { AuditEstimate } from '../audit/run/auditEstimate';
 import { optionFieldKinds, type AuditOptions, type CliOnlyOptionName, type OptionKind } from './auditOptions';
 
 /** Bumped whenever a request or event changes shape; the child announces it in `hello`. */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 // ---------------------------------------------------------------------------------------------
 // Requests (extension → engine)

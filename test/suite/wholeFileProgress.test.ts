@@ -64,7 +64,7 @@ function doneIn(message: string): number | undefined {
 const ESTIMATE = (stages: string) =>
   new RegExp(
     `^Reach Audit: ${N} questions × \\(${stages.replace(/[+()]/g, '\\$&')}\\) = [\\d]+ generations(, \\+ repair \\d+ per scanned question \\(up to \\d+\\))?\\. ` +
-      'Estimate: about [\\d,]+(–[\\d,]+)? tokens \\(\\d+ per generation\\), about \\S+(–\\S+)? at [\\d.]+ tokens/s \\(measured warm-up: \\d+ of the first question\'s requests, \\d+ tokens in [\\d.]+ s\\)\\.$',
+      'Estimate: about [\\d,]+(–[\\d,]+)? tokens \\(\\d+(–\\d+)? per generation(; outputs not stopped within the warm-up may run to the token budget)?\\), about \\S+(–\\S+)? at [\\d.]+ tokens/s \\(measured warm-up: \\d+ of the first question\'s requests, \\d+ tokens in [\\d.]+ s\\)\\.$',
   );
 
 suite('A whole-file audit: the estimate with Cancel, live progress', function () {

@@ -41,7 +41,7 @@ test('the warm-up estimate: plan, tokens per generation, measured speed, in word
   assert.ok(e.seconds.least > 0 && e.seconds.most > e.seconds.least);
   const text = estimateText(e);
   assert.match(text.plan, /^5 questions × \(deployment 1 \+ sample 6 \+ routes 6 \+ search 6 \+ global-routes 5\) = 120 generations, \+ repair 8 per scanned question \(up to 160\)$/);
-  assert.match(text.cost, /^about [\d,]+–[\d,]+ tokens \(\d+ per generation\), about \S+(–\S+)? at [\d.]+ tokens\/s \(measured warm-up: 24 of the first question's requests, \d+ tokens in [\d.]+ s\)$/);
+  assert.match(text.cost, /^about [\d,]+–[\d,]+ tokens \(\d+(–\d+)? per generation(; outputs not stopped within the warm-up may run to the token budget)?\), about \S+(–\S+)? at [\d.]+ tokens\/s \(measured warm-up: 24 of the first question's requests, \d+ tokens in [\d.]+ s\)$/);
 });
 
 test('the warm-up separates prompt costs from decode costs: a generator of known costs is estimated exactly', async () => {
@@ -71,9 +71,46 @@ test('the warm-up separates prompt costs from decode costs: a generator of known
   assert.ok(e);
   assert.ok(Math.abs(e.warmUp.promptSecondsPerGeneration! - 0.05) < 1e-9, String(e.warmUp.promptSecondsPerGeneration));
   assert.ok(Math.abs(e.warmUp.decodeSecondsPerToken! - 0.002) < 1e-9, String(e.warmUp.decodeSecondsPerToken));
-  const perGeneration = 0.05 + (e.tokensPerGeneration - 1) * 0.002;
-  assert.ok(Math.abs(e.seconds.least - e.generations.least * perGeneration) < 1e-6);
-  assert.ok(Math.abs(e.warmUp.tokensPerSecond - e.tokensPerGeneration / perGeneration) < 1e-6);
+  const perGeneration = (g: number) => 0.05 + (g - 1) * 0.002;
+  assert.ok(Math.abs(e.seconds.least - e.generations.least * perGeneration(e.tokensPerGeneration.least)) < 1e-6);
+  assert.ok(Math.abs(e.seconds.most - e.generations.most * perGeneration(e.tokensPerGeneration.most)) < 1e-6);
+  assert.ok(Math.abs(e.warmUp.tokensPerSecond - e.tokensPerGeneration.most / perGeneration(e.tokensPerGeneration.most)) < 1e-6);
+});
+
+test('tokens per generation are a range: an output still going at the warm-up\'s end counts the warm-up\'s length at least and the budget at most', async () => {
+  // Every other request stops after 5 tokens; the rest never stop. At the warm-up's 16 tokens the
+  // ones still going may end anywhere up to the 64-token budget: 10.5 to 34.5 tokens per generation.
+  const dataset = smallDataset(5);
+  const inner = fakeFor(dataset);
+  let now = 0;
+  const seen: number[] = [];
+  const lengths: TextGenerator = {
+    numBlocks: inner.numBlocks,
+    encodeChat: (m) => inner.encodeChat(m),
+    encodeRaw: (t) => inner.encodeRaw(t),
+    decode: (ids) => inner.decode(ids),
+    async generate(requests) {
+      seen.push(requests.length);
+      return requests.map((r, i) => {
+        const stops = i % 2 === 0 && r.maxNewTokens >= 5;
+        const n = stops ? 5 : r.maxNewTokens;
+        now += 10 + n;
+        const tokens = Array.from({ length: n }, () => 1);
+        return { tokens, text: '', logprobs: tokens.map(() => -1), finishReason: stops ? ('stop' as const) : ('length' as const), cost: { generatedTokens: n, blockApplications: 0 } };
+      });
+    },
+  };
+  const settings = settingsFor(8, { deployment: { ...settingsFor().deployment, maxNewTokens: 64 } });
+  const e = await estimateAudit(lengths, dataset.questions, settings, undefined, () => now);
+  assert.ok(e);
+  // An untimed pass of two requests first (compiling, the sessions' first runs), then the two timed passes.
+  assert.deepEqual(seen, [2, e.warmUp.sequences, e.warmUp.sequences]);
+  const stopped = Math.ceil(e.warmUp.sequences / 2);
+  const going = e.warmUp.sequences - stopped;
+  assert.ok(Math.abs(e.tokensPerGeneration.least - (5 * stopped + 16 * going) / e.warmUp.sequences) < 1e-9, JSON.stringify(e.tokensPerGeneration));
+  assert.ok(Math.abs(e.tokensPerGeneration.most - (5 * stopped + 64 * going) / e.warmUp.sequences) < 1e-9, JSON.stringify(e.tokensPerGeneration));
+  assert.ok(e.seconds.least < e.seconds.most);
+  assert.match(estimateText(e).cost, /^about [\d,]+–[\d,]+ tokens \(\d+–\d+ per generation; outputs not stopped within the warm-up may run to the token budget\), about \S+–\S+ at /);
 });
 
 test('a run hands out its estimate before the first question, and progress shows no time left before one is measured', async () => {

@@ -44,7 +44,7 @@ test('the estimate offered before the run: plan by stage, tokens and time from t
     perQuestion: { deployment: 1, sample: 8, routes: 8, search: 8 },
     repairPerScanned: 4,
     generations: { least: 600, most: 696 },
-    tokensPerGeneration: 15,
+    tokensPerGeneration: { least: 15, most: 15 },
     warmUp: { sequences: 16, tokens: 246, seconds: 0.1, tokensPerSecond: 2460 },
     seconds: { least: 600 * 15 / 2460, most: 696 * 15 / 2460 },
   };

@@ -118,7 +118,7 @@ describe('events', () => {
     { type: 'progress', id: 'a', done: 1, total: 4, rate: 0.5, eta: 6, stage: 'routes' },
     { type: 'progress', id: 'a', done: 0, total: 4, rate: 0, eta: null },
     { type: 'progress', id: 'a', done: 2, total: 4, rate: 0.5, eta: 12, tokensPerSecond: 80.5 },
-    { type: 'estimate', id: 'a', estimate: { questions: 4, perQuestion: { deployment: 1 }, repairPerScanned: 0, generations: { least: 4, most: 4 }, tokensPerGeneration: 9, warmUp: { sequences: 16, tokens: 200, seconds: 1, tokensPerSecond: 200 }, seconds: { least: 1, most: 1 } } },
+    { type: 'estimate', id: 'a', estimate: { questions: 4, perQuestion: { deployment: 1 }, repairPerScanned: 0, generations: { least: 4, most: 4 }, tokensPerGeneration: { least: 9, most: 9 }, warmUp: { sequences: 16, tokens: 200, seconds: 1, tokensPerSecond: 200 }, seconds: { least: 1, most: 1 } } },
     { type: 'record', id: 'a', record },
     { type: 'record', id: 'a', record, resumed: true },
     { type: 'log', level: 'warning', message: 'line 3 skipped' },
