@@ -53,6 +53,9 @@ export interface AuditBenchFigures {
 export interface StepBreakdown {
   prefillSteps: number;
   prefillSeconds: number;
+  /** Prompt block rows run, and those taken from an identical row of the same call (shared prefix). */
+  prefillBlockRows: number;
+  sharedPrefixRows: number;
   decodeSteps: number;
   decodeSeconds: number;
   /** Sequences per decode step, on average. */
@@ -151,15 +154,17 @@ export async function benchAudit(model: Model, o: AuditBenchOptions): Promise<Au
   const restore = model.maxBatch;
   const runPath = async (path: 'staged' | 'scheduled'): Promise<{ seconds: number; records: QuestionRecord[]; breakdown: StepBreakdown }> => {
     const records: QuestionRecord[] = [];
-    const b: StepBreakdown = { prefillSteps: 0, prefillSeconds: 0, decodeSteps: 0, decodeSeconds: 0, meanDecodeBatch: 0, blockCallsPerDecodeStep: 0, kvGathers: 0, kvGatheredMB: 0, kvRowMoves: 0, kvIdleRows: 0, otherSeconds: 0 };
+    const b: StepBreakdown = { prefillSteps: 0, prefillSeconds: 0, prefillBlockRows: 0, sharedPrefixRows: 0, decodeSteps: 0, decodeSeconds: 0, meanDecodeBatch: 0, blockCallsPerDecodeStep: 0, kvGathers: 0, kvGatheredMB: 0, kvRowMoves: 0, kvIdleRows: 0, otherSeconds: 0 };
     let decodeRows = 0;
     let decodeCalls = 0;
     const stats0 = { ...model.stats };
     let callsBefore = model.stats.blockCalls;
+    let rowsBefore = model.stats.blockRows;
     model.onStep = (s) => {
       if (s.prefill) {
         b.prefillSteps++;
         b.prefillSeconds += s.ms / 1000;
+        b.prefillBlockRows += model.stats.blockRows - rowsBefore;
       } else {
         b.decodeSteps++;
         b.decodeSeconds += s.ms / 1000;
@@ -167,6 +172,7 @@ export async function benchAudit(model: Model, o: AuditBenchOptions): Promise<Au
         decodeCalls += model.stats.blockCalls - callsBefore;
       }
       callsBefore = model.stats.blockCalls;
+      rowsBefore = model.stats.blockRows;
     };
     const started = performance.now();
     if (path === 'staged') {
@@ -184,6 +190,7 @@ export async function benchAudit(model: Model, o: AuditBenchOptions): Promise<Au
     b.kvGatheredMB = (model.stats.kvGatheredBytes - stats0.kvGatheredBytes) / 1e6;
     b.kvRowMoves = model.stats.kvRowMoves - stats0.kvRowMoves;
     b.kvIdleRows = model.stats.kvIdleRows - stats0.kvIdleRows;
+    b.sharedPrefixRows = model.stats.sharedPrefixRows - stats0.sharedPrefixRows;
     b.otherSeconds = seconds - b.prefillSeconds - b.decodeSeconds;
     return { seconds, records, breakdown: b };
   };
@@ -230,7 +237,7 @@ export async function benchAudit(model: Model, o: AuditBenchOptions): Promise<Au
 }
 
 function breakdownText(b: StepBreakdown): string {
-  return `prefill ${b.prefillSteps} steps ${b.prefillSeconds.toFixed(1)} s; decode ${b.decodeSteps} steps ${b.decodeSeconds.toFixed(1)} s, ${b.meanDecodeBatch.toFixed(1)} sequences and ${b.blockCallsPerDecodeStep.toFixed(1)} block calls per step; KV gathers ${b.kvGathers}, row moves ${b.kvRowMoves} (${b.kvGatheredMB.toFixed(0)} MB copied), idle rows ${b.kvIdleRows}; outside the engine ${b.otherSeconds.toFixed(1)} s`;
+  return `prefill ${b.prefillSteps} steps ${b.prefillSeconds.toFixed(1)} s, ${b.prefillBlockRows} prompt block rows run and ${b.sharedPrefixRows} shared; decode ${b.decodeSteps} steps ${b.decodeSeconds.toFixed(1)} s, ${b.meanDecodeBatch.toFixed(1)} sequences and ${b.blockCallsPerDecodeStep.toFixed(1)} block calls per step; KV gathers ${b.kvGathers}, row moves ${b.kvRowMoves} (${b.kvGatheredMB.toFixed(0)} MB copied), idle rows ${b.kvIdleRows}; outside the engine ${b.otherSeconds.toFixed(1)} s`;
 }
 
 export function auditBenchText(f: AuditBenchFigures): string[] {

@@ -77,6 +77,8 @@ export interface ExecutorParts {
 export interface ExecutorStats extends KvStats {
   blockCalls: number;
   blockRows: number;
+  /** Prompt rows that took a block's output from an identical row of the same call instead of running it. */
+  sharedPrefixRows: number;
 }
 
 /** Per-step inputs of one sequence, shared by every block call of the step. */
@@ -102,8 +104,48 @@ function tokenText(row: StepRow, token: number): string {
   return position < row.seq.promptLength ? `token ${position + 1} of the prompt` : `generated token ${position - row.seq.promptLength + 1}`;
 }
 
+/**
+ * Which prompt rows of a call are in the same state: the same tokens through the same blocks with
+ * the same MLPs silenced. Each state is a small number, so comparing is cheap for long prompts.
+ */
+class PrefixStates {
+  private readonly state: number[];
+  private readonly ids = new Map<string, number>();
+
+  constructor(tokens: readonly (readonly number[])[]) {
+    this.state = tokens.map((t) => this.id(t.join(',')));
+  }
+
+  private id(key: string): number {
+    let n = this.ids.get(key);
+    if (n === undefined) {
+      n = this.ids.size;
+      this.ids.set(key, n);
+    }
+    return n;
+  }
+
+  /** Moves `members` through `block`: which of them must run it, and which copy whose output. */
+  advance(members: readonly number[], block: number, silenced: (i: number) => boolean): { run: number[]; copies: [number, number][] } {
+    const first = new Map<number, number>();
+    const run: number[] = [];
+    const copies: [number, number][] = [];
+    for (const i of members) {
+      this.state[i] = this.id(`${this.state[i]}|${block}${silenced(i) ? 's' : ''}`);
+      const from = first.get(this.state[i]);
+      if (from === undefined) {
+        first.set(this.state[i], i);
+        run.push(i);
+      } else {
+        copies.push([i, from]);
+      }
+    }
+    return { run, copies };
+  }
+}
+
 export class RouteExecutor {
-  readonly stats: ExecutorStats = { blockCalls: 0, blockRows: 0, kvGathers: 0, kvGatheredBytes: 0, kvRowMoves: 0, kvIdleRows: 0 };
+  readonly stats: ExecutorStats = { blockCalls: 0, blockRows: 0, sharedPrefixRows: 0, kvGathers: 0, kvGatheredBytes: 0, kvRowMoves: 0, kvIdleRows: 0 };
 
   constructor(private readonly parts: ExecutorParts) {}
 
@@ -166,6 +208,7 @@ export class RouteExecutor {
     });
 
     const pointer = seqs.map(() => 0);
+    const prefix = seqs[0].length === 0 ? new PrefixStates(tokens) : null;
     for (;;) {
       let block = Infinity;
       seqs.forEach((seq, i) => {
@@ -176,7 +219,17 @@ export class RouteExecutor {
       seqs.forEach((seq, i) => {
         if (pointer[i] < seq.route.length && seq.route[pointer[i]] === block) members.push(i);
       });
-      await this.runBlock(block, members.map((i) => ({ row: rows[i], position: pointer[i] })), S);
+      // Prompts that are the same tokens through the same blocks so far (a question's deployment,
+      // its routes up to where each leaves the identity, a silenced MLP up to its block) get the
+      // same numbers from this block: one of them runs it, the others take its output and fork its
+      // cache. Rows of a same-length call do not depend on their batch-mates, so this changes no bit.
+      const { run, copies } = prefix ? prefix.advance(members, block, (i) => seqs[i].silenced.has(block)) : { run: members, copies: [] };
+      await this.runBlock(block, run.map((i) => ({ row: rows[i], position: pointer[i] })), S);
+      for (const [i, from] of copies) {
+        rows[i].hidden = rows[from].hidden;
+        seqs[i].kv[pointer[i]] = (seqs[from].kv[pointer[from]] as KvCache).fork();
+      }
+      this.stats.sharedPrefixRows += copies.length;
       for (const i of members) pointer[i]++;
     }
 

@@ -267,6 +267,28 @@ describe('generation: one queue for concurrent calls', () => {
     }
   });
 
+  // A question's deployment, its routes up to where each leaves the identity and a silenced MLP up
+  // to its block compute the same numbers for the prompt: each such block runs once in the prefill.
+  it('prompts with the same tokens run their shared leading blocks once, bit for bit', async () => {
+    const prompt = promptIds(7, 50, V);
+    const identity = Array.from({ length: L }, (_, i) => i);
+    const requests: GenerationRequest[] = [
+      { promptIds: prompt, maxNewTokens: 4, decoding: greedy },
+      { promptIds: prompt, route: [0, 1, 1, ...identity.slice(2)], maxNewTokens: 5, decoding: greedy },
+      { promptIds: prompt, route: identity.slice(0, L - 1), maxNewTokens: 3, decoding: greedy },
+      { promptIds: prompt, silencedMlp: [L - 1], maxNewTokens: 6, decoding: { temperature: 1, topP: 0.9, seed: 5 } },
+      { promptIds: promptIds(7, 51, V), maxNewTokens: 4, decoding: greedy },
+    ];
+    const alone: Generation[] = [];
+    for (const r of requests) alone.push((await f.model.generate([r]))[0]);
+    const shared = f.model.stats.sharedPrefixRows;
+    const together = await f.model.generate(requests);
+    together.forEach((g, i) => assert.deepEqual(g, alone[i], `request ${i}`));
+    // Shared with the identity: blocks 0-1 of the repeating route, the first L - 1 blocks of the
+    // route without the last and of the silenced last MLP; the other prompt shares nothing.
+    assert.equal(f.model.stats.sharedPrefixRows - shared, 2 + (L - 1) + (L - 1));
+  });
+
   it('serves lower priorities first when the batch is full', async () => {
     const narrow = await loadModel(f.written.dir, { cacheDir, threads: 1, maxBatch: 1 });
     try {
