@@ -1,7 +1,8 @@
 /**
  * Two real `reach-audit audit` processes on one run folder: the second (a new audit, or a second
  * --resume) is refused with the holder named and touches nothing; the first, killed with SIGKILL,
- * leaves a stale lock that --resume takes over, and the finished run holds every question once,
+ * leaves a stale lock that --resume takes over (the holder is frozen with SIGSTOP after its first record so
+ * the check does not race a fast machine), and the finished run holds every question once,
  * under the first run's manifest.
  */
 import { describe, it, before, after } from 'node:test';
@@ -39,7 +40,7 @@ async function until(what: string, ok: () => boolean, ms = 120_000): Promise<voi
   const end = Date.now() + ms;
   while (!ok()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 10));
   }
 }
 
@@ -60,6 +61,9 @@ describe('run-folder lock (two reach-audit processes)', () => {
     const exited = new Promise<void>((resolve) => first.on('exit', () => resolve()));
     try {
       await until('the first audit to record a question', () => recordLines().length >= 1);
+      // Freeze the holder so a fast machine cannot finish all questions while the refusals are checked;
+      // a stopped process still holds its lock and still counts as running.
+      first.kill('SIGSTOP');
       const manifestBefore = fs.readFileSync(path.join(out, 'manifest.json'), 'utf8');
 
       const second = run(['audit', ...FLAGS, '--seed', '2']);
