@@ -36,7 +36,9 @@ test('the warm-up estimate: plan, tokens per generation, measured speed, in word
   assert.deepEqual(e.generations, { least: 5 * 24, most: 5 * 32 });
   // The first question's own mix: the deployment, then up to 8 per probe and of the pool (budget 6, pool 5).
   assert.equal(e.warmUp.sequences, 1 + 6 + 6 + 6 + 5);
-  assert.ok(e.warmUp.promptSecondsPerGeneration! > 0 && e.warmUp.decodeSecondsPerToken! > 0);
+  // Real clock and a generator that takes microseconds: the prompt share may round to 0 (clamped, never
+  // negative); the exact split is checked with a known clock in the next test.
+  assert.ok(e.warmUp.promptSecondsPerGeneration! >= 0 && e.warmUp.decodeSecondsPerToken! > 0);
   assert.ok(e.warmUp.tokens > 0 && e.warmUp.tokensPerSecond > 0);
   assert.ok(e.seconds.least > 0 && e.seconds.most > e.seconds.least);
   const text = estimateText(e);
