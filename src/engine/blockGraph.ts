@@ -14,11 +14,11 @@
  * Dp is the head size rounded up to a multiple of 8 (GroupQueryAttention's requirement; the extra
  * lanes are zero in q, k and v, so they change no product).
  *
- * KV cache: the graph never copies the cache into an output. Attention is onnxruntime's
- * GroupQueryAttention, which reads each sequence's own past_b keys (no padding, per-sequence
- * lengths in one call) and adds this call's keys; the executor appends new_k/new_v to its
- * preallocated cache buffers in place, so a decode step moves O(1) cache bytes apart from the
- * attention itself.
+ * KV cache: the graph never copies the cache into an output. Attention (attentionGraph.ts) reads
+ * each sequence's own past_b slots of the buffer (the rest masked) plus this call's keys; the
+ * executor appends new_k/new_v to its preallocated cache buffers in place, so a decode step moves
+ * O(1) cache bytes apart from the attention itself. Models with a sliding window keep onnxruntime's
+ * GroupQueryAttention, whose present outputs the executor binds to the past buffers.
  *
  * Weights are stored transposed ([in,out]) so every projection is a plain MatMul; q/k/v and
  * gate/up are fused into one MatMul each, which halves the kernel calls at batch 1.
@@ -26,8 +26,8 @@
  * Batch invariance: a sequence's numbers must not depend on how many others share its batch
  * (auditing one question alone reproduces its record bit for bit; generation.test.ts checks it).
  * onnxruntime prepacks each constant weight matrix and then computes every row the same way
- * whatever the row count; GroupQueryAttention computes each (sequence, head) on its own over that
- * sequence's own length, so neither batch-mates nor their lengths enter a sequence's sums. The
+ * whatever the row count; the attention masks other slots to exact zeros that enter no sum
+ * (attentionGraph.ts), so neither batch-mates nor their lengths enter a sequence's sums. The
  * other order for the projections, yᵀ = W·xᵀ with the activations packed instead, was measured 8%
  * faster at batch 16 on the Qwen2.5-0.5B shape (7% slower at batch 1) but breaks this: MLAS then
  * blocks K by the column count and has its own kernel for a single column.
@@ -36,6 +36,7 @@ import type { ModelConfig } from './config';
 import type { BlockWeights } from './weights';
 import { ExternalDataFile, FLOAT, GraphBuilder, INT32 } from './graphBuilder';
 import { type WeightPrecision, linear } from './weightPrecision';
+import { groupedAttention } from './attentionGraph';
 
 /** Graph-construction choices that change the graph (part of the cache key). */
 export interface GraphVariant {
@@ -48,9 +49,7 @@ export interface GraphVariant {
 /**
  * Measured: onnxruntime fuses the plain RMSNorm pattern into SimplifiedLayerNormalization itself,
  * so both variants optimize to the same graph (same op counts, same speed); 'contrib' just skips
- * that fusion pass. MatMuls are ~96% of a decode step's block time (profiled on the
- * Qwen2.5-0.5B shape) at short lengths; the attention is the contrib GroupQueryAttention for its
- * per-sequence lengths and its cache read in place, not for speed at short lengths.
+ * that fusion pass.
  */
 export const DEFAULT_VARIANT: GraphVariant = { norm: 'contrib' };
 
@@ -148,13 +147,18 @@ export function buildBlockGraph({ config, index, weights: w, read, data, variant
   const qFlat = g.op1('Reshape', [q, g.constInt64([0, 0, NH * Dp])]);
   g.op('Reshape', [k, g.constInt64([0, 0, KV * Dp])], {}, ['new_k']);
   g.op('Reshape', [v, g.constInt64([0, 0, KV * Dp])], {}, ['new_v']);
-  const gqaAttrs: Record<string, number | { f: number }> = { num_heads: NH, kv_num_heads: KV, scale: { f: 1 / Math.sqrt(D) } };
-  // The reference keeps the last `window` keys (the query's own included).
-  if (config.slidingWindow !== undefined) gqaAttrs.local_window_size = config.slidingWindow - 1;
-  // present_k/present_v are graph outputs so that a decode step can bind them to the past_k/past_v
-  // buffers: onnxruntime's CPU attention then appends the new keys in place instead of clearing and
-  // refilling a fresh present buffer of the whole capacity on every call (routeExecutor.ts).
-  let ctx = g.op('GroupQueryAttention', [qFlat, 'new_k', 'new_v', pastK, pastV, seqlens, total], gqaAttrs, ['attention', 'present_k', 'present_v'], 'com.microsoft')[0];
+  let ctx: string;
+  if (config.slidingWindow === undefined) {
+    ctx = groupedAttention(g, { q: qFlat, k: 'new_k', v: 'new_v', pastK, pastV, seqlens, total }, { numHeads: NH, kvHeads: KV, headSize: Dp, scale: 1 / Math.sqrt(D) });
+  } else {
+    // A sliding window (Mistral) keeps onnxruntime's GroupQueryAttention, which applies it; the
+    // reference keeps the last `window` keys (the query's own included).
+    const gqaAttrs: Record<string, number | { f: number }> = { num_heads: NH, kv_num_heads: KV, scale: { f: 1 / Math.sqrt(D) }, local_window_size: config.slidingWindow - 1 };
+    // present_k/present_v are graph outputs so that a decode step can bind them to the past_k/past_v
+    // buffers: onnxruntime's CPU attention then appends the new keys in place instead of clearing and
+    // refilling a fresh present buffer of the whole capacity on every call (routeExecutor.ts).
+    ctx = g.op('GroupQueryAttention', [qFlat, 'new_k', 'new_v', pastK, pastV, seqlens, total], gqaAttrs, ['attention', 'present_k', 'present_v'], 'com.microsoft')[0];
+  }
   if (Dp !== D) {
     const heads = g.op1('Reshape', [ctx, g.constInt64([0, 0, NH, Dp])]);
     const cut = g.op1('Slice', [heads, g.constInt64([0]), g.constInt64([D]), g.constInt64([3])]);
@@ -174,7 +178,9 @@ export function buildBlockGraph({ config, index, weights: w, read, data, variant
   g.output('hidden_out', FLOAT, ['batch', 'seq', H]);
   g.output('new_k', FLOAT, ['batch', 'seq', KV * Dp]);
   g.output('new_v', FLOAT, ['batch', 'seq', KV * Dp]);
-  g.output('present_k', FLOAT, ['batch', KV, 'present', Dp]);
-  g.output('present_v', FLOAT, ['batch', KV, 'present', Dp]);
+  if (config.slidingWindow !== undefined) {
+    g.output('present_k', FLOAT, ['batch', KV, 'present', Dp]);
+    g.output('present_v', FLOAT, ['batch', KV, 'present', Dp]);
+  }
   return g.toBytes();
 }

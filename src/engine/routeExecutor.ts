@@ -303,13 +303,16 @@ export class RouteExecutor {
       total_len: new ort.Tensor('int32', Int32Array.from([total]), []),
       mlp_gate: new ort.Tensor('float32', gate, [n, 1, 1]),
     };
-    // A decode step binds the attention's present outputs to the past buffers themselves, so it
-    // writes the new keys and values into the cache in place (measured on the demo model: a call's
-    // attention cost grew with the cache's capacity, 0.2 ms at 32 slots vs 5 ms at 256, when it
-    // cleared and refilled a fresh present buffer each call). A prompt's past is a placeholder.
-    const out = prompt
-      ? await this.parts.blocks[block].run(feeds)
-      : await this.parts.blocks[block].run(feeds, { hidden_out: null, new_k: null, new_v: null, present_k: feeds.past_k, present_v: feeds.past_v });
+    // A sliding-window model's decode step binds GroupQueryAttention's present outputs to the past
+    // buffers themselves, so it writes the new keys and values into the cache in place (measured on
+    // the demo model: a call's attention cost grew with the cache's capacity, 0.2 ms at 32 slots vs
+    // 5 ms at 256, when it cleared and refilled a fresh present buffer each call). Our own
+    // attention (attentionGraph.ts) has no present outputs. A prompt's past is a placeholder.
+    const session = this.parts.blocks[block];
+    const writesInPlace = !prompt && session.outputNames.includes('present_k');
+    const out = !writesInPlace
+      ? await session.run(feeds, ['hidden_out', 'new_k', 'new_v'])
+      : await session.run(feeds, { hidden_out: null, new_k: null, new_v: null, present_k: feeds.past_k, present_v: feeds.past_v });
     this.stats.blockCalls++;
     this.stats.blockRows += members.length;
     const h = out.hidden_out.data as Float32Array;
@@ -334,9 +337,9 @@ export class RouteExecutor {
         fresh.owner[j] = cache;
         row.seq.kv[position] = cache;
       }
-      // In a decode step the attention has already written the new slots into this buffer.
-      if (prompt) append(cache as KvCache, j, newK, newV, S, row.count);
-      else (cache as KvCache).length += row.count;
+      // GroupQueryAttention bound to the buffer has already written the new slots into it.
+      if (writesInPlace) (cache as KvCache).length += row.count;
+      else append(cache as KvCache, rowOf[j], newK, newV, S, row.count);
     });
   }
 }
