@@ -5,7 +5,7 @@
  */
 import { warn } from './command';
 import { estimateLines, progressReporter, formatDuration } from './progress';
-import { optionsFromFlags, type AuditFlagValues } from '../service/auditOptions';
+import { optionsFromFlags, type AuditFlagValues, type AuditOptions } from '../service/auditOptions';
 import { prepareAuditJob, type AuditJobResult } from '../service/auditJob';
 import { writeControl } from './terminalText';
 
@@ -19,10 +19,19 @@ export interface AuditPlan {
   label: string;
   /** With --resume, start a new run when there is none to resume (compare resumes two runs, one may not have started). */
   resumeOrStart?: boolean;
+  /** Where warnings go (default: stderr). */
+  warn?: (message: string) => void;
+}
+
+/** An audit checked and its run folder chosen; calling it loads the model and audits in this process. */
+export interface PreparedCliAudit {
+  (signal: AbortSignal): Promise<AuditJobResult>;
+  /** The same audit's options for an engine process: the run folder, run name and resume as decided here. */
+  readonly options: AuditOptions & { out: string; name: string; resume: boolean };
 }
 
 /** Checks everything that does not need the model; returns a function that runs the audit. */
-export function prepareAudit(plan: AuditPlan): (signal: AbortSignal) => Promise<AuditJobResult> {
+export function prepareAudit(plan: AuditPlan): PreparedCliAudit {
   // The run folder is the plan's: --out for audit, a sub-folder of it for compare.
   const { out: _out, ...given } = optionsFromFlags(plan.values);
   const options = plan.folder !== undefined ? { ...given, out: plan.folder } : given;
@@ -32,10 +41,11 @@ export function prepareAudit(plan: AuditPlan): (signal: AbortSignal) => Promise<
     workspace: process.cwd(),
     name: plan.name,
     resumeOrStart: plan.resumeOrStart,
-    warn,
+    warn: plan.warn ?? warn,
     resumeCommand: (folder) => resumeCommand(folder, process.argv.slice(2)),
   });
-  return async (signal) => {
+  const decided = { ...options, out: job.folder, name: job.name, resume: job.resume };
+  return Object.assign(async (signal: AbortSignal) => {
     const progress = progressReporter(plan.label);
     const tty = process.stderr.isTTY;
     const result = await job.run({
@@ -50,7 +60,7 @@ export function prepareAudit(plan: AuditPlan): (signal: AbortSignal) => Promise<
     process.stderr.write(`${plan.label}: model load ${formatDuration(result.loadMs)}; ${stages.join(', ')}\n`);
     process.stderr.write(`${plan.label}: run folder ${result.folder}\n`);
     return result;
-  };
+  }, { options: decided });
 }
 
 /** A word as a POSIX shell reads it back. */

@@ -2,10 +2,14 @@
  * `reach-audit compare`: checkpoint comparison of a base and a tuned model under the same
  * deployment, probes, budgets and seeds — from two finished runs, or by auditing both models now.
  */
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Command } from './command';
 import { UsageError, warn } from './command';
-import { AUDIT_FLAGS, AUDIT_FLAGS_HELP } from '../service/auditOptions';
+import { AUDIT_FLAGS, AUDIT_FLAGS_HELP, AUDIT_OPTIONS, type AuditOptions } from '../service/auditOptions';
+import type { AuditRequestOptions } from '../service/protocol';
+import { modelFloatBytes } from '../engine/index';
+import { planSideBySide, runSideBySide, type SideOutcome } from './sideBySide';
 import { defaultComparisonName } from '../service/auditJob';
 import { interruptSignal, prepareAudit } from './auditRun';
 import { parseFlags } from './engineArgs';
@@ -34,6 +38,9 @@ const help = [
   '  --mixed-backends         compare runs made on different backends (local engine vs a server)',
   '  --mixed-weights          compare runs made with different --weights (f32 vs int8); refused otherwise',
   '  --json                   print the comparison as JSON on stdout',
+  '  --one-at-a-time          audit the base model, then the tuned one (default with --base-model:',
+  '                           both at once, each in its own engine process with half the threads,',
+  '                           when both fit in memory; the runs are the same either way)',
   ...AUDIT_FLAGS_HELP,
 ].join('\n');
 
@@ -49,6 +56,7 @@ export const compareCommand: Command = {
       'mixed-backends': { type: 'boolean' },
       'mixed-weights': { type: 'boolean' },
       json: { type: 'boolean' },
+      'one-at-a-time': { type: 'boolean' },
       ...AUDIT_FLAGS,
     });
     const fromRuns = values['base-run'] !== undefined || values['tuned-run'] !== undefined;
@@ -70,22 +78,55 @@ export const compareCommand: Command = {
       name = values.name ?? defaultComparisonName({ baseModel, tunedModel, data: values.data });
       const sub = (which: string) => (values.out ? path.join(values.out, which) : undefined);
       // Both audits are checked before either starts, so bad input fails before any model work.
-      const startBase = prepareAudit({ values, modelDir: baseModel, name: `${name}-base`, folder: sub('base'), label: 'base', resumeOrStart: true });
-      const startTuned = prepareAudit({ values, modelDir: tunedModel, name: `${name}-tuned`, folder: sub('tuned'), label: 'tuned', resumeOrStart: true });
+      const warned = new Set<string>();
+      const noteWarning = (message: string) => (warned.add(message), warn(message));
+      const startBase = prepareAudit({ values, modelDir: baseModel, name: `${name}-base`, folder: sub('base'), label: 'base', resumeOrStart: true, warn: noteWarning });
+      const startTuned = prepareAudit({ values, modelDir: tunedModel, name: `${name}-tuned`, folder: sub('tuned'), label: 'tuned', resumeOrStart: true, warn: noteWarning });
+      const plan = planSideBySide({
+        oneAtATime: values['one-at-a-time'] === true,
+        remote: engineProcessRefuses(startBase.options),
+        threads: startBase.options.threads,
+        cores: os.availableParallelism(),
+        freeMemoryBytes: os.freemem(),
+        modelBytes: [modelFloatBytes(baseModel), modelFloatBytes(tunedModel)],
+      });
+      if (!plan.sideBySide && plan.why) process.stderr.write(`reach-audit: auditing the base model, then the tuned one: ${plan.why}\n`);
       const interrupt = interruptSignal(() => 'run the same command with --resume');
       try {
-        const base = await startBase(interrupt.signal);
-        if (base.stopped) {
-          process.stderr.write(`reach-audit: stopped; the base run keeps ${base.records.length} finished questions in ${base.folder}. Continue with the same command and --resume.\n`);
-          return 130;
+        if (plan.sideBySide) {
+          process.stderr.write(`reach-audit: auditing both models at once, ${plan.threads[0]} and ${plan.threads[1]} engine threads (--one-at-a-time for one after the other)\n`);
+          const outcomes = await runSideBySide(
+            [
+              { label: 'base', options: requestOptions(startBase.options, baseModel, plan.threads[0]) },
+              { label: 'tuned', options: requestOptions(startTuned.options, tunedModel, plan.threads[1]) },
+            ],
+            process.argv[1],
+            interrupt.signal,
+            warn,
+            warned,
+          );
+          const stopped = outcomes.filter((o): o is Extract<SideOutcome, { stopped: true }> => o.stopped);
+          if (stopped.length > 0) {
+            for (const o of stopped) process.stderr.write(`reach-audit: stopped; the ${o.label} run keeps ${o.done} finished questions${o.folder ? ` in ${o.folder}` : ''}.\n`);
+            process.stderr.write('reach-audit: continue with the same command and --resume.\n');
+            return 130;
+          }
+          for (const o of outcomes) process.stderr.write(`${o.label}: run folder ${o.folder}\n`);
+          [baseFolder, tunedFolder] = outcomes.map((o) => o.folder!);
+        } else {
+          const base = await startBase(interrupt.signal);
+          if (base.stopped) {
+            process.stderr.write(`reach-audit: stopped; the base run keeps ${base.records.length} finished questions in ${base.folder}. Continue with the same command and --resume.\n`);
+            return 130;
+          }
+          const tuned = await startTuned(interrupt.signal);
+          if (tuned.stopped) {
+            process.stderr.write(`reach-audit: stopped; the tuned run keeps ${tuned.records.length} finished questions in ${tuned.folder}. Continue with the same command and --resume.\n`);
+            return 130;
+          }
+          baseFolder = base.folder;
+          tunedFolder = tuned.folder;
         }
-        const tuned = await startTuned(interrupt.signal);
-        if (tuned.stopped) {
-          process.stderr.write(`reach-audit: stopped; the tuned run keeps ${tuned.records.length} finished questions in ${tuned.folder}. Continue with the same command and --resume.\n`);
-          return 130;
-        }
-        baseFolder = base.folder;
-        tunedFolder = tuned.folder;
       } finally {
         interrupt.release();
       }
@@ -114,3 +155,20 @@ export const compareCommand: Command = {
     return 0;
   },
 };
+
+/** Options an engine process does not take (servers, shards): such a comparison runs here, one model after the other. */
+function engineProcessRefuses(options: AuditOptions): boolean {
+  return (Object.keys(options) as (keyof AuditOptions)[]).some((k) => {
+    const spec = AUDIT_OPTIONS[k] as { cliOnly?: true } | undefined;
+    return spec?.cliOnly === true && !(k === 'backend' && options.backend === 'local');
+  });
+}
+
+/** One side's audit as an engine-process request: the decided folder and resume, its model, its threads, paths read from here. */
+function requestOptions(options: AuditOptions & { out: string; name: string; resume: boolean }, model: string, threads: number): AuditRequestOptions {
+  const kept: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(options)) if (!(AUDIT_OPTIONS[k as keyof AuditOptions] as { cliOnly?: true } | undefined)?.cliOnly) kept[k] = v;
+  const { data } = options;
+  if (data === undefined) throw new UsageError('--data: expected a benchmark file (JSONL or JSON)');
+  return { ...(kept as Omit<AuditRequestOptions, 'model' | 'data'>), data, model, threads, workspace: process.cwd() };
+}

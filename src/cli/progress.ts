@@ -14,8 +14,11 @@ export function estimateLines(label: string, e: AuditEstimate): string[] {
   return [`${label}: plan: ${t.plan}`, `${label}: estimate: ${t.cost}; Ctrl-C stops and keeps finished questions`];
 }
 
+/** What a progress line shows. */
+export type ProgressFigures = Pick<AuditProgress, 'done' | 'total' | 'tokensPerSecond' | 'remainingMs' | 'elapsedMs'>;
+
 /** Questions done, generated tokens/s, and the time left only once it has been measured. */
-export function progressLine(label: string, p: AuditProgress): string {
+export function progressLine(label: string, p: ProgressFigures): string {
   const pct = p.total > 0 ? Math.floor((100 * p.done) / p.total) : 100;
   const speed = p.tokensPerSecond !== undefined ? `${p.tokensPerSecond.toFixed(1)} tokens/s` : '— tokens/s';
   const eta = p.remainingMs !== undefined ? `${formatDuration(p.remainingMs)} left` : 'time left not measured yet';
@@ -61,4 +64,69 @@ export function progressReporter(label: string): { update(p: AuditProgress): voi
       lastDone = p.done;
     }
   }
+}
+
+/** The short form of one audit's progress, for a line that shows several side by side. */
+export function shortProgress(label: string, p: ProgressFigures | { stage: string }): string {
+  if ('stage' in p) return `${label} ${p.stage}`;
+  const pct = p.total > 0 ? Math.floor((100 * p.done) / p.total) : 100;
+  const speed = p.tokensPerSecond !== undefined ? ` · ${p.tokensPerSecond.toFixed(0)} tok/s` : '';
+  const eta = p.remainingMs !== undefined ? ` · ${formatDuration(p.remainingMs)} left` : '';
+  return `${label} ${p.done}/${p.total} (${pct}%)${speed}${eta}`;
+}
+
+/**
+ * Progress of audits that run at the same time: on a terminal one line holds them all (cut to its
+ * width); otherwise each audit's line is printed at most every few seconds, as for one audit.
+ */
+export function sideBySideProgress(labels: readonly string[]): {
+  update(label: string, p: ProgressFigures | { stage: string }): void;
+  /** A message line (an estimate, a warning) printed above the progress line. */
+  note(text: string): void;
+  done(): void;
+} {
+  const tty = process.stderr.isTTY === true;
+  const latest = new Map<string, ProgressFigures | { stage: string }>();
+  const printed = new Map<string, { at: number; done: number }>();
+  let wroteInPlace = false;
+  let scheduled = false;
+  const render = () => {
+    scheduled = false;
+    const parts = labels.filter((l) => latest.has(l)).map((l) => shortProgress(l, latest.get(l)!));
+    if (parts.length === 0) return;
+    const width = Math.max(20, (process.stderr.columns ?? 120) - 1);
+    const line = parts.join(' │ ');
+    writeControl(process.stderr, '\r\x1b[2K');
+    process.stderr.write(line.length > width ? `${line.slice(0, width - 1)}…` : line);
+    wroteInPlace = true;
+  };
+  return {
+    update(label, p) {
+      latest.set(label, p);
+      if (tty) {
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(render);
+        }
+        return;
+      }
+      if ('stage' in p) return;
+      const now = Date.now();
+      const last = printed.get(label);
+      if (!last || (p.done !== last.done && (now - last.at > 5000 || p.done === p.total))) {
+        process.stderr.write(`${progressLine(label, p)}\n`);
+        printed.set(label, { at: now, done: p.done });
+      }
+    },
+    note(text) {
+      if (tty && wroteInPlace) writeControl(process.stderr, '\r\x1b[2K');
+      process.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
+      if (tty && wroteInPlace) render();
+    },
+    done() {
+      if (tty && scheduled) render();
+      if (tty && wroteInPlace) process.stderr.write('\n');
+      wroteInPlace = false;
+    },
+  };
 }

@@ -27,3 +27,4 @@ export { parseWeightPrecision, WEIGHT_PRECISIONS, type WeightPrecision } from '.
 export { RemoteGenerator, publicUrl, type RemoteOptions, type RemoteBackendInfo } from './remote/remoteGenerator';
 export { EXTENSIONS_VERSION, LAYER_EXTENSIONS } from './remote/completionApi';
 export type { CompletionRequestBody, CompletionResponseBody, CompletionChoice, HealthBody } from './remote/completionApi';
+export { modelFloatBytes } from './memoryFootprint';

@@ -84,6 +84,12 @@ export interface EngineProcessOptions {
   cancelGraceMs?: number;
   /** On dispose, how long the child may take to stop before it is killed (default 3 s). */
   disposeGraceMs?: number;
+  /**
+   * Run the child in its own process group, so a terminal's Ctrl-C reaches only the caller, which
+   * then cancels (finished questions kept) instead of the child dying mid-batch. It still stops
+   * when the caller goes: its stdin closes.
+   */
+  ownProcessGroup?: boolean;
   /** Every log event (request-bound or not), for an output channel. */
   onLog?(event: LogEvent): void;
   /** The child's stderr as it arrives, for an output channel. */
@@ -277,6 +283,7 @@ export class EngineProcess {
       env: { ...process.env, ...o.env, ELECTRON_RUN_AS_NODE: '1' },
       stdio: ['pipe', 'pipe', 'pipe'],
       windowsHide: true,
+      detached: o.ownProcessGroup === true,
     });
     const child: Child = { proc, pending: new Map(), tail: new StderrTail(o.stderrTailChars), ended: false };
     this.child = child;
