@@ -43,6 +43,19 @@ describe('report on malformed run files', () => {
     assert.match(r.stderr, new RegExp(`^reach-audit report: ${path.join(folder, 'summary.json').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: field n: missing; field realized: missing; field reachable: missing; and \\d+ more\\n$`));
   });
 
+  it('an earlier version\'s summary.json (fields added since missing) names regrade, which reads the run', () => {
+    const folder = copyRun('earlier-summary', (f) => {
+      const summary = JSON.parse(fs.readFileSync(path.join(f, 'summary.json'), 'utf8')) as Record<string, unknown>;
+      delete summary.reachableAnyBudget;
+      delete summary.passAtKCi;
+      fs.writeFileSync(path.join(f, 'summary.json'), JSON.stringify(summary));
+    });
+    refused(folder, `${path.join(folder, 'summary.json')}: field reachableAnyBudget: missing; field passAtKCi: missing — an earlier version's summary; \`reach-audit regrade ${folder}\` writes a current run from its stored outputs`);
+    const regraded = runCli(['regrade', folder, '--out', path.join(root, 'earlier-regraded')], { cwd: root, env });
+    assert.equal(regraded.code, 0, regraded.stderr);
+    assert.equal(runCli(['report', path.join(root, 'earlier-regraded')], { cwd: root, env }).code, 0);
+  });
+
   it('records.jsonl lines 5 and ["a"]', () => {
     const lines = fs.readFileSync(path.join(BASE, 'records.jsonl'), 'utf8').trimEnd().split('\n');
     const five = copyRun('record-5', (f) => fs.writeFileSync(path.join(f, 'records.jsonl'), ['5', ...lines.slice(1)].join('\n') + '\n'));

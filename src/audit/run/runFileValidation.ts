@@ -5,6 +5,7 @@
  * line (records.jsonl), the field and what was expected, e.g.
  * `summary.json: field realized.n: expected a non-negative integer, got "x"`.
  */
+import * as path from 'node:path';
 import * as v from 'valibot';
 import { InputError } from '../../engine/errors';
 import type { QuestionRecord, RunManifest, RunSummary, StoredComparison, StoredTrajectory } from '../../contract';
@@ -57,8 +58,24 @@ export function validateRecord(value: unknown, file: string, line: number): Ques
   return validated(questionRecordSchema, value, `${file}:${line}`);
 }
 
+/** True when a summary with the fields every version wrote fails its schema only by lacking newer ones. */
+function lacksNewerFieldsOnly(schema: v.GenericSchema, value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || !('n' in value) || !('realized' in value)) return false;
+  const result = v.safeParse(schema, value);
+  return !result.success && result.issues.every((issue) => describe(issue).endsWith(': missing'));
+}
+
 export function validateSummary(value: unknown, file: string): RunSummary {
-  return validated(runSummarySchema, value, file);
+  try {
+    return validated(runSummarySchema, value, file);
+  } catch (error) {
+    // A summary that only lacks fields was written by an earlier version (before the truncation
+    // rule, the per-probe figures…): its stored outputs can still be graded and summarized today.
+    if (error instanceof InputError && lacksNewerFieldsOnly(runSummarySchema, value)) {
+      throw new InputError(`${error.message} — an earlier version's summary; \`reach-audit regrade ${path.dirname(file)}\` writes a current run from its stored outputs`);
+    }
+    throw error;
+  }
 }
 
 export function validateManifest(value: unknown, file: string): RunManifest {
