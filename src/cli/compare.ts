@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Command } from './command';
 import { UsageError, warn } from './command';
-import { AUDIT_FLAGS, AUDIT_FLAGS_HELP, AUDIT_OPTIONS, type AuditOptions } from '../service/auditOptions';
+import { AUDIT_FLAGS, AUDIT_FLAGS_HELP, CLI_ONLY_OPTION_NAMES, type AuditOptions } from '../service/auditOptions';
 import type { AuditRequestOptions } from '../service/protocol';
 import { modelFloatBytes } from '../engine/index';
 import { planSideBySide, runSideBySide, type SideOutcome } from './sideBySide';
@@ -158,16 +158,12 @@ export const compareCommand: Command = {
 
 /** Options an engine process does not take (servers, shards): such a comparison runs here, one model after the other. */
 function engineProcessRefuses(options: AuditOptions): boolean {
-  return (Object.keys(options) as (keyof AuditOptions)[]).some((k) => {
-    const spec = AUDIT_OPTIONS[k] as { cliOnly?: true } | undefined;
-    return spec?.cliOnly === true && !(k === 'backend' && options.backend === 'local');
-  });
+  return Object.keys(options).some((k) => CLI_ONLY_OPTION_NAMES.has(k) && !(k === 'backend' && options.backend === 'local'));
 }
 
 /** One side's audit as an engine-process request: the decided folder and resume, its model, its threads, paths read from here. */
 function requestOptions(options: AuditOptions & { out: string; name: string; resume: boolean }, model: string, threads: number): AuditRequestOptions {
-  const kept: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(options)) if (!(AUDIT_OPTIONS[k as keyof AuditOptions] as { cliOnly?: true } | undefined)?.cliOnly) kept[k] = v;
+  const kept = Object.fromEntries(Object.entries(options).filter(([k]) => !CLI_ONLY_OPTION_NAMES.has(k)));
   const { data } = options;
   if (data === undefined) throw new UsageError('--data: expected a benchmark file (JSONL or JSON)');
   return { ...(kept as Omit<AuditRequestOptions, 'model' | 'data'>), data, model, threads, workspace: process.cwd() };

@@ -17,9 +17,14 @@ export function estimateLines(label: string, e: AuditEstimate): string[] {
 /** What a progress line shows. */
 export type ProgressFigures = Pick<AuditProgress, 'done' | 'total' | 'tokensPerSecond' | 'remainingMs' | 'elapsedMs'>;
 
+/** Whole percent of the questions done (100 when there are none). */
+function percentDone(p: ProgressFigures): number {
+  return p.total > 0 ? Math.floor((100 * p.done) / p.total) : 100;
+}
+
 /** Questions done, generated tokens/s, and the time left only once it has been measured. */
 export function progressLine(label: string, p: ProgressFigures): string {
-  const pct = p.total > 0 ? Math.floor((100 * p.done) / p.total) : 100;
+  const pct = percentDone(p);
   const speed = p.tokensPerSecond !== undefined ? `${p.tokensPerSecond.toFixed(1)} tokens/s` : '— tokens/s';
   const eta = p.remainingMs !== undefined ? `${formatDuration(p.remainingMs)} left` : 'time left not measured yet';
   return `${label}: ${p.done}/${p.total} questions (${pct}%) · ${speed} · ${eta} · ${formatDuration(p.elapsedMs)} elapsed`;
@@ -69,7 +74,7 @@ export function progressReporter(label: string): { update(p: AuditProgress): voi
 /** The short form of one audit's progress, for a line that shows several side by side. */
 export function shortProgress(label: string, p: ProgressFigures | { stage: string }): string {
   if ('stage' in p) return `${label} ${p.stage}`;
-  const pct = p.total > 0 ? Math.floor((100 * p.done) / p.total) : 100;
+  const pct = percentDone(p);
   const speed = p.tokensPerSecond !== undefined ? ` · ${p.tokensPerSecond.toFixed(0)} tok/s` : '';
   const eta = p.remainingMs !== undefined ? ` · ${formatDuration(p.remainingMs)} left` : '';
   return `${label} ${p.done}/${p.total} (${pct}%)${speed}${eta}`;

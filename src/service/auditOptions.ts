@@ -266,5 +266,8 @@ export function optionFieldKinds(which: { selection: boolean }): Record<string, 
   return fields;
 }
 
+/** The options only the command line takes (engine-service requests do not). */
+export const CLI_ONLY_OPTION_NAMES: ReadonlySet<string> = new Set((Object.entries(AUDIT_OPTIONS) as [AuditOptionName, OptionSpec][]).filter(([, o]) => o.cliOnly).map(([k]) => k));
+
 /** The option fields that name files (a request resolves them against its workspace). */
 export const PATH_OPTION_NAMES: readonly string[] = (Object.entries(AUDIT_OPTIONS) as [AuditOptionName, OptionSpec][]).filter(([, o]) => o.path).map(([k]) => k);
