@@ -5,10 +5,12 @@
  *   hidden    [B,S,H]          residual stream entering the block
  *   cos, sin  [B,S,1,D/2]      rotary tables for each sequence's own positions (computed once per step)
  *   past_k/v  [B,KV,C,Dp]      this route position's cache; sequence b's keys fill slots 0..past_b-1
- *   seqlens_k [B] int32        past_b + S - 1 (a prompt: its own length - 1, right-padded to S;
- *                              the executor still prefills only prompts of one length together,
- *                              since padded prefill moved some prompts' log-probs)
+ *   attn_mask [B,1,1,S,C+S]    what each new token may attend to, 0 or -inf (attentionMask.ts)
+ * and with a sliding window (onnxruntime's GroupQueryAttention) instead of attn_mask:
+ *   seqlens_k [B] int32        past_b + S - 1 (a prompt: its own length - 1, right-padded to S)
  *   total_len [] int32         S for a prompt, else max over b of past_b + S
+ * (the executor prefills only prompts of one length together: padded prefill moved some prompts'
+ * log-probs in the last bits)
  *   mlp_gate  [B,1,1]          1 = normal, 0 = MLP silenced for that sequence (no rebuild needed)
  * Outputs: hidden_out [B,S,H], new_k/new_v [B,S,KV*Dp] (this call's keys and values, after rotary).
  * Dp is the head size rounded up to a multiple of 8 (GroupQueryAttention's requirement; the extra
@@ -114,8 +116,11 @@ export function buildBlockGraph({ config, index, weights: w, read, data, variant
   const sin = g.input('sin', FLOAT, ['batch', 'seq', 1, D / 2]);
   const pastK = g.input('past_k', FLOAT, ['batch', KV, 'capacity', Dp]);
   const pastV = g.input('past_v', FLOAT, ['batch', KV, 'capacity', Dp]);
-  const seqlens = g.input('seqlens_k', INT32, ['batch']);
-  const total = g.input('total_len', INT32, []);
+  // Our attention reads a mask built once per step; GroupQueryAttention (sliding window) the lengths.
+  const window = config.slidingWindow;
+  const mask = window === undefined ? g.input('attn_mask', FLOAT, ['batch', 1, 1, 'seq', 'width']) : '';
+  const seqlens = window === undefined ? '' : g.input('seqlens_k', INT32, ['batch']);
+  const total = window === undefined ? '' : g.input('total_len', INT32, []);
   const mlpGate = g.input('mlp_gate', FLOAT, ['batch', 1, 1]);
 
   // Attention.
@@ -128,16 +133,24 @@ export function buildBlockGraph({ config, index, weights: w, read, data, variant
     const b = g.weight('b_qkv', concatRows([read(w.qBias), read(w.kBias), read(w.vBias)]), [qkvOut]);
     qkv = g.op1('Add', [qkv, b]);
   }
-  const [q0, k0, v0] = g.op('Split', [qkv, g.constInt64([NH * D, KV * D, KV * D])], { axis: -1 }, 3);
-  let q = g.op1('Reshape', [q0, g.constInt64([0, 0, NH, D])]);
-  let k = g.op1('Reshape', [k0, g.constInt64([0, 0, KV, D])]);
-  let v = g.op1('Reshape', [v0, g.constInt64([0, 0, KV, D])]);
+  let q: string;
+  let k: string;
+  let v: string;
   if (w.qNorm && w.kNorm) {
-    q = rmsNorm(g, q, g.weight('q_norm', read(w.qNorm), [D]), eps, variant);
-    k = rmsNorm(g, k, g.weight('k_norm', read(w.kNorm), [D]), eps, variant);
+    const [q0, k0, v0] = g.op('Split', [qkv, g.constInt64([NH * D, KV * D, KV * D])], { axis: -1 }, 3);
+    q = rmsNorm(g, g.op1('Reshape', [q0, g.constInt64([0, 0, NH, D])]), g.weight('q_norm', read(w.qNorm), [D]), eps, variant);
+    k = rmsNorm(g, g.op1('Reshape', [k0, g.constInt64([0, 0, KV, D])]), g.weight('k_norm', read(w.kNorm), [D]), eps, variant);
+    q = rotary(g, q, cos, sin, D);
+    k = rotary(g, k, cos, sin, D);
+    v = g.op1('Reshape', [v0, g.constInt64([0, 0, KV, D])]);
+  } else {
+    // One rotary over the query and key heads together: element-wise, so the same numbers as two,
+    // in half the operators.
+    const [qk0, v0] = g.op('Split', [qkv, g.constInt64([(NH + KV) * D, KV * D])], { axis: -1 }, 2);
+    const qk = rotary(g, g.op1('Reshape', [qk0, g.constInt64([0, 0, NH + KV, D])]), cos, sin, D);
+    [q, k] = g.op('Split', [qk, g.constInt64([NH, KV])], { axis: 2 }, 2);
+    v = g.op1('Reshape', [v0, g.constInt64([0, 0, KV, D])]);
   }
-  q = rotary(g, q, cos, sin, D);
-  k = rotary(g, k, cos, sin, D);
   if (Dp !== D) {
     const pads = g.constInt64([0, 0, 0, 0, 0, 0, 0, Dp - D]);
     q = g.op1('Pad', [q, pads]);
@@ -148,12 +161,12 @@ export function buildBlockGraph({ config, index, weights: w, read, data, variant
   g.op('Reshape', [k, g.constInt64([0, 0, KV * Dp])], {}, ['new_k']);
   g.op('Reshape', [v, g.constInt64([0, 0, KV * Dp])], {}, ['new_v']);
   let ctx: string;
-  if (config.slidingWindow === undefined) {
-    ctx = groupedAttention(g, { q: qFlat, k: 'new_k', v: 'new_v', pastK, pastV, seqlens, total }, { numHeads: NH, kvHeads: KV, headSize: Dp, scale: 1 / Math.sqrt(D) });
+  if (window === undefined) {
+    ctx = groupedAttention(g, { q: qFlat, k: 'new_k', v: 'new_v', pastK, pastV, mask }, { numHeads: NH, kvHeads: KV, headSize: Dp, scale: 1 / Math.sqrt(D) });
   } else {
     // A sliding window (Mistral) keeps onnxruntime's GroupQueryAttention, which applies it; the
     // reference keeps the last `window` keys (the query's own included).
-    const gqaAttrs: Record<string, number | { f: number }> = { num_heads: NH, kv_num_heads: KV, scale: { f: 1 / Math.sqrt(D) }, local_window_size: config.slidingWindow - 1 };
+    const gqaAttrs: Record<string, number | { f: number }> = { num_heads: NH, kv_num_heads: KV, scale: { f: 1 / Math.sqrt(D) }, local_window_size: window - 1 };
     // present_k/present_v are graph outputs so that a decode step can bind them to the past_k/past_v
     // buffers: onnxruntime's CPU attention then appends the new keys in place instead of clearing and
     // refilling a fresh present buffer of the whole capacity on every call (routeExecutor.ts).
@@ -178,7 +191,7 @@ export function buildBlockGraph({ config, index, weights: w, read, data, variant
   g.output('hidden_out', FLOAT, ['batch', 'seq', H]);
   g.output('new_k', FLOAT, ['batch', 'seq', KV * Dp]);
   g.output('new_v', FLOAT, ['batch', 'seq', KV * Dp]);
-  if (config.slidingWindow !== undefined) {
+  if (window !== undefined) {
     g.output('present_k', FLOAT, ['batch', KV, 'present', Dp]);
     g.output('present_v', FLOAT, ['batch', KV, 'present', Dp]);
   }

@@ -20,6 +20,7 @@ import type { EmbeddingTable } from './embeddingTable';
 import { cacheHeadSize } from './blockGraph';
 import { KvBuffer, KvCache, type KvStats, append, bufferFor, capacityFor } from './kvCache';
 import { NonFiniteActivations, firstNonFinite, nonFiniteName } from './nonFiniteActivations';
+import { MaskCache, type MaskRow } from './attentionMask';
 
 /** One sequence: its route, silenced MLPs, tokens seen so far and its caches. */
 export class SequenceSlot {
@@ -146,6 +147,7 @@ class PrefixStates {
 
 export class RouteExecutor {
   readonly stats: ExecutorStats = { blockCalls: 0, blockRows: 0, sharedPrefixRows: 0, kvGathers: 0, kvGatheredBytes: 0, kvRowMoves: 0, kvIdleRows: 0 };
+  private readonly masks = new MaskCache();
 
   constructor(private readonly parts: ExecutorParts) {}
 
@@ -279,6 +281,10 @@ export class RouteExecutor {
     const n = past.rows;
 
     const half = D / 2;
+    const session = this.parts.blocks[block];
+    const readsMask = session.inputNames.includes('attn_mask');
+    // Idle rows attend their first new slot only: never read, but never a softmax over nothing.
+    const maskRows: MaskRow[] = Array.from({ length: n }, () => ({ past: 0, fresh: 1 }));
     const seqlens = new Int32Array(n);
     const gate = new Float32Array(n).fill(1);
     const hidden = new Float32Array(n * S * H);
@@ -287,6 +293,7 @@ export class RouteExecutor {
     members.forEach(({ row }, j) => {
       const r = rowOf[j];
       seqlens[r] = row.seq.length + row.count - 1;
+      maskRows[r] = { past: prompt ? 0 : row.seq.length, fresh: row.count };
       if (row.seq.silenced.has(block)) gate[r] = 0;
       hidden.set(row.hidden, r * S * H);
       cos.set(row.cos, r * S * half);
@@ -299,16 +306,19 @@ export class RouteExecutor {
       sin: new ort.Tensor('float32', sin, [n, S, 1, half]),
       past_k: new ort.Tensor('float32', past.k, kvDims),
       past_v: new ort.Tensor('float32', past.v, kvDims),
-      seqlens_k: new ort.Tensor('int32', seqlens, [n]),
-      total_len: new ort.Tensor('int32', Int32Array.from([total]), []),
       mlp_gate: new ort.Tensor('float32', gate, [n, 1, 1]),
     };
+    if (readsMask) {
+      feeds.attn_mask = new ort.Tensor('float32', this.masks.get(maskRows, S, past.capacity), [n, 1, 1, S, past.capacity + S]);
+    } else {
+      feeds.seqlens_k = new ort.Tensor('int32', seqlens, [n]);
+      feeds.total_len = new ort.Tensor('int32', Int32Array.from([total]), []);
+    }
     // A sliding-window model's decode step binds GroupQueryAttention's present outputs to the past
     // buffers themselves, so it writes the new keys and values into the cache in place (measured on
     // the demo model: a call's attention cost grew with the cache's capacity, 0.2 ms at 32 slots vs
     // 5 ms at 256, when it cleared and refilled a fresh present buffer each call). Our own
     // attention (attentionGraph.ts) has no present outputs. A prompt's past is a placeholder.
-    const session = this.parts.blocks[block];
     const writesInPlace = !prompt && session.outputNames.includes('present_k');
     const out = !writesInPlace
       ? await session.run(feeds, ['hidden_out', 'new_k', 'new_v'])
