@@ -1,6 +1,7 @@
-// Builds the three bundles of Reach Audit:
+// Builds the bundles of Reach Audit:
 //   dist/extension.js  the VS Code extension (Node, CommonJS; vscode is provided by VS Code)
 //   dist/cli.js        the reach-audit command, also the engine child process (Node, executable)
+//   dist/tokenChoiceWorker.js  the engine's worker thread that chooses half of a step's tokens
 //   dist/webview/      the panel UI (browser, IIFE) from webview/src/main.ts, and the Tables page
 //                      from webview/src/tables/main.ts
 // Usage: node esbuild.js [--production] [--watch]
@@ -80,6 +81,16 @@ const builds = [
     target: 'node20',
     external: nodeExternals,
     plugins: [reportProblems('cli'), executable(path.join(root, 'dist/cli.js'))],
+  },
+  {
+    ...common,
+    // The engine's token-choice worker thread (tokenChoicePool.ts loads it from beside the bundle).
+    entryPoints: ['src/engine/tokenChoiceWorker.ts'],
+    outfile: 'dist/tokenChoiceWorker.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    plugins: [reportProblems('token-choice worker')],
   },
 ];
 

@@ -24,7 +24,9 @@
 import { InputError } from './errors';
 import { checkRoute, checkSilenced, checkTokenIds } from './routeValidation';
 import { type RouteExecutor, SequenceSlot } from './routeExecutor';
-import { Xoshiro128, chooseToken, logProbOf } from './sampling';
+import { type TokenChoice, Xoshiro128 } from './sampling';
+import type { TokenChoicePool } from './tokenChoicePool';
+import { type ChoiceRow, chooseRows } from './tokenChoiceRows';
 import { StopDetector } from './stopDetector';
 import type { FinishReason, Generation, GenerationRequest } from './types';
 
@@ -36,6 +38,8 @@ export interface GenerationContext {
   decode(ids: readonly number[]): string;
   /** Most sequences in one decode step (read at every step, so it can be changed between calls). */
   maxBatch(): number;
+  /** Where a decode step's tokens are chosen (on two threads when the model has two cores). */
+  choices: TokenChoicePool;
   /** Called after every step with its wall time; used by the bench and the audit's tokens/s. */
   onStep?: (step: StepTiming) => void;
 }
@@ -116,6 +120,12 @@ interface PromptGroup {
   /** The prefilled prompt, kept until the last member has forked it. */
   prefix: SequenceSlot | null;
   logits: Float32Array | null;
+}
+
+/** How `r`'s next token is chosen: its decoding, and its PRNG's draw for this token when sampled. */
+function choiceRow(r: Running): ChoiceRow {
+  const { temperature, topP } = r.c.request.decoding;
+  return { decoding: { temperature, topP }, u: r.rng ? r.rng.nextFloat() : null };
 }
 
 /** Lets callers whose generations just finished submit their next requests before admission. */
@@ -232,8 +242,8 @@ export class GenerationScheduler {
         const started = performance.now();
         const logits = await this.ctx.executor.step(batch.map((r) => r.slot as SequenceSlot), batch.map((r) => [r.tokens[r.tokens.length - 1]]));
         this.ctx.onStep?.({ step: this.steps++, prefill: false, batch: batch.length, tokens: 1, ms: performance.now() - started });
-        const V = this.ctx.vocabSize;
-        batch.forEach((r, j) => this.take(r, logits.subarray(j * V, (j + 1) * V)));
+        const choices = await this.ctx.choices.choose(logits, this.ctx.vocabSize, batch.map((r) => choiceRow(r)));
+        batch.forEach((r, j) => this.accept(r, choices[j]));
         this.active = this.active.filter((r) => r.finish === null);
         await yieldToCallers();
       }
@@ -326,17 +336,21 @@ export class GenerationScheduler {
     return ahead;
   }
 
-  /** Chooses the next token of `r` from its logits and finishes it when it is done. */
+  /** Chooses the next token of `r` from its logits (one row) and finishes it when it is done. */
   private take(r: Running, row: Float32Array): void {
+    this.accept(r, chooseRows(row, this.ctx.vocabSize, [choiceRow(r)])[0]);
+  }
+
+  /** Appends the chosen token to `r` and finishes it when it is done. */
+  private accept(r: Running, { token, logprob }: TokenChoice): void {
     if (r.call.settled) {
       r.finish = 'length'; // cancelled: leaves without a result
       r.slot?.release();
       r.slot = null;
       return;
     }
-    const token = chooseToken(row, r.c.request.decoding, r.rng);
     r.tokens.push(token);
-    r.logprobs.push(logProbOf(row, token));
+    r.logprobs.push(logprob);
     if (r.stop) {
       const cut = r.stop.push(r.tokens);
       if (cut !== null) {

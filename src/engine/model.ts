@@ -18,6 +18,7 @@ import { checkRoute, checkSilenced, checkTokenIds } from './routeValidation';
 import { checkContextLength, type ModelContext } from './contextLength';
 import { DEFAULT_MAX_BATCH, type ChatMessage, type GenerateOptions, type Generation, type GenerationRequest, type PromptSource, type Route, type TextGenerator } from './types';
 import { NonFiniteActivations } from './nonFiniteActivations';
+import { TokenChoicePool } from './tokenChoicePool';
 
 export interface LoadOptions {
   /** Graph cache folder; default REACH_AUDIT_CACHE or ~/.cache/reach-audit/graphs. */
@@ -72,10 +73,12 @@ export class Model implements TextGenerator {
     /** Where the graphs live and whether this load built them. */
     readonly graphs: CachedGraphs,
     maxBatch: number,
+    private readonly choices: TokenChoicePool,
   ) {
     this.numBlocks = config.numBlocks;
     this.maxBatch = maxBatch;
     this.scheduler = new GenerationScheduler({
+      choices,
       executor,
       numBlocks: config.numBlocks,
       vocabSize: config.vocabSize,
@@ -150,7 +153,7 @@ export class Model implements TextGenerator {
       head: sessions[config.numBlocks],
       invFreq: ropeInverseFrequencies(config),
     });
-    return new Model(modelDir, config, tokenizer, executor, embedding, sessions, graphs, options.maxBatch ?? DEFAULT_MAX_BATCH);
+    return new Model(modelDir, config, tokenizer, executor, embedding, sessions, graphs, options.maxBatch ?? DEFAULT_MAX_BATCH, new TokenChoicePool(threads));
   }
 
   /** How the projection weights are stored and multiplied. */
@@ -239,6 +242,7 @@ export class Model implements TextGenerator {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    this.choices.dispose();
     this.embedding.close();
     await Promise.all(this.sessions.map((s) => s.release()));
   }
