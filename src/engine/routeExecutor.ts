@@ -283,16 +283,15 @@ export class RouteExecutor {
     const half = D / 2;
     const session = this.parts.blocks[block];
     const readsMask = session.inputNames.includes('attn_mask');
-    // Idle rows attend their first new slot only: never read, but never a softmax over nothing.
+    // What each row attends to. Idle rows attend their first new slot only: never read, but never
+    // a softmax over nothing.
     const maskRows: MaskRow[] = Array.from({ length: n }, () => ({ past: 0, fresh: 1 }));
-    const seqlens = new Int32Array(n);
     const gate = new Float32Array(n).fill(1);
     const hidden = new Float32Array(n * S * H);
     const cos = new Float32Array(n * S * half);
     const sin = new Float32Array(n * S * half);
     members.forEach(({ row }, j) => {
       const r = rowOf[j];
-      seqlens[r] = row.seq.length + row.count - 1;
       maskRows[r] = { past: prompt ? 0 : row.seq.length, fresh: row.count };
       if (row.seq.silenced.has(block)) gate[r] = 0;
       hidden.set(row.hidden, r * S * H);
@@ -311,7 +310,8 @@ export class RouteExecutor {
     if (readsMask) {
       feeds.attn_mask = new ort.Tensor('float32', this.masks.get(maskRows, S, past.capacity), [n, 1, 1, S, past.capacity + S]);
     } else {
-      feeds.seqlens_k = new ort.Tensor('int32', seqlens, [n]);
+      // GroupQueryAttention's form of the same lengths: past + new - 1 per row.
+      feeds.seqlens_k = new ort.Tensor('int32', Int32Array.from(maskRows, (m) => m.past + m.fresh - 1), [n]);
       feeds.total_len = new ort.Tensor('int32', Int32Array.from([total]), []);
     }
     // A sliding-window model's decode step binds GroupQueryAttention's present outputs to the past
