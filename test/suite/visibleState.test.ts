@@ -62,7 +62,10 @@ suite('What the user sees: cancel, export, table, gutter, welcome', function () 
   let model: string;
   let data: string;
   let cancelledRun: string;
-  const N = 60;
+  // Long enough that the cancel lands mid-run on a fast machine: the test looks at the panel between
+  // the first record and the cancel (about 0.2 s a question here; 60 questions of 4 tokens once
+  // finished before the cancel did).
+  const N = 200;
   const idOf = (i: number) => `gsm8k-long-benchmark-name-${String(i).padStart(4, '0')}`;
 
   suiteSetup(async () => {
@@ -81,7 +84,7 @@ suite('What the user sees: cancel, export, table, gutter, welcome', function () 
 
   test('a run cancelled while the panel fills keeps the questions finished before the cancel; Export offers what is finished', async () => {
     const options = {
-      model, data, probes: ['sample:8', 'routes:8', 'search:8'], repair: true, maxNewTokens: 4, batch: 1, threads: 1,
+      model, data, probes: ['sample:8', 'routes:8', 'search:8'], repair: true, maxNewTokens: 32, batch: 1, threads: 1,
       cacheDir: path.join(root, 'cache'), name: 'visible-cancel',
     };
     let started: string | undefined;
