@@ -164,9 +164,10 @@ export function buildBlockGraph({ config, index, weights: w, read, data, variant
   if (window === undefined) {
     ctx = groupedAttention(g, { q: qFlat, k: 'new_k', v: 'new_v', pastK, pastV, mask }, { numHeads: NH, kvHeads: KV, headSize: Dp, scale: 1 / Math.sqrt(D) });
   } else {
-    // A sliding window (Mistral) keeps onnxruntime's GroupQueryAttention, which applies it; the
-    // reference keeps the last `window` keys (the query's own included).
-    const gqaAttrs: Record<string, number | { f: number }> = { num_heads: NH, kv_num_heads: KV, scale: { f: 1 / Math.sqrt(D) }, local_window_size: window - 1 };
+    // A sliding window (Mistral) keeps onnxruntime's GroupQueryAttention, which applies it. Both
+    // transformers' `sliding_window` and onnxruntime's `local_window_size` count the keys a query
+    // sees, its own included (measured against the float64 reference: window − 1 sees one too few).
+    const gqaAttrs: Record<string, number | { f: number }> = { num_heads: NH, kv_num_heads: KV, scale: { f: 1 / Math.sqrt(D) }, local_window_size: window };
     // present_k/present_v are graph outputs so that a decode step can bind them to the past_k/past_v
     // buffers: onnxruntime's CPU attention then appends the new keys in place instead of clearing and
     // refilling a fresh present buffer of the whole capacity on every call (routeExecutor.ts).

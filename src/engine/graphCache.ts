@@ -18,7 +18,7 @@ import { describeHolder, FolderLockedError, lockFolder, type FolderLock } from '
 import { createFolder } from './folderCreation';
 
 /** Bump when the graphs or their file layout change: old cache folders are then ignored. */
-export const ENGINE_VERSION = 'reach-audit-engine-7';
+export const ENGINE_VERSION = 'reach-audit-engine-8';
 
 const MANIFEST = 'manifest.json';
 

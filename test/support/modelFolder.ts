@@ -39,6 +39,8 @@ export interface RandomModelSpec {
   ropeTheta?: number;
   /** Llama-3 style (rope_type 'llama3'). */
   ropeScaling?: RopeScalingSpec;
+  /** Mistral only: `sliding_window` (default null, none). */
+  slidingWindow?: number;
   seed: number;
 }
 
@@ -85,6 +87,24 @@ export const SMALL_SPECS: Record<string, RandomModelSpec> = {
     tieWordEmbeddings: false,
     ropeTheta: 10000,
     seed: 22,
+  },
+  /**
+   * Mistral with a sliding window of 4 positions (onnxruntime's GroupQueryAttention path): every
+   * test prompt and generation runs past the window. GQA 4/2, F32.
+   */
+  mistralWindow: {
+    architecture: 'MistralForCausalLM',
+    dtype: 'F32',
+    numBlocks: 3,
+    hiddenSize: 32,
+    numHeads: 4,
+    numKvHeads: 2,
+    intermediateSize: 80,
+    vocabSize: 290,
+    tieWordEmbeddings: false,
+    ropeTheta: 10000,
+    slidingWindow: 4,
+    seed: 44,
   },
   /** Qwen2: q/k/v bias, tied embeddings, BF16, GQA 4/2. */
   qwen2: {
@@ -174,7 +194,7 @@ export function modelConfigJson(spec: RandomModelSpec, bosId: number | null, eos
     config.attention_bias = false;
     config.mlp_bias = spec.architecture === 'LlamaForCausalLM' ? false : undefined;
   }
-  if (spec.architecture === 'MistralForCausalLM') config.sliding_window = null;
+  if (spec.architecture === 'MistralForCausalLM') config.sliding_window = spec.slidingWindow ?? null;
   if (spec.architecture === 'Qwen2ForCausalLM' || spec.architecture === 'Qwen3ForCausalLM') {
     config.use_sliding_window = false;
     config.sliding_window = null;

@@ -34,6 +34,8 @@ export interface ReferenceConfig {
   ropeScaling: LlamaRopeScaling | null;
   vocabSize: number;
   tieWordEmbeddings: boolean;
+  /** Mistral: attention sees the last `slidingWindow` positions only. */
+  slidingWindow?: number;
 }
 
 export interface RouteOptions {
@@ -91,28 +93,30 @@ export function applyRope(v: Float64Array, position: number, invFreq: Float64Arr
 
 /**
  * Causal softmax attention of one head: q[t], k[t], v[t] per position; output[t] =
- * sum_{j<=t} softmax_j(q[t].k[j] / sqrt(d)) v[j].
+ * sum_{j<=t} softmax_j(q[t].k[j] / sqrt(d)) v[j]. With a sliding window w (Mistral), only the
+ * last w keys take part: t - w < j <= t (as transformers masks j <= t - w).
  */
-export function causalAttention(q: Float64Array[], k: Float64Array[], v: Float64Array[]): Float64Array[] {
+export function causalAttention(q: Float64Array[], k: Float64Array[], v: Float64Array[], window = Infinity): Float64Array[] {
   const d = q[0].length;
   const scale = 1 / Math.sqrt(d);
   const out: Float64Array[] = [];
   for (let t = 0; t < q.length; t++) {
-    const scores = new Float64Array(t + 1);
+    const first = Math.max(0, t - window + 1);
+    const scores = new Float64Array(t + 1).fill(-Infinity);
     let max = -Infinity;
-    for (let j = 0; j <= t; j++) {
+    for (let j = first; j <= t; j++) {
       let s = 0;
       for (let i = 0; i < d; i++) s += q[t][i] * k[j][i];
       scores[j] = s * scale;
       if (scores[j] > max) max = scores[j];
     }
     let sum = 0;
-    for (let j = 0; j <= t; j++) {
+    for (let j = first; j <= t; j++) {
       scores[j] = Math.exp(scores[j] - max);
       sum += scores[j];
     }
     const o = new Float64Array(v[0].length);
-    for (let j = 0; j <= t; j++) {
+    for (let j = first; j <= t; j++) {
       const p = scores[j] / sum;
       for (let i = 0; i < o.length; i++) o[i] += p * v[j][i];
     }
@@ -176,6 +180,7 @@ export function parseReferenceConfig(config: Record<string, unknown>): Reference
     ropeScaling,
     vocabSize: num(config, 'vocab_size'),
     tieWordEmbeddings: config.tie_word_embeddings === true,
+    ...(architecture === 'MistralForCausalLM' && typeof config.sliding_window === 'number' ? { slidingWindow: config.sliding_window } : {}),
   };
 }
 
@@ -250,7 +255,7 @@ export class ReferenceModel {
     const heads: Float64Array[][] = [];
     for (let a = 0; a < c.numHeads; a++) {
       const kv = Math.floor(a / group);
-      heads.push(causalAttention(qs[a], ks[kv], vs[kv]));
+      heads.push(causalAttention(qs[a], ks[kv], vs[kv], c.slidingWindow ?? Infinity));
     }
     const out: Float64Array[] = [];
     for (let t = 0; t < T; t++) {

@@ -22,7 +22,7 @@ function logSoftmax(v: Float64Array, i: number): number {
 
 const greedy = { temperature: 0, topP: 1, seed: 0 };
 
-for (const name of ['llama', 'qwen3', 'qwen2', 'mistral']) {
+for (const name of ['llama', 'qwen3', 'qwen2', 'mistral', 'mistralWindow']) {
   const spec = SMALL_SPECS[name];
   describe(`generation: ${name}`, () => {
     let f: Fixture;

@@ -209,6 +209,20 @@ test('skipping any block or silencing any MLP changes last-position logits clear
   }
 });
 
+test('sliding window: a window as long as the prompt changes nothing; a shorter one changes the last logits', () => {
+  const spec = SMALL_SPECS.mistralWindow;
+  const windowed = ReferenceModel.load(folder(spec));
+  const ids = ids40.slice(0, 12);
+  const full = ReferenceModel.load(folder({ ...spec, slidingWindow: undefined }));
+  const long = ReferenceModel.load(folder({ ...spec, slidingWindow: ids.length }));
+  assert.equal(windowed.config.slidingWindow, 4);
+  assert.equal(full.config.slidingWindow, undefined);
+  assert.ok(maxRelativeDifference(long.lastLogits(ids), full.lastLogits(ids)) < 1e-12);
+  assert.ok(maxRelativeDifference(windowed.lastLogits(ids), full.lastLogits(ids)) > 1e-2);
+  // Within the window the model is the unwindowed one: prompts of up to 4 tokens agree.
+  assert.ok(maxRelativeDifference(windowed.lastLogits(ids.slice(0, 4)), full.lastLogits(ids.slice(0, 4))) < 1e-12);
+});
+
 test('BF16 and F16 files give logits close to the F32 file of the same spec', () => {
   const spec: RandomModelSpec = { ...SMALL_SPECS.llama, dtype: 'F32' };
   const f32 = ReferenceModel.load(folder(spec)).lastLogits(ids40);
