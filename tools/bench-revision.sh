@@ -3,7 +3,7 @@
 # alternating which goes first each round, so a speed-up is measured against the code it replaced
 # on the same machine in the same session (these machines differ by up to 2x, and drift).
 #
-#   tools/bench-revision.sh REV [--rounds N] [--no-warm-up] [--demo | -- AUDIT ARGS...]
+#   tools/bench-revision.sh REV [--rounds N] [--no-warm-up] [--time-limit S] [--demo | -- AUDIT ARGS...]
 #
 # --demo times `npm run demo`'s compare (the bundled demo pair, 300 questions). Otherwise the audit
 # is `reach-audit audit` with AUDIT ARGS (default: the random Qwen2.5-0.5B-shaped model written by
@@ -14,6 +14,9 @@
 # processes share the machine). REV is checked out once into <tmp>/reach-audit-rev-REV
 # (npm ci + build); the graph cache is shared, and warmed by an untimed first audit of each
 # (--no-warm-up when both revisions' graphs for the model are already cached).
+# --time-limit S stops a run after S seconds as Ctrl-C would (the audit keeps its finished
+# questions); the run is reported as stopped with what it finished, the other revision is still
+# timed, and a ratio involving a stopped run is printed as a bound (>= or <=).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 rev=${1:?usage: tools/bench-revision.sh REV [--rounds N] [--demo | -- AUDIT ARGS...]}
@@ -21,12 +24,14 @@ shift
 rounds=3
 mode=audit
 warm=yes
+limit=
 args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds=$2; shift 2 ;;
     --demo) mode=demo; shift ;;
     --no-warm-up) warm=no; shift ;;
+    --time-limit) limit=$2; shift 2 ;;
     --) shift; args=("$@"); break ;;
     *) echo "bench-revision: unknown option $1" >&2; exit 2 ;;
   esac
@@ -51,22 +56,29 @@ fi
 # Run folders and logs are kept (the runs' numbers are part of the comparison).
 work=$(mktemp -d "${TMPDIR:-/tmp}/reach-audit-bench-revision-XXXXXX")
 
-# One timed run: prints "wall-seconds cpu-seconds tokens".
+# One timed run: prints "wall-seconds cpu-seconds tokens done|stopped".
 run_one() {
   local dir=$1 label=$2
   local out="$work/$label"
   rm -rf "$out"
   local timing="$work/$label.time"
+  local stop=()
+  # Inside time(1), which ignores SIGINT itself while it waits.
+  [ -n "$limit" ] && stop=(timeout --signal=INT --kill-after=120 "$limit")
+  local status=0
   if [ "$mode" = demo ]; then
-    (cd "$dir" && /usr/bin/time -f '%e %U %S' -o "$timing" node dist/cli.js compare --base-model media/demo/base --tuned-model media/demo/tuned \
+    (cd "$dir" && /usr/bin/time -f '%e %U %S' -o "$timing" "${stop[@]}" node dist/cli.js compare --base-model media/demo/base --tuned-model media/demo/tuned \
       --data media/demo/data/arith-test.jsonl --probe sample:16 --probe routes:16 --probe search:16 \
       --select majority,confidence,global-route --global-routes 8 --repair --max-new-tokens 64 \
-      --out "$out" >"$work/$label.log" 2>&1)
+      --out "$out" >"$work/$label.log" 2>&1) || status=$?
   else
-    (cd "$dir" && /usr/bin/time -f '%e %U %S' -o "$timing" node dist/cli.js audit "${args[@]}" --out "$out" >"$work/$label.log" 2>&1)
+    (cd "$dir" && /usr/bin/time -f '%e %U %S' -o "$timing" "${stop[@]}" node dist/cli.js audit "${args[@]}" --out "$out" >"$work/$label.log" 2>&1) || status=$?
   fi
+  # A stopped or failed run still reports its time and what it finished.
+  local how=done
+  [ "$status" = 0 ] || how=stopped
   local tokens
-  tokens=$(find "$out" -name records.jsonl -exec cat {} + | node -e '
+  tokens=$( (find "$out" -name records.jsonl -exec cat {} + 2>/dev/null || true) | node -e '
     let n = 0;
     for (const line of require("fs").readFileSync(0, "utf8").split("\n")) {
       if (!line.trim()) continue;
@@ -75,8 +87,15 @@ run_one() {
       for (const c of costs) n += c?.tokens ?? 0;
     }
     console.log(n);')
-  read -r wall user sys <"$timing"
-  echo "$wall $(echo "$user + $sys" | bc) $tokens"
+  local wall user sys
+  if [ -s "$timing" ]; then
+    # time(1) puts "Command exited with non-zero status N" before the figures of a failed run.
+    read -r wall user sys < <(tail -n 1 "$timing")
+  else
+    # Killed before time(1) could write (the --kill-after grace ran out): the limit is the wall time.
+    wall=$limit user=0 sys=0
+  fi
+  echo "$wall $(echo "$user + $sys" | bc) $tokens $how"
 }
 
 echo "revision $sha ($old) vs this checkout ($(git -C "$here" rev-parse --short HEAD)$(git -C "$here" diff --quiet || echo ', modified'))"
@@ -92,9 +111,11 @@ for round in $(seq 1 "$rounds"); do
   if [ $((round % 2)) = 1 ]; then order="old new"; else order="new old"; fi
   for which in $order; do
     dir=$old; [ "$which" = new ] && dir=$here
-    read -r seconds cpu tokens < <(run_one "$dir" "$which-$round")
-    echo "round $round $which ${seconds} s wall, ${cpu} s CPU, $tokens tokens (load $(cut -d' ' -f1 /proc/loadavg))"
-    echo "$round $which $seconds $tokens $cpu" >>"$results"
+    read -r seconds cpu tokens how < <(run_one "$dir" "$which-$round")
+    note=""
+    [ "$how" = stopped ] && note=", STOPPED before the end (see $work/$which-$round.log)"
+    echo "round $round $which ${seconds} s wall, ${cpu} s CPU, $tokens tokens$note (load $(cut -d' ' -f1 /proc/loadavg))"
+    echo "$round $which $seconds $tokens $cpu $how" >>"$results"
   done
 done
 node -e '
@@ -103,10 +124,16 @@ node -e '
   const of = (w) => rows.filter((r) => r[1] === w);
   for (const w of ["old", "new"]) {
     const xs = of(w);
-    console.log(`${w}: median ${median(xs.map((r) => +r[2])).toFixed(1)} s wall, ${median(xs.map((r) => +r[4])).toFixed(1)} s CPU, ${median(xs.map((r) => r[3] / r[2])).toFixed(1)} tokens/s (wall ${xs.map((r) => (+r[2]).toFixed(1)).join(" ")} s; tokens ${[...new Set(xs.map((r) => r[3]))].join(",")})`);
+    const stopped = xs.filter((r) => r[5] === "stopped").length;
+    console.log(`${w}: median ${median(xs.map((r) => +r[2])).toFixed(1)} s wall, ${median(xs.map((r) => +r[4])).toFixed(1)} s CPU, ${median(xs.map((r) => r[3] / r[2])).toFixed(1)} tokens/s (wall ${xs.map((r) => (+r[2]).toFixed(1)).join(" ")} s; tokens ${[...new Set(xs.map((r) => r[3]))].join(",")})${stopped ? `; ${stopped} of ${xs.length} runs stopped before the end` : ""}`);
   }
+  // A stopped old run took at least its seconds (the ratio is a lower bound); a stopped new run, an upper one.
+  const bound = (o, n) => (o[5] === "stopped" && n[5] === "stopped" ? "?" : o[5] === "stopped" ? ">=" : n[5] === "stopped" ? "<=" : "");
   for (const [what, col] of [["wall", 2], ["CPU", 4]]) {
-    const ratios = of("old").map((r) => +r[col] / +of("new").find((s) => s[0] === r[0])[col]);
-    console.log(`speed-up, ${what} (old seconds / new seconds): median ${median(ratios).toFixed(2)}x, per round ${ratios.map((x) => x.toFixed(2)).join(" ")}`);
+    const pairs = of("old").map((r) => [r, of("new").find((s) => s[0] === r[0])]);
+    const ratios = pairs.map(([o, n]) => +o[col] / +n[col]);
+    const marks = pairs.map(([o, n]) => bound(o, n));
+    const all = marks.every((m) => m === marks[0]) ? marks[0] : "mixed ";
+    console.log(`speed-up, ${what} (old seconds / new seconds): median ${all}${median(ratios).toFixed(2)}x, per round ${ratios.map((x, i) => marks[i] + x.toFixed(2)).join(" ")}`);
   }
 ' "$results"
