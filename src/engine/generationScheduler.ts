@@ -26,7 +26,7 @@ import { checkRoute, checkSilenced, checkTokenIds } from './routeValidation';
 import { type RouteExecutor, SequenceSlot } from './routeExecutor';
 import { type TokenChoice, Xoshiro128 } from './sampling';
 import type { TokenChoicePool } from './tokenChoicePool';
-import { type ChoiceRow, chooseRows } from './tokenChoiceRows';
+import type { ChoiceRow } from './tokenChoiceRows';
 import { StopDetector } from './stopDetector';
 import type { FinishReason, Generation, GenerationRequest } from './types';
 
@@ -296,15 +296,23 @@ export class GenerationScheduler {
         g.logits = logits.slice(j * V, (j + 1) * V);
       });
     }
-    this.admitting = [];
-    for (const { r, g, last } of admitted) {
-      if (r.call.settled) continue; // cancelled while its prompt was prefilled
+    const taking = admitted.filter(({ r }) => !r.call.settled); // the others were cancelled while their prompt was prefilled
+    const V = this.ctx.vocabSize;
+    const firstLogits = new Float32Array(taking.length * V);
+    taking.forEach(({ r, g, last }, j) => {
       const prefix = g.prefix as SequenceSlot;
       // The last member takes the prefill itself; the others fork it.
       r.slot = last ? prefix : prefix.fork();
-      this.take(r, g.logits as Float32Array);
+      firstLogits.set(g.logits as Float32Array, j * V);
+    });
+    // First tokens are chosen like a decode step's (on both threads): the 16 samples of a question
+    // are admitted together. Until chosen they stay in `admitting`, so a failure fails their calls.
+    const choices = await this.ctx.choices.choose(firstLogits, V, taking.map(({ r }) => choiceRow(r)));
+    this.admitting = [];
+    taking.forEach(({ r }, j) => {
+      this.accept(r, choices[j]);
       if (r.finish === null) this.active.push(r);
-    }
+    });
     for (const { g, last } of admitted) {
       if (!last) continue;
       g.prefix = null;
@@ -334,11 +342,6 @@ export class GenerationScheduler {
       room--;
     }
     return ahead;
-  }
-
-  /** Chooses the next token of `r` from its logits (one row) and finishes it when it is done. */
-  private take(r: Running, row: Float32Array): void {
-    this.accept(r, chooseRows(row, this.ctx.vocabSize, [choiceRow(r)])[0]);
   }
 
   /** Appends the chosen token to `r` and finishes it when it is done. */
