@@ -16,7 +16,8 @@
 # (--no-warm-up when both revisions' graphs for the model are already cached).
 # --time-limit S stops a run after S seconds as Ctrl-C would (the audit keeps its finished
 # questions); the run is reported as stopped with what it finished, the other revision is still
-# timed, and a ratio involving a stopped run is printed as a bound (>= or <=).
+# timed, and a ratio involving a stopped run is printed as a bound (>= or <=). A run that fails
+# on its own is reported as failed, and its ratios as unknown (?).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 rev=${1:?usage: tools/bench-revision.sh REV [--rounds N] [--demo | -- AUDIT ARGS...]}
@@ -56,7 +57,7 @@ fi
 # Run folders and logs are kept (the runs' numbers are part of the comparison).
 work=$(mktemp -d "${TMPDIR:-/tmp}/reach-audit-bench-revision-XXXXXX")
 
-# One timed run: prints "wall-seconds cpu-seconds tokens done|stopped".
+# One timed run: prints "wall-seconds cpu-seconds tokens done|stopped|failed".
 run_one() {
   local dir=$1 label=$2
   local out="$work/$label"
@@ -74,9 +75,13 @@ run_one() {
   else
     (cd "$dir" && /usr/bin/time -f '%e %U %S' -o "$timing" "${stop[@]}" node dist/cli.js audit "${args[@]}" --out "$out" >"$work/$label.log" 2>&1) || status=$?
   fi
-  # A stopped or failed run still reports its time and what it finished.
+  # A stopped or failed run still reports its time and what it finished. timeout(1) exits 124
+  # (137 after the grace) when the limit stopped the run; any other failure is the run's own.
   local how=done
-  [ "$status" = 0 ] || how=stopped
+  if [ "$status" != 0 ]; then
+    how=failed
+    [ -n "$limit" ] && { [ "$status" = 124 ] || [ "$status" = 137 ]; } && how=stopped
+  fi
   local tokens
   tokens=$( (find "$out" -name records.jsonl -exec cat {} + 2>/dev/null || true) | node -e '
     let n = 0;
@@ -113,7 +118,8 @@ for round in $(seq 1 "$rounds"); do
     dir=$old; [ "$which" = new ] && dir=$here
     read -r seconds cpu tokens how < <(run_one "$dir" "$which-$round")
     note=""
-    [ "$how" = stopped ] && note=", STOPPED before the end (see $work/$which-$round.log)"
+    [ "$how" = stopped ] && note=", STOPPED by the time limit (see $work/$which-$round.log)"
+    [ "$how" = failed ] && note=", FAILED (see $work/$which-$round.log)"
     echo "round $round $which ${seconds} s wall, ${cpu} s CPU, $tokens tokens$note (load $(cut -d' ' -f1 /proc/loadavg))"
     echo "$round $which $seconds $tokens $cpu $how" >>"$results"
   done
@@ -124,11 +130,12 @@ node -e '
   const of = (w) => rows.filter((r) => r[1] === w);
   for (const w of ["old", "new"]) {
     const xs = of(w);
-    const stopped = xs.filter((r) => r[5] === "stopped").length;
-    console.log(`${w}: median ${median(xs.map((r) => +r[2])).toFixed(1)} s wall, ${median(xs.map((r) => +r[4])).toFixed(1)} s CPU, ${median(xs.map((r) => r[3] / r[2])).toFixed(1)} tokens/s (wall ${xs.map((r) => (+r[2]).toFixed(1)).join(" ")} s; tokens ${[...new Set(xs.map((r) => r[3]))].join(",")})${stopped ? `; ${stopped} of ${xs.length} runs stopped before the end` : ""}`);
+    const stopped = xs.filter((r) => r[5] !== "done").length;
+    console.log(`${w}: median ${median(xs.map((r) => +r[2])).toFixed(1)} s wall, ${median(xs.map((r) => +r[4])).toFixed(1)} s CPU, ${median(xs.map((r) => r[3] / r[2])).toFixed(1)} tokens/s (wall ${xs.map((r) => (+r[2]).toFixed(1)).join(" ")} s; tokens ${[...new Set(xs.map((r) => r[3]))].join(",")})${stopped ? `; ${stopped} of ${xs.length} runs stopped or failed before the end` : ""}`);
   }
-  // A stopped old run took at least its seconds (the ratio is a lower bound); a stopped new run, an upper one.
-  const bound = (o, n) => (o[5] === "stopped" && n[5] === "stopped" ? "?" : o[5] === "stopped" ? ">=" : n[5] === "stopped" ? "<=" : "");
+  // A stopped old run took at least its seconds (the ratio is a lower bound); a stopped new run, an
+  // upper one. A failed run bounds nothing.
+  const bound = (o, n) => (o[5] === "failed" || n[5] === "failed" || (o[5] === "stopped" && n[5] === "stopped") ? "?" : o[5] === "stopped" ? ">=" : n[5] === "stopped" ? "<=" : "");
   for (const [what, col] of [["wall", 2], ["CPU", 4]]) {
     const pairs = of("old").map((r) => [r, of("new").find((s) => s[0] === r[0])]);
     const ratios = pairs.map(([o, n]) => +o[col] / +n[col]);
