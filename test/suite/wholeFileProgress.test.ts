@@ -217,9 +217,11 @@ suite('A whole-file audit: the estimate with Cancel, live progress', function ()
     });
     let result: CommandResult;
     try {
-      // Budgets large enough that the first question takes many seconds: the click lands well before it.
+      // Budgets large enough that the first question takes a minute or more: the click lands well
+      // before it. (At 48 tokens the engine finished two questions of this tiny model within the
+      // second the click took; at 256 the first took 30 s on the CLI.)
       const running = vscode.commands.executeCommand<CommandResult>('reachAudit.runAudit', {
-        model, data, probes: ['sample:32', 'routes:32', 'search:32'], repair: false, maxNewTokens: 48, batch: N, threads: 1,
+        model, data, probes: ['sample:32', 'routes:32', 'search:32'], repair: false, maxNewTokens: 512, batch: N, threads: 1,
         cacheDir: path.join(root, 'cache'), name: 'progress-cancel',
       });
       await estimate;
