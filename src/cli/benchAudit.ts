@@ -56,6 +56,8 @@ export interface StepBreakdown {
   /** Prompt block rows run, and those taken from an identical row of the same call (shared prefix). */
   prefillBlockRows: number;
   sharedPrefixRows: number;
+  /** Prompt block rows taken from an earlier prefill of the same prompt (the prefix store). */
+  storedPrefixRows: number;
   decodeSteps: number;
   decodeSeconds: number;
   /** Sequences per decode step, on average. */
@@ -154,7 +156,7 @@ export async function benchAudit(model: Model, o: AuditBenchOptions): Promise<Au
   const restore = model.maxBatch;
   const runPath = async (path: 'staged' | 'scheduled'): Promise<{ seconds: number; records: QuestionRecord[]; breakdown: StepBreakdown }> => {
     const records: QuestionRecord[] = [];
-    const b: StepBreakdown = { prefillSteps: 0, prefillSeconds: 0, prefillBlockRows: 0, sharedPrefixRows: 0, decodeSteps: 0, decodeSeconds: 0, meanDecodeBatch: 0, blockCallsPerDecodeStep: 0, kvGathers: 0, kvGatheredMB: 0, kvRowMoves: 0, kvIdleRows: 0, otherSeconds: 0 };
+    const b: StepBreakdown = { prefillSteps: 0, prefillSeconds: 0, prefillBlockRows: 0, sharedPrefixRows: 0, storedPrefixRows: 0, decodeSteps: 0, decodeSeconds: 0, meanDecodeBatch: 0, blockCallsPerDecodeStep: 0, kvGathers: 0, kvGatheredMB: 0, kvRowMoves: 0, kvIdleRows: 0, otherSeconds: 0 };
     let decodeRows = 0;
     let decodeCalls = 0;
     const stats0 = { ...model.stats };
@@ -191,6 +193,7 @@ export async function benchAudit(model: Model, o: AuditBenchOptions): Promise<Au
     b.kvRowMoves = model.stats.kvRowMoves - stats0.kvRowMoves;
     b.kvIdleRows = model.stats.kvIdleRows - stats0.kvIdleRows;
     b.sharedPrefixRows = model.stats.sharedPrefixRows - stats0.sharedPrefixRows;
+    b.storedPrefixRows = model.stats.storedPrefixRows - stats0.storedPrefixRows;
     b.otherSeconds = seconds - b.prefillSeconds - b.decodeSeconds;
     return { seconds, records, breakdown: b };
   };
@@ -237,7 +240,7 @@ export async function benchAudit(model: Model, o: AuditBenchOptions): Promise<Au
 }
 
 function breakdownText(b: StepBreakdown): string {
-  return `prefill ${b.prefillSteps} steps ${b.prefillSeconds.toFixed(1)} s, ${b.prefillBlockRows} prompt block rows run and ${b.sharedPrefixRows} shared; decode ${b.decodeSteps} steps ${b.decodeSeconds.toFixed(1)} s, ${b.meanDecodeBatch.toFixed(1)} sequences and ${b.blockCallsPerDecodeStep.toFixed(1)} block calls per step; KV gathers ${b.kvGathers}, row moves ${b.kvRowMoves} (${b.kvGatheredMB.toFixed(0)} MB copied), idle rows ${b.kvIdleRows}; outside the engine ${b.otherSeconds.toFixed(1)} s`;
+  return `prefill ${b.prefillSteps} steps ${b.prefillSeconds.toFixed(1)} s, ${b.prefillBlockRows} prompt block rows run, ${b.sharedPrefixRows} shared in their call and ${b.storedPrefixRows} from the prefix store; decode ${b.decodeSteps} steps ${b.decodeSeconds.toFixed(1)} s, ${b.meanDecodeBatch.toFixed(1)} sequences and ${b.blockCallsPerDecodeStep.toFixed(1)} block calls per step; KV gathers ${b.kvGathers}, row moves ${b.kvRowMoves} (${b.kvGatheredMB.toFixed(0)} MB copied), idle rows ${b.kvIdleRows}; outside the engine ${b.otherSeconds.toFixed(1)} s`;
 }
 
 export function auditBenchText(f: AuditBenchFigures): string[] {

@@ -21,6 +21,7 @@ import { cacheHeadSize } from './blockGraph';
 import { KvBuffer, KvCache, type KvStats, append, bufferFor, capacityFor } from './kvCache';
 import { NonFiniteActivations, firstNonFinite, nonFiniteName } from './nonFiniteActivations';
 import { MaskCache, type MaskRow } from './attentionMask';
+import { type PrefixNode, PromptPrefixStore, stepKey } from './promptPrefixStore';
 
 /** One sequence: its route, silenced MLPs, tokens seen so far and its caches. */
 export class SequenceSlot {
@@ -72,6 +73,8 @@ export interface ExecutorParts {
   head: ort.InferenceSession;
   /** Rotary inverse frequencies (D/2 values), scaling already applied. */
   invFreq: Float64Array;
+  /** Bytes kept of earlier prefills for later prefills of the same prompt (promptPrefixStore.ts); 0: none. */
+  prefixStoreBytes: number;
 }
 
 /** Counters for the bench and the grouping measurements. */
@@ -80,6 +83,8 @@ export interface ExecutorStats extends KvStats {
   blockRows: number;
   /** Prompt rows that took a block's output from an identical row of the same call instead of running it. */
   sharedPrefixRows: number;
+  /** Prompt rows that took a block's output from an earlier prefill of the same prompt (the prefix store). */
+  storedPrefixRows: number;
 }
 
 /** Per-step inputs of one sequence, shared by every block call of the step. */
@@ -126,6 +131,11 @@ class PrefixStates {
     return n;
   }
 
+  /** Row `i` went through `block` without running it (its output came from the prefix store). */
+  skip(i: number, block: number, silenced: boolean): void {
+    this.state[i] = this.id(`${this.state[i]}|${block}${silenced ? 's' : ''}`);
+  }
+
   /** Moves `members` through `block`: which of them must run it, and which copy whose output. */
   advance(members: readonly number[], block: number, silenced: (i: number) => boolean): { run: number[]; copies: [number, number][] } {
     const first = new Map<number, number>();
@@ -146,10 +156,18 @@ class PrefixStates {
 }
 
 export class RouteExecutor {
-  readonly stats: ExecutorStats = { blockCalls: 0, blockRows: 0, sharedPrefixRows: 0, kvGathers: 0, kvGatheredBytes: 0, kvRowMoves: 0, kvIdleRows: 0 };
+  readonly stats: ExecutorStats = { blockCalls: 0, blockRows: 0, sharedPrefixRows: 0, storedPrefixRows: 0, kvGathers: 0, kvGatheredBytes: 0, kvRowMoves: 0, kvIdleRows: 0 };
   private readonly masks = new MaskCache();
+  private readonly store: PromptPrefixStore;
 
-  constructor(private readonly parts: ExecutorParts) {}
+  constructor(private readonly parts: ExecutorParts) {
+    this.store = new PromptPrefixStore(parts.prefixStoreBytes);
+  }
+
+  /** Bytes the prefix store holds now. */
+  get prefixStoreBytes(): number {
+    return this.store.usedBytes;
+  }
 
   /**
    * Feeds `tokens[i]` (one or more) to sequence i after its `length` tokens and returns the
@@ -211,6 +229,28 @@ export class RouteExecutor {
 
     const pointer = seqs.map(() => 0);
     const prefix = seqs[0].length === 0 ? new PrefixStates(tokens) : null;
+    // A prompt starts after the longest prefix of its route an earlier prefill of it stored, and
+    // stores what it computes beyond (node[i]: where row i is in its prompt's trie; null once the
+    // store has no room).
+    const keys = prefix ? tokens.map((t) => t.join(',')) : [];
+    const node: (PrefixNode | null)[] = seqs.map(() => null);
+    const storing = seqs.map(() => prefix !== null && this.store.budgetBytes > 0);
+    if (prefix && this.store.budgetBytes > 0) {
+      seqs.forEach((seq, i) => {
+        const steps = seq.route.map((b) => stepKey(b, seq.silenced.has(b)));
+        const path = this.store.lookup(keys[i], steps);
+        if (path.length === 0) return;
+        path.forEach((n, p) => {
+          seq.kv[p] = n.kv.fork();
+          prefix.skip(i, seq.route[p], seq.silenced.has(seq.route[p]));
+        });
+        const last = path[path.length - 1];
+        rows[i].hidden = last.hidden;
+        pointer[i] = path.length;
+        node[i] = last;
+        this.stats.storedPrefixRows += path.length;
+      });
+    }
     for (;;) {
       let block = Infinity;
       seqs.forEach((seq, i) => {
@@ -232,6 +272,20 @@ export class RouteExecutor {
         seqs[i].kv[pointer[i]] = (seqs[from].kv[pointer[from]] as KvCache).fork();
       }
       this.stats.sharedPrefixRows += copies.length;
+      if (prefix) {
+        for (const i of run) {
+          if (!storing[i]) continue;
+          const seq = seqs[i];
+          const stored = this.store.insert(keys[i], node[i], stepKey(block, seq.silenced.has(block)), rows[i].hidden.subarray(0, rows[i].count * H), seq.kv[pointer[i]] as KvCache);
+          node[i] = stored;
+          storing[i] = stored !== null;
+        }
+        // A copy is in the same state as the row it copied, so at the same node.
+        for (const [i, from] of copies) {
+          node[i] = node[from];
+          storing[i] = storing[from];
+        }
+      }
       for (const i of members) pointer[i]++;
     }
 

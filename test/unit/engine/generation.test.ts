@@ -269,24 +269,53 @@ describe('generation: one queue for concurrent calls', () => {
 
   // A question's deployment, its routes up to where each leaves the identity and a silenced MLP up
   // to its block compute the same numbers for the prompt: each such block runs once in the prefill.
-  it('prompts with the same tokens run their shared leading blocks once, bit for bit', async () => {
-    const prompt = promptIds(7, 50, V);
+  const sharing = (prompt: number[], other: number[]): GenerationRequest[] => {
     const identity = Array.from({ length: L }, (_, i) => i);
-    const requests: GenerationRequest[] = [
+    return [
       { promptIds: prompt, maxNewTokens: 4, decoding: greedy },
       { promptIds: prompt, route: [0, 1, 1, ...identity.slice(2)], maxNewTokens: 5, decoding: greedy },
       { promptIds: prompt, route: identity.slice(0, L - 1), maxNewTokens: 3, decoding: greedy },
       { promptIds: prompt, silencedMlp: [L - 1], maxNewTokens: 6, decoding: { temperature: 1, topP: 0.9, seed: 5 } },
-      { promptIds: promptIds(7, 51, V), maxNewTokens: 4, decoding: greedy },
+      { promptIds: other, maxNewTokens: 4, decoding: greedy },
     ];
-    const alone: Generation[] = [];
-    for (const r of requests) alone.push((await f.model.generate([r]))[0]);
-    const shared = f.model.stats.sharedPrefixRows;
-    const together = await f.model.generate(requests);
-    together.forEach((g, i) => assert.deepEqual(g, alone[i], `request ${i}`));
-    // Shared with the identity: blocks 0-1 of the repeating route, the first L - 1 blocks of the
-    // route without the last and of the silenced last MLP; the other prompt shares nothing.
-    assert.equal(f.model.stats.sharedPrefixRows - shared, 2 + (L - 1) + (L - 1));
+  };
+  // Shared with the identity: blocks 0-1 of the repeating route, the first L - 1 blocks of the
+  // route without the last and of the silenced last MLP; the other prompt shares nothing.
+  const SHARED_WITH_IDENTITY = 2 + (L - 1) + (L - 1);
+
+  it('prompts with the same tokens in one call run their shared leading blocks once, bit for bit', async () => {
+    const plain = await loadModel(f.written.dir, { cacheDir, threads: 1, prefixStoreBytes: 0 });
+    try {
+      const requests = sharing(promptIds(7, 50, V), promptIds(7, 51, V));
+      const alone: Generation[] = [];
+      for (const r of requests) alone.push((await plain.generate([r]))[0]);
+      assert.equal(plain.stats.sharedPrefixRows + plain.stats.storedPrefixRows, 0, 'one request at a time shares nothing without the store');
+      const together = await plain.generate(requests);
+      together.forEach((g, i) => assert.deepEqual(g, alone[i], `request ${i}`));
+      assert.equal(plain.stats.sharedPrefixRows, SHARED_WITH_IDENTITY);
+      assert.equal(plain.stats.storedPrefixRows, 0);
+    } finally {
+      await plain.dispose();
+    }
+  });
+
+  it('a later prefill of the same prompt starts after the blocks an earlier one stored, bit for bit', async () => {
+    const plain = await loadModel(f.written.dir, { cacheDir, threads: 1, prefixStoreBytes: 0 });
+    try {
+      const requests = sharing(promptIds(7, 60, V), promptIds(7, 61, V));
+      const want: Generation[] = [];
+      for (const r of requests) want.push((await plain.generate([r]))[0]);
+      const stored = f.model.stats.storedPrefixRows;
+      for (const [i, r] of requests.entries()) assert.deepEqual((await f.model.generate([r]))[0], want[i], `request ${i} alone`);
+      assert.equal(f.model.stats.storedPrefixRows - stored, SHARED_WITH_IDENTITY);
+      // Now every route of both prompts is stored whole: no block runs in their prefills.
+      const calls = f.model.stats.blockCalls;
+      const again = await f.model.generate(requests.map((r) => ({ ...r, maxNewTokens: 1 })));
+      assert.equal(f.model.stats.blockCalls, calls, 'no block call');
+      again.forEach((g, i) => assert.deepEqual(g.logprobs, want[i].logprobs.slice(0, 1), `request ${i} from the store`));
+    } finally {
+      await plain.dispose();
+    }
   });
 
   it('serves lower priorities first when the batch is full', async () => {
