@@ -44,13 +44,14 @@ export interface LoadOptions {
 }
 
 /**
- * An eighth of the blocks' f32 weights, at least 32 MB: on the Qwen2.5-0.5B shape about 180 MB,
- * a few questions' identity paths and route tries at a 150-token prompt.
+ * An eighth of the blocks' f32 weights, from 32 MB to 1 GB: on the Qwen2.5-0.5B shape about
+ * 180 MB, a few questions' identity paths and route tries at a 150-token prompt; on a 7B model
+ * 1 GB, a few hundred block outputs of such a prompt.
  */
 export function defaultPrefixStoreBytes(config: ModelConfig): number {
   const { hiddenSize: H, headDim: D, numHeads, numKvHeads, intermediateSize: I, numBlocks } = config;
   const blockParameters = 2 * H * numHeads * D + 2 * H * numKvHeads * D + 3 * H * I;
-  return Math.max(32 * 2 ** 20, Math.round((4 * blockParameters * numBlocks) / 8));
+  return Math.min(2 ** 30, Math.max(32 * 2 ** 20, Math.round((4 * blockParameters * numBlocks) / 8)));
 }
 
 export interface ForwardOptions {
