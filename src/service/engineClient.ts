@@ -7,6 +7,7 @@
  * message that says where the finished questions are, and the next request starts a new child.
  * No `vscode` import, so it runs (and is tested) under plain Node.
  */
+import { ENGINE_ALLOCATOR_ENV } from './allocatorTuning';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import {
   LineSplitter,
@@ -280,7 +281,7 @@ export class EngineProcess {
     const proc = spawn(o.execPath ?? process.execPath, [...(o.execArgv ?? []), o.cliPath, 'serve'], {
       cwd: o.cwd,
       // ELECTRON_RUN_AS_NODE: in desktop VS Code process.execPath is Electron; this makes it plain Node.
-      env: { ...process.env, ...o.env, ELECTRON_RUN_AS_NODE: '1' },
+      env: { ...ENGINE_ALLOCATOR_ENV, ...process.env, ...o.env, ELECTRON_RUN_AS_NODE: '1' },
       stdio: ['pipe', 'pipe', 'pipe'],
       windowsHide: true,
       detached: o.ownProcessGroup === true,
