@@ -96,7 +96,8 @@ export interface CallBuffer {
 /** At most this share of a buffer's rows may run idle before the members are gathered afresh. */
 const MAX_IDLE_SHARE = 0.25;
 
-function copySlots(from: KvBuffer, fromRow: number, to: KvBuffer, toRow: number, length: number): void {
+/** Copies `length` filled slots of row `fromRow` of `from` into row `toRow` of `to`. */
+export function copySlots(from: KvBuffer, fromRow: number, to: KvBuffer, toRow: number, length: number): void {
   const { kvHeads: KV, headSize: Dp } = from;
   for (let h = 0; h < KV; h++) {
     const src = (fromRow * KV + h) * from.capacity * Dp;

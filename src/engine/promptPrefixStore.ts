@@ -15,7 +15,7 @@
  * prompt used least recently is dropped whole, and a prompt that alone fills the budget stops
  * growing. Caches are copied into buffers of their own, so a node never keeps a batch's buffer alive.
  */
-import { KvBuffer, KvCache } from './kvCache';
+import { KvBuffer, KvCache, copySlots } from './kvCache';
 
 /** One route step: block `block`, its MLP silenced or not. */
 export function stepKey(block: number, silenced: boolean): string {
@@ -30,7 +30,6 @@ export class PrefixNode {
     readonly hidden: Float32Array,
     /** This route position's cache of the prompt's keys and values; read by forks only. */
     readonly kv: KvCache,
-    readonly bytes: number,
   ) {}
 }
 
@@ -86,7 +85,7 @@ export class PromptPrefixStore {
       trie = new PromptTrie();
       this.prompts.set(prompt, trie);
     }
-    const node = new PrefixNode(hidden.slice(), copyCache(kv), bytes);
+    const node = new PrefixNode(hidden.slice(), copyCache(kv));
     (parent ? parent.children : trie.root).set(step, node);
     trie.bytes += bytes;
     this.bytes += bytes;
@@ -118,13 +117,7 @@ export class PromptPrefixStore {
 
 /** A cache with `kv`'s filled slots in a one-row buffer that nothing appends to. */
 function copyCache(kv: KvCache): KvCache {
-  const from = kv.buffer;
-  const { kvHeads: KV, headSize: Dp } = from;
-  const to = new KvBuffer(1, KV, kv.length, Dp);
-  for (let h = 0; h < KV; h++) {
-    const src = (kv.row * KV + h) * from.capacity * Dp;
-    to.k.set(from.k.subarray(src, src + kv.length * Dp), h * kv.length * Dp);
-    to.v.set(from.v.subarray(src, src + kv.length * Dp), h * kv.length * Dp);
-  }
+  const to = new KvBuffer(1, kv.buffer.kvHeads, kv.length, kv.buffer.headSize);
+  copySlots(kv.buffer, kv.row, to, 0, kv.length);
   return new KvCache(to, 0, kv.length);
 }

@@ -136,7 +136,7 @@ class PrefixStates {
 
   /** Row `i` went through `block` without running it (its output came from the prefix store). */
   skip(i: number, block: number, silenced: boolean): void {
-    this.state[i] = this.id(`${this.state[i]}|${block}${silenced ? 's' : ''}`);
+    this.state[i] = this.id(`${this.state[i]}|${stepKey(block, silenced)}`);
   }
 
   /** Moves `members` through `block`: which of them must run it, and which copy whose output. */
@@ -145,7 +145,7 @@ class PrefixStates {
     const run: number[] = [];
     const copies: [number, number][] = [];
     for (const i of members) {
-      this.state[i] = this.id(`${this.state[i]}|${block}${silenced(i) ? 's' : ''}`);
+      this.state[i] = this.id(`${this.state[i]}|${stepKey(block, silenced(i))}`);
       const from = first.get(this.state[i]);
       if (from === undefined) {
         first.set(this.state[i], i);
@@ -165,11 +165,6 @@ export class RouteExecutor {
 
   constructor(private readonly parts: ExecutorParts) {
     this.store = new PromptPrefixStore(parts.prefixStoreBytes);
-  }
-
-  /** Bytes the prefix store holds now. */
-  get prefixStoreBytes(): number {
-    return this.store.usedBytes;
   }
 
   /**

@@ -7,8 +7,8 @@
  * message that says where the finished questions are, and the next request starts a new child.
  * No `vscode` import, so it runs (and is tested) under plain Node.
  */
-import { ENGINE_ALLOCATOR_ENV } from './allocatorTuning';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { ENGINE_ALLOCATOR_ENV } from './allocatorTuning';
 import {
   LineSplitter,
   PROTOCOL_VERSION,

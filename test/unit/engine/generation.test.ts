@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SMALL_SPECS, writeRandomModel } from '../../support/modelFolder';
 import { type Fixture, cacheDir, fixture, promptIds, testRoot } from './engineTestModels';
-import { InputError, type Generation, type GenerationRequest, loadModel } from '../../../src/engine';
+import { InputError, type Generation, type GenerationRequest, type Model, loadModel } from '../../../src/engine';
 
 function logSoftmax(v: Float64Array, i: number): number {
   let max = -Infinity;
@@ -283,28 +283,38 @@ describe('generation: one queue for concurrent calls', () => {
   // route without the last and of the silenced last MLP; the other prompt shares nothing.
   const SHARED_WITH_IDENTITY = 2 + (L - 1) + (L - 1);
 
-  it('prompts with the same tokens in one call run their shared leading blocks once, bit for bit', async () => {
+  /** Runs `check` with a second copy of the model that keeps no prefix store. */
+  async function withoutStore(check: (plain: Model) => Promise<void>): Promise<void> {
     const plain = await loadModel(f.written.dir, { cacheDir, threads: 1, prefixStoreBytes: 0 });
     try {
+      await check(plain);
+    } finally {
+      await plain.dispose();
+    }
+  }
+
+  async function oneAtATime(model: Model, requests: readonly GenerationRequest[]): Promise<Generation[]> {
+    const out: Generation[] = [];
+    for (const r of requests) out.push((await model.generate([r]))[0]);
+    return out;
+  }
+
+  it('prompts with the same tokens in one call run their shared leading blocks once, bit for bit', async () => {
+    await withoutStore(async (plain) => {
       const requests = sharing(promptIds(7, 50, V), promptIds(7, 51, V));
-      const alone: Generation[] = [];
-      for (const r of requests) alone.push((await plain.generate([r]))[0]);
+      const alone = await oneAtATime(plain, requests);
       assert.equal(plain.stats.sharedPrefixRows + plain.stats.storedPrefixRows, 0, 'one request at a time shares nothing without the store');
       const together = await plain.generate(requests);
       together.forEach((g, i) => assert.deepEqual(g, alone[i], `request ${i}`));
       assert.equal(plain.stats.sharedPrefixRows, SHARED_WITH_IDENTITY);
       assert.equal(plain.stats.storedPrefixRows, 0);
-    } finally {
-      await plain.dispose();
-    }
+    });
   });
 
   it('a later prefill of the same prompt starts after the blocks an earlier one stored, bit for bit', async () => {
-    const plain = await loadModel(f.written.dir, { cacheDir, threads: 1, prefixStoreBytes: 0 });
-    try {
+    await withoutStore(async (plain) => {
       const requests = sharing(promptIds(7, 60, V), promptIds(7, 61, V));
-      const want: Generation[] = [];
-      for (const r of requests) want.push((await plain.generate([r]))[0]);
+      const want = await oneAtATime(plain, requests);
       const stored = f.model.stats.storedPrefixRows;
       for (const [i, r] of requests.entries()) assert.deepEqual((await f.model.generate([r]))[0], want[i], `request ${i} alone`);
       assert.equal(f.model.stats.storedPrefixRows - stored, SHARED_WITH_IDENTITY);
@@ -313,9 +323,7 @@ describe('generation: one queue for concurrent calls', () => {
       const again = await f.model.generate(requests.map((r) => ({ ...r, maxNewTokens: 1 })));
       assert.equal(f.model.stats.blockCalls, calls, 'no block call');
       again.forEach((g, i) => assert.deepEqual(g.logprobs, want[i].logprobs.slice(0, 1), `request ${i} from the store`));
-    } finally {
-      await plain.dispose();
-    }
+    });
   });
 
   it('serves lower priorities first when the batch is full', async () => {
