@@ -19,6 +19,7 @@ import { writeRandomQwen05bModel } from './randomBenchModel';
 import { loadModel, type Model } from '../engine';
 import { DEFAULT_MAX_BATCH, type GenerationRequest } from '../engine';
 import { auditBenchText, benchAudit } from './benchAudit';
+import { ENGINE_ALLOCATOR_ENV } from '../service/allocatorTuning';
 
 const help = [
   'Usage: reach-audit bench (--model DIR | --random-qwen-0.5b [--random-dir DIR]) [options]',
@@ -38,6 +39,8 @@ const help = [
   '                       the per-token time at token 100 vs at the last 50 tokens (KV growth cost)',
   '  --batches N,N,...    also decode tokens/s at each of these batch sizes (e.g. 1,8,16,32,64)',
   '  --json               print the figures as JSON',
+  '  --inherit-allocator  measure in this process as started; by default the bench measures in a',
+  "                       process with the engine processes' allocator settings (on Linux)",
   '',
   'The audit workload (--audit, instead of the figures above): deployment + sample, routes and search',
   'at budget B on GSM8K-shaped questions, each request with its own token limit, run through the',
@@ -230,7 +233,16 @@ export const benchCommand: Command = {
       'audit-budget': { type: 'string' },
       'audit-tokens': { type: 'string' },
       'audit-rounds': { type: 'string' },
+      'inherit-allocator': { type: 'boolean' },
     });
+    // The figures are the engine's as the extension and `compare` run it: glibc reads its allocator
+    // settings only when a process starts, so a process without them measures in a child that has them.
+    const missing = Object.keys(ENGINE_ALLOCATOR_ENV).filter((k) => process.env[k] === undefined);
+    if (process.platform === 'linux' && !v['inherit-allocator'] && missing.length > 0) {
+      process.stderr.write(`bench: measuring in a child process started with the engine's allocator settings (${missing.map((k) => `${k}=${ENGINE_ALLOCATOR_ENV[k]}`).join(' ')}; --inherit-allocator: without)\n`);
+      const child = spawnSync(process.execPath, [...process.execArgv, process.argv[1], 'bench', ...args], { stdio: 'inherit', env: { ...ENGINE_ALLOCATOR_ENV, ...process.env } });
+      return child.status ?? 1;
+    }
     if (!v.model === !v['random-qwen-0.5b']) throw new UsageError('expected exactly one of --model DIR or --random-qwen-0.5b');
     const promptTokens = parseWholeNumber(v['prompt-tokens'], '--prompt-tokens', 1) ?? 64;
     const decodeTokens = parseWholeNumber(v['decode-tokens'], '--decode-tokens', 1) ?? 16;
@@ -242,6 +254,8 @@ export const benchCommand: Command = {
     const tokenRange = /^(\d+)-(\d+)$/.exec(v['audit-tokens'] ?? '40-300');
     if (!tokenRange || Number(tokenRange[1]) < 1 || Number(tokenRange[1]) > Number(tokenRange[2])) throw new UsageError(`--audit-tokens: expected MIN-MAX with 1 <= MIN <= MAX, got ${v['audit-tokens']}`);
     const log = (m: string): void => { process.stderr.write(`bench: ${m}\n`); };
+    const allocator = Object.fromEntries(Object.keys(ENGINE_ALLOCATOR_ENV).map((k) => [k, process.env[k] ?? null]));
+    const allocatorText = `allocator        ${Object.entries(allocator).map(([k, x]) => `${k}=${x ?? '(unset)'}`).join(' ')}`;
 
     const dir = v.model ?? writeRandomQwen05bModel(v['random-dir'] ?? path.join(os.tmpdir(), 'reach-audit-qwen05b-random'), log);
     const loadOptions = { cacheDir: v['cache-dir'], threads, weights: parseWeights(v.weights), onProgress: progressToStderr(), maxBatch: Math.max(DEFAULT_MAX_BATCH, bigBatch, ...curveBatches) };
@@ -271,7 +285,7 @@ export const benchCommand: Command = {
           inFlight: 32,
           log,
         });
-        process.stdout.write(v.json ? JSON.stringify({ model: dir, threads, loadavg: os.loadavg(), audit: figures }, null, 2) + '\n' : [`model            ${dir}`, `threads          ${threads} of ${os.cpus().length} cores (load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')})`, ...auditBenchText(figures)].join('\n') + '\n');
+        process.stdout.write(v.json ? JSON.stringify({ model: dir, threads, loadavg: os.loadavg(), allocator, audit: figures }, null, 2) + '\n' : [`model            ${dir}`, `threads          ${threads} of ${os.cpus().length} cores (load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')})`, allocatorText, ...auditBenchText(figures)].join('\n') + '\n');
         return figures.recordsIdentical ? 0 : 1;
       }
       const rssAfterLoad = process.memoryUsage().rss;
@@ -321,6 +335,7 @@ export const benchCommand: Command = {
         cpus: os.cpus().length,
         loadavg: os.loadavg().map((x) => Number(x.toFixed(2))),
         medianCoresUsed: median(coresUsed),
+        allocator,
         runs,
         promptTokens,
         decodeTokens,
@@ -354,6 +369,7 @@ export const benchCommand: Command = {
         process.stdout.write([
           `model            ${dir}`,
           `threads          ${threads} of ${figures.cpus} cores; got ${figures.medianCoresUsed.toFixed(2)} cores on average (load average ${figures.loadavg.join(' ')})`,
+          allocatorText,
           `prefill          ${figures.prefillTokensPerSecond.toFixed(1)} tokens/s (${promptTokens}-token prompt, batch 1)`,
           `decode batch 1   ${figures.decodeTokensPerSecondBatch1.toFixed(2)} tokens/s`,
           `decode batch ${String(bigBatch).padEnd(3)} ${figures.decodeTokensPerSecondBatchN.toFixed(2)} tokens/s (${figures.batchSpeedup.toFixed(2)}x batch 1; per run ${figures.batchSpeedupMedianOfRuns.toFixed(2)}x median, ${figures.samples.batchSpeedup.map((x) => x.toFixed(2)).join(' ')})`,

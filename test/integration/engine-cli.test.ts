@@ -17,10 +17,10 @@ const root = fs.mkdtempSync(path.join(os.tmpdir(), 'reach-audit-engine-cli-'));
 const cache = path.join(root, 'cache');
 const modelDir = path.join(root, 'qwen2');
 
-function run(args: string[], cacheDir = cache): { code: number | null; stdout: string; stderr: string } {
+function run(args: string[], cacheDir = cache, env: NodeJS.ProcessEnv = process.env): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [cli, ...args], {
     encoding: 'utf8',
-    env: { ...process.env, REACH_AUDIT_CACHE: cacheDir, REACH_AUDIT_DEBUG: '' },
+    env: { ...env, REACH_AUDIT_CACHE: cacheDir, REACH_AUDIT_DEBUG: '' },
     maxBuffer: 64 * 1024 * 1024,
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -75,6 +75,21 @@ describe('reach-audit engine commands', () => {
       assert.equal(r.code, 0);
       assert.match(r.stdout, new RegExp(`Usage: reach-audit ${c}`));
     }
+  });
+
+  it("bench measures with the engine processes' allocator settings, or as started with --inherit-allocator, and says which", { skip: process.platform !== 'linux' && 'glibc only' }, () => {
+    const env = { ...process.env };
+    for (const k of ['MALLOC_MMAP_MAX_', 'MALLOC_TRIM_THRESHOLD_', 'GLIBC_TUNABLES']) delete env[k];
+    const args = ['bench', '--model', modelDir, '--runs', '1', '--prompt-tokens', '4', '--decode-tokens', '2', '--batch', '2', '--threads', '1', '--json'];
+    const engine = run(args, cache, env);
+    assert.equal(engine.code, 0, engine.stderr);
+    const figures = JSON.parse(engine.stdout) as { allocator: Record<string, string | null>; decodeTokensPerSecondBatch1: number };
+    assert.deepEqual(figures.allocator, { MALLOC_MMAP_MAX_: '0', MALLOC_TRIM_THRESHOLD_: String(64 * 2 ** 30), GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1' });
+    assert.ok(figures.decodeTokensPerSecondBatch1 > 0);
+    assert.match(engine.stderr, /measuring in a child process started with the engine's allocator settings/);
+    const inherited = run([...args, '--inherit-allocator'], cache, env);
+    assert.equal(inherited.code, 0, inherited.stderr);
+    assert.deepEqual((JSON.parse(inherited.stdout) as typeof figures).allocator, { MALLOC_MMAP_MAX_: null, MALLOC_TRIM_THRESHOLD_: null, GLIBC_TUNABLES: null });
   });
 
   it('rejects bad input with one line naming the argument, a non-zero exit and nothing cached', () => {

@@ -7,16 +7,27 @@
  * hits all of them; medians over rounds and per-round ratios are printed. Also checks that
  * llama.cpp F32's greedy tokens equal ours on the batch-1 prompt.
  *
+ * Each engine measures in a process of its own (a child per engine and round, after an untimed
+ * warm-up generation), as a user runs either one. In one process the engines can disturb each
+ * other: llama.cpp's worker threads poll for work after each of its calls, and both models stay
+ * mapped (measured: batch 1 medians 13.8 / 18.0 tok/s in one process, 17.6 / 19.3 alone). Both
+ * children start with the environment of our engine processes (service/allocatorTuning.ts), as
+ * the extension and `compare` start theirs; llama.cpp maps its weights from the GGUF file, so the
+ * allocator settings reach only its smaller buffers.
+ * `--same-process` measures the old way (both loaded once in this process).
+ *
  * Usage (after `npx tsc -p .`):
  *   node out/tools/llama-cpp/compareLlamaCpp.js [--model DIR] [--rounds 5] [--new-tokens 64]
- *     [--prompt-tokens 32] [--threads 2] [--only f32|int8] [--spin-threads]
+ *     [--prompt-tokens 32] [--threads 2] [--only f32|int8] [--spin-threads] [--same-process]
  * Without --model the random model is written to <tmp>/reach-audit-qwen05b-random (as the bench does).
  */
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadModel, type Model } from '../../src/engine/index';
 import { writeRandomQwen05bModel } from '../../src/cli/randomBenchModel';
+import { ENGINE_ALLOCATOR_ENV } from '../../src/service/allocatorTuning';
 import { convertToGguf } from './convertToGguf';
 
 interface Timing {
@@ -66,7 +77,7 @@ async function ours(dir: string, weights: 'f32' | 'int8', threads: number, spinT
 // The package is ESM only; this file compiles to CommonJS, where `import()` stays an import.
 type LlamaModule = typeof import('node-llama-cpp');
 
-async function llamaCpp(llama: Awaited<ReturnType<LlamaModule['getLlama']>>, file: string, label: string, threads: number, newTokens: number, promptTokens: number): Promise<Engine> {
+async function llamaCpp(llama: LlamaHandle, file: string, label: string, threads: number, newTokens: number, promptTokens: number): Promise<Engine> {
   const model = await llama.loadModel({ modelPath: file, gpuLayers: 0 });
   const contexts = new Map<number, Awaited<ReturnType<typeof model.createContext>>>();
   const contextFor = async (n: number) => {
@@ -105,6 +116,58 @@ async function llamaCpp(llama: Awaited<ReturnType<LlamaModule['getLlama']>>, fil
   };
 }
 
+interface Settings {
+  dir: string;
+  ggufDir: string;
+  newTokens: number;
+  promptTokens: number;
+  threads: number;
+  spin: boolean;
+}
+
+type LlamaHandle = Awaited<ReturnType<LlamaModule['getLlama']>>;
+
+async function loadLlama(): Promise<{ lib: LlamaModule; llama: LlamaHandle }> {
+  const lib: LlamaModule = await import('node-llama-cpp');
+  return { lib, llama: await lib.getLlama({ gpu: false, build: 'never', logLevel: lib.LlamaLogLevel.error }) };
+}
+
+/** Engine `index` of a pair: 0 ours, 1 llama.cpp. */
+async function openEngine(index: number, pair: Pair, settings: Settings, llama: () => Promise<LlamaHandle>): Promise<Engine> {
+  const [label, file, weights] = pair;
+  return index === 0
+    ? ours(settings.dir, weights, settings.threads, settings.spin)
+    : llamaCpp(await llama(), path.join(settings.ggufDir, file), label, settings.threads, settings.newTokens, settings.promptTokens);
+}
+
+/** One round of one engine: batch 1, then 16 sequences. */
+async function measure(engine: Engine, settings: Settings): Promise<Timing> {
+  const { newTokens, promptTokens } = settings;
+  const one = await engine.run([prompt(promptTokens, 7)], newTokens);
+  const many = await engine.run(Array.from({ length: 16 }, (_, s) => prompt(promptTokens, s)), newTokens);
+  return {
+    b1: ((newTokens - 1) * 1000) / one.decodeMs,
+    endToEnd: (16 * newTokens * 1000) / many.ms,
+    decodeOnly: (16 * (newTokens - 1) * 1000) / many.decodeMs,
+    tokens: one.tokens[0],
+  };
+}
+
+type Pair = [label: string, file: string, weights: 'f32' | 'int8'];
+const PAIRS: Pair[] = [['f32', 'model-f32.gguf', 'f32'], ['Q8_0', 'model-q8_0.gguf', 'int8']];
+
+/** `--child INDEX --pair N`: opens one engine, warms it up untimed, measures one round, prints it as JSON. */
+async function child(args: readonly string[], settings: Settings): Promise<void> {
+  const flag = (name: string): number => Number(args[args.indexOf(name) + 1]);
+  const engine = await openEngine(flag('--child'), PAIRS[flag('--pair')], settings, async () => (await loadLlama()).llama);
+  try {
+    await engine.run([prompt(settings.promptTokens, 3)], 8);
+    process.stdout.write(`${JSON.stringify(await measure(engine, settings))}\n`);
+  } finally {
+    await engine.dispose();
+  }
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const flag = (name: string): string | undefined => {
@@ -112,44 +175,46 @@ async function main(): Promise<void> {
     return at >= 0 ? args[at + 1] : undefined;
   };
   const rounds = Number(flag('--rounds') ?? 5);
-  const newTokens = Number(flag('--new-tokens') ?? 64);
-  const promptTokens = Number(flag('--prompt-tokens') ?? 32);
-  const threads = Number(flag('--threads') ?? os.availableParallelism());
   const only = flag('--only');
-  // llama.cpp's worker threads spin between ops; ours sleep unless asked (see model.ts).
-  const spin = args.includes('--spin-threads');
+  const sameProcess = args.includes('--same-process');
   const dir = flag('--model') ?? writeRandomQwen05bModel(path.join(os.tmpdir(), 'reach-audit-qwen05b-random'));
-  const ggufDir = path.join(dir, 'gguf');
-  fs.mkdirSync(ggufDir, { recursive: true });
+  const settings: Settings = {
+    dir,
+    ggufDir: path.join(dir, 'gguf'),
+    newTokens: Number(flag('--new-tokens') ?? 64),
+    promptTokens: Number(flag('--prompt-tokens') ?? 32),
+    threads: Number(flag('--threads') ?? os.availableParallelism()),
+    // llama.cpp's worker threads spin between ops; ours sleep unless asked (see model.ts).
+    spin: args.includes('--spin-threads'),
+  };
+  if (args.includes('--child')) return child(args, settings);
+  fs.mkdirSync(settings.ggufDir, { recursive: true });
   for (const type of ['f32', 'q8_0'] as const) {
-    const file = path.join(ggufDir, `model-${type}.gguf`);
+    const file = path.join(settings.ggufDir, `model-${type}.gguf`);
     if (!fs.existsSync(file)) {
       process.stderr.write(`converting to ${file}\n`);
       convertToGguf(dir, `${file}.tmp`, type);
       fs.renameSync(`${file}.tmp`, file);
     }
   }
-  const lib: LlamaModule = await import('node-llama-cpp');
-  const llama = await lib.getLlama({ gpu: false, build: 'never', logLevel: lib.LlamaLogLevel.error });
-  const pairs: [string, string, 'f32' | 'int8'][] = [['f32', 'model-f32.gguf', 'f32'], ['Q8_0', 'model-q8_0.gguf', 'int8']];
-  for (const [label, file, weights] of pairs) {
-    if (only && only !== weights) continue;
-    const engines = [await ours(dir, weights, threads, spin), await llamaCpp(llama, path.join(ggufDir, file), label, threads, newTokens, promptTokens)];
-    const results: Timing[][] = engines.map(() => []);
+  let shared: Promise<LlamaHandle> | undefined;
+  const llama = () => (shared ??= loadLlama().then((l) => l.llama));
+  for (const [p, pair] of PAIRS.entries()) {
+    if (only && only !== pair[2]) continue;
+    const names = [`reach-audit ${pair[2]}${settings.spin ? ' (spinning threads)' : ''}`, `llama.cpp ${pair[0]}`];
+    const engines = sameProcess ? [await openEngine(0, pair, settings, llama), await openEngine(1, pair, settings, llama)] : [];
+    const inChild = (index: number): Timing => {
+      const r = spawnSync(process.execPath, [__filename, ...args, '--child', String(index), '--pair', String(p), '--model', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20, env: { ...ENGINE_ALLOCATOR_ENV, ...process.env } });
+      if (r.status !== 0) throw new Error(`${names[index]}: the measuring process exited with ${r.status ?? r.signal}`);
+      return JSON.parse(r.stdout.trim().split('\n').pop() ?? '') as Timing;
+    };
+    const results: Timing[][] = names.map(() => []);
     try {
       for (let r = 0; r < rounds; r++) {
-        for (const engine of r % 2 ? [...engines].reverse() : engines) {
-          const index = engines.indexOf(engine);
-          const one = await engine.run([prompt(promptTokens, 7)], newTokens);
-          const many = await engine.run(Array.from({ length: 16 }, (_, s) => prompt(promptTokens, s)), newTokens);
-          const timing: Timing = {
-            b1: ((newTokens - 1) * 1000) / one.decodeMs,
-            endToEnd: (16 * newTokens * 1000) / many.ms,
-            decodeOnly: (16 * (newTokens - 1) * 1000) / many.decodeMs,
-            tokens: one.tokens[0],
-          };
+        for (const index of r % 2 ? [1, 0] : [0, 1]) {
+          const timing = sameProcess ? await measure(engines[index], settings) : inChild(index);
           results[index].push(timing);
-          process.stderr.write(`round ${r + 1} ${engine.name}: batch 1 ${timing.b1.toFixed(2)} tok/s, 16 seqs ${timing.endToEnd.toFixed(1)} end to end, ${timing.decodeOnly.toFixed(1)} decode only\n`);
+          process.stderr.write(`round ${r + 1} ${names[index]}: batch 1 ${timing.b1.toFixed(2)} tok/s, 16 seqs ${timing.endToEnd.toFixed(1)} end to end, ${timing.decodeOnly.toFixed(1)} decode only\n`);
         }
       }
     } finally {
@@ -157,14 +222,14 @@ async function main(): Promise<void> {
     }
     const same = results[0][0].tokens.findIndex((t, i) => t !== results[1][0].tokens[i]);
     const fmt = (xs: number[]): string => `${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)})`;
-    const lines = [`== ${engines[0].name} vs ${engines[1].name}: ${rounds} interleaved rounds, ${promptTokens}-token prompts, ${newTokens} new tokens, ${threads} threads`];
-    for (const [i, e] of engines.entries()) {
+    const lines = [`== ${names[0]} vs ${names[1]}: ${rounds} interleaved rounds, ${sameProcess ? 'both in one process' : 'each engine in its own process'}, ${settings.promptTokens}-token prompts, ${settings.newTokens} new tokens, ${settings.threads} threads`];
+    for (const [i, name] of names.entries()) {
       const r = results[i];
-      lines.push(`${e.name.padEnd(20)} batch 1 ${fmt(r.map((x) => x.b1))} tok/s | 16 seqs end to end ${fmt(r.map((x) => x.endToEnd))} | decode only ${fmt(r.map((x) => x.decodeOnly))}`);
+      lines.push(`${name.padEnd(20)} batch 1 ${fmt(r.map((x) => x.b1))} tok/s | 16 seqs end to end ${fmt(r.map((x) => x.endToEnd))} | decode only ${fmt(r.map((x) => x.decodeOnly))}`);
     }
     const ratio = (k: keyof Omit<Timing, 'tokens'>): string => fmt(results[0].map((x, r) => x[k] / results[1][r][k]));
     lines.push(`ours / llama.cpp, per round: batch 1 ${ratio('b1')}, 16 seqs end to end ${ratio('endToEnd')}, decode only ${ratio('decodeOnly')}`);
-    lines.push(`greedy tokens at batch 1: ${same < 0 ? `equal on all ${newTokens}` : `first difference at token ${same + 1} of ${newTokens}`}`);
+    lines.push(`greedy tokens at batch 1: ${same < 0 ? `equal on all ${settings.newTokens}` : `first difference at token ${same + 1} of ${settings.newTokens}`}`);
     process.stdout.write(lines.join('\n') + '\n');
   }
 }

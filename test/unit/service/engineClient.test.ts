@@ -57,7 +57,7 @@ function handle(r) {
           process.stdout.write(text.slice(at, at + 7));
           at += 7;
           setImmediate(step);
-        } else send({ type: 'result', id, request: 'audit', runDir, summary: { n: 2, electron: process.env.ELECTRON_RUN_AS_NODE, question: r.question || null } });
+        } else send({ type: 'result', id, request: 'audit', runDir, summary: { n: 2, electron: process.env.ELECTRON_RUN_AS_NODE, allocator: [process.env.MALLOC_MMAP_MAX_, process.env.MALLOC_TRIM_THRESHOLD_, process.env.GLIBC_TUNABLES], question: r.question || null } });
       };
       step();
       return;
@@ -142,6 +142,28 @@ describe('EngineProcess', () => {
     assert.equal((await throwing.result).type, 'result', 'a failing event handler does not break the request');
     assert.ok(logs.some((l) => l.level === 'error' && /event handler failed: handler bug/.test(l.message)));
     assert.equal(engine.pid, pid, 'one child serves many requests');
+  });
+
+  test("the child starts with the engine's allocator settings, and a variable the user set wins", async () => {
+    const allocatorOf = async (engine: EngineProcess): Promise<unknown> => {
+      const outcome = await engine.request(audit('ok')).result;
+      return outcome.type === 'result' ? (outcome.summary as unknown as { allocator: unknown }).allocator : outcome.type;
+    };
+    const names = ['MALLOC_MMAP_MAX_', 'MALLOC_TRIM_THRESHOLD_', 'GLIBC_TUNABLES'];
+    const saved = names.map((n) => process.env[n]);
+    for (const n of names) delete process.env[n];
+    const trim = String(64 * 2 ** 30);
+    try {
+      assert.deepEqual(await allocatorOf(client()), ['0', trim, 'glibc.malloc.hugetlb=1']);
+      process.env.GLIBC_TUNABLES = 'glibc.malloc.hugetlb=0';
+      assert.deepEqual(await allocatorOf(client()), ['0', trim, 'glibc.malloc.hugetlb=0'], "the user's own tunables replace the engine's");
+      assert.deepEqual(await allocatorOf(client({ env: { MALLOC_MMAP_MAX_: '65536' } })), ['65536', trim, 'glibc.malloc.hugetlb=0'], 'so does a value the caller passes');
+    } finally {
+      names.forEach((n, i) => {
+        if (saved[i] === undefined) delete process.env[n];
+        else process.env[n] = saved[i];
+      });
+    }
   });
 
   test('the child killed under a request: a clear message naming the run folder, and the next request starts a new child', async () => {
