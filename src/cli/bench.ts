@@ -106,6 +106,13 @@ function randomPrompt(n: number, vocab: number, salt: number): number[] {
 }
 
 /**
+ * Salts of the prompts not yet used in this process. Every timed generation gets prompts of its
+ * own: the engine keeps what it computed for a prompt (promptPrefixStore.ts), so a prompt seen in
+ * an earlier run would prefill from the store and no longer measure prefill.
+ */
+let nextPromptSalt = 0;
+
+/**
  * `count` distinct routes, each the identity with one skip or one repeat (as the routes probe
  * draws them), for measuring how well sequences with different routes share block calls.
  */
@@ -135,7 +142,7 @@ interface Timed {
 /** One batched generation, timed per step: step 0 is the prefill, every later step one token. */
 async function timeGenerate(model: Model, batch: number, promptTokens: number, newTokens: number, routes?: number[][]): Promise<Timed> {
   const requests: GenerationRequest[] = Array.from({ length: batch }, (_, b) => ({
-    promptIds: randomPrompt(promptTokens, model.vocabSize, b),
+    promptIds: randomPrompt(promptTokens, model.vocabSize, nextPromptSalt++),
     route: routes?.[b],
     maxNewTokens: newTokens,
     decoding: { temperature: 0, topP: 1, seed: b },
@@ -183,7 +190,7 @@ async function timeLong(model: Model, promptTokens: number, tokens: number): Pro
   const steps: number[] = [];
   model.onStep = (s) => { if (!s.prefill) steps.push(s.ms); };
   try {
-    const [g] = await model.generate([{ promptIds: randomPrompt(promptTokens, model.vocabSize, 7), maxNewTokens: tokens, decoding: { temperature: 0, topP: 1, seed: 0 } }]);
+    const [g] = await model.generate([{ promptIds: randomPrompt(promptTokens, model.vocabSize, nextPromptSalt++), maxNewTokens: tokens, decoding: { temperature: 0, topP: 1, seed: 0 } }]);
     if (g.tokens.length !== tokens) throw new Error(`the long generation stopped at ${g.tokens.length} of ${tokens} tokens on an eos token; rerun with another --prompt-tokens`);
   } finally {
     model.onStep = undefined;

@@ -140,11 +140,15 @@ async function openEngine(index: number, pair: Pair, settings: Settings, llama: 
     : llamaCpp(await llama(), path.join(settings.ggufDir, file), label, settings.threads, settings.newTokens, settings.promptTokens);
 }
 
-/** One round of one engine: batch 1, then 16 sequences. */
-async function measure(engine: Engine, settings: Settings): Promise<Timing> {
+/**
+ * One round of one engine: batch 1, then 16 sequences. Each round and run has prompts of its own
+ * (the same for both engines): our engine keeps what it computed for a prompt
+ * (promptPrefixStore.ts), so a prompt seen before would skip its prefill.
+ */
+async function measure(engine: Engine, settings: Settings, round: number): Promise<Timing> {
   const { newTokens, promptTokens } = settings;
-  const one = await engine.run([prompt(promptTokens, 7)], newTokens);
-  const many = await engine.run(Array.from({ length: 16 }, (_, s) => prompt(promptTokens, s)), newTokens);
+  const one = await engine.run([prompt(promptTokens, 1000 * round + 7)], newTokens);
+  const many = await engine.run(Array.from({ length: 16 }, (_, s) => prompt(promptTokens, 1000 * round + 100 + s)), newTokens);
   return {
     b1: ((newTokens - 1) * 1000) / one.decodeMs,
     endToEnd: (16 * newTokens * 1000) / many.ms,
@@ -161,8 +165,9 @@ async function child(args: readonly string[], settings: Settings): Promise<void>
   const flag = (name: string): number => Number(args[args.indexOf(name) + 1]);
   const engine = await openEngine(flag('--child'), PAIRS[flag('--pair')], settings, async () => (await loadLlama()).llama);
   try {
-    await engine.run([prompt(settings.promptTokens, 3)], 8);
-    process.stdout.write(`${JSON.stringify(await measure(engine, settings))}\n`);
+    const round = flag('--round');
+    await engine.run([prompt(settings.promptTokens, 1000 * round + 3)], 8);
+    process.stdout.write(`${JSON.stringify(await measure(engine, settings, round))}\n`);
   } finally {
     await engine.dispose();
   }
@@ -203,8 +208,8 @@ async function main(): Promise<void> {
     if (only && only !== pair[2]) continue;
     const names = [`reach-audit ${pair[2]}${settings.spin ? ' (spinning threads)' : ''}`, `llama.cpp ${pair[0]}`];
     const engines = sameProcess ? [await openEngine(0, pair, settings, llama), await openEngine(1, pair, settings, llama)] : [];
-    const inChild = (index: number): Timing => {
-      const r = spawnSync(process.execPath, [__filename, ...args, '--child', String(index), '--pair', String(p), '--model', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20, env: { ...ENGINE_ALLOCATOR_ENV, ...process.env } });
+    const inChild = (index: number, round: number): Timing => {
+      const r = spawnSync(process.execPath, [__filename, ...args, '--child', String(index), '--pair', String(p), '--round', String(round), '--model', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20, env: { ...ENGINE_ALLOCATOR_ENV, ...process.env } });
       if (r.status !== 0) throw new Error(`${names[index]}: the measuring process exited with ${r.status ?? r.signal}`);
       return JSON.parse(r.stdout.trim().split('\n').pop() ?? '') as Timing;
     };
@@ -212,7 +217,7 @@ async function main(): Promise<void> {
     try {
       for (let r = 0; r < rounds; r++) {
         for (const index of r % 2 ? [1, 0] : [0, 1]) {
-          const timing = sameProcess ? await measure(engines[index], settings) : inChild(index);
+          const timing = sameProcess ? await measure(engines[index], settings, r) : inChild(index, r);
           results[index].push(timing);
           process.stderr.write(`round ${r + 1} ${names[index]}: batch 1 ${timing.b1.toFixed(2)} tok/s, 16 seqs ${timing.endToEnd.toFixed(1)} end to end, ${timing.decodeOnly.toFixed(1)} decode only\n`);
         }
