@@ -40,7 +40,6 @@ interface Timing {
 }
 
 interface Engine {
-  name: string;
   run(prompts: number[][], newTokens: number): Promise<{ ms: number; decodeMs: number; tokens: number[][] }>;
   dispose(): Promise<void>;
 }
@@ -55,11 +54,9 @@ function median(xs: readonly number[]): number {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
-async function ours(dir: string, weights: 'f32' | 'int8', threads: number, spinThreads: boolean): Promise<Engine> {
+async function ours(name: string, dir: string, weights: 'f32' | 'int8', threads: number, spinThreads: boolean): Promise<Engine> {
   const model: Model = await loadModel(dir, { threads, weights, maxBatch: 16, spinThreads });
-  const name = `reach-audit ${weights}${spinThreads ? ' (spinning threads)' : ''}`;
   return {
-    name,
     async run(prompts, newTokens) {
       let decodeMs = 0;
       model.onStep = (s) => { if (!s.prefill) decodeMs += s.ms; };
@@ -77,7 +74,7 @@ async function ours(dir: string, weights: 'f32' | 'int8', threads: number, spinT
 // The package is ESM only; this file compiles to CommonJS, where `import()` stays an import.
 type LlamaModule = typeof import('node-llama-cpp');
 
-async function llamaCpp(llama: LlamaHandle, file: string, label: string, threads: number, newTokens: number, promptTokens: number): Promise<Engine> {
+async function llamaCpp(llama: LlamaHandle, file: string, threads: number, newTokens: number, promptTokens: number): Promise<Engine> {
   const model = await llama.loadModel({ modelPath: file, gpuLayers: 0 });
   const contexts = new Map<number, Awaited<ReturnType<typeof model.createContext>>>();
   const contextFor = async (n: number) => {
@@ -89,7 +86,6 @@ async function llamaCpp(llama: LlamaHandle, file: string, label: string, threads
     return c;
   };
   return {
-    name: `llama.cpp ${label}`,
     async run(prompts, n) {
       const context = await contextFor(prompts.length);
       const seqs = prompts.map(() => context.getSequence());
@@ -127,17 +123,22 @@ interface Settings {
 
 type LlamaHandle = Awaited<ReturnType<LlamaModule['getLlama']>>;
 
-async function loadLlama(): Promise<{ lib: LlamaModule; llama: LlamaHandle }> {
+async function loadLlama(): Promise<LlamaHandle> {
   const lib: LlamaModule = await import('node-llama-cpp');
-  return { lib, llama: await lib.getLlama({ gpu: false, build: 'never', logLevel: lib.LlamaLogLevel.error }) };
+  return lib.getLlama({ gpu: false, build: 'never', logLevel: lib.LlamaLogLevel.error });
+}
+
+/** The pair's two engines as the report names them: ours, then llama.cpp. */
+function engineNames([label, , weights]: Pair, settings: Settings): [string, string] {
+  return [`reach-audit ${weights}${settings.spin ? ' (spinning threads)' : ''}`, `llama.cpp ${label}`];
 }
 
 /** Engine `index` of a pair: 0 ours, 1 llama.cpp. */
 async function openEngine(index: number, pair: Pair, settings: Settings, llama: () => Promise<LlamaHandle>): Promise<Engine> {
-  const [label, file, weights] = pair;
+  const [, file, weights] = pair;
   return index === 0
-    ? ours(settings.dir, weights, settings.threads, settings.spin)
-    : llamaCpp(await llama(), path.join(settings.ggufDir, file), label, settings.threads, settings.newTokens, settings.promptTokens);
+    ? ours(engineNames(pair, settings)[0], settings.dir, weights, settings.threads, settings.spin)
+    : llamaCpp(await llama(), path.join(settings.ggufDir, file), settings.threads, settings.newTokens, settings.promptTokens);
 }
 
 /**
@@ -163,7 +164,7 @@ const PAIRS: Pair[] = [['f32', 'model-f32.gguf', 'f32'], ['Q8_0', 'model-q8_0.gg
 /** `--child INDEX --pair N`: opens one engine, warms it up untimed, measures one round, prints it as JSON. */
 async function child(args: readonly string[], settings: Settings): Promise<void> {
   const flag = (name: string): number => Number(args[args.indexOf(name) + 1]);
-  const engine = await openEngine(flag('--child'), PAIRS[flag('--pair')], settings, async () => (await loadLlama()).llama);
+  const engine = await openEngine(flag('--child'), PAIRS[flag('--pair')], settings, loadLlama);
   try {
     const round = flag('--round');
     await engine.run([prompt(settings.promptTokens, 1000 * round + 3)], 8);
@@ -203,10 +204,10 @@ async function main(): Promise<void> {
     }
   }
   let shared: Promise<LlamaHandle> | undefined;
-  const llama = () => (shared ??= loadLlama().then((l) => l.llama));
+  const llama = () => (shared ??= loadLlama());
   for (const [p, pair] of PAIRS.entries()) {
     if (only && only !== pair[2]) continue;
-    const names = [`reach-audit ${pair[2]}${settings.spin ? ' (spinning threads)' : ''}`, `llama.cpp ${pair[0]}`];
+    const names = engineNames(pair, settings);
     const engines = sameProcess ? [await openEngine(0, pair, settings, llama), await openEngine(1, pair, settings, llama)] : [];
     const inChild = (index: number, round: number): Timing => {
       const r = spawnSync(process.execPath, [__filename, ...args, '--child', String(index), '--pair', String(p), '--round', String(round), '--model', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20, env: { ...ENGINE_ALLOCATOR_ENV, ...process.env } });
