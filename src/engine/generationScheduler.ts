@@ -26,6 +26,7 @@ import { checkRoute, checkSilenced, checkTokenIds } from './routeValidation';
 import { type RouteExecutor, SequenceSlot } from './routeExecutor';
 import { type TokenChoice, Xoshiro128 } from './sampling';
 import type { TokenChoicePool } from './tokenChoicePool';
+import type { LogSumExp } from './logSumExp';
 import type { ChoiceRow } from './tokenChoiceRows';
 import { StopDetector } from './stopDetector';
 import type { FinishReason, Generation, GenerationRequest } from './types';
@@ -40,6 +41,8 @@ export interface GenerationContext {
   maxBatch(): number;
   /** Where a decode step's tokens are chosen (on two threads when the model has two cores). */
   choices: TokenChoicePool;
+  /** Each row's log Σ exp(logits): a chosen token's log-probability is its logit minus this. */
+  logSumExp: Pick<LogSumExp, 'rows'>;
   /** Called after every step with its wall time; used by the bench and the audit's tokens/s. */
   onStep?: (step: StepTiming) => void;
 }
@@ -242,7 +245,7 @@ export class GenerationScheduler {
         const started = performance.now();
         const logits = await this.ctx.executor.step(batch.map((r) => r.slot as SequenceSlot), batch.map((r) => [r.tokens[r.tokens.length - 1]]));
         this.ctx.onStep?.({ step: this.steps++, prefill: false, batch: batch.length, tokens: 1, ms: performance.now() - started });
-        const choices = await this.ctx.choices.choose(logits, this.ctx.vocabSize, batch.map((r) => choiceRow(r)));
+        const choices = await this.choose(logits, batch.map((r) => choiceRow(r)));
         batch.forEach((r, j) => this.accept(r, choices[j]));
         this.active = this.active.filter((r) => r.finish === null);
         await yieldToCallers();
@@ -307,7 +310,7 @@ export class GenerationScheduler {
     });
     // First tokens are chosen like a decode step's (on both threads): the 16 samples of a question
     // are admitted together. Until chosen they stay in `admitting`, so a failure fails their calls.
-    const choices = await this.ctx.choices.choose(firstLogits, V, taking.map(({ r }) => choiceRow(r)));
+    const choices = await this.choose(firstLogits, taking.map(({ r }) => choiceRow(r)));
     this.admitting = [];
     taking.forEach(({ r }, j) => {
       this.accept(r, choices[j]);
@@ -342,6 +345,13 @@ export class GenerationScheduler {
       room--;
     }
     return ahead;
+  }
+
+  /** Each row's token (on both threads) and its log-probability. */
+  private async choose(logits: Float32Array, rows: ChoiceRow[]): Promise<TokenChoice[]> {
+    const V = this.ctx.vocabSize;
+    const [tokens, lse] = await Promise.all([this.ctx.choices.choose(logits, V, rows), this.ctx.logSumExp.rows(logits, V)]);
+    return tokens.map((token, j) => ({ token, logprob: logits[j * V + token] - lse[j] }));
   }
 
   /** Appends the chosen token to `r` and finishes it when it is done. */

@@ -19,6 +19,7 @@ import { checkContextLength, type ModelContext } from './contextLength';
 import { DEFAULT_MAX_BATCH, type ChatMessage, type GenerateOptions, type Generation, type GenerationRequest, type PromptSource, type Route, type TextGenerator } from './types';
 import { NonFiniteActivations } from './nonFiniteActivations';
 import { TokenChoicePool } from './tokenChoicePool';
+import { LogSumExp } from './logSumExp';
 
 export interface LoadOptions {
   /** Graph cache folder; default REACH_AUDIT_CACHE or ~/.cache/reach-audit/graphs. */
@@ -90,11 +91,13 @@ export class Model implements TextGenerator {
     readonly graphs: CachedGraphs,
     maxBatch: number,
     private readonly choices: TokenChoicePool,
+    private readonly logSumExp: LogSumExp,
   ) {
     this.numBlocks = config.numBlocks;
     this.maxBatch = maxBatch;
     this.scheduler = new GenerationScheduler({
       choices,
+      logSumExp,
       executor,
       numBlocks: config.numBlocks,
       vocabSize: config.vocabSize,
@@ -146,6 +149,7 @@ export class Model implements TextGenerator {
     };
     const sessions: ort.InferenceSession[] = [];
     let head: ort.InferenceSession | undefined;
+    let logSumExp: LogSumExp | undefined;
     try {
       // The head first: while onnxruntime prepacks the [vocab, hidden] matrix it briefly holds it
       // twice, and doing that before the blocks are resident keeps it under the final footprint
@@ -157,6 +161,7 @@ export class Model implements TextGenerator {
         sessions.push(await ort.InferenceSession.create(path.join(graphs.dir, graphs.manifest.blockFiles[i]), sessionOptions));
       }
       sessions.push(head);
+      logSumExp = await LogSumExp.create(sessionOptions);
     } catch (err) {
       await Promise.all([...sessions, ...(head && !sessions.includes(head) ? [head] : [])].map((s) => s.release()));
       throw err;
@@ -170,7 +175,7 @@ export class Model implements TextGenerator {
       invFreq: ropeInverseFrequencies(config),
       prefixStoreBytes: options.prefixStoreBytes ?? defaultPrefixStoreBytes(config),
     });
-    return new Model(modelDir, config, tokenizer, executor, embedding, sessions, graphs, options.maxBatch ?? DEFAULT_MAX_BATCH, new TokenChoicePool(threads));
+    return new Model(modelDir, config, tokenizer, executor, embedding, sessions, graphs, options.maxBatch ?? DEFAULT_MAX_BATCH, new TokenChoicePool(threads), logSumExp);
   }
 
   /** How the projection weights are stored and multiplied. */
@@ -261,7 +266,7 @@ export class Model implements TextGenerator {
     this.disposed = true;
     this.choices.dispose();
     this.embedding.close();
-    await Promise.all(this.sessions.map((s) => s.release()));
+    await Promise.all([...this.sessions.map((s) => s.release()), this.logSumExp.release()]);
   }
 
   private checkAlive(): void {

@@ -67,23 +67,9 @@ export function argmax(v: ArrayLike<number>): number {
   return best;
 }
 
-/** log softmax(logits)[token], in float64. */
-export function logProbOf(logits: ArrayLike<number>, token: number): number {
-  let max = -Infinity;
-  for (let i = 0; i < logits.length; i++) if (logits[i] > max) max = logits[i];
-  return logProbGiven(logits, token, max);
-}
-
-/** logProbOf with the row's maximum already known (the same sums in the same order). */
-function logProbGiven(logits: ArrayLike<number>, token: number, max: number): number {
-  let sum = 0;
-  for (let i = 0; i < logits.length; i++) sum += Math.exp(logits[i] - max);
-  return logits[token] - max - Math.log(sum);
-}
-
 export interface TokenChoice {
   token: number;
-  /** log softmax(logits)[token] at temperature 1, exactly as logProbOf gives it. */
+  /** log softmax(logits)[token] at temperature 1: logits[token] − the row's logSumExp.ts value. */
   logprob: number;
 }
 
@@ -98,27 +84,7 @@ let scratch = new Float64Array(0);
  * the smallest set of most likely tokens whose mass reaches topP (nucleus), renormalized.
  */
 export function chooseToken(logits: ArrayLike<number>, decoding: Decoding, rng: UniformSource | null): number {
-  return choose(logits, decoding, rng).token;
-}
-
-/**
- * chooseToken and the token's log-probability together. At temperature 1 the sampling's own sum
- * of exponentials is the log-softmax's (x · 1 = x exactly), so the vocabulary is exponentiated
- * once per token instead of twice: the exponentials were most of the scheduler's time per token
- * (2.3 ms per pass at a 152k vocabulary, against a batched decode step of 7 ms per sequence).
- */
-export function chooseTokenWithLogProb(logits: ArrayLike<number>, decoding: Decoding, rng: UniformSource | null): TokenChoice {
-  const c = choose(logits, decoding, rng);
-  const logprob = c.expSum !== null ? logits[c.token] - c.max - Math.log(c.expSum) : logProbGiven(logits, c.token, c.max);
-  return { token: c.token, logprob };
-}
-
-/** The token, the row's maximum, and Σ exp(logit - max) when the choice computed it at T = 1. */
-function choose(logits: ArrayLike<number>, decoding: Decoding, rng: UniformSource | null): { token: number; max: number; expSum: number | null } {
-  if (decoding.temperature <= 0 || !rng) {
-    const token = argmax(logits);
-    return { token, max: logits[token], expSum: null };
-  }
+  if (decoding.temperature <= 0 || !rng) return argmax(logits);
   const n = logits.length;
   const invT = 1 / decoding.temperature;
   let max = -Infinity;
@@ -130,16 +96,15 @@ function choose(logits: ArrayLike<number>, decoding: Decoding, rng: UniformSourc
     p[i] = Math.exp((logits[i] - max) * invT);
     sum += p[i];
   }
-  const at = (token: number) => ({ token, max, expSum: invT === 1 ? sum : null });
   const u = rng.nextFloat();
   if (decoding.topP >= 1) {
     // Inverse-CDF over token ids in order; no sort needed for the full distribution.
     let target = u * sum;
     for (let i = 0; i < n; i++) {
       target -= p[i];
-      if (target < 0) return at(i);
+      if (target < 0) return i;
     }
-    return at(lastPositive(p));
+    return lastPositive(p);
   }
   // Nucleus: sort by probability (ties by lower id), keep the prefix reaching topP of the mass.
   const order = Array.from({ length: n }, (_, i) => i).filter((i) => p[i] > 0);
@@ -154,9 +119,9 @@ function choose(logits: ArrayLike<number>, decoding: Decoding, rng: UniformSourc
   let target = u * mass;
   for (let j = 0; j < kept; j++) {
     target -= p[order[j]];
-    if (target < 0) return at(order[j]);
+    if (target < 0) return order[j];
   }
-  return at(order[kept - 1]);
+  return order[kept - 1];
 }
 
 function lastPositive(p: Float64Array): number {

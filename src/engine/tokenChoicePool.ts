@@ -2,19 +2,18 @@
  * Chooses the next tokens of a decode step on two threads: the first half of the rows in a worker
  * thread, the rest on this one, at the same time.
  *
- * Why: a token's log-probability needs the exponential of every logit (2.3 ms per row at a
- * 152k vocabulary in V8), and while the rows are chosen onnxruntime waits for the next step's
- * tokens, so one of two cores sat idle; at 16 rows that was ~40 ms of every ~150 ms step
- * (measured: 16 sequences, Qwen2.5-0.5B shape). Results are the same whichever thread chose a
- * row (the same function; the sampled rows' uniform draws come from their PRNGs beforehand, see
+ * Why: a sampled token needs the exponential of every logit (1.6–2.5 ms per row at a 152k
+ * vocabulary in V8), and while the rows are chosen onnxruntime waits for the next step's tokens,
+ * so one of two cores sat idle; at 16 rows that was ~40 ms of every ~150 ms step (measured: 16
+ * sequences, Qwen2.5-0.5B shape). Results are the same whichever thread chose a row (the same
+ * function; the sampled rows' uniform draws come from their PRNGs beforehand, see
  * tokenChoiceRows.ts). Without a worker file, with one thread, or after the worker failed, every
- * row is chosen here.
+ * row is chosen here. Log-probabilities are not chosen here: see logSumExp.ts.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { type ChoiceReply, type ChoiceRow, chooseRows } from './tokenChoiceRows';
-import type { TokenChoice } from './sampling';
 
 /** Fewer rows than this are chosen here: a worker round trip costs more than one row. */
 const MIN_ROWS_TO_SHARE = 2;
@@ -25,13 +24,13 @@ export class TokenChoicePool {
   private shared = new Float32Array(new SharedArrayBuffer(0));
   private nextId = 0;
   /** The rows in the worker: their promise, and how to choose them here if the worker fails. */
-  private pending: { id: number; resolve(c: TokenChoice[]): void; reject(e: Error): void; here(): TokenChoice[] } | null = null;
+  private pending: { id: number; resolve(tokens: number[]): void; reject(e: Error): void; here(): number[] } | null = null;
 
   /** `threads`: the cores this model may use; a worker only when there are two or more. */
   constructor(private readonly threads: number, private readonly workerFile = path.join(__dirname, 'tokenChoiceWorker.js')) {}
 
   /** Tokens for rows i of `logits` ([rows.length, vocab]). */
-  async choose(logits: Float32Array, vocab: number, rows: readonly ChoiceRow[]): Promise<TokenChoice[]> {
+  async choose(logits: Float32Array, vocab: number, rows: readonly ChoiceRow[]): Promise<number[]> {
     const worker = rows.length >= MIN_ROWS_TO_SHARE ? this.ensureWorker() : null;
     if (!worker) return chooseRows(logits, vocab, rows);
     const theirs = rows.length >> 1;
@@ -40,7 +39,7 @@ export class TokenChoicePool {
     const id = this.nextId++;
     const sent = rows.slice(0, theirs);
     const shared = this.shared;
-    const reply = new Promise<TokenChoice[]>((resolve, reject) => {
+    const reply = new Promise<number[]>((resolve, reject) => {
       this.pending = { id, resolve, reject, here: () => chooseRows(shared, vocab, sent) };
     });
     worker.ref(); // a step waiting for its rows keeps the process alive
@@ -69,7 +68,7 @@ export class TokenChoicePool {
     }
     const worker = new Worker(this.workerFile);
     worker.unref(); // an idle pool never keeps the process alive
-    const settle = (p: NonNullable<TokenChoicePool['pending']>, choices: () => TokenChoice[]) => {
+    const settle = (p: NonNullable<TokenChoicePool['pending']>, choices: () => number[]) => {
       try {
         p.resolve(choices());
       } catch (err) {
@@ -82,7 +81,7 @@ export class TokenChoicePool {
       this.pending = null;
       worker.unref();
       // A row the worker could not choose is chosen here, where the same error has a stack.
-      settle(p, 'error' in reply ? p.here : () => reply.choices);
+      settle(p, 'error' in reply ? p.here : () => reply.tokens);
     });
     const fail = () => {
       // The rows in flight and every later row are chosen on this thread.

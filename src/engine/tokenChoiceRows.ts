@@ -3,7 +3,7 @@
  * each row's uniform draw is taken from its sequence's PRNG beforehand (on the main thread, one per
  * sampled token, as chooseToken would take it), so the choice is a pure function of the row.
  */
-import { type TokenChoice, type UniformSource, chooseTokenWithLogProb } from './sampling';
+import { type UniformSource, chooseToken } from './sampling';
 import type { Decoding } from './types';
 
 export interface ChoiceRow {
@@ -19,12 +19,12 @@ export interface ChoiceJob {
   rows: ChoiceRow[];
 }
 
-export type ChoiceReply = { id: number; choices: TokenChoice[] } | { id: number; error: string };
+export type ChoiceReply = { id: number; tokens: number[] } | { id: number; error: string };
 
-/** Rows i = 0.. of `logits` ([rows, vocab]), each with its decoding and draw. */
-export function chooseRows(logits: Float32Array, vocab: number, rows: readonly ChoiceRow[]): TokenChoice[] {
+/** The tokens of rows i = 0.. of `logits` ([rows, vocab]), each with its decoding and draw. */
+export function chooseRows(logits: Float32Array, vocab: number, rows: readonly ChoiceRow[]): number[] {
   return rows.map((row, i) => {
     const draw: UniformSource | null = row.u === null ? null : { nextFloat: () => row.u as number };
-    return chooseTokenWithLogProb(logits.subarray(i * vocab, (i + 1) * vocab), { ...row.decoding, seed: 0 }, draw);
+    return chooseToken(logits.subarray(i * vocab, (i + 1) * vocab), { ...row.decoding, seed: 0 }, draw);
   });
 }

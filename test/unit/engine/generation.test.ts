@@ -10,15 +10,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SMALL_SPECS, writeRandomModel } from '../../support/modelFolder';
 import { type Fixture, cacheDir, fixture, promptIds, testRoot } from './engineTestModels';
+import { logSoftmaxAt } from '../../support/logSoftmax';
 import { InputError, type Generation, type GenerationRequest, type Model, loadModel } from '../../../src/engine';
-
-function logSoftmax(v: Float64Array, i: number): number {
-  let max = -Infinity;
-  for (const x of v) max = Math.max(max, x);
-  let s = 0;
-  for (const x of v) s += Math.exp(x - max);
-  return v[i] - max - Math.log(s);
-}
 
 const greedy = { temperature: 0, topP: 1, seed: 0 };
 
@@ -44,7 +37,7 @@ for (const name of ['llama', 'qwen3', 'qwen2', 'mistral', 'mistralWindow']) {
         const seq = [...prompt];
         g.tokens.forEach((t, step) => {
           const logits = f.ref.lastLogits(seq, { route: r.route, silencedMlp: r.silencedMlp });
-          const lp = logSoftmax(logits, t);
+          const lp = logSoftmaxAt(logits, t);
           assert.ok(Math.abs(g.logprobs[step] - lp) < 1e-4 * Math.max(1, Math.abs(lp)), `step ${step}: ${g.logprobs[step]} vs ${lp}`);
           seq.push(t);
         });
