@@ -7,6 +7,7 @@
  * nothing.
  */
 import type { Decoding } from './types';
+import { nucleusCandidates } from './nucleusOrder';
 
 /** splitmix32 step: spreads a 32-bit seed over the xoshiro state words. */
 function splitmix32(state: { s: number }): number {
@@ -107,9 +108,8 @@ export function chooseToken(logits: ArrayLike<number>, decoding: Decoding, rng: 
     return lastPositive(p);
   }
   // Nucleus: sort by probability (ties by lower id), keep the prefix reaching topP of the mass.
-  const order = Array.from({ length: n }, (_, i) => i).filter((i) => p[i] > 0);
-  order.sort((x, y) => p[y] - p[x] || x - y);
   const limit = decoding.topP * sum;
+  const order = nucleusCandidates(p, limit);
   let kept = 0;
   let mass = 0;
   while (kept < order.length) {

@@ -2,6 +2,7 @@
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { Xoshiro128, argmax, chooseToken } from '../../../src/engine/sampling';
+import { byProbability } from '../../../src/engine/nucleusOrder';
 
 describe('sampling', () => {
   it('xoshiro128** is deterministic per seed, differs across seeds, and is uniform in [0,1)', () => {
@@ -96,5 +97,73 @@ describe('temperature scaling and top-p filtering against a direct computation',
     };
     assert.deepEqual(draw(17), draw(17));
     assert.notDeepEqual(draw(17), draw(18));
+  });
+});
+
+/** The nucleus as chooseToken first computed it: every token with p > 0 sorted, then walked (per u). */
+function nucleusBySortingAll(logits: Float32Array, temperature: number, topP: number): (u: number) => number {
+  let max = -Infinity;
+  for (const x of logits) if (x > max) max = x;
+  const p = Float64Array.from(logits, (x) => Math.exp((x - max) / temperature));
+  let sum = 0;
+  for (const x of p) sum += x;
+  const order = Array.from({ length: p.length }, (_, i) => i).filter((i) => p[i] > 0);
+  order.sort((x, y) => p[y] - p[x] || x - y);
+  const limit = topP * sum;
+  let kept = 0;
+  let mass = 0;
+  while (kept < order.length) {
+    mass += p[order[kept++]];
+    if (mass >= limit) break;
+  }
+  return (u) => {
+    let target = u * mass;
+    for (let j = 0; j < kept; j++) {
+      target -= p[order[j]];
+      if (target < 0) return order[j];
+    }
+    return order[kept - 1];
+  };
+}
+
+describe('top-p over a large vocabulary', () => {
+  it('chooses the token that sorting every token chooses, for every draw (peaked, flat, tied logits)', () => {
+    const rng = new Xoshiro128(77);
+    let checked = 0;
+    // A real vocabulary's size only peaked (as a model's rows are): a flat 152k row sorts it all.
+    const cases = [7, 1000, 40000].flatMap((vocab) => (['peaked', 'flat', 'tied'] as const).map((shape) => [vocab, shape] as const));
+    for (const [vocab, shape] of [...cases, [151936, 'peaked'] as const]) {
+      const logits = Float32Array.from({ length: vocab }, () => {
+        const x = (rng.nextFloat() - 0.5) * (shape === 'flat' ? 2 : 24);
+        return shape === 'tied' ? Math.round(x * 2) / 2 : x;
+      });
+      if (shape === 'peaked') for (let k = 0; k < 5; k++) logits[rng.nextUint32() % vocab] += 12 + k;
+      for (const temperature of [0.3, 1, 2]) {
+        for (const topP of [0.1, 0.9, 0.999999]) {
+          const reference = nucleusBySortingAll(logits, temperature, topP);
+          for (const u of [0, 0.25, 0.5, 0.999, rng.nextFloat()]) {
+            const decoding = { temperature, topP, seed: 0 };
+            const want = reference(u);
+            assert.equal(chooseToken(logits, decoding, fixed(u)), want, `vocab ${vocab} ${shape} T ${temperature} top-p ${topP} u ${u}`);
+            checked++;
+          }
+        }
+      }
+    }
+    assert.equal(checked, 10 * 3 * 3 * 5);
+  });
+});
+
+describe('nucleus order', () => {
+  it('sorts large and small sets as the comparison sort does: p descending, ties by lower id', () => {
+    const rng = new Xoshiro128(5);
+    for (const size of [10, 2047, 2048, 50000]) {
+      // Few distinct values among many: most tokens tie with others; some p are subnormal or 1.
+      const values = [1, 0.5, 1e-310, 2 ** -40, ...Array.from({ length: 20 }, () => rng.nextFloat())];
+      const p = Float64Array.from({ length: size }, () => values[rng.nextUint32() % values.length]);
+      const tokens = Uint32Array.from({ length: size }, (_, i) => i);
+      const want = Array.from(tokens).sort((x, y) => p[y] - p[x] || x - y);
+      assert.deepEqual(Array.from(byProbability(p, tokens.slice())), want, `size ${size}`);
+    }
   });
 });
