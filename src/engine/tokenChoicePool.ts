@@ -1,6 +1,6 @@
 /**
- * Chooses the next tokens of a decode step on two threads: the first half of the rows in a worker
- * thread, the rest on this one, at the same time.
+ * Chooses the next tokens of a decode step on two threads: the leading rows in a worker thread,
+ * the rest on this one, at the same time, split so both finish together (see workerShare).
  *
  * Why: a sampled token needs the exponential of every logit (1.6–2.5 ms per row at a 152k
  * vocabulary in V8), and while the rows are chosen onnxruntime waits for the next step's tokens,
@@ -13,7 +13,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { type ChoiceReply, type ChoiceRow, chooseRows } from './tokenChoiceRows';
+import { type ChoiceReply, type ChoiceRow, chooseRows, workerShare } from './tokenChoiceRows';
 
 /** Fewer rows than this are chosen here: a worker round trip costs more than one row. */
 const MIN_ROWS_TO_SHARE = 2;
@@ -31,9 +31,9 @@ export class TokenChoicePool {
 
   /** Tokens for rows i of `logits` ([rows.length, vocab]). */
   async choose(logits: Float32Array, vocab: number, rows: readonly ChoiceRow[]): Promise<number[]> {
-    const worker = rows.length >= MIN_ROWS_TO_SHARE ? this.ensureWorker() : null;
+    const theirs = rows.length >= MIN_ROWS_TO_SHARE ? workerShare(rows) : 0;
+    const worker = theirs > 0 ? this.ensureWorker() : null;
     if (!worker) return chooseRows(logits, vocab, rows);
-    const theirs = rows.length >> 1;
     if (this.shared.length < theirs * vocab) this.shared = new Float32Array(new SharedArrayBuffer(theirs * vocab * 4));
     this.shared.set(logits.subarray(0, theirs * vocab));
     const id = this.nextId++;

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { TokenChoicePool } from '../../../src/engine/tokenChoicePool';
-import { type ChoiceRow, chooseRows } from '../../../src/engine/tokenChoiceRows';
+import { type ChoiceRow, chooseRows, workerShare } from '../../../src/engine/tokenChoiceRows';
 import { Xoshiro128 } from '../../../src/engine/sampling';
 
 const workerFile = path.join(__dirname, '../../../src/engine/tokenChoiceWorker.js');
@@ -62,3 +62,23 @@ describe('token choice on two threads', () => {
     pool.dispose();
   });
 });
+
+describe('splitting a step between the threads', () => {
+  const greedy: ChoiceRow = { decoding: { temperature: 0, topP: 1 }, u: null };
+  const sampled: ChoiceRow = { decoding: { temperature: 1, topP: 1 }, u: 0.5 };
+  const nucleus: ChoiceRow = { decoding: { temperature: 0.7, topP: 0.9 }, u: 0.5 };
+  const rows = (...parts: [ChoiceRow, number][]) => parts.flatMap(([row, n]) => Array.from({ length: n }, () => row));
+
+  it('gives the worker all-greedy rows and this thread the log-sum-exp', () => {
+    assert.equal(workerShare(rows([greedy, 20])), 20);
+  });
+
+  it('balances by cost, not by count: a draw costs about 13 argmaxes, a top-p draw 40', () => {
+    // 16 argmaxes then 4 draws: the worker takes the argmaxes and two draws (16 + 26 vs 26 + 20).
+    assert.equal(workerShare(rows([greedy, 16], [sampled, 4])), 18);
+    // Draws first: three of them (39) against one draw, 16 argmaxes and the log-sum-exp (49).
+    assert.equal(workerShare(rows([sampled, 4], [greedy, 16])), 3);
+    assert.equal(workerShare(rows([nucleus, 2], [greedy, 2])), 1);
+  });
+});
+
