@@ -8,8 +8,8 @@
  * a 152k vocabulary. Here onnxruntime's Softmax (vectorized exponentials, each row on its own, so
  * a row's result never depends on its batch-mates) gives p_j = e_j · r with e_j = exp(x_j − max)
  * and r = 1 / Σ e (float32), and this file sums the p_j in float64: Σ e_j = Σ p_j / p_max, since
- * the largest p is e_max · r with e_max = exp(0) = 1. Measured against the float64 reference
- * (logProbOf in sampling.ts) on 152k-logit rows: within 5e-9, in 0.13–0.2 ms per row.
+ * the largest p is e_max · r with e_max = exp(0) = 1. Measured against the float64 definition
+ * (test/support/logSoftmax.ts) on 152k-logit rows: within 5e-9, in 0.13–0.2 ms per row.
  */
 import * as ort from 'onnxruntime-node';
 import { FLOAT, GraphBuilder } from './graphBuilder';

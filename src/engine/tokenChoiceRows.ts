@@ -55,4 +55,3 @@ export function workerShare(rows: readonly ChoiceRow[]): number {
   }
   return best;
 }
-

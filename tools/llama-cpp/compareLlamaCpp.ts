@@ -2,12 +2,12 @@
  * Reach Audit's engine against llama.cpp (node-llama-cpp 3.21.1, its prebuilt CPU binary) on the
  * same weights: the bench's random Qwen2.5-0.5B-shaped model, converted to GGUF F32 and Q8_0 by
  * convertToGguf.ts. Compared: ours f32 vs llama.cpp F32, ours int8 vs llama.cpp Q8_0, at batch 1
- * (decode tokens/s) and with 16 sequences (end to end, and decode only). Decode time runs from
- * the moment every sequence has its first token to the last token, for both engines: ours from
- * the start of its first decode step, so choosing tokens counts as llama.cpp's sampling does (it
- * used to count our decode steps alone, without the token choice after each). Engines alternate within each round, so machine drift
- * hits all of them; medians over rounds and per-round ratios are printed. Also checks that
- * llama.cpp F32's greedy tokens equal ours on the batch-1 prompt.
+ * (decode tokens/s) and with 16 sequences (end to end, and decode only). Decode time runs from the
+ * moment every sequence has its first token to the last token, for both engines: ours from the
+ * start of its first decode step, so choosing tokens counts as llama.cpp's sampling does (it used
+ * to count our decode steps alone, without the token choice after each). Engines alternate within
+ * each round, so machine drift hits all of them; medians over rounds and per-round ratios are
+ * printed. Also checks that llama.cpp F32's greedy tokens equal ours on the batch-1 prompt.
  *
  * Each engine measures in a process of its own (a child per engine and round, after an untimed
  * warm-up generation), as a user runs either one. In one process the engines can disturb each
