@@ -14,6 +14,7 @@ import { defaultComparisonName } from '../service/auditJob';
 import { interruptSignal, prepareAudit } from './auditRun';
 import { parseFlags } from './engineArgs';
 import { writeHtmlReport } from './reportFiles';
+import { MARGIN_FLAG, MARGIN_HELP, parseMargin } from './marginFlag';
 import { compareRuns, newComparisonFolder, writeComparison, COMPARISON_FILE } from '../audit/run/comparisonStore';
 import { comparisonReportHtml } from '../audit/report/htmlReport';
 import { readRecords } from '../audit/run/runStore';
@@ -38,6 +39,7 @@ const help = [
   '  --mixed-backends         compare runs made on different backends (local engine vs a server)',
   '  --mixed-weights          compare runs made with different --weights (f32 vs int8); refused otherwise',
   '  --json                   print the comparison as JSON on stdout',
+  MARGIN_HELP,
   '  --one-at-a-time          audit the base model, then the tuned one (default with --base-model:',
   '                           both at once, each in its own engine process with half the threads,',
   '                           when both fit in memory; the runs are the same either way)',
@@ -57,8 +59,10 @@ export const compareCommand: Command = {
       'mixed-weights': { type: 'boolean' },
       json: { type: 'boolean' },
       'one-at-a-time': { type: 'boolean' },
+      ...MARGIN_FLAG,
       ...AUDIT_FLAGS,
     });
+    const margin = parseMargin(values.margin);
     const fromRuns = values['base-run'] !== undefined || values['tuned-run'] !== undefined;
     const fromModels = values['base-model'] !== undefined || values['tuned-model'] !== undefined;
     if (fromRuns === fromModels) throw new UsageError('expected either --base-run RUN --tuned-run RUN, or --base-model DIR --tuned-model DIR --data FILE');
@@ -131,7 +135,7 @@ export const compareCommand: Command = {
         interrupt.release();
       }
     }
-    const stored = compareRuns(baseFolder, tunedFolder, warn, { mixedBackends: values['mixed-backends'] === true, mixedWeights: values['mixed-weights'] === true });
+    const stored = compareRuns(baseFolder, tunedFolder, warn, { mixedBackends: values['mixed-backends'] === true, mixedWeights: values['mixed-weights'] === true, margin });
     const folder = values.out ?? newComparisonFolder(process.cwd(), name, new Date());
     writeComparison(folder, stored);
     if (values.html) {

@@ -5,6 +5,7 @@
 import type { Command } from './command';
 import { parseFlagsAndFolders } from './engineArgs';
 import { UsageError } from './command';
+import { MARGIN_FLAG, parseMargin } from './marginFlag';
 import { loadSources, writeTableFiles } from './tableFiles';
 import { repairTable, routesVsSearchTable, trainingTable } from '../audit/results/tables';
 import { repairView, routesVsSearchView, tablesText, trainingView, type TableView } from '../audit/report/tablesReport';
@@ -16,16 +17,21 @@ const help = [
   '',
   'Builds tables across runs (audit run folders) and checkpoint comparisons (compare folders):',
   '  routes-vs-search  one row per run: budgets and tokens of both probes, each reachable rate with',
-  '                    its interval, the paired difference (bootstrap 95% interval) and McNemar p, a',
-  '                    verdict, and "random >= search in X of Y settings" with the rule used; runs',
-  '                    whose two probes had unequal budgets are listed apart, not counted',
+  '                    its interval and chance level, the paired difference (Newcombe score 95%',
+  '                    interval), McNemar p raw and Holm-adjusted, a verdict (better / worse /',
+  '                    equivalent within the margin / inconclusive), and "routes non-inferior to',
+  '                    search in X of Y settings; Z inconclusive" with the rule used; runs with',
+  '                    unequal budgets or saturated by chance are listed apart, not counted',
   '  repair            one row per run with a repair scan: failure set, identified block, held-out',
   '                    repair rate with interval and n, damage, the selection/held-out split',
-  '  training          one row per comparison: realized and reachable ceiling base -> tuned with',
-  '                    paired intervals, the newly realized split, and "realized up while ceiling',
-  '                    flat or down in X of Y" with the rule used',
+  '  training          one row per comparison: realized and the ceiling (realized or reachable by any',
+  '                    probe) base -> tuned with paired intervals, raw and Holm p and verdicts, the',
+  '                    newly realized split, and "realized up while the ceiling does not rise in X',
+  '                    of Y; Z inconclusive" with the rule used',
   'A comparison whose two runs no longer match (deployment, budgets, seeds) is refused with the',
-  'differences, as compare does. Everything is recomputed from records.jsonl.',
+  'differences, as compare does, and so is a run that has not finished unless --allow-unfinished.',
+  'Everything is recomputed from records.jsonl. An inconclusive row says roughly how many questions',
+  'a decision would take (80% power at the observed difference and discordance).',
   '',
   'Options:',
   `  --kind KIND    ${KINDS.join(' | ')} (default all)`,
@@ -33,21 +39,24 @@ const help = [
   '  --md FILE      Markdown tables, ready to paste',
   '  --html FILE    a self-contained HTML page',
   '  --json         the tables as JSON on stdout',
+  '  --margin PTS   equivalence margin of the verdicts in percentage points (default 5)',
+  '  --allow-unfinished   use runs that have not finished (their finished questions; rows marked)',
 ].join('\n');
 
 export const tableCommand: Command = {
   help,
   async run(args) {
-    const { values, positionals } = parseFlagsAndFolders(args, { kind: { type: 'string' }, csv: { type: 'string' }, md: { type: 'string' }, html: { type: 'string' }, json: { type: 'boolean' } });
+    const { values, positionals } = parseFlagsAndFolders(args, { kind: { type: 'string' }, csv: { type: 'string' }, md: { type: 'string' }, html: { type: 'string' }, json: { type: 'boolean' }, 'allow-unfinished': { type: 'boolean' }, ...MARGIN_FLAG });
+    const margin = parseMargin(values.margin);
     const kind = values.kind ?? 'all';
     if (!(KINDS as readonly string[]).includes(kind)) throw new UsageError(`--kind ${kind}: expected ${KINDS.join(', ')}`);
     if (positionals.length === 0) throw new UsageError('expected run or comparison folders: reach-audit table RUN_OR_COMPARISON...');
-    const { runs, comparisons } = loadSources(positionals);
+    const { runs, comparisons } = loadSources(positionals, { allowUnfinished: values['allow-unfinished'] === true });
     const want = (k: string) => kind === 'all' || kind === k;
     const tables: Record<string, unknown> = {};
     const views: TableView[] = [];
     if (want('routes-vs-search')) {
-      const t = routesVsSearchTable(runs);
+      const t = routesVsSearchTable(runs, { margin });
       tables.routesVsSearch = t;
       views.push(routesVsSearchView(t));
     }
@@ -58,7 +67,7 @@ export const tableCommand: Command = {
     }
     if (want('training')) {
       if (kind === 'training' && comparisons.length === 0) throw new UsageError('--kind training: expected comparison folders (written by reach-audit compare)');
-      const t = trainingTable(comparisons);
+      const t = trainingTable(comparisons, { margin });
       tables.training = t;
       if (comparisons.length > 0) views.push(trainingView(t));
     }

@@ -5,7 +5,7 @@
  */
 import { UsageError, warn } from './command';
 import { writeOutputFile } from './reportFiles';
-import { loadRunForTables as loadRun, loadTableSources, TableSourceError } from '../audit/results/tableSources';
+import { loadRunForTables as loadRun, loadTableSources, TableSourceError, type SourceOptions } from '../audit/results/tableSources';
 import type { ComparisonForTables, RunForTables } from '../audit/results/tables';
 import { tableCsv, tablesHtml, tablesMarkdown, type TableView } from '../audit/report/tablesReport';
 import type { Html } from '../audit/report/safeHtml';
@@ -20,13 +20,13 @@ function asUsage<T>(load: () => T): T {
   }
 }
 
-export function loadRunForTables(folder: string): RunForTables {
-  return asUsage(() => loadRun(folder, warn));
+export function loadRunForTables(folder: string, options: SourceOptions = {}): RunForTables {
+  return asUsage(() => loadRun(folder, warn, options));
 }
 
 /** Run folders and comparison folders given on the command line: every run once, every pair checked. */
-export function loadSources(folders: readonly string[]): { runs: RunForTables[]; comparisons: ComparisonForTables[] } {
-  return asUsage(() => loadTableSources(folders, warn));
+export function loadSources(folders: readonly string[], options: SourceOptions = {}): { runs: RunForTables[]; comparisons: ComparisonForTables[] } {
+  return asUsage(() => loadTableSources(folders, warn, options));
 }
 
 function write(flag: string, file: string, text: string): string {

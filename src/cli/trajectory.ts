@@ -40,6 +40,7 @@ const help = [
   '  --labels a,b,c           checkpoint labels (default: the folder names)',
   '  --csv FILE, --md FILE, --html FILE   the tables (and the chart, in HTML) as files',
   '  --json                   print the trajectory as JSON on stdout',
+  '  --allow-unfinished       with --runs: use runs that have not finished (their finished questions)',
   ...AUDIT_FLAGS_HELP,
 ].join('\n');
 
@@ -55,6 +56,7 @@ export const trajectoryCommand: Command = {
       csv: { type: 'string' },
       md: { type: 'string' },
       html: { type: 'string' },
+      'allow-unfinished': { type: 'boolean' },
     });
     const models = values.model ?? [];
     const given = values.runs ?? [];
@@ -95,7 +97,7 @@ export const trajectoryCommand: Command = {
       if (problems.length > 0) throw new UsageError(`cannot build a trajectory from runs with different settings —\n  ${problems.join('\n  ')}`);
     }
 
-    const checkpoints: TrajectoryCheckpoint[] = folders.map((f, i) => ({ label: labels[i], folder: path.resolve(f), records: loadRunForTables(f).records }));
+    const checkpoints: TrajectoryCheckpoint[] = folders.map((f, i) => ({ label: labels[i], folder: path.resolve(f), records: loadRunForTables(f, { allowUnfinished: values['allow-unfinished'] === true }).records }));
     const result = trajectory(checkpoints);
     if (out) {
       const stored: StoredTrajectory = { kind: 'reach-audit-trajectory', createdAt: new Date().toISOString(), ...result };

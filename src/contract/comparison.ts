@@ -5,18 +5,23 @@
  * questions split into already-reachable-by-base vs newly-reachable.
  */
 import type { Interval, Rate } from './interval';
+import type { DifferenceIntervalMethod, PairedDecision } from './pairedDecision';
 import type { QuestionState } from './questionState';
 import type { RunSummary } from './runSummary';
 
-/** One paired yes/no measure on both checkpoints: tuned − base with a paired bootstrap interval. */
+/** One paired yes/no measure on both checkpoints: tuned − base with a paired score interval. */
 export interface PairedDelta {
   /** Share of the paired questions, base checkpoint. */
   base: number;
   tuned: number;
   /** tuned − base. */
   delta: number;
-  /** 95% paired bootstrap interval of the difference. */
+  /** 95% interval of the difference: Newcombe's paired score interval (a percentile bootstrap in files without ciMethod). */
   ci: Interval;
+  /** Absent in files written before the score interval: their ci is a bootstrap one. */
+  ciMethod?: DifferenceIntervalMethod;
+  /** better / worse / equivalent within ±margin / inconclusive; absent in older files. */
+  decision?: PairedDecision;
   /** Exact McNemar p-value on the discordant pairs. */
   mcnemarP: number;
   /** Base yes, tuned no. */
@@ -35,8 +40,10 @@ export interface Comparison {
   /** Questions present in only one of the runs (left out of every number). */
   unmatched: { baseOnly: string[]; tunedOnly: string[] };
   realized: PairedDelta;
-  /** Reachable by any probe: the reachable ceiling. */
+  /** The reachable ceiling: realized, or reachable by any probe. */
   reachableCeiling: PairedDelta;
+  /** Questions inside the ceiling only because the deployment answers them (no probe reached them); absent in older files. */
+  realizedNotReached?: { base: number; tuned: number };
   reachable: Record<string, PairedDelta>;
   /** transitions[base state][tuned state] = question ids. */
   transitions: Record<QuestionState, Record<QuestionState, string[]>>;

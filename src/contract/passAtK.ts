@@ -27,12 +27,14 @@ export function passAtKCurve(n: number, c: number): number[] {
 }
 
 /**
- * How pass@k reads a probe's attempts. Samples and random routes are exchangeable draws, so the
- * unbiased estimator applies; the search's attempts are ordered (each one chosen knowing the
- * rewards of those before it), so its pass@k is "solved within the first k attempts".
+ * How pass@k reads a probe's attempts. Samples are exchangeable draws, so the unbiased estimator
+ * applies; random routes are distinct routes drawn without replacement from a non-uniform space,
+ * so the same estimator only approximates their pass@k; the search's attempts are ordered (each
+ * one chosen knowing the rewards of those before it), so its pass@k is "solved within the first k
+ * attempts".
  */
 export function passAtKKindOf(probe: string): PassAtKKind {
-  return probe === 'search' ? 'first-k' : 'unbiased';
+  return probe === 'search' ? 'first-k' : probe === 'routes' ? 'approximate' : 'unbiased';
 }
 
 /** One question's pass@k for k = 1..budget, from its attempts' verdicts in order. */

@@ -25,8 +25,10 @@ export interface RunRates {
   realized: Rate;
   /** Per probe, in the order the records first name them. */
   reachable: Record<string, Rate>;
-  /** Reachable by any probe run: the reachable ceiling. */
+  /** The reachable ceiling: realized, or reachable by any probe run. */
   reachableAny: Rate;
+  /** Realized questions that no probe reached: inside the ceiling through the deployment alone. */
+  realizedNotReached: number;
   /** blind[probe][selector] for the per-question selectors (global-route is a run-level choice, summary.json only). */
   blind: Record<string, Record<string, Rate>>;
   states: { realized: number; reachableNotRealized: number; unreached: number };
@@ -67,7 +69,9 @@ export function runRates(all: readonly QuestionRecord[]): RunRates {
     n,
     realized: rateOf(states.realized, n),
     reachable,
-    reachableAny: rateOf(records.filter((r) => Object.values(r.reachable).some(Boolean)).length, n),
+    // A question the deployment answers is reachable by definition, even if every probe missed it.
+    reachableAny: rateOf(records.filter((r) => r.realized.correct || Object.values(r.reachable).some(Boolean)).length, n),
+    realizedNotReached: records.filter((r) => r.realized.correct && !Object.values(r.reachable).some(Boolean)).length,
     blind,
     states,
   };

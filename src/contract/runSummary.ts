@@ -4,6 +4,7 @@
  * records.jsonl alone, so a resumed run and an uninterrupted one have the same summary.
  */
 import type { Interval, Rate } from './interval';
+import type { DifferenceIntervalMethod, PairedDecision } from './pairedDecision';
 import type { Budget } from './runRecord';
 
 export interface GlobalRouteSummary {
@@ -52,8 +53,13 @@ export interface RepairSummary {
   matrix: { id: string; inFailureSet: boolean; correct: boolean[] }[];
 }
 
-/** `unbiased`: Chen et al. estimator over the attempts; `first-k`: solved within the first k attempts (search, whose attempts are ordered). */
-export type PassAtKKind = 'unbiased' | 'first-k';
+/**
+ * `unbiased`: Chen et al. estimator over the attempts (exchangeable draws: samples); `approximate`:
+ * the same estimator over attempts that are not exchangeable draws (random routes, distinct routes
+ * drawn without replacement from a non-uniform space), so it approximates pass@k; `first-k`:
+ * solved within the first k attempts (search, whose attempts are ordered).
+ */
+export type PassAtKKind = 'unbiased' | 'approximate' | 'first-k';
 
 /** A rate set against what a uniform guesser would reach with the same options and attempts. */
 export interface ChanceLevel {
@@ -109,8 +115,10 @@ export interface ProbeComparison {
   neither: number;
   /** Exact McNemar p-value on onlyA vs onlyB. */
   mcnemarP: number;
-  /** reachable(a) − reachable(b) with its paired-bootstrap 95% interval (10,000 resamples). */
-  difference: { estimate: number; lo: number; hi: number } | null;
+  /** reachable(a) − reachable(b) with its 95% interval: Newcombe's paired score interval (`method`; a bootstrap in older files). */
+  difference: { estimate: number; lo: number; hi: number; method?: DifferenceIntervalMethod } | null;
+  /** a better / worse / equivalent within ±margin / inconclusive than b; absent in older files. */
+  decision?: PairedDecision;
   exhausted: { a: ProbeExhaustion; b: ProbeExhaustion };
 }
 
@@ -156,8 +164,10 @@ export interface RunSummary {
   n: number;
   realized: Rate;
   reachable: Record<string, Rate>;
-  /** Reachable by any probe run: the reachable ceiling. */
+  /** The reachable ceiling: realized, or reachable by any probe run (older files: by any probe only). */
   reachableAny: Rate;
+  /** Questions inside the ceiling only because the deployment answers them (no probe reached them); absent in older files. */
+  realizedNotReached?: number;
   /** The ceiling's combined budget: attempts per question summed over the probes (its label). */
   reachableAnyBudget: { attempts: number; byProbe: Record<string, number> };
   /** Per probe: reachable by it but not realized (over the questions it ran on). */

@@ -14,7 +14,10 @@ export interface TrajectoryPoint {
   n: number;
   realized: Rate;
   reachable: Record<string, Rate>;
+  /** Realized, or reachable by any probe. */
   ceiling: Rate;
+  /** Realized questions no probe reached (inside the ceiling through the deployment alone). */
+  realizedNotReached: number;
   /** pass@1 of the pass@k probe (summary.json's passAtK[probe]['1']); null without the probe. */
   passAt1: number | null;
   /** Its 95% percentile-bootstrap interval over questions (summary.json's passAtKCi); null with passAt1. */

@@ -67,10 +67,28 @@ describe('reach-audit trajectory and table', () => {
     assert.equal(c.code, 0, c.stderr);
     const t = run(['table', cmp, '--csv', path.join(root, 't.csv'), '--md', path.join(root, 't.md'), '--html', path.join(root, 't.html')]);
     assert.equal(t.code, 0, t.stderr);
-    assert.match(t.stdout, /Random routes ≥ search in \d of 2 settings/);
-    assert.match(t.stdout, /Realized up while the reachable ceiling stays flat or falls in \d of 1 comparisons/);
+    assert.match(t.stdout, /Random routes non-inferior to search \(lower bound > −5 pts\) in \d of 2 settings; search better in \d; \d inconclusive/);
+    assert.match(t.stdout, /Realized up \(lower bound > 0\) while the reachable ceiling does not rise \(upper bound < \+5 pts\) in \d of 1 comparisons; not so in \d; \d inconclusive/);
+    assert.match(t.stdout, /Margin: ±5 pts\. Rule: /);
     for (const f of ['t.routes-vs-search.csv', 't.repair.csv', 't.training.csv', 't.md', 't.html']) assert.ok(fs.existsSync(path.join(root, f)), f);
-    assert.match(fs.readFileSync(path.join(root, 't.training.csv'), 'utf8'), /^folder,base,tuned,dataset,n,realized_base/);
+    assert.match(fs.readFileSync(path.join(root, 't.training.csv'), 'utf8'), /^folder,base,tuned,dataset,finished,n,realized_base/);
+    // The margin is the user's and is written with the table.
+    const wide = run(['table', cmp, '--margin', '40', '--kind', 'training', '--json']);
+    assert.equal(wide.code, 0, wide.stderr);
+    assert.equal(JSON.parse(wide.stdout).training.margin, 0.4);
+    const badMargin = run(['table', cmp, '--margin', '0']);
+    assert.equal(badMargin.code, 2);
+    assert.match(badMargin.stderr, /--margin: expected percentage points in \(0, 100\)/);
+    // An unfinished run is refused unless asked for, and then marked.
+    const unfinished = path.join(root, 'unfinished');
+    fs.cpSync(path.join(runs, '0-base'), unfinished, { recursive: true });
+    fs.rmSync(path.join(unfinished, 'summary.json'));
+    const refusedUnfinished = run(['table', unfinished]);
+    assert.notEqual(refusedUnfinished.code, 0);
+    assert.match(refusedUnfinished.stderr, /has not finished .*--allow-unfinished/);
+    const allowed = run(['table', unfinished, '--allow-unfinished', '--kind', 'repair']);
+    assert.equal(allowed.code, 0, allowed.stderr);
+    assert.match(allowed.stdout, /\(unfinished\)/);
 
     // The tuned run's seed edited after the comparison: the pair no longer matches.
     const manifestFile = path.join(runs, '1-tuned', 'manifest.json');

@@ -126,7 +126,7 @@ describe('hostile run files in Chromium', () => {
 
   test('report --html: a comparison whose every value is markup', async () => {
     const summary = summarize(records);
-    const comparison = compareRecords(records, records.slice().reverse(), 3);
+    const comparison = compareRecords(records, records.slice().reverse());
     const stored: StoredComparison = {
       kind: 'reach-audit-comparison',
       createdAt: payload,

@@ -3,9 +3,9 @@
  * "42.0% [35.1, 49.2] (n = 200)", CSV with every number in its own column (rate, interval bounds, n),
  * and a self-contained HTML page (the report's CSP; every value escaped).
  */
-import type { Interval, TableData, TrajectoryPoint } from '../../contract';
+import { pairedVerdictText, type Interval, type TableData, type TrajectoryPoint } from '../../contract';
 import type { Rate } from '../results/stats';
-import type { RepairRow, RoutesVsSearchTable, TrainingTable } from '../results/tables';
+import type { ChanceColumn, Claim, RepairRow, RoutesVsSearchTable, TrainingTable } from '../results/tables';
 import type { TrajectoryResult } from '../results/trajectory';
 import { lineChart, page, type Series } from './htmlReport';
 import { html, type Html } from './safeHtml';
@@ -29,14 +29,21 @@ const passAtKText = (p: TrajectoryPoint) => meanText(p.passAtK, p.passAtKCi, p.p
 const pText = (p: number) => (!Number.isFinite(p) ? '—' : p < 0.001 ? '< 0.001' : p.toFixed(3));
 const ratio = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : '—');
 
+const chanceText = (c: ChanceColumn | null) => (c ? `${pct(c.level)}${c.aboveChance ? '' : ' (not above)'}` : 'n/a');
+const claimText = (c: Claim) => (c.holds !== 'inconclusive' ? c.holds : c.questionsNeeded === null ? 'inconclusive' : `inconclusive (≈ ${c.questionsNeeded.toLocaleString('en-US')} questions)`);
+const marked = (name: string, finished: boolean) => (finished ? name : `${name} (unfinished)`);
+const intervalPts = (delta: number, ci: Interval) => `${pts(delta)} [${pts(ci.lo)}, ${pts(ci.hi)}]`;
+
 export function routesVsSearchView(t: RoutesVsSearchTable): TableView {
+  const m = `${+(100 * t.margin).toFixed(2)} pts`;
+  const headline = `Random routes non-inferior to search (lower bound > −${m}) in ${t.nonInferior} of ${t.counted} settings; search better in ${t.searchBetter}; ${t.inconclusive} inconclusive${t.saturated > 0 ? `; ${t.saturated} saturated by chance, not counted` : ''}.`;
   return {
     id: 'routes-vs-search',
     title: 'Random routes vs route search at a matched budget',
-    notes: [`Random routes ≥ search in ${t.routesAtLeastSearch} of ${t.rows.length} settings.`, `Rule: ${t.rule}.`],
-    headers: ['model', 'dataset', 'n', 'budget (gen/question)', 'routes tokens', 'search tokens', 'search/routes tokens', 'search/routes block applications', 'reachable · routes', 'reachable · search', 'only routes', 'only search', 'routes − search (pts) [95% CI]', 'McNemar p', 'verdict'],
+    notes: [headline, `Margin: ±${m}. Rule: ${t.rule}.`],
+    headers: ['model', 'dataset', 'n', 'budget (gen/question)', 'routes tokens', 'search tokens', 'search/routes tokens', 'search/routes block applications', 'reachable · routes', 'reachable · search', 'chance · routes / search', 'only routes', 'only search', 'routes − search (pts) [95% CI]', 'McNemar p', 'Holm p', 'verdict', 'routes non-inferior'],
     rows: t.rows.map((r) => [
-      r.model,
+      marked(r.model, r.finished),
       r.dataset,
       String(r.n),
       String(r.routes.cost.budget),
@@ -46,19 +53,23 @@ export function routesVsSearchView(t: RoutesVsSearchTable): TableView {
       ratio(r.costRatio.blockApplications),
       rateText(r.routes.reachable),
       rateText(r.search.reachable),
+      r.routes.chance || r.search.chance ? `${chanceText(r.routes.chance)} / ${chanceText(r.search.chance)}` : 'n/a',
       String(r.onlyRoutes),
       String(r.onlySearch),
-      `${pts(r.difference.delta)} [${pts(r.difference.lo)}, ${pts(r.difference.hi)}]`,
+      intervalPts(r.difference.delta, r.difference),
       pText(r.mcnemarP),
-      r.verdict,
+      pText(r.holmP),
+      pairedVerdictText(r.decision),
+      r.saturated ? `saturated (${r.saturated}); not counted` : claimText(r.nonInferior),
     ]),
-    csvHeaders: ['folder', 'model', 'dataset', 'n', 'budget', 'routes_generations', 'routes_tokens', 'routes_block_applications', 'search_generations', 'search_tokens', 'search_block_applications', 'routes_reachable', 'routes_lo', 'routes_hi', 'routes_n', 'search_reachable', 'search_lo', 'search_hi', 'search_n', 'only_routes', 'only_search', 'difference', 'difference_lo', 'difference_hi', 'mcnemar_p', 'verdict'],
+    csvHeaders: ['folder', 'model', 'dataset', 'finished', 'n', 'budget', 'routes_generations', 'routes_tokens', 'routes_block_applications', 'search_generations', 'search_tokens', 'search_block_applications', 'routes_reachable', 'routes_lo', 'routes_hi', 'routes_n', 'search_reachable', 'search_lo', 'search_hi', 'search_n', 'routes_chance', 'search_chance', 'only_routes', 'only_search', 'difference', 'difference_lo', 'difference_hi', 'mcnemar_p', 'holm_p', 'margin', 'verdict', 'questions_to_decide', 'routes_non_inferior', 'non_inferior_questions_needed', 'saturated'],
     csvRows: t.rows.map((r) => [
-      r.folder, r.model, r.dataset, r.n, r.routes.cost.budget,
+      r.folder, r.model, r.dataset, r.finished, r.n, r.routes.cost.budget,
       r.routes.cost.generations, r.routes.cost.tokens, r.routes.cost.blockApplications,
       r.search.cost.generations, r.search.cost.tokens, r.search.cost.blockApplications,
-      ...rateCsv(r.routes.reachable), ...rateCsv(r.search.reachable),
-      r.onlyRoutes, r.onlySearch, r.difference.delta, r.difference.lo, r.difference.hi, r.mcnemarP, r.verdict,
+      ...rateCsv(r.routes.reachable), ...rateCsv(r.search.reachable), r.routes.chance?.level ?? null, r.search.chance?.level ?? null,
+      r.onlyRoutes, r.onlySearch, r.difference.delta, r.difference.lo, r.difference.hi, r.mcnemarP, r.holmP, t.margin, r.decision.verdict, r.decision.questionsNeeded,
+      r.nonInferior.holds, r.nonInferior.questionsNeeded, r.saturated,
     ]),
     apart: [
       ...t.unmatched.map((u) => `Not counted, unmatched budgets: ${u.model} on ${u.dataset} (routes ${u.routesBudget}, search ${u.searchBudget} generations per question) — ${u.folder}`),
@@ -73,36 +84,42 @@ export function repairView(rows: readonly RepairRow[], missing: readonly { folde
     title: 'Repair: silencing one identified MLP block',
     notes: ['The block is chosen on a seeded selection half of the failure set; its repair rate is measured on the other (held-out) half, its damage on every realized question.'],
     headers: ['model', 'dataset', 'failure set', 'selection / held-out', 'identified block', 'held-out repair', 'damage to realized'],
-    rows: rows.map((r) => [r.model, r.dataset, String(r.failureSetSize), `${r.selectionSize} / ${r.heldOutSize}`, r.identifiedBlock === null ? '—' : String(r.identifiedBlock), rateText(r.heldOutRepair), rateText(r.damage)]),
-    csvHeaders: ['folder', 'model', 'dataset', 'failure_set', 'selection', 'held_out', 'identified_block', 'repair', 'repair_lo', 'repair_hi', 'repair_n', 'damage', 'damage_lo', 'damage_hi', 'damage_n'],
-    csvRows: rows.map((r) => [r.folder, r.model, r.dataset, r.failureSetSize, r.selectionSize, r.heldOutSize, r.identifiedBlock, ...rateCsv(r.heldOutRepair), ...rateCsv(r.damage)]),
+    rows: rows.map((r) => [marked(r.model, r.finished), r.dataset, String(r.failureSetSize), `${r.selectionSize} / ${r.heldOutSize}`, r.identifiedBlock === null ? '—' : String(r.identifiedBlock), rateText(r.heldOutRepair), rateText(r.damage)]),
+    csvHeaders: ['folder', 'model', 'dataset', 'finished', 'failure_set', 'selection', 'held_out', 'identified_block', 'repair', 'repair_lo', 'repair_hi', 'repair_n', 'damage', 'damage_lo', 'damage_hi', 'damage_n'],
+    csvRows: rows.map((r) => [r.folder, r.model, r.dataset, r.finished, r.failureSetSize, r.selectionSize, r.heldOutSize, r.identifiedBlock, ...rateCsv(r.heldOutRepair), ...rateCsv(r.damage)]),
     apart: missing.map((m) => `Not in the table: ${m.folder} — ${m.reason}`),
   };
 }
 
 export function trainingView(t: TrainingTable): TableView {
+  const m = `${+(100 * t.margin).toFixed(2)} pts`;
+  const headline = `Realized up (lower bound > 0) while the reachable ceiling does not rise (upper bound < +${m}) in ${t.realizedUpCeilingFlat} of ${t.counted} comparisons; not so in ${t.notSo}; ${t.inconclusive} inconclusive${t.saturated > 0 ? `; ${t.saturated} saturated by chance, not counted` : ''}.`;
+  const delta = (d: TrainingTable['rows'][number]['realized']) => `${intervalPts(d.delta, d.ci)} p ${pText(d.mcnemarP)}, Holm ${pText(d.holmP)} · ${pairedVerdictText(d.decision!)}`;
   return {
     id: 'training',
     title: 'Training: realized vs reachable ceiling, base → tuned',
-    notes: [`Realized up while the reachable ceiling stays flat or falls in ${t.realizedUpCeilingFlat} of ${t.rows.length} comparisons.`, `Rule: ${t.rule}.`],
-    headers: ['base → tuned', 'dataset', 'n', 'realized', 'Δ realized (pts) [95% CI]', 'ceiling', 'Δ ceiling (pts) [95% CI]', 'newly realized: already reachable / newly reachable', 'realized up, ceiling flat or down'],
+    notes: [headline, `Margin: ±${m}. Rule: ${t.rule}.`],
+    headers: ['base → tuned', 'dataset', 'n', 'realized', 'Δ realized (pts) [95% CI]', 'ceiling', 'Δ ceiling (pts) [95% CI]', 'realized, no probe reached (base / tuned)', 'ceiling chance (base / tuned)', 'newly realized: already reachable / newly reachable', 'realized up, ceiling not rising'],
     rows: t.rows.map((r) => [
-      `${r.base} → ${r.tuned}`,
+      marked(`${r.base} → ${r.tuned}`, r.finished),
       r.dataset,
       String(r.n),
       `${pct(r.realized.base)} → ${pct(r.realized.tuned)}`,
-      `${pts(r.realized.delta)} [${pts(r.realized.ci.lo)}, ${pts(r.realized.ci.hi)}] p ${pText(r.realized.mcnemarP)}`,
+      delta(r.realized),
       `${pct(r.ceiling.base)} → ${pct(r.ceiling.tuned)}`,
-      `${pts(r.ceiling.delta)} [${pts(r.ceiling.ci.lo)}, ${pts(r.ceiling.ci.hi)}] p ${pText(r.ceiling.mcnemarP)}`,
+      delta(r.ceiling),
+      `${r.realizedNotReached.base} / ${r.realizedNotReached.tuned}`,
+      r.chance ? `${chanceText(r.chance.base)} / ${chanceText(r.chance.tuned)}` : 'n/a',
       `${r.newlyRealized.alreadyReachable} / ${r.newlyRealized.newlyReachable} of ${r.newlyRealized.n}`,
-      r.realizedUp && r.ceilingFlatOrDown ? 'yes' : 'no',
+      r.saturated ? `saturated (${r.saturated}); not counted` : claimText(r.claim),
     ]),
-    csvHeaders: ['folder', 'base', 'tuned', 'dataset', 'n', 'realized_base', 'realized_tuned', 'realized_delta', 'realized_lo', 'realized_hi', 'realized_mcnemar_p', 'ceiling_base', 'ceiling_tuned', 'ceiling_delta', 'ceiling_lo', 'ceiling_hi', 'ceiling_mcnemar_p', 'newly_realized', 'already_reachable', 'newly_reachable', 'realized_up', 'ceiling_flat_or_down'],
+    csvHeaders: ['folder', 'base', 'tuned', 'dataset', 'finished', 'n', 'realized_base', 'realized_tuned', 'realized_delta', 'realized_lo', 'realized_hi', 'realized_mcnemar_p', 'realized_holm_p', 'realized_verdict', 'ceiling_base', 'ceiling_tuned', 'ceiling_delta', 'ceiling_lo', 'ceiling_hi', 'ceiling_mcnemar_p', 'ceiling_holm_p', 'ceiling_verdict', 'margin', 'realized_not_reached_base', 'realized_not_reached_tuned', 'ceiling_chance_base', 'ceiling_chance_tuned', 'newly_realized', 'already_reachable', 'newly_reachable', 'realized_up_ceiling_not_rising', 'questions_needed', 'saturated'],
     csvRows: t.rows.map((r) => [
-      r.folder, r.base, r.tuned, r.dataset, r.n,
-      r.realized.base, r.realized.tuned, r.realized.delta, r.realized.ci.lo, r.realized.ci.hi, r.realized.mcnemarP,
-      r.ceiling.base, r.ceiling.tuned, r.ceiling.delta, r.ceiling.ci.lo, r.ceiling.ci.hi, r.ceiling.mcnemarP,
-      r.newlyRealized.n, r.newlyRealized.alreadyReachable, r.newlyRealized.newlyReachable, r.realizedUp, r.ceilingFlatOrDown,
+      r.folder, r.base, r.tuned, r.dataset, r.finished, r.n,
+      r.realized.base, r.realized.tuned, r.realized.delta, r.realized.ci.lo, r.realized.ci.hi, r.realized.mcnemarP, r.realized.holmP, r.realized.decision!.verdict,
+      r.ceiling.base, r.ceiling.tuned, r.ceiling.delta, r.ceiling.ci.lo, r.ceiling.ci.hi, r.ceiling.mcnemarP, r.ceiling.holmP, r.ceiling.decision!.verdict, t.margin,
+      r.realizedNotReached.base, r.realizedNotReached.tuned, r.chance?.base.level ?? null, r.chance?.tuned.level ?? null,
+      r.newlyRealized.n, r.newlyRealized.alreadyReachable, r.newlyRealized.newlyReachable, r.claim.holds, r.claim.questionsNeeded, r.saturated,
     ]),
     apart: [],
   };
@@ -117,12 +134,12 @@ export function trajectoryViews(t: TrajectoryResult): TableView[] {
   const points: TableView = {
     id: 'trajectory',
     title: 'Trajectory: realized and reachable per checkpoint',
-    notes: [`${t.points.length} checkpoints in training order, each audited with the same settings; ceiling = reachable by any of ${probes.join(', ')} (${t.ceilingBudget} generations per question).`, ...passNote],
-    headers: ['checkpoint', 'n', 'realized', ...probes.map((p) => `reachable · ${p}`), 'ceiling', ...(t.passAtKProbe ? [`pass@1 · ${t.passAtKProbe}`, `pass@${t.passAtKMax} · ${t.passAtKProbe}`] : [])],
-    rows: t.points.map((p) => [p.label, String(p.n), rateText(p.realized), ...probes.map((q) => rateText(p.reachable[q] ?? null)), rateText(p.ceiling), ...(t.passAtKProbe ? [passAt1Text(p), passAtKText(p)] : [])]),
-    csvHeaders: ['checkpoint', 'folder', 'n', 'realized', 'realized_lo', 'realized_hi', 'realized_n', ...probes.flatMap((q) => [`${q}`, `${q}_lo`, `${q}_hi`, `${q}_n`]), 'ceiling', 'ceiling_lo', 'ceiling_hi', 'ceiling_n', 'pass_at_1', 'pass_at_1_lo', 'pass_at_1_hi', 'pass_at_1_n', 'pass_at_k', 'pass_at_k_lo', 'pass_at_k_hi', 'pass_at_k_n'],
+    notes: [`${t.points.length} checkpoints in training order, each audited with the same settings; ceiling = realized, or reachable by any of ${probes.join(', ')} (${t.ceilingBudget} generations per question); "realized only" counts the realized questions no probe reached.`, ...passNote],
+    headers: ['checkpoint', 'n', 'realized', ...probes.map((p) => `reachable · ${p}`), 'ceiling', 'realized only', ...(t.passAtKProbe ? [`pass@1 · ${t.passAtKProbe}`, `pass@${t.passAtKMax} · ${t.passAtKProbe}`] : [])],
+    rows: t.points.map((p) => [p.label, String(p.n), rateText(p.realized), ...probes.map((q) => rateText(p.reachable[q] ?? null)), rateText(p.ceiling), String(p.realizedNotReached), ...(t.passAtKProbe ? [passAt1Text(p), passAtKText(p)] : [])]),
+    csvHeaders: ['checkpoint', 'folder', 'n', 'realized', 'realized_lo', 'realized_hi', 'realized_n', ...probes.flatMap((q) => [`${q}`, `${q}_lo`, `${q}_hi`, `${q}_n`]), 'ceiling', 'ceiling_lo', 'ceiling_hi', 'ceiling_n', 'realized_not_reached', 'pass_at_1', 'pass_at_1_lo', 'pass_at_1_hi', 'pass_at_1_n', 'pass_at_k', 'pass_at_k_lo', 'pass_at_k_hi', 'pass_at_k_n'],
     csvRows: t.points.map((p) => [
-      p.label, p.folder, p.n, ...rateCsv(p.realized), ...probes.flatMap((q) => rateCsv(p.reachable[q] ?? null)), ...rateCsv(p.ceiling),
+      p.label, p.folder, p.n, ...rateCsv(p.realized), ...probes.flatMap((q) => rateCsv(p.reachable[q] ?? null)), ...rateCsv(p.ceiling), p.realizedNotReached,
       ...meanCsv(p.passAt1, p.passAt1Ci, p.passAtKN), ...meanCsv(p.passAtK, p.passAtKCi, p.passAtKN),
     ]),
     apart: [],

@@ -1,30 +1,45 @@
 /**
  * Checkpoint comparison (docs/design.md section 1): two runs of the same questions under the same
- * deployment, probes, budgets and seeds. Realized Δ and reachable-ceiling Δ with paired bootstrap
- * intervals, exact McNemar tests, the per-question transition table between states, and the
- * decomposition of newly realized questions into already-reachable-by-base vs newly-reachable.
+ * deployment, probes, budgets and seeds. Realized Δ and reachable-ceiling Δ with Newcombe's paired
+ * score intervals, exact McNemar tests and a four-way decision against the equivalence margin, the
+ * per-question transition table between states, and the decomposition of newly realized questions
+ * into already-reachable-by-base vs newly-reachable.
  */
 import { QUESTION_STATES, questionState, type Comparison, type PairedDelta, type QuestionRecord } from '../../contract';
-import { pairedBootstrap, mcnemarExact, rateOf, seedFor } from './stats';
+import { mcnemarExact, rateOf } from './stats';
+import { pairedScoreInterval } from './stats/pairedScoreInterval';
+import { DEFAULT_MARGIN, pairedDecision } from './stats/pairedDecision';
 
-function pairedDelta(base: boolean[], tuned: boolean[], seed: number): PairedDelta {
-  const a = base.map(Number);
-  const b = tuned.map(Number);
-  const boot = pairedBootstrap(a, b, { seed, resamples: 10000 });
+/** tuned − base over paired yes/no outcomes; `p` replaces the exact McNemar p in the decision (a table's Holm-adjusted p). */
+export function pairedDelta(base: readonly boolean[], tuned: readonly boolean[], margin: number, p?: number): PairedDelta {
   let lost = 0;
   let gained = 0;
+  let both = 0;
   base.forEach((x, i) => {
     if (x && !tuned[i]) lost++;
-    if (!x && tuned[i]) gained++;
+    else if (!x && tuned[i]) gained++;
+    else if (x) both++;
   });
-  const mean = (v: number[]) => (v.length === 0 ? 0 : v.reduce((s, x) => s + x, 0) / v.length);
-  return { base: mean(a), tuned: mean(b), delta: boot.delta, ci: { lo: boot.lo, hi: boot.hi }, mcnemarP: mcnemarExact(lost, gained), lost, gained, n: base.length };
+  const n = base.length;
+  const ci = pairedScoreInterval({ both, onlyFirst: gained, onlySecond: lost, neither: n - both - lost - gained });
+  const mcnemarP = mcnemarExact(lost, gained);
+  const delta = n === 0 ? 0 : (gained - lost) / n;
+  const decision = pairedDecision({ estimate: delta, lo: ci.lo, hi: ci.hi, p: p ?? mcnemarP, n, discordant: lost + gained }, margin);
+  return { base: n === 0 ? 0 : (both + lost) / n, tuned: n === 0 ? 0 : (both + gained) / n, delta, ci, ciMethod: 'newcombe-score', decision, mcnemarP, lost, gained, n };
 }
 
-const anyReachable = (r: QuestionRecord) => Object.values(r.reachable).some(Boolean);
+const anyProbeReached = (r: QuestionRecord) => Object.values(r.reachable).some(Boolean);
+/** The reachable ceiling: a question the deployment answers is reachable whatever the probes found. */
+export const insideCeiling = (r: QuestionRecord) => r.realized.correct || anyProbeReached(r);
 
-/** Compares two runs question by question; `seed` keys the bootstrap (the runs' common seed). */
-export function compareRecords(baseAll: readonly QuestionRecord[], tunedAll: readonly QuestionRecord[], seed: number): Comparison {
+export interface CompareOptions {
+  /** Equivalence margin of the decisions (default 5 points). */
+  margin?: number;
+}
+
+/** Compares two runs question by question. */
+export function compareRecords(baseAll: readonly QuestionRecord[], tunedAll: readonly QuestionRecord[], options: CompareOptions = {}): Comparison {
+  const margin = options.margin ?? DEFAULT_MARGIN;
   // A question skipped (prompt too long for the context) in either run has no outcome to pair.
   const baseRecords = baseAll.filter((r) => !r.skipped);
   const tunedRecords = tunedAll.filter((r) => !r.skipped);
@@ -37,7 +52,7 @@ export function compareRecords(baseAll: readonly QuestionRecord[], tunedAll: rea
   }
   const probes = Object.keys(pairs[0]?.[0].reachable ?? {}).filter((p) => pairs.every(([b, t]) => p in b.reachable && p in t.reachable));
   const reachable: Record<string, PairedDelta> = {};
-  for (const p of probes) reachable[p] = pairedDelta(pairs.map(([b]) => b.reachable[p]), pairs.map(([, t]) => t.reachable[p]), seedFor(seed, 'compare', 'reachable', p));
+  for (const p of probes) reachable[p] = pairedDelta(pairs.map(([b]) => b.reachable[p]), pairs.map(([, t]) => t.reachable[p]), margin);
 
   const transitions = Object.fromEntries(QUESTION_STATES.map((s) => [s, Object.fromEntries(QUESTION_STATES.map((t) => [t, [] as string[]]))])) as Comparison['transitions'];
   const already: string[] = [];
@@ -46,14 +61,18 @@ export function compareRecords(baseAll: readonly QuestionRecord[], tunedAll: rea
     const from = questionState(b);
     const to = questionState(t);
     transitions[from][to].push(b.id);
-    if (!b.realized.correct && t.realized.correct) (anyReachable(b) ? already : fresh).push(b.id);
+    if (!b.realized.correct && t.realized.correct) (anyProbeReached(b) ? already : fresh).push(b.id);
   }
   const newly = already.length + fresh.length;
   return {
     n: pairs.length,
     unmatched: { baseOnly: baseRecords.filter((r) => !tunedById.has(r.id)).map((r) => r.id), tunedOnly: tunedRecords.filter((r) => !baseIds.has(r.id)).map((r) => r.id) },
-    realized: pairedDelta(pairs.map(([b]) => b.realized.correct), pairs.map(([, t]) => t.realized.correct), seedFor(seed, 'compare', 'realized')),
-    reachableCeiling: pairedDelta(pairs.map(([b]) => anyReachable(b)), pairs.map(([, t]) => anyReachable(t)), seedFor(seed, 'compare', 'ceiling')),
+    realized: pairedDelta(pairs.map(([b]) => b.realized.correct), pairs.map(([, t]) => t.realized.correct), margin),
+    reachableCeiling: pairedDelta(pairs.map(([b]) => insideCeiling(b)), pairs.map(([, t]) => insideCeiling(t)), margin),
+    realizedNotReached: {
+      base: pairs.filter(([b]) => b.realized.correct && !anyProbeReached(b)).length,
+      tuned: pairs.filter(([, t]) => t.realized.correct && !anyProbeReached(t)).length,
+    },
     reachable,
     transitions,
     newlyRealized: {

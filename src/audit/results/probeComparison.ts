@@ -4,12 +4,15 @@
  * budgets B; unequal ones are labelled `unmatched` wherever the comparison is shown. Beside the
  * budget: what each probe actually spent (generations, generated tokens, block applications) and
  * the ratios, because equal generations can still differ in tokens and block applications.
- * The paired test is exact McNemar on the discordant questions; the interval is the paired
- * bootstrap of reachable(a) − reachable(b).
+ * The paired test is exact McNemar on the discordant questions; the interval of reachable(a) −
+ * reachable(b) is Newcombe's paired score interval; the decision (a better / worse / equivalent
+ * within ±margin / inconclusive) takes both (stats/pairedDecision.ts).
  */
 import { addBudget, emptyBudget } from '../probes/budget';
 import type { QuestionRecord } from '../../contract';
-import { mcnemarExact, pairedBootstrap, seedFor } from './stats';
+import { mcnemarExact } from './stats';
+import { pairedScoreInterval } from './stats/pairedScoreInterval';
+import { DEFAULT_MARGIN, pairedDecision } from './stats/pairedDecision';
 import type { ProbeComparison, ProbeExhaustion } from '../../contract';
 
 export type { ProbeComparison, ProbeExhaustion };
@@ -24,8 +27,11 @@ export function probeExhaustion(records: readonly QuestionRecord[], probe: strin
 
 const ratio = (x: number, y: number): number | null => (y > 0 ? x / y : null);
 
-/** Compares probe a with probe b; undefined when no question ran both. */
-export function compareProbes(records: readonly QuestionRecord[], a: string, b: string): ProbeComparison | undefined {
+/**
+ * Compares probe a with probe b; undefined when no question ran both. `p` replaces the exact
+ * McNemar p in the decision (a table passes its Holm-adjusted p).
+ */
+export function compareProbes(records: readonly QuestionRecord[], a: string, b: string, options: { margin?: number; p?: number } = {}): ProbeComparison | undefined {
   const paired = records.filter((r) => r.probes[a] && r.probes[b]);
   if (paired.length === 0) return undefined;
   const budgetOf = (p: string) => Math.max(...paired.map((r) => r.probes[p].budget));
@@ -45,12 +51,11 @@ export function compareProbes(records: readonly QuestionRecord[], a: string, b: 
     else if (y) onlyB++;
     else neither++;
   }
-  // Arms in pairedBootstrap's order (it reports mean(second) − mean(first)): b first, a second.
-  const boot = pairedBootstrap(
-    paired.map((r) => Number(r.reachable[b] === true)),
-    paired.map((r) => Number(r.reachable[a] === true)),
-    { seed: seedFor('summary', 'probe-comparison', a, b), resamples: 10000 },
-  );
+  const n = paired.length;
+  const interval = pairedScoreInterval({ both, onlyFirst: onlyA, onlySecond: onlyB, neither });
+  const estimate = (onlyA - onlyB) / n;
+  const mcnemarP = mcnemarExact(onlyA, onlyB);
+  const decision = pairedDecision({ estimate, lo: interval.lo, hi: interval.hi, p: options.p ?? mcnemarP, n, discordant: onlyA + onlyB }, options.margin ?? DEFAULT_MARGIN);
   return {
     a,
     b,
@@ -61,13 +66,14 @@ export function compareProbes(records: readonly QuestionRecord[], a: string, b: 
       b: costB,
       ratio: { generations: ratio(costA.generations, costB.generations), tokens: ratio(costA.tokens, costB.tokens), blockApplications: ratio(costA.blockApplications, costB.blockApplications) },
     },
-    n: paired.length,
+    n,
     onlyA,
     onlyB,
     both,
     neither,
-    mcnemarP: mcnemarExact(onlyA, onlyB),
-    difference: { estimate: boot.delta, lo: boot.lo, hi: boot.hi },
+    mcnemarP,
+    difference: { estimate, lo: interval.lo, hi: interval.hi, method: 'newcombe-score' },
+    decision,
     exhausted: { a: probeExhaustion(paired, a), b: probeExhaustion(paired, b) },
   };
 }

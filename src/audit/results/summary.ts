@@ -171,6 +171,7 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
     realized: rates.realized,
     reachable: rates.reachable,
     reachableAny: rates.reachableAny,
+    realizedNotReached: rates.realizedNotReached,
     reachableAnyBudget: { attempts: Object.values(byProbeBudget).reduce((a, b) => a + b, 0), byProbe: byProbeBudget },
     reachableNotRealized,
     passAtK: passCurves,

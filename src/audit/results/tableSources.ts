@@ -19,28 +19,38 @@ export const TRAJECTORIES_FOLDER = path.join('.reach-audit', 'trajectories');
 /** A folder that is not a run or a comparison, or a comparison whose runs no longer match. */
 export class TableSourceError extends Error {}
 
-export function loadRunForTables(folder: string, warn: (message: string) => void): RunForTables {
+export interface SourceOptions {
+  /** Use runs that have not finished (their finished questions; rows are marked). Refused otherwise. */
+  allowUnfinished?: boolean;
+}
+
+export function loadRunForTables(folder: string, warn: (message: string) => void, options: SourceOptions = {}): RunForTables {
   if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) throw new TableSourceError(`${folder}: no such run folder`);
   const run = loadRun(folder);
   for (const w of run.records.warnings) warn(w);
-  if (!run.finished) warn(`${folder} has not finished (${run.records.values.length} of ${run.manifest.dataset?.questions ?? '?'} questions); using the finished questions`);
+  const progress = `${run.records.values.length} of ${run.manifest.dataset?.questions ?? '?'} questions`;
+  if (!run.finished && !options.allowUnfinished) {
+    throw new TableSourceError(`${folder} has not finished (${progress}); finish it with --resume, or pass --allow-unfinished to use its finished questions (its rows are then marked unfinished)`);
+  }
+  if (!run.finished) warn(`${folder} has not finished (${progress}); using the finished questions, its rows marked unfinished`);
   return {
     folder: path.resolve(folder),
     model: path.basename(run.manifest.model.path),
     dataset: path.basename(run.manifest.dataset.path),
     seed: run.manifest.seeds.run,
     records: run.records.values,
+    finished: run.finished,
   };
 }
 
 /** Run folders and comparison folders: every run once, every pair checked. */
-export function loadTableSources(folders: readonly string[], warn: (message: string) => void): { runs: RunForTables[]; comparisons: ComparisonForTables[] } {
+export function loadTableSources(folders: readonly string[], warn: (message: string) => void, options: SourceOptions = {}): { runs: RunForTables[]; comparisons: ComparisonForTables[] } {
   const runs = new Map<string, RunForTables>();
   const comparisons: ComparisonForTables[] = [];
   const problems: string[] = [];
   const run = (folder: string) => {
     const key = path.resolve(folder);
-    if (!runs.has(key)) runs.set(key, loadRunForTables(folder, warn));
+    if (!runs.has(key)) runs.set(key, loadRunForTables(folder, warn, options));
     return runs.get(key)!;
   };
   for (const folder of folders) {
@@ -67,9 +77,9 @@ export interface CheckpointRef {
 }
 
 /** Checkpoint runs in training order, checked to share their settings (as `compare` checks a pair). */
-export function loadTrajectoryCheckpoints(checkpoints: readonly CheckpointRef[], warn: (message: string) => void): TrajectoryCheckpoint[] {
+export function loadTrajectoryCheckpoints(checkpoints: readonly CheckpointRef[], warn: (message: string) => void, options: SourceOptions = {}): TrajectoryCheckpoint[] {
   if (checkpoints.length < 2) throw new TableSourceError('a trajectory needs at least two checkpoints');
-  const loaded = checkpoints.map((c) => ({ ...c, run: loadRunForTables(c.folder, warn) }));
+  const loaded = checkpoints.map((c) => ({ ...c, run: loadRunForTables(c.folder, warn, options) }));
   const first = loadRun(loaded[0].run.folder).manifest;
   const problems = loaded.slice(1).flatMap((c) => comparisonMismatches(first, loadRun(c.run.folder).manifest).map((p) => `${c.folder}: ${p}`));
   if (problems.length > 0) throw new TableSourceError(`cannot build a trajectory from runs with different settings —\n  ${problems.join('\n  ')}`);

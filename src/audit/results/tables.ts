@@ -1,14 +1,19 @@
 /**
  * The paper's tables across many runs, computed from the runs' records (never from hand-copied
  * numbers): random routes vs search at a matched budget per setting, the repair analysis per run,
- * and realized vs reachable-ceiling movement per checkpoint comparison. Each row carries its n and
- * 95% intervals; each table's headline ("X of Y") states the rule that decided it.
+ * and realized vs reachable-ceiling movement per checkpoint comparison. Each row carries its n, 95%
+ * intervals, the exact McNemar p beside its Holm adjustment over the table's rows, the chance level
+ * of a choice format, and a four-way decision against the stated margin; each headline ("X of Y")
+ * counts only decisive, unsaturated rows and says how many were inconclusive.
  */
-import type { PairedDelta, QuestionRecord } from '../../contract';
+import type { PairedDecision, PairedDelta, QuestionRecord } from '../../contract';
 import { analyzeRepair } from '../repair/repairScan';
 import { rateOf, type Rate } from './stats';
+import { holmAdjust } from './stats/holm';
+import { ALPHA, DEFAULT_MARGIN, checkMargin, questionsToClear, type PairedEvidence } from './stats/pairedDecision';
 import { compareProbes } from './probeComparison';
-import { compareRecords } from './compare';
+import { compareRecords, insideCeiling, pairedDelta } from './compare';
+import { chanceLevel } from './chanceLevel';
 
 /** One audited setting: a model on a dataset, with its records. */
 export interface RunForTables {
@@ -17,6 +22,13 @@ export interface RunForTables {
   dataset: string;
   seed: number;
   records: readonly QuestionRecord[];
+  /** False for a run that has not finished (shown only with --allow-unfinished, and marked). */
+  finished: boolean;
+}
+
+export interface TableOptions {
+  /** Equivalence margin, a proportion (default 0.05). */
+  margin?: number;
 }
 
 export interface ProbeCost {
@@ -27,37 +39,66 @@ export interface ProbeCost {
   blockApplications: number;
 }
 
+/** A choice format's chance reach (uniform guessing with the same options and attempts); null for other formats. */
+export interface ChanceColumn {
+  level: number;
+  aboveChance: boolean;
+}
+
+/** Why a row is left out of the headline: chance alone would reach (almost) every question. */
+export const SATURATION_LEVEL = 0.95;
+
+/** yes / no decided by the data, or inconclusive with roughly how many questions would decide it. */
+export interface Claim {
+  holds: 'yes' | 'no' | 'inconclusive';
+  questionsNeeded: number | null;
+}
+
 export interface RoutesVsSearchRow {
   folder: string;
   model: string;
   dataset: string;
+  finished: boolean;
   n: number;
-  routes: { reachable: Rate; cost: ProbeCost };
-  search: { reachable: Rate; cost: ProbeCost };
+  routes: { reachable: Rate; cost: ProbeCost; chance: ChanceColumn | null };
+  search: { reachable: Rate; cost: ProbeCost; chance: ChanceColumn | null };
   /** search ÷ routes for tokens and block applications (generations are matched). */
   costRatio: { tokens: number; blockApplications: number };
   onlyRoutes: number;
   onlySearch: number;
-  /** routes − search, paired bootstrap 95% interval. */
+  /** routes − search with Newcombe's paired score 95% interval. */
   difference: { delta: number; lo: number; hi: number };
   mcnemarP: number;
-  verdict: 'routes better' | 'no difference' | 'search better';
+  /** mcnemarP Holm-adjusted over the table's rows; it decides better / worse. */
+  holmP: number;
+  decision: PairedDecision;
+  /** Routes non-inferior to search: lower bound above −margin (yes); search better after Holm (no). */
+  nonInferior: Claim;
+  /** Set when chance saturates the setting: the reason; the row is then not counted. */
+  saturated: string | null;
 }
 
 export interface RoutesVsSearchTable {
   rule: string;
+  margin: number;
   rows: RoutesVsSearchRow[];
   /** Settings whose two probes had different budgets: listed, not counted. */
   unmatched: { folder: string; model: string; dataset: string; routesBudget: number; searchBudget: number }[];
   /** Settings that did not run both probes. */
   missing: { folder: string; reason: string }[];
-  routesAtLeastSearch: number;
+  /** Over the counted rows (matched, not saturated). */
+  counted: number;
+  nonInferior: number;
+  searchBetter: number;
+  inconclusive: number;
+  saturated: number;
 }
 
 export interface RepairRow {
   folder: string;
   model: string;
   dataset: string;
+  finished: boolean;
   failureSetSize: number;
   identifiedBlock: number | null;
   selectionSize: number;
@@ -73,18 +114,31 @@ export interface TrainingRow {
   base: string;
   tuned: string;
   dataset: string;
+  finished: boolean;
   n: number;
-  realized: PairedDelta;
-  ceiling: PairedDelta;
+  /** Decisions use the Holm-adjusted p (holmP) over the table's rows. */
+  realized: PairedDelta & { holmP: number };
+  /** The ceiling: realized, or reachable by any probe. */
+  ceiling: PairedDelta & { holmP: number };
+  /** Realized questions no probe reached, per checkpoint (inside the ceiling through the deployment alone). */
+  realizedNotReached: { base: number; tuned: number };
   newlyRealized: { n: number; alreadyReachable: number; newlyReachable: number };
-  realizedUp: boolean;
-  ceilingFlatOrDown: boolean;
+  /** Chance reach of the ceiling (deployment and every probe attempt as guesses), per checkpoint. */
+  chance: { base: ChanceColumn; tuned: ChanceColumn } | null;
+  /** Realized up (lower bound > 0, Holm p < α) while the ceiling does not rise (upper bound < +margin). */
+  claim: Claim;
+  saturated: string | null;
 }
 
 export interface TrainingTable {
   rule: string;
+  margin: number;
   rows: TrainingRow[];
+  counted: number;
   realizedUpCeilingFlat: number;
+  notSo: number;
+  inconclusive: number;
+  saturated: number;
 }
 
 export interface ComparisonForTables {
@@ -94,18 +148,63 @@ export interface ComparisonForTables {
   tuned: RunForTables;
 }
 
-const ROUTES_RULE =
-  'routes ≥ search when the paired-bootstrap 95% interval of (routes − search) reachable rate does not lie below 0 ("routes better": it lies above 0; "no difference": it contains 0); settings whose probes had unequal budgets are listed apart and not counted';
-const TRAINING_RULE =
-  'realized up: the 95% paired interval of realized Δ lies above 0; ceiling flat or down: the interval of reachable-ceiling Δ does not lie above 0';
+const pts = (margin: number) => `${+(100 * margin).toFixed(2)} pts`;
+
+function routesRule(margin: number): string {
+  return [
+    `interval: Newcombe's paired score 95% interval of the reachable-rate difference (routes − search)`,
+    `verdict: "better"/"worse" needs Holm-adjusted exact McNemar p < ${ALPHA} (over this table's rows) and the interval on that side of 0; "equivalent" needs the interval inside ±${pts(margin)}; otherwise "inconclusive"`,
+    `the headline counts routes as non-inferior when the lower bound is above −${pts(margin)} (one-sided 2.5%, per setting, unadjusted) and search as better on a "worse" verdict; the rest are inconclusive`,
+    `settings with unequal budgets, and choice-format settings that chance saturates (a uniform guesser's reach ≥ ${100 * SATURATION_LEVEL}% with the same attempts, or a probe's reachable rate not above it), are listed apart and not counted`,
+  ].join('; ');
+}
+
+function trainingRule(margin: number): string {
+  return [
+    `ceiling = realized, or reachable by any probe; intervals: Newcombe's paired score 95% interval of tuned − base`,
+    `realized up: lower bound > 0 and Holm-adjusted exact McNemar p < ${ALPHA} (over this table's rows); the ceiling does not rise: upper bound < +${pts(margin)}`,
+    `"no" when realized is equivalent within ±${pts(margin)} or down, or the ceiling rises (lower bound > 0, Holm p < ${ALPHA}); otherwise inconclusive`,
+    `choice-format comparisons whose ceiling chance saturates (≥ ${100 * SATURATION_LEVEL}%, or not above chance) are not counted`,
+  ].join('; ');
+}
 
 const costOf = (budget: number, spent: { generations: number; tokens: number; blockApplications: number }): ProbeCost => ({ budget, ...spent });
 
+const isChoice = (records: readonly QuestionRecord[]) => records.length > 0 && records.every((r) => typeof r.options === 'number' && r.options >= 1);
+
+function probeChance(records: readonly QuestionRecord[], probe: string): ChanceColumn | null {
+  if (!isChoice(records)) return null;
+  const c = chanceLevel(records.filter((r) => r.probes[probe]).map((r) => ({ options: r.options!, attempts: r.probes[probe].attempts.length, reached: r.reachable[probe] === true })));
+  return { level: c.level, aboveChance: c.aboveChance };
+}
+
+/** The ceiling's chance: a guesser given the deployment's one answer and every probe attempt. */
+function ceilingChance(records: readonly QuestionRecord[]): ChanceColumn | null {
+  if (!isChoice(records)) return null;
+  const c = chanceLevel(records.map((r) => ({ options: r.options!, attempts: 1 + Object.values(r.probes).reduce((s, p) => s + p.attempts.length, 0), reached: insideCeiling(r) })));
+  return { level: c.level, aboveChance: c.aboveChance };
+}
+
+function saturation(columns: readonly (readonly [string, ChanceColumn | null])[]): string | null {
+  const reasons: string[] = [];
+  for (const [what, c] of columns) {
+    if (!c) continue;
+    if (c.level >= SATURATION_LEVEL) reasons.push(`${what}: chance reach ${(100 * c.level).toFixed(1)}%`);
+    else if (!c.aboveChance) reasons.push(`${what}: not above chance (${(100 * c.level).toFixed(1)}%)`);
+  }
+  return reasons.length > 0 ? reasons.join('; ') : null;
+}
+
+const realRecords = (records: readonly QuestionRecord[]) => records.filter((r) => !r.skipped);
+
 /** One row per run, from the same paired comparison summary.json carries (compareProbes). */
-export function routesVsSearchTable(runs: readonly RunForTables[]): RoutesVsSearchTable {
-  const table: RoutesVsSearchTable = { rule: ROUTES_RULE, rows: [], unmatched: [], missing: [], routesAtLeastSearch: 0 };
+export function routesVsSearchTable(runs: readonly RunForTables[], options: TableOptions = {}): RoutesVsSearchTable {
+  const margin = checkMargin(options.margin ?? DEFAULT_MARGIN);
+  const table: RoutesVsSearchTable = { rule: routesRule(margin), margin, rows: [], unmatched: [], missing: [], counted: 0, nonInferior: 0, searchBetter: 0, inconclusive: 0, saturated: 0 };
+  const matched: { run: RunForTables; records: QuestionRecord[]; mcnemarP: number }[] = [];
   for (const run of runs) {
-    const c = compareProbes(run.records, 'routes', 'search');
+    const records = realRecords(run.records);
+    const c = compareProbes(records, 'routes', 'search');
     if (!c || !c.difference) {
       table.missing.push({ folder: run.folder, reason: 'did not run both the routes and the search probe' });
       continue;
@@ -114,25 +213,49 @@ export function routesVsSearchTable(runs: readonly RunForTables[]): RoutesVsSear
       table.unmatched.push({ folder: run.folder, model: run.model, dataset: run.dataset, routesBudget: c.budget.a, searchBudget: c.budget.b });
       continue;
     }
-    const d = c.difference;
-    const verdict = d.lo > 0 ? 'routes better' : d.hi < 0 ? 'search better' : 'no difference';
-    if (verdict !== 'search better') table.routesAtLeastSearch++;
+    matched.push({ run, records, mcnemarP: c.mcnemarP });
+  }
+  const holm = holmAdjust(matched.map((m) => m.mcnemarP));
+  matched.forEach(({ run, records }, i) => {
+    const c = compareProbes(records, 'routes', 'search', { margin, p: holm[i] })!;
+    const d = c.difference!;
     const inverse = (x: number | null) => (x === null || x === 0 ? Number.NaN : 1 / x);
+    const paired = records.filter((r) => r.probes.routes && r.probes.search);
+    const chance = { routes: probeChance(paired, 'routes'), search: probeChance(paired, 'search') };
+    const saturated = saturation([['routes', chance.routes], ['search', chance.search]]);
+    const evidence: PairedEvidence = { estimate: d.estimate, lo: d.lo, hi: d.hi, p: holm[i], n: c.n, discordant: c.onlyA + c.onlyB };
+    const nonInferior: Claim =
+      d.lo > -margin
+        ? { holds: 'yes', questionsNeeded: null }
+        : c.decision!.verdict === 'worse'
+          ? { holds: 'no', questionsNeeded: null }
+          : { holds: 'inconclusive', questionsNeeded: d.estimate > -margin ? Math.max(c.n + 1, questionsToClear(evidence, d.estimate + margin) ?? 0) : null };
+    if (saturated) table.saturated++;
+    else {
+      table.counted++;
+      if (nonInferior.holds === 'yes') table.nonInferior++;
+      else if (nonInferior.holds === 'no') table.searchBetter++;
+      else table.inconclusive++;
+    }
     table.rows.push({
       folder: run.folder,
       model: run.model,
       dataset: run.dataset,
+      finished: run.finished,
       n: c.n,
-      routes: { reachable: rateOf(c.both + c.onlyA, c.n), cost: costOf(c.budget.a, c.cost.a) },
-      search: { reachable: rateOf(c.both + c.onlyB, c.n), cost: costOf(c.budget.b, c.cost.b) },
+      routes: { reachable: rateOf(c.both + c.onlyA, c.n), cost: costOf(c.budget.a, c.cost.a), chance: chance.routes },
+      search: { reachable: rateOf(c.both + c.onlyB, c.n), cost: costOf(c.budget.b, c.cost.b), chance: chance.search },
       costRatio: { tokens: inverse(c.cost.ratio.tokens), blockApplications: inverse(c.cost.ratio.blockApplications) },
       onlyRoutes: c.onlyA,
       onlySearch: c.onlyB,
       difference: { delta: d.estimate, lo: d.lo, hi: d.hi },
       mcnemarP: c.mcnemarP,
-      verdict,
+      holmP: holm[i],
+      decision: c.decision!,
+      nonInferior,
+      saturated,
     });
-  }
+  });
   return table;
 }
 
@@ -140,7 +263,7 @@ export function repairTable(runs: readonly RunForTables[]): { rows: RepairRow[];
   const rows: RepairRow[] = [];
   const missing: { folder: string; reason: string }[] = [];
   for (const run of runs) {
-    const repair = analyzeRepair(run.records);
+    const repair = analyzeRepair(realRecords(run.records));
     if (!repair) {
       missing.push({ folder: run.folder, reason: 'no repair scan (audit with --repair)' });
       continue;
@@ -149,6 +272,7 @@ export function repairTable(runs: readonly RunForTables[]): { rows: RepairRow[];
       folder: run.folder,
       model: run.model,
       dataset: run.dataset,
+      finished: run.finished,
       failureSetSize: repair.failureSetSize,
       identifiedBlock: repair.identifiedBlock,
       selectionSize: repair.selectionSize,
@@ -160,25 +284,64 @@ export function repairTable(runs: readonly RunForTables[]): { rows: RepairRow[];
   return { rows, missing };
 }
 
-export function trainingTable(comparisons: readonly ComparisonForTables[]): TrainingTable {
-  const table: TrainingTable = { rule: TRAINING_RULE, rows: [], realizedUpCeilingFlat: 0 };
-  for (const c of comparisons) {
-    const cmp = compareRecords(c.base.records, c.tuned.records, c.base.seed);
-    const realizedUp = cmp.realized.ci.lo > 0;
-    const ceilingFlatOrDown = !(cmp.reachableCeiling.ci.lo > 0);
-    if (realizedUp && ceilingFlatOrDown) table.realizedUpCeilingFlat++;
+/** Paired outcomes of both checkpoints over the questions present (and audited) in both. */
+function pairs(c: ComparisonForTables): [QuestionRecord, QuestionRecord][] {
+  const tuned = new Map(realRecords(c.tuned.records).map((r) => [r.id, r]));
+  return realRecords(c.base.records).flatMap((b): [QuestionRecord, QuestionRecord][] => {
+    const t = tuned.get(b.id);
+    return t ? [[b, t]] : [];
+  });
+}
+
+export function trainingTable(comparisons: readonly ComparisonForTables[], options: TableOptions = {}): TrainingTable {
+  const margin = checkMargin(options.margin ?? DEFAULT_MARGIN);
+  const table: TrainingTable = { rule: trainingRule(margin), margin, rows: [], counted: 0, realizedUpCeilingFlat: 0, notSo: 0, inconclusive: 0, saturated: 0 };
+  const cmps = comparisons.map((c) => compareRecords(c.base.records, c.tuned.records, { margin }));
+  const holmRealized = holmAdjust(cmps.map((c) => c.realized.mcnemarP));
+  const holmCeiling = holmAdjust(cmps.map((c) => c.reachableCeiling.mcnemarP));
+  comparisons.forEach((c, i) => {
+    const cmp = cmps[i];
+    const paired = pairs(c);
+    const outcomes = (pick: (r: QuestionRecord) => boolean) => [paired.map(([b]) => pick(b)), paired.map(([, t]) => pick(t))] as const;
+    const realized = { ...pairedDelta(...outcomes((r) => r.realized.correct), margin, holmRealized[i]), holmP: holmRealized[i] };
+    const ceiling = { ...pairedDelta(...outcomes(insideCeiling), margin, holmCeiling[i]), holmP: holmCeiling[i] };
+    const baseChance = ceilingChance(paired.map(([b]) => b));
+    const tunedChance = ceilingChance(paired.map(([, t]) => t));
+    const chance = baseChance && tunedChance ? { base: baseChance, tuned: tunedChance } : null;
+    const saturated = saturation([['base ceiling', chance?.base ?? null], ['tuned ceiling', chance?.tuned ?? null]]);
+    const up = realized.decision!.verdict === 'better';
+    const flat = ceiling.ci.hi < margin;
+    let claim: Claim;
+    if (up && flat) claim = { holds: 'yes', questionsNeeded: null };
+    else if (realized.decision!.verdict === 'worse' || realized.decision!.verdict === 'equivalent' || ceiling.decision!.verdict === 'better') claim = { holds: 'no', questionsNeeded: null };
+    else {
+      const evidence = (d: PairedDelta): PairedEvidence => ({ estimate: d.delta, lo: d.ci.lo, hi: d.ci.hi, p: d.mcnemarP, n: d.n, discordant: d.lost + d.gained });
+      const forUp = up ? 0 : realized.delta > 0 ? questionsToClear(evidence(realized), realized.delta) : null;
+      const forFlat = flat ? 0 : ceiling.delta < margin ? questionsToClear(evidence(ceiling), margin - ceiling.delta) : null;
+      claim = { holds: 'inconclusive', questionsNeeded: forUp === null || forFlat === null ? null : Math.max(cmp.n + 1, forUp, forFlat) };
+    }
+    if (saturated) table.saturated++;
+    else {
+      table.counted++;
+      if (claim.holds === 'yes') table.realizedUpCeilingFlat++;
+      else if (claim.holds === 'no') table.notSo++;
+      else table.inconclusive++;
+    }
     table.rows.push({
       folder: c.folder,
       base: c.base.model,
       tuned: c.tuned.model,
       dataset: c.dataset,
+      finished: c.base.finished && c.tuned.finished,
       n: cmp.n,
-      realized: cmp.realized,
-      ceiling: cmp.reachableCeiling,
+      realized,
+      ceiling,
+      realizedNotReached: cmp.realizedNotReached ?? { base: 0, tuned: 0 },
       newlyRealized: { n: cmp.newlyRealized.n, alreadyReachable: cmp.newlyRealized.alreadyReachable.successes, newlyReachable: cmp.newlyRealized.newlyReachable.successes },
-      realizedUp,
-      ceilingFlatOrDown,
+      chance,
+      claim,
+      saturated,
     });
-  }
+  });
   return table;
 }

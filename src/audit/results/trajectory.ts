@@ -23,7 +23,8 @@ export function trajectory(checkpoints: readonly TrajectoryCheckpoint[]): Trajec
   const passAtKMax = passAtKProbe ? Math.max(0, ...checkpoints.flatMap((c) => c.records.map((r) => r.probes[passAtKProbe]?.budget ?? 0))) : 0;
   const points = checkpoints.map((c): TrajectoryPoint => {
     const s = summarize(c.records);
-    const n = c.records.length;
+    // Skipped questions (prompt too long, a few-shot example) were not audited: not part of n.
+    const n = s.n;
     const curve = passAtKProbe ? (s.passAtK[passAtKProbe] ?? {}) : {};
     const ci = passAtKProbe ? (s.passAtKCi[passAtKProbe] ?? {}) : {};
     const k = String(passAtKMax);
@@ -34,6 +35,7 @@ export function trajectory(checkpoints: readonly TrajectoryCheckpoint[]): Trajec
       realized: s.realized,
       reachable: Object.fromEntries(probes.map((p) => [p, s.reachable[p] ?? rateOf(0, 0)])),
       ceiling: s.reachableAny,
+      realizedNotReached: s.realizedNotReached ?? 0,
       passAt1: curve['1'] ?? null,
       passAt1Ci: curve['1'] === undefined ? null : (ci['1'] ?? null),
       passAtK: curve[k] ?? null,
@@ -44,7 +46,7 @@ export function trajectory(checkpoints: readonly TrajectoryCheckpoint[]): Trajec
   });
   const flows: TrajectoryFlow[] = [];
   for (let i = 1; i < checkpoints.length; i++) {
-    const before = new Map(checkpoints[i - 1].records.map((r) => [r.id, questionState(r)]));
+    const before = new Map(checkpoints[i - 1].records.filter((r) => !r.skipped).map((r) => [r.id, questionState(r)]));
     const counts = {} as Record<FlowKey, number>;
     const ids = {} as Record<FlowKey, string[]>;
     for (const a of QUESTION_STATES) for (const b of QUESTION_STATES) {
@@ -53,6 +55,7 @@ export function trajectory(checkpoints: readonly TrajectoryCheckpoint[]): Trajec
     }
     let n = 0;
     for (const r of checkpoints[i].records) {
+      if (r.skipped) continue;
       const from = before.get(r.id);
       if (from === undefined) continue;
       const key: FlowKey = `${from}->${questionState(r)}`;

@@ -30,7 +30,7 @@ export function loadRun(folder: string): { manifest: RunManifest; summary: RunSu
   return { manifest, records, summary: stored ?? summarize(records.values), finished: stored !== undefined };
 }
 
-export function compareRuns(baseFolder: string, tunedFolder: string, onWarning: (m: string) => void, options: { mixedBackends?: boolean; mixedWeights?: boolean } = {}): StoredComparison {
+export function compareRuns(baseFolder: string, tunedFolder: string, onWarning: (m: string) => void, options: { mixedBackends?: boolean; mixedWeights?: boolean; margin?: number } = {}): StoredComparison {
   const base = loadRun(baseFolder);
   const tuned = loadRun(tunedFolder);
   for (const w of [...base.records.warnings, ...tuned.records.warnings]) onWarning(w);
@@ -39,7 +39,7 @@ export function compareRuns(baseFolder: string, tunedFolder: string, onWarning: 
   }
   const problems = comparisonMismatches(base.manifest, tuned.manifest, options);
   if (problems.length > 0) throw new InputError(`cannot compare ${baseFolder} with ${tunedFolder}: a checkpoint comparison needs the same settings —\n  ${problems.join('\n  ')}`);
-  const comparison = compareRecords(base.records.values, tuned.records.values, base.manifest.seeds.run);
+  const comparison = compareRecords(base.records.values, tuned.records.values, { margin: options.margin });
   const ref = (folder: string, run: typeof base): RunRef => ({ folder: path.resolve(folder), name: run.manifest.name, model: run.manifest.model.path, summary: run.summary });
   return { kind: 'reach-audit-comparison', createdAt: new Date().toISOString(), base: ref(baseFolder, base), tuned: ref(tunedFolder, tuned), comparison };
 }

@@ -61,6 +61,13 @@ const differenceInterval = v.pipe(
   v.check((ci) => ci.lo <= ci.hi, 'expected lo ≤ hi'),
 );
 
+const differenceMethod = v.picklist(['newcombe-score', 'bootstrap'], "expected 'newcombe-score' or 'bootstrap'");
+const pairedDecision = object({
+  verdict: v.picklist(['better', 'worse', 'equivalent', 'inconclusive'], "expected 'better', 'worse', 'equivalent' or 'inconclusive'"),
+  margin: v.pipe(v.number('expected a margin in (0, 1)'), v.gtValue(0, 'expected a margin in (0, 1)'), v.ltValue(1, 'expected a margin in (0, 1)')),
+  questionsNeeded: v.nullable(nonNegativeInteger),
+});
+
 const rateEntries = { n: nonNegativeInteger, successes: nonNegativeInteger, rate: fraction, ci: rateInterval };
 const rate = v.pipe(object(rateEntries), v.check((r) => r.successes <= r.n, 'expected successes ≤ n'));
 
@@ -182,7 +189,8 @@ const probeComparison = object({
   both: nonNegativeInteger,
   neither: nonNegativeInteger,
   mcnemarP: fraction,
-  difference: v.nullable(estimateInterval),
+  difference: v.nullable(object({ estimate: finite, lo: finite, hi: finite, method: v.optional(differenceMethod) })),
+  decision: v.optional(pairedDecision),
   exhausted: object({ a: probeExhaustion, b: probeExhaustion }),
 });
 const blindRetention = object({
@@ -205,11 +213,12 @@ export const runSummarySchema = object({
   realized: rate,
   reachable: map(rate),
   reachableAny: rate,
+  realizedNotReached: v.optional(nonNegativeInteger),
   reachableAnyBudget: object({ attempts: nonNegativeInteger, byProbe: map(nonNegativeInteger) }),
   reachableNotRealized: map(rate),
   passAtK: map(map(fraction)),
   passAtKCi: map(map(rateInterval)),
-  passAtKKind: map(v.picklist(['unbiased', 'first-k'], "expected 'unbiased' or 'first-k'")),
+  passAtKKind: map(v.picklist(['unbiased', 'approximate', 'first-k'], "expected 'unbiased', 'approximate' or 'first-k'")),
   blind: map(map(rate)),
   blindRetention: map(map(blindRetention)),
   chance: v.optional(object({ realized: chanceLevel, probes: map(chanceLevel) })),
@@ -317,6 +326,8 @@ const pairedDelta = object({
   lost: nonNegativeInteger,
   gained: nonNegativeInteger,
   n: nonNegativeInteger,
+  ciMethod: v.optional(differenceMethod),
+  decision: v.optional(pairedDecision),
 });
 const stateRow = object({ realized: texts, reachable: texts, unreached: texts });
 const rateWithIds = v.pipe(object({ ...rateEntries, ids: texts }), v.check((r) => r.successes <= r.n, 'expected successes ≤ n'));
@@ -326,6 +337,7 @@ export const comparisonSchema = object({
   unmatched: object({ baseOnly: texts, tunedOnly: texts }),
   realized: pairedDelta,
   reachableCeiling: pairedDelta,
+  realizedNotReached: v.optional(object({ base: nonNegativeInteger, tuned: nonNegativeInteger })),
   reachable: map(pairedDelta),
   transitions: object({ realized: stateRow, reachable: stateRow, unreached: stateRow }),
   newlyRealized: object({ n: nonNegativeInteger, alreadyReachable: rateWithIds, newlyReachable: rateWithIds }),
@@ -347,6 +359,7 @@ const trajectoryPoint = object({
   realized: rate,
   reachable: map(rate),
   ceiling: rate,
+  realizedNotReached: nonNegativeInteger,
   passAt1: v.nullable(fraction),
   passAt1Ci: v.nullable(rateInterval),
   passAtK: v.nullable(fraction),

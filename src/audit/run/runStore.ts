@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { InputError } from '../../engine/errors';
 import { createFolder, describeFsError } from '../../engine/folderCreation';
-import type { QuestionRecord, RunManifest, RunSummary } from '../../contract';
+import { runRates, type QuestionRecord, type RunManifest, type RunSummary } from '../../contract';
 import { validateManifest, validateRecord, validateSummary } from './runFileValidation';
 
 export const RUNS_FOLDER = path.join('.reach-audit', 'runs');
@@ -164,11 +164,19 @@ export function readRecords(folder: string): JsonLines<QuestionRecord> {
   return readJsonLines(file, (value, line) => validateRecord(value, file, line));
 }
 
-/** summary.json of a run, validated; undefined when the run has not written one (unfinished). */
+/**
+ * summary.json of a run, validated; undefined when the run has not written one (unfinished). A
+ * summary written before the ceiling included the realized questions gets today's ceiling,
+ * recomputed from its records (the records hold everything it needs).
+ */
 export function readSummary(folder: string): RunSummary | undefined {
   const file = path.join(folder, SUMMARY_FILE);
   const value = readJsonFile(file);
-  return value === undefined ? undefined : validateSummary(value, file);
+  if (value === undefined) return undefined;
+  const summary = validateSummary(value, file);
+  if (summary.realizedNotReached !== undefined) return summary;
+  const rates = runRates(readRecords(folder).values);
+  return { ...summary, reachableAny: rates.reachableAny, realizedNotReached: rates.realizedNotReached };
 }
 
 /**

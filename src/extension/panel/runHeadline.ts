@@ -36,7 +36,7 @@ export interface RunHeadline {
 }
 
 /** From summary.json (a RunSummary) or from runRates(records) of a run without one. */
-export function runHeadline(summary: RunRates & { repair?: RepairSummary }): RunHeadline {
+export function runHeadline(summary: Omit<RunRates, 'realizedNotReached'> & { repair?: RepairSummary }): RunHeadline {
   const reachable = Object.entries(summary.reachable).map(([probe, rate]) => ({ probe, rate }));
   const blind: BlindRate[] = [];
   for (const [probe, selectors] of Object.entries(summary.blind)) {

@@ -100,7 +100,10 @@ export async function readRun(folder: string): Promise<RunEntry> {
   if (summary.problem) entry.problems.push(summary.problem);
   else if (!summary.missing) {
     try {
-      entry.headline = runHeadline(validateSummary(summary.value, 'summary.json'));
+      const stored = validateSummary(summary.value, 'summary.json');
+      // A summary from before the ceiling included realized questions: today's ceiling from the records.
+      const ceiling = stored.realizedNotReached === undefined ? { reachableAny: runRates(readRecords(folder).values).reachableAny } : {};
+      entry.headline = runHeadline({ ...stored, ...ceiling });
       entry.finished = true;
     } catch (err) {
       entry.problems.push((err as Error).message);

@@ -4,7 +4,8 @@ import type { Attempt, QuestionRecord } from '../../../src/contract';
 import { compareProbes } from '../../../src/audit/results/probeComparison';
 import { blindRetention } from '../../../src/audit/results/blindRetention';
 import { summarize } from '../../../src/audit/results/summary';
-import { mcnemarExact, pairedBootstrap, rateOf, seedFor } from '../../../src/audit/results/stats';
+import { mcnemarExact, rateOf } from '../../../src/audit/results/stats';
+import { pairedScoreInterval } from '../../../src/audit/results/stats/pairedScoreInterval';
 import { auditQuestions } from '../../../src/audit/run/questionPipeline';
 import { fakeFor, settingsFor, smallDataset } from './fixtures';
 
@@ -35,7 +36,7 @@ function pairedRecords(): QuestionRecord[] {
   return out;
 }
 
-test('routes vs search: discordant counts, exact McNemar, paired bootstrap, cost ratios', () => {
+test('routes vs search: discordant counts, exact McNemar, paired score interval, decision, cost ratios', () => {
   const recs = pairedRecords();
   const c = compareProbes(recs, 'routes', 'search');
   assert.ok(c);
@@ -51,9 +52,12 @@ test('routes vs search: discordant counts, exact McNemar, paired bootstrap, cost
   }
   assert.ok(Math.abs(c.mcnemarP - 2 * tail) < 1e-12);
   assert.ok(Math.abs(c.difference!.estimate - (22 - 15) / 40) < 1e-12);
-  const ref = pairedBootstrap(recs.map((r) => Number(r.reachable.search)), recs.map((r) => Number(r.reachable.routes)), { seed: seedFor('summary', 'probe-comparison', 'routes', 'search') });
+  const ref = pairedScoreInterval({ both: 10, onlyFirst: 12, onlySecond: 5, neither: 13 });
   assert.equal(c.difference!.lo, ref.lo);
   assert.equal(c.difference!.hi, ref.hi);
+  assert.equal(c.difference!.method, 'newcombe-score');
+  // +17.5 pts over 40 questions, exact p 0.14: neither a direction nor equivalence at ±5 pts.
+  assert.equal(c.decision?.verdict, 'inconclusive');
   assert.equal(c.cost.ratio.generations, 1);
   assert.ok(Math.abs(c.cost.ratio.tokens! - 1.3) < 1e-12, 'routes used 30% more tokens at equal generations');
   assert.equal(c.exhausted.a.questions, 0);

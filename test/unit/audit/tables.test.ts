@@ -12,6 +12,7 @@ import { repairTable, routesVsSearchTable, trainingTable, type RunForTables } fr
 import { trajectory } from '../../../src/audit/results/trajectory';
 import { routesVsSearchView, tableCsv, tablesHtml, tablesMarkdown, trajectoryPassChart, trajectoryViews } from '../../../src/audit/report/tablesReport';
 import { summarize } from '../../../src/audit/results/summary';
+import { holmAdjust } from '../../../src/audit/results/stats/holm';
 import { DEFAULT_RATES, FakeGenerator, type FakeRates } from './fakeGenerator';
 import { settingsFor, smallDataset, tempDir } from './fixtures';
 
@@ -21,7 +22,7 @@ async function auditWith(rates: FakeRates, settings = settingsFor()): Promise<Ru
   const folder = tempDir();
   const model = new FakeGenerator(8, new Map(dataset.questions.map((q) => [q.text, q.gold])), rates);
   const result = await runAudit({ engineVersion: 'test', dataset, questions: dataset.questions, name: 't', inFlight: 8, modelInfo: { path: '/m', contentHash: 'h' }, settings, model, folder, resume: false });
-  return { folder, model: `fake-${rates.deploy}`, dataset: 'test.jsonl', seed: settings.seeds.run, records: result.records };
+  return { folder, model: `fake-${rates.deploy}`, dataset: 'test.jsonl', seed: settings.seeds.run, records: result.records, finished: true };
 }
 
 // Independent textbook implementations.
@@ -96,17 +97,25 @@ test('random routes vs search: rates, discordant pairs, McNemar, interval and ve
     assert.equal(row.onlySearch, onlySearch);
     assert.ok(Math.abs(row.mcnemarP - mcnemar(onlyRoutes, onlySearch)) < 1e-12);
     assert.ok(Math.abs(row.difference.delta - (routes - search) / recs.length) < 1e-12);
-    // The bootstrap interval against the normal approximation of a paired difference of proportions.
+    // The score interval against the normal approximation of a paired difference of proportions.
     const n = recs.length;
     const se = Math.sqrt(onlyRoutes + onlySearch - (onlyRoutes - onlySearch) ** 2 / n) / n;
     assert.ok(Math.abs(row.difference.lo - (row.difference.delta - 1.96 * se)) < 0.06, `lo ${row.difference.lo}`);
     assert.ok(Math.abs(row.difference.hi - (row.difference.delta + 1.96 * se)) < 0.06, `hi ${row.difference.hi}`);
-    assert.equal(row.verdict, row.difference.lo > 0 ? 'routes better' : row.difference.hi < 0 ? 'search better' : 'no difference');
+    // Holm over the table's rows decides the direction; the verdict from its definition.
+    assert.equal(row.holmP, holmAdjust(t.rows.map((x) => x.mcnemarP))[t.rows.indexOf(row)]);
+    const expected = row.holmP < 0.05 && row.difference.lo > 0 ? 'better' : row.holmP < 0.05 && row.difference.hi < 0 ? 'worse' : row.difference.lo > -0.05 && row.difference.hi < 0.05 ? 'equivalent' : 'inconclusive';
+    assert.equal(row.decision.verdict, expected);
+    assert.equal(row.nonInferior.holds, row.difference.lo > -0.05 ? 'yes' : expected === 'worse' ? 'no' : 'inconclusive');
+    assert.equal(row.saturated, null, 'not a choice format');
+    assert.equal(row.routes.chance, null);
     const tokens = (p: string) => recs.reduce((s, r) => s + r.probes[p].cost.tokens, 0);
     assert.equal(row.routes.cost.tokens, tokens('routes'));
     assert.ok(Math.abs(row.costRatio.tokens - tokens('search') / tokens('routes')) < 1e-12);
   }
-  assert.equal(t.routesAtLeastSearch, t.rows.filter((r) => r.verdict !== 'search better').length);
+  assert.equal(t.nonInferior, t.rows.filter((r) => r.nonInferior.holds === 'yes').length);
+  assert.equal(t.nonInferior + t.searchBetter + t.inconclusive, t.counted);
+  assert.equal(t.counted, t.rows.length);
 });
 
 test('unequal budgets are listed apart and not counted; the renderings escape and quote', async () => {
@@ -150,15 +159,20 @@ test('training: realized and ceiling deltas, newly realized split and the "X of 
   const n = base.records.length;
   const byId = new Map(tuned.records.map((r) => [r.id, r]));
   const anyReach = (r: QuestionRecord) => Object.values(r.reachable).some(Boolean);
+  const inCeiling = (r: QuestionRecord) => r.realized.correct || anyReach(r);
   assert.ok(Math.abs(row.realized.delta - (tuned.records.filter((r) => r.realized.correct).length - base.records.filter((r) => r.realized.correct).length) / n) < 1e-12);
-  assert.ok(Math.abs(row.ceiling.delta - (tuned.records.filter(anyReach).length - base.records.filter(anyReach).length) / n) < 1e-12);
+  assert.ok(Math.abs(row.ceiling.delta - (tuned.records.filter(inCeiling).length - base.records.filter(inCeiling).length) / n) < 1e-12);
+  assert.deepEqual(row.realizedNotReached, { base: base.records.filter((r) => r.realized.correct && !anyReach(r)).length, tuned: tuned.records.filter((r) => r.realized.correct && !anyReach(r)).length });
   const newly = base.records.filter((b) => !b.realized.correct && byId.get(b.id)!.realized.correct);
   assert.equal(row.newlyRealized.n, newly.length);
   assert.equal(row.newlyRealized.alreadyReachable, newly.filter(anyReach).length);
-  assert.equal(row.realizedUp, row.realized.ci.lo > 0);
-  assert.equal(row.ceilingFlatOrDown, !(row.ceiling.ci.lo > 0));
-  assert.equal(t.realizedUpCeilingFlat, row.realizedUp && row.ceilingFlatOrDown ? 1 : 0);
-  assert.ok(row.realizedUp, 'a deployment that is right 90% of the time raises realized');
+  const up = row.realized.mcnemarP < 0.05 && row.realized.ci.lo > 0;
+  assert.ok(up, 'a deployment that is right 90% of the time raises realized');
+  assert.equal(row.realized.decision?.verdict, 'better');
+  const flat = row.ceiling.ci.hi < 0.05;
+  const ceilingUp = row.ceiling.mcnemarP < 0.05 && row.ceiling.ci.lo > 0;
+  assert.equal(row.claim.holds, up && flat ? 'yes' : ceilingUp ? 'no' : 'inconclusive');
+  assert.equal(t.realizedUpCeilingFlat, row.claim.holds === 'yes' ? 1 : 0);
 });
 
 test('trajectory: per-checkpoint rates and the flows between states, recomputed', async () => {
@@ -169,7 +183,8 @@ test('trajectory: per-checkpoint rates and the flows between states, recomputed'
   for (const [i, p] of t.points.entries()) {
     const recs = runs[i].records;
     assert.equal(p.realized.successes, recs.filter((r) => r.realized.correct).length);
-    assert.equal(p.ceiling.successes, recs.filter((r) => Object.values(r.reachable).some(Boolean)).length);
+    assert.equal(p.ceiling.successes, recs.filter((r) => r.realized.correct || Object.values(r.reachable).some(Boolean)).length);
+    assert.equal(p.realizedNotReached, recs.filter((r) => r.realized.correct && !Object.values(r.reachable).some(Boolean)).length);
     for (const q of t.probes) assert.equal(p.reachable[q].successes, recs.filter((r) => r.reachable[q]).length);
   }
   for (const [i, f] of t.flows.entries()) {

@@ -43,7 +43,7 @@ test('Build Tables on two runs and their comparison: the three tables, with coun
   assert.equal(rvs.rows.length, 0);
   assert.equal(rvs.apart.length, 2);
   assert.match(rvs.notes[0], /in 0 of 0 settings/);
-  assert.match(rvs.notes[1], /^Rule: /);
+  assert.match(rvs.notes[1], /^Margin: ±5 pts\. Rule: /);
   // Repair: the base run's failure set is every reachable-but-not-realized question.
   const failures = records(w.base).filter((r) => state(r) === 'reachable').length;
   const repairRow = m.tables[1].rows.find((r) => r[0] === 'base');

@@ -62,7 +62,7 @@ function comparison(): Comparison {
     }
   }
   // Through JSON, as comparison.json and postMessage carry it.
-  return JSON.parse(JSON.stringify(compareRecords(base, tuned, 11))) as Comparison;
+  return JSON.parse(JSON.stringify(compareRecords(base, tuned))) as Comparison;
 }
 
 describe('comparison model', () => {

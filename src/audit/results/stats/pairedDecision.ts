@@ -1,0 +1,74 @@
+/**
+ * Four-way decisions on a paired difference of proportions (first − second, e.g. tuned − base or
+ * routes − search) against a stated equivalence margin m, so that a verdict can come out either
+ * way and "no significant difference" is never read as "the same":
+ * - better / worse: the exact McNemar p (Holm-adjusted where the difference is one of a table's
+ *   rows) is below α and the score interval (pairedScoreInterval) lies on that side of 0. Both are
+ *   required because the asymptotic interval alone excludes 0 at 5 : 0 discordant (exact p 0.0625);
+ * - equivalent: the 95% interval lies inside (−m, +m): two one-sided tests, each at 2.5%;
+ * - inconclusive: neither. Its rough sample size says how many questions a decision would take.
+ */
+import type { PairedDecision, PairedVerdict } from '../../../contract';
+import { Z95 } from '../../../contract';
+
+/** Default equivalence margin: 5 percentage points. */
+export const DEFAULT_MARGIN = 0.05;
+/** Significance level of the directional tests. */
+export const ALPHA = 0.05;
+/** z of 80% power (qnorm(0.8)), for the rough sample sizes. */
+const Z_POWER = 0.8416212335729143;
+
+export interface PairedEvidence {
+  /** first − second, on the paired questions. */
+  estimate: number;
+  /** Its 95% interval. */
+  lo: number;
+  hi: number;
+  /** The p-value that decides a direction (exact McNemar, Holm-adjusted in a table). */
+  p: number;
+  /** Paired questions, and those on which the two sides disagree. */
+  n: number;
+  discordant: number;
+}
+
+export function checkMargin(margin: number): number {
+  if (!(Number.isFinite(margin) && margin > 0 && margin < 1)) throw new RangeError(`margin must be a proportion in (0, 1), got ${margin}`);
+  return margin;
+}
+
+/**
+ * Questions needed, roughly, for a 95% interval to clear a bound `distance` away from the observed
+ * difference with 80% power, if the observed difference and discordance held: the normal
+ * approximation n = (z₀.₉₇₅ + z₀.₈)² · (ψ − δ²) / distance², ψ the discordant share (Connor 1987's
+ * McNemar sample size with its null variance replaced by the alternative's). With no discordant
+ * question yet, one is assumed, since ψ = 0 would promise a decision at n = 0. Null when the bound
+ * is on the wrong side of the estimate (no sample size reaches it).
+ */
+export function questionsToClear(e: PairedEvidence, distance: number): number | null {
+  if (!(distance > 0) || e.n === 0) return null;
+  const discordance = Math.max(e.discordant, 1) / e.n;
+  const variance = Math.max(discordance - e.estimate * e.estimate, 1 / (e.n * e.n));
+  return Math.ceil(((Z95 + Z_POWER) ** 2 * variance) / (distance * distance));
+}
+
+export function pairedVerdict(e: PairedEvidence, margin: number): PairedVerdict {
+  checkMargin(margin);
+  if (e.p < ALPHA && e.lo > 0) return 'better';
+  if (e.p < ALPHA && e.hi < 0) return 'worse';
+  if (e.lo > -margin && e.hi < margin) return 'equivalent';
+  return 'inconclusive';
+}
+
+/** The verdict, its margin, and for an inconclusive one the questions a decision would roughly take. */
+export function pairedDecision(e: PairedEvidence, margin: number = DEFAULT_MARGIN): PairedDecision {
+  const verdict = pairedVerdict(e, margin);
+  let questionsNeeded: number | null = null;
+  if (verdict === 'inconclusive') {
+    // The nearer decision: a direction (clear 0) or equivalence (clear the nearer margin).
+    const toDirection = e.estimate !== 0 ? questionsToClear(e, Math.abs(e.estimate)) : null;
+    const toEquivalence = Math.abs(e.estimate) < margin ? questionsToClear(e, margin - Math.abs(e.estimate)) : null;
+    const candidates = [toDirection, toEquivalence].filter((x): x is number => x !== null);
+    questionsNeeded = candidates.length > 0 ? Math.max(e.n + 1, Math.min(...candidates)) : null;
+  }
+  return { verdict, margin, questionsNeeded };
+}
