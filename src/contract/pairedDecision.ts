@@ -18,6 +18,24 @@ export interface PairedDecision {
 /** How a paired difference's interval was computed: Newcombe's score interval; older files hold a percentile bootstrap. */
 export type DifferenceIntervalMethod = 'newcombe-score' | 'bootstrap';
 
+const VERDICTS: readonly string[] = ['better', 'worse', 'equivalent', 'inconclusive'];
+const finite = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+
+/** A stored decision, checked (it comes from a file); undefined for files written before decisions, or a malformed one. */
+export function decisionOf(value: unknown): PairedDecision | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const v = value as Record<string, unknown>;
+  if (typeof v.verdict !== 'string' || !VERDICTS.includes(v.verdict) || !finite(v.margin) || v.margin <= 0 || v.margin >= 1) return undefined;
+  const needed = finite(v.questionsNeeded) && v.questionsNeeded >= 0 ? Math.round(v.questionsNeeded) : null;
+  return { verdict: v.verdict as PairedVerdict, margin: v.margin, questionsNeeded: needed };
+}
+
+/** pairedVerdictText of a stored decision; "—" where there is none (an older file). */
+export function storedVerdictText(value: unknown): string {
+  const d = decisionOf(value);
+  return d ? pairedVerdictText(d) : '—';
+}
+
 /** "equivalent within ±5 pts", "inconclusive (≈ 840 questions to decide)", "better". */
 export function pairedVerdictText(d: PairedDecision): string {
   const margin = `${+(100 * d.margin).toFixed(2)} pts`;

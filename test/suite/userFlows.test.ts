@@ -14,7 +14,8 @@ import * as vscode from 'vscode';
 import type { ReachAuditApi } from '../../src/extension/extension';
 import type { CommandResult } from '../../src/extension/commands/auditCommands';
 import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
-import { pageProbesAvailable, panelClick, panelDom, screenshot } from './pageProbe';
+import { pageProbesAvailable, panelClick, panelDom, panelEval, screenshot } from './pageProbe';
+import { storedVerdictText, type PairedDelta } from '../../src/contract';
 import { EXTENSION_ID } from './suiteFixtures';
 
 // The markup a hostile dataset could carry; the <svg> one would leave a mark on the page if it ever ran.
@@ -257,7 +258,7 @@ suite('Audit commands, panel and editor', function () {
     assert.ok(result.runDir);
     const stored = JSON.parse(fs.readFileSync(path.join(result.runDir, 'comparison.json'), 'utf8')) as {
       base: { folder: string }; tuned: { folder: string };
-      comparison: { n: number; realized: { base: number; tuned: number; lost: number; gained: number }; transitions: Record<string, Record<string, string[]>> };
+      comparison: { n: number; realized: PairedDelta; reachableCeiling: PairedDelta; reachable: Record<string, PairedDelta>; transitions: Record<string, Record<string, string[]>> };
     };
     const base = readRecords(stored.base.folder);
     const tuned = readRecords(stored.tuned.folder);
@@ -286,6 +287,11 @@ suite('Audit commands, panel and editor', function () {
     assert.deepEqual(reopened.compare, stored.comparison);
 
     if (!pageProbesAvailable) return;
+    // The Comparison section: each paired difference with its four-way verdict against the margin.
+    const verdicts = await panelEval<string[]>(`() => { const cells = Array.from(document.querySelectorAll('.compare-deltas tbody td.verdict')).map((c) => c.textContent); return cells.length ? cells : null; }`);
+    const deltas = [stored.comparison.realized, stored.comparison.reachableCeiling, ...Object.values(stored.comparison.reachable)];
+    assert.deepEqual(verdicts, deltas.map((d) => storedVerdictText(d.decision)));
+    for (const v of verdicts) assert.match(v, /^(better|worse|equivalent within ±5 pts|inconclusive at ±5 pts( \(≈ [\d,]+ questions to decide\))?)$/);
     // A question the deployed base model got wrong that some probe reached: the detail worth showing.
     const shown = tuned.find((r) => !(r.realized as { correct: boolean }).correct && Object.values(r.reachable as Record<string, boolean>).some(Boolean)) ?? tuned[0];
     api.panel.selectQuestion(shown.id);

@@ -194,6 +194,10 @@ suite('A run of few questions; random routes vs search', function () {
       assert.equal(tiles.onlyB, `Only search|${c.onlyB}|of n=20`);
       assert.equal(tiles.both, `Both|${c.both}|neither ${c.neither}`);
       assert.equal(tiles.mcnemar, `McNemar (exact)|${pValueClause(c.mcnemarP)}|${c.onlyA + c.onlyB} discordant`);
+      // The four-way verdict with its margin: 20 questions decide nothing at ±5 pts.
+      const d = c.decision!;
+      assert.equal(d.verdict, 'inconclusive');
+      assert.equal(tiles.verdict, `Verdict (routes vs search)|inconclusive|margin ±5 pts${d.questionsNeeded !== null ? ` · ≈ ${d.questionsNeeded.toLocaleString('en-US')} questions to decide` : ''}`);
       const costs = await panelEval<string[][]>(`() => { const rows = Array.from(document.querySelectorAll('tr[data-measure]')).map((tr) => Array.from(tr.children).map((x) => x.textContent)); return rows.length ? rows : null; }`);
       const n = (x: number) => x.toLocaleString('en-US');
       const ratio = (x: number | null) => (x === null ? '—' : `${x.toFixed(2)}×`);

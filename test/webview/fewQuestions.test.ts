@@ -125,6 +125,9 @@ describe('a run of few questions, and routes vs search (Chromium, strict CSP)', 
     assert.equal(tiles.onlyB, `Only search|${c.onlyB}|of n=60`);
     assert.equal(tiles.both, `Both|${c.both}|neither ${c.neither}`);
     assert.equal(tiles.mcnemar, `McNemar (exact)|${pValueClause(c.mcnemarP)}|${c.onlyA + c.onlyB} discordant`);
+    // The four-way verdict with its margin, as summary.json decided it.
+    const d = c.decision!;
+    assert.equal(tiles.verdict, `Verdict (routes vs search)|${d.verdict}|margin ±5 pts${d.questionsNeeded !== null ? ` · ≈ ${d.questionsNeeded.toLocaleString('en-US')} questions to decide` : ''}`);
     const costs = await evaluate<string[][]>(page, `Array.from(document.querySelectorAll('tr[data-measure]')).map((tr) => Array.from(tr.children).map((x) => x.textContent))`);
     assert.deepEqual(costs[1], ['generated tokens', c.cost.a.tokens.toLocaleString('en-US'), c.cost.b.tokens.toLocaleString('en-US'), `${c.cost.ratio.tokens!.toFixed(2)}×`]);
     assert.deepEqual(costs[0].slice(0, 3), ['generations', c.cost.a.generations.toLocaleString('en-US'), c.cost.b.generations.toLocaleString('en-US')]);

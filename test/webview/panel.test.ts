@@ -12,6 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { buildBundles, launchBrowser, openPanel, postedMessages, startHarness, waitFor, type Browser, type Bundles, type Harness } from './harness';
 import { pointsInterval, pValueClause, pValueText, signedPoints } from '../../webview/src/comparisonModel';
+import { pairedVerdictText } from '../../src/contract';
 import { makeSyntheticComparison } from './syntheticComparison';
 import { makeSyntheticRun, XSS_IMG, XSS_SCRIPT } from './syntheticRun';
 
@@ -273,18 +274,19 @@ describe('audit panel (Chromium, strict CSP)', () => {
     await assertClean(page, browser);
   });
 
-  test('the Comparison section shows each paired difference with n, its interval, McNemar p, lost and gained', async () => {
+  test('the Comparison section shows each paired difference with n, its interval, McNemar p, lost, gained and the verdict with its margin', async () => {
     assert.equal(await evaluate(page, `document.querySelector('details.compare').hidden`), false);
     assert.equal(await evaluate(page, `document.querySelector('details.compare').open`), true);
     assert.match(await evaluate<string>(page, `document.querySelector('.compare-summary').textContent`), /base base → tuned tuned · n = 400 paired questions/);
     const rows = await evaluate<string[][]>(page, `Array.from(document.querySelectorAll('.compare-deltas tbody tr')).map((r) => Array.from(r.children).map((c) => c.textContent))`);
     const expectedRows = [
       ['Realized', COMPARISON.realized],
-      ['Reachable ceiling (any probe)', COMPARISON.reachableCeiling],
+      ['Reachable ceiling (realized or any probe)', COMPARISON.reachableCeiling],
       ...Object.entries(COMPARISON.reachable).map(([probe, d]) => [`Reachable · ${probe}`, d] as const),
     ] as const;
-    assert.deepEqual(rows, expectedRows.map(([label, d]) => [label, pct(d.base), pct(d.tuned), signedPoints(d.delta), pointsInterval(d.ci), pValueText(d.mcnemarP), String(d.lost), String(d.gained), '400']));
+    assert.deepEqual(rows, expectedRows.map(([label, d]) => [label, pct(d.base), pct(d.tuned), signedPoints(d.delta), pointsInterval(d.ci), pValueText(d.mcnemarP), String(d.lost), String(d.gained), '400', pairedVerdictText(d.decision!)]));
     assert.equal(rows.length, 5, 'realized, the ceiling and three probes');
+    for (const row of rows) assert.match(row[9], /^(better|worse|equivalent within ±5 pts|inconclusive at ±5 pts( \(≈ [\d,]+ questions to decide\))?)$/);
 
     const newly = await evaluate<string[][]>(page, `Array.from(document.querySelectorAll('.compare-newly tbody tr')).map((r) => Array.from(r.children).map((c) => c.textContent))`);
     const { alreadyReachable, newlyReachable, n } = COMPARISON.newlyRealized;

@@ -445,8 +445,10 @@ function passAtKCaption(curves: readonly { probe: string; kind: PassAtKKind }[])
   const byKind = (kind: PassAtKKind) => [...new Set(curves.filter((c) => c.kind === kind).map((c) => c.probe))];
   const parts: string[] = [];
   const unbiased = byKind('unbiased');
+  const approximate = byKind('approximate');
   const firstK = byKind('first-k');
   if (unbiased.length > 0) parts.push(`${unbiased.join(', ')}: unbiased estimator (Chen et al. 2021).`);
+  if (approximate.length > 0) parts.push(`${approximate.join(', ')}: the same estimator, approximate (distinct routes drawn without replacement from a non-uniform space are not exchangeable draws).`);
   if (firstK.length > 0) parts.push(`${firstK.join(', ')}: solved within the first k attempts (its attempts are ordered).`);
   return parts.join(' ');
 }

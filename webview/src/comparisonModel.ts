@@ -6,7 +6,7 @@
  * (possibly an older one), so every part is read defensively: a malformed part is left out rather
  * than shown wrong.
  */
-import { isObject, type Comparison, type PairedDelta, type QuestionState, type RateWithIds } from '../../src/contract';
+import { decisionOf, isObject, storedVerdictText, type Comparison, type PairedDelta, type QuestionState, type RateWithIds } from '../../src/contract';
 
 /** Best first: the order of the table's rows and columns. */
 export const COMPARED_STATES: readonly QuestionState[] = ['realized', 'reachable', 'unreached'];
@@ -75,7 +75,7 @@ export function deltaRows(compare: Comparison | undefined): DeltaRow[] {
   if (!isObject(compare)) return [];
   const rows: DeltaRow[] = [];
   if (isPairedDelta(compare.realized)) rows.push({ key: 'realized', label: 'Realized', delta: compare.realized });
-  if (isPairedDelta(compare.reachableCeiling)) rows.push({ key: 'ceiling', label: 'Reachable ceiling (any probe)', delta: compare.reachableCeiling });
+  if (isPairedDelta(compare.reachableCeiling)) rows.push({ key: 'ceiling', label: 'Reachable ceiling (realized or any probe)', delta: compare.reachableCeiling });
   if (isObject(compare.reachable)) {
     for (const [probe, delta] of Object.entries(compare.reachable)) if (isPairedDelta(delta)) rows.push({ key: `probe:${probe}`, label: `Reachable · ${probe}`, delta });
   }
@@ -164,4 +164,21 @@ export function pValueText(p: number): string {
 export function pValueClause(p: number): string {
   const text = pValueText(p);
   return text.startsWith('<') ? `p ${text}` : `p = ${text}`;
+}
+
+/** "equivalent within ±5 pts", "inconclusive at ±5 pts (≈ 840 questions to decide)"; "—" without a decision. */
+export const verdictText = storedVerdictText;
+export { decisionOf };
+
+/** How the verdict was reached, for a tooltip. */
+export function verdictRule(value: unknown): string {
+  const d = decisionOf(value);
+  if (!d) return 'No verdict: written before verdicts were stored (run compare or the audit again for one)';
+  const m = `${+(100 * d.margin).toFixed(2)} pts`;
+  return `better / worse: exact McNemar p < 0.05 and the 95% interval on that side of 0; equivalent: the 95% interval inside ±${m}; otherwise inconclusive${d.questionsNeeded !== null ? ` (about ${d.questionsNeeded.toLocaleString('en-US')} paired questions would decide it at 80% power, if the observed difference and discordance held)` : ''}`;
+}
+
+/** Which interval a stored difference carries: Newcombe's score interval, or a bootstrap in older files. */
+export function intervalMethodText(method: unknown): string {
+  return method === 'newcombe-score' ? "Newcombe's paired score interval" : 'paired bootstrap interval (10,000 resamples; written before the score interval)';
 }

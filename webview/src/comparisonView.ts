@@ -1,12 +1,12 @@
 /**
  * The Comparison section of the Questions tab (checkpoint comparison, docs/design.md section 1): the paired
- * differences (realized, reachable ceiling, each probe) with n, the 95% paired bootstrap interval,
- * the exact McNemar p and lost/gained; the base → tuned transition table; and the newly realized
+ * differences (realized, reachable ceiling, each probe) with n, the 95% paired score interval,
+ * the exact McNemar p, lost/gained and the verdict against the equivalence margin; the base → tuned transition table; and the newly realized
  * questions split into already-reachable-by-base vs newly-reachable with Wilson intervals. It sits
  * above the question table because its counts are filters of that table: a click shows the
  * questions behind a number right under it. A native <details>, so it folds away by keyboard too.
  */
-import { deltaRows, NEWLY_LABELS, newlySplit, pointsInterval, pValueText, signedPoints, transitionGrid, type DeltaRow } from './comparisonModel';
+import { deltaRows, intervalMethodText, NEWLY_LABELS, newlySplit, pointsInterval, pValueText, signedPoints, transitionGrid, verdictRule, verdictText, type DeltaRow } from './comparisonModel';
 import { count, h, intervalText, percent, replaceChildren } from './element';
 import type { Comparison } from '../../src/contract';
 import { transitionTable } from './transitionTable';
@@ -39,7 +39,8 @@ function deltaRow(row: DeltaRow): HTMLElement {
     h('td', { class: 'num' }, pValueText(d.mcnemarP)),
     h('td', { class: 'num' }, count(d.lost)),
     h('td', { class: 'num' }, count(d.gained)),
-    h('td', { class: 'num' }, count(d.n)));
+    h('td', { class: 'num' }, count(d.n)),
+    h('td', { class: 'verdict', title: verdictRule(d.decision) }, verdictText(d.decision)));
 }
 
 export class ComparisonView {
@@ -79,9 +80,9 @@ export class ComparisonView {
     if (deltas.length > 0) {
       blocks.push(block(
         'Paired differences (tuned − base)',
-        'Share of the paired questions on each checkpoint; 95% paired bootstrap interval of the difference (10,000 resamples); exact McNemar test on the questions that changed.',
+        `Share of the paired questions on each checkpoint; 95% ${intervalMethodText(deltas[0].delta.ciMethod)} of the difference; exact McNemar test on the questions that changed; the verdict against the equivalence margin (better / worse / equivalent / inconclusive). The ceiling counts a question realized or reached by any probe.`,
         h('table', { class: 'mini-table compare-deltas', 'aria-label': 'Paired differences between the checkpoints' },
-          h('thead', {}, h('tr', {}, ...['measure', 'base', 'tuned', 'Δ', '95% CI', 'McNemar p', 'lost', 'gained', 'n'].map((t, i) => h('th', { scope: 'col', class: i === 0 ? undefined : 'num' }, t)))),
+          h('thead', {}, h('tr', {}, ...['measure', 'base', 'tuned', 'Δ', '95% CI', 'McNemar p', 'lost', 'gained', 'n', 'verdict'].map((t, i) => h('th', { scope: 'col', class: i === 0 || i === 9 ? undefined : 'num' }, t)))),
           h('tbody', {}, ...deltas.map(deltaRow))),
       ));
     }

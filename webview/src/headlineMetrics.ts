@@ -6,7 +6,7 @@
  */
 import type { Comparison, Rate, RunSummary } from '../../src/contract';
 import { RATE_MIN_QUESTIONS } from '../../src/contract/questionStory';
-import { deltaRows, pointsInterval, pValueClause, signedPoints } from './comparisonModel';
+import { deltaRows, intervalMethodText, pointsInterval, pValueClause, signedPoints, verdictRule, verdictText } from './comparisonModel';
 import { count, intervalText, percent } from './numberText';
 import type { RunStatistics } from './runStatistics';
 
@@ -67,9 +67,9 @@ export function headlineMetrics(stats: RunStatistics, summary: RunSummary | unde
     metrics.push({
       label: row.key === 'realized' ? 'Δ realized' : 'Δ reachable ceiling',
       value: signedPoints(d.delta),
-      detail: `${pointsInterval(d.ci)} n=${count(d.n)} · McNemar ${pValueClause(d.mcnemarP)}`,
+      detail: `${pointsInterval(d.ci)} n=${count(d.n)} · McNemar ${pValueClause(d.mcnemarP)} · ${verdictText(d.decision)}`,
       kind: 'delta',
-      title: `tuned − base over the paired questions; 95% paired bootstrap interval; ${count(d.gained)} gained, ${count(d.lost)} lost`,
+      title: `tuned − base over the paired questions; 95% ${intervalMethodText(d.ciMethod)}; ${count(d.gained)} gained, ${count(d.lost)} lost. Verdict — ${verdictRule(d.decision)}`,
     });
   }
   return metrics;

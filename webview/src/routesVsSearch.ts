@@ -2,13 +2,14 @@
  * Random routes against the route search at a matched budget, as the Charts tab shows it, from
  * summary.json's `routesVsSearch` (the audit's paired comparison; design "Budget accounting"):
  * whether the budgets match, what each probe spent and the ratio, the questions reached only by
- * one of them, the exact McNemar p and the paired-bootstrap interval of the difference. The
+ * one of them, the exact McNemar p, the paired score interval of the difference and the verdict
+ * against the equivalence margin (a bootstrap interval and no verdict in older files). The
  * summary crosses postMessage from a file on disk, so a part that is not there is left out rather
  * than shown wrong. DOM-free.
  */
 import type { ProbeComparison } from '../../src/contract';
 import { RATE_MIN_QUESTIONS } from '../../src/contract/questionStory';
-import { pointsInterval, pValueClause, signedPoints } from './comparisonModel';
+import { decisionOf, intervalMethodText, pointsInterval, pValueClause, signedPoints, verdictRule, verdictText } from './comparisonModel';
 import { count } from './numberText';
 
 export interface CostRow {
@@ -58,8 +59,14 @@ export function routesVsSearchView(c: ProbeComparison | undefined): RoutesVsSear
       label: `Δ reachable (${c.a} − ${c.b})`,
       value: signedPoints(d.estimate),
       detail: `${pointsInterval(d)} n=${count(c.n)}`,
-      title: `reachable by ${c.a} − reachable by ${c.b} over the ${count(c.n)} questions both ran; 95% paired bootstrap interval (10,000 resamples)`,
+      title: `reachable by ${c.a} − reachable by ${c.b} over the ${count(c.n)} questions both ran; 95% ${intervalMethodText(d.method)}`,
     });
+    const decision = decisionOf(c.decision);
+    if (decision) {
+      const margin = `±${+(100 * decision.margin).toFixed(2)} pts`;
+      const needed = decision.questionsNeeded !== null ? ` · ≈ ${count(decision.questionsNeeded)} questions to decide` : '';
+      tiles.push({ key: 'verdict', label: `Verdict (${c.a} vs ${c.b})`, value: decision.verdict, detail: `margin ${margin}${needed}`, title: `${verdictText(decision)}. ${verdictRule(decision)}` });
+    }
   }
   tiles.push(
     { key: 'onlyA', label: `Only ${c.a}`, value: count(c.onlyA), detail: `of n=${count(c.n)}`, title: `Questions reached by ${c.a} and not by ${c.b}` },

@@ -7,7 +7,7 @@
  * every value taken from a run: strings and numbers alike, through the `html` tag (safeHtml.ts).
  */
 import type { StoredComparison } from '../run/comparisonStore';
-import { formatPercent as pct, questionState, repairedBy, type QuestionRecord, type Rate, type RunSummary } from '../../contract';
+import { formatPercent as pct, questionState, repairedBy, storedVerdictText, type QuestionRecord, type Rate, type RunSummary } from '../../contract';
 import { fixed, Html, html, joinHtml } from './safeHtml';
 import { chanceText, exhaustionText, probeComparisonLines } from './summaryText';
 import { retentionReading } from './retentionText';
@@ -257,7 +257,7 @@ export function comparisonReportHtml(c: StoredComparison, baseRecords: readonly 
   const cmp = c.comparison;
   const points = (x: unknown) => (typeof x === 'number' ? fixed(100 * x, 1) : '—');
   const delta = (label: string, d: typeof cmp.realized) =>
-    html`<tr><th>${label}</th><td>${pct(d.base)} → ${pct(d.tuned)}</td><td>Δ ${typeof d.delta === 'number' && d.delta >= 0 ? '+' : '−'}${typeof d.delta === 'number' ? fixed(Math.abs(100 * d.delta), 1) : '—'} pts <span class="ci">[${points(d.ci?.lo)}, ${points(d.ci?.hi)}]</span></td><td class="n">McNemar p = ${typeof d.mcnemarP === 'number' ? d.mcnemarP.toPrecision(3) : '—'} · ${d.gained} gained, ${d.lost} lost · n = ${d.n}</td></tr>`;
+    html`<tr><th>${label}</th><td>${pct(d.base)} → ${pct(d.tuned)}</td><td>Δ ${typeof d.delta === 'number' && d.delta >= 0 ? '+' : '−'}${typeof d.delta === 'number' ? fixed(Math.abs(100 * d.delta), 1) : '—'} pts <span class="ci">[${points(d.ci?.lo)}, ${points(d.ci?.hi)}]</span></td><td class="n">McNemar p = ${typeof d.mcnemarP === 'number' ? d.mcnemarP.toPrecision(3) : '—'} · ${d.gained} gained, ${d.lost} lost · n = ${d.n}</td><td>${storedVerdictText(d.decision)}</td></tr>`;
   const deltas = [delta('realized', cmp.realized), delta('reachable ceiling', cmp.reachableCeiling), ...Object.entries(cmp.reachable ?? {}).map(([p, d]) => delta(`reachable by ${p}`, d))];
   const states = Object.keys(cmp.transitions ?? {}) as (keyof typeof cmp.transitions)[];
   const count = (ids: unknown) => (Array.isArray(ids) ? ids.length : '—');
@@ -269,7 +269,7 @@ export function comparisonReportHtml(c: StoredComparison, baseRecords: readonly 
   for (const [label, run, dashed] of [['base', c.base, false], ['tuned', c.tuned, true]] as const) {
     for (const [p, curve] of Object.entries(run.summary.passAtK ?? {})) curves.push({ label: `${label} · ${p}`, points: Object.entries(curve).map(([k, v]) => [Number(k), v]), dashed });
   }
-  const body = html`<h1>Reach Audit — checkpoint comparison</h1><p class="n">base ${c.base.name} (${c.base.model}) vs tuned ${c.tuned.name} (${c.tuned.model}) · ${cmp.n} paired questions · paired bootstrap 95% intervals (10,000 resamples), exact McNemar</p>
+  const body = html`<h1>Reach Audit — checkpoint comparison</h1><p class="n">base ${c.base.name} (${c.base.model}) vs tuned ${c.tuned.name} (${c.tuned.model}) · ${cmp.n} paired questions · ${cmp.realized?.ciMethod === 'newcombe-score' ? "Newcombe's paired score 95% intervals" : 'paired bootstrap 95% intervals (10,000 resamples)'}, exact McNemar; verdicts: better / worse need exact p &lt; 0.05 and the interval on that side of 0, equivalent needs the interval inside ±margin${cmp.realizedNotReached ? ` · ceiling = realized or reached by any probe (realized, no probe: base ${cmp.realizedNotReached.base}, tuned ${cmp.realizedNotReached.tuned})` : ''}</p>
 <table class="summary"><tbody>${deltas}</tbody></table>
 <h2>Transitions between states</h2>${transitions}
 <p>Newly realized: ${nr?.n} — already reachable by the base model ${rateCell(nr?.alreadyReachable)}; newly reachable ${rateCell(nr?.newlyReachable)}</p>

@@ -4,6 +4,7 @@
  */
 import {
   formatPercent as pct,
+  storedVerdictText,
   type ChanceLevel,
   type Comparison,
   type PairedDelta,
@@ -57,7 +58,7 @@ export function probeComparisonLines(c: ProbeComparison): string[] {
   const d = c.difference;
   return [
     `${c.a} vs ${c.b} (${label}; n = ${c.n} paired questions): only ${c.a} ${c.onlyA}, only ${c.b} ${c.onlyB}, both ${c.both}, neither ${c.neither}; exact McNemar p = ${pValueText(c.mcnemarP)}`,
-    `    Δ reachable (${c.a} − ${c.b}) ${d ? `${signedPct(d.estimate)}  [${signedPct(d.lo)}, ${signedPct(d.hi)}] (paired bootstrap)` : '—'}`,
+    `    Δ reachable (${c.a} − ${c.b}) ${d ? `${signedPct(d.estimate)}  [${signedPct(d.lo)}, ${signedPct(d.hi)}] (${d.method === 'newcombe-score' ? 'paired score interval' : 'paired bootstrap'})` : '—'}${c.decision ? `; verdict: ${storedVerdictText(c.decision)}` : ''}`,
     `    spent ${c.a} / ${c.b}: generations ${c.cost.a.generations}/${c.cost.b.generations} (${ratioText(c.cost.ratio.generations)}), tokens ${c.cost.a.tokens}/${c.cost.b.tokens} (${ratioText(c.cost.ratio.tokens)}), block applications ${c.cost.a.blockApplications}/${c.cost.b.blockApplications} (${ratioText(c.cost.ratio.blockApplications)})`,
   ];
 }
@@ -87,6 +88,7 @@ export function formatSummary(s: RunSummary, title = 'Reach Audit summary'): str
     const b = s.reachableAnyBudget;
     const label = b ? `any probe (ceiling, ${b.attempts} attempts: ${Object.entries(b.byProbe).map(([p, x]) => `${p} ${x}`).join(' + ')})` : 'any probe (ceiling)';
     out.push(`  ${pad(`reachable by ${label}`, 34)} ${rateText(s.reachableAny)}`);
+    if (s.realizedNotReached !== undefined) out.push(`  ${pad('', 34)} (the ceiling counts realized questions too: ${s.realizedNotReached} realized that no probe reached)`);
   }
   if (s.routesVsSearch) for (const line of probeComparisonLines(s.routesVsSearch)) out.push(`  ${line}`);
   for (const [p, sel] of Object.entries(s.blind)) {
@@ -136,16 +138,18 @@ export function formatSummary(s: RunSummary, title = 'Reach Audit summary'): str
 }
 
 function deltaText(d: PairedDelta): string {
-  return `${pct(d.base)} → ${pct(d.tuned)}   Δ ${signedPct(d.delta)}  [${signedPct(d.ci.lo)}, ${signedPct(d.ci.hi)}]   McNemar p = ${d.mcnemarP < 0.001 ? d.mcnemarP.toExponential(2) : d.mcnemarP.toFixed(3)} (${d.gained} gained, ${d.lost} lost)`;
+  return `${pct(d.base)} → ${pct(d.tuned)}   Δ ${signedPct(d.delta)}  [${signedPct(d.ci.lo)}, ${signedPct(d.ci.hi)}]   McNemar p = ${d.mcnemarP < 0.001 ? d.mcnemarP.toExponential(2) : d.mcnemarP.toFixed(3)} (${d.gained} gained, ${d.lost} lost)${d.decision ? `   ${storedVerdictText(d.decision)}` : ''}`;
 }
 
 export function formatComparison(c: Comparison): string {
-  const out: string[] = [`Checkpoint comparison — ${c.n} paired questions (paired bootstrap 95% intervals, 10,000 resamples)`];
+  const method = c.realized.ciMethod === 'newcombe-score' ? "Newcombe's paired score 95% intervals" : 'paired bootstrap 95% intervals, 10,000 resamples';
+  const out: string[] = [`Checkpoint comparison — ${c.n} paired questions (${method}; verdicts: better / worse need exact McNemar p < 0.05, equivalent the interval inside ±margin)`];
   if (c.unmatched.baseOnly.length + c.unmatched.tunedOnly.length > 0) {
     out.push(`  left out: ${c.unmatched.baseOnly.length} questions only in the base run, ${c.unmatched.tunedOnly.length} only in the tuned run`);
   }
   out.push(`  ${pad('realized', 24)} ${deltaText(c.realized)}`);
   out.push(`  ${pad('reachable ceiling', 24)} ${deltaText(c.reachableCeiling)}`);
+  if (c.realizedNotReached) out.push(`  ${pad('', 24)} (ceiling = realized or reached by any probe; realized with no probe reaching it: base ${c.realizedNotReached.base}, tuned ${c.realizedNotReached.tuned})`);
   for (const [p, d] of Object.entries(c.reachable)) out.push(`  ${pad(`reachable by ${p}`, 24)} ${deltaText(d)}`);
   out.push('  transitions (base → tuned):');
   const states = Object.keys(c.transitions) as (keyof Comparison['transitions'])[];

@@ -13,6 +13,12 @@ import { buildTablesMessage, buildTrajectoryMessage, comparisonsOf, trajectoryFi
 import { TRAJECTORIES_FOLDER, TRAJECTORY_FILE } from '../../audit/results/tableSources';
 import type { TablesPanelHost } from './tablesPanel';
 
+/** reachAudit.equivalenceMargin (percentage points) as a proportion; an out-of-range value falls back to 5 points. */
+function marginSetting(): number {
+  const points = vscode.workspace.getConfiguration('reachAudit').get<number>('equivalenceMargin', 5);
+  return typeof points === 'number' && points > 0 && points < 100 ? points / 100 : 0.05;
+}
+
 export const TABLES_COMMANDS = {
   buildTables: 'reachAudit.buildTables',
   showTrajectory: 'reachAudit.showTrajectory',
@@ -108,7 +114,7 @@ export function registerTablesCommands(deps: TablesDeps): vscode.Disposable[] {
     }
     if (!folders || folders.length === 0) return {};
     try {
-      const message = buildTablesMessage(folders);
+      const message = buildTablesMessage(folders, { margin: marginSetting() });
       deps.tables.showTables(message);
       // The selected runs of one trajectory bring its curves too.
       const file = trajectoryFileOf(runFolders.length > 0 ? runFolders : folders);

@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { repairTable, routesVsSearchTable, trainingTable } from '../../audit/results/tables';
+import { repairTable, routesVsSearchTable, trainingTable, type TableOptions } from '../../audit/results/tables';
 import { trajectory } from '../../audit/results/trajectory';
 import { loadTableSources, loadTrajectoryCheckpoints, readTrajectoryFile, TRAJECTORY_FILE, type CheckpointRef } from '../../audit/results/tableSources';
 import { repairView, routesVsSearchView, trainingView, trajectoryViews, type TableView } from '../../audit/report/tablesReport';
@@ -18,21 +18,24 @@ export type TrajectoryMessage = Extract<TablesHostMessage, { type: 'showTrajecto
 
 const tableData = (v: TableView): TableData => ({ id: v.id, title: v.title, notes: v.notes, headers: v.headers, rows: v.rows, apart: v.apart });
 
-/** The three tables (training only when a comparison is among the folders), as `reach-audit table` builds them. */
-export function buildTablesMessage(folders: readonly string[]): TablesMessage {
+/**
+ * The three tables (training only when a comparison is among the folders), as `reach-audit table`
+ * builds them with `--margin` and `--allow-unfinished`: an unfinished run is shown, marked and warned about.
+ */
+export function buildTablesMessage(folders: readonly string[], options: TableOptions = {}): TablesMessage {
   const warnings: string[] = [];
-  const { runs, comparisons } = loadTableSources(folders, (w) => warnings.push(w));
-  const views: TableView[] = [routesVsSearchView(routesVsSearchTable(runs))];
+  const { runs, comparisons } = loadTableSources(folders, (w) => warnings.push(w), { allowUnfinished: true });
+  const views: TableView[] = [routesVsSearchView(routesVsSearchTable(runs, options))];
   const repair = repairTable(runs);
   views.push(repairView(repair.rows, repair.missing));
-  if (comparisons.length > 0) views.push(trainingView(trainingTable(comparisons)));
+  if (comparisons.length > 0) views.push(trainingView(trainingTable(comparisons, options)));
   return { type: 'showTables', sources: folders.map((f) => path.resolve(f)), tables: views.map(tableData), warnings };
 }
 
 /** A trajectory over checkpoint runs in training order, recomputed from their records. */
 export function buildTrajectoryMessage(checkpoints: readonly CheckpointRef[], source: string): TrajectoryMessage {
   const warnings: string[] = [];
-  const result = trajectory(loadTrajectoryCheckpoints(checkpoints, (w) => warnings.push(w)));
+  const result = trajectory(loadTrajectoryCheckpoints(checkpoints, (w) => warnings.push(w), { allowUnfinished: true }));
   return { type: 'showTrajectory', source, trajectory: result, tables: trajectoryViews(result).map(tableData), warnings };
 }
 
