@@ -331,11 +331,12 @@ export class ChartsView {
   /**
    * Random routes vs search: the share reached within the first b attempts of each (from 20
    * questions on), and summary.json's paired comparison — what each spent and the ratio, the
-   * questions only one of them reached, exact McNemar and the paired-bootstrap interval.
+   * questions only one of them reached, exact McNemar, the paired score interval and the verdict
+   * (marked saturated when chance alone would reach the questions).
    */
   private matchedBudgetCard(colors: ThemeColors): HTMLElement | null {
     const [main] = this.runs;
-    const view = routesVsSearchView(main.summary?.routesVsSearch);
+    const view = routesVsSearchView(main.summary?.routesVsSearch, main.summary?.chance);
     const routeProbes = main.stats.foundWithin.filter((f) => f.probe === 'routes' || f.probe === 'search');
     if (!view && routeProbes.length === 0) return null;
     const few = main.stats.n < RATE_MIN_QUESTIONS;

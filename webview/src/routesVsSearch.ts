@@ -7,7 +7,7 @@
  * summary crosses postMessage from a file on disk, so a part that is not there is left out rather
  * than shown wrong. DOM-free.
  */
-import type { ProbeComparison } from '../../src/contract';
+import type { ChanceSummary, ProbeComparison } from '../../src/contract';
 import { RATE_MIN_QUESTIONS } from '../../src/contract/questionStory';
 import { decisionOf, intervalMethodText, pointsInterval, pValueClause, signedPoints, verdictRule, verdictText } from './comparisonModel';
 import { count } from './numberText';
@@ -44,8 +44,24 @@ function ratioText(x: number | null | undefined): string {
   return finite(x) ? `${x.toFixed(2)}×` : '—';
 }
 
+/** Saturation threshold of the cross-run tables (src/audit/results/tables.ts): a guesser's reach at or above it. */
+const SATURATION_LEVEL = 0.95;
+
+/** Why chance saturates the comparison (a probe's chance reach ≥ 95%, or its rate not above chance); undefined when it does not. */
+function saturation(chance: ChanceSummary | undefined, probes: readonly string[]): string | undefined {
+  if (!chance || typeof chance !== 'object' || typeof chance.probes !== 'object' || chance.probes === null) return undefined;
+  const reasons: string[] = [];
+  for (const p of probes) {
+    const c = chance.probes[p];
+    if (!c || !finite(c.level)) continue;
+    if (c.level >= SATURATION_LEVEL) reasons.push(`${p}: a uniform guesser reaches ${(100 * c.level).toFixed(1)}%`);
+    else if (c.aboveChance === false) reasons.push(`${p}: not above chance (${(100 * c.level).toFixed(1)}%)`);
+  }
+  return reasons.length > 0 ? reasons.join('; ') : undefined;
+}
+
 /** The view of a summary's `routesVsSearch`; undefined when the summary has none. */
-export function routesVsSearchView(c: ProbeComparison | undefined): RoutesVsSearchView | undefined {
+export function routesVsSearchView(c: ProbeComparison | undefined, chance?: ChanceSummary): RoutesVsSearchView | undefined {
   if (!c || typeof c !== 'object' || !finite(c.n) || !c.cost?.a || !c.cost?.b || !c.cost.ratio || !c.budget) return undefined;
   const matched = c.match === 'matched';
   const unmatched = matched ? undefined : `UNMATCHED budgets: ${c.a} ${c.budget.a} vs ${c.b} ${c.budget.b} generations per question`;
@@ -62,7 +78,10 @@ export function routesVsSearchView(c: ProbeComparison | undefined): RoutesVsSear
       title: `reachable by ${c.a} − reachable by ${c.b} over the ${count(c.n)} questions both ran; 95% ${intervalMethodText(d.method)}`,
     });
     const decision = decisionOf(c.decision);
-    if (decision) {
+    const saturated = saturation(chance, [c.a, c.b]);
+    if (decision && saturated) {
+      tiles.push({ key: 'verdict', label: `Verdict (${c.a} vs ${c.b})`, value: 'saturated', detail: 'by chance: no evidence either way', title: `Saturated by chance (${saturated}): the cross-run tables do not count this setting.` });
+    } else if (decision) {
       const margin = `±${+(100 * decision.margin).toFixed(2)} pts`;
       const needed = decision.questionsNeeded !== null ? ` · ≈ ${count(decision.questionsNeeded)} questions to decide` : '';
       tiles.push({ key: 'verdict', label: `Verdict (${c.a} vs ${c.b})`, value: decision.verdict, detail: `margin ${margin}${needed}`, title: `${verdictText(decision)}. ${verdictRule(decision)}` });
@@ -86,6 +105,8 @@ export function routesVsSearchView(c: ProbeComparison | undefined): RoutesVsSear
     { measure: 'block applications', a: count(c.cost.a.blockApplications), b: count(c.cost.b.blockApplications), ratio: ratioText(c.cost.ratio.blockApplications) },
   ];
   const notes: string[] = [];
+  const saturatedBy = saturation(chance, [c.a, c.b]);
+  if (saturatedBy) notes.push(`Saturated by chance — ${saturatedBy}: reaching the gold label says little here, so this comparison is not evidence for either probe.`);
   if (few) notes.push(`Over ${count(c.n)} question${c.n === 1 ? '' : 's'} the interval of the difference is left out (shown from ${RATE_MIN_QUESTIONS} questions on); the counts and the exact test stand.`);
   for (const [probe, e] of [[c.a, c.exhausted?.a], [c.b, c.exhausted?.b]] as const) {
     if (e && e.questions > 0) {
