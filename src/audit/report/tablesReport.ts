@@ -30,7 +30,8 @@ const pText = (p: number) => (!Number.isFinite(p) ? '—' : p < 0.001 ? '< 0.001
 const ratio = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : '—');
 
 const chanceText = (c: ChanceColumn | null) => (c ? `${pct(c.level)}${c.aboveChance ? '' : ' (not above)'}` : 'n/a');
-const claimText = (c: Claim) => (c.holds !== 'inconclusive' ? c.holds : c.questionsNeeded === null ? 'inconclusive' : `inconclusive (≈ ${c.questionsNeeded.toLocaleString('en-US')} questions)`);
+const claimText = (c: Claim) =>
+  c.holds !== 'inconclusive' ? c.holds : c.questionsNeeded !== null ? `inconclusive (≈ ${c.questionsNeeded.toLocaleString('en-US')} questions)` : c.why ? `inconclusive (${c.why})` : 'inconclusive';
 const marked = (name: string, finished: boolean) => (finished ? name : `${name} (unfinished)`);
 const intervalPts = (delta: number, ci: Interval) => `${pts(delta)} [${pts(ci.lo)}, ${pts(ci.hi)}]`;
 

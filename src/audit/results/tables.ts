@@ -52,6 +52,8 @@ export const SATURATION_LEVEL = 0.95;
 export interface Claim {
   holds: 'yes' | 'no' | 'inconclusive';
   questionsNeeded: number | null;
+  /** Inconclusive with no sample size: why more questions at the observed difference would not decide it. */
+  why?: string;
 }
 
 export interface RoutesVsSearchRow {
@@ -229,7 +231,9 @@ export function routesVsSearchTable(runs: readonly RunForTables[], options: Tabl
         ? { holds: 'yes', questionsNeeded: null }
         : c.decision!.verdict === 'worse'
           ? { holds: 'no', questionsNeeded: null }
-          : { holds: 'inconclusive', questionsNeeded: d.estimate > -margin ? Math.max(c.n + 1, questionsToClear(evidence, d.estimate + margin) ?? 0) : null };
+          : d.estimate > -margin
+            ? { holds: 'inconclusive', questionsNeeded: Math.max(c.n + 1, questionsToClear(evidence, d.estimate + margin) ?? 0) }
+            : { holds: 'inconclusive', questionsNeeded: null, why: 'the observed difference is beyond −margin' };
     if (saturated) table.saturated++;
     else {
       table.counted++;
@@ -318,7 +322,8 @@ export function trainingTable(comparisons: readonly ComparisonForTables[], optio
       const evidence = (d: PairedDelta): PairedEvidence => ({ estimate: d.delta, lo: d.ci.lo, hi: d.ci.hi, p: d.mcnemarP, n: d.n, discordant: d.lost + d.gained });
       const forUp = up ? 0 : realized.delta > 0 ? questionsToClear(evidence(realized), realized.delta) : null;
       const forFlat = flat ? 0 : ceiling.delta < margin ? questionsToClear(evidence(ceiling), margin - ceiling.delta) : null;
-      claim = { holds: 'inconclusive', questionsNeeded: forUp === null || forFlat === null ? null : Math.max(cmp.n + 1, forUp, forFlat) };
+      const why = forUp === null ? 'realized did not rise in this sample' : forFlat === null ? 'the observed ceiling rise is beyond +margin' : undefined;
+      claim = forUp === null || forFlat === null ? { holds: 'inconclusive', questionsNeeded: null, why } : { holds: 'inconclusive', questionsNeeded: Math.max(cmp.n + 1, forUp, forFlat) };
     }
     if (saturated) table.saturated++;
     else {
