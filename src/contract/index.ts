@@ -8,6 +8,7 @@ export type { Budget, AnswerView, ContextSkip, ExemplarSkip, SkipReason, GradedO
 export type {
   GlobalRouteSummary,
   BlockRepair,
+  RepairNull,
   RepairSummary,
   PassAtKKind,
   ChanceLevel,

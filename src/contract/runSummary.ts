@@ -5,6 +5,7 @@
  */
 import type { Interval, Rate } from './interval';
 import type { DifferenceIntervalMethod, PairedDecision } from './pairedDecision';
+import type { PairedDelta } from './comparison';
 import type { Budget } from './runRecord';
 
 export interface GlobalRouteSummary {
@@ -25,6 +26,27 @@ export interface BlockRepair {
   damage: Rate;
   /** Repair on the selection half, which chose l*. */
   selectionRepair: Rate;
+}
+
+/**
+ * The identified block against a block chosen without looking, on the held-out half of F
+ * (src/audit/repair/repairNull.ts says how each number is computed).
+ */
+export interface RepairNull {
+  /** Held-out failure-set questions. */
+  n: number;
+  /** Mean over held-out questions of the share of blocks that repair each: a block drawn at random per question (percentile-bootstrap 95% interval). */
+  randomBlock: { rate: number; lo: number; hi: number };
+  /** Median over blocks of their held-out repair rates. */
+  medianBlock: number;
+  /** Identified − random block, mean of per-question differences (percentile-bootstrap 95% interval). */
+  difference: { estimate: number; lo: number; hi: number };
+  /** Exact one-sided p of "no better than a random block": P(X ≥ repaired), X Poisson-binomial. */
+  pValue: number;
+  /** The identified block's held-out repair rate where the deployed output was cut at the token limit, and where it was not. */
+  byTruncation: { truncated: Rate; notTruncated: Rate };
+  /** Deployed → silenced correctness over the held-out failure set and every realized question (paired). */
+  netEffect: PairedDelta;
 }
 
 /**
@@ -49,6 +71,8 @@ export interface RepairSummary {
   damageCi: Interval | null;
   damageN: number;
   byBlock: BlockRepair[];
+  /** The identified block against a random block on the held-out half; absent in older files and when nothing was held out. */
+  null?: RepairNull;
   /** Question × block matrix: failure-set and realized questions, correctness per silenced block. */
   matrix: { id: string; inFailureSet: boolean; correct: boolean[] }[];
 }

@@ -274,7 +274,8 @@ describe('headline on real summaries', () => {
     assert.ok(summary.repair && summary.repair.identifiedBlock === 1 && summary.repair.n === 3 && summary.repair.failureSetSize === 6, JSON.stringify(summary.repair));
     const repair = metricsOf(records).find((m) => m.kind === 'repair')!;
     assert.equal(repair.label, 'Repair · block 1');
-    assert.match(repair.detail, /n=3 · damage 25\.0% of 4 realized$/);
+    assert.match(repair.detail, /n=3 · random block \d+\.\d% · damage 25\.0% of 4 realized$/);
+    assert.match(repair.title ?? '', /A block drawn at random per question repairs \d+\.\d% of the same held-out questions/);
     assert.equal(repair.value, `${summary.repair!.repaired} of 3`, 'a held-out half under the rate threshold is a count');
   });
 

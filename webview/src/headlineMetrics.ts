@@ -48,13 +48,19 @@ export function headlineMetrics(stats: RunStatistics, summary: RunSummary | unde
   if (repair && repair.identifiedBlock !== null && repair.repairRate !== null && repair.n > 0) {
     const ci = repair.ci;
     const damage = repair.damageRate !== null ? ` · damage ${percent(repair.damageRate)} of ${count(repair.damageN)} realized` : '';
+    // The random-block null (absent in older summaries): a repair rate means something only beside it.
+    const nullModel = repair.null && typeof repair.null === 'object' && typeof repair.null.randomBlock?.rate === 'number' ? repair.null : undefined;
+    const vsNull = nullModel ? ` · random block ${percent(nullModel.randomBlock.rate)}` : '';
+    const nullTitle = nullModel
+      ? `. A block drawn at random per question repairs ${percent(nullModel.randomBlock.rate)} of the same held-out questions [${percent(nullModel.randomBlock.lo)}–${percent(nullModel.randomBlock.hi)}]; identified − random ${signedPoints(nullModel.difference.estimate)} (exact one-sided p ${pValueClause(nullModel.pValue)})`
+      : '';
     metrics.push({
       label: `Repair · block ${repair.identifiedBlock}`,
       // A held-out half of a few questions is a count, not a rate (the same threshold as the run's rates).
       value: repair.n < RATE_MIN_QUESTIONS ? `${count(repair.repaired)} of ${count(repair.n)}` : percent(repair.repairRate),
-      detail: `${ci ? intervalText(ci.lo, ci.hi) : ''} n=${count(repair.n)}${damage}`,
+      detail: `${ci ? intervalText(ci.lo, ci.hi) : ''} n=${count(repair.n)}${vsNull}${damage}`,
       kind: 'repair',
-      title: `Identified on a selection half of the failure set (${count(repair.selectionSize)} of ${count(repair.failureSetSize)} questions); rate on the held-out half (n=${count(repair.n)})`,
+      title: `Identified on a selection half of the failure set (${count(repair.selectionSize)} of ${count(repair.failureSetSize)} questions); rate on the held-out half (n=${count(repair.n)})${nullTitle}`,
     });
   } else {
     const failure = stats.states.find((s) => s.key === 'failureSet')!.value;

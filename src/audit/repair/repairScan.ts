@@ -5,6 +5,7 @@
  */
 import { rateOf, type BlockRepair, type QuestionRecord, type RepairSummary } from '../../contract';
 import { splitBySeededKey } from './seededSplit';
+import { repairNull } from './repairNull';
 
 function blocksOf(records: readonly QuestionRecord[]): number[] {
   const blocks = new Set<number>();
@@ -41,6 +42,7 @@ export function analyzeRepair(records: readonly QuestionRecord[]): RepairSummary
   }
   const heldOutRate = best ? rateOf(heldOut.filter((r) => correctUnder(r, best.block)).length, heldOut.length) : rateOf(0, 0);
   const damage = best ? best.damage : rateOf(0, 0);
+  const nullModel = best ? repairNull(heldOut, realized, blocks, best.block, correctUnder) : undefined;
   return {
     failureSetSize: failures.length,
     failureSet: failures.map((r) => r.id),
@@ -54,6 +56,7 @@ export function analyzeRepair(records: readonly QuestionRecord[]): RepairSummary
     damageCi: damage.n === 0 ? null : damage.ci,
     damageN: damage.n,
     byBlock,
+    ...(nullModel ? { null: nullModel } : {}),
     matrix: [...failures, ...realized].map((r) => ({ id: r.id, inFailureSet: r.repair!.inFailureSet, correct: blocks.map((b) => correctUnder(r, b)) })),
   };
 }

@@ -9,7 +9,7 @@
 import type { StoredComparison } from '../run/comparisonStore';
 import { formatPercent as pct, questionState, repairedBy, storedVerdictText, type QuestionRecord, type Rate, type RunSummary } from '../../contract';
 import { fixed, Html, html, joinHtml } from './safeHtml';
-import { chanceText, exhaustionText, probeComparisonLines } from './summaryText';
+import { chanceText, exhaustionText, probeComparisonLines, repairNullLines } from './summaryText';
 import { retentionReading } from './retentionText';
 
 export { escapeHtml } from './safeHtml';
@@ -165,6 +165,8 @@ function summaryTable(s: RunSummary): Html {
     const r = s.repair;
     rows.push(html`<tr><th>repair by block ${r.identifiedBlock ?? '—'} (held-out F)</th><td>${r.n === 0 ? html`— <span class="n">n = 0</span>` : html`${pct(r.repairRate)} <span class="ci">[${pct(r.ci?.lo)}, ${pct(r.ci?.hi)}]</span> <span class="n">${r.repaired}/${r.n}</span>`}</td><td class="n">|F| = ${r.failureSetSize}, chosen on ${r.selectionSize}</td></tr>`);
     rows.push(html`<tr><th>damage by block ${r.identifiedBlock ?? '—'}</th><td>${r.damageN === 0 ? html`— <span class="n">n = 0</span>` : html`${pct(r.damageRate)} <span class="ci">[${pct(r.damageCi?.lo)}, ${pct(r.damageCi?.hi)}]</span> <span class="n">n = ${r.damageN}</span>`}</td><td class="n">realized questions broken</td></tr>`);
+    const nullLines = r.null ? safeLine(() => repairNullLines(r.identifiedBlock, r.null!).join('\n')) : '';
+    for (const line of nullLines === '' ? [] : nullLines.split('\n')) rows.push(html`<tr><td colspan="3" class="n">${line}</td></tr>`);
   }
   return html`<table class="summary"><tbody>${rows}</tbody></table>${probeComparisonTable(s)}`;
 }

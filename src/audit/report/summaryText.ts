@@ -10,6 +10,7 @@ import {
   type PairedDelta,
   type ProbeComparison,
   type ProbeExhaustion,
+  type RepairNull,
   type Rate,
   type RunSummary,
 } from '../../contract';
@@ -42,6 +43,16 @@ export function chanceText(c: ChanceLevel): string {
   const beyond = c.beyondChance ? `beyond chance ${pct(c.beyondChance.estimate)} [${pct(c.beyondChance.lo)}, ${pct(c.beyondChance.hi)}]` : 'beyond chance —';
   const verdict = c.aboveChance ? `above chance (exact p = ${pValueText(c.pValue)})` : `NOT above chance: uniform guessing reaches ${pct(c.level)} (exact p = ${pValueText(c.pValue)})`;
   return `chance ${pct(c.level)} (${span(c.options)} options × ${span(c.attempts)} attempt${c.attempts.max === 1 ? '' : 's'}); ${beyond}; ${verdict}`;
+}
+
+/** The identified block against a random block, by truncation, and its net effect (RepairNull). */
+export function repairNullLines(block: number | null, r: RepairNull): string[] {
+  const e = r.netEffect;
+  return [
+    `against a random block on the same ${r.n} held-out questions: ${pct(r.randomBlock.rate)} [${pct(r.randomBlock.lo)}, ${pct(r.randomBlock.hi)}] (median block ${pct(r.medianBlock)}); identified − random ${signedPct(r.difference.estimate)} [${signedPct(r.difference.lo)}, ${signedPct(r.difference.hi)}] (bootstrap); exact one-sided p = ${pValueText(r.pValue)}`,
+    `held-out repair where the deployed output hit the token limit: ${rateText(r.byTruncation.truncated)}; where it did not: ${rateText(r.byTruncation.notTruncated)}`,
+    `net effect of silencing block ${block ?? '—'} (held-out F and every realized question, n = ${e.n}): correct ${pct(e.base)} → ${pct(e.tuned)}, Δ ${signedPct(e.delta)} [${signedPct(e.ci.lo)}, ${signedPct(e.ci.hi)}], McNemar p = ${pValueText(e.mcnemarP)} (${e.gained} repaired, ${e.lost} broken); ${storedVerdictText(e.decision)}`,
+  ];
 }
 
 export function exhaustionText(e: ProbeExhaustion | undefined): string | undefined {
@@ -129,6 +140,7 @@ export function formatSummary(s: RunSummary, title = 'Reach Audit summary'): str
     out.push(`  repair scan: failure set |F| = ${r.failureSetSize}; identified block ${r.identifiedBlock ?? '—'} (chosen on ${r.selectionSize} selection questions)`);
     out.push(`    repair rate on held-out F: ${r.n === 0 ? '— (n = 0)' : `${pct(r.repairRate)}  [${pct(r.ci?.lo)}, ${pct(r.ci?.hi)}]  ${r.repaired}/${r.n}`}`);
     out.push(`    damage to realized questions: ${r.damageN === 0 ? '— (n = 0)' : `${pct(r.damageRate)}  [${pct(r.damageCi?.lo)}, ${pct(r.damageCi?.hi)}]  n = ${r.damageN}`}`);
+    if (r.null) for (const line of repairNullLines(r.identifiedBlock, r.null)) out.push(`    ${line}`);
     const blocks = r.byBlock.map((b) => `${b.block}: ${b.repair.successes}/${b.repair.n} repaired, ${b.damage.successes}/${b.damage.n} broken`);
     if (blocks.length > 0) out.push(`    by block — ${blocks.join('; ')}`);
   }

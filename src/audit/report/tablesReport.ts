@@ -80,14 +80,39 @@ export function routesVsSearchView(t: RoutesVsSearchTable): TableView {
 }
 
 export function repairView(rows: readonly RepairRow[], missing: readonly { folder: string; reason: string }[]): TableView {
+  const nullText = (r: RepairRow) => (r.null ? `${pct(r.null.randomBlock.rate)} [${(100 * r.null.randomBlock.lo).toFixed(1)}, ${(100 * r.null.randomBlock.hi).toFixed(1)}] (median block ${pct(r.null.medianBlock)})` : '—');
+  const vsNull = (r: RepairRow) => (r.null ? `${intervalPts(r.null.difference.estimate, r.null.difference)} p ${pText(r.null.pValue)}, Holm ${pText(r.nullHolmP ?? Number.NaN)}` : '—');
+  const net = (r: RepairRow) => (r.null ? `${intervalPts(r.null.netEffect.delta, r.null.netEffect.ci)} (n = ${r.null.netEffect.n}; ${r.null.netEffect.gained} repaired, ${r.null.netEffect.lost} broken) · ${pairedVerdictText(r.null.netEffect.decision!)}` : '—');
   return {
     id: 'repair',
     title: 'Repair: silencing one identified MLP block',
-    notes: ['The block is chosen on a seeded selection half of the failure set; its repair rate is measured on the other (held-out) half, its damage on every realized question.'],
-    headers: ['model', 'dataset', 'failure set', 'selection / held-out', 'identified block', 'held-out repair', 'damage to realized'],
-    rows: rows.map((r) => [marked(r.model, r.finished), r.dataset, String(r.failureSetSize), `${r.selectionSize} / ${r.heldOutSize}`, r.identifiedBlock === null ? '—' : String(r.identifiedBlock), rateText(r.heldOutRepair), rateText(r.damage)]),
-    csvHeaders: ['folder', 'model', 'dataset', 'finished', 'failure_set', 'selection', 'held_out', 'identified_block', 'repair', 'repair_lo', 'repair_hi', 'repair_n', 'damage', 'damage_lo', 'damage_hi', 'damage_n'],
-    csvRows: rows.map((r) => [r.folder, r.model, r.dataset, r.finished, r.failureSetSize, r.selectionSize, r.heldOutSize, r.identifiedBlock, ...rateCsv(r.heldOutRepair), ...rateCsv(r.damage)]),
+    notes: [
+      'The block is chosen on a seeded selection half of the failure set; its repair rate is measured on the other (held-out) half, its damage on every realized question.',
+      "Null: on the same held-out questions, a block drawn at random per question (mean share of blocks that repair each, percentile-bootstrap interval); identified − random with its bootstrap interval and the exact one-sided p (Poisson-binomial), Holm-adjusted over the rows. Net effect: deployed → silenced correctness over the held-out failure set and every realized question (Newcombe's paired score interval, exact McNemar, verdict at ±5 pts).",
+    ],
+    headers: ['model', 'dataset', 'failure set', 'selection / held-out', 'identified block', 'held-out repair', 'random block (null)', 'identified − random (pts) [95% CI]', 'held-out repair: output cut / not cut', 'damage to realized', 'net effect (pts) [95% CI]'],
+    rows: rows.map((r) => [
+      marked(r.model, r.finished),
+      r.dataset,
+      String(r.failureSetSize),
+      `${r.selectionSize} / ${r.heldOutSize}`,
+      r.identifiedBlock === null ? '—' : String(r.identifiedBlock),
+      rateText(r.heldOutRepair),
+      nullText(r),
+      vsNull(r),
+      r.null ? `${rateText(r.null.byTruncation.truncated)} / ${rateText(r.null.byTruncation.notTruncated)}` : '—',
+      rateText(r.damage),
+      net(r),
+    ]),
+    csvHeaders: ['folder', 'model', 'dataset', 'finished', 'failure_set', 'selection', 'held_out', 'identified_block', 'repair', 'repair_lo', 'repair_hi', 'repair_n', 'random_block', 'random_block_lo', 'random_block_hi', 'median_block', 'identified_minus_random', 'identified_minus_random_lo', 'identified_minus_random_hi', 'null_p', 'null_holm_p', 'repair_cut', 'repair_cut_lo', 'repair_cut_hi', 'repair_cut_n', 'repair_not_cut', 'repair_not_cut_lo', 'repair_not_cut_hi', 'repair_not_cut_n', 'damage', 'damage_lo', 'damage_hi', 'damage_n', 'net_effect', 'net_effect_lo', 'net_effect_hi', 'net_effect_n', 'net_effect_mcnemar_p', 'net_effect_verdict'],
+    csvRows: rows.map((r) => [
+      r.folder, r.model, r.dataset, r.finished, r.failureSetSize, r.selectionSize, r.heldOutSize, r.identifiedBlock, ...rateCsv(r.heldOutRepair),
+      r.null?.randomBlock.rate ?? null, r.null?.randomBlock.lo ?? null, r.null?.randomBlock.hi ?? null, r.null?.medianBlock ?? null,
+      r.null?.difference.estimate ?? null, r.null?.difference.lo ?? null, r.null?.difference.hi ?? null, r.null?.pValue ?? null, r.nullHolmP,
+      ...rateCsv(r.null?.byTruncation.truncated ?? null), ...rateCsv(r.null?.byTruncation.notTruncated ?? null),
+      ...rateCsv(r.damage),
+      r.null?.netEffect.delta ?? null, r.null?.netEffect.ci.lo ?? null, r.null?.netEffect.ci.hi ?? null, r.null?.netEffect.n ?? null, r.null?.netEffect.mcnemarP ?? null, r.null?.netEffect.decision?.verdict ?? null,
+    ]),
     apart: missing.map((m) => `Not in the table: ${m.folder} — ${m.reason}`),
   };
 }

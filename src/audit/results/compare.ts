@@ -6,27 +6,9 @@
  * into already-reachable-by-base vs newly-reachable.
  */
 import { QUESTION_STATES, questionState, type Comparison, type PairedDelta, type QuestionRecord } from '../../contract';
-import { mcnemarExact, rateOf } from './stats';
-import { pairedScoreInterval } from './stats/pairedScoreInterval';
-import { DEFAULT_MARGIN, pairedDecision } from './stats/pairedDecision';
-
-/** tuned − base over paired yes/no outcomes; `p` replaces the exact McNemar p in the decision (a table's Holm-adjusted p). */
-export function pairedDelta(base: readonly boolean[], tuned: readonly boolean[], margin: number, p?: number): PairedDelta {
-  let lost = 0;
-  let gained = 0;
-  let both = 0;
-  base.forEach((x, i) => {
-    if (x && !tuned[i]) lost++;
-    else if (!x && tuned[i]) gained++;
-    else if (x) both++;
-  });
-  const n = base.length;
-  const ci = pairedScoreInterval({ both, onlyFirst: gained, onlySecond: lost, neither: n - both - lost - gained });
-  const mcnemarP = mcnemarExact(lost, gained);
-  const delta = n === 0 ? 0 : (gained - lost) / n;
-  const decision = pairedDecision({ estimate: delta, lo: ci.lo, hi: ci.hi, p: p ?? mcnemarP, n, discordant: lost + gained }, margin);
-  return { base: n === 0 ? 0 : (both + lost) / n, tuned: n === 0 ? 0 : (both + gained) / n, delta, ci, ciMethod: 'newcombe-score', decision, mcnemarP, lost, gained, n };
-}
+import { rateOf } from './stats';
+import { DEFAULT_MARGIN } from './stats/pairedDecision';
+import { pairedDelta } from './stats/pairedDelta';
 
 const anyProbeReached = (r: QuestionRecord) => Object.values(r.reachable).some(Boolean);
 /** The reachable ceiling: a question the deployment answers is reachable whatever the probes found. */

@@ -6,13 +6,14 @@
  * of a choice format, and a four-way decision against the stated margin; each headline ("X of Y")
  * counts only decisive, unsaturated rows and says how many were inconclusive.
  */
-import type { PairedDecision, PairedDelta, QuestionRecord } from '../../contract';
+import type { PairedDecision, PairedDelta, QuestionRecord, RepairNull } from '../../contract';
 import { analyzeRepair } from '../repair/repairScan';
 import { rateOf, type Rate } from './stats';
 import { holmAdjust } from './stats/holm';
 import { ALPHA, DEFAULT_MARGIN, checkMargin, questionsToClear, type PairedEvidence } from './stats/pairedDecision';
 import { compareProbes } from './probeComparison';
-import { compareRecords, insideCeiling, pairedDelta } from './compare';
+import { compareRecords, insideCeiling } from './compare';
+import { pairedDelta } from './stats/pairedDelta';
 import { chanceLevel } from './chanceLevel';
 
 /** One audited setting: a model on a dataset, with its records. */
@@ -109,6 +110,10 @@ export interface RepairRow {
   heldOutRepair: Rate | null;
   /** l*'s damage over the realized questions. */
   damage: Rate | null;
+  /** l* against a random block on the held-out half, by truncation, and its net effect; null without a held-out half. */
+  null: RepairNull | null;
+  /** null.pValue Holm-adjusted over the table's rows. */
+  nullHolmP: number | null;
 }
 
 export interface TrainingRow {
@@ -283,8 +288,14 @@ export function repairTable(runs: readonly RunForTables[]): { rows: RepairRow[];
       heldOutSize: repair.n,
       heldOutRepair: repair.identifiedBlock === null || repair.n === 0 ? null : rateOf(repair.repaired, repair.n),
       damage: repair.byBlock.find((b) => b.block === repair.identifiedBlock)?.damage ?? null,
+      null: repair.null ?? null,
+      nullHolmP: null,
     });
   }
+  const tested = rows.filter((r) => r.null !== null);
+  holmAdjust(tested.map((r) => r.null!.pValue)).forEach((p, i) => {
+    tested[i].nullHolmP = p;
+  });
   return { rows, missing };
 }
 

@@ -130,6 +130,28 @@ export const questionRecordSchema = object({
   repair: v.optional(repairResult),
 });
 
+const pairedDelta = object({
+  base: fraction,
+  tuned: fraction,
+  delta: difference,
+  ci: differenceInterval,
+  mcnemarP: fraction,
+  lost: nonNegativeInteger,
+  gained: nonNegativeInteger,
+  n: nonNegativeInteger,
+  ciMethod: v.optional(differenceMethod),
+  decision: v.optional(pairedDecision),
+});
+const estimateWithInterval = object({ estimate: finite, lo: finite, hi: finite });
+const repairNull = object({
+  n: nonNegativeInteger,
+  randomBlock: object({ rate: fraction, lo: fraction, hi: fraction }),
+  medianBlock: fraction,
+  difference: estimateWithInterval,
+  pValue: fraction,
+  byTruncation: object({ truncated: rate, notTruncated: rate }),
+  netEffect: pairedDelta,
+});
 const blockRepair = object({ block: nonNegativeInteger, repair: rate, damage: rate, selectionRepair: rate });
 const repairSummary = object({
   failureSetSize: nonNegativeInteger,
@@ -144,6 +166,7 @@ const repairSummary = object({
   damageCi: v.nullable(rateInterval),
   damageN: nonNegativeInteger,
   byBlock: v.array(blockRepair, 'expected an array'),
+  null: v.optional(repairNull),
   matrix: v.array(object({ id: text, inFailureSet: flag, correct: v.array(flag, 'expected an array of true/false') }), 'expected an array'),
 });
 
@@ -317,18 +340,7 @@ export const runManifestSchema = object({
   }),
 });
 
-const pairedDelta = object({
-  base: fraction,
-  tuned: fraction,
-  delta: difference,
-  ci: differenceInterval,
-  mcnemarP: fraction,
-  lost: nonNegativeInteger,
-  gained: nonNegativeInteger,
-  n: nonNegativeInteger,
-  ciMethod: v.optional(differenceMethod),
-  decision: v.optional(pairedDecision),
-});
+
 const stateRow = object({ realized: texts, reachable: texts, unreached: texts });
 const rateWithIds = v.pipe(object({ ...rateEntries, ids: texts }), v.check((r) => r.successes <= r.n, 'expected successes ≤ n'));
 
