@@ -40,6 +40,8 @@ export function loadRunForTables(folder: string, warn: (message: string) => void
     seed: run.manifest.seeds.run,
     records: run.records.values,
     finished: run.finished,
+    // Absent in runs made before the route space was recorded: their random routes used the default, 4 edits.
+    randomRouteEdits: run.manifest.routeSpace?.maxEdits ?? 4,
   };
 }
 

@@ -25,6 +25,8 @@ export interface RunForTables {
   records: readonly QuestionRecord[];
   /** False for a run that has not finished (shown only with --allow-unfinished, and marked). */
   finished: boolean;
+  /** Most edits in a random route (manifest routeSpace.maxEdits); the search's depth is not bounded by it. Absent: unknown. */
+  randomRouteEdits?: number;
 }
 
 export interface TableOptions {
@@ -79,6 +81,8 @@ export interface RoutesVsSearchRow {
   nonInferior: Claim;
   /** Set when chance saturates the setting: the reason; the row is then not counted. */
   saturated: string | null;
+  /** Most edits in a random route; the search may go deeper (routes of any number of edits within the same length bounds). */
+  randomRouteEdits: number | null;
 }
 
 export interface RoutesVsSearchTable {
@@ -263,6 +267,7 @@ export function routesVsSearchTable(runs: readonly RunForTables[], options: Tabl
       decision: c.decision!,
       nonInferior,
       saturated,
+      randomRouteEdits: run.randomRouteEdits ?? null,
     });
   });
   return table;
