@@ -196,3 +196,41 @@ test('choice: "Option C", restated choice text, a rejected letter before the ans
   // "the best choice a student can make" is the article, not option A.
   assert.equal(grade('This is the best choice a student can make', q).answer, null);
 });
+
+test('choice: an answer phrase beats option mentions; several labels are no answer; the last committed answer counts', () => {
+  // ARC-Challenge Mercury_SC_409171 (gold B).
+  const build: Choice[] = ['buildings will be built faster', 'buildings will be made safer', 'building designs will look nicer', 'building materials will be cheaper'].map((text, i) => ({ label: 'ABCD'[i], text }));
+  const q = question('choice', 'B', { choices: build });
+  const cases: [string, string | null, string][] = [
+    // Option mentions walk through the choices; the answer phrase says which one.
+    ['Option A: speed is not what a shake table tests. Option B: safety is. The answer is B.', 'B', 'choice-answer-line'],
+    ['Option A: speed is not tested. Option D: cost is not tested either. The answer is B.', 'B', 'choice-answer-line'],
+    ['Option B is about safety, but option D is about cost.\nAnswer: D', 'D', 'choice-answer-line'],
+    // Several labels in one statement: no answer, and no earlier or later mention stands in.
+    ['Answer: A or B', null, 'none'],
+    ['The answer is A or B.', null, 'none'],
+    ['Answer: A, B', null, 'none'],
+    ['Answer: (A) and (B)', null, 'none'],
+    ['Option B looks right. The answer is B or D.', null, 'none'],
+    // A second letter that is set aside, or the article, is not a second label.
+    ['The answer is B, and D is wrong because cost is not measured.', 'B', 'choice-answer-line'],
+    ['The answer is B, a safer building.', 'B', 'choice-answer-line'],
+    // Self-correction: the last committed answer.
+    ['Answer: A ... no wait. A shake table tests how buildings survive. Answer: B', 'B', 'choice-answer-line'],
+    ['Answer: B\n\nHmm, no wait, cost matters more. Answer: D', 'D', 'choice-answer-line'],
+    ['I think the answer is A, since speed matters.\nActually, wait: the test measures safety, so the correct answer is B.', 'B', 'choice-answer-line'],
+    // A made-up next question's answer is not this question's.
+    ['Answer: B\n\nQuestion: Which gas do plants take in?\nA. oxygen\nB. nitrogen\nC. carbon dioxide\nAnswer: C', 'B', 'choice-answer-line'],
+    ['Answer: B\n**Question 2:** Which is fastest?\nAnswer: A', 'B', 'choice-answer-line'],
+  ];
+  for (const [output, answer, rule] of cases) {
+    const g = grade(output, q);
+    assert.deepEqual([g.answer, g.rule, g.correct], [answer, rule, answer === 'B'], output);
+  }
+  // The strict view reads answer phrases by the same rules.
+  assert.equal(grade('Answer: A or B', q).strict.answer, null);
+  assert.equal(grade('Answer: A\nNo wait. Answer: B', q).strict.answer, 'B');
+  assert.equal(grade('Option A: fast. The answer is B.', q).strict.answer, 'B');
+  // Truncated: a committed answer phrase is still a marker; "A or B" is none.
+  assert.equal(grade('Answer: A or B\nBecause', q, { truncated: true }).correct, false);
+});
