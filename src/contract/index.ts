@@ -15,6 +15,7 @@ export type {
   ProbeExhaustion,
   ProbeComparison,
   BlindRetention,
+  BlindDropped,
   TruncationCount,
   ReadingSummary,
   SkippedQuestion,

@@ -84,6 +84,11 @@ export interface BlindChoice {
   correct: boolean;
   /** The attempt index the selector picked. */
   attempt: number | null;
+  /**
+   * Candidates left out before selecting: no extracted answer, or cut at the token limit without
+   * an answer marker (decided without the gold). Absent in runs made before pools were cleaned.
+   */
+  dropped?: number;
 }
 
 /** The shared pool of global candidate routes, evaluated on this question (for the global-route selector). */

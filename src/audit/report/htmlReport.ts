@@ -11,6 +11,7 @@ import { formatPercent as pct, questionState, repairedBy, type QuestionRecord, t
 import { fixed, Html, html, joinHtml } from './safeHtml';
 import { chanceText, exhaustionText, probeComparisonLines } from './summaryText';
 import { retentionReading } from './retentionText';
+import { blindDroppedText } from './blindDroppedText';
 
 export { escapeHtml } from './safeHtml';
 
@@ -160,6 +161,8 @@ function summaryTable(s: RunSummary): Html {
         rows.push(html`<tr><th class="sub">share of the ${p} probe's gain kept</th><td>${reading.verdict}</td><td class="n">${reading.basis}${reading.kind === 'keeps' ? ' · paired bootstrap' : ''}</td></tr>`);
       }
     }
+    const left = s.blindDropped?.[p];
+    if (left) rows.push(html`<tr><th class="sub">blind pool</th><td colspan="2" class="n">${blindDroppedText(p, left)}</td></tr>`);
   }
   if (s.repair) {
     const r = s.repair;

@@ -13,6 +13,7 @@ import {
   type RunSummary,
 } from '../../contract';
 import { retentionLine } from './retentionText';
+import { blindDroppedText } from './blindDroppedText';
 
 export function rateText(r: Rate | undefined): string {
   if (!r || r.n === 0) return '— (n = 0)';
@@ -96,6 +97,8 @@ export function formatSummary(s: RunSummary, title = 'Reach Audit summary'): str
       const kept = s.blindRetention?.[p]?.[name];
       if (kept) out.push(`      ${retentionLine(p, kept)}`);
     }
+    const left = s.blindDropped?.[p];
+    if (left) out.push(`      ${blindDroppedText(p, left)}`);
   }
   for (const [p, curve] of Object.entries(s.passAtK)) {
     const ks = Object.keys(curve).map(Number);

@@ -81,7 +81,7 @@ const gradedEntries = {
 const attempt = object({ ...gradedEntries, route: v.optional(blockIndices), seed: v.optional(nonNegativeInteger) });
 
 const probeResult = object({ budget: positiveInteger, attempts: v.array(attempt, 'expected an array of attempts'), correct: v.array(flag, 'expected an array of true/false'), cost: budget });
-const blindChoice = object({ answer: v.nullable(text), correct: flag, attempt: v.nullable(nonNegativeInteger) });
+const blindChoice = object({ answer: v.nullable(text), correct: flag, attempt: v.nullable(nonNegativeInteger), dropped: v.optional(nonNegativeInteger) });
 const globalRoutesResult = object({ splitKey: finite, attempts: v.array(attempt, 'expected an array of attempts'), cost: budget });
 const skipReason = v.variant(
   'reason',
@@ -212,6 +212,7 @@ export const runSummarySchema = object({
   passAtKKind: map(v.picklist(['unbiased', 'first-k'], "expected 'unbiased' or 'first-k'")),
   blind: map(map(rate)),
   blindRetention: map(map(blindRetention)),
+  blindDropped: v.optional(map(object({ dropped: nonNegativeInteger, candidates: nonNegativeInteger, questions: nonNegativeInteger }))),
   chance: v.optional(object({ realized: chanceLevel, probes: map(chanceLevel) })),
   routesVsSearch: v.optional(probeComparison),
   exhausted: map(probeExhaustion),
