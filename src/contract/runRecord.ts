@@ -113,6 +113,13 @@ export interface RepairResult {
   /** Orders the failure set for the seeded selection/held-out split. */
   splitKey: number;
   cost: Budget;
+  /**
+   * Set by `reach-audit regrade`: the membership the scan was measured for. `inFailureSet` and
+   * `realized` above follow the new verdicts, while the scan's verdicts are of this membership
+   * (and of the old grading), so the repair analysis reads this and is marked stale. Absent in
+   * runs never regraded.
+   */
+  scannedAs?: { inFailureSet: boolean; realized: boolean };
 }
 
 export interface QuestionRecord {

@@ -50,6 +50,13 @@ export interface RepairSummary {
   byBlock: BlockRepair[];
   /** Question × block matrix: failure-set and realized questions, correctness per silenced block. */
   matrix: { id: string; inFailureSet: boolean; correct: boolean[] }[];
+  /**
+   * Present after `reach-audit regrade`: the scan was measured for the failure set before the
+   * regrade (everything above is of that set, as measured), while the new verdicts give a failure
+   * set of `failureSetSize` questions — `joined` of them not in the scanned one, `left` scanned
+   * ones no longer in it. The scan must be run again to measure repair on the new set.
+   */
+  stale?: { failureSetSize: number; joined: number; left: number };
 }
 
 /** `unbiased`: Chen et al. estimator over the attempts; `first-k`: solved within the first k attempts (search, whose attempts are ordered). */

@@ -9,7 +9,7 @@
 import type { StoredComparison } from '../run/comparisonStore';
 import { formatPercent as pct, questionState, repairedBy, type QuestionRecord, type Rate, type RunSummary } from '../../contract';
 import { fixed, Html, html, joinHtml } from './safeHtml';
-import { chanceText, exhaustionText, probeComparisonLines } from './summaryText';
+import { chanceText, exhaustionText, probeComparisonLines, repairStaleText } from './summaryText';
 import { retentionReading } from './retentionText';
 import { blindDroppedText } from './blindDroppedText';
 
@@ -168,6 +168,7 @@ function summaryTable(s: RunSummary): Html {
     const r = s.repair;
     rows.push(html`<tr><th>repair by block ${r.identifiedBlock ?? '—'} (held-out F)</th><td>${r.n === 0 ? html`— <span class="n">n = 0</span>` : html`${pct(r.repairRate)} <span class="ci">[${pct(r.ci?.lo)}, ${pct(r.ci?.hi)}]</span> <span class="n">${r.repaired}/${r.n}</span>`}</td><td class="n">|F| = ${r.failureSetSize}, chosen on ${r.selectionSize}</td></tr>`);
     rows.push(html`<tr><th>damage by block ${r.identifiedBlock ?? '—'}</th><td>${r.damageN === 0 ? html`— <span class="n">n = 0</span>` : html`${pct(r.damageRate)} <span class="ci">[${pct(r.damageCi?.lo)}, ${pct(r.damageCi?.hi)}]</span> <span class="n">n = ${r.damageN}</span>`}</td><td class="n">realized questions broken</td></tr>`);
+    if (r.stale) rows.push(html`<tr><th class="sub">repair scan</th><td colspan="2" class="n">${repairStaleText(r.stale, r.failureSetSize)}</td></tr>`);
   }
   return html`<table class="summary"><tbody>${rows}</tbody></table>${probeComparisonTable(s)}`;
 }

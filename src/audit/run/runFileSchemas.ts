@@ -105,6 +105,7 @@ const repairResult = object({
   truncatedBySilencedBlock: v.optional(map(flag)),
   splitKey: finite,
   cost: budget,
+  scannedAs: v.optional(object({ inFailureSet: flag, realized: flag })),
 });
 
 export const questionRecordSchema = object({
@@ -138,6 +139,7 @@ const repairSummary = object({
   damageN: nonNegativeInteger,
   byBlock: v.array(blockRepair, 'expected an array'),
   matrix: v.array(object({ id: text, inFailureSet: flag, correct: v.array(flag, 'expected an array of true/false') }), 'expected an array'),
+  stale: v.optional(object({ failureSetSize: nonNegativeInteger, joined: nonNegativeInteger, left: nonNegativeInteger })),
 });
 
 const globalRouteSummary = object({
