@@ -31,7 +31,9 @@ function regraded<T extends GradedOutput>(o: T, q: Question, grading: GradingSet
   const g = grade(o.output, q, { truncated: o.truncated, grading });
   counts.outputs++;
   if (g.correct !== o.correct) counts.changed++;
-  return { ...o, answer: g.answer, correct: g.correct, rule: g.rule, strict: g.strict, flexible: g.flexible };
+  const out: T = { ...o, answer: g.answer, correct: g.correct, rule: g.rule, match: g.match, strict: g.strict, flexible: g.flexible };
+  if (!g.match) delete out.match; // no answer: no comparison (and none left from the old grading)
+  return out;
 }
 
 /**

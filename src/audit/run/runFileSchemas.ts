@@ -73,6 +73,7 @@ const gradedEntries = {
   correct: flag,
   truncated: flag,
   rule: text,
+  match: v.optional(object({ rule: text, note: v.optional(text) })),
   strict: v.optional(answerView),
   flexible: v.optional(answerView),
   logprob: v.nullable(finite),
