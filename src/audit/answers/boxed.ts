@@ -42,8 +42,8 @@ const BOX_JOINT = /^[\s$,;]*(?:(?:or|and)\b[\s$]*)?(?:[A-Za-z](?:_\{?\w\}?)?\s*=
 /**
  * Several answers boxed in one final statement — "$x=\boxed{2}$ or $x=\boxed{3}$", "$\boxed{1}$
  * and $\boxed{-2}$" — as one list "2, 3"; null unless the last box has boxed neighbours joined
- * to it only by commas, "or" / "and", `$` and an `x =`. Boxes further back (intermediate results,
- * a box in an earlier sentence) are not part of the answer.
+ * to it only by commas, "or" / "and", `$` and an `x =`, and not all the same. Boxes further back
+ * (intermediate results, a box in an earlier sentence) are not part of the answer.
  */
 export function finalBoxes(text: string): string[] | null {
   const boxes: { start: number; end: number; content: string }[] = [];
@@ -62,7 +62,8 @@ export function finalBoxes(text: string): string[] | null {
     if (boxes[i].end > run[0].start || !BOX_JOINT.test(text.slice(boxes[i].end, run[0].start))) break;
     run.unshift(boxes[i]);
   }
-  return run.length > 1 && run.every((b) => b.content !== '') ? run.map((b) => b.content) : null;
+  // The same answer boxed twice ("\boxed{5}, \boxed{5}") is that one answer, not a list.
+  return new Set(run.map((b) => b.content)).size > 1 && run.every((b) => b.content !== '') ? run.map((b) => b.content) : null;
 }
 
 /** The content of the `{…}` group opening at `open`, honouring `\{` and `\}`; null when unbalanced. */

@@ -34,7 +34,7 @@ const STRICT = new RegExp(String.raw`####[ \t]*((?:[-\u2212])?(?:\$\s?)?${SPACED
 /** A stated number: grouped by spaces ("5 600"), as written in prose, or in words ("seven"). */
 const ANSWER_PHRASE = new RegExp(
   String.raw`\bthe\s+(?:final\s+)?answer\s+is\s*:?\s*(?:\*\*|\\\()?\s*((?:[-\u2212])?(?:\$\s?)?${SPACED_NUMBER_SOURCE}|${NUMBER_SOURCE}|\b${NUMBER_WORDS_SOURCE})`,
-  'i',
+  'gi',
 );
 
 /** How a GSM8K answer was found: the rule names recorded with a grade. */
@@ -79,10 +79,12 @@ function extractBoxedNumber(output: string): string | null {
 
 /** The number after the first "the answer is" / "the final answer is" (digits, or words that name one). */
 function extractAnswerPhrase(output: string): string | null {
-  const m = ANSWER_PHRASE.exec(output);
-  if (!m) return null;
-  const said = m[1].trim();
-  return /\d/.test(said) || numberFromWords(said) !== null ? said : null;
+  // The first phrase that names a number: "the answer is a bit tricky … the answer is 12" is 12.
+  for (const m of output.matchAll(ANSWER_PHRASE)) {
+    const said = m[1].trim();
+    if (/\d/.test(said) || numberFromWords(said) !== null) return said;
+  }
+  return null;
 }
 
 /** A GSM8K answer as a number: digits by parseRational, else number words ("seven"). */

@@ -270,6 +270,7 @@ test('boxed: equivalent forms by rule and through the CAS, each with the rule th
   assert.equal(grade('The values are $\\boxed{3}$, $\\boxed{2}$', roots).strict.correct, true);
   const earlier = grade('First, $a = \\boxed{2}$. Then the other root is larger.\n\nSo the answer is $\\boxed{3}$.', roots);
   assert.deepEqual([earlier.answer, earlier.rule, earlier.correct], ['3', 'boxed', false]);
+  assert.equal(grade('so $x = \\boxed{3}$ or $x = \\boxed{3}$', roots).rule, 'boxed'); // one answer boxed twice
 });
 
 test('boxed: the CAS does not make different answers equal', () => {
@@ -318,8 +319,10 @@ test('gsm8k: number words and space thousands separators in stated answers', () 
   const words = grade('She bought 3 on Monday and 4 on Tuesday, so seven DVDs.\nThe answer is seven.', seven);
   assert.deepEqual([words.answer, words.rule, words.correct, words.match], ['seven', 'gsm8k-answer-phrase', true, { rule: 'number-word' }]);
   assert.equal(grade('The answer is twenty-one.', question('gsm8k', '21')).correct, true);
-  // "a" is the article, not a number: the last number is read instead.
+  // "a" is the article, not a number: the last number is read instead, or a later answer phrase.
   assert.equal(grade('The answer is a lot: 12 in all.', question('gsm8k', '12')).answer, '12');
+  const later = grade('The answer is a bit tricky. The answer is 12. Check: 3 * 4 = 12, plus 5.', question('gsm8k', '12'));
+  assert.deepEqual([later.answer, later.rule], ['12', 'gsm8k-answer-phrase']);
   const grouped = question('gsm8k', '1,600');
   assert.deepEqual([grade('#### 1 600', grouped).answer, grade('#### 1 600', grouped).correct], ['1 600', true]);
   assert.equal(grade('The answer is 1 600 sticks.', grouped).correct, true);
