@@ -1,13 +1,14 @@
 /**
  * `reach-audit grade`: how an answer is read. Grades one output (--output) or a JSONL file of them
  * (--outputs) with the function the audit uses, and prints per output the extracted answer, the
- * rule that found it, the verdict and the strict and flexible readings.
+ * rule that found it, how it compared with the gold (the equality rule), the verdict and the
+ * strict and flexible readings.
  */
 import * as fs from 'node:fs';
 import type { Command } from './command';
 import { UsageError } from './command';
 import { parseFlagsAndFolders } from './engineArgs';
-import { CORRECT_BY, DEFAULT_GRADING, grade, TRUNCATED_RULES, type Grade, type GradingSettings } from '../audit/answers/grade';
+import { CORRECT_BY, DEFAULT_GRADING, grade, TRUNCATED_RULES, type AnswerMatch, type Grade, type GradingSettings } from '../audit/answers/grade';
 import type { AnswerFormat, Choice, Question } from '../audit/dataset/question';
 
 const FORMATS = ['gsm8k', 'boxed', 'choice', 'exact'] as const;
@@ -18,10 +19,12 @@ const help = [
   '                         (--output TEXT | --outputs FILE.jsonl) [--json]',
   '',
   'Shows how Reach Audit reads an answer, with the same code the audit grades by. Per output it',
-  'prints {"answer", "rule", "correct", "strict", "flexible"}: the extracted answer, the rule that',
-  'found it, the verdict, and the strict reading (the answer marker only; lm-eval strict-match for',
-  'GSM8K) and the flexible one (every fallback; lm-eval flexible-extract for GSM8K). The rules are',
-  'in docs/design.md, section 2.',
+  'prints {"answer", "rule", "match", "correct", "strict", "flexible"}: the extracted answer, the rule',
+  'that found it, how it compared with the gold ({"rule", "note"?}: rational, number-word, normalized,',
+  'units-stripped, unordered-set, symbolic (a computer-algebra check, time-bounded), label, text or',
+  'different; the note says why the algebra check gave up), the verdict, and the strict reading (the',
+  'answer marker only; lm-eval strict-match for GSM8K) and the flexible one (every fallback; lm-eval',
+  'flexible-extract for GSM8K). The rules are in docs/design.md, section 2.',
   '',
   'Options:',
   '  --format F            answer format: gsm8k, boxed, choice, exact',
@@ -94,6 +97,8 @@ interface PrintedView {
 interface Printed {
   answer: string | null;
   rule: string;
+  /** How the answer compared with the gold; null without a gold or an answer. */
+  match: AnswerMatch | null;
   correct: boolean | null;
   truncated: boolean;
   strict: PrintedView;
@@ -107,7 +112,7 @@ function gradeCase(c: Case, format: AnswerFormat, grading: GradingSettings): Pri
   const g = grade(c.output, q, { truncated: c.truncated, grading });
   const known = c.gold !== null;
   const printed = (v: Grade['strict']): PrintedView => ({ answer: v.answer, correct: known ? v.correct : null });
-  return { answer: g.answer, rule: g.rule, correct: known ? g.correct : null, truncated: g.truncated, strict: printed(g.strict), flexible: printed(g.flexible) };
+  return { answer: g.answer, rule: g.rule, match: known ? (g.match ?? null) : null, correct: known ? g.correct : null, truncated: g.truncated, strict: printed(g.strict), flexible: printed(g.flexible) };
 }
 
 export function readGrading(values: { 'grade-truncated'?: string; 'correct-by'?: string }): GradingSettings {
@@ -160,6 +165,7 @@ export const gradeCommand: Command = {
           [
             `answer:   ${result.answer ?? '— (no rule matched)'}`,
             `rule:     ${result.rule}`,
+            `match:    ${result.match === null ? '—' : `${result.match.rule}${result.match.note ? ` (${result.match.note})` : ''}`}`,
             `correct:  ${result.correct === null ? '— (no --gold)' : result.correct}${result.truncated ? ' (truncated output)' : ''}`,
             `strict:   ${view(result.strict)}`,
             `flexible: ${view(result.flexible)}`,

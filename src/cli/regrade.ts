@@ -12,7 +12,7 @@ import { readGrading } from './grade';
 import { loadDataset } from '../audit/dataset/dataset';
 import { ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset/question';
 import { emptyRegradeCounts, regradeRecord } from '../audit/run/regrade';
-import { MANIFEST_FILE, prepareRunFolder, readManifest, readRecords, RECORDS_FILE, SUMMARY_FILE, writeFileAtomic, writeJson, writeManifest } from '../audit/run/runStore';
+import { FAILURE_SET_FILE, MANIFEST_FILE, prepareRunFolder, readManifest, readRecords, RECORDS_FILE, SUMMARY_FILE, writeFileAtomic, writeJson, writeManifest } from '../audit/run/runStore';
 import { summarize } from '../audit/results/summary';
 import { formatSummary } from '../audit/report/summaryText';
 import { CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES } from '../audit/answers/grade';
@@ -23,8 +23,10 @@ const help = [
   "Grades every stored output of a run again with today's grading rules (docs/design.md section 2)",
   'and writes the result as a new run folder (manifest, records, summary); the original is not',
   'touched. Prints how many verdicts changed: outputs, realized questions, reachable questions per',
-  'probe. Reachable and the answer-blind selections follow the new verdicts. The repair scan stores',
-  'answers, not outputs, so its verdicts are kept as they were.',
+  'probe. Reachable, the answer-blind selections and the failure set follow the new verdicts. The',
+  'repair scan stores answers, not outputs, and was run for the old failure set: its verdicts are',
+  'kept as they were, read for the membership they were measured for, and marked stale (the new',
+  "run's summary says so, with how the failure set moved); audit again with --repair to measure it.",
   '',
   'Options:',
   '  --out FOLDER          the new run folder (default: RUN_FOLDER-regraded beside it)',
@@ -68,11 +70,12 @@ export const regradeCommand: Command = {
     for (const w of warnings) warn(w);
     if (records.length === 0) throw new UsageError(`${path.join(run, RECORDS_FILE)}: no finished question to regrade`);
     const counts = emptyRegradeCounts();
+    const referenceProbes = manifest.repair?.referenceProbes ?? [];
     const out = records.map((r) => {
       const known = byId.get(r.id);
       if (format === 'choice' && !known) throw new UsageError(`${path.join(run, RECORDS_FILE)}: question ${JSON.stringify(r.id)} is not in the dataset`);
       const q: Question = known ?? { id: r.id, line: r.line, schema: 'generic', format, text: r.question, gold: r.gold, raw: {}, ...(values.pattern ? { pattern: values.pattern } : {}) };
-      return regradeRecord(r, { ...q, gold: r.gold }, grading, counts);
+      return regradeRecord(r, { ...q, gold: r.gold }, grading, counts, referenceProbes);
     });
 
     const folder = values.out ?? `${run.replace(/[\\/]+$/, '')}-regraded`;
@@ -80,14 +83,25 @@ export const regradeCommand: Command = {
     prepareRunFolder(folder);
     writeManifest(folder, { ...manifest, name: `${manifest.name}-regraded`, createdAt: new Date().toISOString(), grading, regradedFrom: path.resolve(run) });
     writeFileAtomic(path.join(folder, RECORDS_FILE), out.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    // The failure set of the new verdicts, in the audit's own form and order (records' order).
+    const members = out.filter((r) => r.repair?.inFailureSet).map((r) => ({ id: r.id, reachableBy: referenceProbes.filter((p) => r.reachable[p]) }));
+    if (counts.staleRepair > 0) writeFileAtomic(path.join(folder, FAILURE_SET_FILE), members.map((m) => JSON.stringify(m) + '\n').join(''));
     const summary = summarize(out);
     writeJson(folder, SUMMARY_FILE, summary);
 
     const reach = Object.entries(counts.reachable).map(([p, n]) => `${p} ${n}`).join(', ');
     process.stderr.write(
       `reach-audit: regraded ${records.length} questions (${counts.outputs} outputs) into ${folder}: ${counts.changed} verdicts changed; ` +
-        `realized changed on ${counts.realized} questions; reachable changed on ${reach || 'none'}. Repair verdicts kept as graded.\n`,
+        `realized changed on ${counts.realized} questions; reachable changed on ${reach || 'none'}.\n`,
     );
+    if (counts.staleRepair > 0) {
+      const f = counts.failureSet;
+      process.stderr.write(
+        `reach-audit: failure set recomputed: ${f.before} -> ${f.after} questions (${f.joined} joined, ${f.left} left). ` +
+          `The repair scan is STALE: its verdicts were measured for the failure set before regrading, under the old grading; ` +
+          `its rates are of that set. Audit again with --repair to measure repair on the new one.\n`,
+      );
+    }
     process.stdout.write(formatSummary(summary, `${manifest.name} — regraded`) + '\n');
     return 0;
   },

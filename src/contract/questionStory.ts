@@ -30,6 +30,7 @@ export const RULE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'gsm8k-answer-phrase': 'a stated “the answer is N”',
   'gsm8k-flexible': 'the last number in the output',
   boxed: 'the last \\boxed{…}',
+  'boxed-several': 'several \\boxed{…} of one final statement, as a list',
   'boxed-final-answer': 'a “final answer is X” phrase',
   'choice-answer-line': 'an answer phrase (“Answer: C”)',
   'choice-option': 'an “option X” mention',

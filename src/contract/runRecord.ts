@@ -25,6 +25,17 @@ export interface AnswerView {
   correct: boolean;
 }
 
+/**
+ * How an extracted answer compared with the gold: the equality rule that decided (docs/design.md
+ * section 2) — `rational`, `number-word`, `text`, `normalized`, `units-stripped`, `unordered-set`,
+ * `symbolic` (the CAS), `label`, or `different` when none held.
+ */
+export interface AnswerMatch {
+  rule: string;
+  /** Why the CAS gave up, when it was asked and did not decide (`cas-timeout`, `cas-input-too-long`, …). */
+  note?: string;
+}
+
 /** Why a question was not audited: its prompt does not fit. */
 export interface ContextSkip {
   reason: 'context';
@@ -55,6 +66,8 @@ export interface GradedOutput {
   truncated: boolean;
   /** The extraction rule that matched, `none` when none did. */
   rule: string;
+  /** How the verdict's answer compared with the gold. Absent when there was no answer, and in older runs. */
+  match?: AnswerMatch;
   /** Only the format's answer marker (GSM8K: lm-eval strict-match). Absent in runs made before it was recorded. */
   strict?: AnswerView;
   /** Every fallback (GSM8K: lm-eval flexible-extract, the last number). Absent in older runs. */
@@ -84,6 +97,11 @@ export interface BlindChoice {
   correct: boolean;
   /** The attempt index the selector picked. */
   attempt: number | null;
+  /**
+   * Candidates left out before selecting: no extracted answer, or cut at the token limit without
+   * an answer marker (decided without the gold). Absent in runs made before pools were cleaned.
+   */
+  dropped?: number;
 }
 
 /** The shared pool of global candidate routes, evaluated on this question (for the global-route selector). */
@@ -108,6 +126,13 @@ export interface RepairResult {
   /** Orders the failure set for the seeded selection/held-out split. */
   splitKey: number;
   cost: Budget;
+  /**
+   * Set by `reach-audit regrade`: the membership the scan was measured for. `inFailureSet` and
+   * `realized` above follow the new verdicts, while the scan's verdicts are of this membership
+   * (and of the old grading), so the repair analysis reads this and is marked stale. Absent in
+   * runs never regraded.
+   */
+  scannedAs?: { inFailureSet: boolean; realized: boolean };
 }
 
 export interface QuestionRecord {

@@ -75,6 +75,13 @@ export interface RepairSummary {
   null?: RepairNull;
   /** Question × block matrix: failure-set and realized questions, correctness per silenced block. */
   matrix: { id: string; inFailureSet: boolean; correct: boolean[] }[];
+  /**
+   * Present after `reach-audit regrade`: the scan was measured for the failure set before the
+   * regrade (everything above is of that set, as measured), while the new verdicts give a failure
+   * set of `failureSetSize` questions — `joined` of them not in the scanned one, `left` scanned
+   * ones no longer in it. The scan must be run again to measure repair on the new set.
+   */
+  stale?: { failureSetSize: number; joined: number; left: number };
 }
 
 /**
@@ -146,6 +153,13 @@ export interface ProbeComparison {
   exhausted: { a: ProbeExhaustion; b: ProbeExhaustion };
 }
 
+/** Candidates left out of a probe's blind pools, of its candidates, over `questions` questions. */
+export interface BlindDropped {
+  dropped: number;
+  candidates: number;
+  questions: number;
+}
+
 /** The share of a probe's gain over the deployment that answer-blind selection keeps. */
 export interface BlindRetention {
   n: number;
@@ -205,6 +219,12 @@ export interface RunSummary {
   blind: Record<string, Record<string, Rate>>;
   /** (blind − realized) / (reachable − realized) per answer-independent probe and selector. */
   blindRetention: Record<string, Record<string, BlindRetention>>;
+  /**
+   * Per answer-independent probe: candidates left out of the blind selectors' pools (no extracted
+   * answer, or cut at the token limit without an answer marker), of all its candidates. Over the
+   * questions whose records say (BlindChoice.dropped); absent when none do (older runs).
+   */
+  blindDropped?: Record<string, BlindDropped>;
   /** Choice formats only: chance levels of the deployment and of each probe. */
   chance?: ChanceSummary;
   /** Random routes vs route search, paired, when both ran. */

@@ -14,7 +14,7 @@ import { PRESET_NAMES } from '../audit/presets/presetNames';
 import { PROBE_NAMES, SELECTOR_NAMES } from '../audit/probes/probeSpec';
 import { DEFAULT_SEARCH } from '../audit/probes/routeSearch';
 import { PROMPT_TRUNCATIONS } from '../audit/probes/contextFit';
-import { CORRECT_BY, TRUNCATED_RULES } from '../audit/answers/grade';
+import { CORRECT_BY, TRUNCATED_RULES } from '../audit/answers/gradingSettings';
 
 /** How a value travels: on the command line every value is text; in a request it is JSON of this kind. */
 export type OptionKind = 'string' | 'number' | 'wholeNumber' | 'boolean' | 'strings';

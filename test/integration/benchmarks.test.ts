@@ -104,7 +104,16 @@ describe('audits of real benchmark samples with the demo model', () => {
   it('reach-audit grade reads outputs with the audit\'s code; bad lines are named', () => {
     const one = run(['grade', '--format', 'gsm8k', '--gold', '18', '--output', 'The answer is 18 dollars. She sold 9 eggs.', '--json']);
     assert.equal(one.code, 0, one.stderr);
-    assert.deepEqual(JSON.parse(one.stdout), { answer: '18', rule: 'gsm8k-answer-phrase', correct: true, truncated: false, strict: { answer: null, correct: false }, flexible: { answer: '9', correct: false } });
+    assert.deepEqual(JSON.parse(one.stdout), { answer: '18', rule: 'gsm8k-answer-phrase', match: { rule: 'rational' }, correct: true, truncated: false, strict: { answer: null, correct: false }, flexible: { answer: '9', correct: false } });
+    // The equality rule that matched, through the computer-algebra library bundled apart (dist/computeEngine.js).
+    const cas = run(['grade', '--format', 'boxed', '--gold', '\\frac{\\sqrt{3}}{2}', '--output', 'so $\\sin 60^\\circ = \\boxed{\\sqrt{3}/2}$', '--json']);
+    assert.equal(cas.code, 0, cas.stderr);
+    const graded = JSON.parse(cas.stdout) as { match: unknown; correct: boolean };
+    assert.deepEqual([graded.match, graded.correct], [{ rule: 'symbolic' }, true]);
+    const text = run(['grade', '--format', 'boxed', '--gold', '10', '--output', '$\\boxed{10 cm}$']);
+    assert.match(text.stdout, /^match: +units-stripped$/m);
+    const noGold = run(['grade', '--format', 'boxed', '--output', '$\\boxed{10}$', '--json']);
+    assert.equal((JSON.parse(noGold.stdout) as { match: unknown }).match, null);
     const file = path.join(root, 'outputs.jsonl');
     const lines = [
       { gold: '1', output: 'dollars dollars 111111 - - 1', truncated: true },
@@ -141,6 +150,23 @@ describe('audits of real benchmark samples with the demo model', () => {
     // Under the same rules nothing changes.
     const again = run(['regrade', source, '--out', path.join(root, 'regraded-same')]);
     assert.match(again.stderr, /: 0 verdicts changed;/);
+  });
+
+  it('reach-audit regrade recomputes the failure set and marks the repair scan stale', () => {
+    const source = path.join(root, 'with-repair');
+    const audited = run(['audit', '--model', model, '--data', path.join(benchmarks, 'gsm8k-test-sample.jsonl'), '--limit', '3', '--probe', 'sample:2', '--select', 'majority', '--repair', '--max-new-tokens', '6', '--threads', '1', '--out', source]);
+    assert.equal(audited.code, 0, audited.stderr);
+    const out = path.join(root, 'with-repair-regraded');
+    const r = run(['regrade', source, '--grade-truncated', 'lenient', '--out', out]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /failure set recomputed: \d+ -> \d+ questions \(\d+ joined, \d+ left\)\. The repair scan is STALE/);
+    const summary = JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')) as RunSummary;
+    assert.ok(summary.repair?.stale, 'summary.json says the scan is stale');
+    assert.match(r.stdout, /STALE: the scan was measured for the failure set before regrading/);
+    const members = fs.readFileSync(path.join(out, 'failure-set.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
+    assert.equal(members.length, summary.repair!.stale!.failureSetSize);
+    const report = run(['report', out]);
+    assert.match(report.stdout, /STALE/);
   });
 });
 

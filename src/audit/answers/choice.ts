@@ -42,11 +42,32 @@ const REJECTED = /^[ \t]*(?:is|seems|looks|sounds|might be|may be|could be)\s+(?
 
 interface LabelStatement {
   index: number;
-  label: string;
+  /** The label stated, or null when the statement names several labels ("A or B", "A, B"). */
+  label: string | null;
   /** The label ends its statement ("Answer: C", "option (C).") rather than starting a clause ("A is tempting"). */
   definite: boolean;
   rule: 'choice-answer-line' | 'choice-option';
 }
+
+/** "or B", ", (B)", "and B", "/ B" right after a label: the statement names a second label. */
+const SECOND_LABEL = /^[ \t]*(?:,|\bor\b|\band\b|\/|&)[ \t]*(?:or[ \t]+)?([([])?[ \t]*([A-Za-z]|\d{1,2})[ \t]*([)\]])?(?![A-Za-z0-9])/i;
+
+/** The statement goes on to name another of the question's labels, not one it sets aside. */
+function namesSecondLabel(rest: string, labels: readonly string[]): boolean {
+  const m = SECOND_LABEL.exec(rest);
+  if (!m) return false;
+  const [, open, token, close] = m;
+  // A lowercase letter is the article unless wrapped ("C, a renewable resource" names one label).
+  if (/^[a-z]$/.test(token) && !labels.includes(token) && !open && !close) return false;
+  if (findLabel(token, labels) === null) return false;
+  return !REJECTED.test(rest.slice(m[0].length));
+}
+
+/**
+ * A made-up next question after an answer ("Answer: C\n\nQuestion: …\nAnswer: A"): its answer is
+ * not this question's, so statements from there on are not read.
+ */
+const NEXT_QUESTION = /\n[ \t]*(?:\*\*)?(?:Question|Q|Problem)[ \t]*(?:\d+[ \t]*)?(?:\*\*)?[ \t]*[:.]/g;
 
 function labelStatements(output: string, choices: readonly Choice[], withOptionWord: boolean): LabelStatement[] {
   const labels = choices.map((c) => c.label);
@@ -66,30 +87,52 @@ function labelStatements(output: string, choices: readonly Choice[], withOptionW
       if (REJECTED.test(rest)) continue; // "A is tempting, but…": named to be set aside
       // "C) …" / "(C) …" / "C." followed by the text: still a finished statement of the label.
       const definite = ends || Boolean(close) || /^\s*$/.test(rest) || /^[ \t]*[-–:]/.test(rest);
-      found.push({ index: m.index ?? 0, label, definite, rule: re === ANSWER_PHRASE ? 'choice-answer-line' : 'choice-option' });
+      const several = namesSecondLabel(rest, labels);
+      found.push({ index: m.index ?? 0, label: several ? null : label, definite: definite || several, rule: re === ANSWER_PHRASE ? 'choice-answer-line' : 'choice-option' });
     }
   }
   return found.sort((a, b) => a.index - b.index);
 }
 
+/**
+ * The statement that answers: the last one that ends its statement (a self-correction —
+ * "Answer: B … no wait. Answer: C" — replaces what came before), else the last at all ("The answer
+ * is C because…"); statements inside a made-up next question are not read. Undefined when there
+ * is none; a statement naming several labels answers with no label.
+ */
+function answeringStatement(output: string, statements: readonly LabelStatement[]): LabelStatement | undefined {
+  if (statements.length === 0) return undefined;
+  let end = output.length;
+  for (const m of output.matchAll(NEXT_QUESTION)) {
+    if ((m.index ?? 0) > statements[0].index) {
+      end = m.index ?? end;
+      break;
+    }
+  }
+  const read = statements.filter((st) => st.index < end);
+  return read.findLast((st) => st.definite) ?? read[read.length - 1];
+}
+
 /** The strict view: only an answer phrase ("Answer: C", "the answer is (C)") counts. */
 export function extractChoiceStrict(output: string, choices: readonly Choice[]): string | null {
-  const statements = labelStatements(output, choices, false);
-  return (statements.find((st) => st.definite) ?? statements[0])?.label ?? null;
+  return answeringStatement(output, labelStatements(output, choices, false))?.label ?? null;
 }
 
 /**
- * The label an output states. In order: the first answer phrase or "option X" that ends its
- * statement ("Answer: A is tempting, but the correct answer is C" → C, since "A is tempting" goes
- * on); else the first one at all ("The answer is C because…"); a lone label; a leading label
- * ("C. palms covered with oil"); an answer phrase followed by exactly one choice's text; the
- * output's first line being exactly one choice's text.
+ * The label an output states. In order: an answer phrase ("Answer: C", "the answer is (C)"),
+ * read by answeringStatement, so that "Option A: … The answer is B." is B and a self-correction
+ * counts; only when there is none, an "option X" mention read the same way ("Option A is tempting,
+ * but option C fits" → C); then a lone label; a leading label ("C. palms covered with oil"); an
+ * answer phrase followed by exactly one choice's text; the output's first line being exactly one
+ * choice's text. A statement naming several labels ("A or B", "Answer: A, B") is no answer, and
+ * nothing after it is read in its place.
  */
 export function extractChoice(output: string, choices: readonly Choice[]): ChoiceExtraction | null {
   const labels = choices.map((c) => c.label);
   const statements = labelStatements(output, choices, true);
-  const chosen = statements.find((st) => st.definite) ?? statements[0];
-  if (chosen) return { answer: chosen.label, rule: chosen.rule };
+  const phrases = statements.filter((st) => st.rule === 'choice-answer-line');
+  const chosen = answeringStatement(output, phrases.length > 0 ? phrases : statements);
+  if (chosen) return chosen.label === null ? null : { answer: chosen.label, rule: chosen.rule };
 
   const trimmed = output.trim().replace(/^\*\*|\*\*$/g, '').trim();
   const lone = /^[([]?\s*([A-Za-z]|\d{1,2})\s*[)\]]?[.:]?$/.exec(trimmed);

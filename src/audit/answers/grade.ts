@@ -6,22 +6,25 @@
  * (the format's full fallback chain; for GSM8K lm-eval's flexible-extract, the last number).
  */
 import { InputError } from '../../engine/errors';
-import { boxedEqual, boxedKey, extractFinalAnswerPhrase, lastBoxed } from './boxed';
+import { boxedKey, boxedMatch, extractFinalAnswerPhrase, finalBoxes, lastBoxed } from './boxed';
 import { choiceKey, extractChoice, extractChoiceStrict } from './choice';
-import { extractGsm8k, extractGsm8kStrict, extractLastNumber, gsm8kEqual, gsm8kKey } from './gsm8k';
+import { extractGsm8k, extractGsm8kStrict, extractLastNumber, gsm8kKey, gsm8kMatch } from './gsm8k';
 import { compilePattern, extractExact, extractRegex, textEqual, textKey } from './text';
+import { CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES } from './gradingSettings';
 import type { AnswerFormat, Question } from '../dataset/question';
-import type { AnswerView, CorrectBy, GradingSettings, TruncatedRule } from '../../contract';
+import type { AnswerMatch, AnswerView, CorrectBy, GradingSettings, TruncatedRule } from '../../contract';
 
-export type { AnswerView, CorrectBy, GradingSettings, TruncatedRule };
+export type { AnswerMatch, AnswerView, CorrectBy, GradingSettings, TruncatedRule };
 
 
 export interface Grade {
   /** The extracted answer as it appears in the output, or null when no rule found one. */
   answer: string | null;
+  /** How `answer` compared with the gold (the equality rule); absent when there is no answer. */
+  match?: AnswerMatch;
   /**
    * The rule that matched: gsm8k-strict, gsm8k-boxed, gsm8k-answer-phrase, gsm8k-flexible, boxed,
-   * boxed-final-answer, choice-answer-line, choice-option, choice-lone-letter,
+   * boxed-several, boxed-final-answer, choice-answer-line, choice-option, choice-lone-letter,
    * choice-leading-letter, choice-text, exact-answer-line, exact, regex — or none.
    */
   rule: string;
@@ -35,11 +38,7 @@ export interface Grade {
   flexible: AnswerView;
 }
 
-export const CORRECT_BY: readonly CorrectBy[] = ['stated', 'strict', 'flexible'];
-
-export const TRUNCATED_RULES: readonly TruncatedRule[] = ['strict', 'lenient'];
-
-export const DEFAULT_GRADING: GradingSettings = { correctBy: 'stated', truncated: 'strict' };
+export { CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES };
 
 export interface GradeOptions {
   truncated?: boolean;
@@ -71,6 +70,8 @@ function extract(output: string, q: Question, options: GradeOptions): { answer: 
     case 'gsm8k':
       return extractGsm8k(output);
     case 'boxed': {
+      const several = finalBoxes(output);
+      if (several) return { answer: several.join(', '), rule: 'boxed-several' };
       const boxed = lastBoxed(output);
       if (boxed !== null && boxed.trim() !== '') return { answer: boxed.trim(), rule: 'boxed' };
       const phrase = extractFinalAnswerPhrase(output);
@@ -93,6 +94,8 @@ function extractStrict(output: string, q: Question, options: GradeOptions): stri
     case 'gsm8k':
       return extractGsm8kStrict(output);
     case 'boxed': {
+      const several = finalBoxes(output);
+      if (several) return several.join(', ');
       const boxed = lastBoxed(output);
       return boxed === null || boxed.trim() === '' ? null : boxed.trim();
     }
@@ -114,6 +117,10 @@ function view(answer: string | null, q: Question): AnswerView {
   return { answer, correct: answer !== null && answersEqual(answer, q.gold, q.format) };
 }
 
+function matchOf(m: { rule: string; note?: string }): AnswerMatch {
+  return m.note === undefined ? { rule: m.rule } : { rule: m.rule, note: m.note };
+}
+
 export function grade(output: string, q: Question, options: GradeOptions = {}): Grade {
   const truncated = options.truncated ?? false;
   const grading = options.grading ?? DEFAULT_GRADING;
@@ -127,22 +134,31 @@ export function grade(output: string, q: Question, options: GradeOptions = {}): 
   // A GSM8K answer in \boxed{N} is a marker too, though lm-eval's strict-match does not read it.
   const marker = strict.answer !== null || found?.rule === 'gsm8k-boxed';
   const correct = chosen.correct && (!truncated || grading.truncated === 'lenient' || marker);
-  return { answer: chosen.answer, rule: chosen.rule, correct, truncated, strict, flexible };
+  const match = chosen.answer === null ? undefined : matchAnswers(chosen.answer, q.gold, q.format);
+  return { answer: chosen.answer, ...(match ? { match: matchOf(match) } : {}), rule: chosen.rule, correct, truncated, strict, flexible };
+}
+
+/**
+ * Whether two answers are the same answer in this format, and by which equality rule
+ * (docs/design.md section 2): recorded as a grade's `match`.
+ */
+export function matchAnswers(a: string, b: string, format: AnswerFormat): { equal: boolean; rule: string; note?: string } {
+  switch (format) {
+    case 'gsm8k':
+      return gsm8kMatch(a, b);
+    case 'boxed':
+      return boxedMatch(a, b);
+    case 'choice':
+      return choiceKey(a) === choiceKey(b) ? { equal: true, rule: 'label' } : { equal: false, rule: 'different' };
+    case 'exact':
+    case 'regex':
+      return textEqual(a, b) ? { equal: true, rule: 'text' } : { equal: false, rule: 'different' };
+  }
 }
 
 /** Whether two answers are the same answer in this format (used to bucket votes and to grade). */
 export function answersEqual(a: string, b: string, format: AnswerFormat): boolean {
-  switch (format) {
-    case 'gsm8k':
-      return gsm8kEqual(a, b);
-    case 'boxed':
-      return boxedEqual(a, b);
-    case 'choice':
-      return choiceKey(a) === choiceKey(b);
-    case 'exact':
-    case 'regex':
-      return textEqual(a, b);
-  }
+  return matchAnswers(a, b, format).equal;
 }
 
 /**

@@ -14,7 +14,8 @@
  * written and compared as text, on both sides alike, never silently reread as another number.
  */
 import { lastBoxed } from './boxed';
-import { parseRational, rationalKey, rationalsEqual } from './rational';
+import { NUMBER_WORDS_SOURCE, numberFromWords } from './numberWords';
+import { parseRational, rationalKey, rationalsEqual, SPACED_NUMBER_SOURCE, type Rational } from './rational';
 
 /**
  * One number as written in prose: an optional minus (not a hyphen between words or numbers, so
@@ -25,9 +26,16 @@ import { parseRational, rationalKey, rationalsEqual } from './rational';
 const NUMBER_SOURCE = String.raw`(?:(?<![\w)\]])[-\u2212])?(?:\$\s?)?(?:\d+(?:,\d+)*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+(?![\w]))?(?:\/\d+(?:\.\d+)?)?`;
 
 const NUMBERS = new RegExp(NUMBER_SOURCE, 'g');
-/** After `####` the whole token counts, so that `#### 1,00` is "1,00", not "1". */
-const STRICT = /####[ \t]*([^\s]+)/;
-const ANSWER_PHRASE = new RegExp(String.raw`\bthe\s+(?:final\s+)?answer\s+is\s*:?\s*(?:\*\*|\\\()?\s*(${NUMBER_SOURCE})`, 'i');
+/**
+ * After `####` the whole token counts, so that `#### 1,00` is "1,00", not "1"; a number grouped by
+ * spaces ("#### 1 600") is one token.
+ */
+const STRICT = new RegExp(String.raw`####[ \t]*((?:[-\u2212])?(?:\$\s?)?${SPACED_NUMBER_SOURCE}|[^\s]+)`);
+/** A stated number: grouped by spaces ("5 600"), as written in prose, or in words ("seven"). */
+const ANSWER_PHRASE = new RegExp(
+  String.raw`\bthe\s+(?:final\s+)?answer\s+is\s*:?\s*(?:\*\*|\\\()?\s*((?:[-\u2212])?(?:\$\s?)?${SPACED_NUMBER_SOURCE}|${NUMBER_SOURCE}|\b${NUMBER_WORDS_SOURCE})`,
+  'gi',
+);
 
 /** How a GSM8K answer was found: the rule names recorded with a grade. */
 export type Gsm8kRule = 'gsm8k-strict' | 'gsm8k-boxed' | 'gsm8k-answer-phrase' | 'gsm8k-flexible';
@@ -69,10 +77,22 @@ function extractBoxedNumber(output: string): string | null {
   return parseRational(inner) === null ? null : inner;
 }
 
-/** The number after the first "the answer is" / "the final answer is". */
+/** The number after the first "the answer is" / "the final answer is" (digits, or words that name one). */
 function extractAnswerPhrase(output: string): string | null {
-  const m = ANSWER_PHRASE.exec(output);
-  return m ? m[1].trim() : null;
+  // The first phrase that names a number: "the answer is a bit tricky … the answer is 12" is 12.
+  for (const m of output.matchAll(ANSWER_PHRASE)) {
+    const said = m[1].trim();
+    if (/\d/.test(said) || numberFromWords(said) !== null) return said;
+  }
+  return null;
+}
+
+/** A GSM8K answer as a number: digits by parseRational, else number words ("seven"). */
+export function gsm8kNumber(answer: string): Rational | null {
+  const r = parseRational(answer);
+  if (r) return r;
+  const n = numberFromWords(answer);
+  return n === null ? null : { num: BigInt(n), den: 1n };
 }
 
 /** The stated answer when there is one, else the last number; null when the output has no number. */
@@ -87,16 +107,27 @@ export function extractGsm8k(output: string): { answer: string; rule: Gsm8kRule 
   return last === null ? null : { answer: last, rule: 'gsm8k-flexible' };
 }
 
-/** Numeric equality when both parse as numbers; otherwise the trimmed strings must be identical. */
+/**
+ * Numeric equality when both parse as numbers (number words included), by the rule recorded as
+ * the grade's `match`: `rational`, or `number-word` when a side was written in words; otherwise
+ * the trimmed strings must be identical (`text`). `different` when none holds.
+ */
+export function gsm8kMatch(a: string, b: string): { equal: boolean; rule: string } {
+  const ra = gsm8kNumber(a);
+  const rb = gsm8kNumber(b);
+  if (ra && rb) {
+    const words = parseRational(a) === null || parseRational(b) === null;
+    return rationalsEqual(ra, rb) ? { equal: true, rule: words ? 'number-word' : 'rational' } : { equal: false, rule: 'different' };
+  }
+  return a.trim() === b.trim() ? { equal: true, rule: 'text' } : { equal: false, rule: 'different' };
+}
+
 export function gsm8kEqual(a: string, b: string): boolean {
-  const ra = parseRational(a);
-  const rb = parseRational(b);
-  if (ra && rb) return rationalsEqual(ra, rb);
-  return a.trim() === b.trim();
+  return gsm8kMatch(a, b).equal;
 }
 
 /** Canonical key for bucketing equal answers: the reduced rational, or the trimmed text. */
 export function gsm8kKey(answer: string): string {
-  const r = parseRational(answer);
+  const r = gsm8kNumber(answer);
   return r ? rationalKey(r) : answer.trim();
 }

@@ -32,6 +32,12 @@ const DECIMAL = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
 
 const THOUSANDS = /^[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?(?:[eE][+-]?\d+)?$/;
 
+/** "1 600", "12 345.5": digits grouped by threes with a space, thin space or no-break space. */
+const SPACED_THOUSANDS = /^[+-]?\d{1,3}(?:[ \u00a0\u2009\u202f]\d{3})+(?:\.\d+)?$/;
+
+/** The source of one space-grouped number inside text, for the readers of stated answers. */
+export const SPACED_NUMBER_SOURCE = String.raw`\d{1,3}(?:[ \u00a0\u2009\u202f]\d{3})+(?:\.\d+)?(?![\d,])`;
+
 /** Exponents beyond this are not answers but garbage; refusing them keeps BigInt work bounded. */
 const MAX_EXPONENT = 400;
 
@@ -66,6 +72,8 @@ export function parseRational(text: string): Rational | null {
   // Commas only as thousands separators: "1,000" and "12,345.5", never "1,00" or "1,0000".
   if (s.split('/').some((part) => part.includes(',') && !THOUSANDS.test(part))) return null;
   s = s.replace(/,/g, '');
+  // A space (or a thin or no-break space) as thousands separator, in groups of exactly three: "1 600".
+  if (SPACED_THOUSANDS.test(s)) s = s.replace(/[ \u00a0\u2009\u202f]/g, '');
   if (/\s/.test(s)) return null; // "1 2" is two numbers, not 12
   if (s === '' || s.length > 1000) return null;
   const slash = s.indexOf('/');

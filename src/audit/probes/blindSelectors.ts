@@ -5,10 +5,27 @@
  * route pool with chooseGlobalRoute.
  */
 import type { Attempt, BlindChoice } from '../../contract';
+import { hasAnswerMarker } from '../answers/answerMarker';
 
 export { ANSWER_BLIND_PROBES, isAnswerBlindProbe } from '../../contract';
 
 const NO_CHOICE: BlindChoice = { answer: null, correct: false, attempt: null };
+
+/**
+ * The candidates a blind selector may pick from, as indices into `attempts`: those with an
+ * extracted answer, and, when cut at the token limit, an answer marker in them. A cut output with
+ * no marker stopped wherever the limit fell — its "answer" is whatever number or letter came last —
+ * and degenerate repetitive outputs, which run to the limit, score high mean log-probs; both would
+ * vote or win for reasons that are not the model's answer. Only the output is looked at, never the
+ * gold, so the pool stays answer-blind.
+ */
+export function cleanPool(attempts: readonly Attempt[]): number[] {
+  const pool: number[] = [];
+  attempts.forEach((a, i) => {
+    if (a.answer !== null && (!a.truncated || hasAnswerMarker(a))) pool.push(i);
+  });
+  return pool;
+}
 
 function meanLogprob(a: Attempt): number {
   return a.logprob ?? -Infinity;
@@ -28,23 +45,26 @@ export function clearlyAbove(x: number, y: number): boolean {
 /**
  * The most frequent extracted answer (compared by `keyOf`, the format's normalized form); ties go
  * to the answer whose candidates have the higher mean of their mean token log-probs, then to the
- * answer seen first. Candidates with no extracted answer do not vote. The chosen answer is graded
- * through its most confident candidate.
+ * answer seen first. Only the clean pool votes (cleanPool; `dropped` counts the others). The chosen
+ * answer is graded through its most confident candidate.
  */
 export function selectMajority(attempts: readonly Attempt[], keyOf: (answer: string) => string): BlindChoice {
   const groups = new Map<string, { count: number; logprobSum: number; best: number; first: number }>();
-  attempts.forEach((a, i) => {
-    if (a.answer === null) return;
+  const pool = cleanPool(attempts);
+  const dropped = attempts.length - pool.length;
+  for (const i of pool) {
+    const a = attempts[i];
+    if (a.answer === null) continue;
     const key = keyOf(a.answer);
     const g = groups.get(key);
     if (!g) {
       groups.set(key, { count: 1, logprobSum: meanLogprob(a), best: i, first: i });
-      return;
+      continue;
     }
     g.count++;
     g.logprobSum += meanLogprob(a);
     if (clearlyAbove(meanLogprob(a), meanLogprob(attempts[g.best]))) g.best = i;
-  });
+  }
   let chosen: { count: number; logprobSum: number; best: number; first: number } | undefined;
   for (const g of groups.values()) {
     if (!chosen) {
@@ -55,19 +75,24 @@ export function selectMajority(attempts: readonly Attempt[], keyOf: (answer: str
     const chosenMean = chosen.logprobSum / chosen.count;
     if (g.count > chosen.count || (g.count === chosen.count && (clearlyAbove(mean, chosenMean) || (!clearlyAbove(chosenMean, mean) && g.first < chosen.first)))) chosen = g;
   }
-  if (!chosen) return { ...NO_CHOICE };
+  if (!chosen) return { ...NO_CHOICE, dropped };
   const pick = attempts[chosen.best];
-  return { answer: pick.answer, correct: pick.correct, attempt: chosen.best };
+  return { answer: pick.answer, correct: pick.correct, attempt: chosen.best, dropped };
 }
 
-/** The candidate with the highest mean token log-prob (first one on ties, within float32 rounding). */
+/**
+ * The candidate of the clean pool (cleanPool) with the highest mean token log-prob (first one on
+ * ties, within float32 rounding); `dropped` counts the candidates left out.
+ */
 export function selectConfidence(attempts: readonly Attempt[]): BlindChoice {
+  const pool = cleanPool(attempts);
+  const dropped = attempts.length - pool.length;
   let best = -1;
-  attempts.forEach((a, i) => {
-    if (best < 0 || clearlyAbove(meanLogprob(a), meanLogprob(attempts[best]))) best = i;
-  });
-  if (best < 0) return { ...NO_CHOICE };
-  return { answer: attempts[best].answer, correct: attempts[best].correct, attempt: best };
+  for (const i of pool) {
+    if (best < 0 || clearlyAbove(meanLogprob(attempts[i]), meanLogprob(attempts[best]))) best = i;
+  }
+  if (best < 0) return { ...NO_CHOICE, dropped };
+  return { answer: attempts[best].answer, correct: attempts[best].correct, attempt: best, dropped };
 }
 
 /**

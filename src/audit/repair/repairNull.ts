@@ -22,7 +22,15 @@ import { seedFor } from '../results/stats';
 import { pairedDelta } from '../results/stats/pairedDelta';
 import { DEFAULT_MARGIN } from '../results/stats/pairedDecision';
 
-export function repairNull(heldOut: readonly QuestionRecord[], realized: readonly QuestionRecord[], blocks: readonly number[], identified: number, correctUnder: (r: QuestionRecord, block: number) => boolean): RepairNull | undefined {
+/** `deployedCorrect`: the deployment's verdict the scan was measured for (after a regrade: the one before it). */
+export function repairNull(
+  heldOut: readonly QuestionRecord[],
+  realized: readonly QuestionRecord[],
+  blocks: readonly number[],
+  identified: number,
+  correctUnder: (r: QuestionRecord, block: number) => boolean,
+  deployedCorrect: (r: QuestionRecord) => boolean,
+): RepairNull | undefined {
   if (heldOut.length === 0 || blocks.length === 0) return undefined;
   const identifiedRepairs = heldOut.map((r) => (correctUnder(r, identified) ? 1 : 0));
   const randomBlock = heldOut.map((r) => blocks.filter((b) => correctUnder(r, b)).length / blocks.length);
@@ -46,6 +54,6 @@ export function repairNull(heldOut: readonly QuestionRecord[], realized: readonl
       truncated: rateOf(cut.filter((r) => correctUnder(r, identified)).length, cut.length),
       notTruncated: rateOf(whole.filter((r) => correctUnder(r, identified)).length, whole.length),
     },
-    netEffect: pairedDelta(scanned.map((r) => r.realized.correct), scanned.map((r) => correctUnder(r, identified)), DEFAULT_MARGIN),
+    netEffect: pairedDelta(scanned.map(deployedCorrect), scanned.map((r) => correctUnder(r, identified)), DEFAULT_MARGIN),
   };
 }

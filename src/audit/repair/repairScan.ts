@@ -17,13 +17,29 @@ function correctUnder(r: QuestionRecord, block: number): boolean {
   return r.repair?.correctBySilencedBlock[String(block)] === true;
 }
 
-/** Undefined when no record has a repair scan. */
+/** The membership the scan was measured for: as audited, or as it was before a regrade. */
+function scannedAs(r: QuestionRecord): { inFailureSet: boolean; realized: boolean } {
+  return r.repair!.scannedAs ?? { inFailureSet: r.repair!.inFailureSet, realized: r.realized.correct };
+}
+
+/** After a regrade: the failure set of the new verdicts against the one the scan measured. */
+function staleness(scanned: readonly QuestionRecord[]): RepairSummary['stale'] {
+  if (!scanned.some((r) => r.repair!.scannedAs)) return undefined;
+  const now = scanned.filter((r) => r.repair!.inFailureSet);
+  return {
+    failureSetSize: now.length,
+    joined: now.filter((r) => !scannedAs(r).inFailureSet).length,
+    left: scanned.filter((r) => scannedAs(r).inFailureSet && !r.repair!.inFailureSet).length,
+  };
+}
+
+/** Undefined when no record has a repair scan. Reads the scan for the membership it was measured for. */
 export function analyzeRepair(records: readonly QuestionRecord[]): RepairSummary | undefined {
   const scanned = records.filter((r) => r.repair);
   if (scanned.length === 0) return undefined;
   const blocks = blocksOf(scanned);
-  const failures = scanned.filter((r) => r.repair!.inFailureSet);
-  const realized = scanned.filter((r) => r.realized.correct);
+  const failures = scanned.filter((r) => scannedAs(r).inFailureSet);
+  const realized = scanned.filter((r) => scannedAs(r).realized);
   const { selection, heldOut } = splitBySeededKey(failures, (r) => ({ splitKey: r.repair!.splitKey, id: r.id }));
 
   const byBlock: BlockRepair[] = blocks.map((block) => ({
@@ -42,7 +58,8 @@ export function analyzeRepair(records: readonly QuestionRecord[]): RepairSummary
   }
   const heldOutRate = best ? rateOf(heldOut.filter((r) => correctUnder(r, best.block)).length, heldOut.length) : rateOf(0, 0);
   const damage = best ? best.damage : rateOf(0, 0);
-  const nullModel = best ? repairNull(heldOut, realized, blocks, best.block, correctUnder) : undefined;
+  const nullModel = best ? repairNull(heldOut, realized, blocks, best.block, correctUnder, (r) => scannedAs(r).realized) : undefined;
+  const stale = staleness(scanned);
   return {
     failureSetSize: failures.length,
     failureSet: failures.map((r) => r.id),
@@ -57,6 +74,7 @@ export function analyzeRepair(records: readonly QuestionRecord[]): RepairSummary
     damageN: damage.n,
     byBlock,
     ...(nullModel ? { null: nullModel } : {}),
-    matrix: [...failures, ...realized].map((r) => ({ id: r.id, inFailureSet: r.repair!.inFailureSet, correct: blocks.map((b) => correctUnder(r, b)) })),
+    matrix: [...failures, ...realized].map((r) => ({ id: r.id, inFailureSet: scannedAs(r).inFailureSet, correct: blocks.map((b) => correctUnder(r, b)) })),
+    ...(stale ? { stale } : {}),
   };
 }

@@ -9,8 +9,9 @@
 import type { StoredComparison } from '../run/comparisonStore';
 import { formatPercent as pct, questionState, repairedBy, storedVerdictText, type QuestionRecord, type Rate, type RunSummary } from '../../contract';
 import { fixed, Html, html, joinHtml } from './safeHtml';
-import { chanceText, exhaustionText, probeComparisonLines, repairNullLines } from './summaryText';
+import { chanceText, exhaustionText, probeComparisonLines, repairNullLines, repairStaleText } from './summaryText';
 import { retentionReading } from './retentionText';
+import { blindDroppedText } from './blindDroppedText';
 
 export { escapeHtml } from './safeHtml';
 
@@ -160,6 +161,8 @@ function summaryTable(s: RunSummary): Html {
         rows.push(html`<tr><th class="sub">share of the ${p} probe's gain kept</th><td>${reading.verdict}</td><td class="n">${reading.basis}${reading.kind === 'keeps' ? ' · paired bootstrap' : ''}</td></tr>`);
       }
     }
+    const left = s.blindDropped?.[p];
+    if (left) rows.push(html`<tr><th class="sub">blind pool</th><td colspan="2" class="n">${blindDroppedText(p, left)}</td></tr>`);
   }
   if (s.repair) {
     const r = s.repair;
@@ -167,6 +170,7 @@ function summaryTable(s: RunSummary): Html {
     rows.push(html`<tr><th>damage by block ${r.identifiedBlock ?? '—'}</th><td>${r.damageN === 0 ? html`— <span class="n">n = 0</span>` : html`${pct(r.damageRate)} <span class="ci">[${pct(r.damageCi?.lo)}, ${pct(r.damageCi?.hi)}]</span> <span class="n">n = ${r.damageN}</span>`}</td><td class="n">realized questions broken</td></tr>`);
     const nullLines = r.null ? safeLine(() => repairNullLines(r.identifiedBlock, r.null!).join('\n')) : '';
     for (const line of nullLines === '' ? [] : nullLines.split('\n')) rows.push(html`<tr><td colspan="3" class="n">${line}</td></tr>`);
+    if (r.stale) rows.push(html`<tr><th class="sub">repair scan</th><td colspan="2" class="n">${repairStaleText(r.stale, r.failureSetSize)}</td></tr>`);
   }
   return html`<table class="summary"><tbody>${rows}</tbody></table>${probeComparisonTable(s)}`;
 }

@@ -15,6 +15,7 @@ import {
   type RunSummary,
 } from '../../contract';
 import { retentionLine } from './retentionText';
+import { blindDroppedText } from './blindDroppedText';
 
 export function rateText(r: Rate | undefined): string {
   if (!r || r.n === 0) return '— (n = 0)';
@@ -109,6 +110,8 @@ export function formatSummary(s: RunSummary, title = 'Reach Audit summary'): str
       const kept = s.blindRetention?.[p]?.[name];
       if (kept) out.push(`      ${retentionLine(p, kept)}`);
     }
+    const left = s.blindDropped?.[p];
+    if (left) out.push(`      ${blindDroppedText(p, left)}`);
   }
   for (const [p, curve] of Object.entries(s.passAtK)) {
     const ks = Object.keys(curve).map(Number);
@@ -138,6 +141,7 @@ export function formatSummary(s: RunSummary, title = 'Reach Audit summary'): str
   if (s.repair) {
     const r = s.repair;
     out.push(`  repair scan: failure set |F| = ${r.failureSetSize}; identified block ${r.identifiedBlock ?? '—'} (chosen on ${r.selectionSize} selection questions)`);
+    if (r.stale) out.push(`    ${repairStaleText(r.stale, r.failureSetSize)}`);
     out.push(`    repair rate on held-out F: ${r.n === 0 ? '— (n = 0)' : `${pct(r.repairRate)}  [${pct(r.ci?.lo)}, ${pct(r.ci?.hi)}]  ${r.repaired}/${r.n}`}`);
     out.push(`    damage to realized questions: ${r.damageN === 0 ? '— (n = 0)' : `${pct(r.damageRate)}  [${pct(r.damageCi?.lo)}, ${pct(r.damageCi?.hi)}]  n = ${r.damageN}`}`);
     if (r.null) for (const line of repairNullLines(r.identifiedBlock, r.null)) out.push(`    ${line}`);
@@ -147,6 +151,11 @@ export function formatSummary(s: RunSummary, title = 'Reach Audit summary'): str
   const c = s.cost;
   out.push(`  other cost: deployment ${c.deployment.generations} generations; global route pool ${c.globalRoutes.generations}; repair scan ${c.repair.generations}`);
   return out.join('\n');
+}
+
+/** A regraded run's repair scan: measured for the failure set before the regrade. */
+export function repairStaleText(stale: NonNullable<RunSummary['repair']>['stale'] & object, scannedSize: number): string {
+  return `STALE: the scan was measured for the failure set before regrading (${scannedSize} questions, old grading); the new verdicts give ${stale.failureSetSize} (${stale.joined} joined, ${stale.left} left). The rates below are of the old set; audit again with --repair to measure the new one.`;
 }
 
 function deltaText(d: PairedDelta): string {

@@ -18,6 +18,7 @@ import {
   passAtKRows,
   runRates,
   rateOf,
+  type BlindDropped,
   type Budget,
   type GlobalRouteSummary,
   type Interval,
@@ -101,6 +102,26 @@ function readingSummaries(records: readonly QuestionRecord[], probes: readonly s
   return { strict: reading('strict'), flexible: reading('flexible') };
 }
 
+/**
+ * Per probe, the candidates its blind selectors left out (every selector cleans the same pool, so
+ * one selector's count per question), over the questions whose records carry the count.
+ */
+function blindDroppedByProbe(records: readonly QuestionRecord[], probes: readonly string[]): Record<string, BlindDropped> {
+  const out: Record<string, BlindDropped> = {};
+  for (const p of probes) {
+    const counts = { dropped: 0, candidates: 0, questions: 0 };
+    for (const r of records) {
+      const dropped = Object.values(r.blind[p] ?? {}).find((c) => c.dropped !== undefined)?.dropped;
+      if (dropped === undefined) continue;
+      counts.dropped += dropped;
+      counts.candidates += r.probes[p]?.attempts.length ?? 0;
+      counts.questions++;
+    }
+    if (counts.questions > 0) out[p] = counts;
+  }
+  return out;
+}
+
 /** Records in file order (line, then id), so float sums never depend on the order questions finished in. */
 function inFileOrder(records: readonly QuestionRecord[]): QuestionRecord[] {
   return records.slice().sort((a, b) => a.line - b.line || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -148,6 +169,7 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
     if (Object.keys(perProbe).length > 0) blind[p] = perProbe;
   }
   if (globalRoute && !selectors.includes('global-route')) selectors.push('global-route');
+  const blindDropped = blindDroppedByProbe(records, blindProbes);
 
   const cost = { deployment: emptyBudget(), globalRoutes: emptyBudget(), repair: emptyBudget() };
   let truncated = 0;
@@ -194,6 +216,7 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
     selectors,
   };
   if (globalRoute) summary.globalRoute = globalRoute;
+  if (Object.keys(blindDropped).length > 0) summary.blindDropped = blindDropped;
   const chance = chanceSummary(records, probes);
   if (chance) summary.chance = chance;
   const routesVsSearch = probes.includes('routes') && probes.includes('search') ? compareProbes(records, 'routes', 'search') : undefined;

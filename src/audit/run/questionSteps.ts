@@ -79,6 +79,7 @@ export function gradedUnder(g: Generation, q: Question, grading: GradingSettings
     correct: gr.correct,
     truncated: gr.truncated,
     rule: gr.rule,
+    ...(gr.match ? { match: gr.match } : {}),
     strict: gr.strict,
     flexible: gr.flexible,
     logprob: meanLogprob(g),

@@ -80,6 +80,7 @@ const gradedEntries = {
   correct: flag,
   truncated: flag,
   rule: text,
+  match: v.optional(object({ rule: text, note: v.optional(text) })),
   strict: v.optional(answerView),
   flexible: v.optional(answerView),
   logprob: v.nullable(finite),
@@ -88,7 +89,7 @@ const gradedEntries = {
 const attempt = object({ ...gradedEntries, route: v.optional(blockIndices), seed: v.optional(nonNegativeInteger) });
 
 const probeResult = object({ budget: positiveInteger, attempts: v.array(attempt, 'expected an array of attempts'), correct: v.array(flag, 'expected an array of true/false'), cost: budget });
-const blindChoice = object({ answer: v.nullable(text), correct: flag, attempt: v.nullable(nonNegativeInteger) });
+const blindChoice = object({ answer: v.nullable(text), correct: flag, attempt: v.nullable(nonNegativeInteger), dropped: v.optional(nonNegativeInteger) });
 const globalRoutesResult = object({ splitKey: finite, attempts: v.array(attempt, 'expected an array of attempts'), cost: budget });
 const skipReason = v.variant(
   'reason',
@@ -112,6 +113,7 @@ const repairResult = object({
   truncatedBySilencedBlock: v.optional(map(flag)),
   splitKey: finite,
   cost: budget,
+  scannedAs: v.optional(object({ inFailureSet: flag, realized: flag })),
 });
 
 export const questionRecordSchema = object({
@@ -168,6 +170,7 @@ const repairSummary = object({
   byBlock: v.array(blockRepair, 'expected an array'),
   null: v.optional(repairNull),
   matrix: v.array(object({ id: text, inFailureSet: flag, correct: v.array(flag, 'expected an array of true/false') }), 'expected an array'),
+  stale: v.optional(object({ failureSetSize: nonNegativeInteger, joined: nonNegativeInteger, left: nonNegativeInteger })),
 });
 
 const globalRouteSummary = object({
@@ -244,6 +247,7 @@ export const runSummarySchema = object({
   passAtKKind: map(v.picklist(['unbiased', 'approximate', 'first-k'], "expected 'unbiased', 'approximate' or 'first-k'")),
   blind: map(map(rate)),
   blindRetention: map(map(blindRetention)),
+  blindDropped: v.optional(map(object({ dropped: nonNegativeInteger, candidates: nonNegativeInteger, questions: nonNegativeInteger }))),
   chance: v.optional(object({ realized: chanceLevel, probes: map(chanceLevel) })),
   routesVsSearch: v.optional(probeComparison),
   exhausted: map(probeExhaustion),

@@ -196,3 +196,139 @@ test('choice: "Option C", restated choice text, a rejected letter before the ans
   // "the best choice a student can make" is the article, not option A.
   assert.equal(grade('This is the best choice a student can make', q).answer, null);
 });
+
+test('choice: an answer phrase beats option mentions; several labels are no answer; the last committed answer counts', () => {
+  // ARC-Challenge Mercury_SC_409171 (gold B).
+  const build: Choice[] = ['buildings will be built faster', 'buildings will be made safer', 'building designs will look nicer', 'building materials will be cheaper'].map((text, i) => ({ label: 'ABCD'[i], text }));
+  const q = question('choice', 'B', { choices: build });
+  const cases: [string, string | null, string][] = [
+    // Option mentions walk through the choices; the answer phrase says which one.
+    ['Option A: speed is not what a shake table tests. Option B: safety is. The answer is B.', 'B', 'choice-answer-line'],
+    ['Option A: speed is not tested. Option D: cost is not tested either. The answer is B.', 'B', 'choice-answer-line'],
+    ['Option B is about safety, but option D is about cost.\nAnswer: D', 'D', 'choice-answer-line'],
+    // Several labels in one statement: no answer, and no earlier or later mention stands in.
+    ['Answer: A or B', null, 'none'],
+    ['The answer is A or B.', null, 'none'],
+    ['Answer: A, B', null, 'none'],
+    ['Answer: (A) and (B)', null, 'none'],
+    ['Option B looks right. The answer is B or D.', null, 'none'],
+    // A second letter that is set aside, or the article, is not a second label.
+    ['The answer is B, and D is wrong because cost is not measured.', 'B', 'choice-answer-line'],
+    ['The answer is B, a safer building.', 'B', 'choice-answer-line'],
+    // Self-correction: the last committed answer.
+    ['Answer: A ... no wait. A shake table tests how buildings survive. Answer: B', 'B', 'choice-answer-line'],
+    ['Answer: B\n\nHmm, no wait, cost matters more. Answer: D', 'D', 'choice-answer-line'],
+    ['I think the answer is A, since speed matters.\nActually, wait: the test measures safety, so the correct answer is B.', 'B', 'choice-answer-line'],
+    // A made-up next question's answer is not this question's.
+    ['Answer: B\n\nQuestion: Which gas do plants take in?\nA. oxygen\nB. nitrogen\nC. carbon dioxide\nAnswer: C', 'B', 'choice-answer-line'],
+    ['Answer: B\n**Question 2:** Which is fastest?\nAnswer: A', 'B', 'choice-answer-line'],
+  ];
+  for (const [output, answer, rule] of cases) {
+    const g = grade(output, q);
+    assert.deepEqual([g.answer, g.rule, g.correct], [answer, rule, answer === 'B'], output);
+  }
+  // The strict view reads answer phrases by the same rules.
+  assert.equal(grade('Answer: A or B', q).strict.answer, null);
+  assert.equal(grade('Answer: A\nNo wait. Answer: B', q).strict.answer, 'B');
+  assert.equal(grade('Option A: fast. The answer is B.', q).strict.answer, 'B');
+  // Truncated: a committed answer phrase is still a marker; "A or B" is none.
+  assert.equal(grade('Answer: A or B\nBecause', q, { truncated: true }).correct, false);
+});
+
+test('boxed: equivalent forms by rule and through the CAS, each with the rule that matched', () => {
+  const same: [string, string, string][] = [
+    ['\\frac{\\sqrt{3}}{2}', '\\sqrt{3}/2', 'symbolic'],
+    ['\\frac{\\sqrt{2}}{2}', '\\frac{1}{\\sqrt{2}}', 'symbolic'],
+    ['3\\sqrt{13}', '\\sqrt{117}', 'symbolic'],
+    ['\\pi-2', '-2+\\pi', 'symbolic'],
+    ['x^2+2x+1', '(x+1)^2', 'symbolic'],
+    ['2^{50}', '\\sqrt{2}^{100}', 'symbolic'], // exact: in float64 the difference simplifies to 7.75
+    ['\\pi', 'π', 'normalized'],
+    ['\\frac{\\pi}{2}', 'π/2', 'normalized'],
+    ['10', '10 cm', 'units-stripped'],
+    ['10', '\\text{10 cm}', 'units-stripped'],
+    ['5', '5\\text{ inches}', 'units-stripped'],
+    ['12', '12 square units', 'units-stripped'],
+    ['1,-2', '-2, 1', 'unordered-set'],
+    ['-1, 4', 'x = 4 \\text{ or } x = -1', 'unordered-set'],
+    ['2, 3', '3 and 2', 'unordered-set'],
+    ['\\frac{1}{2}, -\\frac{1}{2}', '-0.5, 0.5', 'unordered-set'],
+    ['5', '\\text{five}', 'number-word'],
+    ['21', 'twenty-one', 'number-word'],
+    ['1600', '1 600', 'rational'],
+    ['\\frac{5}{54}', '\\frac{10}{108}', 'rational'],
+  ];
+  for (const [gold, said, rule] of same) {
+    const g = grade(`so the answer is $\\boxed{${said}}$.`, question('boxed', gold));
+    assert.deepEqual([g.correct, g.match], [true, { rule }], `${said} = ${gold}`);
+  }
+  // Several boxed answers in one final statement are one list; a box in an earlier sentence is not part of it.
+  const roots = question('boxed', '2, 3');
+  const two = grade('Factoring, $(x-2)(x-3)=0$, so $x=\\boxed{2}$ or $x=\\boxed{3}$.', roots);
+  assert.deepEqual([two.answer, two.rule, two.correct, two.match], ['2, 3', 'boxed-several', true, { rule: 'normalized' }]);
+  assert.equal(grade('The values are $\\boxed{3}$ and $\\boxed{2}$.', roots).correct, true);
+  assert.equal(grade('The values are $\\boxed{3}$, $\\boxed{2}$', roots).strict.correct, true);
+  const earlier = grade('First, $a = \\boxed{2}$. Then the other root is larger.\n\nSo the answer is $\\boxed{3}$.', roots);
+  assert.deepEqual([earlier.answer, earlier.rule, earlier.correct], ['3', 'boxed', false]);
+  assert.equal(grade('so $x = \\boxed{3}$ or $x = \\boxed{3}$', roots).rule, 'boxed'); // one answer boxed twice
+});
+
+test('boxed: the CAS does not make different answers equal', () => {
+  const different: [string, string, string | undefined][] = [
+    ['\\frac{\\sqrt{3}}{2}', '\\frac{\\sqrt{3}}{3}', undefined],
+    ['0', '\\frac{1}{10^{12}}', undefined], // the library's isEqual would call these equal (tolerance)
+    ['10^{20}', '10^{20}+1', undefined],
+    ['\\frac{\\pi}{4}', '0.7853981633974483', 'cas-decimal'], // a decimal is exact, not an approximation
+    ['(3,4]', '[3,4]', undefined],
+    ['(1,2)', '(2,1)', undefined], // a tuple's order matters
+    ['2,220', '220, 2', undefined], // a grouped number is one value
+    ['10\\text{ cm}', '10 m', undefined],
+    ['x^2', 'y^2', undefined],
+    ['2, 3', '2, 3, 4', undefined],
+    ['\\text{east}', '\\text{west}', undefined],
+  ];
+  for (const [gold, said, note] of different) {
+    const g = grade(`$\\boxed{${said}}$`, question('boxed', gold));
+    assert.equal(g.correct, false, `${said} ≠ ${gold}`);
+    assert.equal(g.match?.rule, 'different', said);
+    if (note) assert.equal(g.match?.note, note, said);
+  }
+  // "2 x" is not 2 with a unit x: only the listed unit words are units.
+  assert.equal(grade('$\\boxed{2 x}$', question('boxed', '2')).correct, false);
+});
+
+test('boxed: every CAS comparison is bounded in input length and time', () => {
+  const long = `${'(x+1)'.repeat(40)}`;
+  const g = grade(`$\\boxed{${long}}$`, question('boxed', 'x'));
+  assert.deepEqual([g.correct, g.match], [false, { rule: 'different', note: 'cas-input-too-long' }]);
+  // Answers that differ, however pathological, are told apart by the float64 screen, far inside
+  // the deadline (1 s each) whatever the machine's load, so their verdict never depends on it.
+  const hard = ['99999^{99999}', '\\sqrt{\\sqrt{\\sqrt{\\sqrt{2}}}}^{1000}', '(x+1)^{30}', '\\frac{x^{40}-1}{x-1}', '2^{2^{2^{2^{2}}}}', '\\sin(\\cos(\\tan(e^{\\pi})))', '\\Gamma(\\frac{1}{3})', '(2^{100}+1)^{20}'];
+  for (const said of hard) {
+    const started = performance.now();
+    const r = grade(`$\\boxed{${said}}$`, question('boxed', '3'));
+    const ms = performance.now() - started;
+    assert.equal(r.correct, false, said);
+    assert.notEqual(r.match?.note, 'cas-timeout', said);
+    assert.ok(ms < 1000, `${said}: ${ms.toFixed(0)} ms`);
+  }
+});
+
+test('gsm8k: number words and space thousands separators in stated answers', () => {
+  const seven = question('gsm8k', '7');
+  const words = grade('She bought 3 on Monday and 4 on Tuesday, so seven DVDs.\nThe answer is seven.', seven);
+  assert.deepEqual([words.answer, words.rule, words.correct, words.match], ['seven', 'gsm8k-answer-phrase', true, { rule: 'number-word' }]);
+  assert.equal(grade('The answer is twenty-one.', question('gsm8k', '21')).correct, true);
+  // "a" is the article, not a number: the last number is read instead, or a later answer phrase.
+  assert.equal(grade('The answer is a lot: 12 in all.', question('gsm8k', '12')).answer, '12');
+  const later = grade('The answer is a bit tricky. The answer is 12. Check: 3 * 4 = 12, plus 5.', question('gsm8k', '12'));
+  assert.deepEqual([later.answer, later.rule], ['12', 'gsm8k-answer-phrase']);
+  const grouped = question('gsm8k', '1,600');
+  assert.deepEqual([grade('#### 1 600', grouped).answer, grade('#### 1 600', grouped).correct], ['1 600', true]);
+  assert.equal(grade('The answer is 1 600 sticks.', grouped).correct, true);
+  assert.equal(grade('#### 1 600', grouped).match?.rule, 'rational');
+  // Groups of three only: "1 60" is not 160; in running prose the last number is read as before.
+  assert.equal(gsm8kEqual('1 60', '160'), false);
+  assert.equal(grade('He had 2 and then 600 more', question('gsm8k', '600')).answer, '600');
+  assert.equal(grade('#### 18', question('gsm8k', '18')).match?.rule, 'rational');
+});

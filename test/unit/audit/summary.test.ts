@@ -74,6 +74,19 @@ test('summary rates, pass@k and budgets follow from the records', async () => {
   assert.equal(s.repair!.byBlock.length, 8);
 });
 
+test('the blind pools\' dropped candidates are counted per probe; records of older runs carry none', async () => {
+  const recs = await records();
+  const s = summarize(recs);
+  for (const p of ['sample', 'routes']) {
+    const dropped = recs.reduce((t, r) => t + r.blind[p].majority.dropped!, 0);
+    assert.deepEqual(s.blindDropped![p], { dropped, candidates: 30 * 6, questions: 30 });
+    assert.deepEqual(recs.map((r) => r.blind[p].confidence.dropped), recs.map((r) => r.blind[p].majority.dropped), 'one pool for both selectors');
+  }
+  assert.equal(s.blindDropped!.search, undefined, 'search is not answer-blind');
+  const older = recs.map((r) => ({ ...r, blind: Object.fromEntries(Object.entries(r.blind).map(([p, sel]) => [p, Object.fromEntries(Object.entries(sel).map(([k, c]) => [k, { answer: c.answer, correct: c.correct, attempt: c.attempt }]))])) }));
+  assert.equal(summarize(older).blindDropped, undefined);
+});
+
 test('the summary does not depend on record order', async () => {
   const recs = await records();
   assert.deepEqual(summarize(recs.slice().reverse()), summarize(recs));

@@ -24,6 +24,7 @@ test('the terminal summary gives every rate with its interval and n', async () =
   for (const line of rateLines) assert.match(line, /\d+\.\d%\s+\[\d+\.\d%, \d+\.\d%\]\s+\d+\/\d+/, line);
   assert.match(text, /repair rate on held-out F: \d+\.\d%\s+\[\d+\.\d%, \d+\.\d%\]\s+\d+\/\d+/);
   assert.match(text, /damage to realized questions: \d+\.\d%\s+\[\d+\.\d%, \d+\.\d%\]\s+n = \d+/);
+  assert.match(text, /blind pool: \d+ of 120 routes candidates \(\d+\.\d%\) left out before selecting — no answer, or cut at the token limit without an answer marker \(20 questions\)/);
 });
 
 test('the terminal summary states plainly when a choice-format rate is not above chance, and labels unmatched budgets', () => {
