@@ -36,6 +36,8 @@ export {
   type ProbeSpec,
   type SelectorName,
   type SearchSettings,
+  type SearchReward,
+  SEARCH_REWARDS,
   type RouteSpaceSettings,
   type DecodingRule,
   type ProbeDecoding,

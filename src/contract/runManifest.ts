@@ -81,6 +81,10 @@ export type SelectorName = 'majority' | 'confidence' | 'global-route';
 export const SELECTOR_NAMES: readonly SelectorName[] = ['majority', 'confidence', 'global-route'];
 
 /** The route search's MCTS constants. */
+/** The route search's reward (docs/design.md, "Search reward"). */
+export type SearchReward = 'correct' | 'gold-logprob';
+export const SEARCH_REWARDS: readonly SearchReward[] = ['correct', 'gold-logprob'];
+
 export interface SearchSettings {
   /** UCB exploration constant c (default 1.8). */
   c: number;
@@ -94,6 +98,12 @@ export interface SearchSettings {
    * Absent in runs made before it could be set: 0.5.
    */
   widening?: number | 'off';
+  /**
+   * What a route scores: 'correct' (1 or 0) or 'gold-logprob' (1 when correct, else ½·exp of the
+   * route's mean teacher-forced log-probability of the gold answer at its answer slot). Absent:
+   * 'correct' (every run made before it could be set, and every run that keeps the default).
+   */
+  reward?: SearchReward;
 }
 
 /** A run's route space as manifest.json records it; runs made before the length flags have no bounds (the defaults). */

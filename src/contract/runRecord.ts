@@ -82,6 +82,8 @@ export interface GradedOutput {
 export interface Attempt extends GradedOutput {
   route?: number[];
   seed?: number;
+  /** Search with the gold-logprob reward, a wrong route: its mean teacher-forced log-probability of the gold answer. */
+  goldLogprob?: number;
 }
 
 export interface ProbeResult {

@@ -16,7 +16,8 @@ import { RouteExecutor, SequenceSlot } from './routeExecutor';
 import { GenerationScheduler, type StepTiming } from './generationScheduler';
 import { checkRoute, checkSilenced, checkTokenIds } from './routeValidation';
 import { checkContextLength, type ModelContext } from './contextLength';
-import { DEFAULT_MAX_BATCH, type ChatMessage, type GenerateOptions, type Generation, type GenerationRequest, type PromptSource, type Route, type TextGenerator } from './types';
+import { DEFAULT_MAX_BATCH, type ChatMessage, type ContinuationScore, type GenerateOptions, type Generation, type GenerationRequest, type PromptSource, type Route, type ScoreRequest, type TextGenerator } from './types';
+import { scoreContinuations } from './continuationScore';
 import { NonFiniteActivations } from './nonFiniteActivations';
 import { TokenChoicePool } from './tokenChoicePool';
 import { LogSumExp } from './logSumExp';
@@ -224,6 +225,11 @@ export class Model implements TextGenerator {
   /** Last-position logits of `ids` under a route and silenced MLPs. */
   async forward(ids: readonly number[], options: ForwardOptions = {}): Promise<Float32Array> {
     return (await this.forwardBatch([{ ids, ...options }]))[0];
+  }
+
+  /** Teacher-forced log-probabilities of continuations (continuationScore.ts), in one batched forward pass. */
+  scoreContinuations(requests: readonly ScoreRequest[]): Promise<ContinuationScore[]> {
+    return scoreContinuations(this, requests);
   }
 
   /** Last-position logits of several sequences in one batch. */

@@ -162,6 +162,8 @@ export class RouteExecutor {
   readonly stats: ExecutorStats = { blockCalls: 0, blockRows: 0, sharedPrefixRows: 0, storedPrefixRows: 0, kvGathers: 0, kvGatheredBytes: 0, kvRowMoves: 0, kvIdleRows: 0 };
   private readonly masks = new MaskCache();
   private readonly store: PromptPrefixStore;
+  /** The last step queued: steps run one at a time, whoever calls them (the scheduler, a forward pass). */
+  private tail: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly parts: ExecutorParts) {
     this.store = new PromptPrefixStore(parts.prefixStoreBytes);
@@ -174,7 +176,15 @@ export class RouteExecutor {
    * after a past, or one sequence's several tokens after a past, so a step with a mix runs as one
    * block sequence per kind (and per prompt length, see below).
    */
-  async step(seqs: readonly SequenceSlot[], tokens: readonly (readonly number[])[]): Promise<Float32Array> {
+  step(seqs: readonly SequenceSlot[], tokens: readonly (readonly number[])[]): Promise<Float32Array> {
+    // A forward pass asked for during generation (the search's gold-answer score) waits for the
+    // scheduler's step in flight: the masks, the prefix store and the sessions are shared.
+    const run = this.tail.then(() => this.stepNow(seqs, tokens));
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private async stepNow(seqs: readonly SequenceSlot[], tokens: readonly (readonly number[])[]): Promise<Float32Array> {
     const V = this.parts.config.vocabSize;
     const groups: number[][] = [];
     // Prompts run together only with prompts of their own length: a prompt padded to a longer

@@ -59,6 +59,21 @@ export interface Generation {
  */
 export const DEFAULT_MAX_BATCH = 32;
 
+/** A continuation to score by teacher forcing: its tokens fed after the prompt, one forward pass. */
+export interface ScoreRequest {
+  promptIds: readonly number[];
+  /** The tokens whose log-probabilities are wanted, each given the prompt and the ones before it. */
+  continuationIds: readonly number[];
+  route?: Route;
+}
+
+export interface ContinuationScore {
+  /** log p(continuationIds[j] | prompt, continuationIds[<j]), log softmax of the raw logits (temperature 1). */
+  logprobs: number[];
+  /** Route length × tokens processed, as a generation's cost counts them. */
+  blockApplications: number;
+}
+
 /** How a generate call is queued among others running at the same time. */
 export interface GenerateOptions {
   /** Lower is served first; equal priorities in call order. Default 0. */
@@ -98,4 +113,9 @@ export interface TextGenerator {
    * their batches. Results are in request order.
    */
   generate(requests: readonly GenerationRequest[], signal?: AbortSignal, options?: GenerateOptions): Promise<Generation[]>;
+  /**
+   * Teacher-forced log-probabilities of continuations (the route search's gold-answer reward). Only
+   * the local engine has it: a server's completion API cannot score a given continuation.
+   */
+  scoreContinuations?(requests: readonly ScoreRequest[]): Promise<ContinuationScore[]>;
 }

@@ -95,6 +95,12 @@ export const AUDIT_OPTIONS = {
     arg: 'α|off',
     help: `MCTS progressive widening: a node holds at most 1 + floor(visits^α) children\n(α from 0 to 1, default ${DEFAULT_SEARCH.widening}); off: every child is tried before going deeper`,
   },
+  searchReward: {
+    flag: 'search-reward',
+    kind: 'string',
+    arg: 'R',
+    help: "what a route scores in the search: correct (1 or 0, default) or gold-logprob (1 when correct,\nelse ½·exp of the route's teacher-forced mean log-probability of the gold answer at its answer\nslot: the search learns before its first hit; local engine only, not --format regex)",
+  },
   limit: { flag: 'limit', kind: 'wholeNumber', min: 1, arg: 'N', selection: true, help: 'audit the first N questions' },
   ids: { flag: 'ids', kind: 'strings', arg: 'a,b', selection: true, help: 'audit only these question ids' },
   seed: { flag: 'seed', kind: 'wholeNumber', min: 0, arg: 'S', help: `run seed (default ${AUDIT_DEFAULTS.seed}): every random draw is keyed by it` },

@@ -18,6 +18,7 @@ import { lengthBoundsOf, lengthBoundsProblem, routeLengthBounds } from '../audit
 import { CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES, type GradingSettings } from '../audit/answers/grade';
 import { isRouteProbe, parseProbeSpecs, parseSelectors, SELECTOR_NAMES, type ProbeSpec } from '../audit/probes/probeSpec';
 import { ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset/question';
+import { SEARCH_REWARDS } from '../contract';
 import { globalRouteSkipReason } from '../audit/probes/globalRoutePlan';
 import { parseShard, shardQuestions, shardSelection, type ShardSelection } from '../audit/run/shards';
 import { AUDIT_DEFAULTS, DEFAULT_PROBES, type AuditOptions } from './auditOptions';
@@ -188,6 +189,8 @@ export function readPreSettings(options: AuditOptions): PreSettings {
       lambda: options.searchLambda ?? DEFAULT_SEARCH.lambda,
       exploration: options.searchRandomChild ?? DEFAULT_SEARCH.exploration,
       widening: readWidening(options.searchWidening),
+      // Recorded only when not the default, so every manifest that reads as the 0/1 search stays as it was.
+      ...(oneOf(options.searchReward, '--search-reward', SEARCH_REWARDS, 'correct') === 'gold-logprob' ? { reward: 'gold-logprob' as const } : {}),
     },
     routeLengths: readRouteLengths(options),
     deployment: readDeployment(options),

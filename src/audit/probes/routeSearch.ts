@@ -24,7 +24,8 @@ import type { SearchSettings } from '../../contract';
 
 export type { SearchSettings };
 
-export const DEFAULT_SEARCH: Required<SearchSettings> = { c: 1.8, lambda: 0, exploration: 0.1, widening: 0.5 };
+/** The tree's constants; the reward (SearchSettings.reward) is the caller's: RouteSearch only sees its numbers. */
+export const DEFAULT_SEARCH: Required<Omit<SearchSettings, 'reward'>> = { c: 1.8, lambda: 0, exploration: 0.1, widening: 0.5 };
 
 interface SearchNode {
   route: number[];

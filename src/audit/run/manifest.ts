@@ -37,9 +37,9 @@ function routeSpaceOf(m: RunManifest): RouteSpaceSettings | undefined {
   return { maxEdits: m.routeSpace.maxEdits, ...(min !== d.min ? { minLength: min } : {}), ...(max !== d.max ? { maxLength: max } : {}) };
 }
 
-/** The search settings with every field spelled out (a run made before widening was recorded had the default). */
+/** The search settings with every field spelled out (a run made before widening or the reward was recorded had the default). */
 function searchOf(m: RunManifest): SearchSettings | undefined {
-  return m.search ? { ...m.search, widening: m.search.widening ?? DEFAULT_SEARCH.widening } : undefined;
+  return m.search ? { ...m.search, widening: m.search.widening ?? DEFAULT_SEARCH.widening, reward: m.search.reward ?? 'correct' } : undefined;
 }
 
 /**

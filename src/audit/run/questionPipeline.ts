@@ -23,13 +23,14 @@ import { costOf } from '../probes/budget';
 import { deploymentRequest } from '../probes/deployment';
 import type { RunSettings } from './manifest';
 import { RouteSearch } from '../probes/routeSearch';
+import { scoreGoldAnswer, searchReward } from '../probes/goldAnswerScore';
 import type { Question } from '../dataset/question';
 import type { Attempt, GlobalRoutesResult, QuestionRecord } from '../../contract';
 import { drawQuestionRoutes, lengthBoundsOf } from '../probes/routes';
 import { isAnswerBlindProbe } from '../probes/blindSelectors';
 import { seedFor, seededRandom } from '../results/stats';
 import type { ProbeSpec } from '../probes/probeSpec';
-import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, finishRepair, gradedUnder, probeResult, startRecord, startRepair } from './questionSteps';
+import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, checkSearchReward, finishRepair, gradedUnder, probeResult, startRecord, startRepair } from './questionSteps';
 
 export { AuditAborted, globalRoutePool, type AuditStage } from './questionSteps';
 
@@ -62,6 +63,7 @@ export async function auditQuestions(
   const graded = (g: Generation, q: Question) => gradedUnder(g, q, settings.grading);
   const { deployed, routed, sampled } = auditDecodings(settings);
   checkBudgetFits(model, settings);
+  checkSearchReward(model, settings, questions);
 
   // One signal for the caller's stop and for a failure in any question, so the others stop too.
   const stop = new AbortController();
@@ -86,7 +88,7 @@ export async function auditQuestions(
     return out;
   };
 
-  async function probe(spec: ProbeSpec, q: Question, ids: number[], priority: number): Promise<{ attempts: Attempt[]; gens: Generation[] }> {
+  async function probe(spec: ProbeSpec, q: Question, ids: number[], priority: number): Promise<{ attempts: Attempt[]; gens: Generation[]; scoring?: number }> {
     if (spec.name === 'sample') {
       const seeds = Array.from({ length: spec.budget }, (_, a) => seedFor(seed, q.id, 'sample', a));
       const gens = await generate('sample', seeds.map((s) => deploymentRequest(d, ids, sampled(s))), priority);
@@ -99,13 +101,21 @@ export async function auditQuestions(
     }
     // MCTS: each evaluation needs the previous one's reward, so one request at a time.
     const search = new RouteSearch(L, (i) => seededRandom(seed, q.id, 'search', i), settings.search, bounds);
-    const out = { attempts: [] as Attempt[], gens: [] as Generation[] };
+    const out = { attempts: [] as Attempt[], gens: [] as Generation[], scoring: 0 };
+    const informed = settings.search.reward === 'gold-logprob';
     for (let round = 0; round < spec.budget; round++) {
       const route = search.propose();
       if (!route) break;
       const [g] = await generate('search', [deploymentRequest(d, ids, routed(q.id, 'search', round), { route })], priority);
-      const a = { ...graded(g, q), route: [...route] };
-      search.report(a.correct ? 1 : 0);
+      const a: Attempt = { ...graded(g, q), route: [...route] };
+      // The gold-answer score is what steers the search before its first hit; a correct route needs none.
+      const score = informed && !a.correct ? await scoreGoldAnswer(model, ids, g.text, q, route) : null;
+      if (signal.aborted) throw new AuditAborted();
+      if (score) {
+        a.goldLogprob = score.meanLogprob;
+        out.scoring += score.blockApplications;
+      }
+      search.report(informed ? searchReward(a.correct, score) : a.correct ? 1 : 0);
       out.attempts.push(a);
       out.gens.push(g);
     }
@@ -124,8 +134,10 @@ export async function auditQuestions(
     ]);
     record.realized = { ...graded(deployedOut, q), cost: costOf([deployedOut]) };
     settings.probes.forEach((spec, i) => {
-      const { attempts, gens } = probeRuns[i];
+      const { attempts, gens, scoring } = probeRuns[i];
       record.probes[spec.name] = probeResult(spec.budget, attempts, gens);
+      // The gold-answer scoring passes of an informed search cost block applications, no generations.
+      if (scoring) record.probes[spec.name].cost.blockApplications += scoring;
       record.reachable[spec.name] = attempts.some((a) => a.correct);
       if (!isAnswerBlindProbe(spec.name)) return;
       const blind = blindChoices(settings, q, attempts);

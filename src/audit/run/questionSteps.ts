@@ -63,6 +63,16 @@ export function checkBudgetFits(model: TextGenerator, settings: RunSettings): vo
   }
 }
 
+/** The informed search needs a continuation scorer and an answer slot: refused before any work otherwise. */
+export function checkSearchReward(model: TextGenerator, settings: RunSettings, questions: readonly Question[]): void {
+  if (settings.search.reward !== 'gold-logprob' || !settings.probes.some((p) => p.name === 'search')) return;
+  if (!model.scoreContinuations) {
+    throw new InputError('--search-reward gold-logprob: this backend cannot score a given continuation (an OpenAI-compatible server generates only); use the local engine, or --search-reward correct');
+  }
+  const regex = questions.find((q) => q.format === 'regex');
+  if (regex) throw new InputError(`--search-reward gold-logprob: question ${regex.id} uses the regex answer format, which has no answer marker to score the gold answer after; use --search-reward correct`);
+}
+
 function meanLogprob(g: Generation): number | null {
   if (g.logprobs.length === 0) return null;
   let sum = 0;

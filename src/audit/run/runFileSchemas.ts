@@ -86,7 +86,12 @@ const gradedEntries = {
   logprob: v.nullable(finite),
   tokens: nonNegativeInteger,
 };
-const attempt = object({ ...gradedEntries, route: v.optional(blockIndices), seed: v.optional(nonNegativeInteger) });
+const attempt = object({
+  ...gradedEntries,
+  route: v.optional(blockIndices),
+  seed: v.optional(nonNegativeInteger),
+  goldLogprob: v.optional(v.pipe(finite, v.maxValue(0, 'expected a log-probability ≤ 0'))),
+});
 
 const probeResult = object({ budget: positiveInteger, attempts: v.array(attempt, 'expected an array of attempts'), correct: v.array(flag, 'expected an array of true/false'), cost: budget });
 const blindChoice = object({ answer: v.nullable(text), correct: flag, attempt: v.nullable(nonNegativeInteger), dropped: v.optional(nonNegativeInteger) });
@@ -320,6 +325,7 @@ export const runManifestSchema = object({
     lambda: finite,
     exploration: fraction,
     widening: v.optional(v.union([v.pipe(finite, v.minValue(0, 'expected a number ≥ 0')), v.literal('off')], "expected a number ≥ 0 or 'off'")),
+    reward: v.optional(v.picklist(['correct', 'gold-logprob'], "expected 'correct' or 'gold-logprob'")),
   }),
   grading: v.optional(
     object({

@@ -6,6 +6,7 @@
  * dataset order. It gives the same records as questionPipeline.ts (questionSteps.ts does the
  * per-question work for both, and the engine gives a sequence the same numbers in any batch).
  */
+import { InputError } from '../../engine/errors';
 import type { Generation, GenerationRequest, Route, TextGenerator } from '../../engine/types';
 import { costOf } from '../probes/budget';
 import { deploymentRequest } from '../probes/deployment';
@@ -49,6 +50,8 @@ export async function auditQuestionsByStage(
   options: StagedAuditOptions,
 ): Promise<void> {
   const { signal } = options;
+  // The bench's baseline runner keeps the 0/1 search; the informed reward lives in the audit's runner.
+  if (settings.search.reward === 'gold-logprob') throw new InputError('the staged runner (the bench baseline) has no --search-reward gold-logprob');
   const L = model.numBlocks;
   const bounds = lengthBoundsOf(settings.routeSpace, L);
   const seed = settings.seeds.run;

@@ -26,6 +26,10 @@ test('search flags and route length bounds are read into the run settings, defau
   assert.deepEqual(s.search, { c: 1.41, lambda: 5, exploration: 0.25, widening: 'off' });
   assert.deepEqual(s.routeSpace, { maxEdits: 4, minLength: 6, maxLength: 9 });
   assert.equal(settingsOf({ 'search-widening': '0.75' }).search.widening, 0.75);
+  // The reward is recorded only when it is not the 0/1 default, so older manifests read the same.
+  assert.equal(settingsOf({ 'search-reward': 'gold-logprob' }).search.reward, 'gold-logprob');
+  assert.equal(settingsOf({ 'search-reward': 'correct' }).search.reward, undefined);
+  assert.throws(() => settingsOf({ 'search-reward': 'logprob' }), /--search-reward logprob: expected one of correct, gold-logprob/);
   // The global-route pool is drawn inside the bounds too.
   const pooled = runSettings(readPreSettings(optionsFromFlags({ probe: ['routes:6'], select: 'global-route', 'min-route-length': '7', 'max-route-length': '9' })), 8, selection, 40);
   assert.equal(pooled.globalRoutes.routes.length, 6);
@@ -58,6 +62,7 @@ test('a resume under other search settings or bounds is refused; a run recorded 
     [{ 'search-widening': 'off' }, /search settings: .*"widening":0.5.*"widening":"off"/],
     [{ 'search-c': '1' }, /search settings: /],
     [{ 'search-lambda': '5' }, /search settings: /],
+    [{ 'search-reward': 'gold-logprob' }, /search settings: the run has .*"reward":"correct".*this command gives .*"reward":"gold-logprob"/],
     [{ 'min-route-length': '6' }, /route space: the run has \{"maxEdits":4\}, this command gives \{"maxEdits":4,"minLength":6\}/],
   ] as const) {
     await assert.rejects(runAudit({ ...base, settings: settingsOf(flags), model: fakeFor(dataset), folder, resume: true }), (e: unknown) => e instanceof InputError && what.test((e as Error).message));
