@@ -36,8 +36,14 @@ const marked = (name: string, finished: boolean) => (finished ? name : `${name} 
 const intervalPts = (delta: number, ci: Interval) => `${pts(delta)} [${pts(ci.lo)}, ${pts(ci.hi)}]`;
 
 /** What the search is and is not, said wherever it is compared with random routes (docs/design.md, "Search"). */
-const SEARCH_CAVEAT =
-  'The search here rewards 0/1 correctness: until its first correct route it is steered by visit counts and its random stream alone, and once it hits the question already counts as reachable, so it is not an informed search. Route spaces differ: a random route applies at most the listed number of edits; the search adds one edit per tree level, within the same length bounds.';
+function searchCaveat(t: RoutesVsSearchTable): string {
+  const blind = t.rows.filter((r) => r.searchReward === 'correct').length;
+  const reward =
+    blind === 0
+      ? 'The search here is informed (--search-reward gold-logprob: a wrong route scores its probability of the gold answer).'
+      : `The search ${blind === t.rows.length ? 'here' : `in ${blind} of these settings`} rewards 0/1 correctness: until its first correct route it is steered by visit counts and its random stream alone, and once it hits the question already counts as reachable, so it is not an informed search (--search-reward gold-logprob is).`;
+  return `${reward} Route spaces differ: a random route applies at most the listed number of edits; the search adds one edit per tree level, within the same length bounds.`;
+}
 
 export function routesVsSearchView(t: RoutesVsSearchTable): TableView {
   const m = `${+(100 * t.margin).toFixed(2)} pts`;
@@ -45,14 +51,14 @@ export function routesVsSearchView(t: RoutesVsSearchTable): TableView {
   return {
     id: 'routes-vs-search',
     title: 'Random routes vs route search at a matched budget',
-    notes: [headline, `Margin: ±${m}. Rule: ${t.rule}.`, SEARCH_CAVEAT],
+    notes: [headline, `Margin: ±${m}. Rule: ${t.rule}.`, searchCaveat(t)],
     headers: ['model', 'dataset', 'n', 'budget (gen/question)', 'route space: routes / search', 'routes tokens', 'search tokens', 'search/routes tokens', 'search/routes block applications', 'reachable · routes', 'reachable · search', 'chance · routes / search', 'only routes', 'only search', 'routes − search (pts) [95% CI]', 'McNemar p', 'Holm p', 'verdict', 'routes non-inferior'],
     rows: t.rows.map((r) => [
       marked(r.model, r.finished),
       r.dataset,
       String(r.n),
       String(r.routes.cost.budget),
-      `${r.randomRouteEdits === null ? '?' : `≤ ${r.randomRouteEdits}`} edits / one per tree level`,
+      `${r.randomRouteEdits === null ? '?' : `≤ ${r.randomRouteEdits}`} edits / one per tree level, reward ${r.searchReward === 'correct' ? '0/1' : 'gold-logprob'}`,
       String(r.routes.cost.tokens),
       String(r.search.cost.tokens),
       ratio(r.costRatio.tokens),
@@ -68,9 +74,9 @@ export function routesVsSearchView(t: RoutesVsSearchTable): TableView {
       pairedVerdictText(r.decision),
       r.saturated ? `saturated (${r.saturated}); not counted` : claimText(r.nonInferior),
     ]),
-    csvHeaders: ['folder', 'model', 'dataset', 'finished', 'n', 'budget', 'random_route_max_edits', 'routes_generations', 'routes_tokens', 'routes_block_applications', 'search_generations', 'search_tokens', 'search_block_applications', 'routes_reachable', 'routes_lo', 'routes_hi', 'routes_n', 'search_reachable', 'search_lo', 'search_hi', 'search_n', 'routes_chance', 'search_chance', 'only_routes', 'only_search', 'difference', 'difference_lo', 'difference_hi', 'mcnemar_p', 'holm_p', 'margin', 'verdict', 'questions_to_decide', 'routes_non_inferior', 'non_inferior_questions_needed', 'saturated'],
+    csvHeaders: ['folder', 'model', 'dataset', 'finished', 'n', 'budget', 'random_route_max_edits', 'search_reward', 'routes_generations', 'routes_tokens', 'routes_block_applications', 'search_generations', 'search_tokens', 'search_block_applications', 'routes_reachable', 'routes_lo', 'routes_hi', 'routes_n', 'search_reachable', 'search_lo', 'search_hi', 'search_n', 'routes_chance', 'search_chance', 'only_routes', 'only_search', 'difference', 'difference_lo', 'difference_hi', 'mcnemar_p', 'holm_p', 'margin', 'verdict', 'questions_to_decide', 'routes_non_inferior', 'non_inferior_questions_needed', 'saturated'],
     csvRows: t.rows.map((r) => [
-      r.folder, r.model, r.dataset, r.finished, r.n, r.routes.cost.budget, r.randomRouteEdits,
+      r.folder, r.model, r.dataset, r.finished, r.n, r.routes.cost.budget, r.randomRouteEdits, r.searchReward,
       r.routes.cost.generations, r.routes.cost.tokens, r.routes.cost.blockApplications,
       r.search.cost.generations, r.search.cost.tokens, r.search.cost.blockApplications,
       ...rateCsv(r.routes.reachable), ...rateCsv(r.search.reachable), r.routes.chance?.level ?? null, r.search.chance?.level ?? null,

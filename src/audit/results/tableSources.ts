@@ -42,6 +42,7 @@ export function loadRunForTables(folder: string, warn: (message: string) => void
     finished: run.finished,
     // Absent in runs made before the route space was recorded: their random routes used the default, 4 edits.
     randomRouteEdits: run.manifest.routeSpace?.maxEdits ?? 4,
+    searchReward: run.manifest.search?.reward ?? 'correct',
   };
 }
 

@@ -6,7 +6,7 @@
  * of a choice format, and a four-way decision against the stated margin; each headline ("X of Y")
  * counts only decisive, unsaturated rows and says how many were inconclusive.
  */
-import type { PairedDecision, PairedDelta, QuestionRecord, RepairNull } from '../../contract';
+import type { PairedDecision, PairedDelta, QuestionRecord, RepairNull, SearchReward } from '../../contract';
 import { analyzeRepair } from '../repair/repairScan';
 import { rateOf, type Rate } from './stats';
 import { holmAdjust } from './stats/holm';
@@ -27,6 +27,8 @@ export interface RunForTables {
   finished: boolean;
   /** Most edits in a random route (manifest routeSpace.maxEdits); the search's depth is not bounded by it. Absent: unknown. */
   randomRouteEdits?: number;
+  /** The route search's reward (manifest search.reward); absent: correct (0/1). */
+  searchReward?: SearchReward;
 }
 
 export interface TableOptions {
@@ -83,6 +85,7 @@ export interface RoutesVsSearchRow {
   saturated: string | null;
   /** Most edits in a random route; the search may go deeper (routes of any number of edits within the same length bounds). */
   randomRouteEdits: number | null;
+  searchReward: SearchReward;
 }
 
 export interface RoutesVsSearchTable {
@@ -268,6 +271,7 @@ export function routesVsSearchTable(runs: readonly RunForTables[], options: Tabl
       nonInferior,
       saturated,
       randomRouteEdits: run.randomRouteEdits ?? null,
+      searchReward: run.searchReward ?? 'correct',
     });
   });
   return table;
