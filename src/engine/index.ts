@@ -8,7 +8,7 @@ export { Model } from './model';
 export { DEFAULT_MAX_BATCH } from './types';
 export type { LoadOptions, ForwardOptions, ForwardItem } from './model';
 export type { StepTiming } from './generationScheduler';
-export { InputError } from './errors';
+export { InputError, RemoteServerError } from './errors';
 export type * from './types';
 
 /** Loads (building and caching the ONNX graphs on first use) the model in `dir`. */

@@ -5,7 +5,7 @@
  * tokens can spell. What falls outside is refused with a message naming the server and the field,
  * never stored: records feed the confidence selector and every later reader.
  */
-import { InputError } from '../errors';
+import { RemoteServerError } from '../errors';
 import type { ModelTokenizer } from '../tokenizer';
 import type { Generation, GenerationRequest } from '../types';
 import type { CompletionResponseBody } from './completionApi';
@@ -26,10 +26,10 @@ export function toGeneration(
   numBlocks: number,
   url: string,
 ): Generation {
-  const bad = (field: string, what: string) => new InputError(`${url}: the completion response's ${field} ${what}`);
+  const bad = (field: string, what: string) => new RemoteServerError(`${url}: the completion response's ${field} ${what}`);
   const body: unknown = response;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new InputError(`${url}: the completion response is not a JSON object (got ${quoteValue(body)})`);
+    throw new RemoteServerError(`${url}: the completion response is not a JSON object (got ${quoteValue(body)})`);
   }
   const choice = Array.isArray(response.choices) ? response.choices[0] : undefined;
   if (typeof choice !== 'object' || choice === null || typeof choice.text !== 'string') {

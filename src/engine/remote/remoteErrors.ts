@@ -5,7 +5,7 @@
  * characters (a 100 KB error page is not a message).
  */
 import OpenAI from 'openai';
-import { InputError } from '../errors';
+import { RemoteServerError } from '../errors';
 import { RedirectRefusedError, ResponseTooLargeError } from './boundedFetch';
 
 /** The most characters of a server's own text quoted in a message. */
@@ -23,8 +23,8 @@ export function quoteServerText(text: string, secret?: string): string {
 /** One readable line naming the server and what it said; an abort stays an abort. */
 export function remoteError(url: string, err: unknown, secret?: string): Error {
   if (err instanceof OpenAI.APIUserAbortError) return err;
-  const say = (s: string) => new InputError(`${url}: ${quoteServerText(s, secret)}`);
-  if (err instanceof OpenAI.APIConnectionTimeoutError) return new InputError(`${url}: the server did not answer in time`);
+  const say = (s: string) => new RemoteServerError(`${url}: ${quoteServerText(s, secret)}`);
+  if (err instanceof OpenAI.APIConnectionTimeoutError) return new RemoteServerError(`${url}: the server did not answer in time`);
   if (err instanceof OpenAI.APIConnectionError) {
     const cause = (err as { cause?: unknown }).cause;
     if (cause instanceof ResponseTooLargeError || cause instanceof RedirectRefusedError) return say(cause.message);

@@ -12,7 +12,7 @@
  */
 import OpenAI from 'openai';
 import { readModelConfig, type ModelConfig } from '../config';
-import { InputError } from '../errors';
+import { InputError, RemoteServerError } from '../errors';
 import { loadModelTokenizer, type ModelTokenizer } from '../tokenizer';
 import type { ChatMessage, Generation, GenerationRequest, PromptSource, TextGenerator } from '../types';
 import { EXTENSIONS_VERSION, LAYER_EXTENSIONS, type CompletionRequestBody, type CompletionResponseBody, type HealthBody } from './completionApi';
@@ -259,7 +259,7 @@ async function withRetries<T>(server: Server, limits: Limits, signal: AbortSigna
       const decision = retryDecision(err, tried, limits.maxRetries);
       if (!decision.retry) {
         const e = remoteError(server.url, err, limits.apiKey);
-        if (decision.reason && e instanceof InputError) throw new InputError(`${e.message}; ${decision.reason}`);
+        if (decision.reason && e instanceof RemoteServerError) throw new RemoteServerError(`${e.message}; ${decision.reason}`);
         throw e;
       }
       limits.notice(`${server.url}: ${decision.why}; retry ${tried + 1} of ${limits.maxRetries} in ${formatSeconds(decision.waitMs)}`);
