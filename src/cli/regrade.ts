@@ -12,6 +12,7 @@ import { readGrading } from './grade';
 import { loadDataset } from '../audit/dataset/dataset';
 import { ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset/question';
 import { emptyRegradeCounts, regradeRecord } from '../audit/run/regrade';
+import { checkRecordSet } from '../audit/run/recordSetCheck';
 import { MANIFEST_FILE, prepareRunFolder, readManifest, readRecords, RECORDS_FILE, SUMMARY_FILE, writeFileAtomic, writeJson, writeManifest } from '../audit/run/runStore';
 import { summarize } from '../audit/results/summary';
 import { formatSummary } from '../audit/report/summaryText';
@@ -66,6 +67,7 @@ export const regradeCommand: Command = {
 
     const { values: records, warnings } = readRecords(run);
     for (const w of warnings) warn(w);
+    checkRecordSet(run, manifest, records, fs.existsSync(path.join(run, SUMMARY_FILE)));
     if (records.length === 0) throw new UsageError(`${path.join(run, RECORDS_FILE)}: no finished question to regrade`);
     const counts = emptyRegradeCounts();
     const out = records.map((r) => {
