@@ -81,4 +81,19 @@ describe('the record set every reader checks', () => {
     assert.notEqual(t.code, 0);
     assert.match(t.stderr, /question "arith-A00-0000" is recorded twice \(records 1 and 6\)/);
   });
+
+  it('regrade checks a --data FILE against the run whatever the format, and the records against it', () => {
+    const data = path.join(repoRoot, 'media/demo/data/arith-test.jsonl');
+    const other = path.join(repoRoot, 'media/demo/data/choice-test.jsonl');
+    const r = runCli(['regrade', BASE, '--data', other, '--out', path.join(root, 'other-format')], { cwd: root, env });
+    assert.notEqual(r.code, 0);
+    // Loaded in the run's format, another format's file is named for what it is.
+    assert.ok(r.stderr.startsWith(`reach-audit regrade: ${other}: answer format gsm8k does not fit this file's ARC `), r.stderr);
+    const edited = editedRun('edited-gold', (rs) => rs.map((x, i) => (i === 2 ? { ...x, gold: '12345' } : x)));
+    const g = runCli(['regrade', edited, '--data', data, '--out', path.join(root, 'edited-gold-regraded')], { cwd: root, env });
+    assert.notEqual(g.code, 0);
+    assert.match(g.stderr, new RegExp(`question "arith-A02-0002" has gold "12345", ${data.replace(/[.]/g, '\\.')}:3 has "`));
+    const ok = runCli(['regrade', BASE, '--data', data, '--out', path.join(root, 'base-regraded')], { cwd: root, env });
+    assert.equal(ok.code, 0, ok.stderr);
+  });
 });

@@ -8,6 +8,7 @@
 import * as path from 'node:path';
 import { InputError } from '../../engine/errors';
 import type { QuestionRecord, RunManifest } from '../../contract';
+import type { Question } from '../dataset/question';
 import { RECORDS_FILE } from './runStore';
 
 const DAMAGED = 'the file was edited or damaged';
@@ -45,4 +46,22 @@ export function checkRecordSet(folder: string, manifest: RunManifest, records: r
       }
     }
   }
+}
+
+/**
+ * The records hold the dataset's questions as the run read them: each id in the dataset, at its
+ * line, with its gold. A gold edited in records.jsonl would otherwise change every verdict's
+ * meaning without a trace (merge, regrade). Returns the problems, one per question.
+ */
+export function recordsVsDataset(recordsFile: string, datasetFile: string, records: readonly QuestionRecord[], questions: readonly Question[]): string[] {
+  const byId = new Map(questions.map((q) => [q.id, q]));
+  const problems: string[] = [];
+  for (const r of records) {
+    const q = byId.get(r.id);
+    const where = `${recordsFile}: question ${JSON.stringify(r.id)}`;
+    if (!q) problems.push(`${where} is not in ${datasetFile}`);
+    else if (q.gold !== r.gold) problems.push(`${where} has gold ${JSON.stringify(r.gold)}, ${datasetFile}:${q.line} has ${JSON.stringify(q.gold)}`);
+    else if (q.line !== r.line) problems.push(`${where} is at line ${r.line}, ${datasetFile} has it at line ${q.line}`);
+  }
+  return problems;
 }
