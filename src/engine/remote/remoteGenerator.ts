@@ -98,6 +98,7 @@ interface Limits {
 
 export class RemoteGenerator implements TextGenerator {
   readonly numBlocks: number;
+  private watch: NodeJS.Timeout | undefined;
   private constructor(
     readonly config: ModelConfig,
     private readonly tokenizer: ModelTokenizer,
@@ -177,17 +178,25 @@ export class RemoteGenerator implements TextGenerator {
       }
     }
     const perServer = this.info.concurrency;
-    // A server that keeps requests waiting is mentioned once a minute, so a slow server is never a silent hang.
-    const watch = setInterval(() => this.mentionSlowServers(), this.limits.slowNoticeMs);
-    watch.unref();
-    try {
-      return await runPooled(
-        requests,
-        this.servers.map((server) => ({ slots: perServer, run: (r: GenerationRequest, s: AbortSignal) => this.complete(server, r, s) })),
-        signal,
-      );
-    } finally {
-      clearInterval(watch);
+    return runPooled(
+      requests,
+      this.servers.map((server) => ({ slots: perServer, run: (r: GenerationRequest, s: AbortSignal) => this.complete(server, r, s) })),
+      signal,
+    );
+  }
+
+  /**
+   * One watch for the whole generator while any request waits (an audit has many generate calls in
+   * flight): a server that keeps requests waiting is mentioned once a minute, never a silent hang.
+   */
+  private watchWaiting(): void {
+    const waiting = this.servers.some((s) => s.waiting.size > 0);
+    if (waiting && !this.watch) {
+      this.watch = setInterval(() => this.mentionSlowServers(), this.limits.slowNoticeMs);
+      this.watch.unref();
+    } else if (!waiting && this.watch) {
+      clearInterval(this.watch);
+      this.watch = undefined;
     }
   }
 
@@ -221,6 +230,7 @@ export class RemoteGenerator implements TextGenerator {
     };
     const waiting = { since: Date.now() };
     server.waiting.add(waiting);
+    this.watchWaiting();
     try {
       // The SDK's params type has no room for the extensions; the body is sent as given.
       const response = await withRetries(server, this.limits, signal, () =>
@@ -229,6 +239,7 @@ export class RemoteGenerator implements TextGenerator {
       return toGeneration(response, request, this.tokenizer, this.numBlocks, server.url);
     } finally {
       server.waiting.delete(waiting);
+      this.watchWaiting();
     }
   }
 

@@ -232,6 +232,23 @@ describe('remote backend: hostile servers', () => {
     }
   });
 
+  it('many generate calls waiting on one server give one line per interval, not one per call', async () => {
+    const s = await hostileServer(() => {
+      /* never answers */
+    });
+    try {
+      const notices: string[] = [];
+      const remote = await RemoteGenerator.open({ modelDir, baseUrls: [s.url], apiModel: 'm', checkSeed: false, concurrency: 8, timeoutMs: 700, maxRetries: 0, slowNoticeMs: 300, onNotice: (m) => notices.push(m) });
+      const calls = Array.from({ length: 8 }, () => remote.generate([request]).catch(() => undefined));
+      await Promise.all(calls);
+      const slow = notices.filter((n) => n.includes('waiting, the oldest'));
+      assert.ok(slow.length >= 1 && slow.length <= 3, slow.join('\n'));
+      assert.match(slow[0], /: 8 requests waiting, the oldest for /);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('a server that never answers is given up on after --timeout (defect 5)', async () => {
     const s = await hostileServer(() => {
       /* never answers */
