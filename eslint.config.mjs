@@ -131,8 +131,9 @@ export default defineConfig(
         [
           {
             folder: 'src/engine',
-            reason: "go through the engine's entry module (src/engine/index.ts; errors and types alone are allowed where loading the runtime would be wasted)",
-            except: ['src/engine', 'src/engine/index', 'src/engine/errors', 'src/engine/types'],
+            reason: "go through the engine's entry module (src/engine/index.ts; errors, types and the remote limits alone are allowed where loading the runtime would be wasted)",
+            // remoteLimits: numbers only, named by the option table the extension reads.
+            except: ['src/engine', 'src/engine/index', 'src/engine/errors', 'src/engine/types', 'src/engine/remote/remoteLimits'],
           },
           { folder: 'src/cli', reason: 'the service sits below the CLI' },
           { folder: 'src/extension', reason: 'the service sits below the extension' },

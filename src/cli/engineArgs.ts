@@ -8,12 +8,24 @@ import { checkRoute, checkSilenced, parseWeightPrecision, type Route, type TextG
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
+/** parseArgs' message as one line; a value that starts with '-' (`--shard -1/2`) is named with its flag. */
+function usageMessage(err: unknown, args: readonly string[]): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const ambiguous = /^Option '(--[\w-]+)[^']*' argument is ambiguous/.exec(message);
+  if (ambiguous) {
+    const flag = ambiguous[1];
+    const value = args[args.indexOf(flag) + 1] ?? '';
+    return `${flag}: the value '${value}' starts with '-' and reads as an option; if it is the value you mean, write ${flag}=${value}`;
+  }
+  return message.split('\n')[0];
+}
+
 /** parseArgs, strict, no positionals; its TypeErrors become UsageErrors. */
 export function parseFlags<O extends Options>(args: string[], options: O) {
   try {
     return parseArgs({ args, options, strict: true, allowPositionals: false }).values;
   } catch (err) {
-    throw new UsageError(err instanceof Error ? err.message.split('\n')[0] : String(err));
+    throw new UsageError(usageMessage(err, args));
   }
 }
 
@@ -22,7 +34,7 @@ export function parseFlagsAndFolders<O extends Options>(args: string[], options:
   try {
     return parseArgs({ args, options, strict: true, allowPositionals: true });
   } catch (err) {
-    throw new UsageError(err instanceof Error ? err.message.split('\n')[0] : String(err));
+    throw new UsageError(usageMessage(err, args));
   }
 }
 

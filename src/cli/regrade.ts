@@ -12,6 +12,7 @@ import { readGrading } from './grade';
 import { loadDataset } from '../audit/dataset/dataset';
 import { ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset/question';
 import { emptyRegradeCounts, regradeRecord } from '../audit/run/regrade';
+import { checkRecordSet, recordsVsDataset } from '../audit/run/recordSetCheck';
 import { FAILURE_SET_FILE, MANIFEST_FILE, prepareRunFolder, readManifest, readRecords, RECORDS_FILE, SUMMARY_FILE, writeFileAtomic, writeJson, writeManifest } from '../audit/run/runStore';
 import { summarize } from '../audit/results/summary';
 import { formatSummary } from '../audit/report/summaryText';
@@ -57,17 +58,25 @@ export const regradeCommand: Command = {
     if (format === 'regex' && !values.pattern) throw new UsageError(`${run} is a regex-format run: give its prediction pattern with --pattern REGEX`);
 
     // Choice questions need their choices, which live in the dataset, not in the records.
+    // A --data FILE is always checked against the run (another file, or another format, is refused).
     const byId = new Map<string, Question>();
-    if (format === 'choice') {
+    let datasetFile: string | undefined;
+    if (format === 'choice' || values.data !== undefined) {
       const file = values.data ?? manifest.dataset.path;
       if (!fs.existsSync(file)) throw new UsageError(`${file}: the run's dataset is not there; give it with --data FILE`);
-      const dataset = loadDataset(file, { format: 'choice' });
+      const dataset = loadDataset(file, { format });
       if (dataset.contentHash !== manifest.dataset.contentHash) throw new UsageError(`${file}: not the dataset this run audited (its content hash differs from ${MANIFEST_FILE}'s)`);
       for (const q of dataset.questions) byId.set(q.id, q);
+      datasetFile = file;
     }
 
     const { values: records, warnings } = readRecords(run);
     for (const w of warnings) warn(w);
+    checkRecordSet(run, manifest, records, fs.existsSync(path.join(run, SUMMARY_FILE)));
+    if (datasetFile !== undefined) {
+      const problems = recordsVsDataset(path.join(run, RECORDS_FILE), datasetFile, records, [...byId.values()]);
+      if (problems.length > 0) throw new UsageError(`the records do not match the dataset (the records were edited, or this is another dataset) —\n  ${problems.slice(0, 10).join('\n  ')}`);
+    }
     if (records.length === 0) throw new UsageError(`${path.join(run, RECORDS_FILE)}: no finished question to regrade`);
     const counts = emptyRegradeCounts();
     const referenceProbes = manifest.repair?.referenceProbes ?? [];

@@ -4,7 +4,7 @@
  * lines on stdout (src/service/protocol.ts); stdout carries nothing else, diagnostics go to stderr.
  * When stdin closes (the extension went away) everything is cancelled and the process exits.
  */
-import type { Command } from './command';
+import { UsageError, type Command } from './command';
 import { parseFlags } from './engineArgs';
 import { SERVE_HTTP_HELP, serveHttp } from './serveHttp';
 import { EngineService, MAX_REQUEST_BYTES } from '../service/engineService';
@@ -25,6 +25,13 @@ export const serveCommand: Command = {
   help,
   async run(args) {
     if (args.some((a) => a === '--http' || a.startsWith('--http='))) return serveHttp(args);
+    if (args.length > 0) {
+      // Every serve option belongs to --http; without it, serve is the extension's engine process.
+      const flag = args.find((a) => a.startsWith('--'));
+      if (flag !== undefined && flag !== '--help') {
+        throw new UsageError(`${flag.split('=')[0]} is an option of \`serve --http HOST:PORT\`; without --http, serve is the VS Code extension's engine process and takes no options`);
+      }
+    }
     parseFlags(args, {});
     // stdout is the protocol channel: anything else that writes there (a library's console.log)
     // goes to stderr instead, so it cannot corrupt an event line.

@@ -4,8 +4,8 @@
  */
 import * as path from 'node:path';
 import { loadModel } from '../engine/index';
-import { startHttpServer } from '../service/httpServer';
-import { UsageError } from './command';
+import { checkListenAccess, isLoopback, startHttpServer } from '../service/httpServer';
+import { UsageError, warn } from './command';
 import { MODEL_FLAGS, MODEL_FLAGS_HELP, parseFlags, parseWholeNumber, progressToStderr, requireModel } from './engineArgs';
 
 export const SERVE_HTTP_HELP = [
@@ -22,7 +22,10 @@ export const SERVE_HTTP_HELP = [
   '  --http HOST:PORT     where to listen (use 127.0.0.1 to stay on this machine; port 0 picks one)',
   ...MODEL_FLAGS_HELP,
   '  --name NAME          model name clients see (default: the folder name)',
-  '  --token-env VAR      require "Authorization: Bearer $VAR" (the token is read from that variable)',
+  '  --token-env VAR      require "Authorization: Bearer $VAR" (the token is read from that variable);',
+  '                       without it /health answers only {"status":"ok"}',
+  '  --allow-no-token     listen beyond loopback (0.0.0.0, a LAN address) with no token: anyone who',
+  '                       can reach the port can run the model (refused without this flag)',
   '  --max-batch N        most sequences in one engine batch (default 32)',
   '  --max-tokens N       most tokens one request may generate (default 8192)',
   '  --max-body-bytes N   largest request body (default 4 MiB)',
@@ -41,6 +44,7 @@ export async function serveHttp(args: string[]): Promise<number> {
     http: { type: 'string' },
     name: { type: 'string' },
     'token-env': { type: 'string' },
+    'allow-no-token': { type: 'boolean' },
     'max-batch': { type: 'string' },
     'max-tokens': { type: 'string' },
     'max-body-bytes': { type: 'string' },
@@ -52,6 +56,9 @@ export async function serveHttp(args: string[]): Promise<number> {
     token = process.env[v['token-env']];
     if (!token) throw new UsageError(`--token-env: the environment variable ${v['token-env']} is empty or not set`);
   }
+  // Refused before the model loads; an accepted open port is said out loud.
+  checkListenAccess(host, v.http ?? '', token !== undefined, v['allow-no-token'] === true);
+  if (token === undefined && !isLoopback(host)) warn(`--http ${v.http} with --allow-no-token: anyone who can reach this port can run the model`);
   const model = await loadModel(dir, {
     cacheDir: v['cache-dir'],
     threads: parseWholeNumber(v.threads, '--threads', 1),
@@ -64,6 +71,7 @@ export async function serveHttp(args: string[]): Promise<number> {
     host,
     port,
     token,
+    allowNoToken: v['allow-no-token'] === true,
     maxNewTokens: parseWholeNumber(v['max-tokens'], '--max-tokens', 1),
     maxBodyBytes: parseWholeNumber(v['max-body-bytes'], '--max-body-bytes', 1024),
   });

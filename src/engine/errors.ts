@@ -18,3 +18,11 @@ export class MissingChatTemplateError extends InputError {
     super(`${configFile}: the model has no chat_template; expected one, or use a raw prompt (--raw)`);
   }
 }
+
+/**
+ * A remote server failed or answered outside what was asked (--backend openai). An audit that
+ * meets one mid-run says how many finished questions are kept and how to resume.
+ */
+export class RemoteServerError extends InputError {
+  override name = 'RemoteServerError';
+}

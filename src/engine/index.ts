@@ -8,7 +8,7 @@ export { Model } from './model';
 export { DEFAULT_MAX_BATCH } from './types';
 export type { LoadOptions, ForwardOptions, ForwardItem } from './model';
 export type { StepTiming } from './generationScheduler';
-export { InputError } from './errors';
+export { InputError, RemoteServerError } from './errors';
 export type * from './types';
 
 /** Loads (building and caching the ONNX graphs on first use) the model in `dir`. */
@@ -24,7 +24,8 @@ export { Xoshiro128 } from './sampling';
 export { assertFolderFree, lockFolder, recoveredNote, type FolderLock } from './folderLock';
 export { createFolder, describeFsError } from './folderCreation';
 export { parseWeightPrecision, WEIGHT_PRECISIONS, type WeightPrecision } from './weightPrecision';
-export { RemoteGenerator, publicUrl, type RemoteOptions, type RemoteBackendInfo } from './remote/remoteGenerator';
+export { RemoteGenerator, checkBaseUrl, publicUrl, type RemoteOptions, type RemoteBackendInfo } from './remote/remoteGenerator';
 export { EXTENSIONS_VERSION, LAYER_EXTENSIONS } from './remote/completionApi';
+export { quoteValue } from './remote/quoteValue';
 export type { CompletionRequestBody, CompletionResponseBody, CompletionChoice, HealthBody } from './remote/completionApi';
 export { modelFloatBytes } from './memoryFootprint';

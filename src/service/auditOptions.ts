@@ -7,6 +7,7 @@
 // The error class alone: the extension reads this table through the protocol, and the engine's entry module would load the runtime.
 import { InputError } from '../engine/errors';
 import { DEFAULT_MAX_BATCH } from '../engine/types';
+import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, MAX_RETRY_AFTER_MS } from '../engine/remote/remoteLimits';
 import { ANSWER_FORMATS } from '../audit/dataset/question';
 import { DEFAULT_DEPLOYMENT } from '../audit/probes/deployment';
 import { DEFAULT_SAMPLE_DECODING } from '../audit/probes/probeDecoding';
@@ -176,6 +177,22 @@ export const AUDIT_OPTIONS = {
   apiModel: { flag: 'api-model', kind: 'string', arg: 'NAME', cliOnly: true, help: "the server's model name (default: the first it lists)" },
   apiKeyEnv: { flag: 'api-key-env', kind: 'string', arg: 'VAR', cliOnly: true, help: 'read the API key from this environment variable (never written anywhere)' },
   concurrency: { flag: 'concurrency', kind: 'wholeNumber', min: 1, arg: 'N', cliOnly: true, help: 'requests in flight per server (default 4)' },
+  timeout: {
+    flag: 'timeout',
+    kind: 'number',
+    range: { allows: (n: number) => n > 0 && n <= 86_400, expected: 'a number of seconds above 0 and at most 86400' },
+    arg: 'S',
+    cliOnly: true,
+    help: `seconds one request may take, from sending it to the answer's last byte\n(default ${DEFAULT_TIMEOUT_MS / 1000}); a slow server is mentioned every minute`,
+  },
+  maxRetries: {
+    flag: 'max-retries',
+    kind: 'wholeNumber',
+    min: 0,
+    arg: 'N',
+    cliOnly: true,
+    help: `tries again after a timeout, a lost connection, 408/409/429 or 5xx (default\n${DEFAULT_MAX_RETRIES}); each wait is printed, Retry-After is honoured up to ${MAX_RETRY_AFTER_MS / 1000} s`,
+  },
 } as const satisfies Record<string, OptionSpec>;
 
 export type AuditOptionName = keyof typeof AUDIT_OPTIONS;

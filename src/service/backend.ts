@@ -4,11 +4,11 @@
  * access (routes, search, the repair scan, the global-route selector) are refused unless every
  * server announces the layer extensions.
  */
-import { InputError, loadModel, RemoteGenerator, type LoadOptions, type RemoteBackendInfo, type TextGenerator } from '../engine/index';
+import { checkBaseUrl, InputError, loadModel, RemoteGenerator, type LoadOptions, type RemoteBackendInfo, type TextGenerator } from '../engine/index';
 import type { RunSettings } from '../audit/run/manifest';
 import type { AuditOptions } from './auditOptions';
 
-export type BackendOptions = Pick<AuditOptions, 'backend' | 'baseUrl' | 'apiModel' | 'apiKeyEnv' | 'concurrency'>;
+export type BackendOptions = Pick<AuditOptions, 'backend' | 'baseUrl' | 'apiModel' | 'apiKeyEnv' | 'concurrency' | 'timeout' | 'maxRetries'>;
 
 export interface OpenedBackend {
   generator: TextGenerator;
@@ -21,12 +21,16 @@ export interface OpenedBackend {
 export function checkBackendOptions(options: BackendOptions): void {
   const backend = options.backend ?? 'local';
   if (backend !== 'local' && backend !== 'openai') throw new InputError(`--backend ${backend}: expected local or openai`);
-  const remoteOnly = ([['baseUrl', 'base-url'], ['apiModel', 'api-model'], ['apiKeyEnv', 'api-key-env'], ['concurrency', 'concurrency']] as const).filter(([k]) => options[k] !== undefined);
+  const remoteOnly = (
+    [['baseUrl', 'base-url'], ['apiModel', 'api-model'], ['apiKeyEnv', 'api-key-env'], ['concurrency', 'concurrency'], ['timeout', 'timeout'], ['maxRetries', 'max-retries']] as const
+  ).filter(([k]) => options[k] !== undefined);
   if (backend === 'local' && remoteOnly.length > 0) throw new InputError(`--${remoteOnly[0][1]} is for --backend openai`);
   if (backend === 'openai' && (options.baseUrl ?? []).length === 0) throw new InputError('--backend openai needs --base-url URL (e.g. http://127.0.0.1:8000/v1)');
   if (options.apiKeyEnv !== undefined && !process.env[options.apiKeyEnv]) {
     throw new InputError(`--api-key-env: the environment variable ${options.apiKeyEnv} is empty or not set`);
   }
+  // A file:// or credential-bearing URL is refused now, not retried for seconds at the first request.
+  for (const url of options.baseUrl ?? []) checkBaseUrl(url);
 }
 
 export async function openBackend(options: BackendOptions, modelDir: string, load: LoadOptions, warn: (message: string) => void): Promise<OpenedBackend> {
@@ -40,6 +44,9 @@ export async function openBackend(options: BackendOptions, modelDir: string, loa
     apiModel: options.apiModel,
     apiKey: options.apiKeyEnv !== undefined ? process.env[options.apiKeyEnv] : undefined,
     concurrency: options.concurrency,
+    ...(options.timeout !== undefined ? { timeoutMs: Math.ceil(options.timeout * 1000) } : {}),
+    ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+    onNotice: warn,
   });
   if (remote.info.seedHonoured === false) {
     warn(`${remote.info.baseUrls.join(', ')}: two identical seeded samples differed, so the server does not honour seed; sampled outputs are not reproducible (recorded in manifest.json)`);

@@ -2,8 +2,8 @@
  * The engine over HTTP (`reach-audit serve --http`): the OpenAI completions API plus the layer
  * extensions `route` and `silenced_mlp`, so route, search and repair probes can run on another
  * machine. Requests that arrive together are decoded in one engine batch. Binds to loopback unless
- * told otherwise; an optional bearer token; request bodies, prompts and token budgets are bounded
- * before anything is allocated.
+ * told otherwise, and beyond it only with a bearer token (or an explicit flag); request bodies,
+ * prompts, routes and token budgets are bounded before anything is tokenized or allocated.
  */
 import * as crypto from 'node:crypto';
 import * as http from 'node:http';
@@ -15,6 +15,7 @@ import {
   EXTENSIONS_VERSION,
   InputError,
   LAYER_EXTENSIONS,
+  quoteValue,
   type CompletionRequestBody,
   type CompletionResponseBody,
   type GenerationRequest,
@@ -36,6 +37,8 @@ export interface HttpServerOptions {
   port: number;
   /** Bearer token clients must send; none when undefined. */
   token?: string;
+  /** Listen beyond loopback without a token (anyone who can reach the port can run the model). */
+  allowNoToken?: boolean;
   maxBodyBytes?: number;
   /** Most tokens one request may ask for. */
   maxNewTokens?: number;
@@ -59,24 +62,53 @@ class HttpError extends Error {
   }
 }
 
+/** A route may hold each block at most twice (the audit's own routes never hold more). */
+export const MAX_ROUTE_BLOCKS_FACTOR = 2;
+
+/** Listening beyond loopback needs a token, or the explicit flag that accepts an open port. */
+export function checkListenAccess(host: string, listen: string, hasToken: boolean, allowNoToken: boolean): void {
+  if (hasToken || allowNoToken || isLoopback(host)) return;
+  throw new InputError(
+    `--http ${listen}: listening beyond this machine without a token lets anyone who can reach the port run the model; ` +
+      'set a token with --token-env VAR (clients send it with --api-key-env), listen on 127.0.0.1, or pass --allow-no-token to accept that',
+  );
+}
+
+/** Whether a listen address stays on this machine. */
+export function isLoopback(host: string): boolean {
+  const h = host.toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || h === '::ffff:127.0.0.1';
+}
+
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
   const { model } = options;
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const maxNewTokens = options.maxNewTokens ?? 8192;
   let served = 0;
   const expected = options.token === undefined ? undefined : Buffer.from(`Bearer ${options.token}`);
+  checkListenAccess(options.host, `${options.host}:${options.port}`, expected !== undefined, options.allowNoToken === true);
 
   const server = http.createServer((req, res) => {
     void handle(req, res).catch((err: unknown) => {
       const e = err instanceof HttpError ? err : err instanceof InputError ? new HttpError(400, err.message) : new HttpError(500, err instanceof Error ? err.message : String(err), 'server_error');
-      if (!res.headersSent) sendJson(res, e.status, { error: { message: e.message, type: e.type, param: e.param, code: null } });
-      else res.destroy();
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (e.status === 413) {
+        // The rest of an oversized body is not read: the answer says so and the connection closes after it.
+        res.setHeader('connection', 'close');
+        res.once('finish', () => setTimeout(() => req.socket.destroy(), 1000).unref());
+      }
+      sendJson(res, e.status, { error: { message: e.message, type: e.type, param: e.param, code: null } });
     });
   });
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (req.method === 'GET' && url.pathname === '/health') {
+      // Liveness for anyone; what the model is, only for a client with the token.
+      if (expected && !authorized(req)) return sendJson(res, 200, { status: 'ok' });
       const body: HealthBody = {
         status: 'ok',
         model: options.modelName,
@@ -128,12 +160,14 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     sendJson(res, 200, response);
   }
 
-  function authorize(req: http.IncomingMessage): void {
-    if (!expected) return;
+  function authorized(req: http.IncomingMessage): boolean {
+    if (!expected) return true;
     const given = Buffer.from(req.headers.authorization ?? '');
-    if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) {
-      throw new HttpError(401, 'missing or wrong bearer token', 'authentication_error');
-    }
+    return given.length === expected.length && crypto.timingSafeEqual(given, expected);
+  }
+
+  function authorize(req: http.IncomingMessage): void {
+    if (!authorized(req)) throw new HttpError(401, 'missing or wrong bearer token', 'authentication_error');
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -159,21 +193,24 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > limit) {
+      // Refused unread (the connection closes after the answer), not drained.
       reject(new HttpError(413, `request body of ${declared} bytes is over the limit of ${limit}`));
-      req.resume();
       return;
     }
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
+        // Chunked bodies have no declared length: stop reading here and answer 413, as for a declared one.
+        req.off('data', onData);
+        req.pause();
         reject(new HttpError(413, `request body is over the limit of ${limit} bytes`));
-        req.destroy();
         return;
       }
       chunks.push(chunk);
-    });
+    };
+    req.on('data', onData);
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
@@ -193,11 +230,12 @@ function parseBody(text: string): Record<string, unknown> {
 function field<T>(body: Record<string, unknown>, name: keyof CompletionRequestBody, check: (v: unknown) => v is T, expected: string): T | undefined {
   const v = body[name];
   if (v === undefined || v === null) return undefined;
-  if (!check(v)) throw new HttpError(400, `${name}: expected ${expected}, got ${JSON.stringify(v).slice(0, 80)}`, 'invalid_request_error', name);
+  if (!check(v)) throw new HttpError(400, `${name}: expected ${expected}, got ${quoteValue(v)}`, 'invalid_request_error', name);
   return v;
 }
 
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const isArray = (v: unknown): v is unknown[] => Array.isArray(v);
 const isInt = (v: unknown): v is number => Number.isInteger(v);
 const isIntArray = (v: unknown): v is number[] => Array.isArray(v) && v.every(isInt);
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string');
@@ -208,20 +246,26 @@ export function toRequest(body: Record<string, unknown>, model: ServedModel, max
   if (field(body, 'stream', isBoolean, 'a boolean')) throw new HttpError(400, 'stream: streaming is not supported; send stream: false', 'invalid_request_error', 'stream');
   const n = field(body, 'n', isInt, 'an integer') ?? 1;
   if (n !== 1) throw new HttpError(400, `n: only 1 completion per request is supported, got ${n}`, 'invalid_request_error', 'n');
-  const prompt = body.prompt;
-  let promptIds: number[];
-  if (typeof prompt === 'string') promptIds = model.encodeRaw(prompt);
-  else if (isIntArray(prompt)) promptIds = prompt;
-  else throw new HttpError(400, 'prompt: expected a string or an array of token ids (one prompt per request)', 'invalid_request_error', 'prompt');
-  if (promptIds.length === 0) throw new HttpError(400, 'prompt: is empty', 'invalid_request_error', 'prompt');
   const maxTokens = field(body, 'max_tokens', isInt, 'an integer') ?? 16;
   if (maxTokens < 1 || maxTokens > maxNewTokensLimit) throw new HttpError(400, `max_tokens: expected 1 to ${maxNewTokensLimit}, got ${maxTokens}`, 'invalid_request_error', 'max_tokens');
   const context = model.config.maxPositionEmbeddings;
-  if (promptIds.length + maxTokens > context) {
-    throw new HttpError(400, `prompt (${promptIds.length} tokens) + max_tokens (${maxTokens}) is over the model's context of ${context} tokens`, 'invalid_request_error', 'prompt');
-  }
-  const temperature = field(body, 'temperature', isNumber, 'a number') ?? 1;
-  const topP = field(body, 'top_p', isNumber, 'a number') ?? 1;
+  const overContext = (tokens: string) => new HttpError(400, `prompt (${tokens} tokens) + max_tokens (${maxTokens}) is over the model's context of ${context} tokens`, 'invalid_request_error', 'prompt');
+  const prompt = body.prompt;
+  let promptIds: number[];
+  if (typeof prompt === 'string') {
+    // A text that cannot fit is refused from its length, before the tokenizer holds the event loop.
+    const least = model.tokensAtLeast?.({ raw: prompt }) ?? 0;
+    if (least + maxTokens > context) throw overContext(`at least ${least}`);
+    promptIds = model.encodeRaw(prompt);
+  } else if (isArray(prompt)) {
+    if (prompt.length + maxTokens > context) throw overContext(String(prompt.length));
+    if (!isIntArray(prompt)) throw new HttpError(400, 'prompt: expected a string or an array of token ids (one prompt per request)', 'invalid_request_error', 'prompt');
+    promptIds = prompt;
+  } else throw new HttpError(400, 'prompt: expected a string or an array of token ids (one prompt per request)', 'invalid_request_error', 'prompt');
+  if (promptIds.length === 0) throw new HttpError(400, 'prompt: is empty', 'invalid_request_error', 'prompt');
+  if (promptIds.length + maxTokens > context) throw overContext(String(promptIds.length));
+  const temperature = field(body, 'temperature', isNumber, 'a finite number') ?? 1;
+  const topP = field(body, 'top_p', isNumber, 'a finite number') ?? 1;
   if (temperature < 0 || temperature > 10) throw new HttpError(400, `temperature: expected 0 to 10, got ${temperature}`, 'invalid_request_error', 'temperature');
   if (topP <= 0 || topP > 1) throw new HttpError(400, `top_p: expected more than 0 and at most 1, got ${topP}`, 'invalid_request_error', 'top_p');
   const seed = field(body, 'seed', isInt, 'an integer') ?? 0;
@@ -229,6 +273,14 @@ export function toRequest(body: Record<string, unknown>, model: ServedModel, max
   const stop = typeof stopField === 'string' ? [stopField] : field(body, 'stop', isStringArray, 'a string or an array of strings');
   if (stop && (stop.length > 16 || stop.some((s) => s.length === 0 || s.length > 256))) {
     throw new HttpError(400, 'stop: expected at most 16 non-empty strings of at most 256 characters', 'invalid_request_error', 'stop');
+  }
+  // Lengths first: a step's cost grows with the route, and a 4 MiB body holds two million entries.
+  const maxRoute = MAX_ROUTE_BLOCKS_FACTOR * model.numBlocks;
+  if (isArray(body.route) && body.route.length > maxRoute) {
+    throw new HttpError(400, `route: holds ${body.route.length} block indices; at most ${maxRoute} (each of the ${model.numBlocks} blocks at most twice)`, 'invalid_request_error', 'route');
+  }
+  if (isArray(body.silenced_mlp) && body.silenced_mlp.length > model.numBlocks) {
+    throw new HttpError(400, `silenced_mlp: holds ${body.silenced_mlp.length} block indices; the model has ${model.numBlocks} blocks`, 'invalid_request_error', 'silenced_mlp');
   }
   const routeField = field(body, 'route', isIntArray, 'an array of block indices');
   const silencedField = field(body, 'silenced_mlp', isIntArray, 'an array of block indices');

@@ -206,15 +206,17 @@ export const FLOW_KEYS = [
   'unreached->unreached',
 ] as const;
 
-const mdCell = (s: string) => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+// Model folder names and --labels are text: HTML in them would render in a Markdown viewer, so <, > and & become entities.
+const mdText = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const mdCell = (s: string) => mdText(s).replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 
 export function tablesMarkdown(views: readonly TableView[]): string {
   return views
     .map((v) =>
       [
-        `### ${v.title}`,
+        `### ${mdText(v.title)}`,
         '',
-        ...v.notes,
+        ...v.notes.map(mdText),
         '',
         `| ${v.headers.map(mdCell).join(' | ')} |`,
         `|${v.headers.map(() => '---').join('|')}|`,

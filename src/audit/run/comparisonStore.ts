@@ -10,6 +10,7 @@ import { compareRecords } from '../results/compare';
 import { isObject, type RunRef, type RunSummary, type StoredComparison } from '../../contract';
 import { validateStoredComparison } from './runFileValidation';
 import { comparisonMismatches, type RunManifest } from './manifest';
+import { checkRecordSet } from './recordSetCheck';
 import { readJsonFile, readManifest, readRecords, readSummary, runTimeStamp, safeRunName, writeJson, prepareRunFolder } from './runStore';
 import { summarize } from '../results/summary';
 
@@ -27,6 +28,7 @@ export function loadRun(folder: string): { manifest: RunManifest; summary: RunSu
   const manifest = readManifest(folder);
   const records = readRecords(folder);
   const stored = readSummary(folder);
+  checkRecordSet(folder, manifest, records.values, stored !== undefined);
   return { manifest, records, summary: stored ?? summarize(records.values), finished: stored !== undefined };
 }
 

@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { InputError } from '../../engine/errors';
+import { InputError, RemoteServerError } from '../../engine/errors';
 import { lockFolder, recoveredNote } from '../../engine/folderLock';
 import { describeFsError, isStorageError } from '../../engine/folderCreation';
 import type { TextGenerator } from '../../engine/types';
@@ -178,6 +178,13 @@ function inDatasetOrder(folder: string, finished: readonly QuestionRecord[]): vo
   writeFileAtomic(failureFile, lines(finished.map((r) => members.get(r.id)).filter((m) => m !== undefined)));
 }
 
+/** A server that failed mid-run: what it did, what is kept, and how to go on once it is fixed. */
+function remoteFailure(err: RemoteServerError, kept: number, folder: string, resumeCommand: string | undefined): RemoteServerError {
+  return new RemoteServerError(
+    `${err.message}. ${kept} finished question${kept === 1 ? ' is' : 's are'} kept in ${path.join(folder, RECORDS_FILE)}; continue with: ${resumeCommand ?? 'the same command with --resume'}`,
+  );
+}
+
 /** Activations that overflowed: which finished questions are kept (the others were not audited). */
 function overflowFailure(err: NonFiniteActivations, kept: number, folder: string): InputError {
   return new InputError(
@@ -214,7 +221,13 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
 
   // One question costs about what a warm-up would: no estimate for it.
   if (input.onEstimate && remaining.length > 1) {
-    const estimate = await estimateAudit(input.model, remaining, input.settings, input.signal);
+    let estimate: AuditEstimate | undefined;
+    try {
+      estimate = await estimateAudit(input.model, remaining, input.settings, input.signal);
+    } catch (err) {
+      if (err instanceof RemoteServerError) throw remoteFailure(err, doneIds.size, folder, input.resumeCommand);
+      throw err;
+    }
     if (estimate) input.onEstimate(estimate);
   }
 
@@ -280,6 +293,7 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
     );
   } catch (err) {
     if (err instanceof NonFiniteActivations) throw overflowFailure(err, doneIds.size + doneThisSession, folder);
+    if (err instanceof RemoteServerError) throw remoteFailure(err, doneIds.size + doneThisSession, folder, input.resumeCommand);
     if (!(err instanceof AuditAborted)) throw err;
     stopped = true;
   } finally {

@@ -14,7 +14,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { InputError } from '../../engine/errors';
 import { lockFolder } from '../../engine/folderLock';
-import type { Question } from '../dataset/question';
+import type { AnswerFormat, Question } from '../dataset/question';
+import { loadDataset } from '../dataset/dataset';
+import { recordsVsDataset } from './recordSetCheck';
 import { summarize } from '../results/summary';
 import { manifestMismatches } from './manifest';
 import type { QuestionRecord, RunManifest, RunSummary, ShardSelection, ShardSpec } from '../../contract';
@@ -115,6 +117,7 @@ export function mergeShards(folders: readonly string[], outFolder: string, onWar
       problems.push(`shard ${run.shard.index}/${count} (${run.folder}) has no ${SUMMARY_FILE}: it did not finish; resume it with --resume`);
     }
   }
+  problems.push(...shardRecordsVsDataset(runs, onWarning));
   const owner = new Map<string, string>();
   for (const run of runs) {
     for (const r of run.records) {
@@ -174,4 +177,25 @@ export function mergeShards(folders: readonly string[], outFolder: string, onWar
   } finally {
     lock.release();
   }
+}
+
+/** Every shard's records against the run's dataset, when it is still where the manifest says and unchanged. */
+function shardRecordsVsDataset(runs: readonly ShardRun[], onWarning: (m: string) => void): string[] {
+  const { path: file, contentHash, format } = runs[0].manifest.dataset;
+  // Shards are often merged on another machine than the one with the dataset: then there is nothing to check against.
+  if (!fs.existsSync(file)) return [];
+  let questions: Question[];
+  try {
+    const dataset = loadDataset(file, { format: format as AnswerFormat });
+    if (dataset.contentHash !== contentHash) {
+      onWarning(`${file} changed since the shards ran: their records are not checked against it`);
+      return [];
+    }
+    questions = dataset.questions;
+  } catch (err) {
+    if (!(err instanceof InputError)) throw err;
+    onWarning(`the records are not checked against the dataset: ${err.message}`);
+    return [];
+  }
+  return runs.flatMap((run) => recordsVsDataset(path.join(run.folder, RECORDS_FILE), file, run.records, questions));
 }

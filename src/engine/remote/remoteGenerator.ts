@@ -2,18 +2,25 @@
  * A TextGenerator whose generations run on OpenAI-compatible servers (vLLM, SGLang, TGI,
  * llama.cpp's server, Ollama, or `reach-audit serve --http`). The prompt is rendered and tokenized
  * locally with the model folder's own chat template and tokenizer and sent as token ids, so the
- * remote deployment sees exactly the tokens the local one would. Retries with backoff (honouring
- * Retry-After), timeouts and error types come from the maintained `openai` client.
+ * remote deployment sees exactly the tokens the local one would. Requests, error types and auth come
+ * from the maintained `openai` client; its body reading is bounded (boundedFetch.ts), its answers
+ * are checked against the request (completionResponse.ts), and retries are this module's
+ * (retryPolicy.ts): bounded, announced, and stopped at once by the caller's abort.
  *
  * Layer routes and silenced MLPs need layer access: only a server that announces the extensions on
  * its health endpoint (our own) gets them; anything else is refused before a request is sent.
  */
 import OpenAI from 'openai';
 import { readModelConfig, type ModelConfig } from '../config';
-import { InputError } from '../errors';
+import { InputError, RemoteServerError } from '../errors';
 import { loadModelTokenizer, type ModelTokenizer } from '../tokenizer';
 import type { ChatMessage, Generation, GenerationRequest, PromptSource, TextGenerator } from '../types';
 import { EXTENSIONS_VERSION, LAYER_EXTENSIONS, type CompletionRequestBody, type CompletionResponseBody, type HealthBody } from './completionApi';
+import { boundedFetch, readBounded } from './boundedFetch';
+import { toGeneration } from './completionResponse';
+import { remoteError } from './remoteErrors';
+import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from './remoteLimits';
+import { formatSeconds, retryDecision, sleep } from './retryPolicy';
 import { runPooled } from './requestPool';
 import type { RemoteBackendInfo } from '../../contract';
 
@@ -31,10 +38,36 @@ export interface RemoteOptions {
   apiKey?: string;
   /** Requests in flight per server. */
   concurrency?: number;
+  /** One attempt's limit, from sending the request to the last byte of the answer. */
   timeoutMs?: number;
+  /** Tries after the first for a request that timed out, could not connect, or got 408/409/429/5xx. */
   maxRetries?: number;
+  /** Progress lines while waiting (a retry, a slow server); the audit prints them as warnings. */
+  onNotice?: (message: string) => void;
+  /** How long requests wait on a server before it is mentioned, and how often after (default a minute). */
+  slowNoticeMs?: number;
   /** Send two identical seeded requests at open to see whether the server honours `seed`. */
   checkSeed?: boolean;
+}
+
+/** How often a server that keeps requests waiting is mentioned. */
+const SLOW_NOTICE_MS = 60_000;
+
+/** A --base-url the backend can use: http or https, and no credentials in it (they belong in --api-key-env). */
+export function checkBaseUrl(raw: string): string {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new InputError(`--base-url: '${raw}' is not a URL (expected e.g. http://127.0.0.1:8000/v1)`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') {
+    throw new InputError(`--base-url: '${publicUrl(raw)}' uses ${u.protocol}; expected an http:// or https:// server URL`);
+  }
+  if (u.username !== '' || u.password !== '') {
+    throw new InputError(`--base-url: '${publicUrl(raw)}' carries a user name or password; give the key with --api-key-env VAR instead`);
+  }
+  return publicUrl(raw);
 }
 
 /** A URL as it may be written down: no user info, query or fragment (they can carry secrets). */
@@ -51,15 +84,27 @@ interface Server {
   url: string;
   client: OpenAI;
   layerAccess: boolean;
+  /** When each request now waiting on this server was sent (for the slow-server line). */
+  waiting: Set<{ since: number }>;
+}
+
+interface Limits {
+  timeoutMs: number;
+  slowNoticeMs: number;
+  maxRetries: number;
+  apiKey?: string;
+  notice: (message: string) => void;
 }
 
 export class RemoteGenerator implements TextGenerator {
   readonly numBlocks: number;
+  private watch: NodeJS.Timeout | undefined;
   private constructor(
     readonly config: ModelConfig,
     private readonly tokenizer: ModelTokenizer,
     private readonly servers: Server[],
     readonly info: RemoteBackendInfo,
+    private readonly limits: Limits,
   ) {
     this.numBlocks = config.numBlocks;
   }
@@ -70,25 +115,26 @@ export class RemoteGenerator implements TextGenerator {
     const tokenizer = loadModelTokenizer(options.modelDir, config);
     const concurrency = options.concurrency ?? 4;
     if (!Number.isInteger(concurrency) || concurrency < 1) throw new InputError(`--concurrency: expected a whole number >= 1, got ${concurrency}`);
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new InputError(`--timeout: expected a positive number of seconds, got ${timeoutMs / 1000}`);
+    const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+    if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new InputError(`--max-retries: expected a whole number >= 0, got ${maxRetries}`);
+    const limits: Limits = { timeoutMs, slowNoticeMs: options.slowNoticeMs ?? SLOW_NOTICE_MS, maxRetries, notice: options.onNotice ?? (() => {}), ...(options.apiKey ? { apiKey: options.apiKey } : {}) };
     const servers: Server[] = [];
     for (const raw of options.baseUrls) {
-      let url: string;
-      try {
-        url = publicUrl(raw);
-      } catch {
-        throw new InputError(`--base-url: '${raw}' is not a URL (expected e.g. http://127.0.0.1:8000/v1)`);
-      }
+      const url = checkBaseUrl(raw);
       const client = new OpenAI({
         baseURL: raw,
         // The client insists on a key; local servers without auth ignore it.
         apiKey: options.apiKey ?? 'no-key',
-        maxRetries: options.maxRetries ?? 4,
-        timeout: options.timeoutMs ?? 600_000,
-        fetch: openAiEnvelope,
+        // Retries are ours (retryPolicy.ts): bounded waits, announced, interrupted by an abort.
+        maxRetries: 0,
+        timeout: timeoutMs,
+        fetch: boundedFetch(),
       });
-      servers.push({ url, client, layerAccess: await announcesLayerAccess(raw, config, url) });
+      servers.push({ url, client, layerAccess: await announcesLayerAccess(raw, config, url, limits), waiting: new Set() });
     }
-    const apiModel = options.apiModel ?? (await firstModel(servers[0]));
+    const apiModel = options.apiModel ?? (await firstModel(servers[0], limits));
     const info: RemoteBackendInfo = {
       backend: 'openai',
       baseUrls: servers.map((s) => s.url),
@@ -97,7 +143,7 @@ export class RemoteGenerator implements TextGenerator {
       seedHonoured: null,
       concurrency,
     };
-    const generator = new RemoteGenerator(config, tokenizer, servers, info);
+    const generator = new RemoteGenerator(config, tokenizer, servers, info, limits);
     if (options.checkSeed ?? true) info.seedHonoured = await generator.seedIsHonoured();
     return generator;
   }
@@ -139,6 +185,33 @@ export class RemoteGenerator implements TextGenerator {
     );
   }
 
+  /**
+   * One watch for the whole generator while any request waits (an audit has many generate calls in
+   * flight): a server that keeps requests waiting is mentioned once a minute, never a silent hang.
+   */
+  private watchWaiting(): void {
+    const waiting = this.servers.some((s) => s.waiting.size > 0);
+    if (waiting && !this.watch) {
+      this.watch = setInterval(() => this.mentionSlowServers(), this.limits.slowNoticeMs);
+      this.watch.unref();
+    } else if (!waiting && this.watch) {
+      clearInterval(this.watch);
+      this.watch = undefined;
+    }
+  }
+
+  private mentionSlowServers(): void {
+    const now = Date.now();
+    for (const server of this.servers) {
+      const oldest = Math.min(...[...server.waiting].map((w) => w.since));
+      if (!Number.isFinite(oldest) || now - oldest < this.limits.slowNoticeMs) continue;
+      this.limits.notice(
+        `${server.url}: ${server.waiting.size} ${server.waiting.size === 1 ? 'request' : 'requests'} waiting, the oldest for ${formatSeconds(now - oldest)} ` +
+          `(each attempt gives up after ${formatSeconds(this.limits.timeoutMs)}: --timeout)`,
+      );
+    }
+  }
+
   private async complete(server: Server, request: GenerationRequest, signal: AbortSignal): Promise<Generation> {
     const layered = needsLayerAccess(request, this.numBlocks);
     const body: CompletionRequestBody = {
@@ -155,14 +228,19 @@ export class RemoteGenerator implements TextGenerator {
       ...(layered && request.route ? { route: [...request.route] } : {}),
       ...(layered && request.silencedMlp && request.silencedMlp.length > 0 ? { silenced_mlp: [...request.silencedMlp] } : {}),
     };
-    let response: CompletionResponseBody;
+    const waiting = { since: Date.now() };
+    server.waiting.add(waiting);
+    this.watchWaiting();
     try {
       // The SDK's params type has no room for the extensions; the body is sent as given.
-      response = (await server.client.completions.create(body as unknown as OpenAI.CompletionCreateParamsNonStreaming, { signal })) as unknown as CompletionResponseBody;
-    } catch (err) {
-      throw remoteError(server.url, err);
+      const response = await withRetries(server, this.limits, signal, () =>
+        server.client.completions.create(body as unknown as OpenAI.CompletionCreateParamsNonStreaming, { signal }) as unknown as Promise<CompletionResponseBody>,
+      );
+      return toGeneration(response, request, this.tokenizer, this.numBlocks, server.url);
+    } finally {
+      server.waiting.delete(waiting);
+      this.watchWaiting();
     }
-    return toGeneration(response, request, this.tokenizer, this.numBlocks, server.url);
   }
 
   /** Two identical seeded samples: equal text means the seed is honoured (as far as one can tell). */
@@ -179,83 +257,62 @@ function needsLayerAccess(r: GenerationRequest, numBlocks: number): boolean {
   return !identity || (r.silencedMlp !== undefined && r.silencedMlp.length > 0);
 }
 
-/** The Generation a completion response stands for; `numBlocks` prices an implicit identity route. */
-export function toGeneration(response: CompletionResponseBody, request: GenerationRequest, tokenizer: Pick<ModelTokenizer, 'encodeText'>, numBlocks: number, url: string): Generation {
-  const choice = response?.choices?.[0];
-  if (!choice || typeof choice.text !== 'string') {
-    throw new InputError(`${url}: the completion response has no choices[0].text (got ${JSON.stringify(response).slice(0, 200)})`);
+/**
+ * One request with this module's retries: a retryable failure waits (announced) and tries again,
+ * up to the limit; anything else, or the last failure, becomes one line naming the server.
+ */
+async function withRetries<T>(server: Server, limits: Limits, signal: AbortSignal | undefined, attempt: () => Promise<T>): Promise<T> {
+  for (let tried = 0; ; tried++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason ?? err;
+      const decision = retryDecision(err, tried, limits.maxRetries);
+      if (!decision.retry) {
+        const e = remoteError(server.url, err, limits.apiKey);
+        if (decision.reason && e instanceof RemoteServerError) throw new RemoteServerError(`${e.message}; ${decision.reason}`);
+        throw e;
+      }
+      limits.notice(`${server.url}: ${decision.why}; retry ${tried + 1} of ${limits.maxRetries} in ${formatSeconds(decision.waitMs)}`);
+      await sleep(decision.waitMs, signal);
+    }
   }
-  const tokens = Array.isArray(choice.token_ids) ? choice.token_ids.filter((t): t is number => Number.isInteger(t)) : tokenizer.encodeText(choice.text);
-  const logprobs = (choice.logprobs?.token_logprobs ?? []).filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
-  const generated = Array.isArray(choice.token_ids) ? tokens.length : (response.usage?.completion_tokens ?? tokens.length);
-  const routeLength = request.route?.length ?? numBlocks;
-  return {
-    tokens,
-    text: choice.text,
-    logprobs,
-    finishReason: choice.finish_reason === 'length' ? 'length' : 'stop',
-    cost: { generatedTokens: generated, blockApplications: routeLength * (request.promptIds.length + generated) },
-  };
 }
 
-async function announcesLayerAccess(baseUrl: string, config: ModelConfig, url: string): Promise<boolean> {
+async function announcesLayerAccess(baseUrl: string, config: ModelConfig, url: string, limits: Limits): Promise<boolean> {
   let health: Partial<HealthBody> | undefined;
   try {
-    const response = await fetch(new URL('/health', baseUrl), { signal: AbortSignal.timeout(10_000) });
-    if (!response.ok) return false;
-    health = (await response.json()) as Partial<HealthBody>;
+    // Our server shows its details only to a client with the token (a bare /health just says ok).
+    const response = await fetch(new URL('/health', baseUrl), {
+      signal: AbortSignal.timeout(Math.min(10_000, limits.timeoutMs)),
+      redirect: 'manual',
+      ...(limits.apiKey ? { headers: { authorization: `Bearer ${limits.apiKey}` } } : {}),
+    });
+    if (!response.ok) {
+      await response.body?.cancel();
+      return false;
+    }
+    health = JSON.parse(await readBounded(response, 64 * 1024)) as Partial<HealthBody>;
   } catch {
     return false;
   }
   const ext = health?.reach_audit;
   if (!ext || ext.extensions_version !== EXTENSIONS_VERSION) return false;
-  if (!LAYER_EXTENSIONS.every((e) => ext.extensions?.includes(e))) return false;
+  if (!Array.isArray(ext.extensions) || !LAYER_EXTENSIONS.every((e) => ext.extensions.includes(e))) return false;
   if (ext.num_blocks !== config.numBlocks) {
     throw new InputError(`${url}: the server's model has ${ext.num_blocks} blocks, the local model folder's config.json says ${config.numBlocks}: not the same model`);
   }
   return true;
 }
 
-async function firstModel(server: Server): Promise<string> {
+async function firstModel(server: Server, limits: Limits): Promise<string> {
   try {
-    const page = await server.client.models.list();
-    const first = page.data[0]?.id;
-    if (!first) throw new InputError(`${server.url}: the server lists no models; name one with --api-model`);
+    const page = await withRetries(server, limits, undefined, () => server.client.models.list());
+    const first: unknown = Array.isArray(page.data) ? page.data[0]?.id : undefined;
+    if (typeof first !== 'string' || first === '') throw new InputError(`${server.url}: the server lists no models; name one with --api-model`);
     return first;
   } catch (err) {
     if (err instanceof InputError) throw err;
-    throw remoteError(server.url, err);
+    throw remoteError(server.url, err, limits.apiKey);
   }
-}
-
-/**
- * fetch that rewraps error bodies of the form {"object":"error","message":…} (vLLM's, among others)
- * into the OpenAI envelope {"error":{…}}, which is the only one the client reads a message from.
- */
-async function openAiEnvelope(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-  const response = await fetch(input, init);
-  if (response.ok) return response;
-  const text = await response.text();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-  const body = isRecord(parsed) && !('error' in parsed) && typeof parsed.message === 'string' ? JSON.stringify({ error: parsed }) : text;
-  // The body is now decoded text of another length: its length and encoding headers no longer apply.
-  const headers = new Headers(response.headers);
-  headers.delete('content-length');
-  headers.delete('content-encoding');
-  return new Response(body, { status: response.status, statusText: response.statusText, headers });
-}
-
-/** One readable line naming the server and what it said. */
-export function remoteError(url: string, err: unknown): Error {
-  if (err instanceof OpenAI.APIUserAbortError) return err;
-  if (err instanceof OpenAI.APIConnectionTimeoutError) return new InputError(`${url}: the server did not answer in time`);
-  if (err instanceof OpenAI.APIConnectionError) return new InputError(`${url}: cannot reach the server (${err.message})`);
-  if (err instanceof OpenAI.APIError) return new InputError(`${url}: the server answered ${err.status ?? '?'}: ${err.message}`);
-  return err instanceof Error ? err : new Error(String(err));
 }

@@ -10,7 +10,8 @@ import { test } from 'node:test';
 import { runAudit } from '../../../src/audit/run/runFolderAudit';
 import { mergeShards, parseShard, shardQuestions, shardSelection, type ShardSpec } from '../../../src/audit/run/shards';
 import { InputError } from '../../../src/engine/errors';
-import { fakeFor, settingsFor, smallDataset, tempDir } from './fixtures';
+import { fakeFor, gsm8kText, settingsFor, smallDataset, tempDir } from './fixtures';
+import { loadDataset } from '../../../src/audit/dataset/dataset';
 
 const dataset = smallDataset(23);
 const common = { engineVersion: 'test', dataset, name: 't', inFlight: 4, modelInfo: { path: '/m', contentHash: 'h' } };
@@ -85,6 +86,43 @@ test('a missing, duplicated or unfinished shard, or other settings, is refused w
   const single = tempDir();
   await runAudit({ ...common, questions: dataset.questions.slice(0, 3), settings: settingsFor(), model: fakeFor(dataset), folder: single, resume: false });
   expectRefusal([single], /not a shard/);
+});
+
+test('a gold edited in a shard\'s records is refused when the run\'s dataset is at hand (issue 29)', async () => {
+  const root = tempDir();
+  const file = path.join(root, 'test.jsonl');
+  fs.writeFileSync(file, gsm8kText(10));
+  const onDisk = loadDataset(file);
+  const folders: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    const shard = { index: i, count: 2 };
+    const folder = path.join(root, `s${i}`);
+    const settings = settingsFor();
+    await runAudit({
+      ...common,
+      dataset: onDisk,
+      name: `t-shard-${i}-of-2`,
+      questions: shardQuestions(onDisk.questions, shard),
+      settings: { ...settings, selection: { ...settings.selection, shard: shardSelection(onDisk.questions, shard) } },
+      model: fakeFor(onDisk),
+      folder,
+      resume: false,
+    });
+    folders.push(folder);
+  }
+  const recordsFile = path.join(folders[1], 'records.jsonl');
+  const lines = fs.readFileSync(recordsFile, 'utf8').trimEnd().split('\n');
+  const edited = JSON.parse(lines[0]) as { id: string; gold: string; line: number };
+  const gold = edited.gold;
+  lines[0] = JSON.stringify({ ...edited, gold: '999999' });
+  fs.writeFileSync(recordsFile, lines.join('\n') + '\n');
+  assert.throws(
+    () => mergeShards(folders, path.join(root, 'merged'), () => {}),
+    (e: unknown) => e instanceof InputError && e.message.includes(`${recordsFile}: question ${JSON.stringify(edited.id)} has gold "999999", ${file}:${edited.line} has ${JSON.stringify(gold)}`),
+  );
+  lines[0] = JSON.stringify(edited);
+  fs.writeFileSync(recordsFile, lines.join('\n') + '\n');
+  assert.equal(mergeShards(folders, path.join(root, 'merged'), () => {}).records, 10, 'the untouched shards merge');
 });
 
 test('the README shows the cluster scripts exactly as tools/cluster has them', () => {

@@ -126,7 +126,8 @@ test('unequal budgets are listed apart and not counted; the renderings escape an
   const matched = await auditWith(DEFAULT_RATES);
   const view = routesVsSearchView(routesVsSearchTable([{ ...matched, model: '=HYPERLINK("x")|<b>' }]));
   assert.match(tableCsv(view), /'=HYPERLINK\(""x""\)\|<b>/, 'a formula-looking cell is quoted and neutralised');
-  assert.match(tablesMarkdown([view]), /=HYPERLINK\("x"\)\\\|<b>/, 'a pipe cannot split a Markdown cell');
+  assert.match(tablesMarkdown([view]), /=HYPERLINK\("x"\)\\\|&lt;b&gt;/, 'a pipe cannot split a Markdown cell, nor HTML render in one');
+  assert.ok(!tablesMarkdown([view]).includes('<b>'), 'no raw HTML from a model name in the Markdown');
   const page = tablesHtml('t', [view]);
   assert.ok(!page.includes('<b>') && page.includes('&lt;b&gt;'), 'HTML escapes the model name');
   assert.match(page, /Content-Security-Policy/);

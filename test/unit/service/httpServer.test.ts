@@ -1,12 +1,33 @@
 /**
  * `serve --http` and the remote backend together: generations through two local HTTP servers equal
  * the in-process engine's (greedy, seeded samples, routes, silenced MLPs, stop strings), requests
- * are spread over the servers, and bad or oversized requests get a 4xx naming the field.
+ * are spread over the servers, and bad or oversized requests get a 4xx naming the field. Issue 29:
+ * routes, prompt text and bodies of any encoding are bounded before any work (a 100,000-entry route,
+ * a 3.9 MB prompt, a chunked or falsely declared huge body), values are quoted without serializing
+ * them (deep nesting, 1e999), /health shows the model only with the token, and listening beyond
+ * loopback without a token is refused.
  */
+
+/** POSTs `body` by hand (node:http, so the body can be chunked or endless); the status, or the error. */
+function rawPost(url: string, send: (req: http.ClientRequest) => void, headers: Record<string, string | number> = {}): Promise<{ status?: number; body: string; error?: string; ms: number }> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const req = http.request(`${url}/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode, body, ms: Date.now() - started }));
+      res.on('error', (e) => resolve({ status: res.statusCode, body, error: e.message, ms: Date.now() - started }));
+    });
+    req.on('error', (e) => resolve({ body: '', error: e.message, ms: Date.now() - started }));
+    send(req);
+  });
+}
 import * as assert from 'node:assert/strict';
+import * as http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { RemoteGenerator, type GenerationRequest } from '../../../src/engine';
-import { startHttpServer, type RunningHttpServer } from '../../../src/service/httpServer';
+import { isLoopback, startHttpServer, type RunningHttpServer } from '../../../src/service/httpServer';
 import { SMALL_SPECS } from '../../support/modelFolder';
 import { fixture, promptIds, type Fixture } from '../engine/engineTestModels';
 
@@ -73,7 +94,7 @@ describe('serve --http with the remote backend', () => {
       [{ prompt: [1, 2], max_tokens: 4, stream: true }, 400, /stream/],
       [{ prompt: [1, V + 5], max_tokens: 4 }, 400, /prompt/],
       [{ prompt: 'x'.repeat(10), max_tokens: 100_000 }, 400, /max_tokens/],
-      [{ prompt: [1, 2], max_tokens: 4, temperature: 'hot' }, 400, /temperature: expected a number/],
+      [{ prompt: [1, 2], max_tokens: 4, temperature: 'hot' }, 400, /temperature: expected a finite number/],
       ['not an object', 400, /JSON object/],
     ];
     for (const [body, status, message] of cases) {
@@ -86,6 +107,92 @@ describe('serve --http with the remote backend', () => {
     assert.equal(big.status, 413);
     const lost = await fetch(`${servers[0].url}/nowhere`);
     assert.equal(lost.status, 404);
+  });
+
+  it('bounds a route at twice the blocks before reading its values (defect 2)', async (t) => {
+    const started = Date.now();
+    const route = Array.from({ length: 100_000 }, (_, i) => i % 4);
+    const r = await fetch(`${servers[0].url}/completions`, { method: 'POST', body: JSON.stringify({ prompt: [1, 2], max_tokens: 4, route }) });
+    const json = (await r.json()) as { error: { message: string; param: string } };
+    assert.equal(r.status, 400);
+    assert.equal(json.error.message, 'route: holds 100000 block indices; at most 8 (each of the 4 blocks at most twice)');
+    assert.equal(json.error.param, 'route');
+    assert.ok(Date.now() - started < 2000, `${Date.now() - started} ms`);
+    t.diagnostic(`100,000-entry route refused in ${Date.now() - started} ms`);
+    const ok = await fetch(`${servers[0].url}/completions`, { method: 'POST', body: JSON.stringify({ prompt: [1, 2], max_tokens: 2, route: [0, 0, 1, 1, 2, 2, 3, 3] }) });
+    assert.equal(ok.status, 200, 'a route of 2L blocks runs');
+    const silenced = await fetch(`${servers[0].url}/completions`, { method: 'POST', body: JSON.stringify({ prompt: [1, 2], max_tokens: 2, silenced_mlp: [0, 1, 2, 3, 0] }) });
+    assert.equal(silenced.status, 400);
+  });
+
+  it('refuses a prompt text that cannot fit from its length, before tokenizing; /health stays quick (defect 3)', async (t) => {
+    const prompt = 'word '.repeat(780_000); // 3.9 MB
+    const started = Date.now();
+    const pending = fetch(`${servers[0].url}/completions`, { method: 'POST', body: JSON.stringify({ prompt, max_tokens: 4 }) });
+    const health = await fetch(servers[0].url.replace(/\/v1$/, '/health'));
+    const healthMs = Date.now() - started;
+    const r = await pending;
+    const json = (await r.json()) as { error: { message: string } };
+    assert.equal(r.status, 400);
+    assert.match(json.error.message, /^prompt \(at least \d+ tokens\) \+ max_tokens \(4\) is over the model's context of \d+ tokens$/);
+    assert.equal(health.status, 200);
+    assert.ok(Date.now() - started < 3000 && healthMs < 3000, `refused in ${Date.now() - started} ms, /health in ${healthMs} ms`);
+    t.diagnostic(`3.9 MB prompt refused in ${Date.now() - started} ms, /health in ${healthMs} ms`);
+  });
+
+  it('quotes bad values without serializing them: deep nesting, 1e999', async (t) => {
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+    const cases: [string, RegExp][] = [
+      [`{"prompt":[1,2],"max_tokens":4,"stop":${deep}}`, /^stop: expected a string or an array of strings, got an array of 1$/],
+      [`{"prompt":[1,2],"max_tokens":4,"seed":${deep}}`, /^seed: expected an integer, got an array of 1$/],
+      ['{"prompt":[1,2],"max_tokens":4,"temperature":1e999}', /^temperature: expected a finite number, got Infinity$/],
+    ];
+    for (const [body, message] of cases) {
+      const r = await fetch(`${servers[0].url}/completions`, { method: 'POST', body });
+      const json = (await r.json()) as { error: { message: string } };
+      assert.equal(r.status, 400, body.slice(0, 60));
+      assert.match(json.error.message, message);
+      t.diagnostic(json.error.message);
+    }
+  });
+
+  it('answers 413 to a chunked body over the limit, and to a huge declared one without reading it', async (t) => {
+    const chunked = await rawPost(servers[0].url, (req) => {
+      // No content-length: node sends it chunked, 5 MB in 64 KB pieces.
+      const piece = 'x'.repeat(64 * 1024);
+      let sent = 0;
+      const more = () => {
+        while (sent < 80 && req.write(piece)) sent++;
+        if (sent >= 80) req.end();
+        else req.once('drain', () => (sent++, more()));
+      };
+      req.on('error', () => {});
+      more();
+    });
+    assert.equal(chunked.status, 413, JSON.stringify(chunked));
+    assert.match(chunked.body, /request body is over the limit of 4194304 bytes/);
+
+    // Declares 1 GB and keeps sending: the answer comes at once, and the server stops taking bytes.
+    let written = 0;
+    const declared = await rawPost(
+      servers[0].url,
+      (req) => {
+        const piece = Buffer.alloc(64 * 1024, 120);
+        const more = () => {
+          while (written < 256 * 1024 * 1024 && !req.destroyed && req.write(piece)) written += piece.length;
+          if (!req.destroyed && written < 256 * 1024 * 1024) req.once('drain', () => ((written += piece.length), more()));
+        };
+        req.on('error', () => {});
+        more();
+        setTimeout(() => req.destroy(), 5000).unref();
+      },
+      { 'content-length': 1024 * 1024 * 1024 },
+    );
+    assert.equal(declared.status, 413, JSON.stringify(declared));
+    assert.match(declared.body, /request body of 1073741824 bytes is over the limit/);
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.ok(written < 32 * 1024 * 1024, `the client got ${written} bytes in`);
+    t.diagnostic(`413 for a declared 1 GB in ${declared.ms} ms; the client got ${written} bytes in before the connection closed`);
   });
 
   it('prompt plus max_tokens over the context is refused', async () => {
@@ -102,13 +209,26 @@ describe('serve --http with the remote backend', () => {
       assert.equal(anonymous.status, 401);
       const health = await fetch(guarded.url.replace(/\/v1$/, '/health'));
       assert.equal(health.status, 200, 'health needs no token');
+      assert.deepEqual(await health.json(), { status: 'ok' }, 'but shows the model only to a client with it');
       await assert.rejects(RemoteGenerator.open({ modelDir: f.written.dir, baseUrls: [guarded.url], checkSeed: false, maxRetries: 0 }), /answered 401/);
       const remote = await RemoteGenerator.open({ modelDir: f.written.dir, baseUrls: [guarded.url], apiKey: 's3cret-token', checkSeed: false });
       const [g] = await remote.generate([requests()[0]]);
       assert.equal(g.tokens.length > 0, true);
       assert.ok(!JSON.stringify(remote.info).includes('s3cret'), 'the backend info carries no secret');
+      assert.equal(remote.info.layerAccess, true, 'the client sends the token to /health and sees the extensions');
     } finally {
       await guarded.close();
+    }
+  });
+
+  it('refuses to listen beyond loopback without a token unless told to', async () => {
+    for (const host of ['127.0.0.1', '127.5.6.7', '::1', 'localhost']) assert.equal(isLoopback(host), true, host);
+    for (const host of ['0.0.0.0', '::', '192.168.1.4', 'example.test', '::ffff:10.0.0.1']) assert.equal(isLoopback(host), false, host);
+    for (const host of ['0.0.0.0', '::']) {
+      await assert.rejects(
+        startHttpServer({ model: f.model, modelName: 'open', host, port: 0 }),
+        /listening beyond this machine without a token lets anyone who can reach the port run the model; set a token with --token-env VAR/,
+      );
     }
   });
 });

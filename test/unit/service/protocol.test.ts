@@ -82,7 +82,7 @@ describe('requests', () => {
 
   // --json is about printing (not an audit option); the scale-out options (shards, remote servers) are
   // for the command line: the extension always audits in its own engine process.
-  const COMMAND_LINE_ONLY = ['shard', 'backend', 'base-url', 'api-model', 'api-key-env', 'concurrency'];
+  const COMMAND_LINE_ONLY = ['shard', 'backend', 'base-url', 'api-model', 'api-key-env', 'concurrency', 'timeout', 'max-retries'];
   test('every flag of `reach-audit audit` has a request option (except the command-line-only ones), and --help names it', () => {
     const sample: Record<OptionSpec['kind'], { value: unknown; text: string | string[] | boolean }> = {
       string: { value: 'x', text: 'x' },
