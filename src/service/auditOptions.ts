@@ -96,6 +96,12 @@ export const AUDIT_OPTIONS = {
     arg: 'α|off',
     help: `MCTS progressive widening: a node holds at most 1 + floor(visits^α) children\n(α from 0 to 1, default ${DEFAULT_SEARCH.widening}); off: every child is tried before going deeper`,
   },
+  searchPreset: {
+    flag: 'search-preset',
+    kind: 'string',
+    arg: 'published',
+    help: 'the released Chain-of-Layers MCTS constants: c = 1.414, λ = 5 and its length bounds for\n28/36/48-block models (flags given beside it win; docs/design.md, Deviations)',
+  },
   searchReward: {
     flag: 'search-reward',
     kind: 'string',

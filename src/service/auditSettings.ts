@@ -142,6 +142,8 @@ export interface PreSettings {
   search: RunSettings['search'];
   /** --min-route-length / --max-route-length as given (checked against the model once it loads). */
   routeLengths: { min?: number; max?: number };
+  /** --search-preset published: the published length bounds for the model sizes they were given for. */
+  publishedBounds: boolean;
   deployment: Deployment;
   /** Questions open at once (see questionPipeline.ts). */
   inFlight: number;
@@ -175,6 +177,8 @@ export function readPreSettings(options: AuditOptions): PreSettings {
   const wantsGlobal = selectors.includes('global-route') && routeBudget > 0;
   const globalRoutes = wantsGlobal ? (options.globalRoutes ?? routeBudget) : 0;
   const seed = options.seed ?? AUDIT_DEFAULTS.seed;
+  if (options.searchPreset !== undefined && options.searchPreset !== 'published') throw new InputError(`--search-preset ${options.searchPreset}: expected published`);
+  const published = options.searchPreset === 'published';
   if (seed > 0xffffffff) throw new InputError(`--seed: expected a whole number from 0 to 4294967295, got '${seed}'`);
   return {
     probes,
@@ -185,14 +189,15 @@ export function readPreSettings(options: AuditOptions): PreSettings {
     seed,
     maxEdits: options.maxEdits ?? AUDIT_DEFAULTS.maxEdits,
     search: {
-      c: options.searchC ?? DEFAULT_SEARCH.c,
-      lambda: options.searchLambda ?? DEFAULT_SEARCH.lambda,
+      c: options.searchC ?? (published ? PUBLISHED_SEARCH.c : DEFAULT_SEARCH.c),
+      lambda: options.searchLambda ?? (published ? PUBLISHED_SEARCH.lambda : DEFAULT_SEARCH.lambda),
       exploration: options.searchRandomChild ?? DEFAULT_SEARCH.exploration,
       widening: readWidening(options.searchWidening),
       // Recorded only when not the default, so every manifest that reads as the 0/1 search stays as it was.
       ...(oneOf(options.searchReward, '--search-reward', SEARCH_REWARDS, 'correct') === 'gold-logprob' ? { reward: 'gold-logprob' as const } : {}),
     },
     routeLengths: readRouteLengths(options),
+    publishedBounds: published && options.minRouteLength === undefined && options.maxRouteLength === undefined,
     deployment: readDeployment(options),
     grading: {
       correctBy: oneOf(options.correctBy, '--correct-by', CORRECT_BY, DEFAULT_GRADING.correctBy),
@@ -202,6 +207,18 @@ export function readPreSettings(options: AuditOptions): PreSettings {
     maxBatch: options.maxBatch,
   };
 }
+
+/**
+ * --search-preset published: the constants of the released Chain-of-Layers MCTS (docs/design.md,
+ * "Deviations"): c = √2, λ = 5, and its length bounds for the model sizes it lists (other sizes keep
+ * ours). Flags given beside it win. The UCB's root-count form and its descent without widening are
+ * not offered, so this is the published search's constants, not its walk.
+ */
+export const PUBLISHED_SEARCH = {
+  c: Math.SQRT2,
+  lambda: 5,
+  lengthBounds: { 28: { min: 16, max: 32 }, 36: { min: 24, max: 44 }, 48: { min: 36, max: 54 } } as Record<number, { min: number; max: number }>,
+};
 
 function readWidening(value: string | undefined): number | 'off' {
   if (value === undefined) return DEFAULT_SEARCH.widening;
@@ -219,7 +236,7 @@ function readRouteLengths(options: AuditOptions): PreSettings['routeLengths'] {
 
 /** The route space for an L-block model: the bounds given, else the model's defaults; bounds that leave out the identity are refused. */
 export function routeSpaceFor(pre: PreSettings, numBlocks: number): RunSettings['routeSpace'] {
-  const d = routeLengthBounds(numBlocks);
+  const d = (pre.publishedBounds ? PUBLISHED_SEARCH.lengthBounds[numBlocks] : undefined) ?? routeLengthBounds(numBlocks);
   const bounds = { min: pre.routeLengths.min ?? d.min, max: pre.routeLengths.max ?? d.max };
   const problem = lengthBoundsProblem(bounds, numBlocks);
   if (problem) throw new InputError(`--min-route-length/--max-route-length: ${problem}`);

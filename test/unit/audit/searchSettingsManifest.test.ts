@@ -30,6 +30,14 @@ test('search flags and route length bounds are read into the run settings, defau
   assert.equal(settingsOf({ 'search-reward': 'gold-logprob' }).search.reward, 'gold-logprob');
   assert.equal(settingsOf({ 'search-reward': 'correct' }).search.reward, undefined);
   assert.throws(() => settingsOf({ 'search-reward': 'logprob' }), /--search-reward logprob: expected one of correct, gold-logprob/);
+  // The published constants, and its length bounds where it gave them (28 blocks: 16-32); flags beside it win.
+  const published = settingsOf({ 'search-preset': 'published' }, 28);
+  assert.deepEqual([published.search.c, published.search.lambda], [Math.SQRT2, 5]);
+  assert.deepEqual(published.routeSpace, { maxEdits: 4, minLength: 16, maxLength: 32 });
+  assert.deepEqual(settingsOf({ 'search-preset': 'published' }).routeSpace, { maxEdits: 4, minLength: 5, maxLength: 10 }, 'an 8-block model keeps our bounds');
+  assert.equal(settingsOf({ 'search-preset': 'published', 'search-c': '1' }, 28).search.c, 1);
+  assert.deepEqual(settingsOf({ 'search-preset': 'published', 'max-route-length': '30' }, 28).routeSpace, { maxEdits: 4, minLength: 19, maxLength: 30 });
+  assert.throws(() => settingsOf({ 'search-preset': 'cola' }), /--search-preset cola: expected published/);
   // The global-route pool is drawn inside the bounds too.
   const pooled = runSettings(readPreSettings(optionsFromFlags({ probe: ['routes:6'], select: 'global-route', 'min-route-length': '7', 'max-route-length': '9' })), 8, selection, 40);
   assert.equal(pooled.globalRoutes.routes.length, 6);
