@@ -26,6 +26,8 @@ export {
   PROBE_NAMES,
   SELECTOR_NAMES,
   type FewShotExample,
+  type SubjectPrompt,
+  type ExemplarOrigin,
   type Deployment,
   type PromptTruncation,
   type CorrectBy,

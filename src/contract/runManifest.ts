@@ -12,6 +12,14 @@ export interface FewShotExample {
   source?: string;
 }
 
+/** A subject's own header and examples (MMLU's dev split). */
+export interface SubjectPrompt {
+  preamble: string;
+  fewShot: FewShotExample[];
+}
+
+export type ExemplarOrigin = 'published' | 'dev-split' | 'test-split';
+
 /** The deployment D: how the model is asked, how it decodes, its token budget and stop strings. */
 export interface Deployment {
   /** `chat`: the model's chat template with one user message per turn; `raw`: `template` with {question} filled in. */
@@ -25,6 +33,17 @@ export interface Deployment {
   /** Raw prompts: text before the few-shot examples (an instruction line). */
   preamble?: string;
   fewShot: FewShotExample[];
+  /**
+   * Per-subject prompts (MMLU with a dev split, `--fewshot-file`): a question whose `subject` is a
+   * key is asked with that subject's header and examples instead of `preamble` and `fewShot`.
+   */
+  bySubject?: Record<string, SubjectPrompt>;
+  /**
+   * Where a preset's examples come from: `published` (the harness's published set), `dev-split`
+   * (the user's dev split, per subject), `test-split` (benchmark test-split lines, one set for every
+   * question: flagged). Absent when no preset is used, and in runs made before it was recorded.
+   */
+  exemplars?: ExemplarOrigin;
   /** 0 = greedy. */
   temperature: number;
   topP: number;

@@ -17,6 +17,7 @@ import { latestRunFolder, MANIFEST_FILE, newRunFolder, prepareRunFolder } from '
 import { checkOptionRanges, type AuditOptions } from './auditOptions';
 import { checkBackendOptions, layerProbesRefused, openBackend, type OpenedBackend } from './backend';
 import { checkPresetFormat } from '../audit/presets/presets';
+import { presetWarnings } from '../audit/presets/presetWarnings';
 import { readDataset, readPreSettings, runSettings, selectQuestions, type PreSettings, type Selection } from './auditSettings';
 
 export interface AuditJobPlan {
@@ -123,6 +124,7 @@ export function prepareAuditJob(plan: AuditJobPlan): PreparedAuditJob {
   for (const issue of shown) plan.warn(`${dataset.path}:${issue.line}: ${issue.message} (skipped)`);
   if (dataset.issues.length > shown.length) plan.warn(`${dataset.path}: ${dataset.issues.length - shown.length} more malformed lines skipped`);
   const selection = plan.select ? plan.select(dataset) : selectQuestions(dataset, options);
+  for (const w of presetWarnings(pre.deployment, selection.questions)) plan.warn(w);
   checkBackendOptions(options);
   const given = typeof plan.name === 'string' ? plan.name : plan.name(selection);
   // Each shard is its own run; merge joins them (and strips this suffix from the name).

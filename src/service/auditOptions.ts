@@ -129,6 +129,13 @@ export const AUDIT_OPTIONS = {
   template: { flag: 'template', kind: 'string', arg: 'FILE', path: true, help: 'raw prompt template containing {question} (with --prompt raw)' },
   system: { flag: 'system', kind: 'string', arg: 'TEXT', help: 'system message (chat prompts)' },
   fewshot: { flag: 'fewshot', kind: 'string', arg: 'FILE', path: true, help: 'JSONL of {"user", "assistant"} examples shown before each question' },
+  fewshotFile: {
+    flag: 'fewshot-file',
+    kind: 'string',
+    arg: 'FILE',
+    path: true,
+    help: "with --preset mmlu-5shot: the benchmark's dev split (MMLU lines with a subject); each subject is asked with its first 5 dev examples and its own header",
+  },
   maxNewTokens: { flag: 'max-new-tokens', kind: 'wholeNumber', min: 1, arg: 'N', help: `token budget (default ${DEFAULT_DEPLOYMENT.maxNewTokens})` },
   temperature: {
     flag: 'temperature',

@@ -14,6 +14,7 @@ import { PROMPT_TRUNCATIONS } from '../audit/probes/contextFit';
 import { DEFAULT_SEARCH } from '../audit/probes/routeSearch';
 import { checkSampleDecoding, DEFAULT_PROBE_DECODING, DEFAULT_SAMPLE_DECODING, type DecodingRule, type ProbeDecoding } from '../audit/probes/probeDecoding';
 import { presetDeployment } from '../audit/presets/presets';
+import { readMmluDevSplit } from '../audit/presets/mmluDevSplit';
 import { lengthBoundsOf, lengthBoundsProblem, routeLengthBounds } from '../audit/probes/routes';
 import { CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES, type GradingSettings } from '../audit/answers/grade';
 import { isRouteProbe, parseProbeSpecs, parseSelectors, SELECTOR_NAMES, type ProbeSpec } from '../audit/probes/probeSpec';
@@ -94,7 +95,8 @@ function presetFor(name: string, base: Deployment, options: AuditOptions): Deplo
     options.system !== undefined ? '--system' : undefined,
   ].filter((x) => x !== undefined);
   if (own.length > 0) throw new InputError(`--preset ${name} sets the whole prompt (a raw few-shot prompt); leave out ${own.join(', ')}`);
-  return presetDeployment(name, base);
+  if (options.fewshotFile !== undefined && name !== 'mmlu-5shot') throw new InputError(`--fewshot-file gives MMLU dev-split examples per subject; it is for --preset mmlu-5shot, not ${name}`);
+  return presetDeployment(name, base, options.fewshotFile !== undefined ? readMmluDevSplit(options.fewshotFile) : undefined);
 }
 
 export function readDeployment(options: AuditOptions): Deployment {
@@ -121,6 +123,7 @@ export function readDeployment(options: AuditOptions): Deployment {
     topP: options.topP ?? DEFAULT_DEPLOYMENT.topP,
     stop: options.stop ?? [],
   };
+  if (options.fewshotFile !== undefined && options.preset === undefined) throw new InputError('--fewshot-file is the dev split for --preset mmlu-5shot; give --preset mmlu-5shot with it (your own examples: --prompt raw --fewshot FILE)');
   if (options.preset !== undefined) d = presetFor(options.preset, d, options);
   const truncate = options.truncatePrompt ?? 'none';
   if (!(PROMPT_TRUNCATIONS as readonly string[]).includes(truncate)) throw new InputError(`--truncate-prompt ${truncate}: expected ${PROMPT_TRUNCATIONS.join(' or ')}`);

@@ -1,18 +1,19 @@
 /**
  * Few-shot prompt presets for base models (`--preset NAME`), in the published styles: GSM8K
- * chain-of-thought 8-shot ("Question: … Answer: …", stop at "Question:"), Minerva-style MATH 4-shot
- * ("Problem: … Solution: …", stop at "Problem:"), ARC and MMLU 5-shot answered with a letter after
- * "Answer:". A preset is a raw-prompt deployment: its template, exemplars and stop strings are
- * written into the run's manifest like any other deployment, each exemplar with its provenance.
- * The exemplars are benchmark records (see README.md beside this file); they are not a train split,
- * so a question that is one of its prompt's exemplars is skipped (questionPipeline.ts).
+ * chain-of-thought 8-shot and Minerva MATH 4-shot as lm-evaluation-harness ships them (its
+ * exemplars, layout and stop strings; publishedExemplars.ts), ARC and MMLU 5-shot answered with a
+ * letter after "Answer:". A preset is a raw-prompt deployment: its template, exemplars and stop
+ * strings are written into the run's manifest like any other deployment, each exemplar with its
+ * provenance, and where they come from (`exemplars`). ARC's examples, and MMLU's without a dev split
+ * (`--fewshot-file`), are benchmark test-split lines (flagged); a question that is one of its
+ * prompt's exemplars is skipped (questionSteps.ts).
  */
 import { InputError } from '../../engine/errors';
 import type { AnswerFormat, Question } from '../dataset/question';
 import type { Deployment, FewShotExample } from '../probes/deployment';
+import type { ExemplarOrigin, SubjectPrompt } from '../../contract';
 import { exemplarQuestions, type ExemplarSet } from './exemplarSet';
-import { GSM8K_EXEMPLARS } from './gsm8kExemplars';
-import { MATH_EXEMPLARS } from './mathExemplars';
+import { GSM8K_COT_SET, MINERVA_MATH_SET, publishedExamples } from './publishedExemplars';
 import { ARC_EXEMPLARS } from './arcExemplars';
 import { MMLU_EXEMPLARS } from './mmluExemplars';
 import { userMessage } from '../dataset/question';
@@ -29,36 +30,37 @@ export interface Preset {
   preamble?: string;
   /** The raw template; `{question}` takes the question (for choice questions its options too). */
   template: string;
-  exemplars: ExemplarSet;
-  /** What follows the template for an exemplar: its worked answer. */
-  answer(q: Question): string;
+  /** `published`: the harness's exemplars; `test-split`: benchmark test lines (flagged when used). */
+  origin: Extract<ExemplarOrigin, 'published' | 'test-split'>;
+  /** The worked examples as the prompt shows them, each with its provenance. */
+  examples(): FewShotExample[];
   stop: string[];
 }
 
-function rawField(q: Question, field: string): string {
-  const v = q.raw[field];
-  if (typeof v !== 'string') throw new InputError(`few-shot exemplar ${q.id}: expected a string field "${field}"`);
-  return v;
+/** Test-split benchmark lines as examples, answered by `answer`. */
+function testSplitExamples(set: ExemplarSet, answer: (q: Question) => string): FewShotExample[] {
+  return exemplarQuestions(set).map(({ question, provenance }) => ({ user: userMessage(question), assistant: answer(question), source: provenance }));
 }
 
 export const PRESETS: Record<PresetName, Preset> = {
   'gsm8k-cot-8shot': {
     name: 'gsm8k-cot-8shot',
     format: 'gsm8k',
-    summary: 'GSM8K, 8 worked solutions ending "#### N"; stop at "Question:"',
-    template: 'Question: {question}\nAnswer:',
-    exemplars: GSM8K_EXEMPLARS,
-    answer: (q) => ` ${rawField(q, 'answer')}`,
-    stop: ['Question:'],
+    summary: 'GSM8K, the 8 chain-of-thought exemplars of Wei et al. ("Q: … A: … The answer is N."), as lm-evaluation-harness ships them; stop at "Q:"',
+    // lm-evaluation-harness gsm8k-cot.yaml: doc_to_text "Q: {{question}}\nA:", target after one space, shots joined by a blank line.
+    template: 'Q: {question}\nA:',
+    origin: 'published',
+    examples: () => publishedExamples(GSM8K_COT_SET, 'question', 'target'),
+    // The harness's `until`: the next question, and two end-of-text markers as text.
+    stop: ['Q:', '</s>', '<|im_end|>'],
   },
   'math-minerva-4shot': {
     name: 'math-minerva-4shot',
     format: 'boxed',
-    summary: 'MATH in the Minerva format, 4 solutions with a boxed answer and a "Final Answer" line; stop at "Problem:"',
+    summary: 'MATH, Minerva\'s 4 exemplars (boxed answer and "Final Answer: The final answer is $X$. I hope it is correct."), as lm-evaluation-harness ships them; stop at "Problem:"',
     template: 'Problem:\n{question}\n\nSolution:',
-    exemplars: MATH_EXEMPLARS,
-    // Minerva's closing line, with the answer as the solution boxes it.
-    answer: (q) => `\n${rawField(q, 'solution')}\nFinal Answer: The final answer is $${q.gold}$. I hope it is correct.`,
+    origin: 'published',
+    examples: () => publishedExamples(MINERVA_MATH_SET, 'problem', 'solution'),
     stop: ['Problem:'],
   },
   'arc-5shot': {
@@ -66,22 +68,24 @@ export const PRESETS: Record<PresetName, Preset> = {
     format: 'choice',
     summary: 'ARC, 5 questions with lettered options answered "Answer: X"; stop at a new line or "Question:"',
     template: 'Question: {question}\nAnswer:',
-    exemplars: ARC_EXEMPLARS,
-    answer: (q) => ` ${q.gold}`,
+    origin: 'test-split',
+    examples: () => testSplitExamples(ARC_EXEMPLARS, (q) => ` ${q.gold}`),
     stop: ['\n', 'Question:'],
   },
   'mmlu-5shot': {
     name: 'mmlu-5shot',
     format: 'choice',
-    summary: 'MMLU, 5 questions with lettered options answered "Answer: X" after the MMLU instruction line; stop at a new line',
+    summary: 'MMLU, 5 questions with lettered options answered "Answer: X" after the MMLU instruction line (each subject\'s dev examples with --fewshot-file); stop at a new line',
     preamble: 'The following are multiple choice questions (with answers).',
     template: '{question}\nAnswer:',
-    exemplars: MMLU_EXEMPLARS,
-    answer: (q) => ` ${q.gold}`,
+    origin: 'test-split',
+    examples: () => testSplitExamples(MMLU_EXEMPLARS, (q) => ` ${q.gold}`),
     stop: ['\n'],
   },
 };
 
+/** The test-split lines a preset's generic examples come from (ARC, MMLU), for its warning; none for the published sets. */
+export const TEST_SPLIT_SETS: Partial<Record<PresetName, ExemplarSet>> = { 'arc-5shot': ARC_EXEMPLARS, 'mmlu-5shot': MMLU_EXEMPLARS };
 
 export function presetNamed(name: string): Preset {
   if (!(PRESET_NAMES as readonly string[]).includes(name)) throw new InputError(`--preset ${name}: unknown preset; expected one of ${PRESET_NAMES.join(', ')}`);
@@ -90,15 +94,17 @@ export function presetNamed(name: string): Preset {
 
 /** The preset's worked examples as the deployment shows them. */
 export function presetExamples(preset: Preset): FewShotExample[] {
-  return exemplarQuestions(preset.exemplars).map(({ question, provenance }) => ({ user: userMessage(question), assistant: preset.answer(question), source: provenance }));
+  return preset.examples();
 }
 
 /**
  * The deployment of a preset: a raw prompt with the preset's template, preamble, examples and stop
- * strings (plus any stop strings of `base`); budget and decoding stay those of `base`.
+ * strings (plus any stop strings of `base`); budget and decoding stay those of `base`. `bySubject`
+ * (MMLU's dev split, mmluDevSplit.ts) gives each of its subjects its own header and examples.
  */
-export function presetDeployment(name: string, base: Deployment): Deployment {
+export function presetDeployment(name: string, base: Deployment, bySubject?: Record<string, SubjectPrompt>): Deployment {
   const preset = presetNamed(name);
+  if (bySubject && preset.name !== 'mmlu-5shot') throw new InputError(`--fewshot-file gives MMLU dev-split examples per subject; it is for --preset mmlu-5shot, not ${preset.name}`);
   // A preset is a raw prompt: a chat system message or another template has no place in it.
   const rest: Deployment = { ...base };
   delete rest.template;
@@ -110,6 +116,8 @@ export function presetDeployment(name: string, base: Deployment): Deployment {
     ...(preset.preamble ? { preamble: preset.preamble } : {}),
     template: preset.template,
     fewShot: presetExamples(preset),
+    ...(bySubject ? { bySubject } : {}),
+    exemplars: bySubject ? 'dev-split' : preset.origin,
     stop: [...preset.stop, ...base.stop.filter((s) => !preset.stop.includes(s))],
   };
 }

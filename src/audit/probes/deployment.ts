@@ -8,6 +8,7 @@ import { PRESET_NAMES } from '../presets/presetNames';
 import type { ChatMessage, Decoding, GenerationRequest, PromptSource, TextGenerator } from '../../engine/types';
 import { userMessage, type Question } from '../dataset/question';
 import type { Deployment, FewShotExample } from '../../contract';
+import { matchesExample } from './exemplarMatch';
 
 export type { Deployment, FewShotExample };
 
@@ -22,25 +23,39 @@ export const DEFAULT_DEPLOYMENT: Deployment = {
 
 export const QUESTION_SLOT = '{question}';
 
+/** The question's subject as its benchmark record names it (MMLU's `subject`), if any. */
+export function questionSubject(q: Question): string | undefined {
+  const s = q.raw['subject'];
+  return typeof s === 'string' && s !== '' ? s : undefined;
+}
+
+/** The header and examples a question is asked with: its subject's (a dev split), else the deployment's. */
+export function promptExamples(deployment: Deployment, q: Question): { preamble?: string; fewShot: FewShotExample[] } {
+  const subject = questionSubject(q);
+  const own = subject !== undefined && deployment.bySubject ? deployment.bySubject[subject] : undefined;
+  if (own) return own;
+  return { ...(deployment.preamble ? { preamble: deployment.preamble } : {}), fewShot: deployment.fewShot };
+}
+
 /** The prompt text of a raw deployment (preamble, then few-shot examples, then the question, separated by blank lines). */
 export function rawPromptText(deployment: Deployment, q: Question): string {
   const template = deployment.template ?? QUESTION_SLOT;
   if (!template.includes(QUESTION_SLOT)) throw new InputError(`the raw prompt template must contain ${QUESTION_SLOT}`);
   const fill = (text: string) => template.split(QUESTION_SLOT).join(text);
-  const shots = deployment.fewShot.map((ex) => `${fill(ex.user)}${ex.assistant}`);
-  return [...(deployment.preamble ? [deployment.preamble] : []), ...shots, fill(userMessage(q))].join('\n\n');
+  const { preamble, fewShot } = promptExamples(deployment, q);
+  const shots = fewShot.map((ex) => `${fill(ex.user)}${ex.assistant}`);
+  return [...(preamble ? [preamble] : []), ...shots, fill(userMessage(q))].join('\n\n');
 }
 
-/** Whether a question is itself one of the deployment's few-shot examples (shown with its answer). */
+/** Whether a question is itself one of its prompt's few-shot examples (shown with its answer), by normalized-text hash. */
 export function isFewShotExample(deployment: Deployment, q: Question): boolean {
-  const asked = userMessage(q);
-  return deployment.fewShot.some((ex) => ex.user === asked);
+  return matchesExample(userMessage(q), promptExamples(deployment, q).fewShot.map((ex) => ex.user));
 }
 
 export function chatMessages(deployment: Deployment, q: Question): ChatMessage[] {
   const messages: ChatMessage[] = [];
   if (deployment.system) messages.push({ role: 'system', content: deployment.system });
-  for (const ex of deployment.fewShot) {
+  for (const ex of promptExamples(deployment, q).fewShot) {
     messages.push({ role: 'user', content: ex.user }, { role: 'assistant', content: ex.assistant });
   }
   messages.push({ role: 'user', content: userMessage(q) });

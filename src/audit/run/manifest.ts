@@ -6,7 +6,7 @@
 import { DEFAULT_SEARCH } from '../probes/routeSearch';
 import { lengthBoundsOf, routeLengthBounds } from '../probes/routes';
 import { LEGACY_PROBE_DECODING, routeDecodingRule } from '../probes/probeDecoding';
-import type { RouteSpaceSettings, RunManifest, RunSettings, SearchSettings } from '../../contract';
+import type { Deployment, RouteSpaceSettings, RunManifest, RunSettings, SearchSettings } from '../../contract';
 
 export type { RunManifest, RunSettings };
 
@@ -42,6 +42,29 @@ function searchOf(m: RunManifest): SearchSettings | undefined {
   return m.search ? { ...m.search, widening: m.search.widening ?? DEFAULT_SEARCH.widening, reward: m.search.reward ?? 'correct' } : undefined;
 }
 
+/** A deployment's few-shot examples and where they come from (absent fields as older runs wrote them). */
+function examplesOf(d: Deployment | undefined): unknown {
+  return d ? { fewShot: d.fewShot, bySubject: d.bySubject, exemplars: d.exemplars } : undefined;
+}
+
+function withoutExamples(d: Deployment | undefined): unknown {
+  if (!d) return undefined;
+  const rest: Partial<Deployment> = { ...d };
+  delete rest.fewShot;
+  delete rest.bySubject;
+  delete rest.exemplars;
+  return rest;
+}
+
+/** The examples in a few words: how many, from where, and per-subject dev examples. */
+function describeExamples(d: Deployment | undefined): string {
+  if (!d) return 'none recorded';
+  const origin = d.exemplars ?? (d.preset ? 'benchmark test-split lines (a run made before published exemplars)' : undefined);
+  const first = d.fewShot[0]?.source;
+  const subjects = d.bySubject ? `, dev-split examples for ${Object.keys(d.bySubject).length} subjects` : '';
+  return `${d.fewShot.length} examples${origin ? ` (${origin}${first ? `, first ${first}` : ''})` : first ? ` (first ${first})` : ''}${subjects}`;
+}
+
 /**
  * What differs between a stored run and the run asked for now, worded for the user; empty when
  * the run can be resumed. Paths may move; contents (hashes) and settings may not change.
@@ -56,7 +79,12 @@ export function manifestMismatches(stored: RunManifest, wanted: RunManifest): st
   check('answer format', stored.dataset?.format, wanted.dataset.format);
   check('engine version', stored.engine?.version, wanted.engine.version);
   check('weights', stored.engine?.weights ?? 'f32', wanted.engine.weights ?? 'f32');
-  check('deployment', stored.deployment, wanted.deployment);
+  // The examples are checked apart, so a changed example set (a preset's exemplars replaced, a
+  // different dev split) is named as such rather than buried in the whole deployment's JSON.
+  check('deployment', withoutExamples(stored.deployment), withoutExamples(wanted.deployment));
+  if (canonical(examplesOf(stored.deployment)) !== canonical(examplesOf(wanted.deployment))) {
+    out.push(`few-shot examples: the run has ${describeExamples(stored.deployment)}, this command gives ${describeExamples(wanted.deployment)}; other examples make other prompts, so start a new run`);
+  }
   check('probes', stored.probes, wanted.probes);
   // Runs made before probe decoding was recorded sampled at 1.0 / 1.0 and decoded routes greedily.
   const storedDecoding = stored.probeDecoding ?? LEGACY_PROBE_DECODING;

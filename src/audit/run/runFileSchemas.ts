@@ -281,13 +281,17 @@ export const runSummarySchema = object({
   selectors: texts,
 });
 
+const examples = v.array(object({ user: text, assistant: text, source: v.optional(text) }), 'expected an array of examples');
+
 const deployment = object({
   prompt: v.picklist(['chat', 'raw'], "expected 'chat' or 'raw'"),
   template: v.optional(text),
   system: v.optional(text),
   preset: v.optional(text),
   preamble: v.optional(text),
-  fewShot: v.array(object({ user: text, assistant: text, source: v.optional(text) }), 'expected an array of examples'),
+  fewShot: examples,
+  bySubject: v.optional(map(object({ preamble: text, fewShot: examples }))),
+  exemplars: v.optional(v.picklist(['published', 'dev-split', 'test-split'], "expected 'published', 'dev-split' or 'test-split'")),
   temperature: v.pipe(v.number('expected a number ≥ 0'), v.minValue(0, 'expected a number ≥ 0')),
   topP: fraction,
   maxNewTokens: positiveInteger,

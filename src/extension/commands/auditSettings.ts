@@ -19,6 +19,8 @@ export interface AuditSettings {
   sampleTopP?: number;
   /** A few-shot preset for a base model, or none (the chat template). */
   preset?: string;
+  /** MMLU's dev split for the `mmlu-5shot` preset (`reachAudit.fewshotFile`). */
+  fewshotFile?: string;
   threads?: number;
   cacheFolder?: string;
   seed?: number;
@@ -61,6 +63,7 @@ export function readAuditSettings(scope?: vscode.Uri): AuditSettings {
     sampleTemperature: typeof temperature === 'number' && Number.isFinite(temperature) ? temperature : undefined,
     sampleTopP: typeof topP === 'number' && Number.isFinite(topP) ? topP : undefined,
     preset: text(c.get('preset')),
+    fewshotFile: folder(c.get('fewshotFile'), root),
     threads: whole(c.get('threads')) || undefined,
     cacheFolder: folder(c.get('cacheFolder'), root),
     seed: whole(c.get('seed')),
@@ -76,6 +79,8 @@ export function runOptionsOf(settings: AuditSettings): Omit<AuditRequestOptions,
   if (settings.sampleTemperature !== undefined) o.sampleTemperature = settings.sampleTemperature;
   if (settings.sampleTopP !== undefined) o.sampleTopP = settings.sampleTopP;
   if (settings.preset !== undefined) o.preset = settings.preset;
+  // A dev split is MMLU's; left set while another preset is chosen, it is not sent (the CLI would refuse it).
+  if (settings.fewshotFile !== undefined && settings.preset === 'mmlu-5shot') o.fewshotFile = settings.fewshotFile;
   if (settings.threads !== undefined) o.threads = settings.threads;
   if (settings.cacheFolder !== undefined) o.cacheDir = settings.cacheFolder;
   if (settings.seed !== undefined) o.seed = settings.seed;

@@ -1,13 +1,15 @@
 /**
- * Few-shot presets for base models: exemplars that are exactly the benchmark lines their
- * provenance names, prompts in the published layouts, stop strings cut by the engine's stop
+ * Few-shot presets for base models: the published GSM8K and Minerva prompts as lm-evaluation-harness
+ * builds them, test-split exemplars that are exactly the benchmark lines their provenance names
+ * (ARC, MMLU's generic set), prompts in the published layouts, stop strings cut by the engine's stop
  * detector, exemplar questions skipped, and the error for a model without a chat template.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { PRESETS, checkPresetFormat, presetDeployment } from '../../../src/audit/presets/presets';
+import { PRESETS, TEST_SPLIT_SETS, checkPresetFormat, presetDeployment } from '../../../src/audit/presets/presets';
+import { GSM8K_COT_SET, MINERVA_MATH_SET } from '../../../src/audit/presets/publishedExemplars';
 import { PRESET_NAMES } from '../../../src/audit/presets/presetNames';
 import { DEFAULT_DEPLOYMENT, deploymentRequest, promptIds, rawPromptText } from '../../../src/audit/probes/deployment';
 import { loadDataset } from '../../../src/audit/dataset/dataset';
@@ -25,51 +27,59 @@ const root = path.resolve(__dirname, '../../../..');
 const benchmarks = path.join(root, 'test/fixtures/benchmarks');
 const fixtureLines = (file: string) => fs.readFileSync(path.join(benchmarks, file), 'utf8').split('\n');
 
-test('every exemplar is the benchmark line its provenance names, byte for byte, and the README names each source and licence', () => {
+test('every test-split exemplar is the benchmark line its provenance names, byte for byte, and the README names each source and licence', () => {
   const readme = fs.readFileSync(path.join(root, 'src/audit/presets/README.md'), 'utf8');
   for (const name of PRESET_NAMES) {
-    const set = PRESETS[name].exemplars;
+    assert.ok(readme.includes(name), `README.md names the preset ${name}`);
+    const set = TEST_SPLIT_SETS[name];
+    if (!set) continue;
     const lines = fixtureLines(set.file);
     for (const { line, text } of set.lines) assert.equal(text, lines[line - 1], `${name}: ${set.file}:${line}`);
     assert.ok(readme.includes(set.file) && readme.includes(set.licence), `README.md names ${set.file} and its licence`);
-    assert.ok(readme.includes(name), `README.md names the preset ${name}`);
   }
+  assert.deepEqual(Object.keys(TEST_SPLIT_SETS).sort(), ['arc-5shot', 'mmlu-5shot']);
   assert.deepEqual([...PRESET_NAMES].sort(), Object.keys(PRESETS).sort());
 });
 
 test('each preset has its published number of examples and its stop strings, and every example has its provenance', () => {
   const shots = { 'gsm8k-cot-8shot': 8, 'math-minerva-4shot': 4, 'arc-5shot': 5, 'mmlu-5shot': 5 };
+  const origin = { 'gsm8k-cot-8shot': 'published', 'math-minerva-4shot': 'published', 'arc-5shot': 'test-split', 'mmlu-5shot': 'test-split' };
   for (const name of PRESET_NAMES) {
     const d = presetDeployment(name, DEFAULT_DEPLOYMENT);
     assert.equal(d.fewShot.length, shots[name]);
     assert.equal(d.prompt, 'raw');
     assert.equal(d.preset, name);
-    for (const ex of d.fewShot) assert.match(ex.source ?? '', new RegExp(`^${PRESETS[name].exemplars.file.replace('.', '\\.')}:\\d+ \\(.+; (MIT|CC BY-SA 4\\.0)\\)$`));
+    assert.equal(d.exemplars, origin[name]);
+    const set = TEST_SPLIT_SETS[name];
+    const from = set ? set.file.replace('.', '\\.') : 'github\\.com/EleutherAI/lm-evaluation-harness@4e7e0d47f33b:lm_eval/tasks/';
+    for (const ex of d.fewShot) assert.match(ex.source ?? '', new RegExp(`^${from}.+ \\(.+; (MIT|CC BY-SA 4\\.0)\\)$`));
   }
-  assert.deepEqual(presetDeployment('gsm8k-cot-8shot', DEFAULT_DEPLOYMENT).stop, ['Question:']);
+  // The harness's stop strings.
+  assert.deepEqual(presetDeployment('gsm8k-cot-8shot', DEFAULT_DEPLOYMENT).stop, ['Q:', '</s>', '<|im_end|>']);
   assert.deepEqual(presetDeployment('math-minerva-4shot', DEFAULT_DEPLOYMENT).stop, ['Problem:']);
   // --stop adds to the preset's stops (once each); budget and decoding stay the deployment's.
-  const d = presetDeployment('gsm8k-cot-8shot', { ...DEFAULT_DEPLOYMENT, stop: ['\n\n\n', 'Question:'], maxNewTokens: 400, temperature: 0.5 });
-  assert.deepEqual(d.stop, ['Question:', '\n\n\n']);
+  const d = presetDeployment('gsm8k-cot-8shot', { ...DEFAULT_DEPLOYMENT, stop: ['\n\n\n', 'Q:'], maxNewTokens: 400, temperature: 0.5 });
+  assert.deepEqual(d.stop, ['Q:', '</s>', '<|im_end|>', '\n\n\n']);
   assert.equal(d.maxNewTokens, 400);
   assert.equal(d.temperature, 0.5);
-  assert.deepEqual(deploymentRequest(d, [1], { temperature: 0, topP: 1, seed: 0 }).stop, ['Question:', '\n\n\n']);
+  assert.deepEqual(deploymentRequest(d, [1], { temperature: 0, topP: 1, seed: 0 }).stop, ['Q:', '</s>', '<|im_end|>', '\n\n\n']);
 });
 
-test('the GSM8K prompt: eight "Question: … Answer: <worked solution>" blocks, then the question and "Answer:"', () => {
+test('the GSM8K prompt as lm-evaluation-harness builds it: eight "Q: … A: <target>" blocks, then the question and "A:"', () => {
   const ds = loadDataset(path.join(benchmarks, 'gsm8k-test-sample.jsonl'));
-  const raw = fixtureLines('gsm8k-test-sample.jsonl').slice(22, 30).map((l) => JSON.parse(l) as { question: string; answer: string });
-  const want = [...raw.map((r) => `Question: ${r.question}\nAnswer: ${r.answer}`), `Question: ${ds.questions[0].text}\nAnswer:`].join('\n\n');
-  assert.equal(rawPromptText(presetDeployment('gsm8k-cot-8shot', DEFAULT_DEPLOYMENT), ds.questions[0]), want);
+  const want = [...GSM8K_COT_SET.examples.map((e) => `Q: ${e.question}\nA: ${e.target}`), `Q: ${ds.questions[0].text}\nA:`].join('\n\n');
+  const text = rawPromptText(presetDeployment('gsm8k-cot-8shot', DEFAULT_DEPLOYMENT), ds.questions[0]);
+  assert.equal(text, want);
+  assert.ok(text.startsWith('Q: There are 15 trees in the grove. Grove workers will plant trees in the grove today. After they are done, there will be 21 trees. How many trees did the grove workers plant today?\nA: There are 15 trees originally. Then there were 21 trees after some more were planted. So there must have been 21 - 15 = 6. The answer is 6.\n\nQ: If there are 3 cars'));
 });
 
-test('the Minerva MATH prompt: "Problem:" and "Solution:" blocks whose solutions box the answer and close with the Final Answer line', () => {
+test('the Minerva MATH prompt: "Problem:" and "Solution:" blocks with the harness\'s solutions (boxed answer, Final Answer line)', () => {
   const ds = loadDataset(path.join(benchmarks, 'math500-test-sample.jsonl'));
   const text = rawPromptText(presetDeployment('math-minerva-4shot', DEFAULT_DEPLOYMENT), ds.questions[0]);
   const blocks = text.split(/\n\n(?=Problem:\n)/);
   assert.equal(blocks.length, 5);
-  const first = JSON.parse(fixtureLines('math500-test-sample.jsonl')[2]) as { problem: string; solution: string; answer: string };
-  assert.equal(blocks[0], `Problem:\n${first.problem}\n\nSolution:\n${first.solution}\nFinal Answer: The final answer is $${first.answer}$. I hope it is correct.`);
+  const first = MINERVA_MATH_SET.examples[0];
+  assert.equal(blocks[0], `Problem:\n${first.problem}\n\nSolution: ${first.solution}`);
   assert.equal(blocks[4], `Problem:\n${ds.questions[0].text}\n\nSolution:`);
 });
 
@@ -85,23 +95,24 @@ test('the ARC and MMLU prompts: lettered options and "Answer: X"; MMLU starts wi
   assert.equal(mmluText.split('\nAnswer:').length - 1, 6);
 });
 
-test("each example's worked answer reads, under the audit's own grading, as that example's gold", () => {
-  for (const name of PRESET_NAMES) {
-    const preset = PRESETS[name];
-    const ds = loadDataset(path.join(benchmarks, preset.exemplars.file));
-    for (const { line } of preset.exemplars.lines) {
+test("each test-split example's worked answer reads, under the audit's own grading, as that example's gold", () => {
+  for (const name of ['arc-5shot', 'mmlu-5shot'] as const) {
+    const set = TEST_SPLIT_SETS[name]!;
+    const ds = loadDataset(path.join(benchmarks, set.file));
+    const shown = presetDeployment(name, DEFAULT_DEPLOYMENT).fewShot;
+    set.lines.forEach(({ line }, i) => {
       const q = ds.questions.find((x) => x.line === line)!;
-      const g = grade(preset.answer(q), q);
-      assert.ok(g.correct, `${name} ${preset.exemplars.file}:${line}: read ${g.answer} by ${g.rule}, gold ${q.gold}`);
-    }
+      const g = grade(shown[i].assistant, q);
+      assert.ok(g.correct, `${name} ${set.file}:${line}: read ${g.answer} by ${g.rule}, gold ${q.gold}`);
+    });
   }
 });
 
 test("the engine's incremental stop detector cuts a generation at the preset's stop strings", () => {
   const decode = (ids: readonly number[]) => String.fromCodePoint(...ids);
   const cases: [string, string, string][] = [
-    ['gsm8k-cot-8shot', ' She has 18 - 9 = 9 left.\n#### 9\n\nQuestion: Tom buys 3 apples', ' She has 18 - 9 = 9 left.\n#### 9\n\n'],
-    ['math-minerva-4shot', '\nSo $x = \\boxed{4}$.\nFinal Answer: The final answer is $4$. I hope it is correct.\n\nProblem:\nFind $y$.', '\nSo $x = \\boxed{4}$.\nFinal Answer: The final answer is $4$. I hope it is correct.\n\n'],
+    ['gsm8k-cot-8shot', ' She has 18 - 9 = 9 left. The answer is 9.\n\nQ: Tom buys 3 apples', ' She has 18 - 9 = 9 left. The answer is 9.\n\n'],
+    ['math-minerva-4shot', ' So $x = \\boxed{4}$.\nFinal Answer: The final answer is $4$. I hope it is correct.\n\nProblem:\nFind $y$.', ' So $x = \\boxed{4}$.\nFinal Answer: The final answer is $4$. I hope it is correct.\n\n'],
     ['arc-5shot', ' C\n\nQuestion: Which', ' C'],
     ['mmlu-5shot', ' B\nHow many', ' B'],
   ];
@@ -122,22 +133,22 @@ test('a preset is refused on a benchmark of another answer format, and an unknow
 });
 
 test('questions that are examples in the prompt are skipped with the reason, counted apart from n', async () => {
-  const ds = loadDataset(path.join(benchmarks, 'gsm8k-test-sample.jsonl'));
-  const questions = ds.questions.slice(20, 32);
+  const ds = loadDataset(path.join(benchmarks, 'mmlu-test-sample.jsonl'));
+  const questions = ds.questions.slice(8, 26);
   const model = new FakeGenerator(8, new Map(ds.questions.map((q) => [q.text, q.gold])));
   const records: QuestionRecord[] = [];
-  const settings = settingsFor(8, { deployment: presetDeployment('gsm8k-cot-8shot', DEFAULT_DEPLOYMENT), repair: { enabled: false, referenceProbes: [] } });
+  const settings = settingsFor(8, { deployment: presetDeployment('mmlu-5shot', DEFAULT_DEPLOYMENT), repair: { enabled: false, referenceProbes: [] } });
   await auditQuestions(model, questions, settings, { onRecord: (r) => records.push(r) }, { inFlight: 5 });
   records.sort((a, b) => a.line - b.line); // in dataset order, as a finished run folder holds them
   const skipped = records.filter((r) => r.skipped);
-  assert.deepEqual(skipped.map((r) => r.line), [23, 24, 25, 26, 27, 28, 29, 30]);
-  assert.ok(skipped.every((r) => r.skipped?.reason === 'exemplar' && /few-shot examples \(--preset gsm8k-cot-8shot\)/.test(r.skipped.message) && Object.keys(r.probes).length === 0));
+  assert.deepEqual(skipped.map((r) => r.line), [10, 13, 14, 19, 24]);
+  assert.ok(skipped.every((r) => r.skipped?.reason === 'exemplar' && /few-shot examples \(--preset mmlu-5shot\)/.test(r.skipped.message) && Object.keys(r.probes).length === 0));
   const s = summarize(records);
-  assert.equal(s.n, 4);
-  assert.equal(s.skipped.n, 8);
+  assert.equal(s.n, 13);
+  assert.equal(s.skipped.n, 5);
   assert.deepEqual(s.skipped.questions, []);
-  assert.deepEqual(s.skipped.fewShotExamples?.map((x) => x.line), [23, 24, 25, 26, 27, 28, 29, 30]);
-  assert.match(formatSummary(s), /skipped, not in n: 8 questions shown with their answer as few-shot examples in the prompt \(23, 24, 25, 26, 27, 28, 29, 30\)/);
+  assert.deepEqual(s.skipped.fewShotExamples?.map((x) => x.line), [10, 13, 14, 19, 24]);
+  assert.match(formatSummary(s), /skipped, not in n: 5 questions shown with their answer as few-shot examples in the prompt \(10, 13, 14, 19, 24\)/);
 });
 
 test('a model without a chat template: the error names --preset and --prompt raw, not the engine commands\' --raw', () => {
