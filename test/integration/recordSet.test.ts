@@ -73,11 +73,15 @@ describe('the record set every reader checks', () => {
 
   it('an unfinished run may hold fewer questions, never the same one twice', () => {
     const fewer = editedRun('unfinished', (rs) => rs.slice(0, 5), false);
-    const r = runCli(['table', fewer], { cwd: root, env });
+    // Refused unless asked for; with --allow-unfinished its finished questions are used.
+    const refused = runCli(['table', fewer], { cwd: root, env });
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /has not finished \(5 of 8 questions\); finish it with --resume, or pass --allow-unfinished/);
+    const r = runCli(['table', fewer, '--allow-unfinished'], { cwd: root, env });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /has not finished \(5 of 8 questions\)/);
     const twice = editedRun('unfinished-dup', (rs) => [...rs.slice(0, 5), rs[0]], false);
-    const t = runCli(['table', twice], { cwd: root, env });
+    const t = runCli(['table', twice, '--allow-unfinished'], { cwd: root, env });
     assert.notEqual(t.code, 0);
     assert.match(t.stderr, /question "arith-A00-0000" is recorded twice \(records 1 and 6\)/);
   });
