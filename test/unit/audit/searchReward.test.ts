@@ -9,7 +9,8 @@
  */
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ChatMessage, ContinuationScore, Generation, GenerationRequest, ScoreRequest, TextGenerator } from '../../../src/engine/types';
+import type { ContinuationScore, Generation, GenerationRequest, ScoreRequest } from '../../../src/engine/types';
+import { FakeGenerator } from './fakeGenerator';
 import { runAudit } from '../../../src/audit/run/runFolderAudit';
 import { answerSlot } from '../../../src/audit/answers/answerSlot';
 import { searchReward } from '../../../src/audit/probes/goldAnswerScore';
@@ -31,26 +32,18 @@ function distance(route: readonly number[]): number {
   return previous[TARGET.length];
 }
 
-class NeedleModel implements TextGenerator {
-  readonly numBlocks = L;
+/** The fake engine's character tokenizer, with answers and scores of its own. */
+class NeedleModel extends FakeGenerator {
   scored = 0;
-  constructor(private readonly golds: Map<string, string>, scorer = true) {
+  constructor(private readonly needleGolds: Map<string, string>, scorer = true) {
+    super(L, needleGolds);
     if (!scorer) this.scoreContinuations = undefined;
-  }
-  encodeChat(messages: readonly ChatMessage[]): number[] {
-    return this.encodeRaw(messages.map((m) => m.content).join('\n'));
-  }
-  encodeRaw(text: string): number[] {
-    return [...text].map((c) => c.codePointAt(0)!);
-  }
-  decode(ids: readonly number[]): string {
-    return String.fromCodePoint(...ids);
   }
   private gold(ids: readonly number[]): string {
     const prompt = this.decode(ids);
-    return [...this.golds.entries()].find(([text]) => prompt.includes(text))?.[1] ?? '0';
+    return [...this.needleGolds.entries()].find(([text]) => prompt.includes(text))?.[1] ?? '0';
   }
-  async generate(requests: readonly GenerationRequest[]): Promise<Generation[]> {
+  override async generate(requests: readonly GenerationRequest[]): Promise<Generation[]> {
     return requests.map((r) => {
       const gold = this.gold(r.promptIds);
       const right = r.route !== undefined && distance(r.route) === 0;
