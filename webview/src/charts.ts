@@ -25,6 +25,7 @@ import '../styles/probeCharts.css';
 import { RepairHeatmap } from './heatmap';
 import { RATE_MIN_QUESTIONS } from '../../src/contract/questionStory';
 import { routesVsSearchView } from './routesVsSearch';
+import { repairNullSentences } from './repairNullView';
 import { rateOf, type PassAtKKind, type Rate, type RunSummary } from '../../src/contract';
 import type { RunStatistics } from './runStatistics';
 import { themeColors, withAlpha, type ThemeColors } from './themeColors';
@@ -425,6 +426,7 @@ export class ChartsView {
       `Silencing one block's MLP. Repair: share of the failure set that comes out right; damage: share of realized questions it breaks.${identified !== undefined ? ' ★ identified block (chosen on the selection half).' : ''}`,
       box,
       numbersTable(['block', 'repair', '95% CI', 'k/n', 'damage', '95% CI', 'k/n'], rows),
+      ...repairNullSentences(identified, main.summary?.repair?.null).map((line) => h('p', { class: 'card-note repair-null' }, line)),
     );
     const options = this.barOptions(false, '% of questions', false);
     if (options?.plugins?.legend) options.plugins.legend.display = true;
