@@ -17,6 +17,7 @@ import { datasetPathOf, loadRunFolder } from './panel/runData';
 import { RUN_FILES_GLOB, RunsTreeProvider, type RunsNode } from './sidebar/runsView';
 import { TablesPanelHost } from './tables/tablesPanel';
 import { registerTablesCommands } from './tables/tablesCommands';
+import { throttle } from './sidebar/throttle';
 
 export const RUNS_VIEW_ID = 'reachAudit.runs';
 export const REFRESH_RUNS_COMMAND = 'reachAudit.refreshRuns';
@@ -71,23 +72,22 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
   };
 
   // Runs written by the CLI or an audit appear without a manual refresh; bursts of writes are
-  // coalesced so a run that is being written is read once.
-  let pending: NodeJS.Timeout | undefined;
-  const refreshSoon = () => {
-    if (pending) clearTimeout(pending);
-    pending = setTimeout(() => {
-      pending = undefined;
-      void runs.refresh().then(() => {
-        lens.invalidate();
-        return showInAuditView();
-      });
-    }, 500);
-  };
+  // coalesced (at most one read every half second, also while a run keeps writing).
+  const refreshSoon = throttle(500, () => {
+    void runs.refresh().then(() => {
+      lens.invalidate();
+      return showInAuditView();
+    });
+  });
+  // A live run's counts (its row, the Audit view): that run alone is re-read, about once a second.
+  const runProgress = throttle(1000, (folder: string) => {
+    void runs.refreshRun(folder).then(() => showInAuditView());
+  });
   // One glob for every workspace folder, including folders added later.
   const watcher = vscode.workspace.createFileSystemWatcher(`**/${RUN_FILES_GLOB}`);
-  watcher.onDidCreate(refreshSoon);
-  watcher.onDidChange(refreshSoon);
-  watcher.onDidDelete(refreshSoon);
+  watcher.onDidCreate(() => refreshSoon(undefined));
+  watcher.onDidChange(() => refreshSoon(undefined));
+  watcher.onDidDelete(() => refreshSoon(undefined));
 
   context.subscriptions.push(
     runs,
@@ -110,8 +110,8 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => void runs.refresh()),
     ...registerTablesCommands({ tables, selection: () => runsView.selection, runs: () => runs.runs() }),
-    ...registerAuditCommands({ context, session, panel, lens, selectedRun, runFolders, runsChanged: refreshSoon }),
-    { dispose: () => pending && clearTimeout(pending) },
+    ...registerAuditCommands({ context, session, panel, lens, selectedRun, runFolders, runsChanged: () => refreshSoon(undefined), runProgress }),
+    { dispose: () => (refreshSoon.cancel(), runProgress.cancel()) },
   );
   void showInAuditView();
   return { runs, runsView, session, panel, auditView, lens, gutter, tables };

@@ -67,6 +67,8 @@ export interface CommandDeps {
   runFolders(): Promise<string[]>;
   /** Runs changed on disk: refresh the tree, the Audit view and the CodeLens. */
   runsChanged(): void;
+  /** A live run recorded more questions: re-read its row and the Audit view (throttled). */
+  runProgress(runDir: string): void;
 }
 
 function workspaceFolder(): string | undefined {
@@ -109,6 +111,11 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
         if (!dir) return;
         panel.appendRecord(dir, e.record);
         lens.addRecord(dataset, dir, e.record);
+        deps.runProgress(dir);
+      },
+      onProgress: (e, runDir) => {
+        const dir = runDir ?? liveDir;
+        if (dir) panel.progress(dir, e.done, e.total);
       },
     });
     let result: SessionOutcome<typeof body>;
@@ -176,7 +183,10 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     delete rest.model;
     const options = { ...runOptionsOf(settings), ...rest, data, probes, baseModel, tunedModel, workspace: given.workspace ?? workspaceFolder() };
     const runs: Partial<Record<'base' | 'tuned', string>> = {};
-    const listener = session.listen({ onStarted: (e) => e.label && (runs[e.label] = e.runDir) });
+    const listener = session.listen({
+      onStarted: (e) => e.label && (runs[e.label] = e.runDir),
+      onRecord: (_e, runDir) => runDir && deps.runProgress(runDir),
+    });
     let result: SessionOutcome<{ type: 'compare'; options: typeof options }>;
     try {
       result = await session.run({ type: 'compare', options }, `Reach Audit: comparing ${path.basename(baseModel)} → ${path.basename(tunedModel)}`);

@@ -7,11 +7,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { Comparison, HostMessage, QuestionRecord, RunStatus, WebviewMessage } from '../../contract';
+import type { Comparison, HostMessage, QuestionRecord, WebviewMessage } from '../../contract';
 import { WebviewPageHost } from './webviewPageHost';
 import { recordsToCsv, recordsToJson } from './recordExport';
 import { latestComparisonOf } from './comparisonLookup';
 import { loadRunFolder, runIdOf, type LoadedRun } from './runData';
+import { advancedStatus, type PanelStatus } from './liveStatus';
 
 export const PANEL_VIEW_TYPE = 'reachAudit.panel';
 /** The first message carries this many records (the table paints at once), the rest follow in batches. */
@@ -25,7 +26,7 @@ interface ShownRun {
   /** The paired numbers of base → run (comparison.json's `comparison`), sent with the base run. */
   compare?: Comparison;
   ids: Set<string>;
-  status?: { status: RunStatus; done: number; total: number; message?: string };
+  status?: PanelStatus;
 }
 
 export class AuditPanelHost implements vscode.Disposable {
@@ -116,6 +117,18 @@ export class AuditPanelHost implements vscode.Disposable {
     shown.ids.add(String(record.id));
     shown.run.data.records.push(record);
     if (this.page.ready) this.page.post({ type: 'appendRecords', runId: shown.run.data.runId, records: [record] });
+    // The header counts the questions held, so it moves even between the engine's progress events.
+    this.progress(runDir, shown.ids.size);
+  }
+
+  /** A live run shown in the panel has `done` questions finished (of `total`): the header follows. */
+  progress(runDir: string, done: number, total?: number): void {
+    const shown = this.shown;
+    if (!shown || shown.run.folder !== runDir) return;
+    const next = advancedStatus(shown.status, done, total);
+    if (!next) return;
+    shown.status = next;
+    if (this.page.ready) this.page.post({ type: 'runStatus', runId: shown.run.data.runId, ...next });
   }
 
   /** Progress or the end of a live run shown in the panel; at the end the summary is re-read. */
