@@ -106,7 +106,6 @@ class AuditPanel {
     this.table = new QuestionTable({
       onSelect: (row) => this.showDetail(row),
       onActivate: (row) => this.reveal(row),
-      onOpen: (row) => this.post({ type: 'openDetail', runId: this.run?.data.runId ?? '', id: row.record.id }),
       onSort: (key) => this.sortBy(key),
       onScroll: (top) => {
         if (this.pendingRestore?.scrollTop !== undefined) return;

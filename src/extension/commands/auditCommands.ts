@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import type { AuditRequestOptions, QuestionRequestOptions } from '../../service/protocol';
 import type { Comparison } from '../../contract';
 import { AuditChoices, isDatasetFile } from './auditChoices';
-import { exportRecordsInteractively, revealLine, writeExport, type AuditPanelHost } from '../panel/auditPanel';
+import { exportRecordsInteractively, writeExport, type AuditPanelHost } from '../panel/auditPanel';
 import type { AuditSession, SessionOutcome } from './auditSession';
 import { readAuditSettings, runOptionsOf } from './auditSettings';
 import type { RequestBody } from '../../service/engineClient';
@@ -325,7 +325,8 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     if (arg.id !== undefined) panel.selectQuestion(String(arg.id));
     if (typeof arg.line === 'number') {
       const dataset = loadRunFolder(runDir).datasetPath;
-      if (dataset) await revealLine(dataset, arg.line);
+      // Beside the panel: the Runs view and the Trajectory tab must not replace it.
+      if (dataset) await panel.revealInDataset(dataset, arg.line);
     }
   }
 

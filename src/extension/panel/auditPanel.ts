@@ -13,6 +13,7 @@ import { recordsToCsv, recordsToJson } from './recordExport';
 import { latestComparisonOf } from './comparisonLookup';
 import { loadRunFolder, runIdOf, type LoadedRun } from './runData';
 import { advancedStatus, type PanelStatus } from './liveStatus';
+import { revealColumn } from './revealColumn';
 
 export const PANEL_VIEW_TYPE = 'reachAudit.panel';
 /** The first message carries this many records (the table paints at once), the rest follow in batches. */
@@ -146,6 +147,17 @@ export class AuditPanelHost implements vscode.Disposable {
     if (this.page.ready) this.page.post({ type: 'runStatus', runId: shown.run.data.runId, ...status });
   }
 
+  /**
+   * Opens a dataset at a (1-based) line beside the panel — where that file is already shown, else
+   * in the next group — keeping the focus in the panel, so the panel stays and takes the next key.
+   */
+  revealInDataset(file: string, line: number): Promise<vscode.TextEditor | undefined> {
+    const target = vscode.Uri.file(file).toString();
+    const open = vscode.window.visibleTextEditors.filter((e) => e.document.uri.toString() === target).map((e) => e.viewColumn).filter((c): c is vscode.ViewColumn => c !== undefined);
+    const column = this.page.visible ? revealColumn(this.page.viewColumn, open) : undefined;
+    return revealLine(file, line, { viewColumn: column ?? (this.page.visible ? vscode.ViewColumn.Beside : vscode.ViewColumn.One), preserveFocus: this.page.visible });
+  }
+
   /** Selects a question in the table (the tree's question rows and the editor commands use it). */
   selectQuestion(id: string): void {
     if (this.page.ready) this.page.post({ type: 'selectQuestion', id });
@@ -158,7 +170,7 @@ export class AuditPanelHost implements vscode.Disposable {
         const record = this.shown?.run.data.records.find((r) => String(r.id) === String(message.id));
         const line = message.type === 'revealQuestion' && Number.isInteger(message.line) ? message.line : record?.line;
         const dataset = this.shown?.run.datasetPath;
-        if (dataset && typeof line === 'number') await revealLine(dataset, line);
+        if (dataset && typeof line === 'number') await this.revealInDataset(dataset, line);
         return;
       }
       case 'requestExport': {
@@ -179,15 +191,15 @@ export class AuditPanelHost implements vscode.Disposable {
   }
 }
 
-/** Opens a dataset file with the cursor on a (1-based) line. */
-export async function revealLine(file: string, line: number): Promise<vscode.TextEditor | undefined> {
+/** Opens a dataset file with the cursor on a (1-based) line (in the first group unless told). */
+export async function revealLine(file: string, line: number, where: { viewColumn?: vscode.ViewColumn; preserveFocus?: boolean } = {}): Promise<vscode.TextEditor | undefined> {
   if (!fs.existsSync(file)) {
     void vscode.window.showWarningMessage(`Reach Audit: the run's dataset ${file} no longer exists.`);
     return undefined;
   }
   const document = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
   const at = new vscode.Position(Math.max(0, Math.min(line - 1, document.lineCount - 1)), 0);
-  return vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.One, selection: new vscode.Range(at, at), preview: false });
+  return vscode.window.showTextDocument(document, { viewColumn: where.viewColumn ?? vscode.ViewColumn.One, preserveFocus: where.preserveFocus === true, selection: new vscode.Range(at, at), preview: false });
 }
 
 /** Writes a run's records (all, or `ids`) as CSV or JSON. */
