@@ -15,6 +15,7 @@ import type { RunData } from '../../src/contract';
 import { buildBundles, launchBrowser, openPanel, waitFor, type Browser, type Bundles, type Harness, startHarness } from './harness';
 import { makeSyntheticRun, XSS_IMG } from './syntheticRun';
 import { pointsInterval, pValueClause, signedPoints } from '../../webview/src/comparisonModel';
+import { unfinishedNumbers } from '../../src/extension/panel/unfinishedNumbers';
 
 async function evaluate<T>(page: Page, expression: string): Promise<T> {
   return (await page.evaluate(expression)) as T;
@@ -141,6 +142,32 @@ describe('a run of few questions, and routes vs search (Chromium, strict CSP)', 
     await waitFor(page, `document.querySelector('.rvs-unmatched') !== null`);
     assert.equal(await evaluate(page, `document.querySelector('.rvs-unmatched').textContent`), 'UNMATCHED budgets: routes 8 vs search 4 generations per question');
     assert.ok((await evaluate<string[]>(page, `Array.from(document.querySelectorAll('.card h3')).map((h) => h.textContent)`)).includes('Random routes vs search — UNMATCHED budgets'));
+    await page.locator('vscode-panel-tab#tab-questions').click();
+  });
+
+  test('a stopped run (no summary.json) that ran both probes: the paired comparison over its finished questions, not "no paired comparison"', async () => {
+    // Walkthrough defect 3: a run cancelled at 99 questions said "This run has no paired comparison" and drew both curves.
+    const stopped = makeSyntheticRun({ n: 99, budget: 4, seed: 7, runId: 'stopped-99', label: 'stopped' });
+    const c = stopped.summary!.routesVsSearch!;
+    delete stopped.summary;
+    const unfinished = unfinishedNumbers(stopped.records, false)!;
+    assert.equal(unfinished.routesVsSearch!.onlyA, c.onlyA, 'the same comparison summary.json would hold');
+    await load(page, stopped);
+    await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'runStatus', runId: 'stopped-99', status: 'cancelled', done: 99, total: 300 })})`);
+    await page.locator('vscode-panel-tab#tab-charts').click();
+    // Before the host's numbers arrive the card has none; then they do.
+    await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'updateUnfinished', runId: 'stopped-99', unfinished })})`);
+    await page.waitForSelector('.rvs-tile');
+    const card = await evaluate<string>(page, `Array.from(document.querySelectorAll('.card')).find((c) => c.querySelector('.rvs-tile')).textContent`);
+    assert.doesNotMatch(card, /no paired comparison/);
+    assert.match(card, /Over the 99 questions finished so far: the run has no summary\.json yet/);
+    const tiles = await evaluate<Record<string, string>>(page, `Object.fromEntries(Array.from(document.querySelectorAll('.rvs-tile')).map((t) => [t.className.match(/rvs-(\\w+)$/)[1], Array.from(t.children).map((x) => x.textContent).join('|')]))`);
+    assert.equal(tiles.onlyA, `Only routes|${c.onlyA}|of n=99`);
+    assert.equal(tiles.mcnemar, `McNemar (exact)|${pValueClause(c.mcnemarP)}|${c.onlyA + c.onlyB} discordant`);
+    // The same numbers when they come with the run (a stopped run opened again).
+    await load(page, { ...stopped, runId: 'stopped-99-again', unfinished });
+    await page.waitForSelector('.rvs-unfinished');
+    assert.equal(await evaluate(page, `document.querySelectorAll('.rvs-tile.rvs-onlyA').length`), 1);
     await page.locator('vscode-panel-tab#tab-questions').click();
   });
 });

@@ -25,7 +25,7 @@ import '../styles/probeCharts.css';
 import { RepairHeatmap } from './heatmap';
 import { RATE_MIN_QUESTIONS } from '../../src/contract/questionStory';
 import { routesVsSearchView } from './routesVsSearch';
-import { rateOf, type PassAtKKind, type Rate, type RunSummary } from '../../src/contract';
+import { rateOf, type PassAtKKind, type Rate, type RunSummary, type UnfinishedNumbers } from '../../src/contract';
 import type { RunStatistics } from './runStatistics';
 import { themeColors, withAlpha, type ThemeColors } from './themeColors';
 import { drawWhisker } from './whisker';
@@ -67,6 +67,8 @@ export interface ChartRun {
   label: string;
   stats: RunStatistics;
   summary?: RunSummary;
+  /** A run without summary.json: the paired numbers the extension computed over its finished questions. */
+  unfinished?: UnfinishedNumbers;
 }
 
 function proportionCells(p: Rate): HTMLElement[] {
@@ -336,19 +338,25 @@ export class ChartsView {
    */
   private matchedBudgetCard(colors: ThemeColors): HTMLElement | null {
     const [main] = this.runs;
-    const view = routesVsSearchView(main.summary?.routesVsSearch, main.summary?.chance);
+    // A stopped run has no summary.json: the same comparison over the questions it finished.
+    const fromRecords = main.summary?.routesVsSearch ? undefined : main.unfinished;
+    const paired = main.summary?.routesVsSearch ?? fromRecords?.routesVsSearch;
+    const view = routesVsSearchView(paired, main.summary?.chance ?? fromRecords?.chance);
     const routeProbes = main.stats.foundWithin.filter((f) => f.probe === 'routes' || f.probe === 'search');
     if (!view && routeProbes.length === 0) return null;
     const few = main.stats.n < RATE_MIN_QUESTIONS;
     const body: (Node | null)[] = [];
     if (view?.unmatched) body.push(h('p', { class: 'rvs-unmatched', role: 'note' }, view.unmatched));
+    if (view && fromRecords && typeof fromRecords.n === 'number') {
+      body.push(h('p', { class: 'card-note rvs-unfinished', role: 'note' }, `Over the ${count(fromRecords.n)} questions finished so far: the run has no summary.json yet (it stopped before the end), so these are the numbers its summary would give for them.`));
+    }
     if (view) {
       body.push(h('div', { class: 'rvs-tiles' }, ...view.tiles.map((t) =>
         h('div', { class: `metric rvs-tile rvs-${t.key}`, title: t.title },
           h('div', { class: 'metric-label' }, t.label),
           h('div', { class: 'metric-value' }, t.value),
           h('div', { class: 'metric-detail muted' }, t.detail)))));
-      body.push(numbersTable(['spent', main.summary!.routesVsSearch!.a, main.summary!.routesVsSearch!.b, 'ratio'],
+      body.push(numbersTable(['spent', paired!.a, paired!.b, 'ratio'],
         view.costs.map((c) => h('tr', { 'data-measure': c.measure }, h('td', {}, c.measure), h('td', { class: 'num' }, c.a), h('td', { class: 'num' }, c.b), h('td', { class: 'num' }, c.ratio)))));
       for (const note of view.notes) body.push(h('p', { class: 'card-note muted' }, note));
     } else {

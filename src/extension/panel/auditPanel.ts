@@ -14,6 +14,7 @@ import { latestComparisonOf } from './comparisonLookup';
 import { loadRunFolder, runIdOf, type LoadedRun } from './runData';
 import { advancedStatus, type PanelStatus } from './liveStatus';
 import { revealColumn } from './revealColumn';
+import { unfinishedNumbers } from './unfinishedNumbers';
 
 export const PANEL_VIEW_TYPE = 'reachAudit.panel';
 /** The first message carries this many records (the table paints at once), the rest follow in batches. */
@@ -98,10 +99,12 @@ export class AuditPanelHost implements vscode.Disposable {
     const shown = this.shown;
     if (!shown) return;
     const { data } = shown.run;
+    // A stopped run has no summary: its paired routes-vs-search numbers come from its records.
+    const unfinished = shown.status?.status === 'running' ? undefined : unfinishedNumbers(data.records, data.summary !== undefined);
     // A comparison's base run goes whole: the panel pairs questions by id from the first message.
     this.page.post({
       type: 'loadRun',
-      run: { ...data, records: data.records.slice(0, FIRST_BATCH) },
+      run: { ...data, records: data.records.slice(0, FIRST_BATCH), ...(unfinished ? { unfinished } : {}) },
       ...(shown.base ? { baseRun: shown.base.data } : {}),
       ...(shown.base && shown.compare ? { compare: shown.compare } : {}),
     });
@@ -142,6 +145,10 @@ export class AuditPanelHost implements vscode.Disposable {
       if (fresh.data.summary) {
         shown.run.data.summary = fresh.data.summary;
         if (this.page.ready) this.page.post({ type: 'updateSummary', runId: shown.run.data.runId, summary: fresh.data.summary });
+      } else {
+        // Stopped or failed: no summary, so the paired numbers over the questions it kept.
+        const unfinished = unfinishedNumbers(shown.run.data.records, false);
+        if (unfinished && this.page.ready) this.page.post({ type: 'updateUnfinished', runId: shown.run.data.runId, unfinished });
       }
     }
     if (this.page.ready) this.page.post({ type: 'runStatus', runId: shown.run.data.runId, ...status });
