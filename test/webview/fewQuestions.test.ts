@@ -14,7 +14,8 @@ import type { Page } from 'playwright-core';
 import type { RunData } from '../../src/contract';
 import { buildBundles, launchBrowser, openPanel, waitFor, type Browser, type Bundles, type Harness, startHarness } from './harness';
 import { makeSyntheticRun, XSS_IMG } from './syntheticRun';
-import { pointsInterval, pValueClause, signedPoints } from '../../webview/src/comparisonModel';
+import { pointsInterval, pValueClause, pValueText, signedPoints } from '../../webview/src/comparisonModel';
+import { makeSyntheticComparison } from './syntheticComparison';
 import { unfinishedNumbers } from '../../src/extension/panel/unfinishedNumbers';
 
 async function evaluate<T>(page: Page, expression: string): Promise<T> {
@@ -143,6 +144,25 @@ describe('a run of few questions, and routes vs search (Chromium, strict CSP)', 
     assert.equal(await evaluate(page, `document.querySelector('.rvs-unmatched').textContent`), 'UNMATCHED budgets: routes 8 vs search 4 generations per question');
     assert.ok((await evaluate<string[]>(page, `Array.from(document.querySelectorAll('.card h3')).map((h) => h.textContent)`)).includes('Random routes vs search — UNMATCHED budgets'));
     await page.locator('vscode-panel-tab#tab-questions').click();
+  });
+
+  test('a comparison of 8 paired questions reads as counts: no points, no interval, no verdict (the under-20 rule)', async () => {
+    // Walkthrough defect 5: the 8-question demo showed "−12.5 pts [−37.5, +0.0]".
+    const tuned = makeSyntheticRun({ n: 8, budget: 4, seed: 5, runId: 'tuned-8', label: 'tuned', realizedBias: 0.3, reachBias: -0.2 });
+    const base = makeSyntheticRun({ n: 8, budget: 4, seed: 5, runId: 'base-8', label: 'base' });
+    const compare = makeSyntheticComparison(base, tuned);
+    await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'loadRun', run: tuned, baseRun: base, compare })})`);
+    await waitFor(page, `document.querySelectorAll('.compare-deltas tbody tr').length > 0`);
+    const rows = await evaluate<string[][]>(page, `Array.from(document.querySelectorAll('.compare-deltas tbody tr')).map((r) => Array.from(r.children).map((c) => c.textContent))`);
+    const r = compare.realized;
+    const k = r.gained - r.lost;
+    assert.deepEqual(rows[0], ['Realized', `${Math.round(r.base * 8)} of 8`, `${Math.round(r.tuned * 8)} of 8`, `${k > 0 ? '+' : k < 0 ? '−' : '±'}${Math.abs(k)} question${Math.abs(k) === 1 ? '' : 's'}`, '—', pValueText(r.mcnemarP), String(r.lost), String(r.gained), '8', 'counted (under 20)']);
+    const section = await evaluate<string>(page, `document.querySelector('details.compare').textContent`);
+    assert.doesNotMatch(section, / pts|\[[−+]/, 'no points and no interval over 8 questions');
+    assert.match(section, /Fewer than 20 paired questions/);
+    // The few-question story leads the headline: no Δ tiles in points either.
+    await waitFor(page, `document.querySelectorAll('.headline .story-card').length > 0 || document.querySelector('.headline .story')`);
+    assert.doesNotMatch(await evaluate<string>(page, `document.querySelector('.headline').textContent`), / pts\b/);
   });
 
   test('a stopped run (no summary.json) that ran both probes: the paired comparison over its finished questions, not "no paired comparison"', async () => {
