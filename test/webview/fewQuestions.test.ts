@@ -102,6 +102,34 @@ describe('a run of few questions, and routes vs search (Chromium, strict CSP)', 
     await page.locator('vscode-panel-tab#tab-questions').click();
   });
 
+  test('a question the repair scan skipped: the story and the detail pane both say "not scanned"', async () => {
+    // Walkthrough defect 4: the story said "Not scanned … neither" while the detail pane said
+    // "REPAIR SCAN (not in the failure set) … No single silenced block makes the deployed answer correct".
+    const run = oneQuestion();
+    const record = run.records[0];
+    record.realized = { ...record.realized, correct: false };
+    for (const p of Object.keys(record.reachable)) {
+      record.reachable[p] = false;
+      record.probes[p].correct = record.probes[p].correct.map(() => false);
+    }
+    record.repair = { inFailureSet: false, realized: false, correctBySilencedBlock: {}, answerBySilencedBlock: {}, splitKey: 0.5, cost: { generations: 0, tokens: 0, blockApplications: 0 } };
+    await load(page, { ...run, runId: 'not-scanned' });
+    await waitFor(page, `(document.querySelector('.story-card')?.textContent ?? '').includes('Not scanned') && document.querySelector('.detail h2') !== null`);
+    const story = await evaluate<string>(page, `document.querySelector('.story-card').textContent`);
+    const detail = await evaluate<string>(page, `Array.from(document.querySelectorAll('.detail-section')).find((s) => s.querySelector('h3')?.textContent.startsWith('Repair scan'))?.textContent ?? ''`);
+    assert.match(story, /Not scanned: the scan silences blocks for failure-set questions/);
+    assert.match(detail, /^Repair scan \(not scanned\)Not scanned: the scan silences blocks for failure-set questions/);
+    assert.doesNotMatch(detail, /No single silenced block|makes it right/);
+
+    // Scanned and not repaired: both give the same sentence.
+    record.repair = { ...record.repair, correctBySilencedBlock: { 0: false, 1: false, 2: false }, answerBySilencedBlock: { 0: '1', 1: '1', 2: '1' } };
+    await load(page, { ...run, runId: 'scanned' });
+    await waitFor(page, `document.querySelector('.repair-strip') !== null && (document.querySelector('.story-card')?.textContent ?? '').includes('of 3 makes it right')`);
+    const line = await evaluate<string>(page, `document.querySelector('.detail .repair-line').textContent`);
+    assert.equal(line, 'Not in the failure set (no reference probe reached it); no single silenced block of 3 makes it right.');
+    assert.ok((await evaluate<string>(page, `document.querySelector('.story-card').textContent`)).includes(line.slice(0, -1)));
+  });
+
   test('three questions: a card each, counts over the three', async () => {
     const run = makeSyntheticRun({ n: 3, budget: 4, seed: 11, runId: 'three', label: 'three' });
     await load(page, run);
