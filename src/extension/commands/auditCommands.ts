@@ -161,7 +161,18 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     if (!model) return { how: 'dismissed' };
     const probes = given.probes ?? (await choices.probes(settings.probes));
     if (!probes) return { how: 'dismissed' };
-    const options: AuditRequestOptions = { ...runOptionsOf(settings), ...given, model, data, probes };
+    // From the palette or the explorer (no argument object): the scope and the selectors too, so the
+    // plan offered before the first question counts only what was picked here.
+    const asked: Partial<AuditRequestOptions> = {};
+    if (!isArgObject(arg)) {
+      const select = await choices.selectors(probes, settings.selectors);
+      if (!select) return { how: 'dismissed' };
+      const scope = await choices.limit(data);
+      if (!scope) return { how: 'dismissed' };
+      asked.select = select;
+      if (scope.limit !== undefined) asked.limit = scope.limit;
+    }
+    const options: AuditRequestOptions = { ...runOptionsOf(settings), ...asked, ...given, model, data, probes };
     const ws = workspaceFolder();
     if (ws && !options.workspace) options.workspace = ws;
     return runLive({ type: 'audit', options }, `Reach Audit: auditing ${path.basename(data)}`, data);
