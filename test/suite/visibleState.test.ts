@@ -18,6 +18,7 @@ import { questionLabel } from '../../src/extension/editor/questionLabel';
 import { formatPercent, runRates, type QuestionRecord } from '../../src/contract';
 import { RATE_MIN_QUESTIONS } from '../../src/contract/questionStory';
 import { formatRateDetail } from '../../src/extension/panel/runHeadline';
+import { datasetPathOf } from '../../src/extension/panel/runData';
 import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
 import { pageProbesAvailable, panelDrag, panelEval, screenshot, workbenchClick, workbenchEval } from './pageProbe';
 import { EXTENSION_ID } from './suiteFixtures';
@@ -303,6 +304,18 @@ suite('What the user sees: cancel, export, table, gutter, welcome', function () 
       assert.equal(runs.length, 2, runs.map((r) => r.folder).join(', '));
       for (const run of runs) assert.equal(readRecords(run.folder).length, DEMO_QUESTIONS, run.folder);
       assert.ok(runs.some((r) => r.folder === tuned));
+      // Walkthrough defect 8: the demo audits the workspace's copy of its data, not the install
+      // folder's, so the copy the user has open carries the marks.
+      const workspaceRoot = vscode.workspace.workspaceFolders![0].uri.fsPath;
+      const copy = path.join(workspaceRoot, 'reach-audit-demo', 'arith-test.jsonl');
+      for (const run of runs) assert.equal(datasetPathOf(run.dataset ?? '', run.folder), copy, run.folder);
+      const lenses = await until('the marks on the workspace copy', async () => {
+        const found = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', vscode.Uri.file(copy));
+        const marked = new Set((found ?? []).filter((l) => l.command?.command === 'reachAudit.showQuestion').map((l) => l.range.start.line));
+        return marked.size >= DEMO_QUESTIONS ? marked : undefined;
+      }, 30_000);
+      assert.deepEqual([...lenses].sort((a, b) => a - b).slice(0, DEMO_QUESTIONS), Array.from({ length: DEMO_QUESTIONS }, (_, i) => i));
+      assert.ok(!runs.some((r) => (r.dataset ?? '').startsWith(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath)), 'no run of the install folder\'s copy');
     } finally {
       // Put the suite's earlier runs back beside the demo's.
       if (fs.existsSync(hidden)) {

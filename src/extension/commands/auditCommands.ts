@@ -16,6 +16,7 @@ import { readAuditSettings, runOptionsOf } from './auditSettings';
 import type { RequestBody } from '../../service/engineClient';
 import type { QuestionLensProvider } from '../editor/questionLens';
 import { loadRunFolder } from '../panel/runData';
+import { demoDataFile } from './demoData';
 
 export const COMMANDS = {
   runAudit: 'reachAudit.runAudit',
@@ -224,13 +225,24 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
    * arithmetic benchmark, on the first few questions with small budgets so it finishes in about
    * half a minute; the panel then shows the comparison. Arguments override the demo's settings.
    */
-  function tryDemo(arg?: unknown): Promise<CommandResult> {
+  async function tryDemo(arg?: unknown): Promise<CommandResult> {
+    if (!trusted()) return { how: 'untrusted' };
     const demo = path.join(context.extensionPath, 'media', 'demo');
     const given: CompareArgs = isArgObject(arg) ? (arg as CompareArgs) : {};
-    return compare({
+    // The workspace's copy of the demo data, so its lines carry the run's marks in the user's editor.
+    let data = given.data;
+    if (!data) {
+      try {
+        data = demoDataFile(path.join(demo, 'data', 'arith-test.jsonl'), workspaceFolder());
+      } catch (err) {
+        session.output.appendLine(`[demo] cannot copy the demo data into the workspace (${(err as Error).message}); auditing the bundled copy`);
+        data = path.join(demo, 'data', 'arith-test.jsonl');
+      }
+    }
+    const result = await compare({
       baseModel: path.join(demo, 'base'),
       tunedModel: path.join(demo, 'tuned'),
-      data: path.join(demo, 'data', 'arith-test.jsonl'),
+      data,
       limit: DEMO_QUESTIONS,
       probes: ['sample:8', 'routes:8', 'search:8'],
       repair: true,
@@ -238,6 +250,9 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
       name: 'demo',
       ...given,
     });
+    // The audited lines beside the panel, marked.
+    if (result.how === 'done' && !given.data && panel.visible) await panel.revealInDataset(data, 1);
+    return result;
   }
 
   /** The per-question editor commands: the question under the cursor, with the chosen probes. */
