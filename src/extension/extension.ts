@@ -18,6 +18,7 @@ import { RUN_FILES_GLOB, RunsTreeProvider, type RunsNode } from './sidebar/runsV
 import { TablesPanelHost } from './tables/tablesPanel';
 import { registerTablesCommands } from './tables/tablesCommands';
 import { throttle } from './sidebar/throttle';
+import { writeCliShim } from './commands/cliShim';
 
 export const RUNS_VIEW_ID = 'reachAudit.runs';
 export const REFRESH_RUNS_COMMAND = 'reachAudit.refreshRuns';
@@ -47,6 +48,24 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     () => vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath,
   );
   const panel = new AuditPanelHost(context.extensionUri, output);
+  // `reach-audit` in VS Code's terminals: the hints name it, and an installed .vsix puts it on no PATH.
+  let cliFolder: string | undefined;
+  try {
+    cliFolder = writeCliShim(path.join(context.globalStorageUri.fsPath, 'bin'), process.execPath, context.asAbsolutePath(path.join('dist', 'cli.js')));
+    context.environmentVariableCollection.description = 'Puts the Reach Audit extension\'s bundled reach-audit command on the PATH.';
+    context.environmentVariableCollection.prepend('PATH', `${cliFolder}${path.delimiter}`);
+  } catch (err) {
+    output.appendLine(`[extension] cannot write the reach-audit launcher: ${(err as Error).message}`);
+  }
+  const openCliTerminal = () => {
+    const terminal = vscode.window.createTerminal({
+      name: 'reach-audit',
+      ...(cliFolder ? { env: { PATH: `${cliFolder}${path.delimiter}${process.env.PATH ?? ''}` } } : {}),
+      cwd: vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri,
+    });
+    terminal.show();
+    return terminal;
+  };
   const auditView = new AuditViewProvider();
   const runFolders = async () => (await runs.runs()).map((r) => r.folder);
   const lens = new QuestionLensProvider(async (file) => {
@@ -109,6 +128,7 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
       return result;
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => void runs.refresh()),
+    vscode.commands.registerCommand('reachAudit.openCliTerminal', openCliTerminal),
     ...registerTablesCommands({ tables, selection: () => runsView.selection, runs: () => runs.runs() }),
     ...registerAuditCommands({ context, session, panel, lens, selectedRun, runFolders, runsChanged: () => refreshSoon(undefined), runProgress }),
     { dispose: () => (refreshSoon.cancel(), runProgress.cancel()) },

@@ -189,7 +189,7 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
         kind: 'metric',
         label: 'Unfinished',
         detail: unfinishedText(run),
-        tooltip: 'The run is still being written, or it stopped; `reach-audit audit --resume` continues it. Its numbers are over the questions finished so far, as the panel shows them.',
+        tooltip: 'The run is still being written, or it stopped; Resume, or `reach-audit audit --resume` in a VS Code terminal, continues it. Its numbers are over the questions finished so far, as the panel shows them.',
       });
     }
     if (run.headline) children.push(...metricNodes(run.headline));
