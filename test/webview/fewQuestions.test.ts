@@ -212,6 +212,9 @@ describe('a run of few questions, and routes vs search (Chromium, strict CSP)', 
     const tiles = await evaluate<Record<string, string>>(page, `Object.fromEntries(Array.from(document.querySelectorAll('.rvs-tile')).map((t) => [t.className.match(/rvs-(\\w+)$/)[1], Array.from(t.children).map((x) => x.textContent).join('|')]))`);
     assert.equal(tiles.onlyA, `Only routes|${c.onlyA}|of n=99`);
     assert.equal(tiles.mcnemar, `McNemar (exact)|${pValueClause(c.mcnemarP)}|${c.onlyA + c.onlyB} discordant`);
+    // No summary.json: the pass@k table has no empty summary.json column (walkthrough defect 9).
+    const passHeaders = await evaluate<string[]>(page, `Array.from(Array.from(document.querySelectorAll('.card')).find((c) => c.querySelector('h3')?.textContent === 'pass@k')?.querySelectorAll('thead th') ?? []).map((th) => th.textContent)`);
+    assert.deepEqual(passHeaders, ['probe', 'k', 'pass@k', '95% CI', 'n']);
     // The same numbers when they come with the run (a stopped run opened again).
     await load(page, { ...stopped, runId: 'stopped-99-again', unfinished });
     await page.waitForSelector('.rvs-unfinished');
