@@ -287,7 +287,7 @@ suite('What the user sees: cancel, export, table, gutter, welcome', function () 
           const view = Array.from(document.querySelectorAll('.welcome-view-content')).find((v) => v.textContent.includes('No audit runs in this workspace yet'));
           return view ? Array.from(view.querySelectorAll('.monaco-button')).map((b) => b.textContent.trim()) : null;
         }`);
-        assert.deepEqual(buttons, ['Run Reachability Audit', 'Try It on the Bundled Demo', 'Refresh']);
+        assert.deepEqual(buttons, ['Run Reachability Audit', 'Try It on the Bundled Demo', 'Open Terminal with reach-audit', 'Refresh']);
         await screenshot('runs-welcome');
         await workbenchClick('.welcome-view-content .monaco-button', 'Try It on the Bundled Demo');
       } else {

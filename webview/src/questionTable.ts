@@ -153,6 +153,9 @@ export class QuestionTable {
     this.element.setAttribute('aria-rowcount', String(rows.length + 1));
     this.spacer.style.height = `${rows.length * ROW_HEIGHT}px`;
     if (resetScroll) this.scrollTop = 0;
+    // Fewer rows than before (another run): a position past the new end would draw from the middle
+    // of nothing until the browser's clamp reports a scroll, so clamp it here as the browser will.
+    else if (this.scrollPosition > this.maxScrollTop()) this.scrollTop = this.maxScrollTop();
     for (const slot of this.pool) slot.position = -1;
     this.render();
   }
