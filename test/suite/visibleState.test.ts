@@ -309,8 +309,10 @@ suite('What the user sees: cancel, export, table, gutter, welcome', function () 
       const workspaceRoot = vscode.workspace.workspaceFolders![0].uri.fsPath;
       const copy = path.join(workspaceRoot, 'reach-audit-demo', 'arith-test.jsonl');
       for (const run of runs) assert.equal(datasetPathOf(run.dataset ?? '', run.folder), copy, run.folder);
+      // The lens provider answers for an open document (the demo opened it beside the panel).
+      const copyDocument = await vscode.workspace.openTextDocument(vscode.Uri.file(copy));
       const lenses = await until('the marks on the workspace copy', async () => {
-        const found = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', vscode.Uri.file(copy));
+        const found = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', copyDocument.uri);
         const marked = new Set((found ?? []).filter((l) => l.command?.command === 'reachAudit.showQuestion').map((l) => l.range.start.line));
         return marked.size >= DEMO_QUESTIONS ? marked : undefined;
       }, 30_000);
