@@ -5,7 +5,19 @@
 import type { Comparison } from './comparison';
 import type { QuestionRecord } from './runRecord';
 import type { RunManifest } from './runManifest';
-import type { RunSummary } from './runSummary';
+import type { ChanceSummary, ProbeComparison, RunSummary } from './runSummary';
+
+/**
+ * A run without summary.json (stopped, or still going): the paired routes-vs-search comparison
+ * the audit would write, computed by the extension over the questions finished so far, so the
+ * panel need not say "no paired comparison" of a run that has one.
+ */
+export interface UnfinishedNumbers {
+  /** Questions finished when it was computed. */
+  n: number;
+  routesVsSearch?: ProbeComparison;
+  chance?: ChanceSummary;
+}
 
 /** One run as the panel receives it. */
 export interface RunData {
@@ -17,6 +29,8 @@ export interface RunData {
   manifest?: RunManifest;
   /** Absent while the run is going or when it stopped before writing one. */
   summary?: RunSummary;
+  /** Only without `summary`: the paired numbers over the finished records. */
+  unfinished?: UnfinishedNumbers;
   records: QuestionRecord[];
 }
 
@@ -41,6 +55,7 @@ export type HostMessage =
     }
   | { type: 'appendRecords'; runId: string; records: QuestionRecord[] }
   | { type: 'updateSummary'; runId: string; summary: RunSummary }
+  | { type: 'updateUnfinished'; runId: string; unfinished: UnfinishedNumbers }
   | { type: 'runStatus'; runId: string; status: RunStatus; done: number; total: number; message?: string }
   | { type: 'selectQuestion'; id: string };
 

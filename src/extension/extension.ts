@@ -17,6 +17,8 @@ import { datasetPathOf, loadRunFolder } from './panel/runData';
 import { RUN_FILES_GLOB, RunsTreeProvider, type RunsNode } from './sidebar/runsView';
 import { TablesPanelHost } from './tables/tablesPanel';
 import { registerTablesCommands } from './tables/tablesCommands';
+import { throttle } from './sidebar/throttle';
+import { writeCliShim } from './commands/cliShim';
 
 export const RUNS_VIEW_ID = 'reachAudit.runs';
 export const REFRESH_RUNS_COMMAND = 'reachAudit.refreshRuns';
@@ -46,6 +48,24 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     () => vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath,
   );
   const panel = new AuditPanelHost(context.extensionUri, output);
+  // `reach-audit` in VS Code's terminals: the hints name it, and an installed .vsix puts it on no PATH.
+  let cliFolder: string | undefined;
+  try {
+    cliFolder = writeCliShim(path.join(context.globalStorageUri.fsPath, 'bin'), process.execPath, context.asAbsolutePath(path.join('dist', 'cli.js')));
+    context.environmentVariableCollection.description = 'Puts the Reach Audit extension\'s bundled reach-audit command on the PATH.';
+    context.environmentVariableCollection.prepend('PATH', `${cliFolder}${path.delimiter}`);
+  } catch (err) {
+    output.appendLine(`[extension] cannot write the reach-audit launcher: ${(err as Error).message}`);
+  }
+  const openCliTerminal = () => {
+    const terminal = vscode.window.createTerminal({
+      name: 'reach-audit',
+      ...(cliFolder ? { env: { PATH: `${cliFolder}${path.delimiter}${process.env.PATH ?? ''}` } } : {}),
+      cwd: vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri,
+    });
+    terminal.show();
+    return terminal;
+  };
   const auditView = new AuditViewProvider();
   const runFolders = async () => (await runs.runs()).map((r) => r.folder);
   const lens = new QuestionLensProvider(async (file) => {
@@ -71,23 +91,22 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
   };
 
   // Runs written by the CLI or an audit appear without a manual refresh; bursts of writes are
-  // coalesced so a run that is being written is read once.
-  let pending: NodeJS.Timeout | undefined;
-  const refreshSoon = () => {
-    if (pending) clearTimeout(pending);
-    pending = setTimeout(() => {
-      pending = undefined;
-      void runs.refresh().then(() => {
-        lens.invalidate();
-        return showInAuditView();
-      });
-    }, 500);
-  };
+  // coalesced (at most one read every half second, also while a run keeps writing).
+  const refreshSoon = throttle(500, () => {
+    void runs.refresh().then(() => {
+      lens.invalidate();
+      return showInAuditView();
+    });
+  });
+  // A live run's counts (its row, the Audit view): that run alone is re-read, about once a second.
+  const runProgress = throttle(1000, (folder: string) => {
+    void runs.refreshRun(folder).then(() => showInAuditView());
+  });
   // One glob for every workspace folder, including folders added later.
   const watcher = vscode.workspace.createFileSystemWatcher(`**/${RUN_FILES_GLOB}`);
-  watcher.onDidCreate(refreshSoon);
-  watcher.onDidChange(refreshSoon);
-  watcher.onDidDelete(refreshSoon);
+  watcher.onDidCreate(() => refreshSoon(undefined));
+  watcher.onDidChange(() => refreshSoon(undefined));
+  watcher.onDidDelete(() => refreshSoon(undefined));
 
   context.subscriptions.push(
     runs,
@@ -109,9 +128,10 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
       return result;
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => void runs.refresh()),
+    vscode.commands.registerCommand('reachAudit.openCliTerminal', openCliTerminal),
     ...registerTablesCommands({ tables, selection: () => runsView.selection, runs: () => runs.runs() }),
-    ...registerAuditCommands({ context, session, panel, lens, selectedRun, runFolders, runsChanged: refreshSoon }),
-    { dispose: () => pending && clearTimeout(pending) },
+    ...registerAuditCommands({ context, session, panel, lens, selectedRun, runFolders, runsChanged: () => refreshSoon(undefined), runProgress }),
+    { dispose: () => (refreshSoon.cancel(), runProgress.cancel()) },
   );
   void showInAuditView();
   return { runs, runsView, session, panel, auditView, lens, gutter, tables };

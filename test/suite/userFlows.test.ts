@@ -118,6 +118,40 @@ suite('Audit commands, panel and editor', function () {
     assert.ok(api.auditView.html.includes(`n = ${summary.n} questions`));
   });
 
+  test('A click on a table row keeps the panel; Reveal in dataset opens the line beside it, the panel still shown', async function () {
+    // Walkthrough defect 2: one click replaced the panel with the dataset in the same editor group.
+    if (!pageProbesAvailable) this.skip(); // the row is clicked in the rendered page
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.commands.executeCommand('reachAudit.openPanel', { runDir: fullRun });
+    await api.panel.whenReady();
+    const target = readRecords(fullRun)[2];
+    const panelGroup = () =>
+      vscode.window.tabGroups.all.find((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('reachAudit.panel')))?.viewColumn;
+    const datasetEditors = () => vscode.window.visibleTextEditors.filter((e) => e.document.uri.fsPath === data);
+    for (const record of readRecords(fullRun)) {
+      await panelEval<boolean>(
+        `(id) => { const row = [...document.querySelectorAll('.qt-body-row:not([hidden])')].find((r) => r.querySelector('.col-id')?.textContent === id); if (!row) return null; row.click(); return true; }`,
+        record.id,
+      );
+      await panelEval<string>(`(id) => document.querySelector('.detail-title h2')?.textContent === 'Question ' + id ? 'shown' : null`, record.id);
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.ok(api.panel.visible, 'the panel is still shown after clicking through the rows');
+    assert.equal(datasetEditors().length, 0, 'a click opens no dataset');
+    await panelEval<boolean>(
+      `(id) => { const row = [...document.querySelectorAll('.qt-body-row:not([hidden])')].find((r) => r.querySelector('.col-id')?.textContent === id); if (!row) return null; row.click(); return true; }`,
+      target.id,
+    );
+    await panelClick('Reveal in dataset');
+    const deadline = Date.now() + 15_000;
+    while (datasetEditors().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const [editor] = datasetEditors();
+    assert.ok(editor, 'Reveal in dataset opened the dataset');
+    assert.equal(editor.selection.active.line, target.line - 1);
+    assert.ok(api.panel.visible, 'the panel stays visible beside the dataset');
+    assert.ok(panelGroup() !== undefined && editor.viewColumn !== panelGroup(), `dataset in group ${editor.viewColumn}, panel in ${panelGroup()}`);
+  });
+
   test('Run Reachability Audit on the shipped demo data: the table shows each question with its state', async () => {
     const demo = path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'media', 'demo');
     const result = await vscode.commands.executeCommand<CommandResult>('reachAudit.runAudit', {

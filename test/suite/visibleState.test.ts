@@ -18,6 +18,7 @@ import { questionLabel } from '../../src/extension/editor/questionLabel';
 import { formatPercent, runRates, type QuestionRecord } from '../../src/contract';
 import { RATE_MIN_QUESTIONS } from '../../src/contract/questionStory';
 import { formatRateDetail } from '../../src/extension/panel/runHeadline';
+import { datasetPathOf } from '../../src/extension/panel/runData';
 import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
 import { pageProbesAvailable, panelDrag, panelEval, screenshot, workbenchClick, workbenchEval } from './pageProbe';
 import { EXTENSION_ID } from './suiteFixtures';
@@ -286,7 +287,7 @@ suite('What the user sees: cancel, export, table, gutter, welcome', function () 
           const view = Array.from(document.querySelectorAll('.welcome-view-content')).find((v) => v.textContent.includes('No audit runs in this workspace yet'));
           return view ? Array.from(view.querySelectorAll('.monaco-button')).map((b) => b.textContent.trim()) : null;
         }`);
-        assert.deepEqual(buttons, ['Run Reachability Audit', 'Try It on the Bundled Demo', 'Refresh']);
+        assert.deepEqual(buttons, ['Run Reachability Audit', 'Try It on the Bundled Demo', 'Open Terminal with reach-audit', 'Refresh']);
         await screenshot('runs-welcome');
         await workbenchClick('.welcome-view-content .monaco-button', 'Try It on the Bundled Demo');
       } else {
@@ -303,6 +304,20 @@ suite('What the user sees: cancel, export, table, gutter, welcome', function () 
       assert.equal(runs.length, 2, runs.map((r) => r.folder).join(', '));
       for (const run of runs) assert.equal(readRecords(run.folder).length, DEMO_QUESTIONS, run.folder);
       assert.ok(runs.some((r) => r.folder === tuned));
+      // Walkthrough defect 8: the demo audits the workspace's copy of its data, not the install
+      // folder's, so the copy the user has open carries the marks.
+      const workspaceRoot = vscode.workspace.workspaceFolders![0].uri.fsPath;
+      const copy = path.join(workspaceRoot, 'reach-audit-demo', 'arith-test.jsonl');
+      for (const run of runs) assert.equal(datasetPathOf(run.dataset ?? '', run.folder), copy, run.folder);
+      // The lens provider answers for an open document (the demo opened it beside the panel).
+      const copyDocument = await vscode.workspace.openTextDocument(vscode.Uri.file(copy));
+      const lenses = await until('the marks on the workspace copy', async () => {
+        const found = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', copyDocument.uri);
+        const marked = new Set((found ?? []).filter((l) => l.command?.command === 'reachAudit.showQuestion').map((l) => l.range.start.line));
+        return marked.size >= DEMO_QUESTIONS ? marked : undefined;
+      }, 30_000);
+      assert.deepEqual([...lenses].sort((a, b) => a - b).slice(0, DEMO_QUESTIONS), Array.from({ length: DEMO_QUESTIONS }, (_, i) => i));
+      assert.ok(!runs.some((r) => (r.dataset ?? '').startsWith(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath)), 'no run of the install folder\'s copy');
     } finally {
       // Put the suite's earlier runs back beside the demo's.
       if (fs.existsSync(hidden)) {

@@ -17,7 +17,7 @@ import * as vscode from 'vscode';
 import type { ReachAuditApi } from '../../src/extension/extension';
 import type { CommandResult } from '../../src/extension/commands/auditCommands';
 import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
-import { pageProbesAvailable, screenshot, workbenchClick, workbenchEval } from './pageProbe';
+import { pageProbesAvailable, panelEval, screenshot, workbenchClick, workbenchEval } from './pageProbe';
 import { EXTENSION_ID } from './suiteFixtures';
 
 const N = 24;
@@ -117,6 +117,35 @@ suite('A whole-file audit: the estimate with Cancel, live progress', function ()
       },
       onRecord: () => order.push('record'),
     });
+    // Walkthrough defect 1: what the panel header, the run's Runs-view row and the Audit view said
+    // while the run went (sampled every 200 ms), and the header as rendered after a few questions.
+    const live = { header: new Set<number>(), row: new Set<number>(), auditView: new Set<number>() };
+    let liveDir: string | undefined;
+    let records = 0;
+    let headerSeen: Promise<string | null> | undefined;
+    const sampler = setInterval(() => {
+      for (const m of api.panel.sent) if (m.type === 'runStatus' && m.status === 'running') live.header.add(m.done);
+      if (!liveDir) return;
+      void api.runs.runs().then((runs) => {
+        const entry = runs.find((r) => r.folder === liveDir);
+        if (!entry) return;
+        const description = String(api.runs.getTreeItem({ kind: 'run', run: entry }).description ?? '');
+        const counted = /^unfinished · (\d+) recorded$/.exec(description)?.[1] ?? (entry.finished ? undefined : String(entry.headline?.n ?? ''));
+        if (counted) live.row.add(Number(counted));
+        const said = /Unfinished: (\d+) questions? recorded/.exec(api.auditView.html)?.[1];
+        if (said) live.auditView.add(Number(said));
+      });
+    }, 200);
+    const counting = api.session.listen({
+      onStarted: (e) => (liveDir = e.runDir),
+      onRecord: () => {
+        // The panel header as the page renders it, once four questions have finished (the run may
+        // end first on a fast machine: then the page says Done and the host-side samples decide).
+        if (++records === 4 && pageProbesAvailable) {
+          headerSeen = panelEval<string>(`() => { const t = document.querySelector('.run-status .status-text')?.textContent ?? ''; return /^(Running · ([4-9]|1\\d|2[0-4]) \\/ 24|Done · 24 questions)$/.test(t) ? t : null; }`).catch((err: Error) => `probe failed: ${err.message}`);
+        }
+      },
+    });
     let result: CommandResult;
     try {
       result = await vscode.commands.executeCommand<CommandResult>('reachAudit.runAudit', {
@@ -125,9 +154,16 @@ suite('A whole-file audit: the estimate with Cancel, live progress', function ()
       });
     } finally {
       listener.dispose();
+      counting.dispose();
+      clearInterval(sampler);
     }
     assert.equal(result.how, 'done', result.message);
     assert.equal(recordLines(result.runDir!), N);
+    const midRun = (seen: Set<number>) => [...seen].filter((d) => d > 0 && d < N);
+    assert.ok(midRun(live.header).length >= 3, `panel header counts while running: ${[...live.header].join(', ')}`);
+    assert.ok(midRun(live.row).length >= 2, `Runs view row counts while running: ${[...live.row].join(', ')}`);
+    assert.ok(midRun(live.auditView).length >= 2, `Audit view counts while running: ${[...live.auditView].join(', ')}`);
+    if (headerSeen) assert.match((await headerSeen) ?? '', /^(Running · \d+ \/ 24|Done · 24 questions)$/);
 
     // The plan and its measured cost, offered once, before any question finished.
     assert.equal(estimates.length, 1, JSON.stringify(estimates));

@@ -14,7 +14,9 @@ import type { Page } from 'playwright-core';
 import type { RunData } from '../../src/contract';
 import { buildBundles, launchBrowser, openPanel, waitFor, type Browser, type Bundles, type Harness, startHarness } from './harness';
 import { makeSyntheticRun, XSS_IMG } from './syntheticRun';
-import { pointsInterval, pValueClause, signedPoints } from '../../webview/src/comparisonModel';
+import { pointsInterval, pValueClause, pValueText, signedPoints } from '../../webview/src/comparisonModel';
+import { makeSyntheticComparison } from './syntheticComparison';
+import { unfinishedNumbers } from '../../src/extension/panel/unfinishedNumbers';
 
 async function evaluate<T>(page: Page, expression: string): Promise<T> {
   return (await page.evaluate(expression)) as T;
@@ -100,6 +102,34 @@ describe('a run of few questions, and routes vs search (Chromium, strict CSP)', 
     await page.locator('vscode-panel-tab#tab-questions').click();
   });
 
+  test('a question the repair scan skipped: the story and the detail pane both say "not scanned"', async () => {
+    // Walkthrough defect 4: the story said "Not scanned … neither" while the detail pane said
+    // "REPAIR SCAN (not in the failure set) … No single silenced block makes the deployed answer correct".
+    const run = oneQuestion();
+    const record = run.records[0];
+    record.realized = { ...record.realized, correct: false };
+    for (const p of Object.keys(record.reachable)) {
+      record.reachable[p] = false;
+      record.probes[p].correct = record.probes[p].correct.map(() => false);
+    }
+    record.repair = { inFailureSet: false, realized: false, correctBySilencedBlock: {}, answerBySilencedBlock: {}, splitKey: 0.5, cost: { generations: 0, tokens: 0, blockApplications: 0 } };
+    await load(page, { ...run, runId: 'not-scanned' });
+    await waitFor(page, `(document.querySelector('.story-card')?.textContent ?? '').includes('Not scanned') && document.querySelector('.detail h2') !== null`);
+    const story = await evaluate<string>(page, `document.querySelector('.story-card').textContent`);
+    const detail = await evaluate<string>(page, `Array.from(document.querySelectorAll('.detail-section')).find((s) => s.querySelector('h3')?.textContent.startsWith('Repair scan'))?.textContent ?? ''`);
+    assert.match(story, /Not scanned: the scan silences blocks for failure-set questions/);
+    assert.match(detail, /^Repair scan \(not scanned\)Not scanned: the scan silences blocks for failure-set questions/);
+    assert.doesNotMatch(detail, /No single silenced block|makes it right/);
+
+    // Scanned and not repaired: both give the same sentence.
+    record.repair = { ...record.repair, correctBySilencedBlock: { 0: false, 1: false, 2: false }, answerBySilencedBlock: { 0: '1', 1: '1', 2: '1' } };
+    await load(page, { ...run, runId: 'scanned' });
+    await waitFor(page, `document.querySelector('.repair-strip') !== null && (document.querySelector('.story-card')?.textContent ?? '').includes('of 3 makes it right')`);
+    const line = await evaluate<string>(page, `document.querySelector('.detail .repair-line').textContent`);
+    assert.equal(line, 'Not in the failure set (no reference probe reached it); no single silenced block of 3 makes it right.');
+    assert.ok((await evaluate<string>(page, `document.querySelector('.story-card').textContent`)).includes(line.slice(0, -1)));
+  });
+
   test('three questions: a card each, counts over the three', async () => {
     const run = makeSyntheticRun({ n: 3, budget: 4, seed: 11, runId: 'three', label: 'three' });
     await load(page, run);
@@ -141,6 +171,54 @@ describe('a run of few questions, and routes vs search (Chromium, strict CSP)', 
     await waitFor(page, `document.querySelector('.rvs-unmatched') !== null`);
     assert.equal(await evaluate(page, `document.querySelector('.rvs-unmatched').textContent`), 'UNMATCHED budgets: routes 8 vs search 4 generations per question');
     assert.ok((await evaluate<string[]>(page, `Array.from(document.querySelectorAll('.card h3')).map((h) => h.textContent)`)).includes('Random routes vs search — UNMATCHED budgets'));
+    await page.locator('vscode-panel-tab#tab-questions').click();
+  });
+
+  test('a comparison of 8 paired questions reads as counts: no points, no interval, no verdict (the under-20 rule)', async () => {
+    // Walkthrough defect 5: the 8-question demo showed "−12.5 pts [−37.5, +0.0]".
+    const tuned = makeSyntheticRun({ n: 8, budget: 4, seed: 5, runId: 'tuned-8', label: 'tuned', realizedBias: 0.3, reachBias: -0.2 });
+    const base = makeSyntheticRun({ n: 8, budget: 4, seed: 5, runId: 'base-8', label: 'base' });
+    const compare = makeSyntheticComparison(base, tuned);
+    await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'loadRun', run: tuned, baseRun: base, compare })})`);
+    await waitFor(page, `document.querySelectorAll('.compare-deltas tbody tr').length > 0`);
+    const rows = await evaluate<string[][]>(page, `Array.from(document.querySelectorAll('.compare-deltas tbody tr')).map((r) => Array.from(r.children).map((c) => c.textContent))`);
+    const r = compare.realized;
+    const k = r.gained - r.lost;
+    assert.deepEqual(rows[0], ['Realized', `${Math.round(r.base * 8)} of 8`, `${Math.round(r.tuned * 8)} of 8`, `${k > 0 ? '+' : k < 0 ? '−' : '±'}${Math.abs(k)} question${Math.abs(k) === 1 ? '' : 's'}`, '—', pValueText(r.mcnemarP), String(r.lost), String(r.gained), '8', 'counted (under 20)']);
+    const section = await evaluate<string>(page, `document.querySelector('details.compare').textContent`);
+    assert.doesNotMatch(section, / pts|\[[−+]/, 'no points and no interval over 8 questions');
+    assert.match(section, /Fewer than 20 paired questions/);
+    // The few-question story leads the headline: no Δ tiles in points either.
+    await waitFor(page, `document.querySelectorAll('.headline .story-card').length > 0 || document.querySelector('.headline .story')`);
+    assert.doesNotMatch(await evaluate<string>(page, `document.querySelector('.headline').textContent`), / pts\b/);
+  });
+
+  test('a stopped run (no summary.json) that ran both probes: the paired comparison over its finished questions, not "no paired comparison"', async () => {
+    // Walkthrough defect 3: a run cancelled at 99 questions said "This run has no paired comparison" and drew both curves.
+    const stopped = makeSyntheticRun({ n: 99, budget: 4, seed: 7, runId: 'stopped-99', label: 'stopped' });
+    const c = stopped.summary!.routesVsSearch!;
+    delete stopped.summary;
+    const unfinished = unfinishedNumbers(stopped.records, false)!;
+    assert.equal(unfinished.routesVsSearch!.onlyA, c.onlyA, 'the same comparison summary.json would hold');
+    await load(page, stopped);
+    await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'runStatus', runId: 'stopped-99', status: 'cancelled', done: 99, total: 300 })})`);
+    await page.locator('vscode-panel-tab#tab-charts').click();
+    // Before the host's numbers arrive the card has none; then they do.
+    await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'updateUnfinished', runId: 'stopped-99', unfinished })})`);
+    await page.waitForSelector('.rvs-tile');
+    const card = await evaluate<string>(page, `Array.from(document.querySelectorAll('.card')).find((c) => c.querySelector('.rvs-tile')).textContent`);
+    assert.doesNotMatch(card, /no paired comparison/);
+    assert.match(card, /Over the 99 questions finished so far: the run has no summary\.json yet/);
+    const tiles = await evaluate<Record<string, string>>(page, `Object.fromEntries(Array.from(document.querySelectorAll('.rvs-tile')).map((t) => [t.className.match(/rvs-(\\w+)$/)[1], Array.from(t.children).map((x) => x.textContent).join('|')]))`);
+    assert.equal(tiles.onlyA, `Only routes|${c.onlyA}|of n=99`);
+    assert.equal(tiles.mcnemar, `McNemar (exact)|${pValueClause(c.mcnemarP)}|${c.onlyA + c.onlyB} discordant`);
+    // No summary.json: the pass@k table has no empty summary.json column (walkthrough defect 9).
+    const passHeaders = await evaluate<string[]>(page, `Array.from(Array.from(document.querySelectorAll('.card')).find((c) => c.querySelector('h3')?.textContent === 'pass@k')?.querySelectorAll('thead th') ?? []).map((th) => th.textContent)`);
+    assert.deepEqual(passHeaders, ['probe', 'k', 'pass@k', '95% CI', 'n']);
+    // The same numbers when they come with the run (a stopped run opened again).
+    await load(page, { ...stopped, runId: 'stopped-99-again', unfinished });
+    await page.waitForSelector('.rvs-unfinished');
+    assert.equal(await evaluate(page, `document.querySelectorAll('.rvs-tile.rvs-onlyA').length`), 1);
     await page.locator('vscode-panel-tab#tab-questions').click();
   });
 });

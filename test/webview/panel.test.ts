@@ -138,9 +138,16 @@ describe('audit panel (Chromium, strict CSP)', () => {
     assert.equal(await evaluate(page, `document.querySelector('.qt-body-row[aria-rowindex="2"] .col-id').textContent`), 'q-00000');
   });
 
-  test('clicking a row selects it, shows its detail and posts reveal with its id and line', async () => {
-    await page.locator('.qt-body-row', { hasText: 'q-00005' }).click();
-    assert.equal(await selectedId(page), 'q-00005');
+  test('clicking rows selects each and shows its detail without opening the dataset; double-click and the button reveal', async () => {
+    // Walkthrough defect 2: a click replaced the panel with the dataset. Clicking through rows only reads them.
+    const revealsBefore = (await postedMessages(page)).filter((m) => m.type === 'revealQuestion' || m.type === 'openDetail').length;
+    for (const id of ['q-00003', 'q-00004', 'q-00005']) {
+      await page.locator('.qt-body-row', { hasText: id }).click();
+      assert.equal(await selectedId(page), id);
+      assert.equal(await evaluate(page, `document.querySelector('.detail-title h2').textContent`), `Question ${id}`);
+    }
+    assert.equal((await postedMessages(page)).filter((m) => m.type === 'revealQuestion' || m.type === 'openDetail').length, revealsBefore, 'a click posts no reveal');
+    await page.locator('.qt-body-row', { hasText: 'q-00005' }).dblclick();
     assert.deepEqual(await lastMessage(page, 'revealQuestion'), { type: 'revealQuestion', runId: BIG.runId, id: 'q-00005', line: 6 });
     assert.equal(await evaluate(page, `document.querySelector('.detail-title h2').textContent`), 'Question q-00005');
     const record = expected.records[5];
@@ -410,6 +417,7 @@ describe('audit panel (Chromium, strict CSP)', () => {
     await waitFor(page, `document.querySelector('.count').textContent === '1 question'`);
     await page.locator('.qt-body-row', { hasText: '7' }).click();
     assert.ok((await evaluate<string>(page, `document.querySelector('.detail').textContent`)).includes('No probe results'));
+    await page.locator('.detail vscode-button', { hasText: 'Reveal in dataset' }).click();
     assert.deepEqual(await lastMessage(page, 'revealQuestion'), { type: 'revealQuestion', runId: 'bare', id: 7, line: 3 });
     await assertClean(page, browser);
   });

@@ -26,7 +26,8 @@ import { RepairHeatmap } from './heatmap';
 import { RATE_MIN_QUESTIONS } from '../../src/contract/questionStory';
 import { routesVsSearchView } from './routesVsSearch';
 import { repairNullSentences } from './repairNullView';
-import { rateOf, type PassAtKKind, type Rate, type RunSummary } from '../../src/contract';
+import { probeColor } from './probeColors';
+import { rateOf, type PassAtKKind, type Rate, type RunSummary, type UnfinishedNumbers } from '../../src/contract';
 import type { RunStatistics } from './runStatistics';
 import { themeColors, withAlpha, type ThemeColors } from './themeColors';
 import { drawWhisker } from './whisker';
@@ -68,6 +69,8 @@ export interface ChartRun {
   label: string;
   stats: RunStatistics;
   summary?: RunSummary;
+  /** A run without summary.json: the paired numbers the extension computed over its finished questions. */
+  unfinished?: UnfinishedNumbers;
 }
 
 function proportionCells(p: Rate): HTMLElement[] {
@@ -312,19 +315,21 @@ export class ChartsView {
     const datasets: ChartDataset<'line'>[] = [];
     const rows: HTMLElement[] = [];
     const probeOrder = [...new Set(curves.map((c) => c.probe))];
+    // The summary.json column only when a run has one (an unfinished run's would be empty).
+    const withSummary = curves.some((c) => c.run.summary?.passAtK?.[c.probe] !== undefined);
     for (const c of curves) {
-      const color = colors.series[probeOrder.indexOf(c.probe) % colors.series.length];
+      const color = probeColor(c.probe, colors.series, probeOrder);
       const label = this.runs.length > 1 ? `${c.probe} (${c.run.label})` : c.probe;
       datasets.push(...this.curve(label, c.points.map((p) => ({ x: p.k, y: p.mean, low: p.low, high: p.high })), color, c.r > 0));
       const ks = [...new Set([1, 2, 4, 8, 16, 32, 64, c.points.length])].filter((k) => k <= c.points.length);
       for (const k of ks) {
         const p = c.points[k - 1];
         const fromSummary = c.run.summary?.passAtK?.[c.probe]?.[String(k)];
-        rows.push(h('tr', {}, h('td', {}, label), h('td', { class: 'num' }, String(k)), h('td', { class: 'num' }, percent(p.mean)), h('td', { class: 'num muted' }, intervalText(p.low, p.high)), h('td', { class: 'num muted' }, count(p.n)), h('td', { class: 'num muted' }, fromSummary === undefined ? '' : percent(fromSummary))));
+        rows.push(h('tr', {}, h('td', {}, label), h('td', { class: 'num' }, String(k)), h('td', { class: 'num' }, percent(p.mean)), h('td', { class: 'num muted' }, intervalText(p.low, p.high)), h('td', { class: 'num muted' }, count(p.n)), withSummary ? h('td', { class: 'num muted', title: fromSummary === undefined ? 'not in this run\'s summary.json' : undefined }, fromSummary === undefined ? '—' : percent(fromSummary)) : null));
       }
     }
     const { box, canvas } = canvasBox('pass@k curves per probe with 95% intervals');
-    const element = card('pass@k', `${passAtKCaption(curves)} Mean over questions, as summary.json computes it; band: 95% normal interval over questions. Dashed: base checkpoint.`, box, numbersTable(['probe', 'k', 'pass@k', '95% CI', 'n', 'summary.json'], rows));
+    const element = card('pass@k', `${passAtKCaption(curves)} Mean over questions, as summary.json computes it; band: 95% normal interval over questions. Dashed: base checkpoint.`, box, numbersTable(['probe', 'k', 'pass@k', '95% CI', 'n', ...(withSummary ? ['summary.json'] : [])], rows));
     this.add(canvas, { type: 'line', data: { datasets }, options: this.lineOptions('k (attempts)', 'pass@k') });
     return element;
   }
@@ -337,19 +342,25 @@ export class ChartsView {
    */
   private matchedBudgetCard(colors: ThemeColors): HTMLElement | null {
     const [main] = this.runs;
-    const view = routesVsSearchView(main.summary?.routesVsSearch, main.summary?.chance);
+    // A stopped run has no summary.json: the same comparison over the questions it finished.
+    const fromRecords = main.summary?.routesVsSearch ? undefined : main.unfinished;
+    const paired = main.summary?.routesVsSearch ?? fromRecords?.routesVsSearch;
+    const view = routesVsSearchView(paired, main.summary?.chance ?? fromRecords?.chance);
     const routeProbes = main.stats.foundWithin.filter((f) => f.probe === 'routes' || f.probe === 'search');
     if (!view && routeProbes.length === 0) return null;
     const few = main.stats.n < RATE_MIN_QUESTIONS;
     const body: (Node | null)[] = [];
     if (view?.unmatched) body.push(h('p', { class: 'rvs-unmatched', role: 'note' }, view.unmatched));
+    if (view && fromRecords && typeof fromRecords.n === 'number') {
+      body.push(h('p', { class: 'card-note rvs-unfinished', role: 'note' }, `Over the ${count(fromRecords.n)} questions finished so far: the run has no summary.json yet (it stopped before the end), so these are the numbers its summary would give for them.`));
+    }
     if (view) {
       body.push(h('div', { class: 'rvs-tiles' }, ...view.tiles.map((t) =>
         h('div', { class: `metric rvs-tile rvs-${t.key}`, title: t.title },
           h('div', { class: 'metric-label' }, t.label),
           h('div', { class: 'metric-value' }, t.value),
           h('div', { class: 'metric-detail muted' }, t.detail)))));
-      body.push(numbersTable(['spent', main.summary!.routesVsSearch!.a, main.summary!.routesVsSearch!.b, 'ratio'],
+      body.push(numbersTable(['spent', paired!.a, paired!.b, 'ratio'],
         view.costs.map((c) => h('tr', { 'data-measure': c.measure }, h('td', {}, c.measure), h('td', { class: 'num' }, c.a), h('td', { class: 'num' }, c.b), h('td', { class: 'num' }, c.ratio)))));
       for (const note of view.notes) body.push(h('p', { class: 'card-note muted' }, note));
     } else {
@@ -358,8 +369,8 @@ export class ChartsView {
     if (!few && routeProbes.length > 0) {
       const datasets: ChartDataset<'line'>[] = [];
       const rows: HTMLElement[] = [];
-      routeProbes.forEach((f, i) => {
-        datasets.push(...this.curve(f.probe, f.points.map((p) => ({ x: p.b, y: p.rate, low: p.ci.lo, high: p.ci.hi })), colors.series[i % colors.series.length], false));
+      routeProbes.forEach((f) => {
+        datasets.push(...this.curve(f.probe, f.points.map((p) => ({ x: p.b, y: p.rate, low: p.ci.lo, high: p.ci.hi })), probeColor(f.probe, colors.series, routeProbes.map((x) => x.probe)), false));
         const last = f.points[f.points.length - 1];
         rows.push(h('tr', {}, h('td', {}, f.probe), h('td', { class: 'num' }, String(last.b)), ...proportionCells(last)));
       });

@@ -7,6 +7,7 @@
  * than shown wrong.
  */
 import { decisionOf, isObject, storedVerdictText, type Comparison, type PairedDelta, type QuestionState, type RateWithIds } from '../../src/contract';
+import { ofText, RATE_MIN_QUESTIONS } from '../../src/contract/questionStory';
 
 /** Best first: the order of the table's rows and columns. */
 export const COMPARED_STATES: readonly QuestionState[] = ['realized', 'reachable', 'unreached'];
@@ -147,6 +148,45 @@ export function signedPoints(delta: number): string {
   // −0.04 points reads as "+0.0", not "−0.0".
   return `${points < 0 && rounded !== '0.0' ? '−' : '+'}${rounded} pts`;
 }
+
+/**
+ * A paired difference as the comparison table and the headline read it. Over fewer than
+ * RATE_MIN_QUESTIONS paired questions it is counts — "3 of 8", "−1 question" — with no interval
+ * and no verdict (docs/design.md section 5: rates and 95% intervals from 20 questions on; an
+ * interval over 8 spans tens of points). The exact McNemar p on the changed questions stands, as
+ * in the routes-vs-search card.
+ */
+export interface DeltaText {
+  counted: boolean;
+  base: string;
+  tuned: string;
+  delta: string;
+  interval: string;
+  verdict: string;
+}
+
+/** "+2 questions", "−1 question", "±0 questions". */
+export function questionsDelta(k: number): string {
+  const sign = k > 0 ? '+' : k < 0 ? '−' : '±';
+  return `${sign}${Math.abs(k)} question${Math.abs(k) === 1 ? '' : 's'}`;
+}
+
+export function deltaText(d: PairedDelta, percent: (x: number) => string): DeltaText {
+  if (d.n < RATE_MIN_QUESTIONS) {
+    return {
+      counted: true,
+      base: ofText(Math.round(d.base * d.n), d.n),
+      tuned: ofText(Math.round(d.tuned * d.n), d.n),
+      delta: questionsDelta(d.gained - d.lost),
+      interval: '—',
+      verdict: `counted (under ${RATE_MIN_QUESTIONS})`,
+    };
+  }
+  return { counted: false, base: percent(d.base), tuned: percent(d.tuned), delta: signedPoints(d.delta), interval: pointsInterval(d.ci), verdict: verdictText(d.decision) };
+}
+
+/** The sentence under a comparison whose differences are counted. */
+export const COUNTED_DELTA_NOTE = `Fewer than ${RATE_MIN_QUESTIONS} paired questions: each difference is counted (questions gained − lost), without an interval or a verdict, which start at ${RATE_MIN_QUESTIONS} questions; the exact McNemar p on the questions that changed stands.`;
 
 /** `[+1.7, +14.0] pts`: a paired interval of a difference, in percentage points. */
 export function pointsInterval(ci: { lo: number; hi: number }): string {

@@ -6,7 +6,8 @@
  * above the question table because its counts are filters of that table: a click shows the
  * questions behind a number right under it. A native <details>, so it folds away by keyboard too.
  */
-import { deltaRows, intervalMethodText, NEWLY_LABELS, newlySplit, pointsInterval, pValueText, signedPoints, transitionGrid, verdictRule, verdictText, type DeltaRow } from './comparisonModel';
+import { COUNTED_DELTA_NOTE, deltaRows, deltaText, intervalMethodText, NEWLY_LABELS, newlySplit, pValueText, transitionGrid, verdictRule, type DeltaRow } from './comparisonModel';
+import { RATE_MIN_QUESTIONS } from '../../src/contract/questionStory';
 import { count, h, intervalText, percent, replaceChildren } from './element';
 import type { Comparison } from '../../src/contract';
 import { transitionTable } from './transitionTable';
@@ -30,17 +31,18 @@ function block(title: string, note: string, ...body: HTMLElement[]): HTMLElement
 function deltaRow(row: DeltaRow): HTMLElement {
   const d = row.delta;
   const sign = d.delta > 0 ? 'delta-up' : d.delta < 0 ? 'delta-down' : '';
-  return h('tr', { 'data-key': row.key },
+  const text = deltaText(d, percent);
+  return h('tr', { 'data-key': row.key, class: text.counted ? 'counted' : undefined },
     h('th', { scope: 'row' }, row.label),
-    h('td', { class: 'num' }, percent(d.base)),
-    h('td', { class: 'num' }, percent(d.tuned)),
-    h('td', { class: `num delta ${sign}` }, signedPoints(d.delta)),
-    h('td', { class: 'num' }, pointsInterval(d.ci)),
+    h('td', { class: 'num' }, text.base),
+    h('td', { class: 'num' }, text.tuned),
+    h('td', { class: `num delta ${sign}` }, text.delta),
+    h('td', { class: 'num', title: text.counted ? `No interval over fewer than ${RATE_MIN_QUESTIONS} questions` : undefined }, text.interval),
     h('td', { class: 'num' }, pValueText(d.mcnemarP)),
     h('td', { class: 'num' }, count(d.lost)),
     h('td', { class: 'num' }, count(d.gained)),
     h('td', { class: 'num' }, count(d.n)),
-    h('td', { class: 'verdict', title: verdictRule(d.decision) }, verdictText(d.decision)));
+    h('td', { class: 'verdict', title: text.counted ? COUNTED_DELTA_NOTE : verdictRule(d.decision) }, text.verdict));
 }
 
 export class ComparisonView {
@@ -80,7 +82,9 @@ export class ComparisonView {
     if (deltas.length > 0) {
       blocks.push(block(
         'Paired differences (tuned − base)',
-        `Share of the paired questions on each checkpoint; 95% ${intervalMethodText(deltas[0].delta.ciMethod)} of the difference; exact McNemar test on the questions that changed; the verdict against the equivalence margin (better / worse / equivalent / inconclusive). The ceiling counts a question realized or reached by any probe.`,
+        deltas.every((r) => r.delta.n < RATE_MIN_QUESTIONS)
+          ? `Questions of the paired ones on each checkpoint. ${COUNTED_DELTA_NOTE} The ceiling counts a question realized or reached by any probe.`
+          : `Share of the paired questions on each checkpoint; 95% ${intervalMethodText(deltas[0].delta.ciMethod)} of the difference; exact McNemar test on the questions that changed; the verdict against the equivalence margin (better / worse / equivalent / inconclusive). The ceiling counts a question realized or reached by any probe.`,
         h('table', { class: 'mini-table compare-deltas', 'aria-label': 'Paired differences between the checkpoints' },
           h('thead', {}, h('tr', {}, ...['measure', 'base', 'tuned', 'Δ', '95% CI', 'McNemar p', 'lost', 'gained', 'n', 'verdict'].map((t, i) => h('th', { scope: 'col', class: i === 0 || i === 9 ? undefined : 'num' }, t)))),
           h('tbody', {}, ...deltas.map(deltaRow))),
@@ -104,8 +108,9 @@ export class ComparisonView {
         return h('tr', { 'data-key': key },
           h('th', { scope: 'row' }, NEWLY_LABELS[part]),
           h('td', { class: 'num' }, button),
-          h('td', { class: 'num' }, percent(rate.rate)),
-          h('td', { class: 'num' }, intervalText(rate.ci.lo, rate.ci.hi)),
+          // A share over fewer than RATE_MIN_QUESTIONS is left to its count.
+          h('td', { class: 'num' }, rate.n < RATE_MIN_QUESTIONS ? '—' : percent(rate.rate)),
+          h('td', { class: 'num' }, rate.n < RATE_MIN_QUESTIONS ? '—' : intervalText(rate.ci.lo, rate.ci.hi)),
           h('td', { class: 'num' }, count(rate.n)));
       });
       blocks.push(block(

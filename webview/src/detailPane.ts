@@ -8,6 +8,7 @@ import type { Attempt, ProbeResult } from '../../src/contract';
 import type { QuestionRow } from './questionState';
 import { routeStrip } from './routeStrip';
 import { stateChips } from './stateChips';
+import { repairLine } from '../../src/contract/questionStory';
 
 export interface DetailActions {
   reveal: (row: QuestionRow) => void;
@@ -95,14 +96,12 @@ function repairSection(row: QuestionRow, numBlocks: number): HTMLElement | null 
   const map = repair.correctBySilencedBlock;
   const blocks = Object.keys(map).map(Number).filter(Number.isInteger);
   const total = Math.max(numBlocks, blocks.length === 0 ? 0 : Math.max(...blocks) + 1);
-  const changed = realized ? row.damagedBy : row.repairedBy;
-  const label = realized
-    ? changed.length === 0
-      ? 'Realized; no silenced block breaks it.'
-      : `Realized; silencing block ${changed.join(', ')} breaks it.`
-    : changed.length === 0
-      ? 'No single silenced block makes the deployed answer correct.'
-      : `Silencing block ${changed.join(', ')} makes the deployed answer correct.`;
+  // The story's own sentence (contract/questionStory.ts), so the detail pane and the one-question
+  // story say the same of the scan: a question the scan skipped reads "Not scanned", not "no block repairs it".
+  const label = `${repairLine({ inFailureSet: repair.inFailureSet === true, realized, scanned: blocks.length, repairedBy: row.repairedBy, damagedBy: row.damagedBy })}.`;
+  if (blocks.length === 0) {
+    return h('section', { class: 'detail-section' }, h('h3', {}, 'Repair scan ', h('span', { class: 'muted' }, '(not scanned)')), h('p', { class: 'muted repair-line' }, label));
+  }
   const strip = h('div', { class: 'repair-strip', role: 'img', 'aria-label': label });
   for (let block = 0; block < total; block++) {
     const value = map[String(block)];
@@ -114,7 +113,7 @@ function repairSection(row: QuestionRow, numBlocks: number): HTMLElement | null 
     { class: 'detail-section' },
     h('h3', {}, 'Repair scan ', h('span', { class: 'muted' }, repair.inFailureSet ? '(in the failure set)' : realized ? '(collateral damage check)' : '(not in the failure set)')),
     strip,
-    h('p', { class: 'muted' }, label),
+    h('p', { class: 'muted repair-line' }, label),
   );
 }
 

@@ -6,7 +6,7 @@
  */
 import type { Comparison, Rate, RunSummary } from '../../src/contract';
 import { RATE_MIN_QUESTIONS } from '../../src/contract/questionStory';
-import { deltaRows, intervalMethodText, pointsInterval, pValueClause, signedPoints, verdictRule, verdictText } from './comparisonModel';
+import { deltaRows, deltaText, intervalMethodText, pValueClause, signedPoints, verdictRule } from './comparisonModel';
 import { count, intervalText, percent } from './numberText';
 import type { RunStatistics } from './runStatistics';
 
@@ -70,10 +70,11 @@ export function headlineMetrics(stats: RunStatistics, summary: RunSummary | unde
   // The paper's two headline numbers; every probe's difference is in the Comparison section.
   for (const row of deltaRows(compare).filter((r) => r.key === 'realized' || r.key === 'ceiling')) {
     const d = row.delta;
+    const text = deltaText(d, percent);
     metrics.push({
       label: row.key === 'realized' ? 'Δ realized' : 'Δ reachable ceiling',
-      value: signedPoints(d.delta),
-      detail: `${pointsInterval(d.ci)} n=${count(d.n)} · McNemar ${pValueClause(d.mcnemarP)} · ${verdictText(d.decision)}`,
+      value: text.delta,
+      detail: text.counted ? `${text.base} → ${text.tuned} n=${count(d.n)} · McNemar ${pValueClause(d.mcnemarP)} · ${text.verdict}` : `${text.interval} n=${count(d.n)} · McNemar ${pValueClause(d.mcnemarP)} · ${text.verdict}`,
       kind: 'delta',
       title: `tuned − base over the paired questions; 95% ${intervalMethodText(d.ciMethod)}; ${count(d.gained)} gained, ${count(d.lost)} lost. Verdict — ${verdictRule(d.decision)}`,
     });

@@ -106,7 +106,6 @@ class AuditPanel {
     this.table = new QuestionTable({
       onSelect: (row) => this.showDetail(row),
       onActivate: (row) => this.reveal(row),
-      onOpen: (row) => this.post({ type: 'openDetail', runId: this.run?.data.runId ?? '', id: row.record.id }),
       onSort: (key) => this.sortBy(key),
       onScroll: (top) => {
         if (this.pendingRestore?.scrollTop !== undefined) return;
@@ -223,6 +222,13 @@ class AuditPanel {
       case 'updateSummary':
         if (this.run && message.runId === this.run.data.runId) {
           this.run.data.summary = message.summary;
+          delete this.run.data.unfinished;
+          this.invalidate();
+        }
+        break;
+      case 'updateUnfinished':
+        if (this.run && message.runId === this.run.data.runId && !this.run.data.summary) {
+          this.run.data.unfinished = message.unfinished;
           this.invalidate();
         }
         break;
@@ -500,7 +506,7 @@ class AuditPanel {
 
   private drawCharts(): void {
     if (!this.run || !this.chartsDirty) return;
-    const runs: ChartRun[] = [{ label: this.run.data.label ?? this.run.data.runId, stats: this.statistics(this.run), summary: this.run.data.summary }];
+    const runs: ChartRun[] = [{ label: this.run.data.label ?? this.run.data.runId, stats: this.statistics(this.run), summary: this.run.data.summary, unfinished: this.run.data.summary ? undefined : this.run.data.unfinished }];
     if (this.base) runs.push({ label: this.base.data.label ?? this.base.data.runId, stats: this.base.stats ?? computeStatistics(this.base.index.rows, this.base.index.probes, this.base.numBlocks), summary: this.base.data.summary });
     this.statsDirty = false;
     this.chartsDirty = false;

@@ -72,10 +72,8 @@ export function columnTemplate(widths: ColumnWidths, flex: SortKey = FLEX_COLUMN
 export interface TableCallbacks {
   /** The selection moved (click, keys, or programmatic). */
   onSelect: (row: QuestionRow) => void;
-  /** Click or Enter on a row: reveal it in the dataset. */
+  /** Enter or a double-click on a row: reveal it in the dataset (beside the panel). */
   onActivate: (row: QuestionRow) => void;
-  /** Double-click: open the record. */
-  onOpen: (row: QuestionRow) => void;
   onSort: (key: SortKey) => void;
   onScroll: (scrollTop: number) => void;
   /** The user resized a column: the widths to keep (px). */
@@ -129,16 +127,17 @@ export class QuestionTable {
       this.schedule();
       this.callbacks.onScroll(this.viewport.scrollTop);
     }, { passive: true });
+    // A click only selects (the detail pane shows the question), so one can click through rows and
+    // read them; the dataset opens on an explicit action: Enter, a double-click, the detail's button.
     this.viewport.addEventListener('click', (event) => {
       const row = this.rowAt(event.target);
       if (!row) return;
       this.select(row.id, false);
       this.element.focus({ preventScroll: true });
-      this.callbacks.onActivate(row);
     });
     this.viewport.addEventListener('dblclick', (event) => {
       const row = this.rowAt(event.target);
-      if (row) this.callbacks.onOpen(row);
+      if (row) this.callbacks.onActivate(row);
     });
     this.element.addEventListener('keydown', (event) => this.onKey(event));
     this.setColumnWidths({});
@@ -154,6 +153,9 @@ export class QuestionTable {
     this.element.setAttribute('aria-rowcount', String(rows.length + 1));
     this.spacer.style.height = `${rows.length * ROW_HEIGHT}px`;
     if (resetScroll) this.scrollTop = 0;
+    // Fewer rows than before (another run): a position past the new end would draw from the middle
+    // of nothing until the browser's clamp reports a scroll, so clamp it here as the browser will.
+    else if (this.scrollPosition > this.maxScrollTop()) this.scrollTop = this.maxScrollTop();
     for (const slot of this.pool) slot.position = -1;
     this.render();
   }

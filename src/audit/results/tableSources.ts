@@ -8,8 +8,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadRun, readComparison } from '../run/comparisonStore';
 import { comparisonMismatches } from '../run/manifest';
+import { readManifest } from '../run/runStore';
 import type { ComparisonForTables, RunForTables } from './tables';
 import type { TrajectoryCheckpoint } from './trajectory';
+import { distinctRunLabels, type LabelSource } from './runLabels';
 
 /** The file `reach-audit trajectory` writes beside its checkpoint runs. */
 export const TRAJECTORY_FILE = 'trajectory.json';
@@ -49,11 +51,16 @@ export function loadRunForTables(folder: string, warn: (message: string) => void
 /** Run folders and comparison folders: every run once, every pair checked. */
 export function loadTableSources(folders: readonly string[], warn: (message: string) => void, options: SourceOptions = {}): { runs: RunForTables[]; comparisons: ComparisonForTables[] } {
   const runs = new Map<string, RunForTables>();
+  const labelSources = new Map<string, LabelSource>();
   const comparisons: ComparisonForTables[] = [];
   const problems: string[] = [];
   const run = (folder: string) => {
     const key = path.resolve(folder);
-    if (!runs.has(key)) runs.set(key, loadRunForTables(folder, warn, options));
+    if (!runs.has(key)) {
+      runs.set(key, loadRunForTables(folder, warn, options));
+      const manifest = readManifest(folder);
+      labelSources.set(key, { folder: key, modelPath: manifest.model.path, datasetPath: manifest.dataset.path });
+    }
     return runs.get(key)!;
   };
   for (const folder of folders) {
@@ -71,6 +78,10 @@ export function loadTableSources(folders: readonly string[], warn: (message: str
     comparisons.push({ folder: path.resolve(folder), dataset: base.dataset, base, tuned });
   }
   if (problems.length > 0) throw new TableSourceError(`cannot build the tables:\n  ${problems.join('\n  ')}`);
+  // Two different runs must not read the same label ("base / arith-test.jsonl" twice).
+  const all = [...runs.values()];
+  distinctRunLabels(all.map((r) => labelSources.get(r.folder)!)).forEach((label, i) => Object.assign(all[i], label));
+  for (const c of comparisons) c.dataset = c.base.dataset;
   return { runs: [...runs.values()], comparisons };
 }
 

@@ -3,15 +3,19 @@
  * Defaults come from the active editor and the settings; quick picks fill the gaps, and the
  * user's picks are remembered per workspace (workspaceState) as the next run's defaults.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { DEFAULT_PROBES } from '../../service/auditOptions';
+import { countJsonLines, limitItems, limitProblem, routeBudgetOf, selectorItems } from './auditScope';
 
 const MODEL_KEY = 'reachAudit.model';
 const BASE_KEY = 'reachAudit.baseModel';
 const TUNED_KEY = 'reachAudit.tunedModel';
 const PROBES_KEY = 'reachAudit.probes';
 const DATASET_KEY = 'reachAudit.dataset';
+const LIMIT_KEY = 'reachAudit.limit';
+const SELECTORS_KEY = 'reachAudit.selectors';
 
 export type ModelRole = 'model' | 'base' | 'tuned';
 const KEY_OF: Record<ModelRole, string> = { model: MODEL_KEY, base: BASE_KEY, tuned: TUNED_KEY };
@@ -103,5 +107,39 @@ export class AuditChoices {
     const probes = picks.map((p) => `${p.label}:${budget.trim()}`);
     await this.state.update(PROBES_KEY, probes);
     return probes;
+  }
+
+  /**
+   * How many questions: all of the file or the first N (the CLI's --limit). Resolves to
+   * `{ limit }` (undefined limit: all), or undefined when dismissed.
+   */
+  async limit(file: string): Promise<{ limit?: number } | undefined> {
+    let total: number | undefined;
+    try {
+      total = countJsonLines(await fs.promises.readFile(file, 'utf8'), file);
+    } catch {
+      total = undefined; // the engine reports an unreadable file; the picker still offers first N
+    }
+    const last = this.state.get<number>(LIMIT_KEY);
+    const pick = await vscode.window.showQuickPick(limitItems(total, last), { title: `Reach Audit: questions of ${path.basename(file)}`, placeHolder: 'Audit the whole file, or its first N questions' });
+    if (!pick) return undefined;
+    let limit = pick.limit;
+    if (pick.custom) {
+      const typed = await vscode.window.showInputBox({ title: 'Reach Audit: first N questions', prompt: 'How many questions, from the top of the file', value: String(last ?? 20), validateInput: (v) => limitProblem(v, total) });
+      if (typed === undefined) return undefined;
+      limit = Number(typed.trim());
+    }
+    await this.state.update(LIMIT_KEY, limit);
+    return { limit };
+  }
+
+  /** The answer-blind selectors, with what global-route costs; undefined when dismissed. */
+  async selectors(probes: readonly string[], fromSettings: string[] | undefined): Promise<string[] | undefined> {
+    const items = selectorItems(this.state.get<string[]>(SELECTORS_KEY) ?? fromSettings, routeBudgetOf(probes));
+    const picks = await vscode.window.showQuickPick(items, { canPickMany: true, title: 'Reach Audit: answer-blind selection', placeHolder: 'Which selectors pick an answer without seeing the gold one (none: skip)' });
+    if (!picks) return undefined;
+    const chosen = picks.map((p) => p.label);
+    await this.state.update(SELECTORS_KEY, chosen);
+    return chosen;
   }
 }

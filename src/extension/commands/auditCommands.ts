@@ -10,12 +10,13 @@ import * as vscode from 'vscode';
 import type { AuditRequestOptions, QuestionRequestOptions } from '../../service/protocol';
 import type { Comparison } from '../../contract';
 import { AuditChoices, isDatasetFile } from './auditChoices';
-import { exportRecordsInteractively, revealLine, writeExport, type AuditPanelHost } from '../panel/auditPanel';
+import { exportRecordsInteractively, writeExport, type AuditPanelHost } from '../panel/auditPanel';
 import type { AuditSession, SessionOutcome } from './auditSession';
 import { readAuditSettings, runOptionsOf } from './auditSettings';
 import type { RequestBody } from '../../service/engineClient';
 import type { QuestionLensProvider } from '../editor/questionLens';
 import { loadRunFolder } from '../panel/runData';
+import { demoDataFile } from './demoData';
 
 export const COMMANDS = {
   runAudit: 'reachAudit.runAudit',
@@ -67,6 +68,8 @@ export interface CommandDeps {
   runFolders(): Promise<string[]>;
   /** Runs changed on disk: refresh the tree, the Audit view and the CodeLens. */
   runsChanged(): void;
+  /** A live run recorded more questions: re-read its row and the Audit view (throttled). */
+  runProgress(runDir: string): void;
 }
 
 function workspaceFolder(): string | undefined {
@@ -109,6 +112,11 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
         if (!dir) return;
         panel.appendRecord(dir, e.record);
         lens.addRecord(dataset, dir, e.record);
+        deps.runProgress(dir);
+      },
+      onProgress: (e, runDir) => {
+        const dir = runDir ?? liveDir;
+        if (dir) panel.progress(dir, e.done, e.total);
       },
     });
     let result: SessionOutcome<typeof body>;
@@ -154,7 +162,18 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     if (!model) return { how: 'dismissed' };
     const probes = given.probes ?? (await choices.probes(settings.probes));
     if (!probes) return { how: 'dismissed' };
-    const options: AuditRequestOptions = { ...runOptionsOf(settings), ...given, model, data, probes };
+    // From the palette or the explorer (no argument object): the scope and the selectors too, so the
+    // plan offered before the first question counts only what was picked here.
+    const asked: Partial<AuditRequestOptions> = {};
+    if (!isArgObject(arg)) {
+      const select = await choices.selectors(probes, settings.selectors);
+      if (!select) return { how: 'dismissed' };
+      const scope = await choices.limit(data);
+      if (!scope) return { how: 'dismissed' };
+      asked.select = select;
+      if (scope.limit !== undefined) asked.limit = scope.limit;
+    }
+    const options: AuditRequestOptions = { ...runOptionsOf(settings), ...asked, ...given, model, data, probes };
     const ws = workspaceFolder();
     if (ws && !options.workspace) options.workspace = ws;
     return runLive({ type: 'audit', options }, `Reach Audit: auditing ${path.basename(data)}`, data);
@@ -176,7 +195,10 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     delete rest.model;
     const options = { ...runOptionsOf(settings), ...rest, data, probes, baseModel, tunedModel, workspace: given.workspace ?? workspaceFolder() };
     const runs: Partial<Record<'base' | 'tuned', string>> = {};
-    const listener = session.listen({ onStarted: (e) => e.label && (runs[e.label] = e.runDir) });
+    const listener = session.listen({
+      onStarted: (e) => e.label && (runs[e.label] = e.runDir),
+      onRecord: (_e, runDir) => runDir && deps.runProgress(runDir),
+    });
     let result: SessionOutcome<{ type: 'compare'; options: typeof options }>;
     try {
       result = await session.run({ type: 'compare', options }, `Reach Audit: comparing ${path.basename(baseModel)} → ${path.basename(tunedModel)}`);
@@ -203,13 +225,24 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
    * arithmetic benchmark, on the first few questions with small budgets so it finishes in about
    * half a minute; the panel then shows the comparison. Arguments override the demo's settings.
    */
-  function tryDemo(arg?: unknown): Promise<CommandResult> {
+  async function tryDemo(arg?: unknown): Promise<CommandResult> {
+    if (!trusted()) return { how: 'untrusted' };
     const demo = path.join(context.extensionPath, 'media', 'demo');
     const given: CompareArgs = isArgObject(arg) ? (arg as CompareArgs) : {};
-    return compare({
+    // The workspace's copy of the demo data, so its lines carry the run's marks in the user's editor.
+    let data = given.data;
+    if (!data) {
+      try {
+        data = demoDataFile(path.join(demo, 'data', 'arith-test.jsonl'), workspaceFolder());
+      } catch (err) {
+        session.output.appendLine(`[demo] cannot copy the demo data into the workspace (${(err as Error).message}); auditing the bundled copy`);
+        data = path.join(demo, 'data', 'arith-test.jsonl');
+      }
+    }
+    const result = await compare({
       baseModel: path.join(demo, 'base'),
       tunedModel: path.join(demo, 'tuned'),
-      data: path.join(demo, 'data', 'arith-test.jsonl'),
+      data,
       limit: DEMO_QUESTIONS,
       probes: ['sample:8', 'routes:8', 'search:8'],
       repair: true,
@@ -217,6 +250,9 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
       name: 'demo',
       ...given,
     });
+    // The audited lines beside the panel, marked.
+    if (result.how === 'done' && !given.data && panel.visible) await panel.revealInDataset(data, 1);
+    return result;
   }
 
   /** The per-question editor commands: the question under the cursor, with the chosen probes. */
@@ -315,7 +351,8 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     if (arg.id !== undefined) panel.selectQuestion(String(arg.id));
     if (typeof arg.line === 'number') {
       const dataset = loadRunFolder(runDir).datasetPath;
-      if (dataset) await revealLine(dataset, arg.line);
+      // Beside the panel: the Runs view and the Trajectory tab must not replace it.
+      if (dataset) await panel.revealInDataset(dataset, arg.line);
     }
   }
 

@@ -5,7 +5,7 @@
  * A cancelled or crashed run keeps its finished questions; the message offers Resume.
  */
 import * as vscode from 'vscode';
-import type { RecordEvent, StartedEvent } from '../../service/protocol';
+import type { ProgressEvent, RecordEvent, StartedEvent } from '../../service/protocol';
 import { estimateText } from '../../audit/run/auditEstimate';
 import { estimateMessage, progressMessage, progressShare } from './progressMessage';
 import { EngineError, EngineProcess, type EngineRequestHandle, type RequestBody, type RequestOutcome } from '../../service/engineClient';
@@ -14,6 +14,8 @@ export interface SessionListener {
   /** A run folder was opened (a resumed run included); `label` tells base from tuned in a comparison. */
   onStarted?(event: StartedEvent): void;
   onRecord?(event: RecordEvent, runDir: string | undefined): void;
+  /** Questions done of the total (a resumed run counts its kept ones): the panel's header and the Runs view follow it. */
+  onProgress?(event: ProgressEvent, runDir: string | undefined): void;
   /** The request ended: result, stopped (cancelled) or failed. */
   onEnded?(runDir: string | undefined, how: 'done' | 'cancelled' | 'failed', message?: string): void;
   /** The progress notification's message changed (questions done, tokens/s, time left once measured). */
@@ -125,6 +127,7 @@ export class AuditSession implements vscode.Disposable {
           last = Math.max(last, pct);
           updateStatus(`${event.label ? `${event.label} ` : ''}${event.done}/${event.total}`);
           this.emit((l) => l.onProgressMessage?.(lastMessage));
+          this.emit((l) => l.onProgress?.(event, runDir));
         } else if (event.type === 'estimate') {
           // Before the first question: the plan and its measured cost, with a way out.
           const text = estimateText(event.estimate);

@@ -7,11 +7,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { Comparison, HostMessage, QuestionRecord, RunStatus, WebviewMessage } from '../../contract';
+import type { Comparison, HostMessage, QuestionRecord, WebviewMessage } from '../../contract';
 import { WebviewPageHost } from './webviewPageHost';
 import { recordsToCsv, recordsToJson } from './recordExport';
 import { latestComparisonOf } from './comparisonLookup';
 import { loadRunFolder, runIdOf, type LoadedRun } from './runData';
+import { advancedStatus, type PanelStatus } from './liveStatus';
+import { revealColumn } from './revealColumn';
+import { unfinishedNumbers } from './unfinishedNumbers';
 
 export const PANEL_VIEW_TYPE = 'reachAudit.panel';
 /** The first message carries this many records (the table paints at once), the rest follow in batches. */
@@ -25,7 +28,7 @@ interface ShownRun {
   /** The paired numbers of base → run (comparison.json's `comparison`), sent with the base run. */
   compare?: Comparison;
   ids: Set<string>;
-  status?: { status: RunStatus; done: number; total: number; message?: string };
+  status?: PanelStatus;
 }
 
 export class AuditPanelHost implements vscode.Disposable {
@@ -96,10 +99,12 @@ export class AuditPanelHost implements vscode.Disposable {
     const shown = this.shown;
     if (!shown) return;
     const { data } = shown.run;
+    // A stopped run has no summary: its paired routes-vs-search numbers come from its records.
+    const unfinished = shown.status?.status === 'running' ? undefined : unfinishedNumbers(data.records, data.summary !== undefined);
     // A comparison's base run goes whole: the panel pairs questions by id from the first message.
     this.page.post({
       type: 'loadRun',
-      run: { ...data, records: data.records.slice(0, FIRST_BATCH) },
+      run: { ...data, records: data.records.slice(0, FIRST_BATCH), ...(unfinished ? { unfinished } : {}) },
       ...(shown.base ? { baseRun: shown.base.data } : {}),
       ...(shown.base && shown.compare ? { compare: shown.compare } : {}),
     });
@@ -116,6 +121,18 @@ export class AuditPanelHost implements vscode.Disposable {
     shown.ids.add(String(record.id));
     shown.run.data.records.push(record);
     if (this.page.ready) this.page.post({ type: 'appendRecords', runId: shown.run.data.runId, records: [record] });
+    // The header counts the questions held, so it moves even between the engine's progress events.
+    this.progress(runDir, shown.ids.size);
+  }
+
+  /** A live run shown in the panel has `done` questions finished (of `total`): the header follows. */
+  progress(runDir: string, done: number, total?: number): void {
+    const shown = this.shown;
+    if (!shown || shown.run.folder !== runDir) return;
+    const next = advancedStatus(shown.status, done, total);
+    if (!next) return;
+    shown.status = next;
+    if (this.page.ready) this.page.post({ type: 'runStatus', runId: shown.run.data.runId, ...next });
   }
 
   /** Progress or the end of a live run shown in the panel; at the end the summary is re-read. */
@@ -128,9 +145,24 @@ export class AuditPanelHost implements vscode.Disposable {
       if (fresh.data.summary) {
         shown.run.data.summary = fresh.data.summary;
         if (this.page.ready) this.page.post({ type: 'updateSummary', runId: shown.run.data.runId, summary: fresh.data.summary });
+      } else {
+        // Stopped or failed: no summary, so the paired numbers over the questions it kept.
+        const unfinished = unfinishedNumbers(shown.run.data.records, false);
+        if (unfinished && this.page.ready) this.page.post({ type: 'updateUnfinished', runId: shown.run.data.runId, unfinished });
       }
     }
     if (this.page.ready) this.page.post({ type: 'runStatus', runId: shown.run.data.runId, ...status });
+  }
+
+  /**
+   * Opens a dataset at a (1-based) line beside the panel — where that file is already shown, else
+   * in the next group — keeping the focus in the panel, so the panel stays and takes the next key.
+   */
+  revealInDataset(file: string, line: number): Promise<vscode.TextEditor | undefined> {
+    const target = vscode.Uri.file(file).toString();
+    const open = vscode.window.visibleTextEditors.filter((e) => e.document.uri.toString() === target).map((e) => e.viewColumn).filter((c): c is vscode.ViewColumn => c !== undefined);
+    const column = this.page.visible ? revealColumn(this.page.viewColumn, open) : undefined;
+    return revealLine(file, line, { viewColumn: column ?? (this.page.visible ? vscode.ViewColumn.Beside : vscode.ViewColumn.One), preserveFocus: this.page.visible });
   }
 
   /** Selects a question in the table (the tree's question rows and the editor commands use it). */
@@ -145,7 +177,7 @@ export class AuditPanelHost implements vscode.Disposable {
         const record = this.shown?.run.data.records.find((r) => String(r.id) === String(message.id));
         const line = message.type === 'revealQuestion' && Number.isInteger(message.line) ? message.line : record?.line;
         const dataset = this.shown?.run.datasetPath;
-        if (dataset && typeof line === 'number') await revealLine(dataset, line);
+        if (dataset && typeof line === 'number') await this.revealInDataset(dataset, line);
         return;
       }
       case 'requestExport': {
@@ -166,15 +198,15 @@ export class AuditPanelHost implements vscode.Disposable {
   }
 }
 
-/** Opens a dataset file with the cursor on a (1-based) line. */
-export async function revealLine(file: string, line: number): Promise<vscode.TextEditor | undefined> {
+/** Opens a dataset file with the cursor on a (1-based) line (in the first group unless told). */
+export async function revealLine(file: string, line: number, where: { viewColumn?: vscode.ViewColumn; preserveFocus?: boolean } = {}): Promise<vscode.TextEditor | undefined> {
   if (!fs.existsSync(file)) {
     void vscode.window.showWarningMessage(`Reach Audit: the run's dataset ${file} no longer exists.`);
     return undefined;
   }
   const document = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
   const at = new vscode.Position(Math.max(0, Math.min(line - 1, document.lineCount - 1)), 0);
-  return vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.One, selection: new vscode.Range(at, at), preview: false });
+  return vscode.window.showTextDocument(document, { viewColumn: where.viewColumn ?? vscode.ViewColumn.One, preserveFocus: where.preserveFocus === true, selection: new vscode.Range(at, at), preview: false });
 }
 
 /** Writes a run's records (all, or `ids`) as CSV or JSON. */

@@ -43,6 +43,11 @@ export class WebviewPageHost<Out, In extends { type: string }> implements vscode
     return this.panel?.visible === true;
   }
 
+  /** The editor group the page is in (undefined when it is not open). */
+  get viewColumn(): vscode.ViewColumn | undefined {
+    return this.panel?.viewColumn;
+  }
+
   /** The page has said `ready` and is still there: what is posted now reaches it. */
   get ready(): boolean {
     return this.isReady;

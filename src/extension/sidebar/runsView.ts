@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { countedText, formatCountOrRate, formatHeadlineLine, isCountedRun, type RunHeadline } from '../panel/runHeadline';
-import { listRuns, RUNS_FOLDER, type RunEntry } from './runListing';
+import { listRuns, readRun, RUNS_FOLDER, type RunEntry } from './runListing';
 import { loadRunFolder } from '../panel/runData';
 import { groupQuestions, STATE_TITLES, type QuestionRef } from '../editor/runQuestionGroups';
 
@@ -139,6 +139,23 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     return runs;
   }
 
+  /**
+   * Re-reads one run (a live run's records grow; the file watcher sees only its manifest and
+   * summary) and tells the view; reads them all when that run is not listed yet.
+   */
+  async refreshRun(folder: string): Promise<readonly RunEntry[]> {
+    const snapshot = this.snapshot;
+    const at = snapshot?.findIndex((r) => r.folder === folder) ?? -1;
+    if (!snapshot || at < 0) return this.refresh();
+    const entry = await readRun(folder);
+    // A full reload that finished meanwhile has this run as read then; the newer read wins.
+    const current = this.snapshot ?? snapshot;
+    const index = current.findIndex((r) => r.folder === folder);
+    if (index >= 0) current[index] = entry;
+    this.changed.fire(undefined);
+    return current;
+  }
+
   /** The runs as last read (reads them the first time). */
   async runs(): Promise<readonly RunEntry[]> {
     return this.snapshot ?? this.load();
@@ -172,7 +189,7 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
         kind: 'metric',
         label: 'Unfinished',
         detail: unfinishedText(run),
-        tooltip: 'The run is still being written, or it stopped; `reach-audit audit --resume` continues it. Its numbers are over the questions finished so far, as the panel shows them.',
+        tooltip: 'The run is still being written, or it stopped; Resume, or `reach-audit audit --resume` in a VS Code terminal, continues it. Its numbers are over the questions finished so far, as the panel shows them.',
       });
     }
     if (run.headline) children.push(...metricNodes(run.headline));

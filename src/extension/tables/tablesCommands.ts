@@ -7,6 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { CLI_HINT } from '../commands/cliShim';
 import type { RunsNode } from '../sidebar/runsView';
 import type { RunEntry } from '../sidebar/runListing';
 import { buildTablesMessage, buildTrajectoryMessage, comparisonsOf, trajectoryFileOf, trajectoryFromFile, type TablesMessage, type TrajectoryMessage } from './tablesData';
@@ -139,7 +140,10 @@ export function registerTablesCommands(deps: TablesDeps): vscode.Disposable[] {
       if (!file) {
         const found = foldersWith(TRAJECTORIES_FOLDER, TRAJECTORY_FILE, 1);
         if (found.length === 0) {
-          void vscode.window.showInformationMessage('Reach Audit: no trajectory in this workspace yet. Run reach-audit trajectory --model CKPT --model CKPT … --data FILE (it writes .reach-audit/trajectories/<name>/trajectory.json).');
+          // The CLI of an installed .vsix is on no PATH but that of VS Code's terminals: offer one.
+          void vscode.window.showInformationMessage(`Reach Audit: no trajectory in this workspace yet. Run reach-audit trajectory --model CKPT --model CKPT … --data FILE ${CLI_HINT}; it writes .reach-audit/trajectories/<name>/trajectory.json.`, 'Open Terminal').then((a) => {
+            if (a) void vscode.commands.executeCommand('reachAudit.openCliTerminal');
+          });
           return {};
         }
         const picked = found.length === 1 ? { folder: found[0] } : await vscode.window.showQuickPick(found.map((f) => ({ label: path.basename(f), detail: f, folder: f })), { title: 'Show Training Trajectory' });

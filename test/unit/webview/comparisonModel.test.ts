@@ -10,6 +10,7 @@ import { compareRecords } from '../../../src/audit/results/compare';
 import type { Comparison, QuestionRecord } from '../../../src/contract';
 import {
   deltaRows,
+  deltaText,
   newlySplit,
   pointsInterval,
   pValueClause,
@@ -155,5 +156,21 @@ describe('comparison model', () => {
     assert.equal(pValueText(Number.NaN), '–');
     assert.equal(pValueClause(0.2), 'p = 0.20');
     assert.equal(pValueClause(0), 'p < 0.001');
+  });
+});
+
+describe('a paired difference under 20 questions is counted (walkthrough defect 5)', () => {
+  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+  const d = { base: 0.5, tuned: 0.375, delta: -0.125, ci: { lo: -0.375, hi: 0 }, ciMethod: 'newcombe-score' as const, mcnemarP: 1, lost: 1, gained: 0, n: 8 };
+  test('8 questions: counts and questions gained − lost, no points, no interval, no verdict', () => {
+    assert.deepEqual(deltaText(d, pct), { counted: true, base: '4 of 8', tuned: '3 of 8', delta: '−1 question', interval: '—', verdict: 'counted (under 20)' });
+    assert.equal(deltaText({ ...d, gained: 3, lost: 1 }, pct).delta, '+2 questions');
+    assert.equal(deltaText({ ...d, gained: 1, lost: 1 }, pct).delta, '±0 questions');
+  });
+  test('from 20 questions: points with the interval', () => {
+    const text = deltaText({ ...d, n: 20 }, pct);
+    assert.equal(text.counted, false);
+    assert.equal(text.delta, '−12.5 pts');
+    assert.equal(text.interval, pointsInterval(d.ci));
   });
 });

@@ -105,7 +105,7 @@ export class TrajectoryView {
     this.destroyCharts();
     replaceChildren(
       this.element,
-      h('p', { class: 'muted tj-empty' }, 'No trajectory yet. Run reach-audit trajectory --model step-0 --model step-1 … --data FILE, then Reach Audit: Show Training Trajectory (or select the trajectory\'s runs and Build Tables).'),
+      h('p', { class: 'muted tj-empty' }, 'No trajectory yet. Run reach-audit trajectory --model step-0 --model step-1 … --data FILE in a VS Code terminal (Reach Audit: Open Terminal with reach-audit; the extension puts its bundled reach-audit on the PATH of VS Code terminals), then Reach Audit: Show Training Trajectory (or select the trajectory\'s runs and Build Tables).'),
     );
   }
 
