@@ -57,5 +57,6 @@ export { passAtK, passAtKCurve, passAtKKindOf, questionPassAtK, passAtKRows } fr
 export { QUESTION_STATES, questionState, reachableBy, repairedBy, damagedBy, type QuestionState } from './questionState';
 export { NO_RATE, formatPercent } from './percent';
 export { isObject } from './jsonObject';
+export { SATURATION_LEVEL, chanceSaturation } from './chanceSaturation';
 export { pairedVerdictText, decisionOf, storedVerdictText, type PairedVerdict, type PairedDecision, type DifferenceIntervalMethod } from './pairedDecision';
 export { ANSWER_BLIND_PROBES, isAnswerBlindProbe, orderedKeys, runRates, type RunRates } from './runRates';

@@ -229,7 +229,7 @@ export class Model implements TextGenerator {
 
   /** Teacher-forced log-probabilities of continuations (continuationScore.ts), in one batched forward pass. */
   scoreContinuations(requests: readonly ScoreRequest[]): Promise<ContinuationScore[]> {
-    return scoreContinuations(this, requests);
+    return scoreContinuations({ numBlocks: this.numBlocks, forwardBatch: (items) => this.forwardBatch(items), logSumExp: (logits, vocab) => this.logSumExp.rows(logits, vocab) }, requests);
   }
 
   /** Last-position logits of several sequences in one batch. */

@@ -182,7 +182,7 @@ export function deltaText(d: PairedDelta, percent: (x: number) => string): Delta
       verdict: `counted (under ${RATE_MIN_QUESTIONS})`,
     };
   }
-  return { counted: false, base: percent(d.base), tuned: percent(d.tuned), delta: signedPoints(d.delta), interval: pointsInterval(d.ci), verdict: verdictText(d.decision) };
+  return { counted: false, base: percent(d.base), tuned: percent(d.tuned), delta: signedPoints(d.delta), interval: pointsInterval(d.ci), verdict: storedVerdictText(d.decision) };
 }
 
 /** The sentence under a comparison whose differences are counted. */
@@ -206,9 +206,6 @@ export function pValueClause(p: number): string {
   return text.startsWith('<') ? `p ${text}` : `p = ${text}`;
 }
 
-/** "equivalent within ±5 pts", "inconclusive at ±5 pts (≈ 840 questions to decide)"; "—" without a decision. */
-export const verdictText = storedVerdictText;
-export { decisionOf };
 
 /** How the verdict was reached, for a tooltip. */
 export function verdictRule(value: unknown): string {

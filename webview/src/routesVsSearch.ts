@@ -7,9 +7,9 @@
  * summary crosses postMessage from a file on disk, so a part that is not there is left out rather
  * than shown wrong. DOM-free.
  */
-import type { ChanceSummary, ProbeComparison } from '../../src/contract';
+import { chanceSaturation, decisionOf, storedVerdictText, type ChanceSummary, type ProbeComparison } from '../../src/contract';
 import { RATE_MIN_QUESTIONS } from '../../src/contract/questionStory';
-import { decisionOf, intervalMethodText, pointsInterval, pValueClause, signedPoints, verdictRule, verdictText } from './comparisonModel';
+import { intervalMethodText, pointsInterval, pValueClause, signedPoints, verdictRule } from './comparisonModel';
 import { count } from './numberText';
 
 export interface CostRow {
@@ -44,9 +44,6 @@ function ratioText(x: number | null | undefined): string {
   return finite(x) ? `${x.toFixed(2)}×` : '—';
 }
 
-/** Saturation threshold of the cross-run tables (src/audit/results/tables.ts): a guesser's reach at or above it. */
-const SATURATION_LEVEL = 0.95;
-
 /** Why chance saturates the comparison (a probe's chance reach ≥ 95%, or its rate not above chance); undefined when it does not. */
 function saturation(chance: ChanceSummary | undefined, probes: readonly string[]): string | undefined {
   if (!chance || typeof chance !== 'object' || typeof chance.probes !== 'object' || chance.probes === null) return undefined;
@@ -54,8 +51,9 @@ function saturation(chance: ChanceSummary | undefined, probes: readonly string[]
   for (const p of probes) {
     const c = chance.probes[p];
     if (!c || !finite(c.level)) continue;
-    if (c.level >= SATURATION_LEVEL) reasons.push(`${p}: a uniform guesser reaches ${(100 * c.level).toFixed(1)}%`);
-    else if (c.aboveChance === false) reasons.push(`${p}: not above chance (${(100 * c.level).toFixed(1)}%)`);
+    const why = chanceSaturation({ level: c.level, aboveChance: c.aboveChance !== false });
+    if (why === 'chance-reach') reasons.push(`${p}: a uniform guesser reaches ${(100 * c.level).toFixed(1)}%`);
+    else if (why === 'not-above-chance') reasons.push(`${p}: not above chance (${(100 * c.level).toFixed(1)}%)`);
   }
   return reasons.length > 0 ? reasons.join('; ') : undefined;
 }
@@ -84,7 +82,7 @@ export function routesVsSearchView(c: ProbeComparison | undefined, chance?: Chan
     } else if (decision) {
       const margin = `±${+(100 * decision.margin).toFixed(2)} pts`;
       const needed = decision.questionsNeeded !== null ? ` · ≈ ${count(decision.questionsNeeded)} questions to decide` : '';
-      tiles.push({ key: 'verdict', label: `Verdict (${c.a} vs ${c.b})`, value: decision.verdict, detail: `margin ${margin}${needed}`, title: `${verdictText(decision)}. ${verdictRule(decision)}` });
+      tiles.push({ key: 'verdict', label: `Verdict (${c.a} vs ${c.b})`, value: decision.verdict, detail: `margin ${margin}${needed}`, title: `${storedVerdictText(decision)}. ${verdictRule(decision)}` });
     }
   }
   tiles.push(

@@ -27,11 +27,8 @@ export function probeExhaustion(records: readonly QuestionRecord[], probe: strin
 
 const ratio = (x: number, y: number): number | null => (y > 0 ? x / y : null);
 
-/**
- * Compares probe a with probe b; undefined when no question ran both. `p` replaces the exact
- * McNemar p in the decision (a table passes its Holm-adjusted p).
- */
-export function compareProbes(records: readonly QuestionRecord[], a: string, b: string, options: { margin?: number; p?: number } = {}): ProbeComparison | undefined {
+/** Compares probe a with probe b; undefined when no question ran both. */
+export function compareProbes(records: readonly QuestionRecord[], a: string, b: string, options: { margin?: number } = {}): ProbeComparison | undefined {
   const paired = records.filter((r) => r.probes[a] && r.probes[b]);
   if (paired.length === 0) return undefined;
   const budgetOf = (p: string) => Math.max(...paired.map((r) => r.probes[p].budget));
@@ -55,7 +52,7 @@ export function compareProbes(records: readonly QuestionRecord[], a: string, b: 
   const interval = pairedScoreInterval({ both, onlyFirst: onlyA, onlySecond: onlyB, neither });
   const estimate = (onlyA - onlyB) / n;
   const mcnemarP = mcnemarExact(onlyA, onlyB);
-  const decision = pairedDecision({ estimate, lo: interval.lo, hi: interval.hi, p: options.p ?? mcnemarP, n, discordant: onlyA + onlyB }, options.margin ?? DEFAULT_MARGIN);
+  const decision = pairedDecision({ estimate, lo: interval.lo, hi: interval.hi, p: mcnemarP, n, discordant: onlyA + onlyB }, options.margin ?? DEFAULT_MARGIN);
   return {
     a,
     b,

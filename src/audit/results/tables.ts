@@ -6,14 +6,13 @@
  * of a choice format, and a four-way decision against the stated margin; each headline ("X of Y")
  * counts only decisive, unsaturated rows and says how many were inconclusive.
  */
-import type { PairedDecision, PairedDelta, QuestionRecord, RepairNull, SearchReward } from '../../contract';
+import { chanceSaturation, SATURATION_LEVEL, type PairedDecision, type PairedDelta, type ProbeComparison, type QuestionRecord, type RepairNull, type SearchReward } from '../../contract';
 import { analyzeRepair } from '../repair/repairScan';
 import { rateOf, type Rate } from './stats';
 import { holmAdjust } from './stats/holm';
-import { ALPHA, DEFAULT_MARGIN, checkMargin, questionsToClear, type PairedEvidence } from './stats/pairedDecision';
+import { ALPHA, DEFAULT_MARGIN, checkMargin, evidenceOf, pairedDecision, questionsToClear, type PairedEvidence } from './stats/pairedDecision';
 import { compareProbes } from './probeComparison';
 import { compareRecords, insideCeiling } from './compare';
-import { pairedDelta } from './stats/pairedDelta';
 import { chanceLevel } from './chanceLevel';
 
 /** One audited setting: a model on a dataset, with its records. */
@@ -50,8 +49,6 @@ export interface ChanceColumn {
   aboveChance: boolean;
 }
 
-/** Why a row is left out of the headline: chance alone would reach (almost) every question. */
-export const SATURATION_LEVEL = 0.95;
 
 /** yes / no decided by the data, or inconclusive with roughly how many questions would decide it. */
 export interface Claim {
@@ -203,8 +200,9 @@ function saturation(columns: readonly (readonly [string, ChanceColumn | null])[]
   const reasons: string[] = [];
   for (const [what, c] of columns) {
     if (!c) continue;
-    if (c.level >= SATURATION_LEVEL) reasons.push(`${what}: chance reach ${(100 * c.level).toFixed(1)}%`);
-    else if (!c.aboveChance) reasons.push(`${what}: not above chance (${(100 * c.level).toFixed(1)}%)`);
+    const why = chanceSaturation(c);
+    if (why === 'chance-reach') reasons.push(`${what}: chance reach ${(100 * c.level).toFixed(1)}%`);
+    else if (why === 'not-above-chance') reasons.push(`${what}: not above chance (${(100 * c.level).toFixed(1)}%)`);
   }
   return reasons.length > 0 ? reasons.join('; ') : null;
 }
@@ -215,10 +213,10 @@ const realRecords = (records: readonly QuestionRecord[]) => records.filter((r) =
 export function routesVsSearchTable(runs: readonly RunForTables[], options: TableOptions = {}): RoutesVsSearchTable {
   const margin = checkMargin(options.margin ?? DEFAULT_MARGIN);
   const table: RoutesVsSearchTable = { rule: routesRule(margin), margin, rows: [], unmatched: [], missing: [], counted: 0, nonInferior: 0, searchBetter: 0, inconclusive: 0, saturated: 0 };
-  const matched: { run: RunForTables; records: QuestionRecord[]; mcnemarP: number }[] = [];
+  const matched: { run: RunForTables; records: QuestionRecord[]; c: ProbeComparison }[] = [];
   for (const run of runs) {
     const records = realRecords(run.records);
-    const c = compareProbes(records, 'routes', 'search');
+    const c = compareProbes(records, 'routes', 'search', { margin });
     if (!c || !c.difference) {
       table.missing.push({ folder: run.folder, reason: 'did not run both the routes and the search probe' });
       continue;
@@ -227,21 +225,22 @@ export function routesVsSearchTable(runs: readonly RunForTables[], options: Tabl
       table.unmatched.push({ folder: run.folder, model: run.model, dataset: run.dataset, routesBudget: c.budget.a, searchBudget: c.budget.b });
       continue;
     }
-    matched.push({ run, records, mcnemarP: c.mcnemarP });
+    matched.push({ run, records, c });
   }
-  const holm = holmAdjust(matched.map((m) => m.mcnemarP));
-  matched.forEach(({ run, records }, i) => {
-    const c = compareProbes(records, 'routes', 'search', { margin, p: holm[i] })!;
+  const holm = holmAdjust(matched.map((m) => m.c.mcnemarP));
+  matched.forEach(({ run, records, c }, i) => {
     const d = c.difference!;
     const inverse = (x: number | null) => (x === null || x === 0 ? Number.NaN : 1 / x);
     const paired = records.filter((r) => r.probes.routes && r.probes.search);
     const chance = { routes: probeChance(paired, 'routes'), search: probeChance(paired, 'search') };
     const saturated = saturation([['routes', chance.routes], ['search', chance.search]]);
     const evidence: PairedEvidence = { estimate: d.estimate, lo: d.lo, hi: d.hi, p: holm[i], n: c.n, discordant: c.onlyA + c.onlyB };
+    // The direction is decided by the Holm-adjusted p over the table's rows, not the row's own.
+    const decision = pairedDecision(evidence, margin);
     const nonInferior: Claim =
       d.lo > -margin
         ? { holds: 'yes', questionsNeeded: null }
-        : c.decision!.verdict === 'worse'
+        : decision.verdict === 'worse'
           ? { holds: 'no', questionsNeeded: null }
           : d.estimate > -margin
             ? { holds: 'inconclusive', questionsNeeded: Math.max(c.n + 1, questionsToClear(evidence, d.estimate + margin) ?? 0) }
@@ -267,7 +266,7 @@ export function routesVsSearchTable(runs: readonly RunForTables[], options: Tabl
       difference: { delta: d.estimate, lo: d.lo, hi: d.hi },
       mcnemarP: c.mcnemarP,
       holmP: holm[i],
-      decision: c.decision!,
+      decision,
       nonInferior,
       saturated,
       randomRouteEdits: run.randomRouteEdits ?? null,
@@ -326,9 +325,10 @@ export function trainingTable(comparisons: readonly ComparisonForTables[], optio
   comparisons.forEach((c, i) => {
     const cmp = cmps[i];
     const paired = pairs(c);
-    const outcomes = (pick: (r: QuestionRecord) => boolean) => [paired.map(([b]) => pick(b)), paired.map(([, t]) => pick(t))] as const;
-    const realized = { ...pairedDelta(...outcomes((r) => r.realized.correct), margin, holmRealized[i]), holmP: holmRealized[i] };
-    const ceiling = { ...pairedDelta(...outcomes(insideCeiling), margin, holmCeiling[i]), holmP: holmCeiling[i] };
+    // compareRecords decided each difference on its own p; in the table the Holm-adjusted p decides.
+    const withHolm = (d: PairedDelta, p: number) => ({ ...d, decision: pairedDecision(evidenceOf(d, p), margin), holmP: p });
+    const realized = withHolm(cmp.realized, holmRealized[i]);
+    const ceiling = withHolm(cmp.reachableCeiling, holmCeiling[i]);
     const baseChance = ceilingChance(paired.map(([b]) => b));
     const tunedChance = ceilingChance(paired.map(([, t]) => t));
     const chance = baseChance && tunedChance ? { base: baseChance, tuned: tunedChance } : null;
@@ -339,9 +339,8 @@ export function trainingTable(comparisons: readonly ComparisonForTables[], optio
     if (up && flat) claim = { holds: 'yes', questionsNeeded: null };
     else if (realized.decision!.verdict === 'worse' || realized.decision!.verdict === 'equivalent' || ceiling.decision!.verdict === 'better') claim = { holds: 'no', questionsNeeded: null };
     else {
-      const evidence = (d: PairedDelta): PairedEvidence => ({ estimate: d.delta, lo: d.ci.lo, hi: d.ci.hi, p: d.mcnemarP, n: d.n, discordant: d.lost + d.gained });
-      const forUp = up ? 0 : realized.delta > 0 ? questionsToClear(evidence(realized), realized.delta) : null;
-      const forFlat = flat ? 0 : ceiling.delta < margin ? questionsToClear(evidence(ceiling), margin - ceiling.delta) : null;
+      const forUp = up ? 0 : realized.delta > 0 ? questionsToClear(evidenceOf(realized), realized.delta) : null;
+      const forFlat = flat ? 0 : ceiling.delta < margin ? questionsToClear(evidenceOf(ceiling), margin - ceiling.delta) : null;
       const why = forUp === null ? 'realized did not rise in this sample' : forFlat === null ? 'the observed ceiling rise is beyond +margin' : undefined;
       claim = forUp === null || forFlat === null ? { holds: 'inconclusive', questionsNeeded: null, why } : { holds: 'inconclusive', questionsNeeded: Math.max(cmp.n + 1, forUp, forFlat) };
     }

@@ -27,7 +27,7 @@ export function newComparisonFolder(workspace: string, name: string, date: Date)
 export function loadRun(folder: string): { manifest: RunManifest; summary: RunSummary; records: ReturnType<typeof readRecords>; finished: boolean } {
   const manifest = readManifest(folder);
   const records = readRecords(folder);
-  const stored = readSummary(folder);
+  const stored = readSummary(folder, records.values);
   checkRecordSet(folder, manifest, records.values, stored !== undefined);
   return { manifest, records, summary: stored ?? summarize(records.values), finished: stored !== undefined };
 }

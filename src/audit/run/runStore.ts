@@ -169,13 +169,14 @@ export function readRecords(folder: string): JsonLines<QuestionRecord> {
  * summary written before the ceiling included the realized questions gets today's ceiling,
  * recomputed from its records (the records hold everything it needs).
  */
-export function readSummary(folder: string): RunSummary | undefined {
+export function readSummary(folder: string, records?: readonly QuestionRecord[]): RunSummary | undefined {
   const file = path.join(folder, SUMMARY_FILE);
   const value = readJsonFile(file);
   if (value === undefined) return undefined;
   const summary = validateSummary(value, file);
   if (summary.realizedNotReached !== undefined) return summary;
-  const rates = runRates(readRecords(folder).values);
+  // The caller's records when it has read them already (loadRun), so records.jsonl is read once.
+  const rates = runRates(records ?? readRecords(folder).values);
   return { ...summary, reachableAny: rates.reachableAny, realizedNotReached: rates.realizedNotReached };
 }
 

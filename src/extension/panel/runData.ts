@@ -34,8 +34,8 @@ export function datasetPathOf(p: string, folder: string): string | undefined {
  */
 export function loadRunFolder(folder: string): LoadedRun {
   const manifest = fs.existsSync(path.join(folder, MANIFEST_FILE)) ? readManifest(folder) : undefined;
-  const summary = readSummary(folder);
   const lines = readRecords(folder);
+  const summary = readSummary(folder, lines.values);
   const data: RunData = { runId: runIdOf(folder), label: manifest?.name ?? runIdOf(folder), records: lines.values };
   if (manifest) data.manifest = manifest;
   if (summary) data.summary = summary;

@@ -8,7 +8,6 @@ import { describe, it, before } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { type Fixture, fixture, promptIds } from './engineTestModels';
 import { SMALL_SPECS } from '../../support/modelFolder';
-import { logProbOfToken } from '../../../src/engine/continuationScore';
 
 function referenceLogProb(logits: Float64Array | Float32Array | number[], token: number): number {
   let max = -Infinity;
@@ -54,11 +53,5 @@ describe('continuation scores', () => {
     assert.deepEqual(busy.tokens, quiet.tokens);
     const [alone] = await f.model.scoreContinuations([{ promptIds: prompt, continuationIds: promptIds(2, 2, spec.vocabSize) }]);
     assert.deepEqual(scores[1][0].logprobs, alone.logprobs, 'the same score with or without generation around it');
-  });
-
-  it('logProbOfToken is the float64 log-softmax', () => {
-    const logits = new Float32Array([1, 2, 3, -1000]);
-    assert.ok(Math.abs(logProbOfToken(logits, 2) - referenceLogProb(logits, 2)) < 1e-12);
-    assert.ok(logProbOfToken(logits, 3) < -1000);
   });
 });

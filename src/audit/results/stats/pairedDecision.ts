@@ -8,7 +8,7 @@
  * - equivalent: the 95% interval lies inside (−m, +m): two one-sided tests, each at 2.5%;
  * - inconclusive: neither. Its rough sample size says how many questions a decision would take.
  */
-import type { PairedDecision, PairedVerdict } from '../../../contract';
+import type { PairedDecision, PairedDelta, PairedVerdict } from '../../../contract';
 import { Z95 } from '../../../contract';
 
 /** Default equivalence margin: 5 percentage points. */
@@ -29,6 +29,11 @@ export interface PairedEvidence {
   /** Paired questions, and those on which the two sides disagree. */
   n: number;
   discordant: number;
+}
+
+/** The evidence of a stored paired difference; `p` replaces its exact McNemar p (a table's Holm-adjusted one). */
+export function evidenceOf(d: PairedDelta, p: number = d.mcnemarP): PairedEvidence {
+  return { estimate: d.delta, lo: d.ci.lo, hi: d.ci.hi, p, n: d.n, discordant: d.lost + d.gained };
 }
 
 export function checkMargin(margin: number): number {

@@ -8,8 +8,8 @@ import { mcnemarExact } from './mcnemar';
 import { pairedScoreInterval } from './pairedScoreInterval';
 import { pairedDecision } from './pairedDecision';
 
-/** tuned − base over paired yes/no outcomes; `p` replaces the exact McNemar p in the decision (a table's Holm-adjusted p). */
-export function pairedDelta(base: readonly boolean[], tuned: readonly boolean[], margin: number, p?: number): PairedDelta {
+/** tuned − base over paired yes/no outcomes, decided on its own exact McNemar p (a table re-decides on Holm's: evidenceOf). */
+export function pairedDelta(base: readonly boolean[], tuned: readonly boolean[], margin: number): PairedDelta {
   let lost = 0;
   let gained = 0;
   let both = 0;
@@ -22,7 +22,7 @@ export function pairedDelta(base: readonly boolean[], tuned: readonly boolean[],
   const ci = pairedScoreInterval({ both, onlyFirst: gained, onlySecond: lost, neither: n - both - lost - gained });
   const mcnemarP = mcnemarExact(lost, gained);
   const delta = n === 0 ? 0 : (gained - lost) / n;
-  const decision = pairedDecision({ estimate: delta, lo: ci.lo, hi: ci.hi, p: p ?? mcnemarP, n, discordant: lost + gained }, margin);
+  const decision = pairedDecision({ estimate: delta, lo: ci.lo, hi: ci.hi, p: mcnemarP, n, discordant: lost + gained }, margin);
   return { base: n === 0 ? 0 : (both + lost) / n, tuned: n === 0 ? 0 : (both + gained) / n, delta, ci, ciMethod: 'newcombe-score', decision, mcnemarP, lost, gained, n };
 }
 
