@@ -312,6 +312,12 @@ test('boxed: every CAS comparison is bounded in input length and time', () => {
     assert.notEqual(r.match?.note, 'cas-timeout', said);
     assert.ok(ms < 1000, `${said}: ${ms.toFixed(0)} ms`);
   }
+  // The fuzz's find (seed 318088138): E notation with a six-digit exponent took 28 s as a bignum, past the deadline.
+  const started = performance.now();
+  const e = grade('The final answer is 50527299E556124\n', question('boxed', '\\frac{1}{2}'), { truncated: true });
+  assert.equal(e.correct, false);
+  assert.ok(performance.now() - started < 1000, `${(performance.now() - started).toFixed(0)} ms`);
+  assert.equal(grade('$\\boxed{5E556124}$', question('boxed', '\\frac{1}{2}')).match?.note, 'cas-large-exponent');
 });
 
 test('gsm8k: number words and space thousands separators in stated answers', () => {
