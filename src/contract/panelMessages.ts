@@ -74,6 +74,8 @@ export interface PanelUiState {
   search: string;
   truncatedOnly: boolean;
   selectedId?: string;
+  /** The run the scroll position belongs to: another run's offset means nothing, so it starts at the top. */
+  runId?: string;
   scrollTop: number;
   tab: PanelTab;
   /** A comparison count filtering the table (the panel's selection key); absent: none. */

@@ -225,7 +225,7 @@ describe('audit panel (Chromium, strict CSP)', () => {
     const scrollBefore = await evaluate<number>(page, `document.querySelector('.qt-viewport').scrollTop`);
     await page.waitForTimeout(400); // the scroll position is saved 300 ms after scrolling stops
     const stored = await evaluate<Record<string, unknown>>(page, 'window.__harness.storedState()');
-    assert.deepEqual({ ...stored, scrollTop: undefined }, { sort: { key: 'gold', descending: true }, filter: 'failureSet', search: 'apples', truncatedOnly: false, selectedId: chosen, scrollTop: undefined, tab: 'questions' });
+    assert.deepEqual({ ...stored, scrollTop: undefined }, { sort: { key: 'gold', descending: true }, filter: 'failureSet', search: 'apples', truncatedOnly: false, selectedId: chosen, runId: BIG.runId, scrollTop: undefined, tab: 'questions' });
     assert.deepEqual(await lastMessage(page, 'persistState'), { type: 'persistState', state: stored });
 
     await page.reload();
@@ -238,6 +238,19 @@ describe('audit panel (Chromium, strict CSP)', () => {
     assert.equal(await evaluate(page, `document.querySelector('.detail-title h2').textContent`), `Question ${chosen}`);
     assert.equal(await evaluate<number>(page, `document.querySelector('.qt-viewport').scrollTop`), scrollBefore);
     await assertClean(page, browser);
+  });
+
+  test("another run opens at its top, not at the previous run's scroll offset", async () => {
+    await evaluate(page, `window.__probes.timeFilter('all')`);
+    await evaluate(page, `window.__probes.timeSearch('')`);
+    await evaluate(page, `window.__probes.timeScroll(26 * 400)`);
+    await page.waitForTimeout(400); // saved 300 ms after scrolling stops
+    assert.ok((await evaluate<{ scrollTop: number }>(page, 'window.__harness.storedState()')).scrollTop > 0);
+    const other = makeSyntheticRun({ n: 2000, budget: 4, seed: 5, runId: 'other', label: 'other run' });
+    await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'loadRun', run: other })})`);
+    await waitFor(page, `document.querySelector('.run-title')?.textContent === 'other run'`);
+    assert.equal(await evaluate<number>(page, `document.querySelector('.qt-viewport').scrollTop`), 0);
+    assert.equal(await evaluate<string>(page, `String(window.__harness.storedState().runId)`), 'other');
   });
 
   test('a live run fills the table batch by batch and shows its progress', async () => {

@@ -276,6 +276,12 @@ class AuditPanel {
     this.useSelection(this.state.compareFilter);
     this.comparison.show(this.compare, this.compareLabels(), this.selection?.key, !this.state.compareFolded);
 
+    // A stored scroll offset belongs to the run it was taken in (a live run is loaded again as it
+    // fills); another run starts at its top, or it would open scrolled past its first rows.
+    if (this.state.runId !== data.runId) {
+      this.state.scrollTop = 0;
+      this.state.runId = data.runId;
+    }
     // The table first (what the user looks at), numbers and charts after it has painted.
     this.pendingRestore = { selectedId: this.state.selectedId, scrollTop: this.state.scrollTop };
     this.applyQuery(false);

@@ -24,6 +24,7 @@ export function readUiState(stored: unknown): PanelUiState {
   if (typeof s.search === 'string') state.search = s.search;
   if (typeof s.truncatedOnly === 'boolean') state.truncatedOnly = s.truncatedOnly;
   if (typeof s.selectedId === 'string') state.selectedId = s.selectedId;
+  if (typeof s.runId === 'string') state.runId = s.runId;
   if (typeof s.scrollTop === 'number' && Number.isFinite(s.scrollTop) && s.scrollTop >= 0) state.scrollTop = s.scrollTop;
   if (TABS.includes(s.tab as PanelTab)) state.tab = s.tab as PanelTab;
   if (typeof s.compareFilter === 'string') state.compareFilter = s.compareFilter;
