@@ -228,6 +228,10 @@ export class GenerationScheduler {
     this.queue = this.queue.filter((g) => {
       if (g.waiting.length > 0) return true;
       this.groups.delete(g.key);
+      // A prompt prefilled ahead for requests that were all cancelled: its cache rows go back.
+      g.prefix?.release();
+      g.prefix = null;
+      g.logits = null;
       return false;
     });
   }
@@ -243,7 +247,7 @@ export class GenerationScheduler {
         }
         const batch = this.active;
         const started = performance.now();
-        const logits = await this.ctx.executor.step(batch.map((r) => r.slot as SequenceSlot), batch.map((r) => [r.tokens[r.tokens.length - 1]]));
+        const logits = await this.ctx.executor.step(batch.map((r) => r.slot as SequenceSlot), batch.map((r) => [r.tokens[r.tokens.length - 1]]), (i) => !batch[i].call.settled);
         this.ctx.onStep?.({ step: this.steps++, prefill: false, batch: batch.length, tokens: 1, ms: performance.now() - started });
         const choices = await this.choose(logits, batch.map((r) => choiceRow(r)));
         batch.forEach((r, j) => this.accept(r, choices[j]));
@@ -291,10 +295,19 @@ export class GenerationScheduler {
       toPrefill.push(...ahead);
       const started = performance.now();
       const slots = firsts.map((c) => new SequenceSlot(c.route, c.silenced));
-      const logits = await this.ctx.executor.step(slots, firsts.map((c) => c.request.promptIds));
+      // A prompt is still wanted while a caller waits for any request of its group; a long prefill
+      // whose callers all cancelled stops at the next block (routeExecutor.ts).
+      const live = (r: Running) => !r.call.settled;
+      const wanted = (j: number) => admitted.some((a) => a.g === toPrefill[j] && live(a.r)) || toPrefill[j].waiting.some(live);
+      const logits = await this.ctx.executor.step(slots, firsts.map((c) => c.request.promptIds), wanted);
       this.ctx.onStep?.({ step: this.steps++, prefill: true, batch: slots.length, tokens: Math.max(...firsts.map((c) => c.request.promptIds.length)), ms: performance.now() - started });
       const V = this.ctx.vocabSize;
       toPrefill.forEach((g, j) => {
+        if (slots[j].abandoned || !wanted(j)) {
+          // Nobody waits for this prompt any more (its calls were cancelled during the prefill).
+          slots[j].release();
+          return;
+        }
         g.prefix = slots[j];
         g.logits = logits.slice(j * V, (j + 1) * V);
       });

@@ -23,6 +23,13 @@ import { NonFiniteActivations, firstNonFinite, nonFiniteName } from './nonFinite
 import { MaskCache, type MaskRow } from './attentionMask';
 import { type PrefixNode, PromptPrefixStore, stepKey } from './promptPrefixStore';
 
+/**
+ * Whether sequence i of a step still has a caller waiting for it. When none of a group's sequences
+ * has, the step stops before its next block call: those rows' logits are zeros and their slots are
+ * marked abandoned (their caches are incomplete), so the caller must release them, never step them.
+ */
+export type Wanted = (i: number) => boolean;
+
 /** Most bytes of one MLP activation ([tokens, intermediate] f32) a prompt call makes; see step. */
 const PREFILL_CALL_BYTES = 12 * 2 ** 20;
 
@@ -34,6 +41,8 @@ export class SequenceSlot {
   length = 0;
   /** Tokens of the first step (the prompt), once it has run; later tokens are generated ones. */
   promptLength = 0;
+  /** A step for it was abandoned part way (nobody wanted it): its caches are incomplete. */
+  abandoned = false;
 
   constructor(
     readonly route: readonly number[],
@@ -176,15 +185,15 @@ export class RouteExecutor {
    * after a past, or one sequence's several tokens after a past, so a step with a mix runs as one
    * block sequence per kind (and per prompt length, see below).
    */
-  step(seqs: readonly SequenceSlot[], tokens: readonly (readonly number[])[]): Promise<Float32Array> {
+  step(seqs: readonly SequenceSlot[], tokens: readonly (readonly number[])[], wanted?: Wanted): Promise<Float32Array> {
     // A forward pass asked for during generation (the search's gold-answer score) waits for the
     // scheduler's step in flight: the masks, the prefix store and the sessions are shared.
-    const run = this.tail.then(() => this.stepNow(seqs, tokens));
+    const run = this.tail.then(() => this.stepNow(seqs, tokens, wanted));
     this.tail = run.catch(() => undefined);
     return run;
   }
 
-  private async stepNow(seqs: readonly SequenceSlot[], tokens: readonly (readonly number[])[]): Promise<Float32Array> {
+  private async stepNow(seqs: readonly SequenceSlot[], tokens: readonly (readonly number[])[], wanted: Wanted | undefined): Promise<Float32Array> {
     const V = this.parts.config.vocabSize;
     const groups: number[][] = [];
     // Prompts run together only with prompts of their own length: a prompt padded to a longer
@@ -194,6 +203,7 @@ export class RouteExecutor {
     const decodes: number[] = [];
     seqs.forEach((seq, i) => {
       if (tokens[i].length === 0) throw new Error('internal: a step needs at least one token per sequence');
+      if (seq.abandoned) throw new Error('internal: a sequence whose step was abandoned was stepped again');
       if (seq.length === 0) {
         const same = prompts.get(tokens[i].length);
         if (same) same.push(i);
@@ -213,16 +223,16 @@ export class RouteExecutor {
       for (let at = 0; at < same.length; at += per) groups.push(same.slice(at, at + per));
     }
     if (decodes.length) groups.push(decodes);
-    if (groups.length === 1) return this.stepGroup(seqs, tokens);
+    if (groups.length === 1) return this.stepGroup(seqs, tokens, wanted);
     const logits = new Float32Array(seqs.length * V);
     for (const g of groups) {
-      const out = await this.stepGroup(g.map((i) => seqs[i]), g.map((i) => tokens[i]));
+      const out = await this.stepGroup(g.map((i) => seqs[i]), g.map((i) => tokens[i]), wanted && ((j) => wanted(g[j])));
       g.forEach((i, j) => logits.set(out.subarray(j * V, (j + 1) * V), i * V));
     }
     return logits;
   }
 
-  private async stepGroup(seqs: readonly SequenceSlot[], tokens: readonly (readonly number[])[]): Promise<Float32Array> {
+  private async stepGroup(seqs: readonly SequenceSlot[], tokens: readonly (readonly number[])[], wanted: Wanted | undefined): Promise<Float32Array> {
     const { config, embedding } = this.parts;
     const H = config.hiddenSize;
     const half = config.headDim / 2;
@@ -269,6 +279,12 @@ export class RouteExecutor {
       });
     }
     for (;;) {
+      // Checked before every block call: a cancelled 4,000-token prefill through 28 blocks stops
+      // within one block instead of finishing its seconds of work for nobody.
+      if (wanted && !seqs.some((_, i) => wanted(i))) {
+        for (const seq of seqs) seq.abandoned = true;
+        return new Float32Array(seqs.length * config.vocabSize);
+      }
       let block = Infinity;
       seqs.forEach((seq, i) => {
         if (pointer[i] < seq.route.length) block = Math.min(block, seq.route[pointer[i]]);

@@ -331,6 +331,27 @@ describe('generation: one queue for concurrent calls', () => {
     }
   });
 
+  it('a long prefill whose only caller cancels stops at the next block call, and leaves nothing wrong behind', async () => {
+    // 8 passes through every block over a 300-token prompt: 8 L block calls if it ran to the end.
+    const route = Array.from({ length: 8 * L }, (_, i) => i % L);
+    const request: GenerationRequest = { promptIds: promptIds(300, 11, V), route, maxNewTokens: 3, decoding: greedy };
+    const before = f.model.stats.blockCalls;
+    const controller = new AbortController();
+    const cancelled = f.model.generate([request], controller.signal);
+    while (f.model.stats.blockCalls === before) await new Promise((resolve) => setImmediate(resolve));
+    controller.abort();
+    await assert.rejects(cancelled, { name: 'AbortError' });
+    // The executor runs one step at a time: a forward pass queued now starts once the prefill stopped.
+    await f.model.forward([V - 1, V - 2, V - 3], {});
+    const ran = f.model.stats.blockCalls - before - L;
+    assert.ok(ran <= 2, `${ran} of ${8 * L} block calls ran after the cancel was seen`);
+    assert.deepEqual(f.model.load, { running: 0, waiting: 0 });
+    // What the stopped prefill stored (its first blocks' states) is right: the same request, run to the
+    // end now, gives the reference's tokens.
+    const [g] = await f.model.generate([request]);
+    assert.deepEqual(g.tokens, f.ref.greedy([...request.promptIds], 3, { route, eosIds: f.model.eosIds }));
+  });
+
   it('a cancelled call is rejected at once and the others finish unchanged', async () => {
     const controller = new AbortController();
     const want = await f.model.generate(requestsOf(1));
