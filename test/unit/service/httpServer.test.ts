@@ -195,6 +195,27 @@ describe('serve --http with the remote backend', () => {
     t.diagnostic(`413 for a declared 1 GB in ${declared.ms} ms; the client got ${written} bytes in before the connection closed`);
   });
 
+  it('a client that leaves during a long prefill frees the engine within a block call', async () => {
+    // The longest route the server takes (each block twice) over a 1,500-token prompt.
+    const L = SMALL_SPECS.llama.numBlocks;
+    const route = Array.from({ length: 2 * L }, (_, i) => i % L);
+    const before = f.model.stats.blockCalls;
+    const client = new AbortController();
+    const leaving = fetch(`${servers[0].url}/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ prompt: promptIds(1500, 9, V), max_tokens: 4, temperature: 0, route }),
+      signal: client.signal,
+    }).catch((err: unknown) => err);
+    while (f.model.stats.blockCalls === before) await new Promise((resolve) => setTimeout(resolve, 1));
+    client.abort();
+    assert.equal((await leaving as Error).name, 'AbortError');
+    // The next client's short request runs once the abandoned step stops.
+    const next = await fetch(`${servers[0].url}/completions`, { method: 'POST', body: JSON.stringify({ prompt: [V - 1, V - 2], max_tokens: 1, temperature: 0 }) });
+    assert.equal(next.status, 200);
+    const ran = f.model.stats.blockCalls - before - L;
+    assert.ok(ran <= 3, `${ran} of ${2 * L} block calls of the abandoned prefill ran`);
+  });
+
   it('prompt plus max_tokens over the context is refused', async () => {
     const r = await fetch(`${servers[0].url}/completions`, { method: 'POST', body: JSON.stringify({ prompt: [1, 2, 3], max_tokens: 8190 }) });
     const json = (await r.json()) as { error: { message: string } };
