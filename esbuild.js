@@ -110,7 +110,7 @@ const builds = [
   {
     ...common,
     // The engine's token-choice worker thread (tokenChoicePool.ts loads it from beside the bundle).
-    entryPoints: ['src/engine/tokenChoiceWorker.ts'],
+    entryPoints: ['src/engine/sampling/tokenChoiceWorker.ts'],
     outfile: 'dist/tokenChoiceWorker.js',
     platform: 'node',
     format: 'cjs',

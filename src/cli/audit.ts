@@ -7,7 +7,7 @@ import { UsageError } from './command';
 import { AUDIT_FLAGS, AUDIT_FLAGS_HELP } from '../service/auditOptions';
 import { defaultRunName } from '../service/auditJob';
 import { interruptSignal, prepareAudit } from './auditRun';
-import { parseFlags } from './engineArgs';
+import { parseFlags } from './flags';
 import { formatSummary } from '../audit/report/summaryText';
 
 const help = [

@@ -14,7 +14,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Command } from './command';
 import { UsageError } from './command';
-import { MODEL_FLAGS, MODEL_FLAGS_HELP, parseFlags, parseWeights, parseWholeNumber, progressToStderr } from './engineArgs';
+import { MODEL_FLAGS, MODEL_FLAGS_HELP, parseFlags, parseWeights, parseWholeNumber, progressToStderr } from './flags';
 import { writeRandomQwen05bModel } from './randomBenchModel';
 import { loadModel, type Model } from '../engine';
 import { DEFAULT_MAX_BATCH, type GenerationRequest } from '../engine';

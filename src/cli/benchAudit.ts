@@ -18,10 +18,10 @@ import { DEFAULT_DEPLOYMENT } from '../audit/probes/deployment';
 import { DEFAULT_PROBE_DECODING } from '../audit/probes/probeDecoding';
 import { DEFAULT_SEARCH } from '../audit/probes/routeSearch';
 import { DEFAULT_GRADING } from '../audit/answers/grade';
-import type { RunSettings } from '../audit/run/manifest';
+import type { RunSettings } from '../audit/store/manifest';
 import type { QuestionRecord } from '../contract';
-import { auditQuestions } from '../audit/run/questionPipeline';
-import { auditQuestionsByStage } from '../audit/run/stagedPipeline';
+import { auditQuestions } from '../audit/runner/questionPipeline';
+import { auditQuestionsByStage } from '../audit/runner/stagedPipeline';
 
 export interface AuditBenchOptions {
   questions: number;

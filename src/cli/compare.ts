@@ -12,12 +12,12 @@ import { modelFloatBytes } from '../engine/index';
 import { planSideBySide, runSideBySide, type SideOutcome } from './sideBySide';
 import { defaultComparisonName } from '../service/auditJob';
 import { interruptSignal, prepareAudit } from './auditRun';
-import { parseFlags } from './engineArgs';
+import { parseFlags } from './flags';
 import { writeHtmlReport } from './reportFiles';
 import { MARGIN_FLAG, MARGIN_HELP, parseMargin } from './marginFlag';
-import { compareRuns, newComparisonFolder, writeComparison, COMPARISON_FILE } from '../audit/run/comparisonStore';
+import { compareRuns, newComparisonFolder, writeComparison, COMPARISON_FILE } from '../audit/store/comparisonStore';
 import { comparisonReportHtml } from '../audit/report/htmlReport';
-import { readRecords } from '../audit/run/runStore';
+import { readRecords } from '../audit/store/runStore';
 import { formatComparison, formatSummary } from '../audit/report/summaryText';
 
 const help = [

@@ -8,8 +8,8 @@
 import type { Command } from './command';
 import { UsageError } from './command';
 import { AUDIT_FLAGS, optionsFromFlags } from '../service/auditOptions';
-import { readDataset, readPreSettings, selectQuestions } from '../service/auditSettings';
-import { parseFlags, parseWeights } from './engineArgs';
+import { readDataset, readPreSettings, selectQuestions } from '../service/auditInputs';
+import { parseFlags, parseWeights } from './flags';
 import { loadModel, type WeightPrecision } from '../engine/index';
 import type { Generation } from '../engine/types';
 import { deploymentRequest, promptIds } from '../audit/probes/deployment';

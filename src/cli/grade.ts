@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import type { Command } from './command';
 import { UsageError } from './command';
-import { parseFlagsAndFolders } from './engineArgs';
+import { parseFlagsAndFolders } from './flags';
 import { CORRECT_BY, DEFAULT_GRADING, grade, TRUNCATED_RULES, type AnswerMatch, type Grade, type GradingSettings } from '../audit/answers/grade';
 import type { AnswerFormat, Choice, Question } from '../audit/dataset/question';
 

@@ -6,12 +6,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Command } from './command';
-import { parseFlagsAndFolders } from './engineArgs';
+import { parseFlagsAndFolders } from './flags';
 import { UsageError, warn } from './command';
 import { writeHtmlReport } from './reportFiles';
-import { loadRun, readComparison } from '../audit/run/comparisonStore';
+import { loadRun, readComparison } from '../audit/store/comparisonStore';
 import { comparisonReportHtml, runReportHtml } from '../audit/report/htmlReport';
-import { readRecords } from '../audit/run/runStore';
+import { readRecords } from '../audit/store/runStore';
 import { formatComparison, formatSummary } from '../audit/report/summaryText';
 
 const help = [

@@ -5,7 +5,7 @@
  * When stdin closes (the extension went away) everything is cancelled and the process exits.
  */
 import { UsageError, type Command } from './command';
-import { parseFlags } from './engineArgs';
+import { parseFlags } from './flags';
 import { SERVE_HTTP_HELP, serveHttp } from './serveHttp';
 import { EngineService, MAX_REQUEST_BYTES } from '../service/engineService';
 import { LineSplitter, encodeLine } from '../service/protocol';

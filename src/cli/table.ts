@@ -3,7 +3,7 @@
  * search at a matched budget per setting, repair per run, realized vs ceiling per comparison.
  */
 import type { Command } from './command';
-import { parseFlagsAndFolders } from './engineArgs';
+import { parseFlagsAndFolders } from './flags';
 import { UsageError } from './command';
 import { MARGIN_FLAG, parseMargin } from './marginFlag';
 import { loadSources, writeTableFiles } from './tableFiles';

@@ -5,7 +5,7 @@
  * derived from this table, so adding an option is one entry here (plus where it is used).
  */
 // The error class alone: the extension reads this table through the protocol, and the engine's entry module would load the runtime.
-import { InputError } from '../engine/errors';
+import { InputError } from '../common/errors';
 import { DEFAULT_MAX_BATCH } from '../engine/types';
 import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, MAX_RETRY_AFTER_MS } from '../engine/remote/remoteLimits';
 import { ANSWER_FORMATS } from '../audit/dataset/question';

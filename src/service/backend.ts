@@ -5,7 +5,7 @@
  * server announces the layer extensions.
  */
 import { checkBaseUrl, InputError, loadModel, RemoteGenerator, type LoadOptions, type RemoteBackendInfo, type TextGenerator } from '../engine/index';
-import type { RunSettings } from '../audit/run/manifest';
+import type { RunSettings } from '../audit/store/manifest';
 import type { AuditOptions } from './auditOptions';
 
 export type BackendOptions = Pick<AuditOptions, 'backend' | 'baseUrl' | 'apiModel' | 'apiKeyEnv' | 'concurrency' | 'timeout' | 'maxRetries'>;

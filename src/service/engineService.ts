@@ -6,14 +6,14 @@
  */
 import * as path from 'node:path';
 import { ENGINE_VERSION, InputError, loadModel, type Model } from '../engine/index';
-import { compareRuns, newComparisonFolder, writeComparison } from '../audit/run/comparisonStore';
+import { compareRuns, newComparisonFolder, writeComparison } from '../audit/store/comparisonStore';
 import type { Dataset } from '../audit/dataset/dataset';
 import type { Question } from '../audit/dataset/question';
-import { TOOL_VERSION, type AuditProgress } from '../audit/run/runFolderAudit';
-import { readRecords } from '../audit/run/runStore';
+import { TOOL_VERSION, type AuditProgress } from '../audit/runner/runFolderAudit';
+import { readRecords } from '../audit/store/runStore';
 import { PATH_OPTION_NAMES, type AuditOptions } from './auditOptions';
 import { defaultComparisonName, defaultRunName, loadOptions, prepareAuditJob, type AuditJobResult, type ModelLease, type ModelRequest } from './auditJob';
-import type { Selection } from './auditSettings';
+import type { Selection } from './auditInputs';
 import {
   PROTOCOL_VERSION,
   decodeRequest,

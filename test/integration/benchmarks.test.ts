@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { summarize, type RunSummary } from '../../src/audit/results/summary';
 import { loadDataset } from '../../src/audit/dataset/dataset';
 import type { QuestionRecord } from '../../src/contract';
-import type { RunManifest } from '../../src/audit/run/manifest';
+import type { RunManifest } from '../../src/audit/store/manifest';
 
 const repo = path.resolve(__dirname, '../../..');
 const cli = path.join(repo, 'dist/cli.js');

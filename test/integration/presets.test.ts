@@ -14,7 +14,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { summarize, type RunSummary } from '../../src/audit/results/summary';
 import type { QuestionRecord } from '../../src/contract';
-import type { RunManifest } from '../../src/audit/run/manifest';
+import type { RunManifest } from '../../src/audit/store/manifest';
 
 const repo = path.resolve(__dirname, '../../..');
 const cli = path.join(repo, 'dist/cli.js');

@@ -16,19 +16,19 @@ import {
   vsCodeTextField,
 } from '@vscode/webview-ui-toolkit';
 import '../styles/panel.css';
-import { ChartsView, type ChartRun } from './charts';
-import { resolveSelection, type CompareSelection } from './comparisonModel';
-import { ComparisonView } from './comparisonView';
-import { DetailPane } from './detailPane';
-import { count, h, replaceChildren } from './element';
-import { renderHeadline } from './headline';
+import { ChartsView, type ChartRun } from './charts/charts';
+import { resolveSelection, type CompareSelection } from './comparison/comparisonModel';
+import { ComparisonView } from './comparison/comparisonView';
+import { DetailPane } from './questions/detailPane';
+import { count, h, replaceChildren } from './common/element';
+import { renderHeadline } from './headline/headline';
 import { RATE_MIN_QUESTIONS } from '../../src/contract/questionStory';
-import { renderStory } from './storyView';
+import { renderStory } from './headline/storyView';
 import type { Comparison, HostMessage, PanelUiState, RunData, RunStatus, SortKey, WebviewMessage } from '../../src/contract';
-import { QuestionIndex, type Query } from './questionIndex';
-import { BASE_FILTERS, findFilter, probeFilter, type QuestionRow, type StateFilter } from './questionState';
-import { QuestionTable } from './questionTable';
-import { computeStatistics, countBlocks, type RunStatistics } from './runStatistics';
+import { QuestionIndex, type Query } from './questions/questionIndex';
+import { BASE_FILTERS, findFilter, probeFilter, type QuestionRow, type StateFilter } from './questions/questionRow';
+import { QuestionTable } from './questions/questionTable';
+import { computeStatistics, countBlocks, type RunStatistics } from './charts/runStatistics';
 import { readUiState } from './uiState';
 
 provideVSCodeDesignSystem().register(

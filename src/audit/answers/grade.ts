@@ -5,7 +5,7 @@
  * format's explicit answer marker; for GSM8K lm-evaluation-harness's strict-match) and `flexible`
  * (the format's full fallback chain; for GSM8K lm-eval's flexible-extract, the last number).
  */
-import { InputError } from '../../engine/errors';
+import { InputError } from '../../common/errors';
 import { boxedKey, boxedMatch, extractFinalAnswerPhrase, finalBoxes, lastBoxed } from './boxed';
 import { choiceKey, extractChoice, extractChoiceStrict } from './choice';
 import { extractGsm8k, extractGsm8kStrict, extractLastNumber, gsm8kKey, gsm8kMatch } from './gsm8k';

@@ -5,12 +5,12 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { InputError } from '../../engine/errors';
+import { InputError } from '../../common/errors';
 import { lastBoxed } from '../answers/boxed';
 import { gsm8kGold } from '../answers/gsm8k';
 import { compilePattern } from '../answers/text';
 import { SCHEMAS, type SchemaMatch, type SchemaSpec } from './schemas';
-import { readJsonRecords } from '../run/jsonLines';
+import { readJsonRecords } from '../store/jsonLines';
 import { ANSWER_FORMATS, type AnswerFormat, type DatasetSchema, type Question } from './question';
 import { parseRational } from '../answers/rational';
 import { isObject } from '../../contract';

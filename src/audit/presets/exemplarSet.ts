@@ -3,7 +3,7 @@
  * their provenance can be checked line for line (README.md beside this file says where each file
  * comes from and under which licence).
  */
-import { InputError } from '../../engine/errors';
+import { InputError } from '../../common/errors';
 import { parseDataset } from '../dataset/dataset';
 import type { Question } from '../dataset/question';
 

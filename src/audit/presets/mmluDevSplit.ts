@@ -4,7 +4,7 @@
  * split, first_n). The dev split is the user's file (`--fewshot-file`); this project carries none.
  */
 import * as path from 'node:path';
-import { InputError } from '../../engine/errors';
+import { InputError } from '../../common/errors';
 import { loadDataset } from '../dataset/dataset';
 import { userMessage } from '../dataset/question';
 import { questionSubject } from '../probes/deployment';

@@ -8,7 +8,7 @@
  * (`--fewshot-file`), are benchmark test-split lines (flagged); a question that is one of its
  * prompt's exemplars is skipped (questionSteps.ts).
  */
-import { InputError } from '../../engine/errors';
+import { InputError } from '../../common/errors';
 import type { AnswerFormat, Question } from '../dataset/question';
 import type { Deployment, FewShotExample } from '../probes/deployment';
 import type { ExemplarOrigin, SubjectPrompt } from '../../contract';

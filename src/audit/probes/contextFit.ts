@@ -9,7 +9,7 @@
  * (the tokenizer's bound, see the engine's tokenCountBound.ts), it is skipped without tokenizing;
  * a 50 MB question used to spend minutes and gigabytes in the tokenizer first.
  */
-import { contextProblem, type ModelContext } from '../../engine/contextLength';
+import { contextProblem, type ModelContext } from '../../engine/text/contextLength';
 import type { ContextSkip, PromptTruncation } from '../../contract';
 import type { TextGenerator } from '../../engine/types';
 import type { Question } from '../dataset/question';

@@ -3,7 +3,7 @@
  * template, optionally with few-shot examples), how it decodes (greedy unless a temperature is set),
  * its token budget and stop strings. realized(q) = grade(D(q)).
  */
-import { InputError, MissingChatTemplateError } from '../../engine/errors';
+import { InputError, MissingChatTemplateError } from '../../common/errors';
 import { PRESET_NAMES } from '../presets/presetNames';
 import type { ChatMessage, Decoding, GenerationRequest, PromptSource, TextGenerator } from '../../engine/types';
 import { userMessage, type Question } from '../dataset/question';

@@ -5,7 +5,7 @@
  * as the deployment does — greedy unless the deployment samples — so a route attempt differs from
  * the deployment in the route alone.
  */
-import { InputError } from '../../engine/errors';
+import { InputError } from '../../common/errors';
 import type { Decoding } from '../../engine/types';
 import type { Deployment } from './deployment';
 import type { DecodingRule, ProbeDecoding } from '../../contract';

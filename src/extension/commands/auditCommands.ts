@@ -12,7 +12,7 @@ import type { Comparison } from '../../contract';
 import { AuditChoices, isDatasetFile } from './auditChoices';
 import { exportRecordsInteractively, writeExport, type AuditPanelHost } from '../panel/auditPanel';
 import type { AuditSession, SessionOutcome } from './auditSession';
-import { readAuditSettings, runOptionsOf } from './auditSettings';
+import { readAuditSettings, runOptionsOf } from './workspaceSettings';
 import type { RequestBody } from '../../service/engineClient';
 import type { QuestionLensProvider } from '../editor/questionLens';
 import { loadRunFolder } from '../panel/runData';

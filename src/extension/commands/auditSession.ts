@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { ProgressEvent, RecordEvent, StartedEvent } from '../../service/protocol';
-import { estimateText } from '../../audit/run/auditEstimate';
+import { estimateText } from '../../audit/runner/auditEstimate';
 import { estimateMessage, progressMessage, progressShare } from './progressMessage';
 import { EngineError, EngineProcess, type EngineRequestHandle, type RequestBody, type RequestOutcome } from '../../service/engineClient';
 

@@ -4,7 +4,7 @@
  * once tokens have been timed, and the time left only once the engine has measured one (it sends
  * none before a question has finished). Pure: the session reports it, tests read it.
  */
-import { estimateText, formatDuration, type AuditEstimate } from '../../audit/run/auditEstimate';
+import { estimateText, formatDuration, type AuditEstimate } from '../../audit/runner/auditEstimate';
 import type { ProgressEvent, RunLabel } from '../../service/protocol';
 
 /**

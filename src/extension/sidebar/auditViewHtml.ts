@@ -4,7 +4,7 @@
  * only style is the nonce'd block below. Pure (no vscode), so tests check the exact page.
  */
 import { escapeHtml, NO_NAVIGATION } from '../panel/panelHtml';
-import { countedText, formatRateDetail, type RunHeadline } from '../panel/runHeadline';
+import { countedText, formatRateDetail, type RunHeadline } from './runHeadline';
 import { storyHtml, STORY_STYLE, type SidebarStory } from './storyHtml';
 
 export interface StateCounts {

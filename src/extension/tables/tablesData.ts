@@ -10,7 +10,7 @@ import { repairTable, routesVsSearchTable, trainingTable, type TableOptions } fr
 import { trajectory } from '../../audit/results/trajectory';
 import { loadTableSources, loadTrajectoryCheckpoints, readTrajectoryFile, TRAJECTORY_FILE, type CheckpointRef } from '../../audit/results/tableSources';
 import { repairView, routesVsSearchView, trainingView, trajectoryViews, type TableView } from '../../audit/report/tablesReport';
-import { COMPARISON_FILE, readComparison } from '../../audit/run/comparisonStore';
+import { COMPARISON_FILE, readComparison } from '../../audit/store/comparisonStore';
 import type { TableData, TablesHostMessage } from '../../contract';
 
 export type TablesMessage = Extract<TablesHostMessage, { type: 'showTables' }>;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { auditQuestions } from '../../../src/audit/run/questionPipeline';
+import { auditQuestions } from '../../../src/audit/runner/questionPipeline';
 import { parseDataset } from '../../../src/audit/dataset/dataset';
 import { escapeHtml, runReportHtml } from '../../../src/audit/report/htmlReport';
 import type { QuestionRecord } from '../../../src/contract';

@@ -11,7 +11,7 @@ import type { ProbeComparison, QuestionRecord, RunManifest, RunSummary } from '.
 import { countsText, gradingText, probeLine, questionsText, questionStory, readingText, repairLine, RATE_MIN_QUESTIONS, ruleText, skippedSteps, storyCounts, STORY_WORDS } from '../../../src/contract/questionStory';
 import { escapeHtml } from '../../../src/extension/panel/panelHtml';
 import { sidebarStory, storyHtml } from '../../../src/extension/sidebar/storyHtml';
-import { routesVsSearchView } from '../../../webview/src/routesVsSearch';
+import { routesVsSearchView } from '../../../webview/src/charts/routesVsSearch';
 import { testRecord } from '../../support/questionRecord';
 
 const FIXTURE = path.resolve(__dirname, '../../../../test/fixtures/runs/2026-12-01T09-30-00Z-demo-base');

@@ -6,7 +6,7 @@
  */
 import { provideVSCodeDesignSystem, vsCodePanels, vsCodePanelTab, vsCodePanelView } from '@vscode/webview-ui-toolkit';
 import '../../styles/tables.css';
-import { h, replaceChildren } from '../element';
+import { h, replaceChildren } from '../common/element';
 import type { TablesHostMessage, TablesTab, TablesWebviewMessage } from '../../../src/contract';
 import { renderTables } from './tablesList';
 import { TrajectoryView } from './trajectoryView';
