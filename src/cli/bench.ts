@@ -19,7 +19,7 @@ import { writeRandomQwen05bModel } from './randomBenchModel';
 import { loadModel, type Model } from '../engine';
 import { DEFAULT_MAX_BATCH, type GenerationRequest } from '../engine';
 import { auditBenchText, benchAudit } from './benchAudit';
-import { ENGINE_ALLOCATOR_ENV } from '../service/allocatorTuning';
+import { ENGINE_ALLOCATOR_ENV } from '../service';
 
 const help = [
   'Usage: reach-audit bench (--model DIR | --random-qwen-0.5b [--random-dir DIR]) [options]',

@@ -13,15 +13,11 @@
  */
 import { createHash } from 'node:crypto';
 import type { GenerateOptions, Generation, GenerationRequest, Model, TextGenerator } from '../engine';
-import { parseDataset } from '../audit/dataset/dataset';
-import { DEFAULT_DEPLOYMENT } from '../audit/probes/deployment';
-import { DEFAULT_PROBE_DECODING } from '../audit/probes/probeDecoding';
-import { DEFAULT_SEARCH } from '../audit/probes/routeSearch';
-import { DEFAULT_GRADING } from '../audit/answers/grade';
-import type { RunSettings } from '../audit/store/manifest';
-import type { QuestionRecord } from '../contract';
-import { auditQuestions } from '../audit/runner/questionPipeline';
-import { auditQuestionsByStage } from '../audit/runner/stagedPipeline';
+import { parseDataset } from '../audit/dataset';
+import { DEFAULT_DEPLOYMENT, DEFAULT_PROBE_DECODING, DEFAULT_SEARCH } from '../audit/probes';
+import { DEFAULT_GRADING } from '../audit/answers';
+import type { QuestionRecord, RunSettings } from '../contract';
+import { auditQuestions, auditQuestionsByStage } from '../audit/runner';
 
 export interface AuditBenchOptions {
   questions: number;

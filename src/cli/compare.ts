@@ -6,19 +6,15 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Command } from './command';
 import { UsageError, warn } from './command';
-import { AUDIT_FLAGS, AUDIT_FLAGS_HELP, CLI_ONLY_OPTION_NAMES, type AuditOptions } from '../service/auditOptions';
-import type { AuditRequestOptions } from '../service/protocol';
+import { AUDIT_FLAGS, AUDIT_FLAGS_HELP, CLI_ONLY_OPTION_NAMES, type AuditOptions, type AuditRequestOptions, defaultComparisonName } from '../service';
 import { modelFloatBytes } from '../engine/index';
 import { planSideBySide, runSideBySide, type SideOutcome } from './sideBySide';
-import { defaultComparisonName } from '../service/auditJob';
 import { interruptSignal, prepareAudit } from './auditRun';
 import { parseFlags } from './flags';
 import { writeHtmlReport } from './reportFiles';
 import { MARGIN_FLAG, MARGIN_HELP, parseMargin } from './marginFlag';
-import { compareRuns, newComparisonFolder, writeComparison, COMPARISON_FILE } from '../audit/store/comparisonStore';
-import { comparisonReportHtml } from '../audit/report/htmlReport';
-import { readRecords } from '../audit/store/runStore';
-import { formatComparison, formatSummary } from '../audit/report/summaryText';
+import { compareRuns, newComparisonFolder, writeComparison, COMPARISON_FILE, readRecords } from '../audit/store';
+import { comparisonReportHtml, formatComparison, formatSummary } from '../audit/report';
 
 const help = [
   'Usage: reach-audit compare --base-run RUN --tuned-run RUN [--html FILE] [--json] [--out DIR]',

@@ -9,10 +9,8 @@ import type { Command } from './command';
 import { parseFlagsAndFolders } from './flags';
 import { UsageError, warn } from './command';
 import { writeHtmlReport } from './reportFiles';
-import { loadRun, readComparison } from '../audit/store/comparisonStore';
-import { comparisonReportHtml, runReportHtml } from '../audit/report/htmlReport';
-import { readRecords } from '../audit/store/runStore';
-import { formatComparison, formatSummary } from '../audit/report/summaryText';
+import { loadRun, readComparison, readRecords } from '../audit/store';
+import { comparisonReportHtml, runReportHtml, formatComparison, formatSummary } from '../audit/report';
 
 const help = [
   'Usage: reach-audit report RUN [--html FILE] [--json]',

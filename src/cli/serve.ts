@@ -7,8 +7,7 @@
 import { UsageError, type Command } from './command';
 import { parseFlags } from './flags';
 import { SERVE_HTTP_HELP, serveHttp } from './serveHttp';
-import { EngineService, MAX_REQUEST_BYTES } from '../service/engineService';
-import { LineSplitter, encodeLine } from '../service/protocol';
+import { EngineService, MAX_REQUEST_BYTES, LineSplitter, encodeLine } from '../service';
 
 const help = [
   'Usage: reach-audit serve',

@@ -9,8 +9,7 @@
  * what else runs, so the runs equal those made one after the other, byte for byte (the
  * integration test checks it). Both models are held at once, so this is done only when they fit.
  */
-import { EngineError, EngineProcess, type RequestEvent } from '../service/engineClient';
-import type { AuditRequestOptions } from '../service/protocol';
+import { EngineError, EngineProcess, type RequestEvent, type AuditRequestOptions } from '../service';
 import { InputError } from '../engine/index';
 import { estimateLines, sideBySideProgress } from './progress';
 

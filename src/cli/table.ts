@@ -7,8 +7,8 @@ import { parseFlagsAndFolders } from './flags';
 import { UsageError } from './command';
 import { MARGIN_FLAG, parseMargin } from './marginFlag';
 import { loadSources, writeTableFiles } from './tableFiles';
-import { repairTable, routesVsSearchTable, trainingTable } from '../audit/results/tables';
-import { repairView, routesVsSearchView, tablesText, trainingView, type TableView } from '../audit/report/tablesReport';
+import { repairTable, routesVsSearchTable, trainingTable } from '../audit/results';
+import { repairView, routesVsSearchView, tablesText, trainingView, type TableView } from '../audit/report';
 
 const KINDS = ['routes-vs-search', 'repair', 'training', 'all'] as const;
 

@@ -8,7 +8,7 @@ export { Model } from './model';
 export { DEFAULT_MAX_BATCH } from './types';
 export type { LoadOptions, ForwardOptions, ForwardItem } from './model';
 export type { StepTiming } from './decode/generationScheduler';
-export { InputError, RemoteServerError } from '../common/errors';
+export { InputError, RemoteServerError, assertFolderFree, lockFolder, recoveredNote, type FolderLock, createFolder, describeFsError } from '../common';
 export type * from './types';
 
 /** Loads (building and caching the ONNX graphs on first use) the model in `dir`. */
@@ -21,11 +21,11 @@ export { contextProblem, checkContextLength, type ModelContext } from './text/co
 export { readModelConfig, type ModelConfig } from './checkpoint/config';
 export { ENGINE_VERSION } from './graphs/graphCache';
 export { Xoshiro128 } from './sampling/sampling';
-export { assertFolderFree, lockFolder, recoveredNote, type FolderLock } from '../common/folderLock';
-export { createFolder, describeFsError } from '../common/folderCreation';
 export { parseWeightPrecision, WEIGHT_PRECISIONS, type WeightPrecision } from './checkpoint/weightPrecision';
-export { RemoteGenerator, checkBaseUrl, publicUrl, type RemoteOptions, type RemoteBackendInfo } from './remote/remoteGenerator';
+export { RemoteGenerator, checkBaseUrl, publicUrl, type RemoteOptions } from './remote/remoteGenerator';
+export type { RemoteBackendInfo } from '../contract';
 export { EXTENSIONS_VERSION, LAYER_EXTENSIONS } from './remote/completionApi';
 export { quoteValue } from './remote/quoteValue';
 export type { CompletionRequestBody, CompletionResponseBody, CompletionChoice, HealthBody } from './remote/completionApi';
 export { modelFloatBytes } from './checkpoint/memoryFootprint';
+export { NonFiniteActivations } from './decode/nonFiniteActivations';

@@ -6,22 +6,13 @@
  */
 import * as fs from 'node:fs';
 import { InputError } from '../engine/index';
-import { globalRoutePool } from '../audit/runner/questionPipeline';
-import { loadDataset, type Dataset } from '../audit/dataset/dataset';
-import { checkDeployment, DEFAULT_DEPLOYMENT, QUESTION_SLOT, type Deployment, type FewShotExample } from '../audit/probes/deployment';
-import type { RunSettings } from '../audit/store/manifest';
-import { PROMPT_TRUNCATIONS } from '../audit/probes/contextFit';
-import { DEFAULT_SEARCH } from '../audit/probes/routeSearch';
-import { checkSampleDecoding, DEFAULT_PROBE_DECODING, DEFAULT_SAMPLE_DECODING, type DecodingRule, type ProbeDecoding } from '../audit/probes/probeDecoding';
-import { presetDeployment } from '../audit/presets/presets';
-import { readMmluDevSplit } from '../audit/presets/mmluDevSplit';
-import { lengthBoundsOf, lengthBoundsProblem, routeLengthBounds } from '../audit/probes/routes';
-import { CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES, type GradingSettings } from '../audit/answers/grade';
-import { isRouteProbe, parseProbeSpecs, parseSelectors, SELECTOR_NAMES, type ProbeSpec } from '../audit/probes/probeSpec';
-import { ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset/question';
-import { SEARCH_REWARDS } from '../contract';
-import { globalRouteSkipReason } from '../audit/probes/globalRoutePlan';
-import { parseShard, shardQuestions, shardSelection, type ShardSelection } from '../audit/store/shards';
+import { globalRoutePool } from '../audit/runner';
+import { loadDataset, type Dataset, ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset';
+import { checkDeployment, DEFAULT_DEPLOYMENT, QUESTION_SLOT, PROMPT_TRUNCATIONS, DEFAULT_SEARCH, checkSampleDecoding, DEFAULT_PROBE_DECODING, DEFAULT_SAMPLE_DECODING, lengthBoundsOf, lengthBoundsProblem, routeLengthBounds, isRouteProbe, parseProbeSpecs, parseSelectors, globalRouteSkipReason } from '../audit/probes';
+import { presetDeployment, readMmluDevSplit } from '../audit/presets';
+import { CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES } from '../audit/answers';
+import { SEARCH_REWARDS, type Deployment, type FewShotExample, type RunSettings, type DecodingRule, type ProbeDecoding, type GradingSettings, SELECTOR_NAMES, type ProbeSpec, type ShardSelection } from '../contract';
+import { parseShard, shardQuestions, shardSelection } from '../audit/store';
 import { AUDIT_DEFAULTS, DEFAULT_PROBES, type AuditOptions } from './auditOptions';
 
 export function readDataset(options: AuditOptions): Dataset {

@@ -6,11 +6,9 @@
  */
 import * as path from 'node:path';
 import { ENGINE_VERSION, InputError, loadModel, type Model } from '../engine/index';
-import { compareRuns, newComparisonFolder, writeComparison } from '../audit/store/comparisonStore';
-import type { Dataset } from '../audit/dataset/dataset';
-import type { Question } from '../audit/dataset/question';
-import { TOOL_VERSION, type AuditProgress } from '../audit/runner/runFolderAudit';
-import { readRecords } from '../audit/store/runStore';
+import { compareRuns, newComparisonFolder, writeComparison, readRecords } from '../audit/store';
+import type { Dataset, Question } from '../audit/dataset';
+import { TOOL_VERSION, type AuditProgress } from '../audit/runner';
 import { PATH_OPTION_NAMES, type AuditOptions } from './auditOptions';
 import { defaultComparisonName, defaultRunName, loadOptions, prepareAuditJob, type AuditJobResult, type ModelLease, type ModelRequest } from './auditJob';
 import type { Selection } from './auditInputs';

@@ -6,9 +6,8 @@
  * Every incoming line is checked field by field before anything acts on it, so a bad line becomes
  * an `error` event (or a client-side diagnostic) that names the field, never a crash.
  */
-import type { StoredComparison } from '../audit/store/comparisonStore';
-import { isObject, type QuestionRecord, type RunSummary } from '../contract';
-import type { AuditEstimate } from '../audit/runner/auditEstimate';
+import { isObject, type QuestionRecord, type RunSummary, type StoredComparison } from '../contract';
+import type { AuditEstimate } from '../audit/runner';
 import { optionFieldKinds, type AuditOptions, type CliOnlyOptionName, type OptionKind } from './auditOptions';
 
 /** Bumped whenever a request or event changes shape; the child announces it in `hello`. */

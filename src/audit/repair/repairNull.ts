@@ -16,11 +16,7 @@
  *   the block).
  */
 import { rateOf, type QuestionRecord, type RepairNull } from '../../contract';
-import { poissonBinomialUpperTail } from '../results/stats/chance';
-import { bootstrapColumnMeans } from '../results/stats/bootstrapStatistics';
-import { seedFor } from '../results/stats';
-import { pairedDelta } from '../results/stats/pairedDelta';
-import { DEFAULT_MARGIN } from '../results/stats/pairedDecision';
+import { poissonBinomialUpperTail, bootstrapColumnMeans, seedFor, pairedDelta, DEFAULT_MARGIN } from '../results';
 
 /** `deployedCorrect`: the deployment's verdict the scan was measured for (after a regrade: the one before it). */
 export function repairNull(

@@ -6,8 +6,7 @@
  * remote, runs no script, submits no form and follows no link (its CSP forbids them), and escapes
  * every value taken from a run: strings and numbers alike, through the `html` tag (safeHtml.ts).
  */
-import type { StoredComparison } from '../store/comparisonStore';
-import { formatPercent as pct, questionState, repairedBy, storedVerdictText, type QuestionRecord, type Rate, type RunSummary } from '../../contract';
+import { formatPercent as pct, questionState, repairedBy, storedVerdictText, type QuestionRecord, type Rate, type RunSummary, type StoredComparison } from '../../contract';
 import { fixed, Html, html, joinHtml } from './safeHtml';
 import { chanceText, exhaustionText, probeComparisonLines, repairNullLines, repairStaleText } from './summaryText';
 import { retentionReading } from './retentionText';

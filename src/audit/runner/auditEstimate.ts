@@ -5,13 +5,11 @@
  * given before one is measured: the time left needs a finished question (its share of repair
  * scans, its tokens per generation).
  */
-import type { Generation, GenerationRequest, TextGenerator } from '../../engine/types';
-import type { Question } from '../dataset/question';
-import { deploymentRequest } from '../probes/deployment';
-import { decodingOf } from '../probes/probeDecoding';
-import { drawQuestionRoutes, lengthBoundsOf } from '../probes/routes';
-import { seedFor, seededRandom } from '../results/stats';
-import type { RunSettings } from '../store/manifest';
+import type { Generation, GenerationRequest, TextGenerator } from '../../engine';
+import type { Question } from '../dataset';
+import { deploymentRequest, decodingOf, drawQuestionRoutes, lengthBoundsOf } from '../probes';
+import { seedFor, seededRandom } from '../results';
+import type { RunSettings } from '../../contract';
 import { auditDecodings, startRecord } from './questionSteps';
 
 /** Generations per question by stage; `repair` is per scanned question (in the failure set, or realized). */

@@ -18,18 +18,11 @@
  * tests), so a question audited alone gets the record it gets in a full run.
  */
 import { setMaxListeners } from 'node:events';
-import type { Generation, GenerationRequest, TextGenerator } from '../../engine/types';
-import { costOf } from '../probes/budget';
-import { deploymentRequest } from '../probes/deployment';
-import type { RunSettings } from '../store/manifest';
-import { RouteSearch } from '../probes/routeSearch';
-import { scoreGoldAnswer, searchReward } from '../probes/goldAnswerScore';
-import type { Question } from '../dataset/question';
-import type { Attempt, GlobalRoutesResult, QuestionRecord } from '../../contract';
-import { drawQuestionRoutes, lengthBoundsOf } from '../probes/routes';
-import { isAnswerBlindProbe } from '../probes/blindSelectors';
-import { seedFor, seededRandom } from '../results/stats';
-import type { ProbeSpec } from '../probes/probeSpec';
+import type { Generation, GenerationRequest, TextGenerator } from '../../engine';
+import { costOf, deploymentRequest, RouteSearch, scoreGoldAnswer, searchReward, drawQuestionRoutes, lengthBoundsOf } from '../probes';
+import type { Question } from '../dataset';
+import { type Attempt, type GlobalRoutesResult, type QuestionRecord, type RunSettings, isAnswerBlindProbe, type ProbeSpec } from '../../contract';
+import { seedFor, seededRandom } from '../results';
 import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, checkSearchReward, finishRepair, gradedUnder, probeResult, startRecord, startRepair } from './questionSteps';
 
 export { AuditAborted, globalRoutePool, type AuditStage } from './questionSteps';

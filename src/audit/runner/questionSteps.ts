@@ -4,21 +4,14 @@
  * a probe's result and blind picks, the repair row's shell. One implementation, so the two runners
  * give the same records.
  */
-import type { Generation, TextGenerator } from '../../engine/types';
-import { InputError } from '../../common/errors';
-import { costOf } from '../probes/budget';
-import { fitQuestionPrompt } from '../probes/contextFit';
-import { isFewShotExample } from '../probes/deployment';
-import { grade, normalizeAnswer, type GradingSettings } from '../answers/grade';
-import { drawQuestionRoutes, type LengthBounds } from '../probes/routes';
-import { selectConfidence, selectMajority } from '../probes/blindSelectors';
-import { inFailureSet } from '../repair/failureSet';
-import { seedFor, seededRandom } from '../results/stats';
-import { decodingOf, routeDecodingRule } from '../probes/probeDecoding';
-import type { Decoding } from '../../engine/types';
-import type { RunSettings } from '../store/manifest';
-import type { Question } from '../dataset/question';
-import type { Attempt, BlindChoice, ProbeResult, QuestionRecord, RepairResult } from '../../contract';
+import type { Generation, TextGenerator, Decoding } from '../../engine';
+import { InputError } from '../../common';
+import { costOf, fitQuestionPrompt, isFewShotExample, drawQuestionRoutes, type LengthBounds, selectConfidence, selectMajority, decodingOf, routeDecodingRule } from '../probes';
+import { grade, normalizeAnswer } from '../answers';
+import { inFailureSet } from '../repair';
+import { seedFor, seededRandom } from '../results';
+import type { Question } from '../dataset';
+import type { Attempt, BlindChoice, ProbeResult, QuestionRecord, RepairResult, GradingSettings, RunSettings } from '../../contract';
 
 export type AuditStage = 'deployment' | 'sample' | 'routes' | 'search' | 'global-routes' | 'repair';
 

@@ -6,11 +6,11 @@
  * answers, not outputs, and was run for the old failure set, so its verdicts are kept as they were
  * graded, with the membership they were measured for (`repair.scannedAs`): the scan is stale.
  */
-import { grade, normalizeAnswer, type GradingSettings } from '../answers/grade';
-import { selectConfidence, selectMajority } from '../probes/blindSelectors';
-import { inFailureSet } from '../repair/failureSet';
-import type { Question } from '../dataset/question';
-import type { Attempt, BlindChoice, GradedOutput, QuestionRecord } from '../../contract';
+import { grade, normalizeAnswer } from '../answers';
+import { selectConfidence, selectMajority } from '../probes';
+import { inFailureSet } from '../repair';
+import type { Question } from '../dataset';
+import type { Attempt, BlindChoice, GradedOutput, QuestionRecord, GradingSettings } from '../../contract';
 
 export interface RegradeCounts {
   /** Outputs graded again. */

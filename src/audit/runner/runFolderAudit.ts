@@ -5,35 +5,15 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { InputError, RemoteServerError } from '../../common/errors';
-import { lockFolder, recoveredNote } from '../../common/folderLock';
-import { describeFsError, isStorageError } from '../../common/folderCreation';
-import type { TextGenerator } from '../../engine/types';
-import { NonFiniteActivations } from '../../engine/decode/nonFiniteActivations';
-import type { RemoteBackendInfo } from '../../engine/index';
+import { InputError, RemoteServerError, lockFolder, recoveredNote, describeFsError, isStorageError } from '../../common';
+import { type TextGenerator, NonFiniteActivations } from '../../engine';
 import { AuditAborted, auditQuestions } from './questionPipeline';
 import { estimateAudit, plannedGenerations, remainingMs, type AuditEstimate } from './auditEstimate';
-import type { Dataset } from '../dataset/dataset';
-import { checkPresetFormat } from '../presets/presets';
-import { manifestMismatches, type RunManifest, type RunSettings } from '../store/manifest';
-import type { Question } from '../dataset/question';
-import {
-  FAILURE_SET_FILE,
-  JsonLinesAppender,
-  RECORDS_FILE,
-  SUMMARY_FILE,
-  TIMINGS_FILE,
-  prepareRunFolder,
-  readJsonFile,
-  readJsonLines,
-  readManifest,
-  readRecords,
-  writeFileAtomic,
-  writeJson,
-  writeManifest,
-} from '../store/runStore';
-import { summarize } from '../results/summary';
-import type { QuestionRecord, RunSummary } from '../../contract';
+import type { Dataset, Question } from '../dataset';
+import { checkPresetFormat } from '../presets';
+import { manifestMismatches, FAILURE_SET_FILE, JsonLinesAppender, RECORDS_FILE, SUMMARY_FILE, TIMINGS_FILE, prepareRunFolder, readJsonFile, readJsonLines, readManifest, readRecords, writeFileAtomic, writeJson, writeManifest } from '../store';
+import { summarize } from '../results';
+import type { QuestionRecord, RunSummary, RemoteBackendInfo, RunManifest, RunSettings } from '../../contract';
 import { version as packageVersion } from '../../../package.json';
 
 /** The version of reach-audit that writes a run (the package's, so a release changes it in one place). */

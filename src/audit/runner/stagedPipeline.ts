@@ -6,17 +6,12 @@
  * dataset order. It gives the same records as questionPipeline.ts (questionSteps.ts does the
  * per-question work for both, and the engine gives a sequence the same numbers in any batch).
  */
-import { InputError } from '../../common/errors';
-import type { Generation, GenerationRequest, Route, TextGenerator } from '../../engine/types';
-import { costOf } from '../probes/budget';
-import { deploymentRequest } from '../probes/deployment';
-import type { RunSettings } from '../store/manifest';
-import { RouteSearch } from '../probes/routeSearch';
-import type { Question } from '../dataset/question';
-import type { Attempt, GlobalRoutesResult, QuestionRecord } from '../../contract';
-import { drawQuestionRoutes, lengthBoundsOf } from '../probes/routes';
-import { isAnswerBlindProbe } from '../probes/blindSelectors';
-import { seedFor, seededRandom } from '../results/stats';
+import { InputError } from '../../common';
+import type { Generation, GenerationRequest, Route, TextGenerator } from '../../engine';
+import { costOf, deploymentRequest, RouteSearch, drawQuestionRoutes, lengthBoundsOf } from '../probes';
+import type { Question } from '../dataset';
+import { type Attempt, type GlobalRoutesResult, type QuestionRecord, type RunSettings, isAnswerBlindProbe } from '../../contract';
+import { seedFor, seededRandom } from '../results';
 import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, finishRepair, gradedUnder, probeResult, startRecord, startRepair } from './questionSteps';
 
 export interface StagedAuditEvents {

@@ -4,20 +4,16 @@
  * render it again without recomputing the audits.
  */
 import * as path from 'node:path';
-import { InputError } from '../../common/errors';
-import { lockFolder } from '../../common/folderLock';
-import { compareRecords } from '../results/compare';
-import { isObject, type RunRef, type RunSummary, type StoredComparison } from '../../contract';
+import { InputError, lockFolder } from '../../common';
+import { compareRecords, summarize } from '../results';
+import { isObject, type RunRef, type RunSummary, type StoredComparison, type RunManifest } from '../../contract';
 import { validateStoredComparison } from './runFileValidation';
-import { comparisonMismatches, type RunManifest } from './manifest';
+import { comparisonMismatches } from './manifest';
 import { checkRecordSet } from './recordSetCheck';
 import { readJsonFile, readManifest, readRecords, readSummary, runTimeStamp, safeRunName, writeJson, prepareRunFolder } from './runStore';
-import { summarize } from '../results/summary';
 
 export const COMPARISONS_FOLDER = path.join('.reach-audit', 'comparisons');
 export const COMPARISON_FILE = 'comparison.json';
-
-export type { RunRef, StoredComparison };
 
 export function newComparisonFolder(workspace: string, name: string, date: Date): string {
   return path.join(workspace, COMPARISONS_FOLDER, `${runTimeStamp(date)}-${safeRunName(name)}`);

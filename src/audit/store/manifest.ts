@@ -3,12 +3,8 @@
  * deployment, probes, budgets, selectors, repair settings, seeds and engine version — everything a
  * record depends on. `--resume` continues a run only when all of it matches.
  */
-import { DEFAULT_SEARCH } from '../probes/routeSearch';
-import { lengthBoundsOf, routeLengthBounds } from '../probes/routes';
-import { LEGACY_PROBE_DECODING, routeDecodingRule } from '../probes/probeDecoding';
-import type { Deployment, RouteSpaceSettings, RunManifest, RunSettings, SearchSettings } from '../../contract';
-
-export type { RunManifest, RunSettings };
+import { DEFAULT_SEARCH, lengthBoundsOf, routeLengthBounds, LEGACY_PROBE_DECODING, routeDecodingRule } from '../probes';
+import type { Deployment, RouteSpaceSettings, RunManifest, SearchSettings } from '../../contract';
 
 /** The backend as far as it decides the numbers: which kind, and which served model. */
 function backendIdentity(m: RunManifest): { kind: string; apiModel?: string } {

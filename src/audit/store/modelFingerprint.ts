@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { InputError } from '../../common/errors';
+import { InputError } from '../../common';
 
 const MODEL_FILE = /\.(json|safetensors|model|txt|jinja)$/;
 

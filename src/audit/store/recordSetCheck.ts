@@ -6,9 +6,9 @@
  * n and every rate would be wrong without a word.
  */
 import * as path from 'node:path';
-import { InputError } from '../../common/errors';
+import { InputError } from '../../common';
 import type { QuestionRecord, RunManifest } from '../../contract';
-import type { Question } from '../dataset/question';
+import type { Question } from '../dataset';
 import { RECORDS_FILE } from './runStore';
 
 const DAMAGED = 'the file was edited or damaged';

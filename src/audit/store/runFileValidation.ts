@@ -7,7 +7,7 @@
  */
 import * as path from 'node:path';
 import * as v from 'valibot';
-import { InputError } from '../../common/errors';
+import { InputError } from '../../common';
 import type { QuestionRecord, RunManifest, RunSummary, StoredComparison, StoredTrajectory } from '../../contract';
 import { questionRecordSchema, runManifestSchema, runSummarySchema, storedComparisonSchema, storedTrajectorySchema } from './runFileSchemas';
 

@@ -11,8 +11,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { InputError } from '../../common/errors';
-import { createFolder, describeFsError } from '../../common/folderCreation';
+import { InputError, createFolder, describeFsError } from '../../common';
 import { runRates, type QuestionRecord, type RunManifest, type RunSummary } from '../../contract';
 import { validateManifest, validateRecord, validateSummary } from './runFileValidation';
 

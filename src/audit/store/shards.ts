@@ -12,12 +12,10 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { InputError } from '../../common/errors';
-import { lockFolder } from '../../common/folderLock';
-import type { AnswerFormat, Question } from '../dataset/question';
-import { loadDataset } from '../dataset/dataset';
+import { InputError, lockFolder } from '../../common';
+import { type AnswerFormat, type Question, loadDataset } from '../dataset';
 import { recordsVsDataset } from './recordSetCheck';
-import { summarize } from '../results/summary';
+import { summarize } from '../results';
 import { manifestMismatches } from './manifest';
 import type { QuestionRecord, RunManifest, RunSummary, ShardSelection, ShardSpec } from '../../contract';
 import {
@@ -34,8 +32,6 @@ import {
   writeJson,
   writeManifest,
 } from './runStore';
-
-export type { ShardSpec, ShardSelection };
 
 /** "I/N" → {index: I, count: N}; names the flag and the expected form otherwise. */
 export function parseShard(text: string, flag = '--shard'): ShardSpec {

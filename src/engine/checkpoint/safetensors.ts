@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { InputError } from '../../common/errors';
+import { InputError } from '../../common';
 import { decodeBF16, decodeF16 } from './halfFloat';
 
 export type DType = 'F32' | 'F16' | 'BF16';

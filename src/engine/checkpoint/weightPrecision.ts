@@ -9,7 +9,7 @@
  * closing note of this change): MatMulNBits 8-bit with int8 compute beat DynamicQuantizeMatMul
  * (per-column scales) and MatMulNBits with F32 compute at 1 and 16 rows.
  */
-import { InputError } from '../../common/errors';
+import { InputError } from '../../common';
 import { FLOAT, type GraphBuilder, UINT8 } from '../graphs/graphBuilder';
 
 export type WeightPrecision = 'f32' | 'int8';

@@ -6,7 +6,7 @@
  */
 import * as path from 'node:path';
 import { ModelConfig, CONFIG_FILE } from './config';
-import { InputError } from '../../common/errors';
+import { InputError } from '../../common';
 import { WeightStore } from './safetensors';
 
 // Re-exported so the runtime can take everything about weights from one module.

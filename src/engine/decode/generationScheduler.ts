@@ -21,7 +21,7 @@
  * Results come back in request order. A cancelled call (its signal) is rejected at once; its
  * waiting requests leave the queue and its running sequences leave the batch at the next step.
  */
-import { InputError } from '../../common/errors';
+import { InputError } from '../../common';
 import { checkRoute, checkSilenced, checkTokenIds } from './routeValidation';
 import { type RouteExecutor, SequenceSlot } from './routeExecutor';
 import { type TokenChoice, Xoshiro128 } from '../sampling/sampling';

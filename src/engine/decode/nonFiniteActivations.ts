@@ -6,7 +6,7 @@
  * products) and throws this error at the first non-finite value, naming the block, the route and
  * the token; the model adds its folder.
  */
-import { InputError } from '../../common/errors';
+import { InputError } from '../../common';
 
 /** Index of the first NaN or ±Infinity in data[from, to), or -1. */
 export function firstNonFinite(data: Float32Array, from: number, to: number): number {

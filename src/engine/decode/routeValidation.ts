@@ -2,7 +2,7 @@
  * Checks a route and a silenced-MLP list against the model before anything runs, so a bad value
  * fails with a message naming the argument instead of an onnxruntime error deep in a step.
  */
-import { InputError } from '../../common/errors';
+import { InputError } from '../../common';
 import type { Route } from '../types';
 
 export function identityRoute(numBlocks: number): number[] {

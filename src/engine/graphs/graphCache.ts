@@ -14,8 +14,7 @@ import { ExternalDataFile } from './graphBuilder';
 import { buildBlockGraph, type GraphVariant } from './blockGraph';
 import { buildHeadGraph } from './headGraph';
 import type { WeightPrecision } from '../checkpoint/weightPrecision';
-import { describeHolder, FolderLockedError, lockFolder, type FolderLock } from '../../common/folderLock';
-import { createFolder } from '../../common/folderCreation';
+import { describeHolder, FolderLockedError, lockFolder, type FolderLock, createFolder } from '../../common';
 
 /** Bump when the graphs or their file layout change: old cache folders are then ignored. */
 export const ENGINE_VERSION = 'reach-audit-engine-8';

@@ -5,7 +5,7 @@
  * tokens can spell. What falls outside is refused with a message naming the server and the field,
  * never stored: records feed the confidence selector and every later reader.
  */
-import { RemoteServerError } from '../../common/errors';
+import { RemoteServerError } from '../../common';
 import type { ModelTokenizer } from '../text/tokenizer';
 import type { Generation, GenerationRequest } from '../types';
 import type { CompletionResponseBody } from './completionApi';

@@ -7,7 +7,7 @@
  * bounded by the size of the messages it renders.
  */
 import { Environment, type Template } from '@huggingface/jinja';
-import { InputError } from '../../common/errors';
+import { InputError } from '../../common';
 
 /** Items range() may produce in one rendering (all calls together); real templates use a few. */
 export const RANGE_ITEM_LIMIT = 100_000;

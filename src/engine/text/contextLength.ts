@@ -4,7 +4,7 @@
  * the KV caches and attention buffers follow from these two numbers, so a request that fits
  * cannot make the engine allocate beyond what the model was built for.
  */
-import { InputError } from '../../common/errors';
+import { InputError } from '../../common';
 import type { GenerationRequest } from '../types';
 
 export interface ModelContext {

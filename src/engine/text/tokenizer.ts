@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { Template } from '@huggingface/jinja';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { ModelConfig, readJsonObject } from '../checkpoint/config';
-import { InputError, MissingChatTemplateError } from '../../common/errors';
+import { InputError, MissingChatTemplateError } from '../../common';
 import { renderChatTemplate } from './chatTemplateLimits';
 import { ChatMessage, type PromptSource } from '../types';
 import { bytesPerTokenBound, tokensAtLeast } from './tokenCountBound';

@@ -3,8 +3,7 @@
  * command arguments and the user's picks (remembered per workspace) override them.
  */
 import * as vscode from 'vscode';
-import type { AuditRequestOptions } from '../../service/protocol';
-import { DEFAULT_PROBES } from '../../service/auditOptions';
+import { type AuditRequestOptions, DEFAULT_PROBES } from '../../service';
 
 export interface AuditSettings {
   modelPath?: string;

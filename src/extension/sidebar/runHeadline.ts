@@ -4,8 +4,7 @@
  * runRates — the numbers summary.json and the panel give for the same records. Pure functions: no
  * vscode, no file system.
  */
-import { formatPercent, type Rate, type RepairSummary, type RunRates } from '../../contract';
-import { ofText, RATE_MIN_QUESTIONS } from '../../contract/questionStory';
+import { formatPercent, type Rate, type RepairSummary, type RunRates, ofText, RATE_MIN_QUESTIONS } from '../../contract';
 
 export interface BlindRate extends Rate {
   probe: string;

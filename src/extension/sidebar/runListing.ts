@@ -5,8 +5,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { validateSummary } from '../../audit/store/runFileValidation';
-import { readRecords } from '../../audit/store/runStore';
+import { validateSummary, readRecords } from '../../audit/store';
 import { isObject, runRates } from '../../contract';
 import { runHeadline, type RunHeadline } from './runHeadline';
 

@@ -6,11 +6,9 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { repairTable, routesVsSearchTable, trainingTable, type TableOptions } from '../../audit/results/tables';
-import { trajectory } from '../../audit/results/trajectory';
-import { loadTableSources, loadTrajectoryCheckpoints, readTrajectoryFile, TRAJECTORY_FILE, type CheckpointRef } from '../../audit/results/tableSources';
-import { repairView, routesVsSearchView, trainingView, trajectoryViews, type TableView } from '../../audit/report/tablesReport';
-import { COMPARISON_FILE, readComparison } from '../../audit/store/comparisonStore';
+import { repairTable, routesVsSearchTable, trainingTable, type TableOptions, trajectory, loadTableSources, loadTrajectoryCheckpoints, readTrajectoryFile, TRAJECTORY_FILE, type CheckpointRef } from '../../audit/results';
+import { repairView, routesVsSearchView, trainingView, trajectoryViews, type TableView } from '../../audit/report';
+import { COMPARISON_FILE, readComparison } from '../../audit/store';
 import type { TableData, TablesHostMessage } from '../../contract';
 
 export type TablesMessage = Extract<TablesHostMessage, { type: 'showTables' }>;

@@ -5,9 +5,9 @@ import * as path from 'node:path';
 import { parseDataset, type Dataset } from '../../../src/audit/dataset/dataset';
 import { DEFAULT_DEPLOYMENT } from '../../../src/audit/probes/deployment';
 import { DEFAULT_SEARCH } from '../../../src/audit/probes/routeSearch';
-import { DEFAULT_GRADING } from '../../../src/audit/answers/grade';
+import { DEFAULT_GRADING } from '../../../src/audit/answers/gradingSettings';
 import { DEFAULT_PROBE_DECODING } from '../../../src/audit/probes/probeDecoding';
-import type { RunSettings } from '../../../src/audit/store/manifest';
+import type { RunSettings } from '../../../src/contract';
 import { globalRoutePool } from '../../../src/audit/runner/questionPipeline';
 import { FakeGenerator } from './fakeGenerator';
 

@@ -16,7 +16,8 @@ import { rawPromptText, isFewShotExample } from '../../../src/audit/probes/deplo
 import { presetWarnings } from '../../../src/audit/presets/presetWarnings';
 import { parseDataset } from '../../../src/audit/dataset/dataset';
 import { runAudit } from '../../../src/audit/runner/runFolderAudit';
-import { manifestMismatches, type RunManifest } from '../../../src/audit/store/manifest';
+import { manifestMismatches } from '../../../src/audit/store/manifest';
+import type { RunManifest } from '../../../src/contract';
 import { runManifestSchema } from '../../../src/audit/store/runFileSchemas';
 import { InputError } from '../../../src/common/errors';
 import { fakeFor, smallDataset, tempDir } from './fixtures';

@@ -8,7 +8,7 @@ import { auditQuestions } from '../../../src/audit/runner/questionPipeline';
 import { emptyRegradeCounts, regradeRecord } from '../../../src/audit/runner/regrade';
 import { summarize } from '../../../src/audit/results/summary';
 import { formatSummary } from '../../../src/audit/report/summaryText';
-import { DEFAULT_GRADING } from '../../../src/audit/answers/grade';
+import { DEFAULT_GRADING } from '../../../src/audit/answers/gradingSettings';
 import { runSummarySchema, questionRecordSchema } from '../../../src/audit/store/runFileSchemas';
 import type { QuestionRecord } from '../../../src/contract';
 import { fakeFor, settingsFor, smallDataset } from './fixtures';

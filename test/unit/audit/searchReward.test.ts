@@ -15,7 +15,7 @@ import { runAudit } from '../../../src/audit/runner/runFolderAudit';
 import { answerSlot } from '../../../src/audit/answers/answerSlot';
 import { searchReward } from '../../../src/audit/probes/goldAnswerScore';
 import { settingsFor, smallDataset, tempDir } from './fixtures';
-import type { RunSettings } from '../../../src/audit/store/manifest';
+import type { RunSettings } from '../../../src/contract';
 
 const L = 4;
 /** The one route that answers correctly: block 1 repeated, block 2 skipped. */

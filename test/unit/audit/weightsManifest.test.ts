@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { InputError } from '../../../src/common/errors';
 import { runAudit } from '../../../src/audit/runner/runFolderAudit';
 import { compareRuns } from '../../../src/audit/store/comparisonStore';
-import type { RunManifest } from '../../../src/audit/store/manifest';
+import type { RunManifest } from '../../../src/contract';
 import { fakeFor, settingsFor, smallDataset, tempDir } from './fixtures';
 
 test('weights are recorded, and mixing precisions is refused unless allowed', async () => {

@@ -23,11 +23,10 @@ import {
 import { count, h, intervalText, percent, replaceChildren } from '../common/element';
 import '../../styles/probeCharts.css';
 import { RepairHeatmap } from './heatmap';
-import { RATE_MIN_QUESTIONS } from '../../../src/contract/questionStory';
 import { routesVsSearchView } from './routesVsSearch';
 import { repairNullSentences } from '../headline/repairNullView';
 import { probeColor } from './probeColors';
-import { rateOf, type PassAtKKind, type Rate, type RunSummary, type UnfinishedNumbers } from '../../../src/contract';
+import { rateOf, type PassAtKKind, type Rate, type RunSummary, type UnfinishedNumbers, RATE_MIN_QUESTIONS } from '../../../src/contract';
 import type { RunStatistics } from './runStatistics';
 import { themeColors, withAlpha, type ThemeColors } from '../common/themeColors';
 import { drawWhisker } from '../common/whisker';

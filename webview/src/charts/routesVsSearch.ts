@@ -7,8 +7,7 @@
  * summary crosses postMessage from a file on disk, so a part that is not there is left out rather
  * than shown wrong. DOM-free.
  */
-import { chanceSaturation, decisionOf, storedVerdictText, type ChanceSummary, type ProbeComparison } from '../../../src/contract';
-import { RATE_MIN_QUESTIONS } from '../../../src/contract/questionStory';
+import { chanceSaturation, decisionOf, storedVerdictText, type ChanceSummary, type ProbeComparison, RATE_MIN_QUESTIONS } from '../../../src/contract';
 import { intervalMethodText, pointsInterval, pValueClause, signedPoints, verdictRule } from '../comparison/comparisonModel';
 import { count } from '../common/numberText';
 

@@ -4,10 +4,9 @@
  * run's summary.json (from src/audit) gives the same rates; the identified block's held-out repair
  * rate is only in the summary, and the headline takes it from there. DOM-free.
  */
-import { passAtKRows, rateOf, runRates, type PassAtKKind, type Rate, type RunManifest, type RunRates } from '../../../src/contract';
+import { passAtKRows, rateOf, runRates, type PassAtKKind, type Rate, type RunManifest, type RunRates, RATE_MIN_QUESTIONS } from '../../../src/contract';
 import { meanInterval, type MeanWithInterval } from './meanInterval';
 import { Flag, type QuestionRow } from '../questions/questionRow';
-import { RATE_MIN_QUESTIONS } from '../../../src/contract/questionStory';
 
 /** Per question and probe: the budget, the attempts made and how many were right. */
 function perProbeCounts(rows: readonly QuestionRow[]): RunStatistics['perProbe'] {

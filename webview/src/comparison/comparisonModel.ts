@@ -6,8 +6,7 @@
  * (possibly an older one), so every part is read defensively: a malformed part is left out rather
  * than shown wrong.
  */
-import { decisionOf, isObject, storedVerdictText, type Comparison, type PairedDelta, type QuestionState, type RateWithIds } from '../../../src/contract';
-import { ofText, RATE_MIN_QUESTIONS } from '../../../src/contract/questionStory';
+import { decisionOf, isObject, storedVerdictText, type Comparison, type PairedDelta, type QuestionState, type RateWithIds, ofText, RATE_MIN_QUESTIONS } from '../../../src/contract';
 
 /** Best first: the order of the table's rows and columns. */
 export const COMPARED_STATES: readonly QuestionState[] = ['realized', 'reachable', 'unreached'];

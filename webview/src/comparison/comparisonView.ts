@@ -7,9 +7,8 @@
  * questions behind a number right under it. A native <details>, so it folds away by keyboard too.
  */
 import { COUNTED_DELTA_NOTE, deltaRows, deltaText, intervalMethodText, NEWLY_LABELS, newlySplit, pValueText, transitionGrid, verdictRule, type DeltaRow } from './comparisonModel';
-import { RATE_MIN_QUESTIONS } from '../../../src/contract/questionStory';
 import { count, h, intervalText, percent, replaceChildren } from '../common/element';
-import type { Comparison } from '../../../src/contract';
+import { type Comparison, RATE_MIN_QUESTIONS } from '../../../src/contract';
 import { transitionTable } from './transitionTable';
 
 export interface ComparisonCallbacks {

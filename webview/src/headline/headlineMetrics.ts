@@ -4,8 +4,7 @@
  * comparing. Each number shows its interval and n. Finished runs use summary.json's numbers (the
  * audit's own); runs still going use the panel's live counts, marked as live. DOM-free.
  */
-import type { Comparison, Rate, RunSummary } from '../../../src/contract';
-import { RATE_MIN_QUESTIONS } from '../../../src/contract/questionStory';
+import { type Comparison, type Rate, type RunSummary, RATE_MIN_QUESTIONS } from '../../../src/contract';
 import { deltaRows, deltaText, intervalMethodText, pValueClause, signedPoints, verdictRule } from '../comparison/comparisonModel';
 import { count, intervalText, percent } from '../common/numberText';
 import type { RunStatistics } from '../charts/runStatistics';

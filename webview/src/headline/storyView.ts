@@ -6,27 +6,7 @@
  * the repair row), and the steps the run skipped with the reason. All run text goes in as text.
  */
 import '../../styles/story.css';
-import type { QuestionRecord, RunManifest, RunSummary } from '../../../src/contract';
-import {
-  answerText,
-  attemptText,
-  blindLine,
-  countsText,
-  gradingText,
-  lineText,
-  notAuditedText,
-  probeLine,
-  questionsText,
-  questionStory,
-  questionTitle,
-  readingText,
-  repairLine,
-  skippedSteps,
-  storyCounts,
-  STORY_MAX_QUESTIONS,
-  STORY_WORDS,
-  type QuestionStory,
-} from '../../../src/contract/questionStory';
+import { type QuestionRecord, type RunManifest, type RunSummary, answerText, attemptText, blindLine, countsText, gradingText, lineText, notAuditedText, probeLine, questionsText, questionStory, questionTitle, readingText, repairLine, skippedSteps, storyCounts, STORY_MAX_QUESTIONS, STORY_WORDS, type QuestionStory } from '../../../src/contract';
 import { h, replaceChildren } from '../common/element';
 import { routeStrip } from '../questions/routeStrip';
 

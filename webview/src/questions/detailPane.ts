@@ -4,11 +4,10 @@
  * on demand), the answer-blind picks and the repair row. All text goes in as text.
  */
 import { h, replaceChildren, type Child } from '../common/element';
-import type { Attempt, ProbeResult } from '../../../src/contract';
+import { type Attempt, type ProbeResult, repairLine } from '../../../src/contract';
 import type { QuestionRow } from './questionRow';
 import { routeStrip } from './routeStrip';
 import { stateChips } from './stateChips';
-import { repairLine } from '../../../src/contract/questionStory';
 
 export interface DetailActions {
   reveal: (row: QuestionRow) => void;
