@@ -16,8 +16,8 @@ import type { Command } from './command';
 import { UsageError } from './command';
 import { MODEL_FLAGS, MODEL_FLAGS_HELP, parseFlags, parseWeights, parseWholeNumber, progressToStderr } from './flags';
 import { writeRandomQwen05bModel } from './randomBenchModel';
-import { loadModel, type Model } from '../engine';
-import { DEFAULT_MAX_BATCH, type GenerationRequest } from '../engine';
+import { DEFAULT_MAX_BATCH, loadModel, type GenerationRequest, type Model } from '../engine';
+import { median } from '../common';
 import { auditBenchText, benchAudit } from './benchAudit';
 import { ENGINE_ALLOCATOR_ENV } from '../service';
 
@@ -51,11 +51,6 @@ const help = [
   '  --audit-rounds N     interleaved rounds; medians and the per-round ratio are reported (default 3)',
 ].join('\n');
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
 
 /**
  * memcpy bandwidth (read + write bytes per second), median of several 256 MiB copies. Runs in a

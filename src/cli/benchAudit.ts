@@ -17,6 +17,7 @@ import { parseDataset } from '../audit/dataset';
 import { DEFAULT_DEPLOYMENT, DEFAULT_PROBE_DECODING, DEFAULT_SEARCH } from '../audit/probes';
 import { DEFAULT_GRADING } from '../audit/answers';
 import type { QuestionRecord, RunSettings } from '../contract';
+import { median } from '../common';
 import { auditQuestions, auditQuestionsByStage } from '../audit/runner';
 
 export interface AuditBenchOptions {
@@ -74,11 +75,6 @@ export interface StepBreakdown {
 const STAGED_CHUNK = 32;
 const STAGED_MAX_BATCH = 16;
 
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
 
 /** GSM8K-shaped word problems of varied length, with gold answers. */
 export function benchQuestionsText(n: number): string {

@@ -2,3 +2,5 @@
 export { InputError, MissingChatTemplateError, RemoteServerError } from './errors';
 export { createFolder, describeFsError, isStorageError } from './folderCreation';
 export { FolderLockedError, assertFolderFree, describeHolder, lockFolder, recoveredNote, type FolderLock } from './folderLock';
+export { escapeHtml } from './escapeHtml';
+export { median } from './median';

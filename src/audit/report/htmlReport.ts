@@ -12,8 +12,6 @@ import { chanceText, exhaustionText, probeComparisonLines, repairNullLines, repa
 import { retentionReading } from './retentionText';
 import { blindDroppedText } from './blindDroppedText';
 
-export { escapeHtml } from './safeHtml';
-
 const rateCell = (r: Rate | undefined): Html => (!r || r.n === 0 ? html`— <span class="n">n = 0</span>` : html`${pct(r.rate)} <span class="ci">[${pct(r.ci?.lo)}, ${pct(r.ci?.hi)}]</span> <span class="n">${r.successes}/${r.n}</span>`);
 /** A coordinate: run-file values reach the charts, so anything not a finite number draws as 0. */
 const coord = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '0');

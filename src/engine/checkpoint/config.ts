@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { InputError } from '../../common';
+import { isObject } from '../../contract';
 
 export type Architecture = 'LlamaForCausalLM' | 'MistralForCausalLM' | 'Qwen2ForCausalLM' | 'Qwen3ForCausalLM';
 export const SUPPORTED_ARCHITECTURES: readonly Architecture[] = [
@@ -61,10 +62,6 @@ const DEFAULTS: Record<Architecture, { rmsNormEps: number; ropeTheta: number; ma
 
 type Json = Record<string, unknown>;
 
-function isPlainObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** Reads and parses a JSON object file; `undefined` when the file is absent and optional. */
 export function readJsonObject(file: string, optional: boolean, expected: string): Json | undefined {
   let text: string;
@@ -83,7 +80,7 @@ export function readJsonObject(file: string, optional: boolean, expected: string
   } catch (e) {
     throw new InputError(`${file}: not valid JSON (${(e as Error).message}); expected ${expected}`);
   }
-  if (!isPlainObject(value)) throw new InputError(`${file}: expected a JSON object (${expected})`);
+  if (!isObject(value)) throw new InputError(`${file}: expected a JSON object (${expected})`);
   return value;
 }
 
@@ -151,7 +148,7 @@ function readArchitecture(f: ConfigFields): Architecture {
 
 function readRopeScaling(f: ConfigFields, field: string, value: unknown): RopeScaling | undefined {
   if (value === undefined || value === null) return undefined;
-  if (!isPlainObject(value)) f.fail(field, 'an object with rope_type "llama3", or null');
+  if (!isObject(value)) f.fail(field, 'an object with rope_type "llama3", or null');
   const type = value.rope_type ?? value.type;
   if (type === 'default' || type === undefined) {
     if (type === undefined && value.factor !== undefined) f.fail(field, 'rope_type "llama3" (other scalings are not supported)');
@@ -201,7 +198,7 @@ export function readModelConfig(dir: string): ModelConfig {
   if (headDim % 2 !== 0) f.fail('head_dim', 'an even number (rotary embeddings rotate pairs)');
 
   // transformers v5 moves rope settings into rope_parameters; read either place.
-  const ropeParameters = isPlainObject(f.json.rope_parameters) ? f.json.rope_parameters : undefined;
+  const ropeParameters = isObject(f.json.rope_parameters) ? f.json.rope_parameters : undefined;
   let ropeTheta = f.positiveNumber('rope_theta', defaults.ropeTheta);
   let ropeScaling = readRopeScaling(f, 'rope_scaling', f.json.rope_scaling);
   if (ropeParameters) {

@@ -13,6 +13,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { InputError } from '../../common';
+import { isObject } from '../../contract';
 import { decodeBF16, decodeF16 } from './halfFloat';
 
 export type DType = 'F32' | 'F16' | 'BF16';
@@ -60,10 +61,6 @@ export function elementCount(shape: readonly number[]): number {
 
 function formatShape(shape: readonly number[]): string {
   return `[${shape.join(', ')}]`;
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function isCount(v: unknown): v is number {
@@ -114,7 +111,7 @@ export function readSafetensorsHeader(file: string): TensorInfo[] {
     } catch (e) {
       throw new InputError(`${file}: header is not valid JSON (${(e as Error).message}); expected a JSON object of tensors`);
     }
-    if (!isPlainObject(header)) {
+    if (!isObject(header)) {
       throw new InputError(`${file}: header is not a JSON object; expected {"tensor name": {dtype, shape, data_offsets}, ...}`);
     }
     const dataStart = 8 + headerLength;
@@ -124,7 +121,7 @@ export function readSafetensorsHeader(file: string): TensorInfo[] {
     for (const [name, entry] of Object.entries(header)) {
       if (name === '__metadata__') continue;
       const where = `${file}: tensor "${name}"`;
-      if (!isPlainObject(entry)) throw new InputError(`${where}: expected an object {dtype, shape, data_offsets}`);
+      if (!isObject(entry)) throw new InputError(`${where}: expected an object {dtype, shape, data_offsets}`);
       const { dtype, shape, data_offsets: offsets } = entry;
       if (typeof dtype !== 'string') throw new InputError(`${where}: missing dtype; supported dtypes are ${SUPPORTED_DTYPES.join(', ')}`);
       if (!(SUPPORTED_DTYPES as readonly string[]).includes(dtype)) {
@@ -185,7 +182,7 @@ function readIndex(dir: string): TensorInfo[] {
   } catch (e) {
     throw new InputError(`${indexFile}: not valid JSON (${(e as Error).message}); expected {"weight_map": {"tensor name": "shard file"}}`);
   }
-  if (!isPlainObject(index) || !isPlainObject(index.weight_map)) {
+  if (!isObject(index) || !isObject(index.weight_map)) {
     throw new InputError(`${indexFile}: missing field weight_map; expected {"weight_map": {"tensor name": "shard file"}}`);
   }
   const weightMap = index.weight_map;

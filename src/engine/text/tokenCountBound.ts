@@ -12,12 +12,9 @@
  * drops whitespace, an unknown-token that swallows a run of characters, other tokenizer models)
  * gives no bound, and the prompt is simply tokenized as before.
  */
+import { isObject } from '../../contract';
 
 type Json = Record<string, unknown>;
-
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** How many times a normalizer can shrink a text's UTF-8 bytes; undefined when unbounded or unknown. */
 function normalizerShrink(n: unknown): number | undefined {

@@ -4,7 +4,7 @@
  * and the skipped steps with their reasons. HTML with every run string escaped; pure.
  */
 import { type QuestionRecord, type RunManifest, type RunSummary, answerText, attemptText, blindLine, countsText, gradingText, lineText, notAuditedText, probeLine, questionsText, questionStory, questionTitle, readingText, repairLine, routeText, skippedSteps, storyCounts, STORY_MAX_QUESTIONS, STORY_WORDS, type QuestionStory, type SkippedStep, type StoryCounts } from '../../contract';
-import { escapeHtml } from '../panel/panelHtml';
+import { escapeHtml } from '../../common';
 
 /** What the side view needs to tell a few-question run's story. */
 export interface SidebarStory {
