@@ -7,3 +7,4 @@ export { EngineError, EngineProcess, type EngineRequestHandle, type RequestBody,
 export { EngineService, MAX_REQUEST_BYTES } from './engineService';
 export { checkListenAccess, isLoopback, startHttpServer } from './httpServer';
 export { LineSplitter, encodeLine, type AuditRequestOptions, type ProgressEvent, type QuestionRequestOptions, type RecordEvent, type RunLabel, type StartedEvent } from './protocol';
+export { prepareComparisonSides, writeComparisonOf, type ComparisonSide, type SidePlan } from './compareJob';

@@ -3,3 +3,4 @@ export { comparisonReportHtml, runReportHtml } from './htmlReport';
 export { Html } from './safeHtml';
 export { formatComparison, formatSummary } from './summaryText';
 export { repairView, routesVsSearchView, tableCsv, tablesHtml, tablesMarkdown, tablesText, trainingView, trajectoryChart, trajectoryPassChart, trajectoryViews, type TableView } from './tablesReport';
+export { TABLE_KINDS, tableSet, type TableKind, type TableSet } from './tableSet';

@@ -4,7 +4,7 @@
  * runRates — the numbers summary.json and the panel give for the same records. Pure functions: no
  * vscode, no file system.
  */
-import { formatPercent, type Rate, type RepairSummary, type RunRates, ofText, RATE_MIN_QUESTIONS } from '../../contract';
+import { formatPercent, identifiedBlockDamage, type Rate, type RepairSummary, type RunRates, ofText, RATE_MIN_QUESTIONS } from '../../contract';
 
 export interface BlindRate extends Rate {
   probe: string;
@@ -48,8 +48,8 @@ export function runHeadline(summary: Omit<RunRates, 'realizedNotReached'> & { re
     repair = { failureSetSize: r.failureSetSize };
     if (r.identifiedBlock !== null) repair.identifiedBlock = r.identifiedBlock;
     if (r.repairRate !== null && r.ci !== null && r.n > 0) repair.repairRate = { n: r.n, successes: r.repaired, rate: r.repairRate, ci: r.ci };
-    const damage = r.identifiedBlock === null ? undefined : r.byBlock.find((b) => b.block === r.identifiedBlock)?.damage;
-    if (damage && damage.n > 0) repair.damageRate = damage;
+    const damage = identifiedBlockDamage(r);
+    if (damage) repair.damageRate = damage;
   }
   return { n: summary.n, realized: summary.realized, reachable, reachableAny: summary.reachableAny, blind, states: summary.states, ...(repair ? { repair } : {}) };
 }

@@ -4,7 +4,7 @@
  * comparing. Each number shows its interval and n. Finished runs use summary.json's numbers (the
  * audit's own); runs still going use the panel's live counts, marked as live. DOM-free.
  */
-import { type Comparison, type Rate, type RunSummary, RATE_MIN_QUESTIONS } from '../../../src/contract';
+import { identifiedBlockDamage, type Comparison, type Rate, type RunSummary, RATE_MIN_QUESTIONS } from '../../../src/contract';
 import { deltaRows, deltaText, intervalMethodText, pValueClause, signedPoints, verdictRule } from '../comparison/comparisonModel';
 import { count, intervalText, percent } from '../common/numberText';
 import type { RunStatistics } from '../charts/runStatistics';
@@ -46,7 +46,8 @@ export function headlineMetrics(stats: RunStatistics, summary: RunSummary | unde
   const repair = summary?.repair;
   if (repair && repair.identifiedBlock !== null && repair.repairRate !== null && repair.n > 0) {
     const ci = repair.ci;
-    const damage = repair.damageRate !== null ? ` · damage ${percent(repair.damageRate)} of ${count(repair.damageN)} realized` : '';
+    const damageRate = identifiedBlockDamage(repair);
+    const damage = damageRate ? ` · damage ${percent(damageRate.rate)} of ${count(damageRate.n)} realized` : '';
     // The random-block null (absent in older summaries): a repair rate means something only beside it.
     const nullModel = repair.null && typeof repair.null === 'object' && typeof repair.null.randomBlock?.rate === 'number' ? repair.null : undefined;
     const vsNull = nullModel ? ` · random block ${percent(nullModel.randomBlock.rate)}` : '';
