@@ -261,6 +261,20 @@ export default defineConfig(
     },
   },
   {
+    // The measurement harness (`reach-audit bench`, its own bundle dist/bench.js): a front end of the CLI's kind.
+    files: ['src/bench/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ ...noVscode, message: 'the bench runs without VS Code.' }] }],
+      'import-boundaries/no-import-from': [
+        'error',
+        [
+          { folder: 'src/extension', reason: 'the bench is a CLI tool' },
+          { folder: 'webview', reason: 'the webview is a separate browser bundle' },
+        ],
+      ],
+    },
+  },
+  {
     // Shared by every Node side, so it sits below all of them and uses only the contract.
     files: ['src/common/**/*.ts'],
     rules: {

@@ -28,7 +28,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadModel, type Model } from '../../src/engine/index';
-import { writeRandomQwen05bModel } from '../../src/cli/randomBenchModel';
+import { writeRandomQwen05bModel } from '../../src/bench/randomBenchModel';
 import { ENGINE_ALLOCATOR_ENV } from '../../src/service/allocatorTuning';
 import { convertToGguf } from './convertToGguf';
 import { median } from '../../src/common';

@@ -18,7 +18,8 @@ import { DEFAULT_DEPLOYMENT, DEFAULT_PROBE_DECODING, DEFAULT_SEARCH } from '../a
 import { DEFAULT_GRADING } from '../audit/answers';
 import type { QuestionRecord, RunSettings } from '../contract';
 import { median } from '../common';
-import { auditQuestions, auditQuestionsByStage } from '../audit/runner';
+import { auditQuestions } from '../audit/runner';
+import { auditQuestionsByStage } from './stagedPipeline';
 
 export interface AuditBenchOptions {
   questions: number;

@@ -6,13 +6,13 @@
  * dataset order. It gives the same records as questionPipeline.ts (questionSteps.ts does the
  * per-question work for both, and the engine gives a sequence the same numbers in any batch).
  */
-import { InputError } from '../../common';
-import type { Generation, GenerationRequest, Route, TextGenerator } from '../../engine';
-import { costOf, deploymentRequest, RouteSearch, drawQuestionRoutes, lengthBoundsOf } from '../probes';
-import type { Question } from '../dataset';
-import { type Attempt, type GlobalRoutesResult, type QuestionRecord, type RunSettings, isAnswerBlindProbe } from '../../contract';
-import { seedFor, seededRandom } from '../results';
-import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, finishRepair, gradedUnder, probeResult, startRecord, startRepair } from './questionSteps';
+import { InputError } from '../common';
+import type { Generation, GenerationRequest, Route, TextGenerator } from '../engine';
+import { costOf, deploymentRequest, RouteSearch, drawQuestionRoutes, lengthBoundsOf } from '../audit/probes';
+import type { Question } from '../audit/dataset';
+import { type Attempt, type GlobalRoutesResult, type QuestionRecord, type RunSettings, isAnswerBlindProbe } from '../contract';
+import { seedFor, seededRandom } from '../audit/results';
+import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, finishRepair, gradedUnder, probeResult, startRecord, startRepair } from '../audit/runner';
 
 export interface StagedAuditEvents {
   /** A question finished; called in dataset order, one chunk at a time. */
