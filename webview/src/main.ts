@@ -1,6 +1,6 @@
 /**
  * The audit panel: wires the question table, the detail pane, the charts, the headline and (when
- * comparing checkpoints) the Comparison section to the extension's messages (protocol.ts), and
+ * comparing checkpoints) the Comparison section to the extension's messages (src/contract/panelMessages.ts), and
  * keeps the UI state across hide/show.
  */
 import {
