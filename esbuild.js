@@ -1,6 +1,8 @@
 // Builds the bundles of Reach Audit:
 //   dist/extension.js  the VS Code extension (Node, CommonJS; vscode is provided by VS Code)
 //   dist/cli.js        the reach-audit command, also the engine child process (Node, executable)
+//   dist/bench.js      `reach-audit bench`, the measurement harness (with the stage-by-stage baseline
+//                      runner): a development tool, loaded by dist/cli.js when asked for, left out of the package
 //   dist/tokenChoiceWorker.js  the engine's worker thread that chooses half of a step's tokens
 //   dist/computeEngine.js  the computer-algebra library of the grader, required on first use
 //   dist/webview/      the panel UI (browser, IIFE) from webview/src/main.ts, and the Tables page
@@ -75,6 +77,18 @@ const computerAlgebraApart = {
   },
 };
 
+/**
+ * The measurement harness (`reach-audit bench`: src/bench, ~1,000 lines with the stage-by-stage
+ * baseline runner) is its own bundle, dist/bench.js, which dist/cli.js requires from beside itself
+ * only for `bench`; the package leaves it out (.vscodeignore).
+ */
+const benchApart = {
+  name: 'bench-apart',
+  setup(build) {
+    build.onResolve({ filter: /\/bench\/bench(\.js)?$/ }, () => ({ path: './bench.js', external: true }));
+  },
+};
+
 const builds = [
   {
     ...common,
@@ -95,7 +109,18 @@ const builds = [
     format: 'cjs',
     target: 'node20',
     external: nodeExternals,
-    plugins: [computerAlgebraApart, reportProblems('cli'), executable(path.join(root, 'dist/cli.js'))],
+    plugins: [computerAlgebraApart, benchApart, reportProblems('cli'), executable(path.join(root, 'dist/cli.js'))],
+  },
+  {
+    ...common,
+    // `reach-audit bench` (above): exports benchCommand for dist/cli.js.
+    entryPoints: ['src/bench/bench.ts'],
+    outfile: 'dist/bench.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: nodeExternals,
+    plugins: [computerAlgebraApart, reportProblems('bench')],
   },
   {
     ...common,
@@ -110,7 +135,7 @@ const builds = [
   {
     ...common,
     // The engine's token-choice worker thread (tokenChoicePool.ts loads it from beside the bundle).
-    entryPoints: ['src/engine/tokenChoiceWorker.ts'],
+    entryPoints: ['src/engine/sampling/tokenChoiceWorker.ts'],
     outfile: 'dist/tokenChoiceWorker.js',
     platform: 'node',
     format: 'cjs',

@@ -1,6 +1,14 @@
-// ESLint flat config: typescript-eslint's recommended rules plus the architecture's import
-// direction (docs/design.md section 4): extension/cli → audit → engine, webview talks by messages only
-// and shares only the run-format contract (src/contract), which imports nothing.
+// ESLint flat config: typescript-eslint's recommended rules plus the architecture (docs/design.md
+// section 4). Imports point downward only:
+//   src/common     errors, folder locks, folder creation, small helpers; imports only the contract
+//   src/engine     the model runtime                           ← uses common
+//   src/audit      datasets, grading, probes, repair, results, store, runner ← uses engine, common
+//   src/service    the engine child process and the audit job ← uses audit, engine, common
+//   src/cli, src/extension  the two front ends, apart from each other ← use everything below
+//   webview/       the browser bundle: talks by messages, imports only the contract
+//   src/contract   the run-format contract every side uses; imports nothing
+// and each room (common, engine, contract, service, every src/audit subfolder) is entered through
+// its door, its index.ts (`import-boundaries/through-doors`).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'eslint/config';
@@ -65,6 +73,67 @@ const importBoundaries = {
   },
 };
 
+/**
+ * `import-boundaries/through-doors`: a relative import from outside a room may reach the room only
+ * through its door (the room's index.ts), so a room's inner files can move without its users noticing.
+ * A room is one of `rooms` (a folder; `folder/*` makes each of its subfolders a room); `except` lists
+ * modules (paths without extension) that stay reachable from outside, for the importers matching `from`.
+ */
+const throughDoors = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'Enter a room through its index.ts.' },
+    schema: [
+      {
+        type: 'object',
+        properties: {
+          rooms: { type: 'array', items: { type: 'string' } },
+          except: {
+            type: 'array',
+            items: { type: 'object', properties: { from: { type: 'string' }, modules: { type: 'array', items: { type: 'string' } } }, additionalProperties: false },
+          },
+        },
+        required: ['rooms'],
+        additionalProperties: false,
+      },
+    ],
+  },
+  create(context) {
+    const { rooms = [], except = [] } = context.options[0] ?? {};
+    const roomOf = (file) => {
+      for (const room of rooms) {
+        if (room.endsWith('/*')) {
+          const parent = path.join(root, room.slice(0, -2)) + path.sep;
+          if (file.startsWith(parent)) {
+            const rest = file.slice(parent.length).split(path.sep);
+            if (rest.length > 1) return parent + rest[0];
+          }
+        } else if (file.startsWith(path.join(root, room) + path.sep)) return path.join(root, room);
+      }
+      return null;
+    };
+    const self = roomOf(context.filename);
+    const allowed = except
+      .filter((e) => context.filename.startsWith(path.join(root, e.from ?? '')))
+      .flatMap((e) => (e.modules ?? []).map((m) => path.join(root, m)));
+    const check = (node, source) => {
+      if (!source || typeof source.value !== 'string' || !source.value.startsWith('.')) return;
+      const target = path.resolve(path.dirname(context.filename), source.value).replace(/\.(js|ts)$/, '');
+      const room = roomOf(target + '.ts');
+      if (!room || room === self || target === room || target === path.join(room, 'index') || allowed.includes(target)) return;
+      const door = path.relative(root, room).split(path.sep).join('/');
+      context.report({ node: source, message: `'${source.value}' goes past the door of ${door}: import from ${door} (its index.ts), exporting the name there if needed.` });
+    };
+    return {
+      ImportDeclaration: (node) => check(node, node.source),
+      ExportNamedDeclaration: (node) => check(node, node.source),
+      ExportAllDeclaration: (node) => check(node, node.source),
+      ImportExpression: (node) => check(node, node.source),
+    };
+  },
+};
+importBoundaries.rules['through-doors'] = throughDoors;
+
 const noVscode = {
   name: 'vscode',
   message: 'src/engine and src/audit run outside VS Code (CLI, engine child process); only src/extension may import vscode.',
@@ -87,6 +156,22 @@ export default defineConfig(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       // `any` needs a comment saying why (house style); the disable comment is that place.
       '@typescript-eslint/no-explicit-any': 'error',
+    },
+  },
+  {
+    files: ['src/**/*.ts', 'webview/**/*.ts'],
+    rules: {
+      'import-boundaries/through-doors': [
+        'error',
+        {
+          rooms: ['src/common', 'src/engine', 'src/contract', 'src/service', 'src/audit/*'],
+          // The front ends' lightest entries load the engine's types and remote limits without its runtime.
+          except: [
+            { from: 'src/cli', modules: ['src/engine/types'] },
+            { from: 'src/service', modules: ['src/engine/types', 'src/engine/remote/remoteLimits'] },
+          ],
+        },
+      ],
     },
   },
   {
@@ -133,7 +218,7 @@ export default defineConfig(
             folder: 'src/engine',
             reason: "go through the engine's entry module (src/engine/index.ts; errors, types and the remote limits alone are allowed where loading the runtime would be wasted)",
             // remoteLimits: numbers only, named by the option table the extension reads.
-            except: ['src/engine', 'src/engine/index', 'src/engine/errors', 'src/engine/types', 'src/engine/remote/remoteLimits'],
+            except: ['src/engine', 'src/engine/index', 'src/engine/types', 'src/engine/remote/remoteLimits'],
           },
           { folder: 'src/cli', reason: 'the service sits below the CLI' },
           { folder: 'src/extension', reason: 'the service sits below the extension' },
@@ -152,9 +237,52 @@ export default defineConfig(
           {
             folder: 'src/engine',
             reason: "go through the engine's entry module (src/engine/index.ts; errors and types alone are allowed where loading the runtime would be wasted)",
-            except: ['src/engine', 'src/engine/index', 'src/engine/errors', 'src/engine/types'],
+            except: ['src/engine', 'src/engine/index', 'src/engine/types'],
           },
           { folder: 'src/extension', reason: 'the CLI and the extension are separate front ends' },
+          { folder: 'webview', reason: 'the webview is a separate browser bundle' },
+        ],
+      ],
+    },
+  },
+  {
+    // The VS Code side: commands, views, webview hosts, editor integration. It starts the engine as a
+    // child process (src/service) and never loads the model runtime on the extension host's thread.
+    files: ['src/extension/**/*.ts'],
+    rules: {
+      'import-boundaries/no-import-from': [
+        'error',
+        [
+          { folder: 'src/engine', reason: 'the extension runs the engine in a child process (src/service), never on its own thread' },
+          { folder: 'src/cli', reason: 'the CLI and the extension are separate front ends' },
+          { folder: 'webview', reason: 'the webview is a separate browser bundle; the extension talks to it by messages' },
+        ],
+      ],
+    },
+  },
+  {
+    // The measurement harness (`reach-audit bench`, its own bundle dist/bench.js): a front end of the CLI's kind.
+    files: ['src/bench/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ ...noVscode, message: 'the bench runs without VS Code.' }] }],
+      'import-boundaries/no-import-from': [
+        'error',
+        [
+          { folder: 'src/extension', reason: 'the bench is a CLI tool' },
+          { folder: 'webview', reason: 'the webview is a separate browser bundle' },
+        ],
+      ],
+    },
+  },
+  {
+    // Shared by every Node side, so it sits below all of them and uses only the contract.
+    files: ['src/common/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [noVscode] }],
+      'import-boundaries/no-import-from': [
+        'error',
+        [
+          { folder: 'src', except: ['src/common/', 'src/contract/'], reason: 'src/common sits below every other folder but the contract' },
           { folder: 'webview', reason: 'the webview is a separate browser bundle' },
         ],
       ],

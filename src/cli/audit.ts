@@ -4,11 +4,10 @@
  */
 import type { Command } from './command';
 import { UsageError } from './command';
-import { AUDIT_FLAGS, AUDIT_FLAGS_HELP } from '../service/auditOptions';
-import { defaultRunName } from '../service/auditJob';
+import { AUDIT_FLAGS, AUDIT_FLAGS_HELP, defaultRunName } from '../service';
 import { interruptSignal, prepareAudit } from './auditRun';
-import { parseFlags } from './engineArgs';
-import { formatSummary } from '../audit/report/summaryText';
+import { parseFlags } from './flags';
+import { formatSummary } from '../audit/report';
 
 const help = [
   'Usage: reach-audit audit --model DIR --data FILE [options]',

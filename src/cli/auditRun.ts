@@ -5,8 +5,7 @@
  */
 import { warn } from './command';
 import { estimateLines, progressReporter, formatDuration } from './progress';
-import { optionsFromFlags, type AuditFlagValues, type AuditOptions } from '../service/auditOptions';
-import { prepareAuditJob, type AuditJobResult } from '../service/auditJob';
+import { optionsFromFlags, type AuditFlagValues, type AuditOptions, prepareAuditJob, type AuditJobResult } from '../service';
 import { writeControl } from './terminalText';
 
 export interface AuditPlan {

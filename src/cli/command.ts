@@ -1,5 +1,5 @@
 // The error class alone: every command imports this file, and the engine's entry module would load the runtime before any command needs it.
-import { InputError } from '../engine/errors';
+import { InputError } from '../common';
 
 /** A subcommand of the reach-audit CLI. */
 export interface Command {

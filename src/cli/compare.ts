@@ -6,19 +6,15 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Command } from './command';
 import { UsageError, warn } from './command';
-import { AUDIT_FLAGS, AUDIT_FLAGS_HELP, CLI_ONLY_OPTION_NAMES, type AuditOptions } from '../service/auditOptions';
-import type { AuditRequestOptions } from '../service/protocol';
+import { AUDIT_FLAGS, AUDIT_FLAGS_HELP, CLI_ONLY_OPTION_NAMES, type AuditOptions, type AuditRequestOptions, defaultComparisonName, prepareComparisonSides, writeComparisonOf } from '../service';
 import { modelFloatBytes } from '../engine/index';
 import { planSideBySide, runSideBySide, type SideOutcome } from './sideBySide';
-import { defaultComparisonName } from '../service/auditJob';
 import { interruptSignal, prepareAudit } from './auditRun';
-import { parseFlags } from './engineArgs';
+import { parseFlags } from './flags';
 import { writeHtmlReport } from './reportFiles';
 import { MARGIN_FLAG, MARGIN_HELP, parseMargin } from './marginFlag';
-import { compareRuns, newComparisonFolder, writeComparison, COMPARISON_FILE } from '../audit/run/comparisonStore';
-import { comparisonReportHtml } from '../audit/report/htmlReport';
-import { readRecords } from '../audit/run/runStore';
-import { formatComparison, formatSummary } from '../audit/report/summaryText';
+import { COMPARISON_FILE, readRecords } from '../audit/store';
+import { comparisonReportHtml, formatComparison, formatSummary } from '../audit/report';
 
 const help = [
   'Usage: reach-audit compare --base-run RUN --tuned-run RUN [--html FILE] [--json] [--out DIR]',
@@ -80,12 +76,12 @@ export const compareCommand: Command = {
       if (!baseModel || !tunedModel) throw new UsageError('--base-model and --tuned-model: both model folders are needed');
       if (!values.data) throw new UsageError('--data: expected a benchmark file (JSONL or JSON)');
       name = values.name ?? defaultComparisonName({ baseModel, tunedModel, data: values.data });
-      const sub = (which: string) => (values.out ? path.join(values.out, which) : undefined);
       // Both audits are checked before either starts, so bad input fails before any model work.
       const warned = new Set<string>();
       const noteWarning = (message: string) => (warned.add(message), warn(message));
-      const startBase = prepareAudit({ values, modelDir: baseModel, name: `${name}-base`, folder: sub('base'), label: 'base', resumeOrStart: true, warn: noteWarning });
-      const startTuned = prepareAudit({ values, modelDir: tunedModel, name: `${name}-tuned`, folder: sub('tuned'), label: 'tuned', resumeOrStart: true, warn: noteWarning });
+      const { base: startBase, tuned: startTuned } = prepareComparisonSides({ name, out: values.out, baseModel, tunedModel }, (side) =>
+        prepareAudit({ values, modelDir: side.modelDir, name: side.name, folder: side.folder, label: side.label, resumeOrStart: true, warn: noteWarning }),
+      );
       const plan = planSideBySide({
         oneAtATime: values['one-at-a-time'] === true,
         remote: engineProcessRefuses(startBase.options),
@@ -135,9 +131,17 @@ export const compareCommand: Command = {
         interrupt.release();
       }
     }
-    const stored = compareRuns(baseFolder, tunedFolder, warn, { mixedBackends: values['mixed-backends'] === true, mixedWeights: values['mixed-weights'] === true, margin });
-    const folder = values.out ?? newComparisonFolder(process.cwd(), name, new Date());
-    writeComparison(folder, stored);
+    const { folder, stored } = writeComparisonOf({
+      baseFolder,
+      tunedFolder,
+      out: values.out,
+      workspace: process.cwd(),
+      name,
+      warn,
+      mixedBackends: values['mixed-backends'] === true,
+      mixedWeights: values['mixed-weights'] === true,
+      margin,
+    });
     if (values.html) {
       const file = writeHtmlReport(values.html, comparisonReportHtml(stored, readRecords(baseFolder).values, readRecords(tunedFolder).values));
       process.stderr.write(`reach-audit: HTML report ${file}\n`);

@@ -7,16 +7,15 @@
  */
 import type { Command } from './command';
 import { UsageError } from './command';
-import { AUDIT_FLAGS, optionsFromFlags } from '../service/auditOptions';
-import { readDataset, readPreSettings, selectQuestions } from '../service/auditSettings';
-import { parseFlags, parseWeights } from './engineArgs';
+import { AUDIT_FLAGS, optionsFromFlags, readDataset, readPreSettings, selectQuestions } from '../service';
+import { parseFlags, parseWeights } from './flags';
 import { loadModel, type WeightPrecision } from '../engine/index';
 import type { Generation } from '../engine/types';
-import { deploymentRequest, promptIds } from '../audit/probes/deployment';
-import { grade } from '../audit/answers/grade';
-import { seedFor } from '../audit/results/stats/prng';
-import { wilsonInterval } from '../audit/results/stats';
-import type { Question } from '../audit/dataset/question';
+import { deploymentRequest, promptIds } from '../audit/probes';
+import { grade } from '../audit/answers';
+import { seedFor } from '../audit/results';
+import { wilsonInterval } from '../contract';
+import type { Question } from '../audit/dataset';
 
 const help = [
   'Usage: reach-audit fidelity --model DIR --data FILE [--weights int8] [options]',

@@ -4,7 +4,7 @@
  */
 import type { Command } from './command';
 import { UsageError } from './command';
-import { MODEL_FLAGS, MODEL_FLAGS_HELP, PROMPT_FLAGS, encodePrompt, parseFlags, parseIndexList, parseWholeNumber, progressToStderr, requireModel, routeFlags, parseWeights } from './engineArgs';
+import { MODEL_FLAGS, MODEL_FLAGS_HELP, PROMPT_FLAGS, encodePrompt, parseFlags, parseIndexList, parseWholeNumber, progressToStderr, requireModel, routeFlags, parseWeights } from './flags';
 import { checkTokenIds, loadModel, readModelConfig } from '../engine/index';
 
 const help = [

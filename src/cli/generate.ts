@@ -4,7 +4,7 @@
  */
 import type { Command } from './command';
 import { UsageError } from './command';
-import { MODEL_FLAGS, MODEL_FLAGS_HELP, PROMPT_FLAGS, encodePrompt, parseFlags, parseNumber, parseWholeNumber, progressToStderr, requireModel, routeFlags, parseWeights } from './engineArgs';
+import { MODEL_FLAGS, MODEL_FLAGS_HELP, PROMPT_FLAGS, encodePrompt, parseFlags, parseNumber, parseWholeNumber, progressToStderr, requireModel, routeFlags, parseWeights } from './flags';
 import { loadModel, readModelConfig } from '../engine/index';
 
 const help = [

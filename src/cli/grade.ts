@@ -7,9 +7,10 @@
 import * as fs from 'node:fs';
 import type { Command } from './command';
 import { UsageError } from './command';
-import { parseFlagsAndFolders } from './engineArgs';
-import { CORRECT_BY, DEFAULT_GRADING, grade, TRUNCATED_RULES, type AnswerMatch, type Grade, type GradingSettings } from '../audit/answers/grade';
-import type { AnswerFormat, Choice, Question } from '../audit/dataset/question';
+import { parseFlagsAndFolders } from './flags';
+import { CORRECT_BY, DEFAULT_GRADING, grade, TRUNCATED_RULES, type Grade } from '../audit/answers';
+import type { AnswerMatch, GradingSettings } from '../contract';
+import type { AnswerFormat, Choice, Question } from '../audit/dataset';
 
 const FORMATS = ['gsm8k', 'boxed', 'choice', 'exact'] as const;
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';

@@ -10,7 +10,8 @@ const commands: Record<string, () => Promise<Command>> = {
   // the engine alone
   forward: async () => (await import('./forward.js')).forwardCommand,
   generate: async () => (await import('./generate.js')).generateCommand,
-  bench: async () => (await import('./bench.js')).benchCommand,
+  // A development tool built as its own bundle (dist/bench.js, left out of the package), loaded only here.
+  bench: async () => (await import('../bench/bench.js').catch(benchMissing)).benchCommand,
   fidelity: async () => (await import('./fidelity.js')).fidelityCommand,
   // audits and their results
   audit: async () => (await import('./audit.js')).auditCommand,
@@ -24,6 +25,14 @@ const commands: Record<string, () => Promise<Command>> = {
   // the engine child process of the VS Code extension
   serve: async () => (await import('./serve.js')).serveCommand,
 };
+
+/** Without dist/bench.js (an installed package): say where the harness is rather than a module error. */
+function benchMissing(err: unknown): never {
+  if ((err as { code?: string } | null)?.code === 'MODULE_NOT_FOUND') {
+    throw new UsageError('bench is a development tool that this package leaves out: run it from a checkout of the repository (npm run build, then node dist/cli.js bench)');
+  }
+  throw err;
+}
 
 function usage(): string {
   const names = Object.keys(commands);
@@ -48,7 +57,16 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`reach-audit: unknown command '${name}'.\n${usage()}\n`);
     return 2;
   }
-  const command = await load();
+  let command: Command;
+  try {
+    command = await load();
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`reach-audit ${name}: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
   if (rest.includes('--help') || rest.includes('-h')) {
     process.stdout.write(command.help + '\n');
     return 0;

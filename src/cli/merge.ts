@@ -5,11 +5,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Command } from './command';
-import { parseFlagsAndFolders } from './engineArgs';
+import { parseFlagsAndFolders } from './flags';
 import { UsageError, warn } from './command';
-import { COMPARISON_FILE, compareRuns, readComparison, writeComparison } from '../audit/run/comparisonStore';
-import { mergeShards } from '../audit/run/shards';
-import { formatComparison, formatSummary } from '../audit/report/summaryText';
+import { COMPARISON_FILE, compareRuns, readComparison, writeComparison, mergeShards } from '../audit/store';
+import { formatComparison, formatSummary } from '../audit/report';
 
 const help = [
   'Usage: reach-audit merge SHARD_FOLDER... --out FOLDER [--name NAME]',

@@ -2,8 +2,7 @@
  * Audit progress on stderr: questions done, generated tokens/s and the time left once measured. On a terminal one
  * line is rewritten in place; otherwise a line is printed at most every few seconds, so logs stay short.
  */
-import type { AuditProgress } from '../audit/run/runFolderAudit';
-import { estimateText, formatDuration, type AuditEstimate } from '../audit/run/auditEstimate';
+import { type AuditProgress, estimateText, formatDuration, type AuditEstimate } from '../audit/runner';
 import { writeControl } from './terminalText';
 
 export { formatDuration };

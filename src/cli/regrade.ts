@@ -7,16 +7,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Command } from './command';
 import { UsageError, warn } from './command';
-import { parseFlagsAndFolders } from './engineArgs';
+import { parseFlagsAndFolders } from './flags';
 import { readGrading } from './grade';
-import { loadDataset } from '../audit/dataset/dataset';
-import { ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset/question';
-import { emptyRegradeCounts, regradeRecord } from '../audit/run/regrade';
-import { checkRecordSet, recordsVsDataset } from '../audit/run/recordSetCheck';
-import { FAILURE_SET_FILE, MANIFEST_FILE, prepareRunFolder, readManifest, readRecords, RECORDS_FILE, SUMMARY_FILE, writeFileAtomic, writeJson, writeManifest } from '../audit/run/runStore';
-import { summarize } from '../audit/results/summary';
-import { formatSummary } from '../audit/report/summaryText';
-import { CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES } from '../audit/answers/grade';
+import { loadDataset, ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset';
+import { emptyRegradeCounts, regradeRecord } from '../audit/runner';
+import { checkRecordSet, recordsVsDataset, FAILURE_SET_FILE, MANIFEST_FILE, prepareRunFolder, readManifest, readRecords, RECORDS_FILE, SUMMARY_FILE, writeFileAtomic, writeJson, writeManifest } from '../audit/store';
+import { summarize } from '../audit/results';
+import { formatSummary } from '../audit/report';
+import { CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES } from '../audit/answers';
 
 const help = [
   'Usage: reach-audit regrade RUN_FOLDER [--out FOLDER] [--grade-truncated R] [--correct-by V] [--data FILE] [--pattern REGEX]',

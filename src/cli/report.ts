@@ -6,13 +6,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Command } from './command';
-import { parseFlagsAndFolders } from './engineArgs';
+import { parseFlagsAndFolders } from './flags';
 import { UsageError, warn } from './command';
 import { writeHtmlReport } from './reportFiles';
-import { loadRun, readComparison } from '../audit/run/comparisonStore';
-import { comparisonReportHtml, runReportHtml } from '../audit/report/htmlReport';
-import { readRecords } from '../audit/run/runStore';
-import { formatComparison, formatSummary } from '../audit/report/summaryText';
+import { loadRun, readComparison, readRecords } from '../audit/store';
+import { comparisonReportHtml, runReportHtml, formatComparison, formatSummary } from '../audit/report';
 
 const help = [
   'Usage: reach-audit report RUN [--html FILE] [--json]',

@@ -5,10 +5,9 @@
  * When stdin closes (the extension went away) everything is cancelled and the process exits.
  */
 import { UsageError, type Command } from './command';
-import { parseFlags } from './engineArgs';
+import { parseFlags } from './flags';
 import { SERVE_HTTP_HELP, serveHttp } from './serveHttp';
-import { EngineService, MAX_REQUEST_BYTES } from '../service/engineService';
-import { LineSplitter, encodeLine } from '../service/protocol';
+import { EngineService, MAX_REQUEST_BYTES, LineSplitter, encodeLine } from '../service';
 
 const help = [
   'Usage: reach-audit serve',

@@ -4,9 +4,9 @@
  */
 import * as path from 'node:path';
 import { loadModel } from '../engine/index';
-import { checkListenAccess, isLoopback, startHttpServer } from '../service/httpServer';
+import { checkListenAccess, isLoopback, startHttpServer } from '../service';
 import { UsageError, warn } from './command';
-import { MODEL_FLAGS, MODEL_FLAGS_HELP, parseFlags, parseWholeNumber, progressToStderr, requireModel } from './engineArgs';
+import { MODEL_FLAGS, MODEL_FLAGS_HELP, parseFlags, parseWholeNumber, progressToStderr, requireModel } from './flags';
 
 export const SERVE_HTTP_HELP = [
   'Usage: reach-audit serve --http HOST:PORT --model DIR [options]',

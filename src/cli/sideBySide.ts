@@ -9,14 +9,13 @@
  * what else runs, so the runs equal those made one after the other, byte for byte (the
  * integration test checks it). Both models are held at once, so this is done only when they fit.
  */
-import { EngineError, EngineProcess, type RequestEvent } from '../service/engineClient';
-import type { AuditRequestOptions } from '../service/protocol';
+import { EngineError, EngineProcess, type RequestEvent, type AuditRequestOptions } from '../service';
 import { InputError } from '../engine/index';
 import { estimateLines, sideBySideProgress } from './progress';
 
 /** Memory a loaded model takes beyond its float32 weights, per engine process (runtime, graphs, caches). */
 const PROCESS_OVERHEAD_BYTES = 400 * 1024 * 1024;
-/** Measured peak: 1.17× the weights plus the KV cache (issue 16); kept with room. */
+/** Measured peak: 1.17× the weights plus the KV cache (docs/design.md, "Both sides of a comparison at once"); kept with room. */
 const WEIGHTS_FACTOR = 1.3;
 /** Share of the free memory two audits at once may plan to use. */
 const FREE_MEMORY_SHARE = 0.7;

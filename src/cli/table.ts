@@ -3,14 +3,13 @@
  * search at a matched budget per setting, repair per run, realized vs ceiling per comparison.
  */
 import type { Command } from './command';
-import { parseFlagsAndFolders } from './engineArgs';
+import { parseFlagsAndFolders } from './flags';
 import { UsageError } from './command';
 import { MARGIN_FLAG, parseMargin } from './marginFlag';
 import { loadSources, writeTableFiles } from './tableFiles';
-import { repairTable, routesVsSearchTable, trainingTable } from '../audit/results/tables';
-import { repairView, routesVsSearchView, tablesText, trainingView, type TableView } from '../audit/report/tablesReport';
+import { TABLE_KINDS, tableSet, tablesText } from '../audit/report';
 
-const KINDS = ['routes-vs-search', 'repair', 'training', 'all'] as const;
+const KINDS = [...TABLE_KINDS, 'all'] as const;
 
 const help = [
   'Usage: reach-audit table RUN_OR_COMPARISON... [--kind KIND] [--csv FILE] [--md FILE] [--html FILE] [--json]',
@@ -52,25 +51,8 @@ export const tableCommand: Command = {
     if (!(KINDS as readonly string[]).includes(kind)) throw new UsageError(`--kind ${kind}: expected ${KINDS.join(', ')}`);
     if (positionals.length === 0) throw new UsageError('expected run or comparison folders: reach-audit table RUN_OR_COMPARISON...');
     const { runs, comparisons } = loadSources(positionals, { allowUnfinished: values['allow-unfinished'] === true });
-    const want = (k: string) => kind === 'all' || kind === k;
-    const tables: Record<string, unknown> = {};
-    const views: TableView[] = [];
-    if (want('routes-vs-search')) {
-      const t = routesVsSearchTable(runs, { margin });
-      tables.routesVsSearch = t;
-      views.push(routesVsSearchView(t));
-    }
-    if (want('repair')) {
-      const t = repairTable(runs);
-      tables.repair = t;
-      views.push(repairView(t.rows, t.missing));
-    }
-    if (want('training')) {
-      if (kind === 'training' && comparisons.length === 0) throw new UsageError('--kind training: expected comparison folders (written by reach-audit compare)');
-      const t = trainingTable(comparisons, { margin });
-      tables.training = t;
-      if (comparisons.length > 0) views.push(trainingView(t));
-    }
+    if (kind === 'training' && comparisons.length === 0) throw new UsageError('--kind training: expected comparison folders (written by reach-audit compare)');
+    const { tables, views } = tableSet(runs, comparisons, { margin, kinds: kind === 'all' ? TABLE_KINDS : [kind as (typeof TABLE_KINDS)[number]] });
     for (const file of writeTableFiles(views, values, 'Reach Audit tables')) process.stderr.write(`reach-audit: wrote ${file}\n`);
     process.stdout.write(values.json ? JSON.stringify(tables, null, 2) + '\n' : tablesText(views));
     return 0;

@@ -8,18 +8,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Command } from './command';
 import { UsageError } from './command';
-import { AUDIT_FLAGS, AUDIT_FLAGS_HELP } from '../service/auditOptions';
+import { AUDIT_FLAGS, AUDIT_FLAGS_HELP } from '../service';
 import { interruptSignal, prepareAudit } from './auditRun';
-import { parseFlags } from './engineArgs';
+import { parseFlags } from './flags';
 import { loadRunForTables, writeTableFiles } from './tableFiles';
-import { TRAJECTORIES_FOLDER, TRAJECTORY_FILE } from '../audit/results/tableSources';
+import { TRAJECTORIES_FOLDER, TRAJECTORY_FILE, trajectory, type TrajectoryCheckpoint } from '../audit/results';
 import { writeOutputFile } from './reportFiles';
-import { manifestMismatches } from '../audit/run/manifest';
-import { loadRun } from '../audit/run/comparisonStore';
-import { trajectory, type TrajectoryCheckpoint } from '../audit/results/trajectory';
+import { manifestMismatches, loadRun } from '../audit/store';
 import type { StoredTrajectory } from '../contract';
-import { tablesText, trajectoryChart, trajectoryPassChart, trajectoryViews } from '../audit/report/tablesReport';
-
+import { tablesText, trajectoryChart, trajectoryPassChart, trajectoryViews } from '../audit/report';
 
 const help = [
   'Usage: reach-audit trajectory --model DIR --model DIR ... --data FILE [audit options] [--out DIR]',

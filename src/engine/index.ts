@@ -7,8 +7,8 @@ import { Model, type LoadOptions } from './model';
 export { Model } from './model';
 export { DEFAULT_MAX_BATCH } from './types';
 export type { LoadOptions, ForwardOptions, ForwardItem } from './model';
-export type { StepTiming } from './generationScheduler';
-export { InputError, RemoteServerError } from './errors';
+export type { StepTiming } from './decode/generationScheduler';
+export { InputError, RemoteServerError, assertFolderFree, lockFolder, recoveredNote, type FolderLock, createFolder, describeFsError } from '../common';
 export type * from './types';
 
 /** Loads (building and caching the ONNX graphs on first use) the model in `dir`. */
@@ -16,16 +16,16 @@ export function loadModel(dir: string, options?: LoadOptions): Promise<Model> {
   return Model.load(dir, options);
 }
 
-export { checkRoute, checkSilenced, checkTokenIds } from './routeValidation';
-export { contextProblem, checkContextLength, type ModelContext } from './contextLength';
-export { readModelConfig, type ModelConfig } from './config';
-export { ENGINE_VERSION } from './graphCache';
-export { Xoshiro128 } from './sampling';
-export { assertFolderFree, lockFolder, recoveredNote, type FolderLock } from './folderLock';
-export { createFolder, describeFsError } from './folderCreation';
-export { parseWeightPrecision, WEIGHT_PRECISIONS, type WeightPrecision } from './weightPrecision';
-export { RemoteGenerator, checkBaseUrl, publicUrl, type RemoteOptions, type RemoteBackendInfo } from './remote/remoteGenerator';
+export { checkRoute, checkSilenced, checkTokenIds } from './decode/routeValidation';
+export { contextProblem, checkContextLength, type ModelContext } from './text/contextLength';
+export { readModelConfig, type ModelConfig } from './checkpoint/config';
+export { ENGINE_VERSION } from './graphs/graphCache';
+export { Xoshiro128 } from './sampling/sampling';
+export { parseWeightPrecision, WEIGHT_PRECISIONS, type WeightPrecision } from './checkpoint/weightPrecision';
+export { RemoteGenerator, checkBaseUrl, publicUrl, type RemoteOptions } from './remote/remoteGenerator';
+export type { RemoteBackendInfo } from '../contract';
 export { EXTENSIONS_VERSION, LAYER_EXTENSIONS } from './remote/completionApi';
 export { quoteValue } from './remote/quoteValue';
 export type { CompletionRequestBody, CompletionResponseBody, CompletionChoice, HealthBody } from './remote/completionApi';
-export { modelFloatBytes } from './memoryFootprint';
+export { modelFloatBytes } from './checkpoint/memoryFootprint';
+export { NonFiniteActivations } from './decode/nonFiniteActivations';

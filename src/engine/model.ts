@@ -5,22 +5,22 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { type ModelConfig, readModelConfig, ropeInverseFrequencies } from './config';
-import { openWeights, resolveWeightNames } from './weights';
-import { type ModelTokenizer, loadModelTokenizer } from './tokenizer';
-import { DEFAULT_VARIANT, type GraphVariant } from './blockGraph';
-import type { WeightPrecision } from './weightPrecision';
-import { type CachedGraphs, defaultCacheRoot, ensureGraphs } from './graphCache';
-import { EmbeddingTable } from './embeddingTable';
-import { RouteExecutor, SequenceSlot } from './routeExecutor';
-import { GenerationScheduler, type StepTiming } from './generationScheduler';
-import { checkRoute, checkSilenced, checkTokenIds } from './routeValidation';
-import { checkContextLength, type ModelContext } from './contextLength';
+import { type ModelConfig, readModelConfig, ropeInverseFrequencies } from './checkpoint/config';
+import { openWeights, resolveWeightNames } from './checkpoint/weights';
+import { type ModelTokenizer, loadModelTokenizer } from './text/tokenizer';
+import { DEFAULT_VARIANT, type GraphVariant } from './graphs/blockGraph';
+import type { WeightPrecision } from './checkpoint/weightPrecision';
+import { type CachedGraphs, defaultCacheRoot, ensureGraphs } from './graphs/graphCache';
+import { EmbeddingTable } from './checkpoint/embeddingTable';
+import { RouteExecutor, SequenceSlot } from './decode/routeExecutor';
+import { GenerationScheduler, type StepTiming } from './decode/generationScheduler';
+import { checkRoute, checkSilenced, checkTokenIds } from './decode/routeValidation';
+import { checkContextLength, type ModelContext } from './text/contextLength';
 import { DEFAULT_MAX_BATCH, type ChatMessage, type ContinuationScore, type GenerateOptions, type Generation, type GenerationRequest, type PromptSource, type Route, type ScoreRequest, type TextGenerator } from './types';
-import { scoreContinuations } from './continuationScore';
-import { NonFiniteActivations } from './nonFiniteActivations';
-import { TokenChoicePool } from './tokenChoicePool';
-import { LogSumExp } from './logSumExp';
+import { scoreContinuations } from './decode/continuationScore';
+import { NonFiniteActivations } from './decode/nonFiniteActivations';
+import { TokenChoicePool } from './sampling/tokenChoicePool';
+import { LogSumExp } from './sampling/logSumExp';
 
 export interface LoadOptions {
   /** Graph cache folder; default REACH_AUDIT_CACHE or ~/.cache/reach-audit/graphs. */

@@ -3,7 +3,7 @@
  * Domain words follow docs/design.md: a Route is the list of block indices executed in order.
  */
 
-import type { ModelContext } from './contextLength';
+import type { ModelContext } from './text/contextLength';
 
 /** Block indices executed in order; the identity route [0..L-1] is the deployed model. */
 export type Route = readonly number[];

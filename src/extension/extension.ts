@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { registerAuditCommands } from './commands/auditCommands';
 import { AuditPanelHost } from './panel/auditPanel';
 import { AuditSession } from './commands/auditSession';
-import { readAuditSettings } from './commands/auditSettings';
+import { readAuditSettings } from './commands/workspaceSettings';
 import { AUDIT_VIEW_ID, AuditViewProvider } from './sidebar/auditView';
 import { QuestionLensProvider } from './editor/questionLens';
 import { QuestionGutter } from './editor/questionGutter';

@@ -8,17 +8,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { assertFolderFree, ENGINE_VERSION, InputError, parseWeightPrecision, readModelConfig, type LoadOptions, type WeightPrecision } from '../engine/index';
-import type { Dataset } from '../audit/dataset/dataset';
-import { modelContentHash } from '../audit/run/modelFingerprint';
+import type { Dataset } from '../audit/dataset';
+import { modelContentHash, latestRunFolder, MANIFEST_FILE, newRunFolder, prepareRunFolder } from '../audit/store';
 import type { QuestionRecord } from '../contract';
-import { RUN_FOLDER_ADVICE, runAudit, type AuditProgress, type RunAuditResult } from '../audit/run/runFolderAudit';
-import type { AuditEstimate } from '../audit/run/auditEstimate';
-import { latestRunFolder, MANIFEST_FILE, newRunFolder, prepareRunFolder } from '../audit/run/runStore';
+import { RUN_FOLDER_ADVICE, runAudit, type AuditProgress, type RunAuditResult, type AuditEstimate } from '../audit/runner';
 import { checkOptionRanges, type AuditOptions } from './auditOptions';
 import { checkBackendOptions, layerProbesRefused, openBackend, type OpenedBackend } from './backend';
-import { checkPresetFormat } from '../audit/presets/presets';
-import { presetWarnings } from '../audit/presets/presetWarnings';
-import { readDataset, readPreSettings, runSettings, selectQuestions, type PreSettings, type Selection } from './auditSettings';
+import { checkPresetFormat, presetWarnings } from '../audit/presets';
+import { readDataset, readPreSettings, runSettings, selectQuestions, type PreSettings, type Selection } from './auditInputs';
 
 export interface AuditJobPlan {
   options: AuditOptions;

@@ -5,17 +5,14 @@
  * derived from this table, so adding an option is one entry here (plus where it is used).
  */
 // The error class alone: the extension reads this table through the protocol, and the engine's entry module would load the runtime.
-import { InputError } from '../engine/errors';
+import { InputError } from '../common';
 import { DEFAULT_MAX_BATCH } from '../engine/types';
 import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, MAX_RETRY_AFTER_MS } from '../engine/remote/remoteLimits';
-import { ANSWER_FORMATS } from '../audit/dataset/question';
-import { DEFAULT_DEPLOYMENT } from '../audit/probes/deployment';
-import { DEFAULT_SAMPLE_DECODING } from '../audit/probes/probeDecoding';
-import { PRESET_NAMES } from '../audit/presets/presetNames';
-import { PROBE_NAMES, SELECTOR_NAMES } from '../audit/probes/probeSpec';
-import { DEFAULT_SEARCH } from '../audit/probes/routeSearch';
-import { PROMPT_TRUNCATIONS } from '../audit/probes/contextFit';
-import { CORRECT_BY, TRUNCATED_RULES } from '../audit/answers/gradingSettings';
+import { ANSWER_FORMATS } from '../audit/dataset';
+import { DEFAULT_DEPLOYMENT, DEFAULT_SAMPLE_DECODING, DEFAULT_SEARCH, PROMPT_TRUNCATIONS } from '../audit/probes';
+import { PRESET_NAMES } from '../audit/presets';
+import { PROBE_NAMES, SELECTOR_NAMES } from '../contract';
+import { CORRECT_BY, TRUNCATED_RULES } from '../audit/answers';
 
 /** How a value travels: on the command line every value is text; in a request it is JSON of this kind. */
 export type OptionKind = 'string' | 'number' | 'wholeNumber' | 'boolean' | 'strings';

@@ -4,8 +4,8 @@
  * access (routes, search, the repair scan, the global-route selector) are refused unless every
  * server announces the layer extensions.
  */
-import { checkBaseUrl, InputError, loadModel, RemoteGenerator, type LoadOptions, type RemoteBackendInfo, type TextGenerator } from '../engine/index';
-import type { RunSettings } from '../audit/run/manifest';
+import { checkBaseUrl, InputError, loadModel, RemoteGenerator, type LoadOptions, type TextGenerator } from '../engine/index';
+import type { RemoteBackendInfo, RunSettings } from '../contract';
 import type { AuditOptions } from './auditOptions';
 
 export type BackendOptions = Pick<AuditOptions, 'backend' | 'baseUrl' | 'apiModel' | 'apiKeyEnv' | 'concurrency' | 'timeout' | 'maxRetries'>;

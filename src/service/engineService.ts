@@ -6,14 +6,13 @@
  */
 import * as path from 'node:path';
 import { ENGINE_VERSION, InputError, loadModel, type Model } from '../engine/index';
-import { compareRuns, newComparisonFolder, writeComparison } from '../audit/run/comparisonStore';
-import type { Dataset } from '../audit/dataset/dataset';
-import type { Question } from '../audit/dataset/question';
-import { TOOL_VERSION, type AuditProgress } from '../audit/run/runFolderAudit';
-import { readRecords } from '../audit/run/runStore';
+import { readRecords } from '../audit/store';
+import type { Dataset, Question } from '../audit/dataset';
+import { TOOL_VERSION, type AuditProgress } from '../audit/runner';
 import { PATH_OPTION_NAMES, type AuditOptions } from './auditOptions';
-import { defaultComparisonName, defaultRunName, loadOptions, prepareAuditJob, type AuditJobResult, type ModelLease, type ModelRequest } from './auditJob';
-import type { Selection } from './auditSettings';
+import { defaultComparisonName, defaultRunName, loadOptions, prepareAuditJob, type AuditJobResult, type ModelLease, type ModelRequest, type PreparedAuditJob } from './auditJob';
+import { prepareComparisonSides, writeComparisonOf } from './compareJob';
+import type { Selection } from './auditInputs';
 import {
   PROTOCOL_VERSION,
   decodeRequest,
@@ -243,11 +242,13 @@ export class EngineService {
       const { baseModel, tunedModel, workspace: _w, ...o } = resolvePaths(request.options, workspace);
       out = o.out;
       name = o.name ?? defaultComparisonName({ baseModel, tunedModel, data: o.data });
-      const runs: string[] = [];
       // As `reach-audit compare` does: both runs under the same settings, in out/base and out/tuned when out is given.
-      for (const [label, model] of [['base', baseModel], ['tuned', tunedModel]] as const) {
-        const options = { ...o, model, out: out ? path.join(out, label) : undefined };
-        const result = await this.audit(active, { options, workspace, name: `${name}-${label}`, resumeOrStart: true, label });
+      const sides = prepareComparisonSides({ name, out, baseModel, tunedModel }, (side) =>
+        this.prepareAudit(active, { options: { ...o, model: side.modelDir, out: side.folder }, workspace, name: side.name, resumeOrStart: true, label: side.label }),
+      );
+      const runs: string[] = [];
+      for (const run of [sides.base, sides.tuned]) {
+        const result = await run();
         if (!result.summary) {
           this.stopped(active);
           return;
@@ -256,17 +257,18 @@ export class EngineService {
       }
       [baseFolder, tunedFolder] = runs;
     }
-    const stored = compareRuns(baseFolder, tunedFolder, warn);
-    const folder = out ?? newComparisonFolder(workspace, name, new Date());
-    writeComparison(folder, stored);
+    const { folder, stored } = writeComparisonOf({ baseFolder, tunedFolder, out, workspace, name, warn });
     this.send({ type: 'result', id: request.id, request: 'compare', runDir: path.resolve(folder), comparison: stored });
   }
 
   /** One audit job into a run folder, streaming its events. */
   private async audit(active: Active, job: JobOf): Promise<AuditJobResult> {
+    return this.prepareAudit(active, job)();
+  }
+
+  /** Checks an audit job (everything that does not need the model) and chooses its run folder; the function returned runs it. */
+  private prepareAudit(active: Active, job: JobOf): () => Promise<AuditJobResult> {
     const { id } = active;
-    const signal = active.controller.signal;
-    const labelled = job.label ? { label: job.label } : {};
     const prepared = prepareAuditJob({
       options: job.options,
       modelDir: job.options.model,
@@ -276,7 +278,14 @@ export class EngineService {
       resumeOrStart: job.resumeOrStart,
       warn: (message) => this.send({ type: 'log', id, level: 'warning', message }),
     });
+    return () => this.runAudit(active, job, prepared);
+  }
+
+  private async runAudit(active: Active, job: JobOf, prepared: PreparedAuditJob): Promise<AuditJobResult> {
     const { folder, resume } = prepared;
+    const { id } = active;
+    const signal = active.controller.signal;
+    const labelled = job.label ? { label: job.label } : {};
     active.total = prepared.selection.questions.length;
     active.done = 0;
     const wanted = new Set(prepared.selection.questions.map((q) => q.id));

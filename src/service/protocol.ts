@@ -6,9 +6,8 @@
  * Every incoming line is checked field by field before anything acts on it, so a bad line becomes
  * an `error` event (or a client-side diagnostic) that names the field, never a crash.
  */
-import type { StoredComparison } from '../audit/run/comparisonStore';
-import { isObject, type QuestionRecord, type RunSummary } from '../contract';
-import type { AuditEstimate } from '../audit/run/auditEstimate';
+import { isObject, type QuestionRecord, type RunSummary, type StoredComparison } from '../contract';
+import type { AuditEstimate } from '../audit/runner';
 import { optionFieldKinds, type AuditOptions, type CliOnlyOptionName, type OptionKind } from './auditOptions';
 
 /** Bumped whenever a request or event changes shape; the child announces it in `hello`. */
@@ -240,7 +239,12 @@ function checkKind(value: unknown, kind: FieldKind, where: string): void {
   }
 }
 
-function checkObject(value: unknown, fields: Record<string, FieldKind>, required: readonly string[], where: string): void {
+/**
+ * Checks an options object field by field against `fields` (the table each request's options type
+ * is written from) and its required fields; `T` is the type that table describes, so a checked
+ * value is typed without a cast at the call.
+ */
+function checkObject<T = Record<string, unknown>>(value: unknown, fields: Record<string, FieldKind>, required: readonly string[], where: string): asserts value is T {
   if (!isObject(value)) throw new ProtocolViolation(`${where}: expected an object, got ${describe(value)}`);
   for (const name of required) {
     if (value[name] === undefined) throw new ProtocolViolation(`${where}.${name}: missing (required)`);
@@ -294,8 +298,9 @@ export function decodeRequest(line: string): Decoded<EngineRequest> {
       case 'audit': {
         only(['type', 'id', 'options']);
         const id = requireId(v);
-        checkObject(v.options, AUDIT_FIELDS, ['model', 'data'], 'options');
-        return { ok: true, value: { type, id, options: v.options as unknown as AuditRequestOptions } };
+        const options = v.options;
+        checkObject<AuditRequestOptions>(options, AUDIT_FIELDS, ['model', 'data'], 'options');
+        return { ok: true, value: { type, id, options } };
       }
       case 'auditQuestion': {
         only(['type', 'id', 'question', 'options']);
@@ -306,16 +311,20 @@ export function decodeRequest(line: string): Decoded<EngineRequest> {
           checkObject(q, { line: 'wholeNumber' }, ['line'], 'question');
           if ((q.line as number) < 1) throw new ProtocolViolation('question.line: expected a line number >= 1');
         } else throw new ProtocolViolation(`question: expected {"id": "..."} or {"line": N}, got ${q === undefined ? 'nothing' : JSON.stringify(q)}`);
-        checkObject(v.options, QUESTION_FIELDS, ['model', 'data'], 'options');
-        return { ok: true, value: { type, id, question: q as QuestionRef, options: v.options as unknown as QuestionRequestOptions } };
+        const options = v.options;
+        checkObject<QuestionRequestOptions>(options, QUESTION_FIELDS, ['model', 'data'], 'options');
+        return { ok: true, value: { type, id, question: q as QuestionRef, options } };
       }
       case 'compare': {
         only(['type', 'id', 'options']);
         const id = requireId(v);
         const o = v.options;
-        if (isObject(o) && (o.baseRun !== undefined || o.tunedRun !== undefined)) checkObject(o, COMPARE_RUN_FIELDS, ['baseRun', 'tunedRun'], 'options');
-        else checkObject(o, COMPARE_MODEL_FIELDS, ['baseModel', 'tunedModel', 'data'], 'options');
-        return { ok: true, value: { type, id, options: o as unknown as CompareRequestOptions } };
+        if (isObject(o) && (o.baseRun !== undefined || o.tunedRun !== undefined)) {
+          checkObject<CompareRequestOptions>(o, COMPARE_RUN_FIELDS, ['baseRun', 'tunedRun'], 'options');
+          return { ok: true, value: { type, id, options: o } };
+        }
+        checkObject<CompareRequestOptions>(o, COMPARE_MODEL_FIELDS, ['baseModel', 'tunedModel', 'data'], 'options');
+        return { ok: true, value: { type, id, options: o } };
       }
       case 'cancel':
         only(['type', 'id']);

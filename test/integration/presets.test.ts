@@ -12,9 +12,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { summarize, type RunSummary } from '../../src/audit/results/summary';
-import type { QuestionRecord } from '../../src/contract';
-import type { RunManifest } from '../../src/audit/run/manifest';
+import { summarize } from '../../src/audit/results/summary';
+import type { QuestionRecord, RunSummary, RunManifest } from '../../src/contract';
 
 const repo = path.resolve(__dirname, '../../..');
 const cli = path.join(repo, 'dist/cli.js');

@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { builtCli, repoRoot, runCli, runCliUntilRecorded } from '../support/cliRun';
-import { validateStoredTrajectory } from '../../src/audit/run/runFileValidation';
+import { validateStoredTrajectory } from '../../src/audit/store/runFileValidation';
 
 const repo = repoRoot;
 const cli = builtCli;

@@ -17,7 +17,7 @@ import { DEMO_QUESTIONS, type CommandResult } from '../../src/extension/commands
 import { questionLabel } from '../../src/extension/editor/questionLabel';
 import { formatPercent, runRates, type QuestionRecord } from '../../src/contract';
 import { RATE_MIN_QUESTIONS } from '../../src/contract/questionStory';
-import { formatRateDetail } from '../../src/extension/panel/runHeadline';
+import { formatRateDetail } from '../../src/extension/sidebar/runHeadline';
 import { datasetPathOf } from '../../src/extension/panel/runData';
 import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
 import { pageProbesAvailable, panelDrag, panelEval, screenshot, workbenchClick, workbenchEval } from './pageProbe';

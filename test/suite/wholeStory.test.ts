@@ -15,7 +15,7 @@ import * as vscode from 'vscode';
 import type { ReachAuditApi } from '../../src/extension/extension';
 import type { CommandResult } from '../../src/extension/commands/auditCommands';
 import type { QuestionRecord, RunManifest, RunSummary } from '../../src/contract';
-import { pointsInterval, pValueClause, signedPoints } from '../../webview/src/comparisonModel';
+import { pointsInterval, pValueClause, signedPoints } from '../../webview/src/comparison/comparisonModel';
 import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
 import { pageProbesAvailable, panelClick, panelEval, screenshot, viewEval } from './pageProbe';
 import { EXTENSION_ID } from './suiteFixtures';

@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 
-const lockModule = path.resolve(__dirname, '../../src/engine/folderLock.js');
+const lockModule = path.resolve(__dirname, '../../src/common/folderLock.js');
 
 /**
  * A child process that takes the folder's lock, says so on stdout, and holds it until killed, until

@@ -14,7 +14,7 @@ import type { Page } from 'playwright-core';
 import type { RunData } from '../../src/contract';
 import { buildBundles, launchBrowser, openPanel, waitFor, type Browser, type Bundles, type Harness, startHarness } from './harness';
 import { makeSyntheticRun, XSS_IMG } from './syntheticRun';
-import { pointsInterval, pValueClause, pValueText, signedPoints } from '../../webview/src/comparisonModel';
+import { pointsInterval, pValueClause, pValueText, signedPoints } from '../../webview/src/comparison/comparisonModel';
 import { makeSyntheticComparison } from './syntheticComparison';
 import { unfinishedNumbers } from '../../src/extension/panel/unfinishedNumbers';
 

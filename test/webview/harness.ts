@@ -430,8 +430,4 @@ export async function postedMessages(page: Page): Promise<Array<Record<string, u
   return (await page.evaluate('window.__harness.posted')) as Array<Record<string, unknown>>;
 }
 
-export function median(values: readonly number[]): number {
-  const sorted = values.slice().sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
+export { median } from '../../src/common';

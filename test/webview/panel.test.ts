@@ -11,7 +11,7 @@ import { rm } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { buildBundles, launchBrowser, openPanel, postedMessages, startHarness, waitFor, type Browser, type Bundles, type Harness } from './harness';
-import { pointsInterval, pValueClause, pValueText, signedPoints } from '../../webview/src/comparisonModel';
+import { pointsInterval, pValueClause, pValueText, signedPoints } from '../../webview/src/comparison/comparisonModel';
 import { pairedVerdictText } from '../../src/contract';
 import { makeSyntheticComparison } from './syntheticComparison';
 import { makeSyntheticRun, XSS_IMG, XSS_SCRIPT } from './syntheticRun';

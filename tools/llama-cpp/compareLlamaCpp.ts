@@ -28,9 +28,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadModel, type Model } from '../../src/engine/index';
-import { writeRandomQwen05bModel } from '../../src/cli/randomBenchModel';
+import { writeRandomQwen05bModel } from '../../src/bench/randomBenchModel';
 import { ENGINE_ALLOCATOR_ENV } from '../../src/service/allocatorTuning';
 import { convertToGguf } from './convertToGguf';
+import { median } from '../../src/common';
 
 interface Timing {
   /** Batch 1: decode tokens/s after the first token. */
@@ -50,11 +51,6 @@ function prompt(n: number, salt: number): number[] {
   return Array.from({ length: n }, (_, i) => (1000 + (i * 7919 + salt * 104729)) % 100000);
 }
 
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
 
 async function ours(name: string, dir: string, weights: 'f32' | 'int8', threads: number, spinThreads: boolean): Promise<Engine> {
   const model: Model = await loadModel(dir, { threads, weights, maxBatch: 16, spinThreads });

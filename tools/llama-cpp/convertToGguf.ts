@@ -10,8 +10,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readModelConfig } from '../../src/engine/config';
-import { openWeights, resolveWeightNames } from '../../src/engine/weights';
+import { readModelConfig } from '../../src/engine/checkpoint/config';
+import { openWeights, resolveWeightNames } from '../../src/engine/checkpoint/weights';
 import { GgmlType, type GgufTensor, type MetaValue, writeGguf } from './ggufFile';
 
 interface TokenizerJson {

@@ -1,6 +1,6 @@
 /**
  * The audit panel: wires the question table, the detail pane, the charts, the headline and (when
- * comparing checkpoints) the Comparison section to the extension's messages (protocol.ts), and
+ * comparing checkpoints) the Comparison section to the extension's messages (src/contract/panelMessages.ts), and
  * keeps the UI state across hide/show.
  */
 import {
@@ -16,19 +16,19 @@ import {
   vsCodeTextField,
 } from '@vscode/webview-ui-toolkit';
 import '../styles/panel.css';
-import { ChartsView, type ChartRun } from './charts';
-import { resolveSelection, type CompareSelection } from './comparisonModel';
-import { ComparisonView } from './comparisonView';
-import { DetailPane } from './detailPane';
-import { count, h, replaceChildren } from './element';
-import { renderHeadline } from './headline';
-import { RATE_MIN_QUESTIONS } from '../../src/contract/questionStory';
-import { renderStory } from './storyView';
-import type { Comparison, HostMessage, PanelUiState, RunData, RunStatus, SortKey, WebviewMessage } from '../../src/contract';
-import { QuestionIndex, type Query } from './questionIndex';
-import { BASE_FILTERS, findFilter, probeFilter, type QuestionRow, type StateFilter } from './questionState';
-import { QuestionTable } from './questionTable';
-import { computeStatistics, countBlocks, type RunStatistics } from './runStatistics';
+import { ChartsView, type ChartRun } from './charts/charts';
+import { resolveSelection, type CompareSelection } from './comparison/comparisonModel';
+import { ComparisonView } from './comparison/comparisonView';
+import { DetailPane } from './questions/detailPane';
+import { count, h, replaceChildren } from './common/element';
+import { activeTab, isChecked, setActiveTab, setChecked, setValue, valueOf } from './common/toolkit';
+import { renderHeadline } from './headline/headline';
+import { renderStory } from './headline/storyView';
+import { type Comparison, type HostMessage, type PanelUiState, type RunData, type RunStatus, type SortKey, type WebviewMessage, RATE_MIN_QUESTIONS } from '../../src/contract';
+import { QuestionIndex, type Query } from './questions/questionIndex';
+import { BASE_FILTERS, findFilter, probeFilter, type QuestionRow, type StateFilter } from './questions/questionRow';
+import { QuestionTable } from './questions/questionTable';
+import { computeStatistics, countBlocks, type RunStatistics } from './charts/runStatistics';
 import { readUiState } from './uiState';
 
 provideVSCodeDesignSystem().register(
@@ -60,10 +60,6 @@ interface LoadedRun {
   stats?: RunStatistics;
 }
 
-/** A toolkit control's value (the elements are form-associated custom elements). */
-function valueOf(element: Element): string {
-  return String((element as unknown as { value?: unknown }).value ?? '');
-}
 
 class AuditPanel {
   private state: PanelUiState;
@@ -149,7 +145,7 @@ class AuditPanel {
     });
     this.truncated = h('vscode-checkbox', { checked: this.state.truncatedOnly }, 'Truncated only');
     this.truncated.addEventListener('change', () => {
-      this.state.truncatedOnly = (this.truncated as unknown as { checked: boolean }).checked === true;
+      this.state.truncatedOnly = isChecked(this.truncated);
       this.applyQuery(true);
     });
     this.fillFilterOptions();
@@ -176,7 +172,7 @@ class AuditPanel {
     // Once the user acts on the table, a stored position still waiting for its rows is dropped.
     for (const type of ['pointerdown', 'keydown', 'wheel']) this.table.element.addEventListener(type, () => (this.pendingRestore = undefined), { passive: true });
     this.panels.addEventListener('change', () => {
-      const id = (this.panels as unknown as { activeid?: string }).activeid ?? '';
+      const id = activeTab(this.panels);
       const tab = id === 'tab-charts' ? 'charts' : 'questions';
       if (tab !== this.state.tab) {
         this.state.tab = tab;
@@ -310,7 +306,7 @@ class AuditPanel {
     for (const probe of this.run?.index.probes ?? []) this.filters.push(probeFilter(probe));
     const selected = findFilter(this.filters, this.state.filter).value;
     replaceChildren(this.filterBox, ...this.filters.map((f) => h('vscode-option', { value: f.value, selected: f.value === selected }, f.label)));
-    (this.filterBox as unknown as { value: string }).value = selected;
+    setValue(this.filterBox, selected);
   }
 
   private compareLabels(): { base: string; tuned: string } {
@@ -405,8 +401,8 @@ class AuditPanel {
       this.state.search = '';
       this.state.truncatedOnly = false;
       this.useSelection(undefined);
-      (this.search as unknown as { value: string }).value = '';
-      (this.truncated as unknown as { checked: boolean }).checked = false;
+      setValue(this.search, '');
+      setChecked(this.truncated, false);
       this.fillFilterOptions();
       this.applyQuery(false);
     }
@@ -436,7 +432,7 @@ class AuditPanel {
   private setTab(tab: PanelUiState['tab']): void {
     this.state.tab = tab;
     this.panels.setAttribute('activeid', `tab-${tab}`);
-    (this.panels as unknown as { activeid: string }).activeid = `tab-${tab}`;
+    setActiveTab(this.panels, `tab-${tab}`);
     this.save(false);
   }
 

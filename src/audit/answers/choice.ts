@@ -3,7 +3,7 @@
  * a prediction is only ever one of the question's own labels, so "Answer: E" on an A–D question is
  * no answer rather than a wrong letter.
  */
-import type { Choice } from '../dataset/question';
+import type { Choice } from '../dataset';
 
 export interface ChoiceExtraction {
   answer: string;

@@ -5,17 +5,14 @@
  * format's explicit answer marker; for GSM8K lm-evaluation-harness's strict-match) and `flexible`
  * (the format's full fallback chain; for GSM8K lm-eval's flexible-extract, the last number).
  */
-import { InputError } from '../../engine/errors';
+import { InputError } from '../../common';
 import { boxedKey, boxedMatch, extractFinalAnswerPhrase, finalBoxes, lastBoxed } from './boxed';
 import { choiceKey, extractChoice, extractChoiceStrict } from './choice';
 import { extractGsm8k, extractGsm8kStrict, extractLastNumber, gsm8kKey, gsm8kMatch } from './gsm8k';
 import { compilePattern, extractExact, extractRegex, textEqual, textKey } from './text';
-import { CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES } from './gradingSettings';
-import type { AnswerFormat, Question } from '../dataset/question';
-import type { AnswerMatch, AnswerView, CorrectBy, GradingSettings, TruncatedRule } from '../../contract';
-
-export type { AnswerMatch, AnswerView, CorrectBy, GradingSettings, TruncatedRule };
-
+import { DEFAULT_GRADING } from './gradingSettings';
+import type { AnswerFormat, Question } from '../dataset';
+import type { AnswerMatch, AnswerView, GradingSettings } from '../../contract';
 
 export interface Grade {
   /** The extracted answer as it appears in the output, or null when no rule found one. */
@@ -37,8 +34,6 @@ export interface Grade {
   /** The whole extraction chain; for GSM8K the last number in the output. */
   flexible: AnswerView;
 }
-
-export { CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES };
 
 export interface GradeOptions {
   truncated?: boolean;

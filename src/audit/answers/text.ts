@@ -3,7 +3,7 @@
  * answers compare as strings, after trimming, collapsing whitespace, dropping a final period and
  * case folding (so "Paris." = "paris").
  */
-import { InputError } from '../../engine/errors';
+import { InputError } from '../../common';
 
 export function textKey(answer: string): string {
   return answer.trim().replace(/\s+/g, ' ').replace(/[.!]+$/, '').trim().toLowerCase();

@@ -5,14 +5,11 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { InputError } from '../../engine/errors';
-import { lastBoxed } from '../answers/boxed';
-import { gsm8kGold } from '../answers/gsm8k';
-import { compilePattern } from '../answers/text';
+import { InputError } from '../../common';
+import { lastBoxed, gsm8kGold, compilePattern, parseRational } from '../answers';
 import { SCHEMAS, type SchemaMatch, type SchemaSpec } from './schemas';
-import { readJsonRecords } from '../run/jsonLines';
+import { readJsonRecords } from '../store';
 import { ANSWER_FORMATS, type AnswerFormat, type DatasetSchema, type Question } from './question';
-import { parseRational } from '../answers/rational';
 import { isObject } from '../../contract';
 
 export { userMessage } from './question';

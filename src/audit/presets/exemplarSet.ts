@@ -3,9 +3,8 @@
  * their provenance can be checked line for line (README.md beside this file says where each file
  * comes from and under which licence).
  */
-import { InputError } from '../../engine/errors';
-import { parseDataset } from '../dataset/dataset';
-import type { Question } from '../dataset/question';
+import { InputError } from '../../common';
+import { parseDataset, type Question } from '../dataset';
 
 export interface ExemplarSet {
   /** The sample file the lines are copied from (test/fixtures/benchmarks/). */

@@ -4,10 +4,9 @@
  * split, first_n). The dev split is the user's file (`--fewshot-file`); this project carries none.
  */
 import * as path from 'node:path';
-import { InputError } from '../../engine/errors';
-import { loadDataset } from '../dataset/dataset';
-import { userMessage } from '../dataset/question';
-import { questionSubject } from '../probes/deployment';
+import { InputError } from '../../common';
+import { loadDataset, userMessage } from '../dataset';
+import { questionSubject } from '../probes';
 import type { SubjectPrompt } from '../../contract';
 
 /** Examples per subject in the published prompt. */

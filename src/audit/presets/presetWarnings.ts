@@ -3,8 +3,9 @@
  * test-split lines (the same for every question, flagged in the manifest as `exemplars:
  * test-split`), and with a dev split, the subjects it has no (or too few) examples for.
  */
-import type { Question } from '../dataset/question';
-import { questionSubject, type Deployment } from '../probes/deployment';
+import type { Question } from '../dataset';
+import { questionSubject } from '../probes';
+import type { Deployment } from '../../contract';
 import { PRESETS, TEST_SPLIT_SETS } from './presets';
 import { MMLU_SHOTS } from './mmluDevSplit';
 import type { PresetName } from './presetNames';

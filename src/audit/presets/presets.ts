@@ -8,17 +8,14 @@
  * (`--fewshot-file`), are benchmark test-split lines (flagged); a question that is one of its
  * prompt's exemplars is skipped (questionSteps.ts).
  */
-import { InputError } from '../../engine/errors';
-import type { AnswerFormat, Question } from '../dataset/question';
-import type { Deployment, FewShotExample } from '../probes/deployment';
-import type { ExemplarOrigin, SubjectPrompt } from '../../contract';
+import { InputError } from '../../common';
+import { type AnswerFormat, type Question, userMessage } from '../dataset';
+import type { ExemplarOrigin, SubjectPrompt, Deployment, FewShotExample } from '../../contract';
 import { exemplarQuestions, type ExemplarSet } from './exemplarSet';
 import { GSM8K_COT_SET, MINERVA_MATH_SET, publishedExamples } from './publishedExemplars';
 import { ARC_EXEMPLARS } from './arcExemplars';
 import { MMLU_EXEMPLARS } from './mmluExemplars';
-import { userMessage } from '../dataset/question';
 import { PRESET_NAMES, type PresetName } from './presetNames';
-
 
 export interface Preset {
   name: PresetName;

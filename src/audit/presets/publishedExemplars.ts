@@ -3,7 +3,7 @@
  * read from the JSON data beside this file (PUBLISHED-PROVENANCE.md says where each string comes
  * from, at which commit, under the MIT licence the files carry).
  */
-import { InputError } from '../../engine/errors';
+import { InputError } from '../../common';
 import type { FewShotExample } from '../../contract';
 import gsm8kCot from './gsm8k-cot-8shot.json';
 import minerva from './math-minerva-4shot.json';

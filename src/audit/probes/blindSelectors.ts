@@ -5,9 +5,7 @@
  * route pool with chooseGlobalRoute.
  */
 import type { Attempt, BlindChoice } from '../../contract';
-import { hasAnswerMarker } from '../answers/answerMarker';
-
-export { ANSWER_BLIND_PROBES, isAnswerBlindProbe } from '../../contract';
+import { hasAnswerMarker } from '../answers';
 
 const NO_CHOICE: BlindChoice = { answer: null, correct: false, attempt: null };
 

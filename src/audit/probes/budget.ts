@@ -2,10 +2,8 @@
  * Budget accounting (docs/design.md section 1): what a probe, the deployment or the repair scan cost.
  * "Matched budget" means equal generations; tokens and block applications are shown beside it.
  */
-import type { Generation } from '../../engine/types';
+import type { Generation } from '../../engine';
 import type { Budget } from '../../contract';
-
-export type { Budget };
 
 export function emptyBudget(): Budget {
   return { generations: 0, tokens: 0, blockApplications: 0 };

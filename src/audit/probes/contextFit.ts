@@ -9,13 +9,11 @@
  * (the tokenizer's bound, see the engine's tokenCountBound.ts), it is skipped without tokenizing;
  * a 50 MB question used to spend minutes and gigabytes in the tokenizer first.
  */
-import { contextProblem, type ModelContext } from '../../engine/contextLength';
-import type { ContextSkip, PromptTruncation } from '../../contract';
-import type { TextGenerator } from '../../engine/types';
-import type { Question } from '../dataset/question';
-import { promptIds, promptTokensAtLeast, type Deployment } from './deployment';
+import { contextProblem, type ModelContext, type TextGenerator } from '../../engine';
+import type { ContextSkip, PromptTruncation, Deployment } from '../../contract';
+import type { Question } from '../dataset';
+import { promptIds, promptTokensAtLeast } from './deployment';
 
-export type { ContextSkip, PromptTruncation };
 export const PROMPT_TRUNCATIONS: readonly PromptTruncation[] = ['none', 'left'];
 
 export type PromptFit =

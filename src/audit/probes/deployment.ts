@@ -3,14 +3,12 @@
  * template, optionally with few-shot examples), how it decodes (greedy unless a temperature is set),
  * its token budget and stop strings. realized(q) = grade(D(q)).
  */
-import { InputError, MissingChatTemplateError } from '../../engine/errors';
-import { PRESET_NAMES } from '../presets/presetNames';
-import type { ChatMessage, Decoding, GenerationRequest, PromptSource, TextGenerator } from '../../engine/types';
-import { userMessage, type Question } from '../dataset/question';
+import { InputError, MissingChatTemplateError } from '../../common';
+import { PRESET_NAMES } from '../presets';
+import type { ChatMessage, Decoding, GenerationRequest, PromptSource, TextGenerator } from '../../engine';
+import { userMessage, type Question } from '../dataset';
 import type { Deployment, FewShotExample } from '../../contract';
 import { matchesExample } from './exemplarMatch';
-
-export type { Deployment, FewShotExample };
 
 export const DEFAULT_DEPLOYMENT: Deployment = {
   prompt: 'chat',

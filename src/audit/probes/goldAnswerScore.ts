@@ -6,9 +6,9 @@
  * (answerSlot.ts): one batched forward pass, no generation. reward = 1 when correct, else
  * ½·exp(mean log-probability of the gold's tokens), so any correct route outranks every wrong one.
  */
-import type { Route, TextGenerator } from '../../engine/types';
-import type { Question } from '../dataset/question';
-import { answerSlot } from '../answers/answerSlot';
+import type { Route, TextGenerator } from '../../engine';
+import type { Question } from '../dataset';
+import { answerSlot } from '../answers';
 
 export interface GoldAnswerScore {
   /** Mean over the gold's tokens of log p(token | prompt, output up to the slot, earlier gold tokens). */

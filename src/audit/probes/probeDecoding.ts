@@ -5,12 +5,9 @@
  * as the deployment does — greedy unless the deployment samples — so a route attempt differs from
  * the deployment in the route alone.
  */
-import { InputError } from '../../engine/errors';
-import type { Decoding } from '../../engine/types';
-import type { Deployment } from './deployment';
-import type { DecodingRule, ProbeDecoding } from '../../contract';
-
-export type { DecodingRule, ProbeDecoding };
+import { InputError } from '../../common';
+import type { Decoding } from '../../engine';
+import type { DecodingRule, ProbeDecoding, Deployment } from '../../contract';
 
 export const DEFAULT_SAMPLE_DECODING: DecodingRule = { temperature: 1, topP: 1 };
 

@@ -2,10 +2,8 @@
  * Probe settings (docs/design.md section 1): which probes a run uses and their budgets, parsed from
  * `--probe name:B`. A probe with budget B produces B candidate outputs for a question.
  */
-import { InputError } from '../../engine/errors';
+import { InputError } from '../../common';
 import { PROBE_NAMES, SELECTOR_NAMES, type ProbeName, type ProbeSpec, type SelectorName } from '../../contract';
-
-export { PROBE_NAMES, SELECTOR_NAMES, type ProbeName, type ProbeSpec, type SelectorName };
 
 /** Probes whose attempts are routes: the global-route selector applies to them. */
 export function isRouteProbe(name: ProbeName): boolean {

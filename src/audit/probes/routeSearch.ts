@@ -18,11 +18,9 @@
  * identity. Where this departs from the published route searches, and why: docs/design.md
  * section 1, "Search".
  */
-import type { Route } from '../../engine/types';
+import type { Route } from '../../engine';
 import { identityRoute, neighbourRoutes, routeKey, routeLengthBounds, type LengthBounds } from './routes';
 import type { SearchSettings } from '../../contract';
-
-export type { SearchSettings };
 
 /** The tree's constants; the reward (SearchSettings.reward) is the caller's: RouteSearch only sees its numbers. */
 export const DEFAULT_SEARCH: Required<Omit<SearchSettings, 'reward'>> = { c: 1.8, lambda: 0, exploration: 0.1, widening: 0.5 };

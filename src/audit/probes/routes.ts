@@ -15,10 +15,8 @@
  * span edit whether it came from one span skip or from adjacent single skips, so it uses up the one
  * span allowed; a run of five or more skipped blocks is invalid.
  */
-import type { Route } from '../../engine/types';
+import type { Route } from '../../engine';
 import type { RouteSpaceSettings } from '../../contract';
-
-export type { RouteSpaceSettings };
 
 /** The parsed structure of a valid route. */
 export interface RouteShape {

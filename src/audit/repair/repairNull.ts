@@ -16,11 +16,8 @@
  *   the block).
  */
 import { rateOf, type QuestionRecord, type RepairNull } from '../../contract';
-import { poissonBinomialUpperTail } from '../results/stats/chance';
-import { bootstrapColumnMeans } from '../results/stats/bootstrapStatistics';
-import { seedFor } from '../results/stats';
-import { pairedDelta } from '../results/stats/pairedDelta';
-import { DEFAULT_MARGIN } from '../results/stats/pairedDecision';
+import { median } from '../../common';
+import { poissonBinomialUpperTail, bootstrapColumnMeans, seedFor, pairedDelta, DEFAULT_MARGIN } from '../results';
 
 /** `deployedCorrect`: the deployment's verdict the scan was measured for (after a regrade: the one before it). */
 export function repairNull(
@@ -38,16 +35,14 @@ export function repairNull(
   const repaired = identifiedRepairs.reduce((s: number, x) => s + x, 0);
   const rows = heldOut.map((_, i) => [randomBlock[i], identifiedRepairs[i] - randomBlock[i]]);
   const [nullCi, differenceCi] = bootstrapColumnMeans(rows, { seed: seedFor('summary', 'repair-null'), resamples: 10000 });
-  const blockRates = blocks.map((b) => heldOut.filter((r) => correctUnder(r, b)).length / n).sort((a, b) => a - b);
-  const mid = blockRates.length / 2;
-  const median = blockRates.length % 2 === 1 ? blockRates[Math.floor(mid)] : (blockRates[mid - 1] + blockRates[mid]) / 2;
+  const medianBlock = median(blocks.map((b) => heldOut.filter((r) => correctUnder(r, b)).length / n));
   const cut = heldOut.filter((r) => r.realized.truncated);
   const whole = heldOut.filter((r) => !r.realized.truncated);
   const scanned = [...heldOut, ...realized];
   return {
     n,
     randomBlock: { rate: nullCi.estimate, lo: nullCi.lo, hi: nullCi.hi },
-    medianBlock: median,
+    medianBlock,
     difference: { estimate: differenceCi.estimate, lo: differenceCi.lo, hi: differenceCi.hi },
     pValue: poissonBinomialUpperTail(randomBlock, repaired),
     byTruncation: {

@@ -6,14 +6,11 @@
  * remote, runs no script, submits no form and follows no link (its CSP forbids them), and escapes
  * every value taken from a run: strings and numbers alike, through the `html` tag (safeHtml.ts).
  */
-import type { StoredComparison } from '../run/comparisonStore';
-import { formatPercent as pct, questionState, repairedBy, storedVerdictText, type QuestionRecord, type Rate, type RunSummary } from '../../contract';
+import { formatPercent as pct, questionState, repairedBy, storedVerdictText, type QuestionRecord, type Rate, type RunSummary, type StoredComparison } from '../../contract';
 import { fixed, Html, html, joinHtml } from './safeHtml';
 import { chanceText, exhaustionText, probeComparisonLines, repairNullLines, repairStaleText } from './summaryText';
 import { retentionReading } from './retentionText';
 import { blindDroppedText } from './blindDroppedText';
-
-export { escapeHtml } from './safeHtml';
 
 const rateCell = (r: Rate | undefined): Html => (!r || r.n === 0 ? html`— <span class="n">n = 0</span>` : html`${pct(r.rate)} <span class="ci">[${pct(r.ci?.lo)}, ${pct(r.ci?.hi)}]</span> <span class="n">${r.successes}/${r.n}</span>`);
 /** A coordinate: run-file values reach the charts, so anything not a finite number draws as 0. */

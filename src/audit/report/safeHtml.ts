@@ -3,10 +3,7 @@
  * interpolated value — strings and numbers alike, since a run file's "number" may be any JSON —
  * except values that are themselves Html (built by this tag) or arrays of them.
  */
-
-export function escapeHtml(text: unknown): string {
-  return String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
+import { escapeHtml } from '../../common';
 
 /** Markup that is safe to insert as it is. */
 export class Html {

@@ -3,10 +3,8 @@
  * "42.0% [35.1, 49.2] (n = 200)", CSV with every number in its own column (rate, interval bounds, n),
  * and a self-contained HTML page (the report's CSP; every value escaped).
  */
-import { pairedVerdictText, type Interval, type TableData, type TrajectoryPoint } from '../../contract';
-import type { Rate } from '../results/stats';
-import type { ChanceColumn, Claim, RepairRow, RoutesVsSearchTable, TrainingTable } from '../results/tables';
-import type { TrajectoryResult } from '../results/trajectory';
+import { pairedVerdictText, type Interval, type TableData, type TrajectoryPoint, type Rate, type TrajectoryResult } from '../../contract';
+import type { ChanceColumn, Claim, RepairRow, RoutesVsSearchTable, TrainingTable } from '../results';
 import { lineChart, page, type Series } from './htmlReport';
 import { html, type Html } from './safeHtml';
 

@@ -6,12 +6,10 @@
  * loses answers the deployment had. The interval is the paired percentile bootstrap of the ratio
  * (questions resampled with their three outcomes); it is undefined when the probe gains nothing.
  */
-import type { QuestionRecord } from '../../contract';
+import { type QuestionRecord, rateOf } from '../../contract';
 import { bootstrapRatio } from './stats/bootstrapStatistics';
-import { rateOf, seedFor } from './stats';
+import { seedFor } from './stats';
 import type { BlindRetention } from '../../contract';
-
-export type { BlindRetention };
 
 /** One question's outcomes: was the blind choice right, was it realized, was it reachable by the probe. */
 export interface RetentionOutcome {

@@ -5,12 +5,9 @@
  * chance at all. Questions carry their option count in the record (`options`); a run whose
  * records lack it (not a choice format) has no chance section.
  */
-import type { QuestionRecord } from '../../contract';
+import { type QuestionRecord, rateOf } from '../../contract';
 import { guessReachProbability, poissonBinomialUpperTail } from './stats/chance';
-import { rateOf } from './stats';
 import type { ChanceLevel, ChanceSummary } from '../../contract';
-
-export type { ChanceLevel, ChanceSummary };
 
 /** The chance level of a set of (options, attempts, reached) questions. */
 export function chanceLevel(questions: readonly { options: number; attempts: number; reached: boolean }[]): ChanceLevel {

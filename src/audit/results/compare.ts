@@ -5,8 +5,7 @@
  * per-question transition table between states, and the decomposition of newly realized questions
  * into already-reachable-by-base vs newly-reachable.
  */
-import { QUESTION_STATES, questionState, type Comparison, type PairedDelta, type QuestionRecord } from '../../contract';
-import { rateOf } from './stats';
+import { QUESTION_STATES, questionState, type Comparison, type PairedDelta, type QuestionRecord, rateOf } from '../../contract';
 import { DEFAULT_MARGIN } from './stats/pairedDecision';
 import { pairedDelta } from './stats/pairedDelta';
 

@@ -8,14 +8,12 @@
  * reachable(b) is Newcombe's paired score interval; the decision (a better / worse / equivalent
  * within ±margin / inconclusive) takes both (stats/pairedDecision.ts).
  */
-import { addBudget, emptyBudget } from '../probes/budget';
+import { addBudget, emptyBudget } from '../probes';
 import type { QuestionRecord } from '../../contract';
 import { mcnemarExact } from './stats';
 import { pairedScoreInterval } from './stats/pairedScoreInterval';
 import { DEFAULT_MARGIN, pairedDecision } from './stats/pairedDecision';
 import type { ProbeComparison, ProbeExhaustion } from '../../contract';
-
-export type { ProbeComparison, ProbeExhaustion };
 
 export function probeExhaustion(records: readonly QuestionRecord[], probe: string): ProbeExhaustion {
   const short = records.filter((r) => r.probes[probe] && r.probes[probe].attempts.length < r.probes[probe].budget);

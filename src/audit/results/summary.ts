@@ -3,34 +3,14 @@
  * intervals, pass@k curves, answer-blind accuracy, the global route, the repair analysis and the
  * budget per probe. A resumed run and an uninterrupted one have the same records, so the same summary.
  */
-import { addBudget, emptyBudget } from '../probes/budget';
-import { analyzeRepair } from '../repair/repairScan';
-import { chooseGlobalRoute } from '../probes/blindSelectors';
-import { splitBySeededKey } from '../repair/seededSplit';
+import { addBudget, emptyBudget, chooseGlobalRoute } from '../probes';
+import { analyzeRepair, splitBySeededKey } from '../repair';
 import { seedFor } from './stats';
 import { bootstrapColumnMeans } from './stats/bootstrapStatistics';
-import { isAnswerBlindProbe } from '../probes/blindSelectors';
 import { chanceSummary } from './chanceLevel';
 import { compareProbes, probeExhaustion } from './probeComparison';
 import { blindRetention, blindRetentionByProbe } from './blindRetention';
-import {
-  orderedKeys,
-  passAtKRows,
-  runRates,
-  rateOf,
-  type BlindDropped,
-  type Budget,
-  type GlobalRouteSummary,
-  type Interval,
-  type PassAtKKind,
-  type QuestionRecord,
-  type Rate,
-  type ReadingSummary,
-  type RunSummary,
-  type TruncationCount,
-} from '../../contract';
-
-export type { GlobalRouteSummary, ReadingSummary, RunSummary, TruncationCount };
+import { orderedKeys, passAtKRows, runRates, rateOf, type BlindDropped, type Budget, type GlobalRouteSummary, type Interval, type PassAtKKind, type QuestionRecord, type Rate, type ReadingSummary, type RunSummary, type TruncationCount, isAnswerBlindProbe } from '../../contract';
 
 /** A probe's pass@k curve (the contract's rows, averaged) with its bootstrap interval per k. */
 function passAtKCurve(records: readonly QuestionRecord[], probe: string): { kind: PassAtKKind; curve: Record<string, number>; ci: Record<string, Interval> } {

@@ -6,9 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { loadRun, readComparison } from '../run/comparisonStore';
-import { comparisonMismatches } from '../run/manifest';
-import { readManifest } from '../run/runStore';
+import { loadRun, readComparison, comparisonMismatches, readManifest } from '../store';
 import type { ComparisonForTables, RunForTables } from './tables';
 import type { TrajectoryCheckpoint } from './trajectory';
 import { distinctRunLabels, type LabelSource } from './runLabels';

@@ -6,9 +6,8 @@
  * of a choice format, and a four-way decision against the stated margin; each headline ("X of Y")
  * counts only decisive, unsaturated rows and says how many were inconclusive.
  */
-import { chanceSaturation, SATURATION_LEVEL, type PairedDecision, type PairedDelta, type ProbeComparison, type QuestionRecord, type RepairNull, type SearchReward } from '../../contract';
-import { analyzeRepair } from '../repair/repairScan';
-import { rateOf, type Rate } from './stats';
+import { chanceSaturation, SATURATION_LEVEL, type PairedDecision, type PairedDelta, type ProbeComparison, type QuestionRecord, type RepairNull, type SearchReward, rateOf, type Rate } from '../../contract';
+import { analyzeRepair } from '../repair';
 import { holmAdjust } from './stats/holm';
 import { ALPHA, DEFAULT_MARGIN, checkMargin, evidenceOf, pairedDecision, questionsToClear, type PairedEvidence } from './stats/pairedDecision';
 import { compareProbes } from './probeComparison';
@@ -48,7 +47,6 @@ export interface ChanceColumn {
   level: number;
   aboveChance: boolean;
 }
-
 
 /** yes / no decided by the data, or inconclusive with roughly how many questions would decide it. */
 export interface Claim {

@@ -4,11 +4,8 @@
  * with summary.json's bootstrap intervals), and between consecutive checkpoints how many questions
  * moved between realized, reachable-not-realized and unreached.
  */
-import { QUESTION_STATES, questionState, type FlowKey, type QuestionRecord, type TrajectoryFlow, type TrajectoryPoint, type TrajectoryResult } from '../../contract';
-import { rateOf } from './stats';
+import { QUESTION_STATES, questionState, type FlowKey, type QuestionRecord, type TrajectoryFlow, type TrajectoryPoint, type TrajectoryResult, rateOf } from '../../contract';
 import { summarize } from './summary';
-
-export type { FlowKey, TrajectoryFlow, TrajectoryPoint, TrajectoryResult };
 
 export interface TrajectoryCheckpoint {
   label: string;

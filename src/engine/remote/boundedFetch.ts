@@ -10,6 +10,7 @@
  */
 
 import { MAX_RESPONSE_BYTES } from './remoteLimits';
+import { isObject } from '../../contract';
 
 /** A body over the limit; not retried (the server would send it again). */
 export class ResponseTooLargeError extends Error {
@@ -46,8 +47,7 @@ export function boundedFetch(limit = MAX_RESPONSE_BYTES): (input: string | URL |
       } catch {
         parsed = undefined;
       }
-      const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-      if (isRecord(parsed) && !('error' in parsed) && typeof parsed.message === 'string') body = JSON.stringify({ error: parsed });
+      if (isObject(parsed) && !('error' in parsed) && typeof parsed.message === 'string') body = JSON.stringify({ error: parsed });
     }
     // The body is now decoded text of another length: its length and encoding headers no longer apply.
     const headers = new Headers(response.headers);

@@ -5,8 +5,8 @@
  * tokens can spell. What falls outside is refused with a message naming the server and the field,
  * never stored: records feed the confidence selector and every later reader.
  */
-import { RemoteServerError } from '../errors';
-import type { ModelTokenizer } from '../tokenizer';
+import { RemoteServerError } from '../../common';
+import type { ModelTokenizer } from '../text/tokenizer';
 import type { Generation, GenerationRequest } from '../types';
 import type { CompletionResponseBody } from './completionApi';
 import { quoteValue } from './quoteValue';

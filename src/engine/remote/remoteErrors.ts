@@ -5,7 +5,7 @@
  * characters (a 100 KB error page is not a message).
  */
 import OpenAI from 'openai';
-import { RemoteServerError } from '../errors';
+import { RemoteServerError } from '../../common';
 import { RedirectRefusedError, ResponseTooLargeError } from './boundedFetch';
 
 /** The most characters of a server's own text quoted in a message. */

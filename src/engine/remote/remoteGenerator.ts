@@ -11,9 +11,9 @@
  * its health endpoint (our own) gets them; anything else is refused before a request is sent.
  */
 import OpenAI from 'openai';
-import { readModelConfig, type ModelConfig } from '../config';
-import { InputError, RemoteServerError } from '../errors';
-import { loadModelTokenizer, type ModelTokenizer } from '../tokenizer';
+import { readModelConfig, type ModelConfig } from '../checkpoint/config';
+import { InputError, RemoteServerError } from '../../common';
+import { loadModelTokenizer, type ModelTokenizer } from '../text/tokenizer';
 import type { ChatMessage, Generation, GenerationRequest, PromptSource, TextGenerator } from '../types';
 import { EXTENSIONS_VERSION, LAYER_EXTENSIONS, type CompletionRequestBody, type CompletionResponseBody, type HealthBody } from './completionApi';
 import { boundedFetch, readBounded } from './boundedFetch';
@@ -25,7 +25,6 @@ import { runPooled } from './requestPool';
 import type { RemoteBackendInfo } from '../../contract';
 
 /** What a run's manifest records about the backend (no secrets). */
-export type { RemoteBackendInfo };
 
 export interface RemoteOptions {
   /** Local model folder: config.json, tokenizer and chat template (weights are not loaded). */

@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { DEFAULT_PROBES } from '../../service/auditOptions';
+import { DEFAULT_PROBES } from '../../service';
 import { countJsonLines, limitItems, limitProblem, routeBudgetOf, selectorItems } from './auditScope';
 
 const MODEL_KEY = 'reachAudit.model';

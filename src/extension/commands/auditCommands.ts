@@ -7,13 +7,12 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { AuditRequestOptions, QuestionRequestOptions } from '../../service/protocol';
+import type { AuditRequestOptions, QuestionRequestOptions, RequestBody } from '../../service';
 import type { Comparison } from '../../contract';
 import { AuditChoices, isDatasetFile } from './auditChoices';
 import { exportRecordsInteractively, writeExport, type AuditPanelHost } from '../panel/auditPanel';
 import type { AuditSession, SessionOutcome } from './auditSession';
-import { readAuditSettings, runOptionsOf } from './auditSettings';
-import type { RequestBody } from '../../service/engineClient';
+import { readAuditSettings, runOptionsOf } from './workspaceSettings';
 import type { QuestionLensProvider } from '../editor/questionLens';
 import { loadRunFolder } from '../panel/runData';
 import { demoDataFile } from './demoData';

@@ -5,8 +5,7 @@
  * generations of its own (its shared pool of routes is decoded on every question), so its item
  * says how many: the plan before the first question counts exactly what was picked here.
  */
-import { SELECTOR_NAMES, type SelectorName } from '../../contract';
-import { RATE_MIN_QUESTIONS } from '../../contract/questionStory';
+import { SELECTOR_NAMES, type SelectorName, RATE_MIN_QUESTIONS } from '../../contract';
 
 export interface LimitItem {
   label: string;

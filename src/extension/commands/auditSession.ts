@@ -5,10 +5,9 @@
  * A cancelled or crashed run keeps its finished questions; the message offers Resume.
  */
 import * as vscode from 'vscode';
-import type { ProgressEvent, RecordEvent, StartedEvent } from '../../service/protocol';
-import { estimateText } from '../../audit/run/auditEstimate';
+import { type ProgressEvent, type RecordEvent, type StartedEvent, EngineError, EngineProcess, type EngineRequestHandle, type RequestBody, type RequestOutcome } from '../../service';
+import { estimateText } from '../../audit/runner';
 import { estimateMessage, progressMessage, progressShare } from './progressMessage';
-import { EngineError, EngineProcess, type EngineRequestHandle, type RequestBody, type RequestOutcome } from '../../service/engineClient';
 
 export interface SessionListener {
   /** A run folder was opened (a resumed run included); `label` tells base from tuned in a comparison. */

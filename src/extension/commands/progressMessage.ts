@@ -4,8 +4,8 @@
  * once tokens have been timed, and the time left only once the engine has measured one (it sends
  * none before a question has finished). Pure: the session reports it, tests read it.
  */
-import { estimateText, formatDuration, type AuditEstimate } from '../../audit/run/auditEstimate';
-import type { ProgressEvent, RunLabel } from '../../service/protocol';
+import { estimateText, formatDuration, type AuditEstimate } from '../../audit/runner';
+import type { ProgressEvent, RunLabel } from '../../service';
 
 /**
  * "3/24 questions · 812.4 tokens/s · 1m05s left"; "0/24 questions · loading model: …" before any.

@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readComparison } from '../../audit/run/comparisonStore';
+import { readComparison } from '../../audit/store';
 import type { StoredComparison } from '../../contract';
 
 /** The newest comparison whose trained run is `runFolder` and whose base run still exists. */

@@ -4,6 +4,7 @@
  * the exact page is checked in tests.
  */
 import { randomBytes } from 'node:crypto';
+import { escapeHtml } from '../../common';
 
 /** 128 random bits, base64: unguessable per page load. */
 export function newNonce(): string {
@@ -20,11 +21,6 @@ export const NO_NAVIGATION = "form-action 'none'; base-uri 'none'; frame-src 'no
 /** The policy every Reach Audit webview uses; `cspSource` is webview.cspSource. */
 export function contentSecurityPolicy(cspSource: string, nonce: string): string {
   return `default-src 'none'; img-src ${cspSource} data:; style-src ${cspSource}; script-src 'nonce-${nonce}'; font-src ${cspSource}; ${NO_NAVIGATION}`;
-}
-
-/** Escapes text for an HTML text node or a double-quoted attribute. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 }
 
 /** Escapes a value for a double-quoted attribute, leaving single quotes as they are (CSP keywords). */

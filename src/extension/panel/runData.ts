@@ -4,7 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MANIFEST_FILE, readManifest, readRecords, readSummary } from '../../audit/run/runStore';
+import { MANIFEST_FILE, readManifest, readRecords, readSummary } from '../../audit/store';
 import type { RunData } from '../../contract';
 
 export interface LoadedRun {

@@ -3,8 +3,7 @@
  * search over the finished questions, as the audit's summary computes them, so the panel's chart
  * shows the comparison the run has instead of "no paired comparison". Pure: no vscode.
  */
-import { chanceSummary } from '../../audit/results/chanceLevel';
-import { compareProbes } from '../../audit/results/probeComparison';
+import { chanceSummary, compareProbes } from '../../audit/results';
 import type { QuestionRecord, UnfinishedNumbers } from '../../contract';
 
 /** Undefined when the run has a summary (its own numbers stand) or no finished question ran both probes. */

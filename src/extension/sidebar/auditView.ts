@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { auditViewHtml, type AuditViewContent } from './auditViewHtml';
 import { newNonce } from '../panel/panelHtml';
 import type { RunEntry } from './runListing';
-import { RATE_MIN_QUESTIONS } from '../../contract/questionStory';
+import { RATE_MIN_QUESTIONS } from '../../contract';
 import { loadRunFolder } from '../panel/runData';
 import { sidebarStory, type SidebarStory } from './storyHtml';
 

@@ -3,8 +3,9 @@
  * question states drawn as inline SVG. No script at all; every string from a run is escaped and the
  * only style is the nonce'd block below. Pure (no vscode), so tests check the exact page.
  */
-import { escapeHtml, NO_NAVIGATION } from '../panel/panelHtml';
-import { countedText, formatRateDetail, type RunHeadline } from '../panel/runHeadline';
+import { escapeHtml } from '../../common';
+import { NO_NAVIGATION } from '../panel/panelHtml';
+import { countedText, formatRateDetail, type RunHeadline } from './runHeadline';
 import { storyHtml, STORY_STYLE, type SidebarStory } from './storyHtml';
 
 export interface StateCounts {

@@ -5,10 +5,9 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { validateSummary } from '../../audit/run/runFileValidation';
-import { readRecords } from '../../audit/run/runStore';
+import { validateSummary, readRecords } from '../../audit/store';
 import { isObject, runRates } from '../../contract';
-import { runHeadline, type RunHeadline } from '../panel/runHeadline';
+import { runHeadline, type RunHeadline } from './runHeadline';
 
 /** Where runs live inside a workspace folder. */
 export const RUNS_FOLDER = path.join('.reach-audit', 'runs');

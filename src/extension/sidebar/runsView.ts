@@ -4,7 +4,7 @@
  * re-reads them (the refresh command, workspace changes and a watcher on run files call it).
  */
 import * as vscode from 'vscode';
-import { countedText, formatCountOrRate, formatHeadlineLine, isCountedRun, type RunHeadline } from '../panel/runHeadline';
+import { countedText, formatCountOrRate, formatHeadlineLine, isCountedRun, type RunHeadline } from './runHeadline';
 import { listRuns, readRun, RUNS_FOLDER, type RunEntry } from './runListing';
 import { loadRunFolder } from '../panel/runData';
 import { groupQuestions, STATE_TITLES, type QuestionRef } from '../editor/runQuestionGroups';

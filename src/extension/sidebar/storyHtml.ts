@@ -3,31 +3,8 @@
  * counts instead of rates, one section per question when there are at most STORY_MAX_QUESTIONS,
  * and the skipped steps with their reasons. HTML with every run string escaped; pure.
  */
-import type { QuestionRecord, RunManifest, RunSummary } from '../../contract';
-import {
-  answerText,
-  attemptText,
-  blindLine,
-  countsText,
-  gradingText,
-  lineText,
-  notAuditedText,
-  probeLine,
-  questionsText,
-  questionStory,
-  questionTitle,
-  readingText,
-  repairLine,
-  routeText,
-  skippedSteps,
-  storyCounts,
-  STORY_MAX_QUESTIONS,
-  STORY_WORDS,
-  type QuestionStory,
-  type SkippedStep,
-  type StoryCounts,
-} from '../../contract/questionStory';
-import { escapeHtml } from '../panel/panelHtml';
+import { type QuestionRecord, type RunManifest, type RunSummary, answerText, attemptText, blindLine, countsText, gradingText, lineText, notAuditedText, probeLine, questionsText, questionStory, questionTitle, readingText, repairLine, routeText, skippedSteps, storyCounts, STORY_MAX_QUESTIONS, STORY_WORDS, type QuestionStory, type SkippedStep, type StoryCounts } from '../../contract';
+import { escapeHtml } from '../../common';
 
 /** What the side view needs to tell a few-question run's story. */
 export interface SidebarStory {

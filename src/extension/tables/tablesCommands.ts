@@ -11,7 +11,7 @@ import { CLI_HINT } from '../commands/cliShim';
 import type { RunsNode } from '../sidebar/runsView';
 import type { RunEntry } from '../sidebar/runListing';
 import { buildTablesMessage, buildTrajectoryMessage, comparisonsOf, trajectoryFileOf, trajectoryFromFile, type TablesMessage, type TrajectoryMessage } from './tablesData';
-import { TRAJECTORIES_FOLDER, TRAJECTORY_FILE } from '../../audit/results/tableSources';
+import { TRAJECTORIES_FOLDER, TRAJECTORY_FILE } from '../../audit/results';
 import type { TablesPanelHost } from './tablesPanel';
 
 /** reachAudit.equivalenceMargin (percentage points) as a proportion; an out-of-range value falls back to 5 points. */

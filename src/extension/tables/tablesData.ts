@@ -6,11 +6,9 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { repairTable, routesVsSearchTable, trainingTable, type TableOptions } from '../../audit/results/tables';
-import { trajectory } from '../../audit/results/trajectory';
-import { loadTableSources, loadTrajectoryCheckpoints, readTrajectoryFile, TRAJECTORY_FILE, type CheckpointRef } from '../../audit/results/tableSources';
-import { repairView, routesVsSearchView, trainingView, trajectoryViews, type TableView } from '../../audit/report/tablesReport';
-import { COMPARISON_FILE, readComparison } from '../../audit/run/comparisonStore';
+import { type TableOptions, trajectory, loadTableSources, loadTrajectoryCheckpoints, readTrajectoryFile, TRAJECTORY_FILE, type CheckpointRef } from '../../audit/results';
+import { tableSet, trajectoryViews, type TableView } from '../../audit/report';
+import { COMPARISON_FILE, readComparison } from '../../audit/store';
 import type { TableData, TablesHostMessage } from '../../contract';
 
 export type TablesMessage = Extract<TablesHostMessage, { type: 'showTables' }>;
@@ -25,10 +23,7 @@ const tableData = (v: TableView): TableData => ({ id: v.id, title: v.title, note
 export function buildTablesMessage(folders: readonly string[], options: TableOptions = {}): TablesMessage {
   const warnings: string[] = [];
   const { runs, comparisons } = loadTableSources(folders, (w) => warnings.push(w), { allowUnfinished: true });
-  const views: TableView[] = [routesVsSearchView(routesVsSearchTable(runs, options))];
-  const repair = repairTable(runs);
-  views.push(repairView(repair.rows, repair.missing));
-  if (comparisons.length > 0) views.push(trainingView(trainingTable(comparisons, options)));
+  const { views } = tableSet(runs, comparisons, options);
   return { type: 'showTables', sources: folders.map((f) => path.resolve(f)), tables: views.map(tableData), warnings };
 }
 

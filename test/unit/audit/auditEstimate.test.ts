@@ -4,9 +4,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { estimateAudit, estimateText, plannedGenerations, remainingMs } from '../../../src/audit/run/auditEstimate';
-import { runAudit } from '../../../src/audit/run/runFolderAudit';
-import type { AuditProgress } from '../../../src/audit/run/runFolderAudit';
+import { estimateAudit, estimateText, plannedGenerations, remainingMs } from '../../../src/audit/runner/auditEstimate';
+import { runAudit } from '../../../src/audit/runner/runFolderAudit';
+import type { AuditProgress } from '../../../src/audit/runner/runFolderAudit';
 import { fakeFor, settingsFor, smallDataset, tempDir } from './fixtures';
 import type { TextGenerator } from '../../../src/engine/types';
 

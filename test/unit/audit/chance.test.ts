@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { guessReachProbability, poissonBinomialUpperTail } from '../../../src/audit/results/stats/chance';
 import { chanceLevel } from '../../../src/audit/results/chanceLevel';
-import { wilsonInterval } from '../../../src/audit/results/stats';
+import { wilsonInterval } from '../../../src/contract';
 
 /** Exact P(X ≥ 1), X ~ Binomial(B, 1/k), as the binomial sum Σ_{j≥1} C(B,j)(k-1)^(B-j) / k^B in BigInt. */
 function exactReach(k: number, B: number): number {

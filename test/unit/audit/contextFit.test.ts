@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fitPrompt } from '../../../src/audit/probes/contextFit';
-import { auditQuestions } from '../../../src/audit/run/questionPipeline';
+import { auditQuestions } from '../../../src/audit/runner/questionPipeline';
 import { parseDataset } from '../../../src/audit/dataset/dataset';
 import type { QuestionRecord } from '../../../src/contract';
 import { summarize } from '../../../src/audit/results/summary';
 import { compareRecords } from '../../../src/audit/results/compare';
 import { formatSummary } from '../../../src/audit/report/summaryText';
-import type { ModelContext } from '../../../src/engine/contextLength';
+import type { ModelContext } from '../../../src/engine/text/contextLength';
 import { FakeGenerator } from './fakeGenerator';
 import { settingsFor } from './fixtures';
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { loadDataset, parseDataset, userMessage } from '../../../src/audit/dataset/dataset';
 import { grade } from '../../../src/audit/answers/grade';
-import { InputError } from '../../../src/engine/errors';
+import { InputError } from '../../../src/common/errors';
 import { callWithin } from '../../support/boundedCall';
 
 // Compiled tests run from out/test/unit/audit; the fixtures stay in the source tree.

@@ -5,10 +5,10 @@ import * as path from 'node:path';
 import { parseDataset, type Dataset } from '../../../src/audit/dataset/dataset';
 import { DEFAULT_DEPLOYMENT } from '../../../src/audit/probes/deployment';
 import { DEFAULT_SEARCH } from '../../../src/audit/probes/routeSearch';
-import { DEFAULT_GRADING } from '../../../src/audit/answers/grade';
+import { DEFAULT_GRADING } from '../../../src/audit/answers/gradingSettings';
 import { DEFAULT_PROBE_DECODING } from '../../../src/audit/probes/probeDecoding';
-import type { RunSettings } from '../../../src/audit/run/manifest';
-import { globalRoutePool } from '../../../src/audit/run/questionPipeline';
+import type { RunSettings } from '../../../src/contract';
+import { globalRoutePool } from '../../../src/audit/runner/questionPipeline';
 import { FakeGenerator } from './fakeGenerator';
 
 export function gsm8kText(n: number): string {

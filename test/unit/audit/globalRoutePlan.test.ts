@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { globalRouteSkipReason, MIN_GLOBAL_ROUTE_QUESTIONS } from '../../../src/audit/probes/globalRoutePlan';
-import { readPreSettings, runSettings } from '../../../src/service/auditSettings';
+import { readPreSettings, runSettings } from '../../../src/service/auditInputs';
 
 test('the global-route pool applies from MIN_GLOBAL_ROUTE_QUESTIONS questions on', () => {
   assert.equal(globalRouteSkipReason(MIN_GLOBAL_ROUTE_QUESTIONS), undefined);

@@ -4,7 +4,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { grade, answersEqual, type GradingSettings } from '../../../src/audit/answers/grade';
+import { grade, answersEqual } from '../../../src/audit/answers/grade';
+import type { GradingSettings } from '../../../src/contract';
 import { boxedEqual } from '../../../src/audit/answers/boxed';
 import { extractGsm8k, gsm8kEqual } from '../../../src/audit/answers/gsm8k';
 import { parseRational } from '../../../src/audit/answers/rational';

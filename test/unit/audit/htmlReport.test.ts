@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { auditQuestions } from '../../../src/audit/run/questionPipeline';
+import { auditQuestions } from '../../../src/audit/runner/questionPipeline';
 import { parseDataset } from '../../../src/audit/dataset/dataset';
-import { escapeHtml, runReportHtml } from '../../../src/audit/report/htmlReport';
+import { runReportHtml } from '../../../src/audit/report/htmlReport';
+import { escapeHtml } from '../../../src/common';
 import type { QuestionRecord } from '../../../src/contract';
 import { summarize } from '../../../src/audit/results/summary';
 import { FakeGenerator } from './fakeGenerator';

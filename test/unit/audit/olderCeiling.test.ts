@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { readSummary, writeJson } from '../../../src/audit/run/runStore';
+import { readSummary, writeJson } from '../../../src/audit/store/runStore';
 import { runRates } from '../../../src/contract';
 import { deployed, testRecord } from '../../support/questionRecord';
 

@@ -14,12 +14,12 @@ import { PRESET_NAMES } from '../../../src/audit/presets/presetNames';
 import { DEFAULT_DEPLOYMENT, deploymentRequest, promptIds, rawPromptText } from '../../../src/audit/probes/deployment';
 import { loadDataset } from '../../../src/audit/dataset/dataset';
 import { grade } from '../../../src/audit/answers/grade';
-import { auditQuestions } from '../../../src/audit/run/questionPipeline';
+import { auditQuestions } from '../../../src/audit/runner/questionPipeline';
 import { summarize } from '../../../src/audit/results/summary';
 import { formatSummary } from '../../../src/audit/report/summaryText';
 import type { QuestionRecord } from '../../../src/contract';
-import { StopDetector } from '../../../src/engine/stopDetector';
-import { InputError, MissingChatTemplateError } from '../../../src/engine/errors';
+import { StopDetector } from '../../../src/engine/text/stopDetector';
+import { InputError, MissingChatTemplateError } from '../../../src/common/errors';
 import { FakeGenerator } from './fakeGenerator';
 import { settingsFor } from './fixtures';
 

@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Attempt, QuestionRecord } from '../../../src/contract';
+import { type Attempt, type QuestionRecord, rateOf } from '../../../src/contract';
 import { compareProbes } from '../../../src/audit/results/probeComparison';
 import { blindRetention } from '../../../src/audit/results/blindRetention';
 import { summarize } from '../../../src/audit/results/summary';
-import { mcnemarExact, rateOf } from '../../../src/audit/results/stats';
+import { mcnemarExact } from '../../../src/audit/results/stats';
 import { pairedScoreInterval } from '../../../src/audit/results/stats/pairedScoreInterval';
-import { auditQuestions } from '../../../src/audit/run/questionPipeline';
+import { auditQuestions } from '../../../src/audit/runner/questionPipeline';
 import { fakeFor, settingsFor, smallDataset } from './fixtures';
 
 const attempt = (correct: boolean, tokens = 10): Attempt => ({ output: '', answer: correct ? '1' : '2', correct, truncated: false, rule: 'strict', logprob: -1, tokens, route: [0, 1] });

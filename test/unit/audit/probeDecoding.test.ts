@@ -7,14 +7,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { auditQuestions } from '../../../src/audit/run/questionPipeline';
-import type { QuestionRecord } from '../../../src/contract';
+import { auditQuestions } from '../../../src/audit/runner/questionPipeline';
+import type { QuestionRecord, RunManifest, RunSettings } from '../../../src/contract';
 import type { GenerationRequest } from '../../../src/engine/types';
-import { buildManifest, runAudit } from '../../../src/audit/run/runFolderAudit';
-import { comparisonMismatches, manifestMismatches, type RunManifest, type RunSettings } from '../../../src/audit/run/manifest';
+import { buildManifest, runAudit } from '../../../src/audit/runner/runFolderAudit';
+import { comparisonMismatches, manifestMismatches } from '../../../src/audit/store/manifest';
 import { checkSampleDecoding, LEGACY_PROBE_DECODING } from '../../../src/audit/probes/probeDecoding';
 import { DEFAULT_DEPLOYMENT } from '../../../src/audit/probes/deployment';
-import { InputError } from '../../../src/engine/errors';
+import { InputError } from '../../../src/common/errors';
 import { fakeFor, settingsFor, smallDataset, tempDir } from './fixtures';
 
 const sampling = (overrides: Partial<RunSettings> = {}) =>

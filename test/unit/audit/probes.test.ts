@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseProbeSpec, parseProbeSpecs, parseSelectors } from '../../../src/audit/probes/probeSpec';
-import { InputError } from '../../../src/engine/errors';
+import { InputError } from '../../../src/common/errors';
 
 test('probe specs parse NAME:B and reject bad budgets with a message naming the argument', () => {
   assert.deepEqual(parseProbeSpec('routes:16'), { name: 'routes', budget: 16 });

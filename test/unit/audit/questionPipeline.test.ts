@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { auditQuestions, AuditAborted } from '../../../src/audit/run/questionPipeline';
+import { auditQuestions, AuditAborted } from '../../../src/audit/runner/questionPipeline';
 import type { QuestionRecord } from '../../../src/contract';
 import type { Generation, GenerationRequest, GenerateOptions } from '../../../src/engine/types';
 import { FakeGenerator } from './fakeGenerator';

@@ -4,12 +4,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { auditQuestions } from '../../../src/audit/run/questionPipeline';
-import { emptyRegradeCounts, regradeRecord } from '../../../src/audit/run/regrade';
+import { auditQuestions } from '../../../src/audit/runner/questionPipeline';
+import { emptyRegradeCounts, regradeRecord } from '../../../src/audit/runner/regrade';
 import { summarize } from '../../../src/audit/results/summary';
 import { formatSummary } from '../../../src/audit/report/summaryText';
-import { DEFAULT_GRADING } from '../../../src/audit/answers/grade';
-import { runSummarySchema, questionRecordSchema } from '../../../src/audit/run/runFileSchemas';
+import { DEFAULT_GRADING } from '../../../src/audit/answers/gradingSettings';
+import { runSummarySchema, questionRecordSchema } from '../../../src/audit/store/runFileSchemas';
 import type { QuestionRecord } from '../../../src/contract';
 import { fakeFor, settingsFor, smallDataset } from './fixtures';
 import * as v from 'valibot';

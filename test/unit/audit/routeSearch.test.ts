@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_SEARCH, RouteSearch, type SearchSettings } from '../../../src/audit/probes/routeSearch';
+import { DEFAULT_SEARCH, RouteSearch } from '../../../src/audit/probes/routeSearch';
+import type { SearchSettings } from '../../../src/contract';
 import { drawQuestionRoutes, identityRoute, isIdentity, isValidRoute, neighbourRoutes, routeKey, type LengthBounds } from '../../../src/audit/probes/routes';
 import { seededRandom } from '../../../src/audit/results/stats';
 import type { Route } from '../../../src/engine/types';

@@ -8,9 +8,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { summarize } from '../../../src/audit/results/summary';
-import { compareRuns, readComparison, writeComparison } from '../../../src/audit/run/comparisonStore';
-import { runAudit } from '../../../src/audit/run/runFolderAudit';
-import { readManifest, readRecords, readSummary } from '../../../src/audit/run/runStore';
+import { compareRuns, readComparison, writeComparison } from '../../../src/audit/store/comparisonStore';
+import { runAudit } from '../../../src/audit/runner/runFolderAudit';
+import { readManifest, readRecords, readSummary } from '../../../src/audit/store/runStore';
 import type { QuestionRecord, RunManifest, RunSummary, StoredComparison } from '../../../src/contract';
 import { fakeFor, settingsFor, smallDataset, tempDir } from './fixtures';
 

@@ -4,9 +4,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import * as esbuild from 'esbuild';
-import { InputError } from '../../../src/engine/errors';
-import { JsonLinesAppender, latestRunFolder, newRunFolder, prepareRunFolder, readJsonLines, readRecords } from '../../../src/audit/run/runStore';
-import { runAudit } from '../../../src/audit/run/runFolderAudit';
+import { InputError } from '../../../src/common/errors';
+import { JsonLinesAppender, latestRunFolder, newRunFolder, prepareRunFolder, readJsonLines, readRecords } from '../../../src/audit/store/runStore';
+import { runAudit } from '../../../src/audit/runner/runFolderAudit';
 import { fakeFor, settingsFor, smallDataset, tempDir } from './fixtures';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..', '..');
@@ -75,7 +75,7 @@ test('an unwritable run folder is a clear InputError', () => {
   // Root writes anywhere (CI runs as root): the same code runs as the unprivileged user nobody, from a
   // self-contained bundle beside the folder so that it needs no read access to this checkout.
   const bundle = path.join(tempDir(), 'runStore.js');
-  esbuild.buildSync({ entryPoints: [path.join(repoRoot, 'src/audit/run/runStore.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: bundle, logLevel: 'silent' });
+  esbuild.buildSync({ entryPoints: [path.join(repoRoot, 'src/audit/store/runStore.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: bundle, logLevel: 'silent' });
   fs.chmodSync(path.dirname(bundle), 0o755);
   fs.chmodSync(bundle, 0o644);
   const script = `try { require(${JSON.stringify(bundle)}).prepareRunFolder(${JSON.stringify(target)}); console.log('written'); } catch (e) { console.log(e.constructor.name + ': ' + e.message); }`;

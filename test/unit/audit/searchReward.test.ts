@@ -11,11 +11,11 @@ import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ContinuationScore, Generation, GenerationRequest, ScoreRequest } from '../../../src/engine/types';
 import { FakeGenerator } from './fakeGenerator';
-import { runAudit } from '../../../src/audit/run/runFolderAudit';
+import { runAudit } from '../../../src/audit/runner/runFolderAudit';
 import { answerSlot } from '../../../src/audit/answers/answerSlot';
 import { searchReward } from '../../../src/audit/probes/goldAnswerScore';
 import { settingsFor, smallDataset, tempDir } from './fixtures';
-import type { RunSettings } from '../../../src/audit/run/manifest';
+import type { RunSettings } from '../../../src/contract';
 
 const L = 4;
 /** The one route that answers correctly: block 1 repeated, block 2 skipped. */

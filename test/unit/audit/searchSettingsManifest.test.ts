@@ -7,12 +7,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { InputError } from '../../../src/engine/errors';
-import { runAudit } from '../../../src/audit/run/runFolderAudit';
-import { compareRuns } from '../../../src/audit/run/comparisonStore';
-import { comparisonMismatches, manifestMismatches, type RunManifest } from '../../../src/audit/run/manifest';
+import { InputError } from '../../../src/common/errors';
+import { runAudit } from '../../../src/audit/runner/runFolderAudit';
+import { compareRuns } from '../../../src/audit/store/comparisonStore';
+import { comparisonMismatches, manifestMismatches } from '../../../src/audit/store/manifest';
+import type { RunManifest } from '../../../src/contract';
 import { optionsFromFlags } from '../../../src/service/auditOptions';
-import { readPreSettings, runSettings } from '../../../src/service/auditSettings';
+import { readPreSettings, runSettings } from '../../../src/service/auditInputs';
 import { fakeFor, settingsFor, smallDataset, tempDir } from './fixtures';
 
 const selection = { limit: null, ids: null };

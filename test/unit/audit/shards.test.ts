@@ -7,9 +7,10 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { runAudit } from '../../../src/audit/run/runFolderAudit';
-import { mergeShards, parseShard, shardQuestions, shardSelection, type ShardSpec } from '../../../src/audit/run/shards';
-import { InputError } from '../../../src/engine/errors';
+import { runAudit } from '../../../src/audit/runner/runFolderAudit';
+import { mergeShards, parseShard, shardQuestions, shardSelection } from '../../../src/audit/store/shards';
+import type { ShardSpec } from '../../../src/contract';
+import { InputError } from '../../../src/common/errors';
 import { fakeFor, gsm8kText, settingsFor, smallDataset, tempDir } from './fixtures';
 import { loadDataset } from '../../../src/audit/dataset/dataset';
 

@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
  * The stage-by-stage runner the bench measures the scheduler against (stagedPipeline.ts): its
  * records, chunking and abort, and that it gives the scheduler's records exactly.
  */
-import { auditQuestionsByStage as auditQuestions } from '../../../src/audit/run/stagedPipeline';
-import { auditQuestions as auditScheduled } from '../../../src/audit/run/questionPipeline';
-import { AuditAborted } from '../../../src/audit/run/questionSteps';
+import { auditQuestionsByStage as auditQuestions } from '../../../src/bench/stagedPipeline';
+import { auditQuestions as auditScheduled } from '../../../src/audit/runner/questionPipeline';
+import { AuditAborted } from '../../../src/audit/runner/questionSteps';
 import type { QuestionRecord } from '../../../src/contract';
 import { isValidRoute, routeKey } from '../../../src/audit/probes/routes';
 import { fakeFor, settingsFor, smallDataset } from './fixtures';

@@ -1,16 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  mcnemarExact,
-  pairedBootstrap,
-  passAtK,
-  passAtKCurve,
-  rateOf,
-  seededRandom,
-  seededUint32,
-  seedFor,
-  wilsonInterval,
-} from '../../../src/audit/results/stats';
+import { mcnemarExact, pairedBootstrap, seededRandom, seededUint32, seedFor } from '../../../src/audit/results/stats';
+import { passAtK, passAtKCurve, rateOf, wilsonInterval } from '../../../src/contract';
 import { xoshiro128ss } from '../../../src/audit/results/stats/prng';
 
 function close(actual: number, expected: number, tol: number, what: string): void {

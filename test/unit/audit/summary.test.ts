@@ -2,12 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { auditQuestions } from '../../../src/audit/run/questionPipeline';
+import { auditQuestions } from '../../../src/audit/runner/questionPipeline';
 import { questionState, type QuestionRecord } from '../../../src/contract';
-import { readRecords } from '../../../src/audit/run/runStore';
-import { runAudit } from '../../../src/audit/run/runFolderAudit';
+import { readRecords } from '../../../src/audit/store/runStore';
+import { runAudit } from '../../../src/audit/runner/runFolderAudit';
 import { summarize } from '../../../src/audit/results/summary';
-import { readJsonFile } from '../../../src/audit/run/runStore';
+import { readJsonFile } from '../../../src/audit/store/runStore';
 import { fakeFor, settingsFor, smallDataset, tempDir } from './fixtures';
 
 async function records(): Promise<QuestionRecord[]> {

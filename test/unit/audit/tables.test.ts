@@ -6,7 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { runAudit } from '../../../src/audit/run/runFolderAudit';
+import { runAudit } from '../../../src/audit/runner/runFolderAudit';
 import type { QuestionRecord } from '../../../src/contract';
 import { repairTable, routesVsSearchTable, trainingTable, type RunForTables } from '../../../src/audit/results/tables';
 import { trajectory } from '../../../src/audit/results/trajectory';

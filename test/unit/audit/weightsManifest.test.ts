@@ -6,10 +6,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { InputError } from '../../../src/engine/errors';
-import { runAudit } from '../../../src/audit/run/runFolderAudit';
-import { compareRuns } from '../../../src/audit/run/comparisonStore';
-import type { RunManifest } from '../../../src/audit/run/manifest';
+import { InputError } from '../../../src/common/errors';
+import { runAudit } from '../../../src/audit/runner/runFolderAudit';
+import { compareRuns } from '../../../src/audit/store/comparisonStore';
+import type { RunManifest } from '../../../src/contract';
 import { fakeFor, settingsFor, smallDataset, tempDir } from './fixtures';
 
 test('weights are recorded, and mixing precisions is refused unless allowed', async () => {

@@ -7,7 +7,7 @@
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { serveCommand } from '../../../src/cli/serve';
-import { parseFlags } from '../../../src/cli/engineArgs';
+import { parseFlags } from '../../../src/cli/flags';
 
 describe('serve and flag-value messages', () => {
   it('serve --model without --http names --http', async () => {

@@ -9,9 +9,9 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import type { ProbeComparison, QuestionRecord, RunManifest, RunSummary } from '../../../src/contract';
 import { countsText, gradingText, probeLine, questionsText, questionStory, readingText, repairLine, RATE_MIN_QUESTIONS, ruleText, skippedSteps, storyCounts, STORY_WORDS } from '../../../src/contract/questionStory';
-import { escapeHtml } from '../../../src/extension/panel/panelHtml';
+import { escapeHtml } from '../../../src/common';
 import { sidebarStory, storyHtml } from '../../../src/extension/sidebar/storyHtml';
-import { routesVsSearchView } from '../../../webview/src/routesVsSearch';
+import { routesVsSearchView } from '../../../webview/src/charts/routesVsSearch';
 import { testRecord } from '../../support/questionRecord';
 
 const FIXTURE = path.resolve(__dirname, '../../../../test/fixtures/runs/2026-12-01T09-30-00Z-demo-base');

@@ -6,8 +6,8 @@
  */
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { MaskCache, type MaskRow, buildAttentionMask } from '../../../src/engine/attentionMask';
-import { Xoshiro128 } from '../../../src/engine/sampling';
+import { MaskCache, type MaskRow, buildAttentionMask } from '../../../src/engine/graphs/attentionMask';
+import { Xoshiro128 } from '../../../src/engine/sampling/sampling';
 
 function allowed(rows: readonly MaskRow[], b: number, s: number, j: number, capacity: number): boolean {
   if (j < capacity) return j < rows[b].past;

@@ -3,8 +3,8 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ModelConfig, SUPPORTED_ARCHITECTURES, readModelConfig, ropeInverseFrequencies } from '../../../src/engine/config';
-import { InputError } from '../../../src/engine/errors';
+import { ModelConfig, SUPPORTED_ARCHITECTURES, readModelConfig, ropeInverseFrequencies } from '../../../src/engine/checkpoint/config';
+import { InputError } from '../../../src/common/errors';
 import { SMALL_SPECS, headDimOf, writeRandomModel } from '../../support/modelFolder';
 
 let dir: string;

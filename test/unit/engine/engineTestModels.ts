@@ -9,7 +9,7 @@ import { after } from 'node:test';
 import { type RandomModelSpec, SMALL_SPECS, type WrittenModel, writeRandomModel } from '../../support/modelFolder';
 import { ReferenceModel } from '../../support/referenceTransformer';
 import { type Model, loadModel } from '../../../src/engine';
-import type { GraphVariant } from '../../../src/engine/blockGraph';
+import type { GraphVariant } from '../../../src/engine/graphs/blockGraph';
 
 export const TOLERANCE = 1e-4;
 

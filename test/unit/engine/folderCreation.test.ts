@@ -4,8 +4,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadModel } from '../../../src/engine';
-import { InputError } from '../../../src/engine/errors';
-import { createFolder } from '../../../src/engine/folderCreation';
+import { InputError } from '../../../src/common/errors';
+import { createFolder } from '../../../src/common/folderCreation';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'reach-audit-folders-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));

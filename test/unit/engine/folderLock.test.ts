@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { FolderLockedError, LOCK_DIR, assertFolderFree, lockFolder } from '../../../src/engine/folderLock';
+import { FolderLockedError, LOCK_DIR, assertFolderFree, lockFolder } from '../../../src/common/folderLock';
 import { exited, holdLockInChild } from '../../support/lockHolder';
 
 describe('folder lock (two processes)', () => {

@@ -7,7 +7,7 @@ import { describe, it, before } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { maxRelativeDifference } from '../../support/referenceTransformer';
 import { SMALL_SPECS } from '../../support/modelFolder';
-import { DEFAULT_VARIANT, type GraphVariant } from '../../../src/engine/blockGraph';
+import { DEFAULT_VARIANT, type GraphVariant } from '../../../src/engine/graphs/blockGraph';
 import { TOLERANCE, type Fixture, fixture, promptIds } from './engineTestModels';
 
 const variants: GraphVariant[] = (['plain', 'contrib'] as const)

@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import { SMALL_SPECS } from '../../support/modelFolder';
 import { type Fixture, cacheDir, fixture, promptIds } from './engineTestModels';
 import { type GenerationRequest, type Model, loadModel } from '../../../src/engine';
-import { INT8_BLOCK, quantizeInt8 } from '../../../src/engine/weightPrecision';
+import { INT8_BLOCK, quantizeInt8 } from '../../../src/engine/checkpoint/weightPrecision';
 
 describe('int8 weights', () => {
   it('quantizes each block of 32 to within half a step of its scale, zero blocks to zero', () => {

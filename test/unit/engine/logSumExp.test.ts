@@ -5,7 +5,7 @@
  */
 import { describe, it, before, after } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { LogSumExp, logSumExpFromSoftmax } from '../../../src/engine/logSumExp';
+import { LogSumExp, logSumExpFromSoftmax } from '../../../src/engine/sampling/logSumExp';
 import { logSoftmaxAt } from '../../support/logSoftmax';
 import { SeededRandom } from '../../support/seededRandom';
 

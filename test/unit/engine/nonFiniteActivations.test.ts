@@ -4,8 +4,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadModel, type Model } from '../../../src/engine';
-import { InputError } from '../../../src/engine/errors';
-import { firstNonFinite } from '../../../src/engine/nonFiniteActivations';
+import { InputError } from '../../../src/common/errors';
+import { firstNonFinite } from '../../../src/engine/decode/nonFiniteActivations';
 import { SMALL_SPECS, buildModelTensors, writeRandomModel, writeWeights } from '../../support/modelFolder';
 import { writeOverflowingModel } from '../../support/overflowingModel';
 

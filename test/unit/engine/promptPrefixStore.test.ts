@@ -5,8 +5,8 @@
  */
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { KvBuffer, KvCache } from '../../../src/engine/kvCache';
-import { type PrefixNode, PromptPrefixStore, stepKey } from '../../../src/engine/promptPrefixStore';
+import { KvBuffer, KvCache } from '../../../src/engine/decode/kvCache';
+import { type PrefixNode, PromptPrefixStore, stepKey } from '../../../src/engine/decode/promptPrefixStore';
 
 const KV = 2;
 const Dp = 8;

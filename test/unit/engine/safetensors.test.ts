@@ -4,8 +4,8 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { InputError } from '../../../src/engine/errors';
-import { openWeights, readSafetensorsHeader } from '../../../src/engine/safetensors';
+import { InputError } from '../../../src/common/errors';
+import { openWeights, readSafetensorsHeader } from '../../../src/engine/checkpoint/safetensors';
 import { bf16Bits, bf16ToNumber, f16Bits, f16ToNumber } from '../../support/bf16';
 import { SMALL_SPECS, buildModelTensors, writeRandomModel, writeRawSafetensors, writeSafetensors } from '../../support/modelFolder';
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { decodeBF16, decodeF16, f16BitsToF32Bits } from '../../../src/engine/halfFloat';
+import { decodeBF16, decodeF16, f16BitsToF32Bits } from '../../../src/engine/checkpoint/halfFloat';
 import { bf16ToNumber, f16ToNumber } from '../../support/bf16';
 
 /** All 65536 bit patterns, little endian, as stored in a safetensors file. */

@@ -1,8 +1,8 @@
 /** The per-sequence PRNG and the token choice rules (greedy, temperature, nucleus). */
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { Xoshiro128, argmax, chooseToken } from '../../../src/engine/sampling';
-import { byProbability } from '../../../src/engine/nucleusOrder';
+import { Xoshiro128, argmax, chooseToken } from '../../../src/engine/sampling/sampling';
+import { byProbability } from '../../../src/engine/sampling/nucleusOrder';
 
 describe('sampling', () => {
   it('xoshiro128** is deterministic per seed, differs across seeds, and is uniform in [0,1)', () => {

@@ -5,8 +5,8 @@
  */
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { StopDetector, cutAtStop } from '../../../src/engine/stopDetector';
-import { Xoshiro128 } from '../../../src/engine/sampling';
+import { StopDetector, cutAtStop } from '../../../src/engine/text/stopDetector';
+import { Xoshiro128 } from '../../../src/engine/sampling/sampling';
 
 const utf8 = (ids: readonly number[]): string => Buffer.from(ids).toString('utf8');
 const dropLeadingSpace = (ids: readonly number[]): string => utf8(ids).replace(/^ /, '');

@@ -6,11 +6,11 @@
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { TokenChoicePool } from '../../../src/engine/tokenChoicePool';
-import { type ChoiceRow, chooseRows, workerShare } from '../../../src/engine/tokenChoiceRows';
-import { Xoshiro128 } from '../../../src/engine/sampling';
+import { TokenChoicePool } from '../../../src/engine/sampling/tokenChoicePool';
+import { type ChoiceRow, chooseRows, workerShare } from '../../../src/engine/sampling/tokenChoiceRows';
+import { Xoshiro128 } from '../../../src/engine/sampling/sampling';
 
-const workerFile = path.join(__dirname, '../../../src/engine/tokenChoiceWorker.js');
+const workerFile = path.join(__dirname, '../../../src/engine/sampling/tokenChoiceWorker.js');
 
 function step(seed: number, rows: number, vocab: number): { logits: Float32Array; rows: ChoiceRow[] } {
   const rng = new Xoshiro128(seed);

@@ -5,9 +5,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import fc from 'fast-check';
-import { readModelConfig } from '../../../src/engine/config';
-import { type ModelTokenizer, loadModelTokenizer } from '../../../src/engine/tokenizer';
-import { bytesPerTokenBound, tokensAtLeast } from '../../../src/engine/tokenCountBound';
+import { readModelConfig } from '../../../src/engine/checkpoint/config';
+import { type ModelTokenizer, loadModelTokenizer } from '../../../src/engine/text/tokenizer';
+import { bytesPerTokenBound, tokensAtLeast } from '../../../src/engine/text/tokenCountBound';
 
 // Compiled tests run from out/test/unit/engine; the fixtures stay in the source tree.
 const REPO = path.resolve(__dirname, '../../../..');

@@ -4,8 +4,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
-import { ModelConfig, readModelConfig } from '../../../src/engine/config';
-import { ModelTokenizer, loadModelTokenizer } from '../../../src/engine/tokenizer';
+import { ModelConfig, readModelConfig } from '../../../src/engine/checkpoint/config';
+import { ModelTokenizer, loadModelTokenizer } from '../../../src/engine/text/tokenizer';
 import { ChatMessage } from '../../../src/engine/types';
 
 // Compiled tests run from out/test/unit/engine; the fixtures stay in the source tree.

@@ -3,9 +3,9 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { readModelConfig } from '../../../src/engine/config';
-import { InputError } from '../../../src/engine/errors';
-import { loadModelTokenizer } from '../../../src/engine/tokenizer';
+import { readModelConfig } from '../../../src/engine/checkpoint/config';
+import { InputError } from '../../../src/common/errors';
+import { loadModelTokenizer } from '../../../src/engine/text/tokenizer';
 import { ChatMessage } from '../../../src/engine/types';
 import { SMALL_SPECS, WrittenModel, writeRandomModel } from '../../support/modelFolder';
 

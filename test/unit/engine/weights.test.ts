@@ -3,10 +3,10 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { readModelConfig } from '../../../src/engine/config';
-import { InputError } from '../../../src/engine/errors';
-import { openWeights } from '../../../src/engine/safetensors';
-import { resolveWeightNames } from '../../../src/engine/weights';
+import { readModelConfig } from '../../../src/engine/checkpoint/config';
+import { InputError } from '../../../src/common/errors';
+import { openWeights } from '../../../src/engine/checkpoint/safetensors';
+import { resolveWeightNames } from '../../../src/engine/checkpoint/weights';
 import { bf16Bits, bf16ToNumber, f16Bits, f16ToNumber } from '../../support/bf16';
 import { SMALL_SPECS, buildModelTensors, writeRandomModel, writeWeights } from '../../support/modelFolder';
 

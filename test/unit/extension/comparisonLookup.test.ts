@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { compareRuns } from '../../../src/audit/run/comparisonStore';
+import { compareRuns } from '../../../src/audit/store/comparisonStore';
 import { latestComparisonOf } from '../../../src/extension/panel/comparisonLookup';
 
 // out/test/unit/extension → test/fixtures/runs (real audit output; README there).

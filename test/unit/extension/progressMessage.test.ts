@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { estimateMessage, progressMessage, progressShare } from '../../../src/extension/commands/progressMessage';
-import type { AuditEstimate } from '../../../src/audit/run/auditEstimate';
+import type { AuditEstimate } from '../../../src/audit/runner/auditEstimate';
 
 test('before any question: the count and the stage, no speed and no time left', () => {
   assert.equal(progressMessage({ done: 0, total: 24, eta: null, stage: 'loading model: graphs' }), '0/24 questions · loading model: graphs');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { countedText, formatCountOrRate, formatHeadlineLine, formatRateDetail, isCountedRun, runHeadline } from '../../../src/extension/panel/runHeadline';
+import { countedText, formatCountOrRate, formatHeadlineLine, formatRateDetail, isCountedRun, runHeadline } from '../../../src/extension/sidebar/runHeadline';
 import { RATE_MIN_QUESTIONS } from '../../../src/contract/questionStory';
 import { summarize } from '../../../src/audit/results/summary';
 import { rateOf, type QuestionRecord, type RunSummary } from '../../../src/contract';

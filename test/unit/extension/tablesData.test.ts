@@ -11,8 +11,8 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { buildTablesMessage, buildTrajectoryMessage, comparisonsOf, trajectoryFileOf, trajectoryFromFile } from '../../../src/extension/tables/tablesData';
 import { TableSourceError } from '../../../src/audit/results/tableSources';
-import { compareRuns, writeComparison } from '../../../src/audit/run/comparisonStore';
-import { validateStoredTrajectory } from '../../../src/audit/run/runFileValidation';
+import { compareRuns, writeComparison } from '../../../src/audit/store/comparisonStore';
+import { validateStoredTrajectory } from '../../../src/audit/store/runFileValidation';
 
 const FIXTURES = path.resolve(__dirname, '../../../../test/fixtures/runs');
 const BASE = '2026-12-01T09-30-00Z-demo-base';

@@ -10,13 +10,13 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { InputError } from '../../../src/engine/errors';
+import { InputError } from '../../../src/common/errors';
 import { parseDataset } from '../../../src/audit/dataset/dataset';
 import { grade } from '../../../src/audit/answers/grade';
 import type { AnswerFormat, Question } from '../../../src/audit/dataset/question';
-import { readSafetensorsHeader } from '../../../src/engine/safetensors';
-import { JsonLinesAppender, readJsonLines, readManifest } from '../../../src/audit/run/runStore';
-import { readComparison } from '../../../src/audit/run/comparisonStore';
+import { readSafetensorsHeader } from '../../../src/engine/checkpoint/safetensors';
+import { JsonLinesAppender, readJsonLines, readManifest } from '../../../src/audit/store/runStore';
+import { readComparison } from '../../../src/audit/store/comparisonStore';
 import { decodeEvent, decodeRequest, encodeLine, LineSplitter, type EngineRequest } from '../../../src/service/protocol';
 
 /** How one property ran: fast-check's counts, and its report (seed, path, shrunk input) on failure. */

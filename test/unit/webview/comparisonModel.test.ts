@@ -19,7 +19,7 @@ import {
   signedPoints,
   transitionGrid,
   transitionKey,
-} from '../../../webview/src/comparisonModel';
+} from '../../../webview/src/comparison/comparisonModel';
 
 function rec(id: string, realized: boolean, reachable: { routes: boolean; sample: boolean }): QuestionRecord {
   const cost = { generations: 0, tokens: 0, blockApplications: 0 };

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { probeColor, probeColorIndex } from '../../../webview/src/probeColors';
+import { probeColor, probeColorIndex } from '../../../webview/src/charts/probeColors';
 
 const SERIES = ['c0', 'c1', 'c2', 'c3', 'c4', 'c5'];
 

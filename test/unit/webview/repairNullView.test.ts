@@ -5,7 +5,7 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { analyzeRepair } from '../../../src/audit/repair/repairScan';
-import { repairNullSentences } from '../../../webview/src/repairNullView';
+import { repairNullSentences } from '../../../webview/src/headline/repairNullView';
 import type { QuestionRecord } from '../../../src/contract';
 import { deployed, repairScan, testRecord } from '../../support/questionRecord';
 

@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { compareProbes } from '../../../src/audit/results/probeComparison';
 import { chanceSummary } from '../../../src/audit/results/chanceLevel';
-import { routesVsSearchView } from '../../../webview/src/routesVsSearch';
+import { routesVsSearchView } from '../../../webview/src/charts/routesVsSearch';
 import type { QuestionRecord } from '../../../src/contract';
 import { deployed, testRecord } from '../../support/questionRecord';
 

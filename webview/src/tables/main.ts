@@ -6,7 +6,8 @@
  */
 import { provideVSCodeDesignSystem, vsCodePanels, vsCodePanelTab, vsCodePanelView } from '@vscode/webview-ui-toolkit';
 import '../../styles/tables.css';
-import { h, replaceChildren } from '../element';
+import { h, replaceChildren } from '../common/element';
+import { activeTab, setActiveTab } from '../common/toolkit';
 import type { TablesHostMessage, TablesTab, TablesWebviewMessage } from '../../../src/contract';
 import { renderTables } from './tablesList';
 import { TrajectoryView } from './trajectoryView';
@@ -42,7 +43,7 @@ class TablesPage {
       h('vscode-panel-view', { id: 'view-trajectory', class: 'view' }, this.trajectory.element),
     );
     this.panels.addEventListener('change', () => {
-      const id = (this.panels as unknown as { activeid?: string }).activeid ?? '';
+      const id = activeTab(this.panels);
       const tab: TablesTab = id === 'tab-trajectory' ? 'trajectory' : 'tables';
       if (tab === this.tab) return;
       this.tab = tab;
@@ -58,7 +59,7 @@ class TablesPage {
   private setTab(tab: TablesTab): void {
     this.tab = tab;
     vscode.setState({ tab });
-    (this.panels as unknown as { activeid: string }).activeid = `tab-${tab}`;
+    setActiveTab(this.panels, `tab-${tab}`);
     this.panels.setAttribute('activeid', `tab-${tab}`);
   }
 

@@ -2,7 +2,7 @@
  * The Tables tab: each cross-run table as the CLI prints it — title, the headline "X of Y" and its
  * rule, the table (every rate with its interval and n), and what was listed apart. Cells are text.
  */
-import { h, replaceChildren } from '../element';
+import { h, replaceChildren } from '../common/element';
 import type { TableData } from '../../../src/contract';
 
 export function tableSection(t: TableData): HTMLElement {

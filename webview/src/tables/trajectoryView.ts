@@ -18,11 +18,11 @@ import {
   type ChartConfiguration,
   type Plugin,
 } from 'chart.js';
-import { count, h, replaceChildren } from '../element';
-import { themeColors, type ThemeColors } from '../themeColors';
+import { count, h, replaceChildren } from '../common/element';
+import { themeColors, type ThemeColors } from '../common/themeColors';
 import type { FlowKey, Interval, QuestionState, Rate, TableData, TrajectoryPoint, TrajectoryResult } from '../../../src/contract';
 import { tableSection } from './tablesList';
-import { drawWhisker } from '../whisker';
+import { drawWhisker } from '../common/whisker';
 
 Chart.register(CategoryScale, LinearScale, LineController, LineElement, PointElement, Legend, Tooltip);
 

@@ -1,6 +1,4 @@
-/** The audit's statistics: rates with Wilson intervals, pass@k, paired bootstrap, exact McNemar, keyed PRNG. */
-// Wilson rates and pass@k are part of the run-format contract: the panel computes them too.
-export { Z95, wilsonInterval, rateOf, passAtK, passAtKCurve, type Interval, type Rate } from '../../../contract';
+/** The audit's statistics: paired bootstrap, exact McNemar, keyed PRNG (rates with Wilson intervals and pass@k are the contract's). */
 export { pairedBootstrap, type PairedBootstrapOptions, type PairedDifference } from './bootstrap';
 export { mcnemarExact } from './mcnemar';
 export { seededRandom, seededUint32, seedFor, randomInt } from './prng';

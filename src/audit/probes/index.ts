@@ -1,0 +1,11 @@
+/** The deployment and the probes: prompts fitted to the context, budgets, random routes, the route search, answer-blind selectors. Everything outside this folder reaches it through here. */
+export { chooseGlobalRoute, selectConfidence, selectMajority } from './blindSelectors';
+export { addBudget, costOf, emptyBudget } from './budget';
+export { PROMPT_TRUNCATIONS, fitQuestionPrompt } from './contextFit';
+export { DEFAULT_DEPLOYMENT, QUESTION_SLOT, checkDeployment, deploymentRequest, isFewShotExample, promptIds, questionSubject } from './deployment';
+export { globalRouteSkipReason } from './globalRoutePlan';
+export { scoreGoldAnswer, searchReward } from './goldAnswerScore';
+export { DEFAULT_PROBE_DECODING, DEFAULT_SAMPLE_DECODING, LEGACY_PROBE_DECODING, checkSampleDecoding, decodingOf, routeDecodingRule } from './probeDecoding';
+export { isRouteProbe, parseProbeSpecs, parseSelectors } from './probeSpec';
+export { DEFAULT_SEARCH, RouteSearch } from './routeSearch';
+export { drawQuestionRoutes, lengthBoundsOf, lengthBoundsProblem, routeLengthBounds, type LengthBounds } from './routes';

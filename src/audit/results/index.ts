@@ -1,0 +1,13 @@
+/** What records add up to: the summary, the comparison, chance levels, the cross-run tables, trajectories and their statistics. Everything outside this folder reaches it through here. */
+export { chanceSummary } from './chanceLevel';
+export { compareRecords } from './compare';
+export { compareProbes } from './probeComparison';
+export { bootstrapColumnMeans } from './stats/bootstrapStatistics';
+export { poissonBinomialUpperTail } from './stats/chance';
+export { DEFAULT_MARGIN } from './stats/pairedDecision';
+export { pairedDelta } from './stats/pairedDelta';
+export { seedFor, seededRandom } from './stats/prng';
+export { summarize } from './summary';
+export { TRAJECTORIES_FOLDER, TRAJECTORY_FILE, TableSourceError, loadRunForTables, loadTableSources, loadTrajectoryCheckpoints, readTrajectoryFile, type CheckpointRef, type SourceOptions } from './tableSources';
+export { repairTable, routesVsSearchTable, trainingTable, type ChanceColumn, type Claim, type ComparisonForTables, type RepairRow, type RoutesVsSearchTable, type RunForTables, type TableOptions, type TrainingTable } from './tables';
+export { trajectory, type TrajectoryCheckpoint } from './trajectory';

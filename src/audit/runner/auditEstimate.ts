@@ -1,0 +1,199 @@
+/**
+ * What an audit will cost. Before it starts: generations planned per question by stage, tokens and
+ * time from a short measured warm-up (estimateAudit). While it runs: the time left from what this
+ * session has measured (generated tokens per second and tokens per generation). No estimate is
+ * given before one is measured: the time left needs a finished question (its share of repair
+ * scans, its tokens per generation).
+ */
+import type { Generation, GenerationRequest, TextGenerator } from '../../engine';
+import type { Question } from '../dataset';
+import { deploymentRequest, decodingOf, drawQuestionRoutes, lengthBoundsOf } from '../probes';
+import { seedFor, seededRandom } from '../results';
+import type { RunSettings } from '../../contract';
+import { auditDecodings, startRecord } from './questionSteps';
+
+/** Generations per question by stage; `repair` is per scanned question (in the failure set, or realized). */
+export function plannedGenerations(settings: RunSettings, numBlocks: number): { byStage: Record<string, number>; repairPerScanned: number } {
+  const byStage: Record<string, number> = { deployment: 1 };
+  for (const p of settings.probes) byStage[p.name] = p.budget;
+  if (settings.globalRoutes.routes.length > 0) byStage['global-routes'] = settings.globalRoutes.routes.length;
+  return { byStage, repairPerScanned: settings.repair.enabled ? numBlocks : 0 };
+}
+
+export interface SessionWork {
+  /** Questions this session set out to audit. */
+  questions: number;
+  doneQuestions: number;
+  /** Of the done questions, those whose repair scan ran. */
+  scannedQuestions: number;
+  generations: number;
+  generatedTokens: number;
+  elapsedMs: number;
+}
+
+/** Milliseconds left, or undefined until a question has finished and tokens have been timed. */
+export function remainingMs(plan: ReturnType<typeof plannedGenerations>, w: SessionWork): number | undefined {
+  if (w.doneQuestions === 0 || w.generations === 0 || w.generatedTokens === 0 || w.elapsedMs <= 0) return undefined;
+  const perQuestion = Object.values(plan.byStage).reduce((a, b) => a + b, 0) + (w.scannedQuestions / w.doneQuestions) * plan.repairPerScanned;
+  const left = Math.max(0, w.questions * perQuestion - w.generations);
+  const tokensPerGeneration = w.generatedTokens / w.generations;
+  const tokensPerMs = w.generatedTokens / w.elapsedMs;
+  return (left * tokensPerGeneration) / tokensPerMs;
+}
+
+/** What an audit is planned to cost, before it starts, from a short measured warm-up. */
+export interface AuditEstimate {
+  questions: number;
+  /** Generations per question by stage, before the repair scan. */
+  perQuestion: Record<string, number>;
+  /** Generations per question the repair scan adds, for the questions it scans (0: no scan). */
+  repairPerScanned: number;
+  /** Generations in all: without any repair scan, and with one on every question. */
+  generations: { least: number; most: number };
+  /**
+   * Tokens one generation is expected to take, as a range: an output that stopped in the warm-up
+   * counts its length at both ends; one still going at the warm-up's limit counts that limit at
+   * `least` and the token budget at `most` (measured on the demo: 63 per generation taken at the
+   * budget alone vs 30 in the run).
+   */
+  tokensPerGeneration: { least: number; most: number };
+  /**
+   * The warm-up: `sequences` of the first question's own requests, run once for their first token
+   * (prompt costs) and once for more tokens (decode cost); `tokensPerSecond` is the speed this
+   * run's generations get from those two costs at `tokensPerGeneration.most` tokens each.
+   */
+  warmUp: { sequences: number; tokens: number; seconds: number; tokensPerSecond: number; promptSecondsPerGeneration?: number; decodeSecondsPerToken?: number };
+  /**
+   * Time at the warm-up's costs: `least` for the fewest generations (no repair scan) at the fewest
+   * tokens each, `most` for the most generations at the most tokens.
+   */
+  seconds: { least: number; most: number };
+}
+
+/** Warm-up requests per probe (and of the route pool), beside the deployment. */
+const WARM_UP_PER_PROBE = 8;
+/** Tokens the warm-up's second pass generates per sequence. */
+const WARM_UP_TOKENS = 16;
+
+/**
+ * The warm-up's requests: the first question's own, as the audit makes them (the deployment, the
+ * sample probe's shared prompt, random routes for the route probes and the pool), a few per probe.
+ * The mix matters: routed attempts prefill their prompts one by one and split the batch's block
+ * calls, so a warm-up of shared-prompt samples alone measured the demo audit 2.9x too fast.
+ */
+function warmUpRequests(model: TextGenerator, q: Question, ids: number[], settings: RunSettings): GenerationRequest[] {
+  const d = settings.deployment;
+  const seed = settings.seeds.run;
+  const L = model.numBlocks;
+  const { routed, sampled } = auditDecodings(settings);
+  const requests: GenerationRequest[] = [deploymentRequest(d, ids, decodingOf(d, seedFor(seed, q.id, 'warm-up')))];
+  for (const p of settings.probes) {
+    const n = Math.min(p.budget, WARM_UP_PER_PROBE);
+    if (p.name === 'sample') {
+      for (let a = 0; a < n; a++) requests.push(deploymentRequest(d, ids, sampled(seedFor(seed, q.id, 'warm-up-sample', a))));
+      continue;
+    }
+    // Route search proposes routes of the same space one at a time; random ones cost the same.
+    const routes = drawQuestionRoutes(L, n, (a) => seededRandom(seed, q.id, `warm-up-${p.name}`, a), settings.routeSpace.maxEdits, lengthBoundsOf(settings.routeSpace, L));
+    routes.forEach((route, a) => requests.push(deploymentRequest(d, ids, routed(q.id, `warm-up-${p.name}`, a), { route })));
+  }
+  settings.globalRoutes.routes.slice(0, WARM_UP_PER_PROBE).forEach((route, a) => requests.push(deploymentRequest(d, ids, routed(q.id, 'warm-up-pool', a), { route })));
+  return requests;
+}
+
+/**
+ * Times the first question that fits, then plans the audit. The warm-up runs the question's own
+ * request mix twice: for one token (prompt costs: prefill and the first token) and for up to
+ * WARM_UP_TOKENS (the difference is the decode cost per token at this batch). A generation of g
+ * tokens then costs prompt + (g - 1) × decode. The warm-up's outputs are discarded (the audit draws
+ * its own), so the records do not depend on it. Returns undefined when no question can be
+ * generated (all skipped) or the run was stopped.
+ */
+export async function estimateAudit(model: TextGenerator, questions: readonly Question[], settings: RunSettings, signal?: AbortSignal, clockMs: () => number = () => performance.now()): Promise<AuditEstimate | undefined> {
+  const d = settings.deployment;
+  let ids: number[] | null = null;
+  let first: Question | undefined;
+  for (const q of questions) {
+    ids = startRecord(q, settings, model).ids;
+    if (ids) {
+      first = q;
+      break;
+    }
+  }
+  if (!ids || !first) return undefined;
+  const requests = warmUpRequests(model, first, ids, settings);
+  const timed = async (maxNewTokens: number, which = requests): Promise<{ out: Generation[]; seconds: number } | undefined> => {
+    const started = clockMs();
+    try {
+      const out = await model.generate(which.map((r) => ({ ...r, maxNewTokens })), signal);
+      return { out, seconds: (clockMs() - started) / 1000 };
+    } catch (err) {
+      if (signal?.aborted) return undefined;
+      throw err;
+    }
+  };
+  // Untimed: the process's first generation pays for compiling JavaScript and the sessions' first
+  // runs (measured on the demo: 1,648 tokens/s for the audit's first model vs 3,485 for its second).
+  const warmed = await timed(Math.min(d.maxNewTokens, 1), requests.slice(0, 2));
+  if (!warmed) return undefined;
+  const prompts = await timed(Math.min(d.maxNewTokens, 1));
+  if (!prompts) return undefined;
+  const longer = d.maxNewTokens > 1 ? await timed(Math.min(d.maxNewTokens, WARM_UP_TOKENS)) : prompts;
+  if (!longer) return undefined;
+  const count = (out: Generation[]) => out.reduce((n, g) => n + g.tokens.length, 0);
+  const tokens = count(longer.out);
+  // An output that stopped gives its length; one cut at the warm-up's limit may run to the budget.
+  const perGeneration = (cut: number) => longer.out.reduce((n, g) => n + (g.finishReason === 'stop' ? g.tokens.length : cut), 0) / longer.out.length;
+  const tokensPerGeneration = { least: perGeneration(Math.min(d.maxNewTokens, WARM_UP_TOKENS)), most: perGeneration(d.maxNewTokens) };
+  // Each pass costs n × prompt + (its tokens - n) × decode: two equations for the two costs.
+  const n = requests.length;
+  const k1 = count(prompts.out);
+  const extraTokens = tokens - k1;
+  // Timing noise can make the longer pass look no slower: then its own average speed stands.
+  const decodeSeconds = extraTokens > 0 && longer.seconds > prompts.seconds ? (longer.seconds - prompts.seconds) / extraTokens : longer.seconds / Math.max(1, tokens);
+  const promptSeconds = Math.max(0, prompts.seconds - Math.max(0, k1 - n) * decodeSeconds) / n;
+  const secondsPer = (g: number) => promptSeconds + Math.max(0, g - 1) * decodeSeconds;
+  const plan = plannedGenerations(settings, model.numBlocks);
+  const perQuestionLeast = Object.values(plan.byStage).reduce((a, b) => a + b, 0);
+  const generations = { least: questions.length * perQuestionLeast, most: questions.length * (perQuestionLeast + plan.repairPerScanned) };
+  const tokensPerSecond = secondsPer(tokensPerGeneration.most) > 0 ? tokensPerGeneration.most / secondsPer(tokensPerGeneration.most) : 0;
+  const time = (n: number, g: number) => (secondsPer(g) > 0 ? n * secondsPer(g) : Infinity);
+  return {
+    questions: questions.length,
+    perQuestion: plan.byStage,
+    repairPerScanned: plan.repairPerScanned,
+    generations,
+    tokensPerGeneration,
+    warmUp: { sequences: requests.length, tokens, seconds: prompts.seconds + longer.seconds, tokensPerSecond, promptSecondsPerGeneration: promptSeconds, decodeSecondsPerToken: decodeSeconds },
+    seconds: { least: time(generations.least, tokensPerGeneration.least), most: time(generations.most, tokensPerGeneration.most) },
+  };
+}
+
+/** The plan and its estimate in words (the CLI and the extension show the same text). */
+export function estimateText(e: AuditEstimate, duration: (ms: number) => string = formatDuration): { plan: string; cost: string } {
+  const stages = Object.entries(e.perQuestion).map(([s, n]) => `${s} ${n}`).join(' + ');
+  const repair = e.repairPerScanned > 0 ? `, + repair ${e.repairPerScanned} per scanned question (up to ${e.generations.most})` : '';
+  const w = e.warmUp;
+  const tokens = (n: number, perGeneration: number) => Math.round(n * perGeneration).toLocaleString('en-US');
+  const { least, most } = e.tokensPerGeneration;
+  // A range whose ends read the same ("4s–4s", "9,000–9,000") is said once.
+  const span = (a: string, b: string) => (a === b ? a : `${a}–${b}`);
+  const perGeneration = span(least.toFixed(0), most.toFixed(0));
+  const open = most > least ? '; outputs not stopped within the warm-up may run to the token budget' : '';
+  return {
+    plan: `${e.questions} question${e.questions === 1 ? '' : 's'} × (${stages}) = ${e.generations.least} generations${repair}`,
+    cost:
+      `about ${span(tokens(e.generations.least, least), tokens(e.generations.most, most))} tokens (${perGeneration} per generation${open}), ` +
+      `about ${span(duration(e.seconds.least * 1000), duration(e.seconds.most * 1000))} at ${w.tokensPerSecond.toFixed(1)} tokens/s (measured warm-up: ${w.sequences} of the first question's requests, ${w.tokens} tokens in ${w.seconds.toFixed(1)} s)`,
+  };
+}
+
+/** 1h05m, 3m07s, 42s; a dash for a time that is not known. */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '—';
+  const s = Math.round(ms / 1000);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = s % 60;
+  return h > 0 ? `${h}h${String(m).padStart(2, '0')}m` : m > 0 ? `${m}m${String(sec).padStart(2, '0')}s` : `${sec}s`;
+}

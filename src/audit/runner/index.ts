@@ -1,0 +1,8 @@
+/** The audit runner: one question's steps, the pipeline that feeds the generation queue, the audit into a run folder, estimates and regrading. Everything outside this folder reaches it through here. */
+export { estimateText, formatDuration, type AuditEstimate } from './auditEstimate';
+export { auditQuestions } from './questionPipeline';
+export { globalRoutePool } from './questionSteps';
+export { emptyRegradeCounts, regradeRecord } from './regrade';
+export { RUN_FOLDER_ADVICE, TOOL_VERSION, runAudit, type AuditProgress, type RunAuditResult } from './runFolderAudit';
+// One question's steps, which the bench's stage-by-stage baseline runner (src/bench) composes its own way.
+export { AuditAborted, auditDecodings, blindChoices, checkBudgetFits, finishRepair, gradedUnder, probeResult, startRecord, startRepair, type AuditStage } from './questionSteps';

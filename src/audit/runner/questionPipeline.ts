@@ -1,0 +1,192 @@
+/**
+ * Runs the audit protocol with one queue for all of its generations: every question runs its own
+ * steps (deployment, probes, global-route pool, then the repair scan) as soon as it starts, and
+ * every generation of every question is a request to the one TextGenerator, whose queue batches
+ * whatever is waiting and refills a finished sequence's place at the next step (the engine's
+ * generationScheduler.ts). A route search submits each route when the previous one is graded; the
+ * repair scan goes in once the question's realized and reachable states are known. A question's
+ * record is handed out as soon as all of its generations are done, so progress moves one question
+ * at a time and a stop keeps every finished question.
+ *
+ * At most `inFlight` questions are open at once, and the queue serves earlier questions first
+ * (request priority = position), so questions finish in roughly dataset order while later ones
+ * fill the places the earlier ones leave free (a search round has one request).
+ *
+ * Nothing about a question depends on the others: every random draw is keyed by (run seed,
+ * question id, probe, attempt) and the engine computes each sequence from its own seed, route,
+ * position and caches, bit for bit the same whatever shares its batch (the engine's generation
+ * tests), so a question audited alone gets the record it gets in a full run.
+ */
+import { setMaxListeners } from 'node:events';
+import type { Generation, GenerationRequest, TextGenerator } from '../../engine';
+import { costOf, deploymentRequest, RouteSearch, scoreGoldAnswer, searchReward, drawQuestionRoutes, lengthBoundsOf } from '../probes';
+import type { Question } from '../dataset';
+import { type Attempt, type GlobalRoutesResult, type QuestionRecord, type RunSettings, isAnswerBlindProbe, type ProbeSpec } from '../../contract';
+import { seedFor, seededRandom } from '../results';
+import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, checkSearchReward, finishRepair, gradedUnder, probeResult, startRecord, startRepair } from './questionSteps';
+
+export { AuditAborted, globalRoutePool, type AuditStage } from './questionSteps';
+
+export interface AuditEvents {
+  /** A question finished (all its generations graded); called in the order questions finish. */
+  onRecord?(record: QuestionRecord): void;
+  /** A question of the failure set, handed out before its repair scan starts. */
+  onFailureSet?(members: { id: string; reachableBy: string[] }[]): void;
+  /** Generations of a stage came back (generated tokens and per-stage counts). */
+  onGenerated?(stage: AuditStage, generations: readonly Generation[]): void;
+}
+
+export interface AuditOptions {
+  /** Questions open at once: enough to keep the engine's batch full, few enough to lose little on a stop. */
+  inFlight: number;
+  signal?: AbortSignal;
+}
+
+export async function auditQuestions(
+  model: TextGenerator,
+  questions: readonly Question[],
+  settings: RunSettings,
+  events: AuditEvents,
+  options: AuditOptions,
+): Promise<void> {
+  const L = model.numBlocks;
+  const bounds = lengthBoundsOf(settings.routeSpace, L);
+  const seed = settings.seeds.run;
+  const d = settings.deployment;
+  const graded = (g: Generation, q: Question) => gradedUnder(g, q, settings.grading);
+  const { deployed, routed, sampled } = auditDecodings(settings);
+  checkBudgetFits(model, settings);
+  checkSearchReward(model, settings, questions);
+
+  // One signal for the caller's stop and for a failure in any question, so the others stop too.
+  const stop = new AbortController();
+  // Every open generate call listens to it.
+  setMaxListeners(0, stop.signal);
+  const onOuterAbort = () => stop.abort();
+  options.signal?.addEventListener('abort', onOuterAbort, { once: true });
+  if (options.signal?.aborted) stop.abort();
+  const signal = stop.signal;
+
+  const generate = async (stage: AuditStage, requests: GenerationRequest[], priority: number): Promise<Generation[]> => {
+    if (signal.aborted) throw new AuditAborted();
+    if (requests.length === 0) return [];
+    let out: Generation[];
+    try {
+      out = await model.generate(requests, signal, { priority });
+    } catch (err) {
+      if (signal.aborted) throw new AuditAborted();
+      throw err;
+    }
+    events.onGenerated?.(stage, out);
+    return out;
+  };
+
+  async function probe(spec: ProbeSpec, q: Question, ids: number[], priority: number): Promise<{ attempts: Attempt[]; gens: Generation[]; scoring?: number }> {
+    if (spec.name === 'sample') {
+      const seeds = Array.from({ length: spec.budget }, (_, a) => seedFor(seed, q.id, 'sample', a));
+      const gens = await generate('sample', seeds.map((s) => deploymentRequest(d, ids, sampled(s))), priority);
+      return { attempts: gens.map((g, a) => ({ ...graded(g, q), seed: seeds[a] })), gens };
+    }
+    if (spec.name === 'routes') {
+      const routes = drawQuestionRoutes(L, spec.budget, (a) => seededRandom(seed, q.id, 'routes', a), settings.routeSpace.maxEdits, bounds);
+      const gens = await generate('routes', routes.map((route, a) => deploymentRequest(d, ids, routed(q.id, 'routes', a), { route })), priority);
+      return { attempts: gens.map((g, a) => ({ ...graded(g, q), route: routes[a] })), gens };
+    }
+    // MCTS: each evaluation needs the previous one's reward, so one request at a time.
+    const search = new RouteSearch(L, (i) => seededRandom(seed, q.id, 'search', i), settings.search, bounds);
+    const out = { attempts: [] as Attempt[], gens: [] as Generation[], scoring: 0 };
+    const informed = settings.search.reward === 'gold-logprob';
+    for (let round = 0; round < spec.budget; round++) {
+      const route = search.propose();
+      if (!route) break;
+      const [g] = await generate('search', [deploymentRequest(d, ids, routed(q.id, 'search', round), { route })], priority);
+      const a: Attempt = { ...graded(g, q), route: [...route] };
+      // The gold-answer score is what steers the search before its first hit; a correct route needs none.
+      const score = informed && !a.correct ? await scoreGoldAnswer(model, ids, g.text, q, route) : null;
+      if (signal.aborted) throw new AuditAborted();
+      if (score) {
+        a.goldLogprob = score.meanLogprob;
+        out.scoring += score.blockApplications;
+      }
+      search.report(informed ? searchReward(a.correct, score) : a.correct ? 1 : 0);
+      out.attempts.push(a);
+      out.gens.push(g);
+    }
+    return out;
+  }
+
+  async function auditOne(q: Question, priority: number): Promise<QuestionRecord> {
+    const { record, ids } = startRecord(q, settings, model);
+    if (!ids) return record;
+    const pool = settings.globalRoutes.routes;
+    // Everything that does not depend on another generation goes into the queue together.
+    const [[deployedOut], probeRuns, poolOut] = await Promise.all([
+      generate('deployment', [deploymentRequest(d, ids, deployed(q.id))], priority),
+      Promise.all(settings.probes.map((spec) => probe(spec, q, ids, priority))),
+      generate('global-routes', pool.map((route, a) => deploymentRequest(d, ids, routed(q.id, 'global-route', a), { route })), priority),
+    ]);
+    record.realized = { ...graded(deployedOut, q), cost: costOf([deployedOut]) };
+    settings.probes.forEach((spec, i) => {
+      const { attempts, gens, scoring } = probeRuns[i];
+      record.probes[spec.name] = probeResult(spec.budget, attempts, gens);
+      // The gold-answer scoring passes of an informed search cost block applications, no generations.
+      if (scoring) record.probes[spec.name].cost.blockApplications += scoring;
+      record.reachable[spec.name] = attempts.some((a) => a.correct);
+      if (!isAnswerBlindProbe(spec.name)) return;
+      const blind = blindChoices(settings, q, attempts);
+      if (Object.keys(blind).length > 0) record.blind[spec.name] = blind;
+    });
+    if (pool.length > 0) {
+      const result: GlobalRoutesResult = {
+        splitKey: seedFor(seed, q.id, 'global-route-split'),
+        attempts: poolOut.map((g, a) => ({ ...graded(g, q), route: pool[a] })),
+        cost: costOf(poolOut),
+      };
+      record.globalRoutes = result;
+    }
+    if (settings.repair.enabled) {
+      // F membership is fixed from the probe results and handed out before any silenced generation runs.
+      const { member, scanned } = startRepair(record, settings, q);
+      if (member) events.onFailureSet?.([member]);
+      if (scanned) {
+        const requests = Array.from({ length: L }, (_, l) => deploymentRequest(d, ids, deployed(q.id), { silencedMlp: [l] }));
+        finishRepair(record, q, await generate('repair', requests, priority), settings.grading);
+      }
+    }
+    return record;
+  }
+
+  let next = 0;
+  let failure: unknown;
+  const worker = async (): Promise<void> => {
+    while (next < questions.length && !signal.aborted) {
+      const i = next++;
+      let record: QuestionRecord;
+      try {
+        record = await auditOne(questions[i], i);
+      } catch (err) {
+        if (!(err instanceof AuditAborted) && failure === undefined) {
+          failure = err;
+          stop.abort();
+        }
+        return;
+      }
+      // A finished question is kept even when the run is stopping.
+      try {
+        events.onRecord?.(record);
+      } catch (err) {
+        // A record that cannot be stored (a full disk) stops the run like a failed generation.
+        if (failure === undefined) failure = err;
+        stop.abort();
+        return;
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.inFlight, questions.length)) }, worker));
+  } finally {
+    options.signal?.removeEventListener('abort', onOuterAbort);
+  }
+  if (failure !== undefined) throw failure;
+  if (signal.aborted) throw new AuditAborted();
+}

@@ -1,0 +1,9 @@
+/** The run folder on disk: manifest, records, summary, shards, comparison files and the schemas they are read with. Everything outside this folder reaches it through here. */
+export { COMPARISON_FILE, compareRuns, loadRun, newComparisonFolder, readComparison, writeComparison } from './comparisonStore';
+export { readJsonRecords } from './jsonLines';
+export { comparisonMismatches, manifestMismatches } from './manifest';
+export { modelContentHash } from './modelFingerprint';
+export { checkRecordSet, recordsVsDataset } from './recordSetCheck';
+export { validateSummary } from './runFileValidation';
+export { FAILURE_SET_FILE, JsonLinesAppender, MANIFEST_FILE, RECORDS_FILE, SUMMARY_FILE, TIMINGS_FILE, latestRunFolder, newRunFolder, prepareRunFolder, readJsonFile, readJsonLines, readManifest, readRecords, readSummary, writeFileAtomic, writeJson, writeManifest } from './runStore';
+export { mergeShards, parseShard, shardQuestions, shardSelection } from './shards';

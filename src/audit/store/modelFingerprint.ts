@@ -1,0 +1,37 @@
+/**
+ * The content hash of a model folder for the run manifest, so `--resume` can tell a changed model
+ * from a moved one. sha256 over the name, size and sha256 of every top-level file the engine
+ * reads (configs, tokenizer files, safetensors weights and index). Files are streamed, so a large
+ * checkpoint costs one read, never its size in memory.
+ */
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { InputError } from '../../common';
+
+const MODEL_FILE = /\.(json|safetensors|model|txt|jinja)$/;
+
+function hashFile(file: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const h = createHash('sha256');
+    fs.createReadStream(file)
+      .on('data', (chunk) => h.update(chunk))
+      .on('error', reject)
+      .on('end', () => resolve(h.digest('hex')));
+  });
+}
+
+export async function modelContentHash(dir: string): Promise<string> {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter((n) => MODEL_FILE.test(n) && fs.statSync(path.join(dir, n)).isFile()).sort();
+  } catch (err) {
+    throw new InputError(`cannot read the model folder ${dir}: ${(err as Error).message}`);
+  }
+  const whole = createHash('sha256');
+  for (const name of names) {
+    const file = path.join(dir, name);
+    whole.update(`${name}\0${fs.statSync(file).size}\0${await hashFile(file)}\n`);
+  }
+  return whole.digest('hex');
+}

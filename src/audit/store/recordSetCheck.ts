@@ -1,0 +1,67 @@
+/**
+ * What a run folder's records must hold as a set, checked by every reader that counts them (table,
+ * compare, trajectory, regrade): each question once, every question of a finished run, and each
+ * probe's attempts within its budget. One record line is validated on its own (runFileValidation);
+ * a duplicated or deleted line passes that check and would count a question twice or drop it, so
+ * n and every rate would be wrong without a word.
+ */
+import * as path from 'node:path';
+import { InputError } from '../../common';
+import type { QuestionRecord, RunManifest } from '../../contract';
+import type { Question } from '../dataset';
+import { RECORDS_FILE } from './runStore';
+
+const DAMAGED = 'the file was edited or damaged';
+
+export function checkRecordSet(folder: string, manifest: RunManifest, records: readonly QuestionRecord[], finished: boolean): void {
+  const file = path.join(folder, RECORDS_FILE);
+  const seen = new Map<string, number>();
+  records.forEach((r, i) => {
+    const first = seen.get(r.id);
+    if (first !== undefined) throw new InputError(`${file}: question ${JSON.stringify(r.id)} is recorded twice (records ${first + 1} and ${i + 1}); ${DAMAGED}`);
+    seen.set(r.id, i);
+  });
+  const expected = manifest.dataset.questions;
+  if (finished && records.length !== expected) {
+    throw new InputError(`${file}: holds ${records.length} questions, but the run finished all ${expected} it selected (${path.basename(folder)}/manifest.json); ${DAMAGED}`);
+  }
+  if (!finished && records.length > expected) {
+    throw new InputError(`${file}: holds ${records.length} questions, more than the ${expected} the run selected; ${DAMAGED}`);
+  }
+  const budgets = new Map<string, number>(manifest.probes.map((p) => [p.name, p.budget]));
+  for (const r of records) {
+    if (r.skipped) continue;
+    for (const [name, result] of Object.entries(r.probes)) {
+      const budget = budgets.get(name);
+      const where = `${file}: question ${JSON.stringify(r.id)}, probe ${name}`;
+      if (budget === undefined) throw new InputError(`${where}: the run did not run this probe (${path.basename(folder)}/manifest.json); ${DAMAGED}`);
+      if (result.budget !== budget) throw new InputError(`${where}: budget ${result.budget}, but the run's is ${budget}; ${DAMAGED}`);
+      // Samples always fill the budget; route probes may find fewer distinct routes on a small model.
+      const fewest = name === 'sample' ? budget : Math.min(1, budget);
+      if (result.attempts.length < fewest || result.attempts.length > budget) {
+        throw new InputError(`${where}: ${result.attempts.length} attempts for a budget of ${budget}; ${DAMAGED}`);
+      }
+      if (result.correct.length !== result.attempts.length) {
+        throw new InputError(`${where}: ${result.correct.length} verdicts for ${result.attempts.length} attempts; ${DAMAGED}`);
+      }
+    }
+  }
+}
+
+/**
+ * The records hold the dataset's questions as the run read them: each id in the dataset, at its
+ * line, with its gold. A gold edited in records.jsonl would otherwise change every verdict's
+ * meaning without a trace (merge, regrade). Returns the problems, one per question.
+ */
+export function recordsVsDataset(recordsFile: string, datasetFile: string, records: readonly QuestionRecord[], questions: readonly Question[]): string[] {
+  const byId = new Map(questions.map((q) => [q.id, q]));
+  const problems: string[] = [];
+  for (const r of records) {
+    const q = byId.get(r.id);
+    const where = `${recordsFile}: question ${JSON.stringify(r.id)}`;
+    if (!q) problems.push(`${where} is not in ${datasetFile}`);
+    else if (q.gold !== r.gold) problems.push(`${where} has gold ${JSON.stringify(r.gold)}, ${datasetFile}:${q.line} has ${JSON.stringify(q.gold)}`);
+    else if (q.line !== r.line) problems.push(`${where} is at line ${r.line}, ${datasetFile} has it at line ${q.line}`);
+  }
+  return problems;
+}

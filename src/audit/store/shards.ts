@@ -1,0 +1,197 @@
+/**
+ * Sharded audits: `--shard I/N` audits the questions at positions I, I+N, I+2N, … of the selected
+ * questions (dataset order), so the split depends only on the selection, never on which machine is
+ * faster; `merge` joins the N shard runs into one run folder.
+ *
+ * Why this merges into exactly the single-machine run: every record depends only on its own
+ * question (all random draws are keyed by run seed, question id, probe and attempt; the global
+ * route pool is drawn from the run seed alone), and every step that looks across questions — the
+ * global route chosen on a selection split, the repair block chosen on half the failure set, all
+ * rates and intervals — is computed from the records by `summarize`, which the merge runs over the
+ * joined records.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { InputError, lockFolder } from '../../common';
+import { type AnswerFormat, type Question, loadDataset } from '../dataset';
+import { recordsVsDataset } from './recordSetCheck';
+import { summarize } from '../results';
+import { manifestMismatches } from './manifest';
+import type { QuestionRecord, RunManifest, RunSummary, ShardSelection, ShardSpec } from '../../contract';
+import {
+  FAILURE_SET_FILE,
+  JsonLinesAppender,
+  readJsonFile,
+  readJsonLines,
+  readManifest,
+  readRecords,
+  RECORDS_FILE,
+  SUMMARY_FILE,
+  TIMINGS_FILE,
+  prepareRunFolder,
+  writeJson,
+  writeManifest,
+} from './runStore';
+
+/** "I/N" → {index: I, count: N}; names the flag and the expected form otherwise. */
+export function parseShard(text: string, flag = '--shard'): ShardSpec {
+  const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
+  if (!m) throw new InputError(`${flag}: expected I/N with 0 <= I < N (e.g. 0/4), got '${text}'`);
+  const index = Number(m[1]);
+  const count = Number(m[2]);
+  if (count < 1 || index >= count) throw new InputError(`${flag}: expected I/N with 0 <= I < N (e.g. 0/4), got '${text}'`);
+  return { index, count };
+}
+
+/** The questions of one shard, in dataset order. */
+export function shardQuestions<T extends Pick<Question, 'id'>>(selected: readonly T[], shard: ShardSpec): T[] {
+  return selected.filter((_, i) => i % shard.count === shard.index);
+}
+
+export function shardSelection(selected: readonly unknown[], shard: ShardSpec): ShardSelection {
+  const questions = selected.filter((_, i) => i % shard.count === shard.index).length;
+  return { ...shard, questions, ofQuestions: selected.length };
+}
+
+interface ShardRun {
+  folder: string;
+  manifest: RunManifest;
+  shard: ShardSelection;
+  records: QuestionRecord[];
+}
+
+/** A manifest without what differs between shards of one run (which shard, when, under what name). */
+function shardless(m: RunManifest): RunManifest {
+  return { ...m, selection: { ...m.selection, shard: undefined }, name: '', createdAt: '' };
+}
+
+export interface MergeResult {
+  folder: string;
+  manifest: RunManifest;
+  summary: RunSummary;
+  records: number;
+}
+
+/**
+ * Joins shard runs into `outFolder`: refuses (listing every problem) shards made with different
+ * settings, models, datasets or engines, a missing, duplicated or unfinished shard, and a question
+ * that two shards both hold.
+ */
+export function mergeShards(folders: readonly string[], outFolder: string, onWarning: (m: string) => void, name?: string): MergeResult {
+  if (folders.length === 0) throw new InputError('merge: expected the shard run folders to merge');
+  const runs: ShardRun[] = folders.map((folder) => {
+    const manifest = readManifest(folder);
+    const shard = manifest.selection?.shard;
+    if (!shard) throw new InputError(`${path.join(folder, 'manifest.json')}: not a shard (made without --shard I/N); nothing to merge`);
+    const read = readRecords(folder);
+    for (const w of read.warnings) onWarning(w);
+    return { folder, manifest, shard, records: read.values };
+  });
+
+  const problems: string[] = [];
+  const first = runs[0];
+  for (const run of runs.slice(1)) {
+    for (const p of manifestMismatches(shardless(first.manifest), shardless(run.manifest))) {
+      problems.push(`${run.folder} differs from ${first.folder}: ${p.replace('this command gives', 'this shard has')}`);
+    }
+    if (run.shard.count !== first.shard.count) problems.push(`${run.folder} is shard ${run.shard.index}/${run.shard.count}, ${first.folder} is one of ${first.shard.count}`);
+  }
+  const count = first.shard.count;
+  const byIndex = new Map<number, ShardRun[]>();
+  for (const run of runs) byIndex.set(run.shard.index, [...(byIndex.get(run.shard.index) ?? []), run]);
+  for (let i = 0; i < count; i++) {
+    const got = byIndex.get(i) ?? [];
+    if (got.length === 0) problems.push(`shard ${i}/${count} is missing`);
+    if (got.length > 1) problems.push(`shard ${i}/${count} is given ${got.length} times: ${got.map((r) => r.folder).join(', ')}`);
+  }
+  for (const run of runs) {
+    const ids = new Set(run.records.map((r) => r.id));
+    if (ids.size < run.shard.questions) {
+      problems.push(`shard ${run.shard.index}/${count} (${run.folder}) has finished ${ids.size} of its ${run.shard.questions} questions: resume it with the same command and --resume`);
+    }
+    if (readJsonFile(path.join(run.folder, SUMMARY_FILE)) === undefined && ids.size >= run.shard.questions) {
+      problems.push(`shard ${run.shard.index}/${count} (${run.folder}) has no ${SUMMARY_FILE}: it did not finish; resume it with --resume`);
+    }
+  }
+  problems.push(...shardRecordsVsDataset(runs, onWarning));
+  const owner = new Map<string, string>();
+  for (const run of runs) {
+    for (const r of run.records) {
+      const other = owner.get(r.id);
+      if (other !== undefined && other !== run.folder) problems.push(`question ${JSON.stringify(r.id)} is in both ${other} and ${run.folder}`);
+      owner.set(r.id, run.folder);
+    }
+  }
+  if (problems.length > 0) throw new InputError(`cannot merge these shards —\n  ${[...new Set(problems)].join('\n  ')}`);
+
+  // One record per question (a resumed shard may hold a question twice only after a torn line).
+  const unique = new Map<string, QuestionRecord>();
+  for (const run of runs) for (const r of run.records) if (!unique.has(r.id)) unique.set(r.id, r);
+  const records = [...unique.values()].sort((a, b) => a.line - b.line);
+  const expected = first.shard.ofQuestions;
+  if (records.length !== expected) throw new InputError(`cannot merge these shards: they hold ${records.length} questions, the run selected ${expected}`);
+
+  const manifest: RunManifest = {
+    ...first.manifest,
+    name: name ?? first.manifest.name.replace(/-shard-\d+-of-\d+$/, ''),
+    createdAt: runs.map((r) => r.manifest.createdAt).sort()[0],
+    // A shard's manifest counts its own questions; the merged run holds them all.
+    dataset: { ...first.manifest.dataset, questions: expected },
+    // Written without `shard`, exactly as a single-machine run's manifest.
+    selection: { ...first.manifest.selection, shard: undefined },
+  };
+  prepareRunFolder(outFolder);
+  const lock = lockFolder(outFolder, { purpose: 'reach-audit merge', advice: 'wait for it to finish, or choose another --out' });
+  try {
+    if (fs.existsSync(path.join(outFolder, RECORDS_FILE))) throw new InputError(`${outFolder} already holds an audit (${RECORDS_FILE}); choose another --out`);
+    writeManifest(outFolder, manifest);
+    const recordsOut = new JsonLinesAppender(path.join(outFolder, RECORDS_FILE));
+    try {
+      for (const r of records) recordsOut.append(r);
+    } finally {
+      recordsOut.close();
+    }
+    if (manifest.repair.enabled) {
+      const members = new Map<string, unknown>();
+      for (const run of runs) {
+        for (const m of readJsonLines<{ id: string }>(path.join(run.folder, FAILURE_SET_FILE)).values) members.set(m.id, m);
+      }
+      const out = new JsonLinesAppender(path.join(outFolder, FAILURE_SET_FILE));
+      try {
+        for (const r of records) if (members.has(r.id)) out.append(members.get(r.id));
+      } finally {
+        out.close();
+      }
+    }
+    writeJson(outFolder, TIMINGS_FILE, {
+      mergedFrom: runs.map((r) => ({ folder: path.resolve(r.folder), shard: `${r.shard.index}/${r.shard.count}` })),
+      sessions: runs.flatMap((r) => readJsonFile<{ sessions?: unknown[] }>(path.join(r.folder, TIMINGS_FILE))?.sessions ?? []),
+    });
+    const summary = summarize(records);
+    writeJson(outFolder, SUMMARY_FILE, summary);
+    return { folder: outFolder, manifest, summary, records: records.length };
+  } finally {
+    lock.release();
+  }
+}
+
+/** Every shard's records against the run's dataset, when it is still where the manifest says and unchanged. */
+function shardRecordsVsDataset(runs: readonly ShardRun[], onWarning: (m: string) => void): string[] {
+  const { path: file, contentHash, format } = runs[0].manifest.dataset;
+  // Shards are often merged on another machine than the one with the dataset: then there is nothing to check against.
+  if (!fs.existsSync(file)) return [];
+  let questions: Question[];
+  try {
+    const dataset = loadDataset(file, { format: format as AnswerFormat });
+    if (dataset.contentHash !== contentHash) {
+      onWarning(`${file} changed since the shards ran: their records are not checked against it`);
+      return [];
+    }
+    questions = dataset.questions;
+  } catch (err) {
+    if (!(err instanceof InputError)) throw err;
+    onWarning(`the records are not checked against the dataset: ${err.message}`);
+    return [];
+  }
+  return runs.flatMap((run) => recordsVsDataset(path.join(run.folder, RECORDS_FILE), file, run.records, questions));
+}

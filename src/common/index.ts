@@ -1,0 +1,6 @@
+/** Shared by every Node side (engine, audit, service, front ends): errors a user can act on, folder locks, folder creation, small helpers. Everything outside this folder reaches it through here. */
+export { InputError, MissingChatTemplateError, RemoteServerError } from './errors';
+export { createFolder, describeFsError, isStorageError } from './folderCreation';
+export { FolderLockedError, assertFolderFree, describeHolder, lockFolder, recoveredNote, type FolderLock } from './folderLock';
+export { escapeHtml } from './escapeHtml';
+export { median } from './median';

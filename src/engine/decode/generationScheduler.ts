@@ -1,0 +1,418 @@
+/**
+ * One generation queue per model: every generate call, from any caller and at any time, feeds it,
+ * and one loop decodes the running sequences together. Requests are checked up front (a bad one
+ * fails its call before any work).
+ *
+ * Continuous batching: up to `maxBatch` sequences decode together; when one finishes, a waiting
+ * request takes its place at the next step, whichever call it came from. So an audit can put all
+ * of its questions' generations into the queue as they become known (a route search submits its
+ * next route when the previous one is graded) and the batch stays full. Sequences need not be
+ * aligned (each has its own position and caches), and a sequence's numbers never depend on its
+ * batch-mates, so the order and grouping change speed only, never results.
+ *
+ * Waiting requests are served by priority (lower first; equal priorities in submission order), so
+ * an audit's earlier questions finish first while later ones fill the slots they leave free.
+ *
+ * Shared prompts: waiting requests with the same priority, prompt, route and silenced MLPs (the B
+ * samples of one question and its deployment) are prefilled once; each forks that prefill's
+ * caches (copy on write) and draws its first token from the shared last-position logits with its
+ * own PRNG.
+ *
+ * Results come back in request order. A cancelled call (its signal) is rejected at once; its
+ * waiting requests leave the queue and its running sequences leave the batch at the next step.
+ */
+import { InputError } from '../../common';
+import { checkRoute, checkSilenced, checkTokenIds } from './routeValidation';
+import { type RouteExecutor, SequenceSlot } from './routeExecutor';
+import { type TokenChoice, Xoshiro128 } from '../sampling/sampling';
+import type { TokenChoicePool } from '../sampling/tokenChoicePool';
+import type { LogSumExp } from '../sampling/logSumExp';
+import type { ChoiceRow } from '../sampling/tokenChoiceRows';
+import { StopDetector } from '../text/stopDetector';
+import type { FinishReason, Generation, GenerationRequest } from '../types';
+
+export interface GenerationContext {
+  executor: RouteExecutor;
+  numBlocks: number;
+  vocabSize: number;
+  eosIds: ReadonlySet<number>;
+  decode(ids: readonly number[]): string;
+  /** Most sequences in one decode step (read at every step, so it can be changed between calls). */
+  maxBatch(): number;
+  /** Where a decode step's tokens are chosen (on two threads when the model has two cores). */
+  choices: TokenChoicePool;
+  /** Each row's log Σ exp(logits): a chosen token's log-probability is its logit minus this. */
+  logSumExp: Pick<LogSumExp, 'rows'>;
+  /** Called after every step with its wall time; used by the bench and the audit's tokens/s. */
+  onStep?: (step: StepTiming) => void;
+}
+
+export interface StepTiming {
+  step: number;
+  /** A step that prefilled prompts (the first token of each comes from it) rather than decoding. */
+  prefill: boolean;
+  /** Sequences in the step. */
+  batch: number;
+  /** Tokens fed per sequence (the longest prompt when prefilling, else 1). */
+  tokens: number;
+  ms: number;
+}
+
+export interface Checked {
+  index: number;
+  request: GenerationRequest;
+  route: number[];
+  silenced: Set<number>;
+}
+
+export function checkRequest(r: GenerationRequest, index: number, numBlocks: number, vocabSize: number): Checked {
+  const what = `request ${index}`;
+  checkTokenIds(r.promptIds, vocabSize, `${what} promptIds`);
+  const route = checkRoute(r.route, numBlocks, `${what} route`);
+  const silenced = checkSilenced(r.silencedMlp, numBlocks, `${what} silencedMlp`);
+  if (!Number.isInteger(r.maxNewTokens) || r.maxNewTokens < 0) {
+    throw new InputError(`${what} maxNewTokens: expected a whole number >= 0, got ${String(r.maxNewTokens)}`);
+  }
+  const d = r.decoding;
+  if (!d || !Number.isFinite(d.temperature) || d.temperature < 0) {
+    throw new InputError(`${what} decoding.temperature: expected a number >= 0 (0 = greedy), got ${String(d?.temperature)}`);
+  }
+  if (!Number.isFinite(d.topP) || d.topP <= 0 || d.topP > 1) {
+    throw new InputError(`${what} decoding.topP: expected a number in (0, 1], got ${String(d.topP)}`);
+  }
+  if (!Number.isInteger(d.seed)) throw new InputError(`${what} decoding.seed: expected a whole number, got ${String(d.seed)}`);
+  return { index, request: r, route, silenced };
+}
+
+export function abortError(): Error {
+  const err = new Error('generation cancelled');
+  err.name = 'AbortError';
+  return err;
+}
+
+/** One generate call: its results fill in as its sequences finish. */
+interface Call {
+  results: Generation[];
+  remaining: number;
+  settled: boolean;
+  resolve(g: Generation[]): void;
+  reject(err: unknown): void;
+  /** Drops the call's abort listener. */
+  release(): void;
+}
+
+interface Running {
+  c: Checked;
+  call: Call;
+  slot: SequenceSlot | null;
+  rng: Xoshiro128 | null;
+  stop: StopDetector | null;
+  tokens: number[];
+  logprobs: number[];
+  text: string | null;
+  finish: FinishReason | null;
+}
+
+/** Waiting requests that share a priority, prompt, route and silenced MLPs. */
+interface PromptGroup {
+  key: string;
+  priority: number;
+  order: number;
+  /** Members not yet admitted, in submission order. */
+  waiting: Running[];
+  /** The prefilled prompt, kept until the last member has forked it. */
+  prefix: SequenceSlot | null;
+  logits: Float32Array | null;
+}
+
+/** How `r`'s next token is chosen: its decoding, and its PRNG's draw for this token when sampled. */
+function choiceRow(r: Running): ChoiceRow {
+  const { temperature, topP } = r.c.request.decoding;
+  return { decoding: { temperature, topP }, u: r.rng ? r.rng.nextFloat() : null };
+}
+
+/** Lets callers whose generations just finished submit their next requests before admission. */
+function yieldToCallers(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+export class GenerationScheduler {
+  private queue: PromptGroup[] = [];
+  private readonly groups = new Map<string, PromptGroup>();
+  private active: Running[] = [];
+  private running = false;
+  /** Requests taken from the queue for the prefill under way: a failed prefill fails their calls too. */
+  private admitting: Running[] = [];
+  private order = 0;
+  private steps = 0;
+
+  constructor(private readonly ctx: GenerationContext) {}
+
+  /** Sequences decoding now and requests waiting for a place. */
+  get load(): { running: number; waiting: number } {
+    let waiting = 0;
+    for (const g of this.queue) waiting += g.waiting.length;
+    return { running: this.active.length, waiting };
+  }
+
+  submit(requests: readonly GenerationRequest[], signal: AbortSignal | undefined, priority = 0): Promise<Generation[]> {
+    let checked: Checked[];
+    try {
+      checked = requests.map((r, i) => checkRequest(r, i, this.ctx.numBlocks, this.ctx.vocabSize));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (signal?.aborted) return Promise.reject(abortError());
+    return new Promise<Generation[]>((resolve, reject) => {
+      const call: Call = { results: new Array<Generation>(checked.length), remaining: checked.length, settled: false, resolve, reject, release: () => {} };
+      if (signal) {
+        const onAbort = () => this.cancel(call);
+        signal.addEventListener('abort', onAbort, { once: true });
+        call.release = () => signal.removeEventListener('abort', onAbort);
+      }
+      for (const c of checked) {
+        const r: Running = {
+          c,
+          call,
+          slot: null,
+          rng: c.request.decoding.temperature > 0 ? new Xoshiro128(c.request.decoding.seed) : null,
+          stop: c.request.stop && c.request.stop.length > 0 ? new StopDetector(c.request.stop, this.ctx.decode) : null,
+          tokens: [],
+          logprobs: [],
+          text: null,
+          finish: c.request.maxNewTokens === 0 ? 'length' : null,
+        };
+        if (r.finish !== null) this.finish(r);
+        else this.enqueue(r, priority);
+      }
+      if (call.remaining === 0) return this.settle(call);
+      if (!this.running) {
+        // Start after the current tick, so requests submitted together are admitted together.
+        this.running = true;
+        setImmediate(() => void this.loop());
+      }
+    });
+  }
+
+  private enqueue(r: Running, priority: number): void {
+    const key = JSON.stringify([priority, r.c.request.promptIds, r.c.route, [...r.c.silenced].sort((x, y) => x - y)]);
+    let g = this.groups.get(key);
+    if (!g) {
+      g = { key, priority, order: this.order++, waiting: [], prefix: null, logits: null };
+      this.groups.set(key, g);
+      // Binary search for the first group that comes after g.
+      let lo = 0;
+      let hi = this.queue.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        const m = this.queue[mid];
+        if (m.priority < g.priority || (m.priority === g.priority && m.order < g.order)) lo = mid + 1;
+        else hi = mid;
+      }
+      this.queue.splice(lo, 0, g);
+    }
+    g.waiting.push(r);
+  }
+
+  private cancel(call: Call): void {
+    if (call.settled) return;
+    call.settled = true;
+    call.release();
+    for (const g of this.queue) g.waiting = g.waiting.filter((r) => r.call !== call);
+    this.dropEmptyGroups();
+    // Its running sequences leave the batch at the next step.
+    call.reject(abortError());
+  }
+
+  private dropEmptyGroups(): void {
+    this.queue = this.queue.filter((g) => {
+      if (g.waiting.length > 0) return true;
+      this.groups.delete(g.key);
+      // A prompt prefilled ahead for requests that were all cancelled: its cache rows go back.
+      g.prefix?.release();
+      g.prefix = null;
+      g.logits = null;
+      return false;
+    });
+  }
+
+  private async loop(): Promise<void> {
+    try {
+      for (;;) {
+        this.active = this.active.filter((r) => !r.call.settled);
+        if (this.queue.length > 0) await this.admit();
+        if (this.active.length === 0) {
+          if (this.queue.length === 0) break;
+          continue;
+        }
+        const batch = this.active;
+        const started = performance.now();
+        const logits = await this.ctx.executor.step(batch.map((r) => r.slot as SequenceSlot), batch.map((r) => [r.tokens[r.tokens.length - 1]]), (i) => !batch[i].call.settled);
+        this.ctx.onStep?.({ step: this.steps++, prefill: false, batch: batch.length, tokens: 1, ms: performance.now() - started });
+        const choices = await this.choose(logits, batch.map((r) => choiceRow(r)));
+        batch.forEach((r, j) => this.accept(r, choices[j]));
+        this.active = this.active.filter((r) => r.finish === null);
+        await yieldToCallers();
+      }
+    } catch (err) {
+      // A failed step fails every call with work in the queue; the queue starts empty again.
+      const calls = new Set([...this.active, ...this.admitting, ...this.queue.flatMap((g) => g.waiting)].map((r) => r.call));
+      this.active = [];
+      this.admitting = [];
+      this.queue = [];
+      this.groups.clear();
+      for (const call of calls) {
+        if (call.settled) continue;
+        call.settled = true;
+        call.release();
+        call.reject(err);
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /** Admits waiting requests into free places; prefills the prompts not yet prefilled, together. */
+  private async admit(): Promise<void> {
+    const admitted: { r: Running; g: PromptGroup; last: boolean }[] = [];
+    const toPrefill: PromptGroup[] = [];
+    const maxBatch = Math.max(1, this.ctx.maxBatch());
+    while (this.active.length + admitted.length < maxBatch && this.queue.length > 0) {
+      const g = this.queue[0];
+      if (!g.prefix && !toPrefill.includes(g)) toPrefill.push(g);
+      const r = g.waiting.shift() as Running;
+      admitted.push({ r, g, last: g.waiting.length === 0 });
+      this.admitting.push(r);
+      if (g.waiting.length === 0) {
+        this.queue.shift();
+        this.groups.delete(g.key);
+      }
+    }
+    if (toPrefill.length > 0) {
+      const firsts = toPrefill.map((g) => admitted.find((a) => a.g === g)!.r.c);
+      const ahead = this.prefillAhead(toPrefill, new Set(firsts.map((c) => c.request.promptIds.length)), maxBatch);
+      firsts.push(...ahead.map((g) => g.waiting[0].c));
+      toPrefill.push(...ahead);
+      const started = performance.now();
+      const slots = firsts.map((c) => new SequenceSlot(c.route, c.silenced));
+      // A prompt is still wanted while a caller waits for any request of its group; a long prefill
+      // whose callers all cancelled stops at the next block (routeExecutor.ts).
+      const live = (r: Running) => !r.call.settled;
+      const wanted = (j: number) => admitted.some((a) => a.g === toPrefill[j] && live(a.r)) || toPrefill[j].waiting.some(live);
+      const logits = await this.ctx.executor.step(slots, firsts.map((c) => c.request.promptIds), wanted);
+      this.ctx.onStep?.({ step: this.steps++, prefill: true, batch: slots.length, tokens: Math.max(...firsts.map((c) => c.request.promptIds.length)), ms: performance.now() - started });
+      const V = this.ctx.vocabSize;
+      toPrefill.forEach((g, j) => {
+        if (slots[j].abandoned || !wanted(j)) {
+          // Nobody waits for this prompt any more (its calls were cancelled during the prefill).
+          slots[j].release();
+          return;
+        }
+        g.prefix = slots[j];
+        g.logits = logits.slice(j * V, (j + 1) * V);
+      });
+    }
+    const taking = admitted.filter(({ r }) => !r.call.settled); // the others were cancelled while their prompt was prefilled
+    const V = this.ctx.vocabSize;
+    const firstLogits = new Float32Array(taking.length * V);
+    taking.forEach(({ r, g, last }, j) => {
+      const prefix = g.prefix as SequenceSlot;
+      // The last member takes the prefill itself; the others fork it.
+      r.slot = last ? prefix : prefix.fork();
+      firstLogits.set(g.logits as Float32Array, j * V);
+    });
+    // First tokens are chosen like a decode step's (on both threads): the 16 samples of a question
+    // are admitted together. Until chosen they stay in `admitting`, so a failure fails their calls.
+    const choices = await this.choose(firstLogits, taking.map(({ r }) => choiceRow(r)));
+    this.admitting = [];
+    taking.forEach(({ r }, j) => {
+      this.accept(r, choices[j]);
+      if (r.finish === null) this.active.push(r);
+    });
+    for (const { g, last } of admitted) {
+      if (!last) continue;
+      g.prefix = null;
+      g.logits = null;
+    }
+  }
+
+  /**
+   * Waiting groups, not yet prefilled, whose prompts have the length of one being prefilled now:
+   * they are prefilled in the same call and wait with their caches until a place frees. With
+   * continuous batching places free one or two at a time, so without this the 16 routes of one
+   * question (one prompt, 16 routes) would prefill in up to 16 calls of one or two sequences, each
+   * as costly as a decode step on a small model; prompts of other lengths are never added (a
+   * padded prompt's log-probs would depend on its batch-mates, see routeExecutor.ts). At most
+   * `maxBatch` sequences are prefilled in one call and at most `maxBatch` wait prefilled, each
+   * holding only its prompt's caches and first-token logits.
+   */
+  private prefillAhead(toPrefill: readonly PromptGroup[], lengths: ReadonlySet<number>, maxBatch: number): PromptGroup[] {
+    let parked = 0;
+    for (const g of this.queue) if (g.prefix) parked++;
+    let room = Math.min(maxBatch - toPrefill.length, maxBatch - parked);
+    const ahead: PromptGroup[] = [];
+    for (const g of this.queue) {
+      if (room <= 0) break;
+      if (g.prefix || toPrefill.includes(g) || !lengths.has(g.waiting[0].c.request.promptIds.length)) continue;
+      ahead.push(g);
+      room--;
+    }
+    return ahead;
+  }
+
+  /** Each row's token (on both threads) and its log-probability. */
+  private async choose(logits: Float32Array, rows: ChoiceRow[]): Promise<TokenChoice[]> {
+    const V = this.ctx.vocabSize;
+    const [tokens, lse] = await Promise.all([this.ctx.choices.choose(logits, V, rows), this.ctx.logSumExp.rows(logits, V)]);
+    return tokens.map((token, j) => ({ token, logprob: logits[j * V + token] - lse[j] }));
+  }
+
+  /** Appends the chosen token to `r` and finishes it when it is done. */
+  private accept(r: Running, { token, logprob }: TokenChoice): void {
+    if (r.call.settled) {
+      r.finish = 'length'; // cancelled: leaves without a result
+      r.slot?.release();
+      r.slot = null;
+      return;
+    }
+    r.tokens.push(token);
+    r.logprobs.push(logprob);
+    if (r.stop) {
+      const cut = r.stop.push(r.tokens);
+      if (cut !== null) {
+        r.text = cut;
+        r.finish = 'stop';
+      }
+    }
+    if (r.finish === null) {
+      if (this.ctx.eosIds.has(token)) r.finish = 'stop';
+      else if (r.tokens.length >= r.c.request.maxNewTokens) r.finish = 'length';
+    }
+    if (r.finish !== null) this.finish(r);
+  }
+
+  private finish(r: Running): void {
+    r.slot?.release(); // its cache rows can take joining sequences
+    r.slot = null;
+    const call = r.call;
+    if (call.settled) return;
+    call.results[r.c.index] = {
+      tokens: r.tokens,
+      text: r.text ?? this.ctx.decode(r.tokens),
+      logprobs: r.logprobs,
+      finishReason: r.finish ?? 'length',
+      cost: {
+        generatedTokens: r.tokens.length,
+        blockApplications: r.c.route.length * (r.c.request.promptIds.length + r.tokens.length),
+      },
+    };
+    if (--call.remaining === 0) this.settle(call);
+  }
+
+  private settle(call: Call): void {
+    if (call.settled) return;
+    call.settled = true;
+    call.release();
+    call.resolve(call.results);
+  }
+}

@@ -1,0 +1,262 @@
+/**
+ * Typed audit options → what an audit runs with: the dataset, the chosen questions, the deployment,
+ * the probes, selectors, repair scan, seeds and batching. Every check that does not need the model
+ * happens here, before it loads; a bad value becomes one InputError naming the flag and what was
+ * expected. The CLI and the engine service both come through here.
+ */
+import * as fs from 'node:fs';
+import { InputError } from '../engine/index';
+import { globalRoutePool } from '../audit/runner';
+import { loadDataset, type Dataset, ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset';
+import { checkDeployment, DEFAULT_DEPLOYMENT, QUESTION_SLOT, PROMPT_TRUNCATIONS, DEFAULT_SEARCH, checkSampleDecoding, DEFAULT_PROBE_DECODING, DEFAULT_SAMPLE_DECODING, lengthBoundsOf, lengthBoundsProblem, routeLengthBounds, isRouteProbe, parseProbeSpecs, parseSelectors, globalRouteSkipReason } from '../audit/probes';
+import { presetDeployment, readMmluDevSplit } from '../audit/presets';
+import { CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES } from '../audit/answers';
+import { SEARCH_REWARDS, type Deployment, type FewShotExample, type RunSettings, type DecodingRule, type ProbeDecoding, type GradingSettings, SELECTOR_NAMES, type ProbeSpec, type ShardSelection } from '../contract';
+import { parseShard, shardQuestions, shardSelection } from '../audit/store';
+import { AUDIT_DEFAULTS, DEFAULT_PROBES, type AuditOptions } from './auditOptions';
+
+export function readDataset(options: AuditOptions): Dataset {
+  if (!options.data) throw new InputError('--data: expected a benchmark file (JSONL or JSON)');
+  const format = options.format ?? 'auto';
+  if (format !== 'auto' && !(ANSWER_FORMATS as readonly string[]).includes(format)) {
+    throw new InputError(`--format ${format}: unknown answer format; expected auto, ${ANSWER_FORMATS.join(', ')}`);
+  }
+  if (format === 'regex' && !options.pattern) throw new InputError('--format regex needs --pattern REGEX (the prediction pattern)');
+  return loadDataset(options.data, { format: format as AnswerFormat | 'auto', field: options.field, pattern: options.pattern });
+}
+
+/** The questions of a run and how they were chosen (recorded in the manifest). */
+export interface Selection {
+  questions: Question[];
+  limit: number | null;
+  ids: string[] | null;
+  /** With --shard: this run's share of the selection. */
+  shard?: ShardSelection;
+}
+
+/** The questions chosen by limit / ids, in file order, then the shard's share of them (--shard). */
+export function selectQuestions(dataset: Dataset, options: Pick<AuditOptions, 'limit' | 'ids' | 'shard'>): Selection {
+  let questions = dataset.questions;
+  const { ids, limit } = options;
+  if (ids !== undefined) {
+    if (ids.length === 0) throw new InputError('--ids: expected a comma-separated list of question ids');
+    const known = new Set(questions.map((q) => q.id));
+    const unknown = ids.filter((id) => !known.has(id));
+    if (unknown.length > 0) throw new InputError(`--ids: no question with id ${unknown.map((u) => JSON.stringify(u)).join(', ')} in ${dataset.path}`);
+    const wanted = new Set(ids);
+    questions = questions.filter((q) => wanted.has(q.id));
+  }
+  if (limit !== undefined) questions = questions.slice(0, limit);
+  if (options.shard !== undefined) {
+    const spec = parseShard(options.shard);
+    return { questions: shardQuestions(questions, spec), limit: limit ?? null, ids: ids ?? null, shard: shardSelection(questions, spec) };
+  }
+  return { questions, limit: limit ?? null, ids: ids ?? null };
+}
+
+function readFewShot(file: string): FewShotExample[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new InputError(`--fewshot ${file}: cannot read it (${(err as Error).message})`);
+  }
+  const out: FewShotExample[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (line.trim() === '') return;
+    let v: unknown;
+    try {
+      v = JSON.parse(line);
+    } catch {
+      throw new InputError(`--fewshot ${file}:${i + 1}: not valid JSON; expected {"user": "...", "assistant": "..."}`);
+    }
+    const o = v as Record<string, unknown>;
+    if (typeof o?.user !== 'string' || typeof o?.assistant !== 'string') throw new InputError(`--fewshot ${file}:${i + 1}: expected string fields "user" and "assistant"`);
+    out.push({ user: o.user, assistant: o.assistant });
+  });
+  return out;
+}
+
+/** A preset's deployment; a prompt of the user's own alongside it is refused, naming both. */
+function presetFor(name: string, base: Deployment, options: AuditOptions): Deployment {
+  const own = [
+    options.prompt === 'chat' ? '--prompt chat' : undefined,
+    options.template !== undefined ? '--template' : undefined,
+    options.fewshot !== undefined ? '--fewshot' : undefined,
+    options.system !== undefined ? '--system' : undefined,
+  ].filter((x) => x !== undefined);
+  if (own.length > 0) throw new InputError(`--preset ${name} sets the whole prompt (a raw few-shot prompt); leave out ${own.join(', ')}`);
+  if (options.fewshotFile !== undefined && name !== 'mmlu-5shot') throw new InputError(`--fewshot-file gives MMLU dev-split examples per subject; it is for --preset mmlu-5shot, not ${name}`);
+  return presetDeployment(name, base, options.fewshotFile !== undefined ? readMmluDevSplit(options.fewshotFile) : undefined);
+}
+
+export function readDeployment(options: AuditOptions): Deployment {
+  const prompt = options.prompt ?? 'chat';
+  if (prompt !== 'chat' && prompt !== 'raw') throw new InputError(`--prompt ${prompt}: expected chat or raw`);
+  let template: string | undefined;
+  if (options.template !== undefined) {
+    if (prompt !== 'raw') throw new InputError('--template is for --prompt raw');
+    try {
+      template = fs.readFileSync(options.template, 'utf8');
+    } catch (err) {
+      throw new InputError(`--template ${options.template}: cannot read it (${(err as Error).message})`);
+    }
+    if (!template.includes(QUESTION_SLOT)) throw new InputError(`--template ${options.template}: the template must contain ${QUESTION_SLOT}`);
+  }
+  let d: Deployment = {
+    ...DEFAULT_DEPLOYMENT,
+    prompt,
+    ...(template !== undefined ? { template } : {}),
+    ...(options.system !== undefined ? { system: options.system } : {}),
+    fewShot: options.fewshot ? readFewShot(options.fewshot) : [],
+    maxNewTokens: options.maxNewTokens ?? DEFAULT_DEPLOYMENT.maxNewTokens,
+    temperature: options.temperature ?? DEFAULT_DEPLOYMENT.temperature,
+    topP: options.topP ?? DEFAULT_DEPLOYMENT.topP,
+    stop: options.stop ?? [],
+  };
+  if (options.fewshotFile !== undefined && options.preset === undefined) throw new InputError('--fewshot-file is the dev split for --preset mmlu-5shot; give --preset mmlu-5shot with it (your own examples: --prompt raw --fewshot FILE)');
+  if (options.preset !== undefined) d = presetFor(options.preset, d, options);
+  const truncate = options.truncatePrompt ?? 'none';
+  if (!(PROMPT_TRUNCATIONS as readonly string[]).includes(truncate)) throw new InputError(`--truncate-prompt ${truncate}: expected ${PROMPT_TRUNCATIONS.join(' or ')}`);
+  // Absent means none, so manifests written before the flag existed still match on --resume.
+  if (truncate === 'left') d.truncatePrompt = 'left';
+  checkDeployment(d);
+  return d;
+}
+
+/** Settings that do not need the model (checked before it loads). */
+export interface PreSettings {
+  probes: ProbeSpec[];
+  probeDecoding: ProbeDecoding;
+  selectors: RunSettings['selectors'];
+  repair: RunSettings['repair'];
+  globalRoutes: number;
+  seed: number;
+  maxEdits: number;
+  search: RunSettings['search'];
+  /** --min-route-length / --max-route-length as given (checked against the model once it loads). */
+  routeLengths: { min?: number; max?: number };
+  /** --search-preset published: the published length bounds for the model sizes they were given for. */
+  publishedBounds: boolean;
+  deployment: Deployment;
+  /** Questions open at once (see questionPipeline.ts). */
+  inFlight: number;
+  maxBatch?: number;
+  grading: GradingSettings;
+}
+
+function oneOf<T extends string>(value: string | undefined, flag: string, allowed: readonly T[], fallback: T): T {
+  if (value === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(value)) throw new InputError(`${flag} ${value}: expected one of ${allowed.join(', ')}`);
+  return value as T;
+}
+
+function readSampleDecoding(options: AuditOptions): DecodingRule {
+  const rule = { temperature: options.sampleTemperature ?? DEFAULT_SAMPLE_DECODING.temperature, topP: options.sampleTopP ?? DEFAULT_SAMPLE_DECODING.topP };
+  checkSampleDecoding(rule);
+  return rule;
+}
+
+export function readPreSettings(options: AuditOptions): PreSettings {
+  const probes = parseProbeSpecs(options.probes && options.probes.length > 0 ? options.probes : DEFAULT_PROBES);
+  const selectors = parseSelectors((options.select ?? SELECTOR_NAMES).join(','));
+  const run = probes.map((p) => p.name as string);
+  let referenceProbes = run;
+  if (options.referenceProbes !== undefined) {
+    referenceProbes = options.referenceProbes;
+    const bad = referenceProbes.filter((p) => !run.includes(p));
+    if (referenceProbes.length === 0 || bad.length > 0) throw new InputError(`--reference-probes ${referenceProbes.join(',')}: expected probes of this run (${run.join(', ')})`);
+  }
+  const routeBudget = Math.max(0, ...probes.filter((p) => isRouteProbe(p.name)).map((p) => p.budget));
+  const wantsGlobal = selectors.includes('global-route') && routeBudget > 0;
+  const globalRoutes = wantsGlobal ? (options.globalRoutes ?? routeBudget) : 0;
+  const seed = options.seed ?? AUDIT_DEFAULTS.seed;
+  if (options.searchPreset !== undefined && options.searchPreset !== 'published') throw new InputError(`--search-preset ${options.searchPreset}: expected published`);
+  const published = options.searchPreset === 'published';
+  if (seed > 0xffffffff) throw new InputError(`--seed: expected a whole number from 0 to 4294967295, got '${seed}'`);
+  return {
+    probes,
+    probeDecoding: { ...DEFAULT_PROBE_DECODING, sample: readSampleDecoding(options) },
+    selectors,
+    repair: { enabled: options.repair === true, referenceProbes },
+    globalRoutes,
+    seed,
+    maxEdits: options.maxEdits ?? AUDIT_DEFAULTS.maxEdits,
+    search: {
+      c: options.searchC ?? (published ? PUBLISHED_SEARCH.c : DEFAULT_SEARCH.c),
+      lambda: options.searchLambda ?? (published ? PUBLISHED_SEARCH.lambda : DEFAULT_SEARCH.lambda),
+      exploration: options.searchRandomChild ?? DEFAULT_SEARCH.exploration,
+      widening: readWidening(options.searchWidening),
+      // Recorded only when not the default, so every manifest that reads as the 0/1 search stays as it was.
+      ...(oneOf(options.searchReward, '--search-reward', SEARCH_REWARDS, 'correct') === 'gold-logprob' ? { reward: 'gold-logprob' as const } : {}),
+    },
+    routeLengths: readRouteLengths(options),
+    publishedBounds: published && options.minRouteLength === undefined && options.maxRouteLength === undefined,
+    deployment: readDeployment(options),
+    grading: {
+      correctBy: oneOf(options.correctBy, '--correct-by', CORRECT_BY, DEFAULT_GRADING.correctBy),
+      truncated: oneOf(options.gradeTruncated, '--grade-truncated', TRUNCATED_RULES, DEFAULT_GRADING.truncated),
+    },
+    inFlight: options.batch ?? AUDIT_DEFAULTS.batch,
+    maxBatch: options.maxBatch,
+  };
+}
+
+/**
+ * --search-preset published: the constants of the released Chain-of-Layers MCTS (docs/design.md,
+ * "Deviations"): c = √2, λ = 5, and its length bounds for the model sizes it lists (other sizes keep
+ * ours). Flags given beside it win. The UCB's root-count form and its descent without widening are
+ * not offered, so this is the published search's constants, not its walk.
+ */
+export const PUBLISHED_SEARCH = {
+  c: Math.SQRT2,
+  lambda: 5,
+  lengthBounds: { 28: { min: 16, max: 32 }, 36: { min: 24, max: 44 }, 48: { min: 36, max: 54 } } as Record<number, { min: number; max: number }>,
+};
+
+function readWidening(value: string | undefined): number | 'off' {
+  if (value === undefined) return DEFAULT_SEARCH.widening;
+  if (value.trim() === 'off') return 'off';
+  const n = value.trim() === '' ? NaN : Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new InputError(`--search-widening: expected a number from 0 to 1 (the exponent α) or off, got '${value}'`);
+  return n;
+}
+
+function readRouteLengths(options: AuditOptions): PreSettings['routeLengths'] {
+  const { minRouteLength: min, maxRouteLength: max } = options;
+  if (min !== undefined && max !== undefined && min > max) throw new InputError(`--min-route-length ${min} is above --max-route-length ${max}`);
+  return { ...(min !== undefined ? { min } : {}), ...(max !== undefined ? { max } : {}) };
+}
+
+/** The route space for an L-block model: the bounds given, else the model's defaults; bounds that leave out the identity are refused. */
+export function routeSpaceFor(pre: PreSettings, numBlocks: number): RunSettings['routeSpace'] {
+  const d = (pre.publishedBounds ? PUBLISHED_SEARCH.lengthBounds[numBlocks] : undefined) ?? routeLengthBounds(numBlocks);
+  const bounds = { min: pre.routeLengths.min ?? d.min, max: pre.routeLengths.max ?? d.max };
+  const problem = lengthBoundsProblem(bounds, numBlocks);
+  if (problem) throw new InputError(`--min-route-length/--max-route-length: ${problem}`);
+  return { maxEdits: pre.maxEdits, minLength: bounds.min, maxLength: bounds.max };
+}
+
+/**
+ * The full run settings once the model's block count is known. `questions` is the size of the
+ * whole selection (a shard passes its run's): too few, and the global-route pool is skipped with
+ * the reason recorded (globalRoutePlan.ts).
+ */
+export function runSettings(pre: PreSettings, numBlocks: number, selection: RunSettings['selection'], questions: number): RunSettings {
+  const skipped = pre.globalRoutes > 0 ? globalRouteSkipReason(questions) : undefined;
+  const count = skipped ? 0 : pre.globalRoutes;
+  const routeSpace = routeSpaceFor(pre, numBlocks);
+  return {
+    deployment: pre.deployment,
+    probes: pre.probes,
+    probeDecoding: pre.probeDecoding,
+    selectors: pre.selectors,
+    repair: pre.repair,
+    globalRoutes: { count, routes: count > 0 ? globalRoutePool(numBlocks, pre.seed, count, pre.maxEdits, lengthBoundsOf(routeSpace, numBlocks)) : [], ...(skipped ? { skipped } : {}) },
+    seeds: { run: pre.seed },
+    routeSpace,
+    search: pre.search,
+    grading: pre.grading,
+    selection,
+  };
+}

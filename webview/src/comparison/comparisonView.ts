@@ -1,0 +1,132 @@
+/**
+ * The Comparison section of the Questions tab (checkpoint comparison, docs/design.md section 1): the paired
+ * differences (realized, reachable ceiling, each probe) with n, the 95% paired score interval,
+ * the exact McNemar p, lost/gained and the verdict against the equivalence margin; the base → tuned transition table; and the newly realized
+ * questions split into already-reachable-by-base vs newly-reachable with Wilson intervals. It sits
+ * above the question table because its counts are filters of that table: a click shows the
+ * questions behind a number right under it. A native <details>, so it folds away by keyboard too.
+ */
+import { COUNTED_DELTA_NOTE, deltaRows, deltaText, intervalMethodText, NEWLY_LABELS, newlySplit, pValueText, transitionGrid, verdictRule, type DeltaRow } from './comparisonModel';
+import { count, h, intervalText, percent, replaceChildren } from '../common/element';
+import { type Comparison, RATE_MIN_QUESTIONS } from '../../../src/contract';
+import { transitionTable } from './transitionTable';
+
+export interface ComparisonCallbacks {
+  /** A count was clicked: filter the table to its questions (the same key again clears it). */
+  select(key: string): void;
+  /** The section was folded or unfolded by the user. */
+  toggle(open: boolean): void;
+}
+
+export interface ComparisonLabels {
+  base: string;
+  tuned: string;
+}
+
+function block(title: string, note: string, ...body: HTMLElement[]): HTMLElement {
+  return h('section', { class: 'compare-block' }, h('h3', {}, title), h('p', { class: 'card-note muted' }, note), ...body);
+}
+
+function deltaRow(row: DeltaRow): HTMLElement {
+  const d = row.delta;
+  const sign = d.delta > 0 ? 'delta-up' : d.delta < 0 ? 'delta-down' : '';
+  const text = deltaText(d, percent);
+  return h('tr', { 'data-key': row.key, class: text.counted ? 'counted' : undefined },
+    h('th', { scope: 'row' }, row.label),
+    h('td', { class: 'num' }, text.base),
+    h('td', { class: 'num' }, text.tuned),
+    h('td', { class: `num delta ${sign}` }, text.delta),
+    h('td', { class: 'num', title: text.counted ? `No interval over fewer than ${RATE_MIN_QUESTIONS} questions` : undefined }, text.interval),
+    h('td', { class: 'num' }, pValueText(d.mcnemarP)),
+    h('td', { class: 'num' }, count(d.lost)),
+    h('td', { class: 'num' }, count(d.gained)),
+    h('td', { class: 'num' }, count(d.n)),
+    h('td', { class: 'verdict', title: text.counted ? COUNTED_DELTA_NOTE : verdictRule(d.decision) }, text.verdict));
+}
+
+export class ComparisonView {
+  readonly element = h('details', { class: 'compare', hidden: true });
+  private readonly summary = h('summary', { class: 'compare-summary' });
+  private readonly body = h('div', { class: 'compare-body' });
+
+  constructor(private readonly callbacks: ComparisonCallbacks) {
+    this.element.append(this.summary, this.body);
+    this.element.addEventListener('toggle', () => this.callbacks.toggle(this.element.open));
+  }
+
+  /** Draws the comparison, or hides the section when there is none. */
+  show(compare: Comparison | undefined, labels: ComparisonLabels, selectedKey: string | undefined, open: boolean): void {
+    const deltas = deltaRows(compare);
+    const grid = transitionGrid(compare);
+    const newly = newlySplit(compare);
+    if (!compare || (deltas.length === 0 && !grid && !newly)) {
+      this.element.hidden = true;
+      replaceChildren(this.body);
+      return;
+    }
+    this.element.hidden = false;
+    this.element.open = open;
+
+    const n = typeof compare.n === 'number' ? compare.n : grid?.total;
+    const unmatched = (compare.unmatched?.baseOnly?.length ?? 0) + (compare.unmatched?.tunedOnly?.length ?? 0);
+    replaceChildren(
+      this.summary,
+      h('span', { class: 'compare-title' }, 'Comparison'),
+      h('span', { class: 'muted' }, ` · base ${labels.base} → tuned ${labels.tuned}`),
+      n !== undefined ? h('span', { class: 'muted' }, ` · n = ${count(n)} paired questions`) : null,
+      unmatched > 0 ? h('span', { class: 'muted' }, ` · ${count(unmatched)} in only one run, left out`) : null,
+    );
+
+    const blocks: HTMLElement[] = [];
+    if (deltas.length > 0) {
+      blocks.push(block(
+        'Paired differences (tuned − base)',
+        deltas.every((r) => r.delta.n < RATE_MIN_QUESTIONS)
+          ? `Questions of the paired ones on each checkpoint. ${COUNTED_DELTA_NOTE} The ceiling counts a question realized or reached by any probe.`
+          : `Share of the paired questions on each checkpoint; 95% ${intervalMethodText(deltas[0].delta.ciMethod)} of the difference; exact McNemar test on the questions that changed; the verdict against the equivalence margin (better / worse / equivalent / inconclusive). The ceiling counts a question realized or reached by any probe.`,
+        h('table', { class: 'mini-table compare-deltas', 'aria-label': 'Paired differences between the checkpoints' },
+          h('thead', {}, h('tr', {}, ...['measure', 'base', 'tuned', 'Δ', '95% CI', 'McNemar p', 'lost', 'gained', 'n', 'verdict'].map((t, i) => h('th', { scope: 'col', class: i === 0 || i === 9 ? undefined : 'num' }, t)))),
+          h('tbody', {}, ...deltas.map(deltaRow))),
+      ));
+    }
+    if (grid) {
+      blocks.push(block(
+        'Transitions',
+        'Each question’s state on the base checkpoint (rows) and the tuned one (columns). Click a count to show those questions in the table.',
+        transitionTable(grid, selectedKey, (key) => this.callbacks.select(key)),
+      ));
+    }
+    if (newly) {
+      const rows = newly.parts.map(({ part, rate, key }) => {
+        const button = h(
+          'button',
+          { type: 'button', class: 'transition-cell newly-cell', 'data-key': key, 'aria-pressed': key === selectedKey ? 'true' : 'false', disabled: rate.ids.length === 0, 'aria-label': `${count(rate.ids.length)} newly realized questions ${NEWLY_LABELS[part]}. Show them in the table.` },
+          count(rate.ids.length),
+        );
+        button.addEventListener('click', () => this.callbacks.select(key));
+        return h('tr', { 'data-key': key },
+          h('th', { scope: 'row' }, NEWLY_LABELS[part]),
+          h('td', { class: 'num' }, button),
+          // A share over fewer than RATE_MIN_QUESTIONS is left to its count.
+          h('td', { class: 'num' }, rate.n < RATE_MIN_QUESTIONS ? '—' : percent(rate.rate)),
+          h('td', { class: 'num' }, rate.n < RATE_MIN_QUESTIONS ? '—' : intervalText(rate.ci.lo, rate.ci.hi)),
+          h('td', { class: 'num' }, count(rate.n)));
+      });
+      blocks.push(block(
+        `Newly realized (${count(newly.n)})`,
+        'Realized by tuned, not by base: did training realize what base could already reach with a probe, or make it reachable? Share with its 95% Wilson interval.',
+        h('table', { class: 'mini-table compare-newly', 'aria-label': 'Newly realized questions by what base could reach' },
+          h('thead', {}, h('tr', {}, ...['part', 'questions', 'share', '95% CI', 'n'].map((t, i) => h('th', { scope: 'col', class: i === 0 ? undefined : 'num' }, t)))),
+          h('tbody', {}, ...rows)),
+      ));
+    }
+    replaceChildren(this.body, ...blocks);
+  }
+
+  /** Marks the count that filters the table (or none). */
+  markSelected(key: string | undefined): void {
+    for (const button of this.body.querySelectorAll<HTMLElement>('button[data-key]')) {
+      button.setAttribute('aria-pressed', button.dataset.key === key ? 'true' : 'false');
+    }
+  }
+}

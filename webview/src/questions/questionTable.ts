@@ -1,0 +1,392 @@
+/**
+ * The question table: an ARIA grid that renders only the rows in view (virtual scrolling), so
+ * 10,000 questions cost as much as forty. Rows are a fixed height and recycled; the scroll height
+ * comes from a spacer. Keyboard: ↑/↓, PgUp/PgDn, Home/End move the selection, Enter reveals the
+ * question in the dataset. Toolkit's vscode-data-grid is not used: it renders every row.
+ * Columns are resizable (drag a header's right edge, or focus it and press ←/→); ids, gold and
+ * answers are cut in the middle when narrow, and every cell shows its whole value on hover.
+ */
+import { h, replaceChildren } from '../common/element';
+import { middleText } from '../common/middleText';
+import type { ColumnWidths, SortKey } from '../../../src/contract';
+import type { QuestionRow } from './questionRow';
+import { stateChips, stateWords } from './stateChips';
+
+export const ROW_HEIGHT = 26;
+const OVERSCAN = 4;
+
+interface Column {
+  key: SortKey;
+  label: string;
+  className: string;
+  /** Width in px before the user resizes; undefined: this column takes the remaining space. */
+  width?: number;
+  /** Smallest width a resize leaves it. */
+  min: number;
+  cell: (row: QuestionRow) => Node | string;
+  /** The whole value, shown on hover (cells may be cut). */
+  title: (row: QuestionRow) => string;
+}
+
+const COLUMNS: Column[] = [
+  { key: 'id', label: 'Id', className: 'col-id', width: 120, min: 48, cell: (r) => middleText(r.id), title: (r) => r.id },
+  { key: 'question', label: 'Question', className: 'col-question', min: 80, cell: (r) => r.preview, title: (r) => r.preview },
+  { key: 'gold', label: 'Gold', className: 'col-gold', width: 64, min: 40, cell: (r) => middleText(r.gold), title: (r) => `Gold: ${r.gold}` },
+  {
+    key: 'answer',
+    label: 'Deployed',
+    className: 'col-answer',
+    width: 80,
+    min: 40,
+    cell: (r) => middleText(r.answer === '' ? '∅' : r.answer, r.record.realized?.correct ? 'answer-correct' : 'answer-wrong'),
+    title: (r) => `Deployed answer: ${r.answer === '' ? 'none' : r.answer} (${r.record.realized?.correct ? 'correct' : 'wrong'})`,
+  },
+  {
+    key: 'state',
+    label: 'States',
+    className: 'col-state',
+    width: 230,
+    min: 60,
+    cell: (r) => {
+      const box = h('span', { class: 'chips' });
+      for (const c of stateChips(r, true)) box.appendChild(c);
+      return box;
+    },
+    title: (r) => stateWords(r).join('\n'),
+  },
+];
+
+/** The column that absorbs the width the others leave (unless it is the one being resized). */
+const FLEX_COLUMN: SortKey = 'question';
+const KEY_STEP = 16;
+
+/** The grid template for `widths` (px per column; the flex column takes the rest). */
+export function columnTemplate(widths: ColumnWidths, flex: SortKey = FLEX_COLUMN): string {
+  return COLUMNS.map((c) => {
+    if (c.key === flex) return `minmax(${c.min}px, 1fr)`;
+    const w = widths[c.key] ?? c.width;
+    return w === undefined ? `minmax(${c.min}px, 1fr)` : `${Math.max(c.min, Math.round(w))}px`;
+  }).join(' ');
+}
+
+export interface TableCallbacks {
+  /** The selection moved (click, keys, or programmatic). */
+  onSelect: (row: QuestionRow) => void;
+  /** Enter or a double-click on a row: reveal it in the dataset (beside the panel). */
+  onActivate: (row: QuestionRow) => void;
+  onSort: (key: SortKey) => void;
+  onScroll: (scrollTop: number) => void;
+  /** The user resized a column: the widths to keep (px). */
+  onResize?: (widths: ColumnWidths) => void;
+}
+
+interface RenderedRow {
+  element: HTMLElement;
+  /** Position in `rows` this element shows, -1 when hidden. */
+  position: number;
+  /** The row object it was drawn from, to redraw when a live update replaces it. */
+  drawn?: QuestionRow;
+}
+
+export class QuestionTable {
+  readonly element: HTMLElement;
+  private readonly viewport: HTMLElement;
+  private readonly spacer: HTMLElement;
+  private readonly headerCells = new Map<SortKey, HTMLElement>();
+  private readonly pool: RenderedRow[] = [];
+  private rows: QuestionRow[] = [];
+  private selectedId: string | undefined;
+  private frame = 0;
+  private readonly idPrefix = 'qrow-';
+  /** Viewport height and scroll position, kept from events so drawing never forces a layout. */
+  private viewportHeight = 0;
+  private scrollPosition = 0;
+  private widths: ColumnWidths = {};
+
+  constructor(private readonly callbacks: TableCallbacks) {
+    const header = h('div', { class: 'qt-row qt-header', role: 'row', 'aria-rowindex': 1 });
+    for (const column of COLUMNS) {
+      const button = h('button', { class: 'qt-sort', type: 'button', title: `Sort by ${column.label.toLowerCase()}` }, column.label, h('span', { class: 'qt-sort-mark', 'aria-hidden': 'true' }));
+      button.addEventListener('click', () => this.callbacks.onSort(column.key));
+      const cell = h('div', { class: `qt-cell ${column.className}`, role: 'columnheader', 'aria-sort': 'none' }, button);
+      if (column !== COLUMNS[COLUMNS.length - 1]) cell.appendChild(this.resizeHandle(column, cell));
+      this.headerCells.set(column.key, cell);
+      header.appendChild(cell);
+    }
+    this.spacer = h('div', { class: 'qt-spacer' });
+    this.viewport = h('div', { class: 'qt-viewport', role: 'rowgroup' }, this.spacer);
+    this.element = h(
+      'div',
+      { class: 'qt', role: 'grid', 'aria-label': 'Questions', 'aria-colcount': COLUMNS.length, 'aria-rowcount': 1, 'aria-multiselectable': 'false', tabindex: 0 },
+      h('div', { class: 'qt-head', role: 'rowgroup' }, header),
+      this.viewport,
+    );
+
+    this.viewport.addEventListener('scroll', () => {
+      this.scrollPosition = this.viewport.scrollTop;
+      this.schedule();
+      this.callbacks.onScroll(this.viewport.scrollTop);
+    }, { passive: true });
+    // A click only selects (the detail pane shows the question), so one can click through rows and
+    // read them; the dataset opens on an explicit action: Enter, a double-click, the detail's button.
+    this.viewport.addEventListener('click', (event) => {
+      const row = this.rowAt(event.target);
+      if (!row) return;
+      this.select(row.id, false);
+      this.element.focus({ preventScroll: true });
+    });
+    this.viewport.addEventListener('dblclick', (event) => {
+      const row = this.rowAt(event.target);
+      if (row) this.callbacks.onActivate(row);
+    });
+    this.element.addEventListener('keydown', (event) => this.onKey(event));
+    this.setColumnWidths({});
+    new ResizeObserver((entries) => {
+      this.viewportHeight = entries[entries.length - 1].contentRect.height;
+      this.schedule();
+    }).observe(this.viewport);
+  }
+
+  /** Shows `rows` (already filtered and sorted). Keeps the scroll position unless told otherwise. */
+  setRows(rows: QuestionRow[], resetScroll: boolean): void {
+    this.rows = rows;
+    this.element.setAttribute('aria-rowcount', String(rows.length + 1));
+    this.spacer.style.height = `${rows.length * ROW_HEIGHT}px`;
+    if (resetScroll) this.scrollTop = 0;
+    // Fewer rows than before (another run): a position past the new end would draw from the middle
+    // of nothing until the browser's clamp reports a scroll, so clamp it here as the browser will.
+    else if (this.scrollPosition > this.maxScrollTop()) this.scrollTop = this.maxScrollTop();
+    for (const slot of this.pool) slot.position = -1;
+    this.render();
+  }
+
+  /** Column widths (px) as stored; unknown or missing columns keep their default. */
+  setColumnWidths(widths: ColumnWidths | undefined, flex: SortKey = FLEX_COLUMN): void {
+    this.widths = { ...(widths ?? {}) };
+    this.element.style.setProperty('--ra-cols', columnTemplate(this.widths, flex));
+  }
+
+  /** The drag handle on a header's right edge; ←/→ resize from the keyboard. */
+  private resizeHandle(column: Column, cell: HTMLElement): HTMLElement {
+    const handle = h('div', {
+      class: 'qt-resize',
+      role: 'separator',
+      'aria-orientation': 'vertical',
+      'aria-label': `Resize the ${column.label.toLowerCase()} column`,
+      title: `Drag to resize the ${column.label.toLowerCase()} column (or ←/→)`,
+      tabindex: 0,
+    });
+    // Resizing the flex column itself: the states column gives or takes the space instead.
+    const flex = column.key === FLEX_COLUMN ? 'state' : FLEX_COLUMN;
+    const begin = (): { start: number; max: number } => {
+      // Freeze every column at its current width, so only the dragged one and the flex one move.
+      const frozen: ColumnWidths = {};
+      let others = 0;
+      for (const c of COLUMNS) {
+        const width = this.headerCells.get(c.key)?.getBoundingClientRect().width ?? c.width ?? c.min;
+        if (c.key !== flex) frozen[c.key] = width;
+        if (c.key !== flex && c.key !== column.key) others += width;
+      }
+      const flexMin = COLUMNS.find((c) => c.key === flex)?.min ?? 60;
+      this.setColumnWidths(frozen, flex);
+      return { start: frozen[column.key] ?? column.min, max: Math.max(column.min, this.element.clientWidth - others - flexMin) };
+    };
+    const resize = (width: number, max: number): void => {
+      this.widths[column.key] = Math.max(column.min, Math.min(max, width));
+      this.element.style.setProperty('--ra-cols', columnTemplate(this.widths, flex));
+    };
+    handle.addEventListener('pointerdown', (event) => {
+      event.preventDefault();
+      event.stopPropagation();
+      const { start, max } = begin();
+      const x0 = event.clientX;
+      handle.setPointerCapture(event.pointerId);
+      cell.classList.add('resizing');
+      const move = (e: PointerEvent): void => resize(start + e.clientX - x0, max);
+      const end = (): void => {
+        handle.removeEventListener('pointermove', move);
+        handle.removeEventListener('pointerup', end);
+        handle.removeEventListener('pointercancel', end);
+        cell.classList.remove('resizing');
+        this.callbacks.onResize?.({ ...this.widths });
+      };
+      handle.addEventListener('pointermove', move);
+      handle.addEventListener('pointerup', end);
+      handle.addEventListener('pointercancel', end);
+    });
+    handle.addEventListener('click', (event) => event.stopPropagation());
+    handle.addEventListener('keydown', (event) => {
+      if (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight') return;
+      event.preventDefault();
+      event.stopPropagation();
+      const { start, max } = begin();
+      resize(start + (event.key === 'ArrowRight' ? KEY_STEP : -KEY_STEP), max);
+      this.callbacks.onResize?.({ ...this.widths });
+    });
+    return handle;
+  }
+
+  setSort(key: SortKey, descending: boolean): void {
+    for (const [k, cell] of this.headerCells) cell.setAttribute('aria-sort', k === key ? (descending ? 'descending' : 'ascending') : 'none');
+  }
+
+  get scrollTop(): number {
+    return this.scrollPosition;
+  }
+
+  /** The largest scroll position the current rows allow. */
+  maxScrollTop(): number {
+    return Math.max(0, this.rows.length * ROW_HEIGHT - this.viewportHeight);
+  }
+
+  set scrollTop(value: number) {
+    // Clamped here as the browser will clamp it, without reading layout back.
+    this.scrollPosition = Math.max(0, Math.min(value, this.maxScrollTop()));
+    this.viewport.scrollTop = this.scrollPosition;
+    this.render();
+  }
+
+  /** Selects the question `id` if it is in the table; scrolls it into view when asked. */
+  select(id: string | undefined, scrollIntoView: boolean): QuestionRow | undefined {
+    this.selectedId = id;
+    const position = id === undefined ? -1 : this.rows.findIndex((r) => r.id === id);
+    if (position >= 0 && scrollIntoView) this.scrollToPosition(position);
+    this.render();
+    const row = position >= 0 ? this.rows[position] : undefined;
+    if (row) this.callbacks.onSelect(row);
+    return row;
+  }
+
+  focus(): void {
+    this.element.focus();
+  }
+
+  /** Number of rows the table shows (after filter and search). */
+  get length(): number {
+    return this.rows.length;
+  }
+
+  private rowAt(target: EventTarget | null): QuestionRow | undefined {
+    const element = target instanceof Element ? target.closest<HTMLElement>('.qt-body-row') : null;
+    const slot = element ? this.pool.find((s) => s.element === element) : undefined;
+    return slot && slot.position >= 0 ? this.rows[slot.position] : undefined;
+  }
+
+  private scrollToPosition(position: number): void {
+    const top = position * ROW_HEIGHT;
+    const height = this.viewportHeight;
+    if (top < this.scrollPosition) this.scrollTop = top;
+    else if (top + ROW_HEIGHT > this.scrollPosition + height) this.scrollTop = top + ROW_HEIGHT - height;
+  }
+
+  private onKey(event: KeyboardEvent): void {
+    if (event.target instanceof HTMLButtonElement) return;
+    if (this.rows.length === 0) return;
+    const current = this.selectedId === undefined ? -1 : this.rows.findIndex((r) => r.id === this.selectedId);
+    const page = Math.max(1, Math.floor(this.viewportHeight / ROW_HEIGHT) - 1);
+    let next = current;
+    switch (event.key) {
+      case 'ArrowDown':
+        next = current < 0 ? 0 : Math.min(this.rows.length - 1, current + 1);
+        break;
+      case 'ArrowUp':
+        next = current < 0 ? 0 : Math.max(0, current - 1);
+        break;
+      case 'PageDown':
+        next = Math.min(this.rows.length - 1, Math.max(0, current) + page);
+        break;
+      case 'PageUp':
+        next = Math.max(0, current - page);
+        break;
+      case 'Home':
+        next = 0;
+        break;
+      case 'End':
+        next = this.rows.length - 1;
+        break;
+      case 'Enter':
+      case ' ':
+        if (current >= 0) {
+          event.preventDefault();
+          this.callbacks.onActivate(this.rows[current]);
+        }
+        return;
+      default:
+        return;
+    }
+    event.preventDefault();
+    this.select(this.rows[next].id, true);
+  }
+
+  private schedule(): void {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.render();
+    });
+  }
+
+  /** Draws the rows in view into recycled row elements. */
+  render(): void {
+    // Before the first resize report (hidden tab), draw a screenful.
+    const height = this.viewportHeight || 900;
+    const first = Math.max(0, Math.floor(this.scrollPosition / ROW_HEIGHT) - OVERSCAN);
+    const last = Math.min(this.rows.length, Math.ceil((this.scrollPosition + height) / ROW_HEIGHT) + OVERSCAN);
+    const needed = last - first;
+    while (this.pool.length < needed) {
+      const element = h('div', { class: 'qt-row qt-body-row', role: 'row' });
+      element.style.height = `${ROW_HEIGHT}px`;
+      this.viewport.appendChild(element);
+      this.pool.push({ element, position: -1 });
+    }
+    // Keep rows already showing a visible position where they are; fill the rest.
+    const showing = new Map<number, RenderedRow>();
+    const free: RenderedRow[] = [];
+    for (const slot of this.pool) {
+      if (slot.position >= first && slot.position < last && !showing.has(slot.position)) showing.set(slot.position, slot);
+      else free.push(slot);
+    }
+    for (let position = first; position < last; position++) {
+      const row = this.rows[position];
+      let slot = showing.get(position);
+      if (!slot) {
+        slot = free.pop()!;
+        slot.position = position;
+        slot.drawn = undefined;
+        showing.set(position, slot);
+      }
+      if (slot.drawn !== row) {
+        this.draw(slot.element, row, position);
+        slot.drawn = row;
+      }
+      const selected = row.id === this.selectedId;
+      slot.element.classList.toggle('selected', selected);
+      slot.element.setAttribute('aria-selected', String(selected));
+      slot.element.hidden = false;
+    }
+    for (const slot of free) {
+      if (slot.position >= first && slot.position < last && showing.get(slot.position) === slot) continue;
+      if (slot.drawn !== undefined) replaceChildren(slot.element);
+      slot.position = -1;
+      slot.drawn = undefined;
+      slot.element.hidden = true;
+      slot.element.removeAttribute('id');
+    }
+    const active = this.pool.find((s) => s.position >= 0 && this.rows[s.position]?.id === this.selectedId);
+    if (active) this.element.setAttribute('aria-activedescendant', active.element.id);
+    else this.element.removeAttribute('aria-activedescendant');
+  }
+
+  private draw(element: HTMLElement, row: QuestionRow, position: number): void {
+    element.id = `${this.idPrefix}${position}`;
+    element.setAttribute('aria-rowindex', String(position + 2));
+    element.style.transform = `translateY(${position * ROW_HEIGHT}px)`;
+    replaceChildren(element);
+    for (const column of COLUMNS) {
+      const content = column.cell(row);
+      const cell = h('div', { class: `qt-cell ${column.className}`, role: 'gridcell' }, content);
+      cell.title = column.title(row);
+      element.appendChild(cell);
+    }
+  }
+}
