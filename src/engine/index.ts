@@ -8,6 +8,7 @@ export { Model } from './model';
 export { DEFAULT_MAX_BATCH } from './types';
 export type { LoadOptions, ForwardOptions, ForwardItem } from './model';
 export type { StepTiming } from './generationScheduler';
+export type { BlockInspection } from './blockInspection';
 export { InputError, RemoteServerError } from './errors';
 export type * from './types';
 
