@@ -215,6 +215,11 @@ export class Model implements TextGenerator {
     return this.tokenizer.encodeRaw(text);
   }
 
+  /** Tokenize text as it would continue a prompt: no special tokens added. */
+  encodeText(text: string): number[] {
+    return this.tokenizer.encodeText(text);
+  }
+
   tokensAtLeast(prompt: PromptSource): number {
     return this.tokenizer.tokensAtLeast(prompt);
   }
