@@ -98,3 +98,9 @@ export interface MechanismSummary {
   /** Suppressor among the blocks whose silenced MLP repairs the question (questions some block repairs). */
   withRepairing?: MechanismAgreement;
 }
+
+/** What the panel gets of a run's mechanism.jsonl: the failure set's accounts and their run-level reading. */
+export interface MechanismData {
+  accounts: MechanismRecord[];
+  summary: MechanismSummary;
+}

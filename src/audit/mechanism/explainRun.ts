@@ -13,30 +13,18 @@ import type { TextGenerator } from '../../engine/types';
 import type { MechanismRecord, MechanismSummary, QuestionRecord, RunManifest } from '../../contract';
 import type { Question } from '../dataset/question';
 import { fitQuestionPrompt } from '../probes/contextFit';
-import { inFailureSet } from '../repair/failureSet';
-import { analyzeRepair } from '../repair/repairScan';
 import { JsonLinesAppender } from '../run/runStore';
 import { AuditAborted } from '../run/questionSteps';
 import { type TokenPath, divergencePoint } from './divergence';
 import { accountFor } from './blockAccount';
 import { MECHANISM_FILE, readMechanism } from './mechanismStore';
-import { summarizeMechanism } from './mechanismSummary';
+import { failureSetOf, summarizeRun } from './mechanismSummary';
 
 /** What explain needs of a model: the local engine's inspection call and its tokenizer. */
 export interface BlockInspector extends TextGenerator {
   encodeText(text: string): number[];
   readonly eosIds: readonly number[];
   inspect(ids: readonly number[]): Promise<BlockInspection>;
-}
-
-/** The failure set as the run defines it: the repair scan's membership, else the reference probes' (all probes when none is named). */
-export function failureSetOf(records: readonly QuestionRecord[], manifest: Pick<RunManifest, 'repair'>): QuestionRecord[] {
-  return records.filter((r) => {
-    if (r.skipped) return false;
-    if (r.repair) return r.repair.inFailureSet;
-    const reference = manifest.repair.referenceProbes.length > 0 ? manifest.repair.referenceProbes : Object.keys(r.reachable);
-    return inFailureSet(r.realized.correct, r.reachable, reference);
-  });
 }
 
 /** The last `n` characters, with an ellipsis when cut. */
@@ -134,15 +122,4 @@ export async function explainRun(options: ExplainOptions): Promise<ExplainResult
   }
   const accounts = failures.map((r) => have.get(r.id)).filter((a): a is MechanismRecord => a !== undefined);
   return { accounts, written, summary: summarizeRun(manifest, records, accounts), warnings: existing.warnings };
-}
-
-/** The run-level summary of the accounts beside the run's repair scan. */
-export function summarizeRun(manifest: Pick<RunManifest, 'model' | 'repair'>, records: readonly QuestionRecord[], accounts: readonly MechanismRecord[]): MechanismSummary {
-  return summarizeMechanism({
-    numBlocks: manifest.model.numBlocks,
-    failureSetSize: failureSetOf(records, manifest).length,
-    accounts,
-    records,
-    identifiedBlock: analyzeRepair(records)?.identifiedBlock ?? null,
-  });
 }

@@ -4,8 +4,10 @@
  * block and with the blocks whose silenced MLP repairs each question — more often than a block
  * drawn uniformly at random would (exact binomial / Poisson-binomial upper tail, Wilson interval).
  */
-import { rateOf, type MechanismAgreement, type MechanismRecord, type MechanismSummary, type QuestionRecord } from '../../contract';
+import { rateOf, type MechanismAgreement, type MechanismRecord, type MechanismSummary, type QuestionRecord, type RunManifest } from '../../contract';
 import { poissonBinomialUpperTail } from '../results/stats/chance';
+import { inFailureSet } from '../repair/failureSet';
+import { analyzeRepair } from '../repair/repairScan';
 
 function agreement(pairs: readonly { agree: boolean; chance: number }[]): MechanismAgreement {
   const agree = pairs.filter((p) => p.agree).length;
@@ -61,4 +63,25 @@ export function summarizeMechanism(input: {
   }
   if (repairPairs.length > 0) summary.withRepairing = agreement(repairPairs);
   return summary;
+}
+
+/** The failure set as the run defines it: the repair scan's membership, else the reference probes' (all probes when none is named). */
+export function failureSetOf(records: readonly QuestionRecord[], manifest: Pick<RunManifest, 'repair'>): QuestionRecord[] {
+  return records.filter((r) => {
+    if (r.skipped) return false;
+    if (r.repair) return r.repair.inFailureSet;
+    const reference = manifest.repair.referenceProbes.length > 0 ? manifest.repair.referenceProbes : Object.keys(r.reachable);
+    return inFailureSet(r.realized.correct, r.reachable, reference);
+  });
+}
+
+/** The run-level summary of the accounts beside the run's repair scan. */
+export function summarizeRun(manifest: Pick<RunManifest, 'model' | 'repair'>, records: readonly QuestionRecord[], accounts: readonly MechanismRecord[]): MechanismSummary {
+  return summarizeMechanism({
+    numBlocks: manifest.model.numBlocks,
+    failureSetSize: failureSetOf(records, manifest).length,
+    accounts,
+    records,
+    identifiedBlock: analyzeRepair(records)?.identifiedBlock ?? null,
+  });
 }

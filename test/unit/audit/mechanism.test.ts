@@ -12,7 +12,7 @@ import { divergencePoint, firstDifference } from '../../../src/audit/mechanism/d
 import { accountFor, mostNegative, rankOf } from '../../../src/audit/mechanism/blockAccount';
 import { summarizeMechanism } from '../../../src/audit/mechanism/mechanismSummary';
 import { MECHANISM_FILE, readMechanism } from '../../../src/audit/mechanism/mechanismStore';
-import { failureSetOf } from '../../../src/audit/mechanism/explainRun';
+import { failureSetOf } from '../../../src/audit/mechanism/mechanismSummary';
 import type { BlockInspection } from '../../../src/engine';
 import type { MechanismRecord } from '../../../src/contract';
 import { deployed, repairScan, testRecord } from '../../support/questionRecord';
