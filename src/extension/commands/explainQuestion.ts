@@ -21,6 +21,8 @@ export interface ExplainArgs {
   line?: number;
   /** The run to explain it in (default: the newest run of the file that has the question). */
   runDir?: string;
+  /** Graph cache for the model (default: the cacheFolder setting, else the engine's default). */
+  cacheDir?: string;
 }
 
 export interface ExplainDeps {
@@ -46,10 +48,10 @@ function workspaceOfRun(runDir: string): string {
   return path.resolve(runDir, '..', '..', '..');
 }
 
-function runExplain(deps: ExplainDeps, runDir: string, id: string, token: vscode.CancellationToken): Promise<{ code: number | null; stderr: string }> {
+function runExplain(deps: ExplainDeps, runDir: string, id: string, cacheDir: string | undefined, token: vscode.CancellationToken): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
     // ELECTRON_RUN_AS_NODE: in desktop VS Code process.execPath is Electron; this makes it plain Node.
-    const child = spawn(process.execPath, [deps.cliPath, 'explain', runDir, '--ids', id, '--quiet'], {
+    const child = spawn(process.execPath, [deps.cliPath, 'explain', runDir, '--ids', id, '--quiet', ...(cacheDir ? ['--cache-dir', cacheDir] : [])], {
       cwd: workspaceOfRun(runDir),
       env: { ...process.env, ...deps.env(), ELECTRON_RUN_AS_NODE: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -116,7 +118,7 @@ export function registerExplainCommand(deps: ExplainDeps): vscode.Disposable {
     const { runDir, id } = found;
     const result = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Reach Audit: explaining question ${id}`, cancellable: true },
-      (_progress, token) => runExplain(deps, runDir, id, token).then((r) => ({ ...r, cancelled: token.isCancellationRequested })),
+      (_progress, token) => runExplain(deps, runDir, id, given.cacheDir, token).then((r) => ({ ...r, cancelled: token.isCancellationRequested })),
     );
     if (result.cancelled) return { how: 'cancelled', runDir, id };
     if (result.code !== 0) {
