@@ -115,7 +115,7 @@ export const explainCommand: Command = {
       onAccount: process.stderr.isTTY ? (_a, done, total) => process.stderr.write(`\rexplain: ${done}/${total}`) : undefined,
     });
     if (process.stderr.isTTY && result.written > 0) process.stderr.write('\n');
-    process.stderr.write(`explain: ${result.written} new accounts in ${((Date.now() - started) / 1000).toFixed(1)} s; ${path.join(folder, MECHANISM_FILE)}\n`);
+    process.stderr.write(`explain: ${result.written} new accounts in ${((Date.now() - started) / 1000).toFixed(1)} s (${result.blockApplications} block applications); ${path.join(folder, MECHANISM_FILE)}\n`);
     const shown = ids ? result.accounts.filter((a) => ids.includes(a.id)) : result.accounts;
     if (ids) {
       const failureIds = new Set(result.accounts.map((a) => a.id));

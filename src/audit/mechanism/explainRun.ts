@@ -91,6 +91,11 @@ export interface ExplainResult {
   accounts: MechanismRecord[];
   /** Accounts written by this call. */
   written: number;
+  /**
+   * Block applications of this call's inspection passes, counted as a generation's cost counts them
+   * (route length × tokens processed): two rows (MLP open and closed) per context token per block.
+   */
+  blockApplications: number;
   summary: MechanismSummary;
   warnings: string[];
 }
@@ -103,6 +108,7 @@ export async function explainRun(options: ExplainOptions): Promise<ExplainResult
   const have = new Map(existing.values.map((a) => [a.id, a]));
   const todo = failures.filter((r) => !have.has(r.id) && (!wanted || wanted.has(r.id)));
   let written = 0;
+  let blockApplications = 0;
   if (todo.length > 0) {
     const appender = new JsonLinesAppender(path.join(folder, MECHANISM_FILE));
     try {
@@ -114,6 +120,7 @@ export async function explainRun(options: ExplainOptions): Promise<ExplainResult
         appender.append(account);
         have.set(account.id, account);
         written++;
+        if (account.promptTokens !== undefined && account.position !== undefined) blockApplications += 2 * model.numBlocks * (account.promptTokens + account.position);
         options.onAccount?.(account, written, todo.length);
       }
     } finally {
@@ -121,5 +128,5 @@ export async function explainRun(options: ExplainOptions): Promise<ExplainResult
     }
   }
   const accounts = failures.map((r) => have.get(r.id)).filter((a): a is MechanismRecord => a !== undefined);
-  return { accounts, written, summary: summarizeRun(manifest, records, accounts), warnings: existing.warnings };
+  return { accounts, written, blockApplications, summary: summarizeRun(manifest, records, accounts), warnings: existing.warnings };
 }
