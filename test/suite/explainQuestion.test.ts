@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import type { ReachAuditApi } from '../../src/extension/extension';
 import type { CommandResult } from '../../src/extension/commands/auditCommands';
 import type { ExplainOutcome } from '../../src/extension/commands/explainQuestion';
-import { pageProbesAvailable, panelEval } from './pageProbe';
+import { pageProbesAvailable, panelClick, panelEval, screenshot } from './pageProbe';
 import { EXTENSION_ID } from './suiteFixtures';
 
 interface Line {
@@ -57,8 +57,18 @@ suite('Explain This Question', function () {
     assert.equal(lines[0].blocks?.length, 8);
     assert.equal(api.panel.runFolder, runDir);
     if (!pageProbesAvailable) return;
-    const title = await panelEval<string | null>(`() => document.querySelector('.detail .mechanism h3')?.textContent ?? null`);
+    let title: string | null = null;
+    const deadline = Date.now() + 20_000;
+    while (!title && Date.now() < deadline) {
+      title = await panelEval<string | null>(`() => { const s = document.querySelector('.detail .mechanism'); if (s) s.scrollIntoView(); return s?.querySelector('h3')?.textContent ?? null; }`);
+      if (!title) await new Promise((r) => setTimeout(r, 200));
+    }
     assert.ok(title?.startsWith('Why not realized'), String(title));
+    // The pictures of the issue's closing note: the section, and the map in Charts.
+    await screenshot('why-not-realized');
+    await panelClick('Charts');
+    await screenshot('mechanism-map');
+    await panelClick('Questions');
   });
 
   test('on a realized question: nothing to explain, nothing written', async () => {
