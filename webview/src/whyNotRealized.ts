@@ -71,6 +71,7 @@ export function whyNotRealizedSection(account: MechanismRecord | undefined, reco
   return h('section', { class: 'detail-section mechanism' },
     title,
     context,
-    table,
+    // A model of many blocks is wider than the pane: the strip scrolls, the pane does not.
+    h('div', { class: 'mech-scroll' }, table),
     h('p', { class: 'muted mech-note' }, `${suppressor} ${repairText} Embedding term ${signed(account.embedding ?? 0)}; the terms sum to the last lens value.${topNote}`));
 }
