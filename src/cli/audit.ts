@@ -8,6 +8,7 @@ import { AUDIT_FLAGS, AUDIT_FLAGS_HELP, defaultRunName } from '../service';
 import { interruptSignal, prepareAudit } from './auditRun';
 import { parseFlags } from './flags';
 import { formatSummary } from '../audit/report';
+import { explainFolder, explainText } from './explain';
 
 const help = [
   'Usage: reach-audit audit --model DIR --data FILE [options]',
@@ -21,6 +22,8 @@ const help = [
   'Options:',
   '  --model DIR              Hugging Face model folder',
   ...AUDIT_FLAGS_HELP,
+  '  --explain                after the audit, run `reach-audit explain` on the run: where each',
+  '                           failure-set question\'s answer is lost, per block (mechanism.jsonl)',
   '  --json                   print the summary as JSON on stdout',
   '',
   'Example:',
@@ -31,7 +34,7 @@ const help = [
 export const auditCommand: Command = {
   help,
   async run(args) {
-    const values = parseFlags(args, { model: { type: 'string' }, json: { type: 'boolean' }, ...AUDIT_FLAGS });
+    const values = parseFlags(args, { model: { type: 'string' }, json: { type: 'boolean' }, explain: { type: 'boolean' }, ...AUDIT_FLAGS });
     if (!values.model) throw new UsageError('--model: expected a model folder');
     if (!values.data) throw new UsageError('--data: expected a benchmark file (JSONL or JSON)');
     const name = values.name ?? defaultRunName(values.model, values.data);
@@ -45,8 +48,13 @@ export const auditCommand: Command = {
         process.stderr.write(`reach-audit: stopped with ${result.records.length} questions finished in ${result.folder}; continue with: reach-audit audit ... --resume --out ${result.folder}\n`);
         return 130;
       }
-      if (values.json) process.stdout.write(JSON.stringify({ run: result.folder, summary: result.summary }, null, 2) + '\n');
-      else process.stdout.write(formatSummary(result.summary, `Reach Audit — ${name}`) + '\n');
+      // The explain account reloads the model: the audit's engine is gone once the job returns.
+      const explained = values.explain ? await explainFolder({ folder: result.folder, modelDir: values.model, dataFile: values.data, cacheDir: values['cache-dir'] }) : undefined;
+      if (values.json) process.stdout.write(JSON.stringify({ run: result.folder, summary: result.summary, ...(explained ? { mechanism: explained.summary } : {}) }, null, 2) + '\n');
+      else {
+        process.stdout.write(formatSummary(result.summary, `Reach Audit — ${name}`) + '\n');
+        if (explained) process.stdout.write('\n' + explainText(explained, true));
+      }
       return 0;
     } finally {
       interrupt.release();

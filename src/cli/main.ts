@@ -22,6 +22,7 @@ const commands: Record<string, () => Promise<Command>> = {
   regrade: async () => (await import('./regrade.js')).regradeCommand,
   table: async () => (await import('./table.js')).tableCommand,
   trajectory: async () => (await import('./trajectory.js')).trajectoryCommand,
+  explain: async () => (await import('./explain.js')).explainCommand,
   // the engine child process of the VS Code extension
   serve: async () => (await import('./serve.js')).serveCommand,
 };

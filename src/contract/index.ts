@@ -52,6 +52,7 @@ export type { PairedDelta, RateWithIds, Comparison, RunRef, StoredComparison } f
 export type { RunData, UnfinishedNumbers, RunStatus, HostMessage, PanelTab, SortKey, ColumnWidths, PanelUiState, WebviewMessage } from './panelMessages';
 export type { TrajectoryPoint, FlowKey, TrajectoryFlow, TrajectoryResult, StoredTrajectory } from './trajectory';
 export type { TableData, TablesTab, TablesHostMessage, TablesWebviewMessage } from './tablesMessages';
+export type { MechanismToken, BlockAccount, MechanismSkip, MechanismRecord, MechanismAgreement, MechanismSummary, MechanismData } from './mechanismRecord';
 export { Z95, wilsonInterval, rateOf, type Interval, type Rate } from './interval';
 export { passAtK, passAtKCurve, passAtKKindOf, questionPassAtK, passAtKRows } from './passAtK';
 export { QUESTION_STATES, questionState, reachableBy, repairedBy, damagedBy, type QuestionState } from './questionState';

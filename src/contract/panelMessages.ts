@@ -6,6 +6,7 @@ import type { Comparison } from './comparison';
 import type { QuestionRecord } from './runRecord';
 import type { RunManifest } from './runManifest';
 import type { ChanceSummary, ProbeComparison, RunSummary } from './runSummary';
+import type { MechanismData } from './mechanismRecord';
 
 /**
  * A run without summary.json (stopped, or still going): the paired routes-vs-search comparison
@@ -32,6 +33,8 @@ export interface RunData {
   /** Only without `summary`: the paired numbers over the finished records. */
   unfinished?: UnfinishedNumbers;
   records: QuestionRecord[];
+  /** The run's mechanism.jsonl (`reach-audit explain`), when it has one. */
+  mechanism?: MechanismData;
 }
 
 export type RunStatus = 'running' | 'done' | 'cancelled' | 'failed';

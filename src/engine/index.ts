@@ -9,6 +9,7 @@ export { DEFAULT_MAX_BATCH } from './types';
 export type { LoadOptions, ForwardOptions, ForwardItem } from './model';
 export type { StepTiming } from './decode/generationScheduler';
 export { InputError, RemoteServerError, assertFolderFree, lockFolder, recoveredNote, type FolderLock, createFolder, describeFsError } from '../common';
+export type { BlockInspection } from './decode/blockInspection';
 export type * from './types';
 
 /** Loads (building and caching the ONNX graphs on first use) the model in `dir`. */

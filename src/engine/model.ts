@@ -21,6 +21,7 @@ import { scoreContinuations } from './decode/continuationScore';
 import { NonFiniteActivations } from './decode/nonFiniteActivations';
 import { TokenChoicePool } from './sampling/tokenChoicePool';
 import { LogSumExp } from './sampling/logSumExp';
+import { type BlockInspection, inspectBlocks } from './decode/blockInspection';
 
 export interface LoadOptions {
   /** Graph cache folder; default REACH_AUDIT_CACHE or ~/.cache/reach-audit/graphs. */
@@ -214,6 +215,11 @@ export class Model implements TextGenerator {
     return this.tokenizer.encodeRaw(text);
   }
 
+  /** Tokenize text as it would continue a prompt: no special tokens added. */
+  encodeText(text: string): number[] {
+    return this.tokenizer.encodeText(text);
+  }
+
   tokensAtLeast(prompt: PromptSource): number {
     return this.tokenizer.tokensAtLeast(prompt);
   }
@@ -225,6 +231,21 @@ export class Model implements TextGenerator {
   /** Last-position logits of `ids` under a route and silenced MLPs. */
   async forward(ids: readonly number[], options: ForwardOptions = {}): Promise<Float32Array> {
     return (await this.forwardBatch([{ ids, ...options }]))[0];
+  }
+
+  /**
+   * What each block adds at the last position of `ids` under the identity route, with the logit
+   * lens and direct logits (blockInspection.ts). Separate calls of the same block graphs: no
+   * generation is slowed by it.
+   */
+  async inspect(ids: readonly number[]): Promise<BlockInspection> {
+    this.checkAlive();
+    checkContextLength([{ promptIds: ids, maxNewTokens: 0 }], this.context);
+    checkTokenIds(ids, this.vocabSize, 'ids');
+    const L = this.numBlocks;
+    return inspectBlocks({ config: this.config, embedding: this.embedding, blocks: this.sessions.slice(0, L), head: this.sessions[L], invFreq: ropeInverseFrequencies(this.config) }, ids).catch((err: unknown) => {
+      throw err instanceof NonFiniteActivations ? err.inModel(this.dir) : err;
+    });
   }
 
   /** Teacher-forced log-probabilities of continuations (continuationScore.ts), in one batched forward pass. */

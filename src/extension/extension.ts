@@ -7,6 +7,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { registerAuditCommands } from './commands/auditCommands';
+import { registerExplainCommand } from './commands/explainQuestion';
 import { AuditPanelHost } from './panel/auditPanel';
 import { AuditSession } from './commands/auditSession';
 import { readAuditSettings } from './commands/workspaceSettings';
@@ -130,6 +131,16 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     vscode.workspace.onDidChangeWorkspaceFolders(() => void runs.refresh()),
     vscode.commands.registerCommand('reachAudit.openCliTerminal', openCliTerminal),
     ...registerTablesCommands({ tables, selection: () => runsView.selection, runs: () => runs.runs() }),
+    registerExplainCommand({
+      panel,
+      output,
+      cliPath: context.asAbsolutePath(path.join('dist', 'cli.js')),
+      runFolders,
+      env: (): Record<string, string> => {
+        const cache = readAuditSettings().cacheFolder;
+        return cache ? { REACH_AUDIT_CACHE: cache } : {};
+      },
+    }),
     ...registerAuditCommands({ context, session, panel, lens, selectedRun, runFolders, runsChanged: () => refreshSoon(undefined), runProgress }),
     { dispose: () => (refreshSoon.cancel(), runProgress.cancel()) },
   );

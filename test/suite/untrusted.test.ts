@@ -70,6 +70,7 @@ suite('Untrusted workspace', function () {
       ['reachAudit.auditQuestion', { file: data, line: 1, options }],
       ['reachAudit.probeRoutesForQuestion', { file: data, line: 1, options }],
       ['reachAudit.silenceBlocksForQuestion', { file: data, line: 1, options }],
+      ['reachAudit.explainQuestion', { file: data, line: 1 }],
     ];
     for (const [command, arg] of refusals) {
       const result = await vscode.commands.executeCommand<CommandResult>(command, arg);

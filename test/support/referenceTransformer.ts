@@ -310,6 +310,56 @@ export class ReferenceModel {
   }
 
   /**
+   * The residual stream at the last position before any block (the embedding) and after each
+   * block of the identity route, with each block's attention and MLP outputs there: a block run
+   * with its MLP silenced gives residual + attention, computed by this file's own float64 block.
+   */
+  blockTrace(ids: number[]): { embedding: Float64Array; residual: Float64Array[]; attention: Float64Array[]; mlp: Float64Array[] } {
+    const c = this.config;
+    const H = c.hiddenSize;
+    this.checkOptions(ids, {});
+    const embed = this.w('model.embed_tokens.weight', [c.vocabSize, H]);
+    let x: Float64Array[] = ids.map((id) => embed.slice(id * H, (id + 1) * H));
+    const T = ids.length;
+    const out = { embedding: x[T - 1], residual: [] as Float64Array[], attention: [] as Float64Array[], mlp: [] as Float64Array[] };
+    for (let l = 0; l < this.numBlocks; l++) {
+      const mid = this.block(x, l, true);
+      const next = this.block(x, l, false);
+      out.attention.push(mid[T - 1].map((v, i) => v - x[T - 1][i]));
+      out.mlp.push(next[T - 1].map((v, i) => v - mid[T - 1][i]));
+      out.residual.push(next[T - 1]);
+      x = next;
+    }
+    return out;
+  }
+
+  /** The final norm and the unembedding of one residual vector (the logit lens). */
+  lensLogits(v: Float64Array): Float64Array {
+    const c = this.config;
+    const H = c.hiddenSize;
+    const embed = this.w('model.embed_tokens.weight', [c.vocabSize, H]);
+    const head = c.tieWordEmbeddings ? embed : this.w('lm_head.weight', [c.vocabSize, H]);
+    return linear(head, c.vocabSize, rmsNorm(v, this.w('model.norm.weight', [H]), c.rmsNormEps));
+  }
+
+  /** u_t · (v ⊙ w) / scale for every token t: a component's logits with the final norm's denominator fixed at `scale`. */
+  frozenNormLogits(v: Float64Array, scale: number): Float64Array {
+    const c = this.config;
+    const H = c.hiddenSize;
+    const embed = this.w('model.embed_tokens.weight', [c.vocabSize, H]);
+    const head = c.tieWordEmbeddings ? embed : this.w('lm_head.weight', [c.vocabSize, H]);
+    const w = this.w('model.norm.weight', [H]);
+    return linear(head, c.vocabSize, v.map((x, i) => (x * w[i]) / scale));
+  }
+
+  /** sqrt(mean(v²) + eps): the final norm's denominator for v. */
+  normScale(v: Float64Array): number {
+    let s = 0;
+    for (const x of v) s += x * x;
+    return Math.sqrt(s / v.length + this.config.rmsNormEps);
+  }
+
+  /**
    * Greedy decoding by full recomputation at each step (ties go to the lower id). Returns the
    * generated ids, including the eos id when one is produced.
    */

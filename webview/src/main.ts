@@ -414,7 +414,8 @@ class AuditPanel {
     this.state.selectedId = row.id;
     this.save(false);
     const baseRow = this.base?.index.get(row.id);
-    this.detail.show(row, { numBlocks: this.run?.numBlocks ?? 0, baseRow, baseLabel: this.base?.data.label ?? this.base?.data.runId });
+    const mechanism = this.run?.data.mechanism?.accounts.find((a) => a.id === row.record.id);
+    this.detail.show(row, { numBlocks: this.run?.numBlocks ?? 0, baseRow, baseLabel: this.base?.data.label ?? this.base?.data.runId, ...(mechanism ? { mechanism } : {}) });
   }
 
   private reveal(row: QuestionRow): void {
@@ -508,7 +509,7 @@ class AuditPanel {
 
   private drawCharts(): void {
     if (!this.run || !this.chartsDirty) return;
-    const runs: ChartRun[] = [{ label: this.run.data.label ?? this.run.data.runId, stats: this.statistics(this.run), summary: this.run.data.summary, unfinished: this.run.data.summary ? undefined : this.run.data.unfinished }];
+    const runs: ChartRun[] = [{ label: this.run.data.label ?? this.run.data.runId, stats: this.statistics(this.run), summary: this.run.data.summary, unfinished: this.run.data.summary ? undefined : this.run.data.unfinished, mechanism: this.run.data.mechanism }];
     if (this.base) runs.push({ label: this.base.data.label ?? this.base.data.runId, stats: this.base.stats ?? computeStatistics(this.base.index.rows, this.base.index.probes, this.base.numBlocks), summary: this.base.data.summary });
     this.statsDirty = false;
     this.chartsDirty = false;

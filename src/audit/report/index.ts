@@ -4,3 +4,4 @@ export { Html } from './safeHtml';
 export { formatComparison, formatSummary } from './summaryText';
 export { repairView, routesVsSearchView, tableCsv, tablesHtml, tablesMarkdown, tablesText, trainingView, trajectoryChart, trajectoryPassChart, trajectoryViews, type TableView } from './tablesReport';
 export { TABLE_KINDS, tableSet, type TableKind, type TableSet } from './tableSet';
+export { mechanismStrip, mechanismTable } from './mechanismText';

@@ -7,3 +7,5 @@ export { checkRecordSet, recordsVsDataset } from './recordSetCheck';
 export { validateSummary } from './runFileValidation';
 export { FAILURE_SET_FILE, JsonLinesAppender, MANIFEST_FILE, RECORDS_FILE, SUMMARY_FILE, TIMINGS_FILE, latestRunFolder, newRunFolder, prepareRunFolder, readJsonFile, readJsonLines, readManifest, readRecords, readSummary, writeFileAtomic, writeJson, writeManifest } from './runStore';
 export { mergeShards, parseShard, shardQuestions, shardSelection } from './shards';
+export { type JsonLines } from './runStore';
+export { validated } from './runFileValidation';

@@ -6,6 +6,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MANIFEST_FILE, readManifest, readRecords, readSummary } from '../../audit/store';
 import type { RunData } from '../../contract';
+import { MECHANISM_FILE, readMechanism } from '../../audit/mechanism';
+import { failureSetOf, summarizeRun } from '../../audit/mechanism';
 
 export interface LoadedRun {
   folder: string;
@@ -39,6 +41,15 @@ export function loadRunFolder(folder: string): LoadedRun {
   const data: RunData = { runId: runIdOf(folder), label: manifest?.name ?? runIdOf(folder), records: lines.values };
   if (manifest) data.manifest = manifest;
   if (summary) data.summary = summary;
+  const warnings = [...lines.warnings];
+  // The explain accounts of the failure set, with their run table (`reach-audit explain`).
+  if (manifest && fs.existsSync(path.join(folder, MECHANISM_FILE))) {
+    const mechanism = readMechanism(folder);
+    warnings.push(...mechanism.warnings);
+    const failures = new Set(failureSetOf(lines.values, manifest).map((r) => r.id));
+    const accounts = mechanism.values.filter((a) => failures.has(a.id));
+    data.mechanism = { accounts, summary: summarizeRun(manifest, lines.values, accounts) };
+  }
   const datasetPath = manifest ? datasetPathOf(manifest.dataset.path, folder) : undefined;
-  return { folder, data, ...(datasetPath ? { datasetPath } : {}), warnings: lines.warnings };
+  return { folder, data, ...(datasetPath ? { datasetPath } : {}), warnings };
 }

@@ -23,10 +23,11 @@ import {
 import { count, h, intervalText, percent, replaceChildren } from '../common/element';
 import '../../styles/probeCharts.css';
 import { RepairHeatmap } from './heatmap';
+import { MechanismHeatmap } from './mechanismHeatmap';
 import { routesVsSearchView } from './routesVsSearch';
 import { repairNullSentences } from '../headline/repairNullView';
 import { probeColor } from './probeColors';
-import { rateOf, type PassAtKKind, type Rate, type RunSummary, type UnfinishedNumbers, RATE_MIN_QUESTIONS } from '../../../src/contract';
+import { rateOf, type MechanismData, type PassAtKKind, type Rate, type RunSummary, type UnfinishedNumbers, RATE_MIN_QUESTIONS } from '../../../src/contract';
 import type { RunStatistics } from './runStatistics';
 import { themeColors, withAlpha, type ThemeColors } from '../common/themeColors';
 import { drawWhisker } from '../common/whisker';
@@ -70,6 +71,8 @@ export interface ChartRun {
   summary?: RunSummary;
   /** A run without summary.json: the paired numbers the extension computed over its finished questions. */
   unfinished?: UnfinishedNumbers;
+  /** The run's mechanism.jsonl (`reach-audit explain`), when it has one. */
+  mechanism?: MechanismData;
 }
 
 function proportionCells(p: Rate): HTMLElement[] {
@@ -152,6 +155,7 @@ export class ChartsView {
         this.element.appendChild(few);
         this.heatmap.draw(main.stats.heatmapRows, main.stats.numBlocks, colors);
       }
+      this.mechanismCard(colors);
       return;
     }
     this.element.appendChild(this.statesCard(colors));
@@ -169,6 +173,16 @@ export class ChartsView {
       // Drawn once attached, so it sizes itself to the card.
       this.heatmap.draw(main.stats.heatmapRows, main.stats.numBlocks, colors);
     }
+    this.mechanismCard(colors);
+  }
+
+  /** The failure set × block MLP attribution map, when the run has been explained. */
+  private mechanismCard(colors: ThemeColors): void {
+    const mechanism = this.runs[0]?.mechanism;
+    if (!mechanism || mechanism.summary.explained === 0) return;
+    const map = new MechanismHeatmap(this.onSelectQuestion);
+    this.element.appendChild(card('Failure set × block: where the answer is pushed away', "Rows: the explained failure-set questions, grouped by their suppressor; columns: blocks. Each cell is the block's MLP output on the g − d direction at the divergence point (reach-audit explain): red pushes the deployed token d over the correct path's g. Click a cell to open the question.", map.element));
+    map.draw(mechanism, colors);
   }
 
   /** `fullScale`: the value axis runs to 100%; otherwise it fits the data (small per-block rates). */

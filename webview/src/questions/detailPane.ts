@@ -4,10 +4,11 @@
  * on demand), the answer-blind picks and the repair row. All text goes in as text.
  */
 import { h, replaceChildren, type Child } from '../common/element';
-import { type Attempt, type ProbeResult, repairLine } from '../../../src/contract';
+import { type Attempt, type MechanismRecord, type ProbeResult, repairLine } from '../../../src/contract';
 import type { QuestionRow } from './questionRow';
 import { routeStrip } from './routeStrip';
 import { stateChips } from './stateChips';
+import { whyNotRealizedSection } from './whyNotRealized';
 
 export interface DetailActions {
   reveal: (row: QuestionRow) => void;
@@ -19,6 +20,8 @@ export interface DetailContext {
   /** The same question in the base checkpoint's run, when comparing. */
   baseRow?: QuestionRow;
   baseLabel?: string;
+  /** The question's account in the run's mechanism.jsonl (`reach-audit explain`), when it has one. */
+  mechanism?: MechanismRecord;
 }
 
 function mark(correct: boolean | undefined): HTMLElement {
@@ -190,7 +193,7 @@ export class DetailPane {
         h('dl', { class: 'facts' }, ...fact('Deployed answer', h('span', { class: 'answer' }, answerText(context.baseRow.record.realized?.answer)), ' ', mark(context.baseRow.record.realized?.correct))));
     }
 
-    replaceChildren(this.element, header, question, deployed, probes, blindSection(row), repairSection(row, context.numBlocks), base);
+    replaceChildren(this.element, header, question, deployed, probes, blindSection(row), whyNotRealizedSection(context.mechanism, record), repairSection(row, context.numBlocks), base);
     this.element.scrollTop = 0;
   }
 }

@@ -1,0 +1,55 @@
+/**
+ * Plain-text views of mechanism.jsonl for the terminal: one strip per question (the two tokens in
+ * context, the lens difference and each block's attention and MLP attribution, the repair scan's
+ * result beside it) and the run table (where the suppressor falls, and its agreement with the
+ * repair scan against chance).
+ */
+import type { MechanismAgreement, MechanismRecord, MechanismSummary, QuestionRecord } from '../../contract';
+import { repairingBlocks } from '../mechanism';
+
+function num(x: number): string {
+  return (x >= 0 ? '+' : '') + x.toFixed(2);
+}
+
+function row(label: string, cells: readonly string[]): string {
+  return `  ${label.padEnd(10)}${cells.map((c) => c.padStart(7)).join('')}`;
+}
+
+export function mechanismStrip(account: MechanismRecord, record: QuestionRecord | undefined): string {
+  if (account.skipped || !account.blocks || !account.deployed || !account.gold) return `${account.id}: no account (${account.skipped ?? 'incomplete'})`;
+  const blocks = account.blocks;
+  const top = account.top && account.top.id === account.deployed.id ? ' (the top token)' : account.top ? ` (top token ${JSON.stringify(account.top.text)})` : '';
+  const { repairing, scanned } = repairingBlocks(record);
+  const repair = scanned === 0 ? 'no repair scan' : repairing.length === 0 ? 'no silenced MLP repairs it' : `silencing MLP ${repairing.join(', ')} repairs it`;
+  return [
+    `${account.id}: at generated token ${account.position} after ${JSON.stringify(account.sharedTail ?? '')}`,
+    `  deployed d = ${JSON.stringify(account.deployed.text)}${top}, correct path g = ${JSON.stringify(account.gold.text)} (${account.probe} attempt ${account.attempt})`,
+    row('block', blocks.map((_, b) => String(b))),
+    row('lens g−d', blocks.map((b) => num(b.lens))),
+    row('rank g', blocks.map((b) => String(b.rankG))),
+    row('rank d', blocks.map((b) => String(b.rankD))),
+    row('attention', blocks.map((b) => num(b.attention))),
+    row('MLP', blocks.map((b) => num(b.mlp))),
+    `  embedding ${num(account.embedding ?? 0)}; suppressor: ${account.suppressor === null || account.suppressor === undefined ? 'none (no MLP lowers g−d)' : `MLP ${account.suppressor}`}; repair scan: ${repair}`,
+  ].join('\n');
+}
+
+function agreementLine(label: string, a: MechanismAgreement | undefined): string {
+  if (!a) return `  ${label}: nothing to compare`;
+  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+  const p = a.p < 1e-4 ? a.p.toExponential(1) : a.p.toFixed(4);
+  return `  ${label}: ${a.agree}/${a.n} = ${pct(a.rate)} [95% ${pct(a.ci.lo)}–${pct(a.ci.hi)}], chance ${a.chanceExpected.toFixed(1)} expected, exact p = ${p}`;
+}
+
+export function mechanismTable(s: MechanismSummary): string {
+  const blocks = s.suppressorCounts.map((_, b) => String(b));
+  return [
+    `Suppressing MLP over the failure set: ${s.explained} explained of ${s.failureSetSize}${s.skipped ? ` (${s.skipped} without an account)` : ''}`,
+    row('block', blocks),
+    row('questions', s.suppressorCounts.map(String)),
+    `  no suppressing MLP: ${s.noSuppressor}; the deployed token is the context's top token in ${(100 * s.topIsDeployed).toFixed(1)}% of accounts`,
+    `Agreement with the repair scan (chance: a uniformly random block of ${s.numBlocks}):`,
+    agreementLine(`identified block ${s.identifiedBlock ?? '—'}`, s.withIdentified),
+    agreementLine("a block that repairs the question", s.withRepairing),
+  ].join('\n');
+}
