@@ -8,7 +8,7 @@
  *
  * No vscode import: the generator and its test run in plain Node.
  */
-import { WEIGHT_PRECISIONS } from '../engine/weightPrecision';
+import type { WeightPrecision } from '../engine/index';
 import { ANSWER_FORMATS } from '../audit/dataset/question';
 import { DEFAULT_DEPLOYMENT } from '../audit/probes/deployment';
 import { PRESET_NAMES } from '../audit/presets/presetNames';
@@ -19,6 +19,9 @@ import { SEARCH_REWARDS } from '../contract/runManifest';
 import { AUDIT_OPTIONS, DEFAULT_PROBES, type AuditOptions, type OptionSpec } from './auditOptions';
 
 export const SETTINGS_SECTION = 'reachAudit';
+
+// The engine's list would load the runtime with it; the record's type makes a new precision a compile error here.
+const WEIGHT_VALUES = Object.keys({ f32: true, int8: true } satisfies Record<WeightPrecision, true>);
 
 /** The groups of the settings UI (one `contributes.configuration` entry each), in display order. */
 export const SETTING_GROUPS = [
@@ -117,7 +120,7 @@ const OPTION_SETTINGS: Readonly<Partial<Record<keyof typeof AUDIT_OPTIONS, Optio
   truncatePrompt: { group: 'deployment', values: PROMPT_TRUNCATIONS },
   gradeTruncated: { group: 'grading', values: TRUNCATED_RULES },
   correctBy: { group: 'grading', values: CORRECT_BY },
-  weights: { group: 'engine', values: WEIGHT_PRECISIONS },
+  weights: { group: 'engine', values: WEIGHT_VALUES },
   batch: { group: 'engine' },
   maxBatch: { group: 'engine' },
   threads: { group: 'engine', note: '0: the engine picks.', schema: { type: 'integer', minimum: 0, default: 0 } },
