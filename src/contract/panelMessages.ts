@@ -19,6 +19,12 @@ export interface UnfinishedNumbers {
   chance?: ChanceSummary;
 }
 
+/** The `reach-audit audit` line that audits a run again (from its manifest), and what it cannot carry. */
+export interface RunCommandLine {
+  command: string;
+  gaps: string[];
+}
+
 /** One run as the panel receives it. */
 export interface RunData {
   /** Stable id of the run (its folder name); messages about the run carry it. */
@@ -32,6 +38,8 @@ export interface RunData {
   /** Only without `summary`: the paired numbers over the finished records. */
   unfinished?: UnfinishedNumbers;
   records: QuestionRecord[];
+  /** The command behind the run; absent without a manifest. */
+  reproduce?: RunCommandLine;
 }
 
 export type RunStatus = 'running' | 'done' | 'cancelled' | 'failed';
@@ -90,4 +98,6 @@ export type WebviewMessage =
   | { type: 'revealQuestion'; runId: string; id: string; line: number }
   | { type: 'requestExport'; runId: string; format: 'csv' | 'json'; ids?: string[] }
   | { type: 'openDetail'; runId: string; id: string }
-  | { type: 'persistState'; state: PanelUiState };
+  | { type: 'persistState'; state: PanelUiState }
+  /** Copy the run's command line (the host writes the clipboard: a webview may not). */
+  | { type: 'copyCommand'; runId: string };

@@ -19,6 +19,7 @@ import { TablesPanelHost } from './tables/tablesPanel';
 import { registerTablesCommands } from './tables/tablesCommands';
 import { throttle } from './sidebar/throttle';
 import { writeCliShim } from './commands/cliShim';
+import { openedFolders, registerRunFolderCommands } from './commands/runFolderCommands';
 
 export const RUNS_VIEW_ID = 'reachAudit.runs';
 export const REFRESH_RUNS_COMMAND = 'reachAudit.refreshRuns';
@@ -35,7 +36,10 @@ export interface ReachAuditApi {
 }
 
 export function activate(context: vscode.ExtensionContext): ReachAuditApi {
-  const runs = new RunsTreeProvider(() => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri));
+  const runs = new RunsTreeProvider(
+    () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri),
+    () => openedFolders(context.workspaceState),
+  );
   const runsView = vscode.window.createTreeView(RUNS_VIEW_ID, { treeDataProvider: runs, showCollapseAll: true, canSelectMany: true });
   const output = vscode.window.createOutputChannel('Reach Audit');
   const session = new AuditSession(
@@ -131,6 +135,15 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     vscode.commands.registerCommand('reachAudit.openCliTerminal', openCliTerminal),
     ...registerTablesCommands({ tables, selection: () => runsView.selection, runs: () => runs.runs() }),
     ...registerAuditCommands({ context, session, panel, lens, selectedRun, runFolders, runsChanged: () => refreshSoon(undefined), runProgress }),
+    ...registerRunFolderCommands({
+      state: context.workspaceState,
+      refresh: async () => {
+        await runs.refresh();
+        lens.invalidate();
+      },
+      showRun: (folder) => panel.show(folder),
+      selectedRun,
+    }),
     { dispose: () => (refreshSoon.cancel(), runProgress.cancel()) },
   );
   void showInAuditView();

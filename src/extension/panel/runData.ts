@@ -5,7 +5,18 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MANIFEST_FILE, readManifest, readRecords, readSummary } from '../../audit/run/runStore';
-import type { RunData } from '../../contract';
+import type { RunCommandLine, RunData, RunManifest } from '../../contract';
+import { reproduceCommand } from '../../service/reproduceCommand';
+
+/** The command behind a run; undefined when its manifest names a preset this version does not know. */
+export function commandLineOf(manifest: RunManifest): RunCommandLine | undefined {
+  try {
+    const { command, gaps } = reproduceCommand(manifest);
+    return { command, gaps };
+  } catch {
+    return undefined;
+  }
+}
 
 export interface LoadedRun {
   folder: string;
@@ -37,7 +48,11 @@ export function loadRunFolder(folder: string): LoadedRun {
   const lines = readRecords(folder);
   const summary = readSummary(folder, lines.values);
   const data: RunData = { runId: runIdOf(folder), label: manifest?.name ?? runIdOf(folder), records: lines.values };
-  if (manifest) data.manifest = manifest;
+  if (manifest) {
+    data.manifest = manifest;
+    const reproduce = commandLineOf(manifest);
+    if (reproduce) data.reproduce = reproduce;
+  }
   if (summary) data.summary = summary;
   const datasetPath = manifest ? datasetPathOf(manifest.dataset.path, folder) : undefined;
   return { folder, data, ...(datasetPath ? { datasetPath } : {}), warnings: lines.warnings };
