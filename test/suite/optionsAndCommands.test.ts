@@ -1,7 +1,7 @@
 /**
  * Every audit option from VS Code, the command behind every run, runs from anywhere — in a real
  * VS Code: the generated settings are VS Code's (inspect knows them); an int8 audit and a preset
- * audit started with nothing but settings record int8 weights and the preset in their manifests;
+ * audit whose weights and preset come from settings record int8 weights and the preset in their manifests;
  * the panel shows the run's command line under its title and its Copy button puts it on the
  * clipboard; Open Run Folder… lists a run from outside the workspace in the Runs view, and Copy
  * Command Line copies its command.
@@ -58,21 +58,20 @@ suite('Options as settings, the command behind a run, runs from anywhere', funct
     assert.deepEqual(config().inspect('defaultProbes')?.defaultValue, ['sample:16', 'routes:16', 'search:16']);
   });
 
-  test('an int8 audit and a preset audit started with settings alone record int8 weights and the preset', async () => {
+  test('an int8 audit and a preset audit whose weights and preset come from the settings record int8 weights and the preset', async () => {
     const ws = vscode.ConfigurationTarget.Workspace;
-    await config().update('defaultProbes', ['sample:2', 'routes:2'], ws);
     await config().update('repair', false, ws);
     await config().update('maxNewTokens', 4, ws);
     await config().update('threads', 1, ws);
     await config().update('weights', 'int8', ws);
-    const int8 = await vscode.commands.executeCommand<CommandResult>('reachAudit.runAudit', { model, data, name: 'suite-int8', cacheDir: path.join(root, 'cache') });
+    const int8 = await vscode.commands.executeCommand<CommandResult>('reachAudit.runAudit', { model, data, probes: ['sample:2', 'routes:2'], name: 'suite-int8', cacheDir: path.join(root, 'cache') });
     assert.equal(int8.how, 'done', int8.message);
     assert.ok(int8.runDir);
     assert.equal(manifestOf(int8.runDir).engine.weights, 'int8');
 
     await config().update('weights', undefined, ws);
     await config().update('preset', 'gsm8k-cot-8shot', ws);
-    const preset = await vscode.commands.executeCommand<CommandResult>('reachAudit.runAudit', { model, data, name: 'suite-preset', cacheDir: path.join(root, 'cache') });
+    const preset = await vscode.commands.executeCommand<CommandResult>('reachAudit.runAudit', { model, data, probes: ['sample:2', 'routes:2'], name: 'suite-preset', cacheDir: path.join(root, 'cache') });
     assert.equal(preset.how, 'done', preset.message);
     assert.ok(preset.runDir);
     const m = manifestOf(preset.runDir);
