@@ -5,6 +5,9 @@
  * the panel shows the run's command line under its title and its Copy button puts it on the
  * clipboard; Open Run Folder… lists a run from outside the workspace in the Runs view, and Copy
  * Command Line copies its command.
+ *
+ * Named to run after runsView.test.js (which checks activation and the workspace's run list), and
+ * its audits write outside .reach-audit/runs, so the later files see the workspace's runs unchanged.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -64,14 +67,14 @@ suite('Options as settings, the command behind a run, runs from anywhere', funct
     await config().update('maxNewTokens', 4, ws);
     await config().update('threads', 1, ws);
     await config().update('weights', 'int8', ws);
-    const int8 = await vscode.commands.executeCommand<CommandResult>('reachAudit.runAudit', { model, data, probes: ['sample:2', 'routes:2'], name: 'suite-int8', cacheDir: path.join(root, 'cache') });
+    const int8 = await vscode.commands.executeCommand<CommandResult>('reachAudit.runAudit', { model, data, probes: ['sample:2', 'routes:2'], name: 'suite-int8', out: path.join(root, 'runs', 'int8'), cacheDir: path.join(root, 'cache') });
     assert.equal(int8.how, 'done', int8.message);
     assert.ok(int8.runDir);
     assert.equal(manifestOf(int8.runDir).engine.weights, 'int8');
 
     await config().update('weights', undefined, ws);
     await config().update('preset', 'gsm8k-cot-8shot', ws);
-    const preset = await vscode.commands.executeCommand<CommandResult>('reachAudit.runAudit', { model, data, probes: ['sample:2', 'routes:2'], name: 'suite-preset', cacheDir: path.join(root, 'cache') });
+    const preset = await vscode.commands.executeCommand<CommandResult>('reachAudit.runAudit', { model, data, probes: ['sample:2', 'routes:2'], name: 'suite-preset', out: path.join(root, 'runs', 'preset'), cacheDir: path.join(root, 'cache') });
     assert.equal(preset.how, 'done', preset.message);
     assert.ok(preset.runDir);
     const m = manifestOf(preset.runDir);
