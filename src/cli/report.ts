@@ -11,6 +11,18 @@ import { UsageError, warn } from './command';
 import { writeHtmlReport } from './reportFiles';
 import { loadRun, readComparison, readRecords } from '../audit/store';
 import { comparisonReportHtml, runReportHtml, formatComparison, formatSummary } from '../audit/report';
+import { reproduceCommand } from '../service';
+import type { RunManifest } from '../contract';
+
+/** The command that audits the run again, and what it cannot carry; nothing for a manifest too old or too partial to say. */
+function reproduceLines(manifest: RunManifest): string {
+  try {
+    const r = reproduceCommand(manifest);
+    return ['', 'Run again with:', `  ${r.command}`, ...r.gaps.map((g) => `  (not in the command: ${g})`)].join('\n') + '\n';
+  } catch {
+    return '';
+  }
+}
 
 const help = [
   'Usage: reach-audit report RUN [--html FILE] [--json]',
@@ -56,7 +68,7 @@ export const reportCommand: Command = {
       process.stderr.write(`reach-audit: HTML report ${file}\n`);
     }
     if (values.json) process.stdout.write(JSON.stringify(run.summary, null, 2) + '\n');
-    else process.stdout.write(formatSummary(run.summary, `Reach Audit — ${run.manifest.name ?? path.basename(folder)}`) + '\n');
+    else process.stdout.write(formatSummary(run.summary, `Reach Audit — ${run.manifest.name ?? path.basename(folder)}`) + '\n' + reproduceLines(run.manifest));
     return 0;
   },
 };

@@ -20,6 +20,12 @@ export interface UnfinishedNumbers {
   chance?: ChanceSummary;
 }
 
+/** The `reach-audit audit` line that audits a run again (from its manifest), and what it cannot carry. */
+export interface RunCommandLine {
+  command: string;
+  gaps: string[];
+}
+
 /** One run as the panel receives it. */
 export interface RunData {
   /** Stable id of the run (its folder name); messages about the run carry it. */
@@ -35,6 +41,8 @@ export interface RunData {
   records: QuestionRecord[];
   /** The run's mechanism.jsonl (`reach-audit explain`), when it has one. */
   mechanism?: MechanismData;
+  /** The command behind the run; absent without a manifest. */
+  reproduce?: RunCommandLine;
 }
 
 export type RunStatus = 'running' | 'done' | 'cancelled' | 'failed';
@@ -95,4 +103,6 @@ export type WebviewMessage =
   | { type: 'revealQuestion'; runId: string; id: string; line: number }
   | { type: 'requestExport'; runId: string; format: 'csv' | 'json'; ids?: string[] }
   | { type: 'openDetail'; runId: string; id: string }
-  | { type: 'persistState'; state: PanelUiState };
+  | { type: 'persistState'; state: PanelUiState }
+  /** Copy the run's command line (the host writes the clipboard: a webview may not). */
+  | { type: 'copyCommand'; runId: string };

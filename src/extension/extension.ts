@@ -20,6 +20,7 @@ import { TablesPanelHost } from './tables/tablesPanel';
 import { registerTablesCommands } from './tables/tablesCommands';
 import { throttle } from './sidebar/throttle';
 import { writeCliShim } from './commands/cliShim';
+import { openedFolders, registerRunFolderCommands } from './commands/runFolderCommands';
 
 export const RUNS_VIEW_ID = 'reachAudit.runs';
 export const REFRESH_RUNS_COMMAND = 'reachAudit.refreshRuns';
@@ -36,7 +37,10 @@ export interface ReachAuditApi {
 }
 
 export function activate(context: vscode.ExtensionContext): ReachAuditApi {
-  const runs = new RunsTreeProvider(() => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri));
+  const runs = new RunsTreeProvider(
+    () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri),
+    () => openedFolders(context.workspaceState),
+  );
   const runsView = vscode.window.createTreeView(RUNS_VIEW_ID, { treeDataProvider: runs, showCollapseAll: true, canSelectMany: true });
   const output = vscode.window.createOutputChannel('Reach Audit');
   const session = new AuditSession(
@@ -142,6 +146,15 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
       },
     }),
     ...registerAuditCommands({ context, session, panel, lens, selectedRun, runFolders, runsChanged: () => refreshSoon(undefined), runProgress }),
+    ...registerRunFolderCommands({
+      state: context.workspaceState,
+      refresh: async () => {
+        await runs.refresh();
+        lens.invalidate();
+      },
+      showRun: (folder) => panel.show(folder),
+      selectedRun,
+    }),
     { dispose: () => (refreshSoon.cancel(), runProgress.cancel()) },
   );
   void showInAuditView();

@@ -8,3 +8,6 @@ export { EngineService, MAX_REQUEST_BYTES } from './engineService';
 export { checkListenAccess, isLoopback, startHttpServer } from './httpServer';
 export { LineSplitter, encodeLine, type AuditRequestOptions, type ProgressEvent, type QuestionRequestOptions, type RecordEvent, type RunLabel, type StartedEvent } from './protocol';
 export { prepareComparisonSides, writeComparisonOf, type ComparisonSide, type SidePlan } from './compareJob';
+export { reproduceCommand } from './reproduceCommand';
+export { OPTIONS_REACHED_OTHERWISE, optionSettings, optionsFromSettings, SETTINGS_SECTION } from './optionSettings';
+export { AUDIT_OPTIONS, type OptionSpec } from './auditOptions';

@@ -3,6 +3,7 @@
  * comparing checkpoints) the Comparison section to the extension's messages (src/contract/panelMessages.ts), and
  * keeps the UI state across hide/show.
  */
+import { RunCommandView } from './headline/runCommandView';
 import {
   provideVSCodeDesignSystem,
   vsCodeButton,
@@ -80,6 +81,7 @@ class AuditPanel {
   private readonly chip = h('span', { class: 'filter-chip', hidden: true });
   private readonly title = h('h1', { class: 'run-title' }, 'Reach Audit');
   private readonly subtitle = h('div', { class: 'run-subtitle muted' });
+  private readonly runCommand = new RunCommandView(() => this.run && this.post({ type: 'copyCommand', runId: this.run.data.runId }));
   private readonly statusBox = h('div', { class: 'run-status', role: 'status', 'aria-live': 'polite' });
   private readonly headline = h('div', { class: 'headline', 'aria-label': 'Headline numbers' });
   private readonly search: HTMLElement;
@@ -184,7 +186,7 @@ class AuditPanel {
     replaceChildren(
       root,
       h('header', { class: 'topbar' },
-        h('div', { class: 'run-heading' }, this.title, this.subtitle),
+        h('div', { class: 'run-heading' }, this.title, this.subtitle, this.runCommand.element),
         this.statusBox,
         h('div', { class: 'topbar-actions' }, exportCsv, exportJson)),
       this.headline,
@@ -267,6 +269,7 @@ class AuditPanel {
     const parts = [manifest?.model?.path, manifest?.dataset?.path].filter((p): p is string => typeof p === 'string' && p !== '');
     if (this.base) parts.push(`compared with ${this.base.data.label ?? this.base.data.runId}`);
     this.subtitle.textContent = parts.join(' · ');
+    this.runCommand.show(data.reproduce);
 
     // A stored comparison filter comes back only if this comparison has that count.
     this.useSelection(this.state.compareFilter);

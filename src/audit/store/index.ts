@@ -4,7 +4,7 @@ export { readJsonRecords } from './jsonLines';
 export { comparisonMismatches, manifestMismatches } from './manifest';
 export { modelContentHash } from './modelFingerprint';
 export { checkRecordSet, recordsVsDataset } from './recordSetCheck';
-export { validateSummary } from './runFileValidation';
+export { validateManifest, validateSummary } from './runFileValidation';
 export { FAILURE_SET_FILE, JsonLinesAppender, MANIFEST_FILE, RECORDS_FILE, SUMMARY_FILE, TIMINGS_FILE, latestRunFolder, newRunFolder, prepareRunFolder, readJsonFile, readJsonLines, readManifest, readRecords, readSummary, writeFileAtomic, writeJson, writeManifest } from './runStore';
 export { mergeShards, parseShard, shardQuestions, shardSelection } from './shards';
 export { type JsonLines } from './runStore';

@@ -8,6 +8,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { DEFAULT_PROBES } from '../../service';
 import { countJsonLines, limitItems, limitProblem, routeBudgetOf, selectorItems } from './auditScope';
+import { AUDIT_OPTIONS, type AuditOptions, type OptionSpec } from '../../service';
+import { allOptionItems, choicesOf, parseOptionText, runOptionItems, valueText, type RunOptionItem } from './runOptionItems';
 
 const MODEL_KEY = 'reachAudit.model';
 const BASE_KEY = 'reachAudit.baseModel';
@@ -141,5 +143,58 @@ export class AuditChoices {
     const chosen = picks.map((p) => p.label);
     await this.state.update(SELECTORS_KEY, chosen);
     return chosen;
+  }
+
+  /**
+   * The options of this run: Start, the common choices, All options…. `base` is what the settings
+   * and earlier picks give; resolves to the options changed here (for this run only), or undefined
+   * when dismissed.
+   */
+  async runOptions(base: AuditOptions): Promise<AuditOptions | undefined> {
+    const changed: Record<string, unknown> = {};
+    const current = (): AuditOptions => ({ ...base, ...changed }) as AuditOptions;
+    for (;;) {
+      const pick = await vscode.window.showQuickPick(runOptionItems(current()), { title: 'Reach Audit: options of this run', placeHolder: 'Enter starts; pick an option to change it for this run (the settings keep the defaults)' });
+      if (!pick) return undefined;
+      if (pick.start) return changed as AuditOptions;
+      let item: RunOptionItem | undefined = pick;
+      if (pick.all) {
+        item = await vscode.window.showQuickPick(allOptionItems(current()), { title: 'Reach Audit: all options of this run', placeHolder: 'The option to change (its --help line below it)', matchOnDetail: true });
+        if (!item) continue;
+      }
+      if (!item.option) continue;
+      const value = await this.optionValue(item.option, item.label, current());
+      if (value === null) continue;
+      if (value.value === undefined) delete changed[item.option];
+      else changed[item.option] = value.value;
+    }
+  }
+
+  /** One option's new value: a pick among its allowed values, on/off, or typed; null when dismissed. */
+  private async optionValue(option: string, flag: string, current: AuditOptions): Promise<{ value: unknown } | null> {
+    const now = valueText((current as Record<string, unknown>)[option]);
+    const spec = (AUDIT_OPTIONS as Readonly<Record<string, OptionSpec>>)[option];
+    const values = spec?.kind === 'boolean' ? ['on', 'off'] : choicesOf(option);
+    let text: string | undefined;
+    if (values) {
+      const pick = await vscode.window.showQuickPick(
+        [{ label: '(default)', value: '' }, ...values.map((v) => ({ label: v, value: v, description: v === now || (v === 'on' && now === 'true') || (v === 'off' && now === 'false') ? 'current' : undefined }))],
+        { title: `Reach Audit: ${flag}` },
+      );
+      text = pick?.value;
+    } else {
+      text = await vscode.window.showInputBox({
+        title: `Reach Audit: ${flag}`,
+        prompt: 'Empty: the default. Several values: separated by commas.',
+        value: now ?? '',
+        validateInput: (v) => {
+          const r = parseOptionText(option, v);
+          return 'problem' in r ? r.problem : undefined;
+        },
+      });
+    }
+    if (text === undefined) return null;
+    const r = parseOptionText(option, text);
+    return 'problem' in r ? null : r;
   }
 }

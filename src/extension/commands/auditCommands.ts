@@ -171,7 +171,12 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
       if (!scope) return { how: 'dismissed' };
       asked.select = select;
       if (scope.limit !== undefined) asked.limit = scope.limit;
+      // Last: preset, weights and the rest of the table, for this run (the settings hold the defaults).
+      const chosen = await choices.runOptions({ ...runOptionsOf(settings), ...asked, probes });
+      if (!chosen) return { how: 'dismissed' };
+      Object.assign(asked, chosen);
     }
+    if (settings.problems.length > 0) void vscode.window.showWarningMessage(`Reach Audit: settings left out (wrong type): ${settings.problems.join('; ')}`);
     const options: AuditRequestOptions = { ...runOptionsOf(settings), ...asked, ...given, model, data, probes };
     const ws = workspaceFolder();
     if (ws && !options.workspace) options.workspace = ws;

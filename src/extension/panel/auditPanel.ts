@@ -187,6 +187,13 @@ export class AuditPanelHost implements vscode.Disposable {
         await exportRecordsInteractively(this.shown.run, message.format === 'json' ? 'json' : 'csv', ids, status?.status === 'running' ? { running: true, total: status.total } : undefined);
         return;
       }
+      case 'copyCommand': {
+        const command = this.shown?.run.data.reproduce?.command;
+        if (!command || message.runId !== this.shown?.run.data.runId) return;
+        await vscode.env.clipboard.writeText(command);
+        void vscode.window.showInformationMessage('Reach Audit: the command line that audits this run again is on the clipboard.');
+        return;
+      }
       case 'persistState':
         // The page keeps its own state (setState); nothing to store on this side.
         return;

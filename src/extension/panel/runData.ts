@@ -5,9 +5,20 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MANIFEST_FILE, readManifest, readRecords, readSummary } from '../../audit/store';
-import type { RunData } from '../../contract';
+import type { RunCommandLine, RunData, RunManifest } from '../../contract';
 import { MECHANISM_FILE, readMechanism } from '../../audit/mechanism';
 import { failureSetOf, summarizeRun } from '../../audit/mechanism';
+import { reproduceCommand } from '../../service';
+
+/** The command behind a run; undefined when its manifest names a preset this version does not know. */
+export function commandLineOf(manifest: RunManifest): RunCommandLine | undefined {
+  try {
+    const { command, gaps } = reproduceCommand(manifest);
+    return { command, gaps };
+  } catch {
+    return undefined;
+  }
+}
 
 export interface LoadedRun {
   folder: string;
@@ -39,7 +50,11 @@ export function loadRunFolder(folder: string): LoadedRun {
   const lines = readRecords(folder);
   const summary = readSummary(folder, lines.values);
   const data: RunData = { runId: runIdOf(folder), label: manifest?.name ?? runIdOf(folder), records: lines.values };
-  if (manifest) data.manifest = manifest;
+  if (manifest) {
+    data.manifest = manifest;
+    const reproduce = commandLineOf(manifest);
+    if (reproduce) data.reproduce = reproduce;
+  }
   if (summary) data.summary = summary;
   const warnings = [...lines.warnings];
   // The explain accounts of the failure set, with their run table (`reach-audit explain`).

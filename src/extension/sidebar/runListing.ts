@@ -5,7 +5,8 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { validateSummary, readRecords } from '../../audit/store';
+import { validateManifest, validateSummary, readRecords } from '../../audit/store';
+import { commandLineOf } from '../panel/runData';
 import { isObject, runRates } from '../../contract';
 import { runHeadline, type RunHeadline } from './runHeadline';
 
@@ -32,6 +33,10 @@ export interface RunEntry {
   recordedQuestions: number;
   /** What is wrong with the run's files, worded for the user. */
   problems: string[];
+  /** The `reach-audit audit` line that audits the run again (absent without a valid manifest). */
+  command?: string;
+  /** Listed from a folder opened with Open Run Folder…, outside the workspace's runs. */
+  outside?: true;
 }
 
 // Leading timestamp of a run folder: 2026-12-01T09-30-00Z, 20261201-093000, 2026-12-01_09-30 …
@@ -93,6 +98,11 @@ export async function readRun(folder: string): Promise<RunEntry> {
     if (typeof fields.createdAt === 'string') entry.startedAt = fields.createdAt;
     entry.model = pathField(fields, 'model');
     entry.dataset = pathField(fields, 'dataset');
+    try {
+      entry.command = commandLineOf(validateManifest(fields, 'manifest.json'))?.command;
+    } catch {
+      // A manifest the panel would refuse gives no command; the panel says what is wrong with it.
+    }
   } else entry.problems.push('manifest.json: expected a JSON object');
 
   const summary = await readJson(path.join(folder, 'summary.json'));

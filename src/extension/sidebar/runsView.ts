@@ -3,7 +3,9 @@
  * numbers in full (rate, 95% interval, n; counts for a run of fewer than RATE_MIN_QUESTIONS). It keeps a snapshot of the runs on disk; `refresh()`
  * re-reads them (the refresh command, workspace changes and a watcher on run files call it).
  */
+import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { listOpenedFolder } from './openedRuns';
 import { countedText, formatCountOrRate, formatHeadlineLine, isCountedRun, type RunHeadline } from './runHeadline';
 import { listRuns, readRun, RUNS_FOLDER, type RunEntry } from './runListing';
 import { loadRunFolder } from '../panel/runData';
@@ -121,6 +123,11 @@ function runTooltip(run: RunEntry): vscode.MarkdownString {
     tip.appendText(value);
     tip.appendMarkdown('  \n');
   }
+  if (run.command) {
+    tip.appendMarkdown('\nRun again with (**Copy Command Line** copies it):\n');
+    // A code block shows the text as it is: paths and a system message are the run's, not Markdown.
+    tip.appendCodeblock(run.command, 'sh');
+  }
   return tip;
 }
 
@@ -130,7 +137,11 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
   private snapshot: RunEntry[] | undefined;
   private loading: Promise<RunEntry[]> | undefined;
 
-  constructor(private readonly workspaceFolders: () => readonly vscode.Uri[]) {}
+  constructor(
+    private readonly workspaceFolders: () => readonly vscode.Uri[],
+    /** Folders opened with Open Run Folder… (outside the workspace's own runs). */
+    private readonly openedFolders: () => readonly string[] = () => [],
+  ) {}
 
   /** Re-reads every run from disk, then tells the view. Resolves with the runs now shown. */
   async refresh(): Promise<readonly RunEntry[]> {
@@ -151,7 +162,7 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     // A full reload that finished meanwhile has this run as read then; the newer read wins.
     const current = this.snapshot ?? snapshot;
     const index = current.findIndex((r) => r.folder === folder);
-    if (index >= 0) current[index] = entry;
+    if (index >= 0) current[index] = current[index].outside ? { ...entry, outside: true } : entry;
     this.changed.fire(undefined);
     return current;
   }
@@ -168,7 +179,12 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
           .filter((uri) => uri.scheme === 'file')
           .map((uri) => listRuns(uri.fsPath)),
       );
-      return perFolder.flat();
+      const inWorkspace = perFolder.flat();
+      const seen = new Set(inWorkspace.map((r) => r.folder));
+      const opened = (await Promise.all(this.openedFolders().map((f) => listOpenedFolder(f)))).flat();
+      // A folder opened twice, or inside the workspace's runs, is listed once.
+      const outside = opened.filter((r) => !seen.has(r.folder) && (seen.add(r.folder), true)).map((r): RunEntry => ({ ...r, outside: true }));
+      return [...inWorkspace, ...outside];
     })();
     this.loading = loading;
     return loading.then((runs) => {
@@ -205,10 +221,11 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
         item.description = node.run.headline
           ? `${node.run.finished ? '' : 'unfinished · '}${formatHeadlineLine(node.run.headline)}`
           : `unfinished · ${node.run.recordedQuestions} recorded`;
+        if (node.run.outside) item.description = `${item.description as string} · ${path.dirname(node.run.folder)}`;
         item.tooltip = runTooltip(node.run);
         // Unfinished: still running, or stopped and resumable with --resume; the files cannot tell which.
         item.iconPath = new vscode.ThemeIcon(node.run.problems.length ? 'warning' : node.run.headline ? 'beaker' : 'history');
-        item.contextValue = node.run.headline ? 'reachAudit.run' : 'reachAudit.unfinishedRun';
+        item.contextValue = `${node.run.headline ? 'reachAudit.run' : 'reachAudit.unfinishedRun'}${node.run.outside ? '.outside' : ''}`;
         return item;
       }
       case 'metric': {

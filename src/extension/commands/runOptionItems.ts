@@ -1,0 +1,93 @@
+/**
+ * The last step of Run Reachability Audit: the options of this run, as pure item lists and a
+ * parser (auditChoices.ts shows them). The common choices are items of their own (preset, weights,
+ * token budget, seed); "All options…" lists every other audit option of the table with its value,
+ * so anything the command line can set, one run can set here. Values set here are for this run only;
+ * the settings hold the defaults.
+ */
+import { AUDIT_OPTIONS, optionsFromFlags, type AuditOptions, type OptionSpec } from '../../service';
+import { OPTIONS_REACHED_OTHERWISE, optionSettings } from '../../service';
+
+/** Options this step never offers: they were picked before it, or VS Code decides them (see OPTIONS_REACHED_OTHERWISE). */
+const PICKED_BEFORE = new Set(['data', 'probes', 'select', 'limit', 'ids', 'resume', 'shard', 'apiKeyEnv']);
+
+/** The common choices, in the order shown. */
+export const COMMON_OPTIONS = ['preset', 'weights', 'maxNewTokens', 'seed'] as const;
+
+export interface RunOptionItem {
+  label: string;
+  description?: string;
+  detail?: string;
+  /** The option this item edits; absent on Start and All options…. */
+  option?: string;
+  start?: true;
+  all?: true;
+}
+
+type Table = Readonly<Record<string, OptionSpec>>;
+
+/** The value as the command line would write it (undefined: the default). */
+export function valueText(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (Array.isArray(value)) return value.length === 0 ? undefined : value.join(',');
+  return String(value);
+}
+
+/** The allowed values of a text option, when the table's settings name them. */
+export function choicesOf(option: string, table: Table = AUDIT_OPTIONS): readonly string[] | undefined {
+  return optionSettings(table).find((s) => s.option === option)?.values;
+}
+
+function itemOf(option: string, spec: OptionSpec, current: AuditOptions): RunOptionItem {
+  const shown = valueText((current as Record<string, unknown>)[option]);
+  return {
+    label: `--${spec.flag}`,
+    description: shown === undefined ? 'default' : shown,
+    detail: spec.help.split('\n')[0],
+    option,
+  };
+}
+
+/** Start, the common choices, All options…. */
+export function runOptionItems(current: AuditOptions, table: Table = AUDIT_OPTIONS): RunOptionItem[] {
+  const common = COMMON_OPTIONS.filter((o) => table[o] !== undefined).map((o) => itemOf(o, table[o], current));
+  return [
+    { label: '$(play) Start the audit', description: 'with the options below', start: true },
+    ...common,
+    { label: '$(settings) All options…', description: 'every audit option for this run', all: true },
+  ];
+}
+
+/** Every option one run can set here (the table's, less those picked before or decided by VS Code), in the table's order. */
+export function allOptionItems(current: AuditOptions, table: Table = AUDIT_OPTIONS): RunOptionItem[] {
+  const otherwise = OPTIONS_REACHED_OTHERWISE as Readonly<Record<string, string | undefined>>;
+  return Object.entries(table)
+    .filter(([name, spec]) => !PICKED_BEFORE.has(name) && !spec.cliOnly && (otherwise[name] === undefined || name === 'name' || name === 'out'))
+    .map(([name, spec]) => itemOf(name, spec, current));
+}
+
+/**
+ * Text typed for an option → its value, through the command line's own parser, so the same
+ * value is refused with the same words; '' means the default. Repeated flags take a comma-separated list.
+ */
+export function parseOptionText(option: string, text: string, table: Table = AUDIT_OPTIONS): { value: unknown } | { problem: string } {
+  const spec = table[option];
+  if (spec === undefined) return { problem: `unknown option ${option}` };
+  const t = text.trim();
+  if (t === '') return { value: undefined };
+  if (spec.kind === 'boolean') {
+    if (t === 'true' || t === 'on' || t === 'yes') return { value: true };
+    if (t === 'false' || t === 'off' || t === 'no') return { value: false };
+    return { problem: `--${spec.flag}: expected on or off` };
+  }
+  const given = spec.repeated ? t.split(',').map((s) => s.trim()).filter((s) => s !== '') : t;
+  const allowed = choicesOf(option, table);
+  if (allowed && typeof given === 'string' && !allowed.includes(given)) return { problem: `--${spec.flag}: expected ${allowed.join(', ')}` };
+  try {
+    // Only this option's entry is given, so the parser converts and range-checks this value alone.
+    const parsed = optionsFromFlags({ [spec.flag]: given } as Parameters<typeof optionsFromFlags>[0]) as Record<string, unknown>;
+    return { value: parsed[option] };
+  } catch (err) {
+    return { problem: (err as Error).message };
+  }
+}

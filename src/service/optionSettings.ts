@@ -1,0 +1,296 @@
+/**
+ * The audit options as VS Code settings: `package.json`'s `contributes.configuration` is generated
+ * from the options table (`tools/writeSettingsSchema.ts` writes it, a unit test fails when the two
+ * differ), and the extension reads the settings back into options through the same table. An
+ * option added to the table later becomes a setting without an edit here: it lands in the
+ * "More options" group under its own name, typed by its kind, described by its `--help` text.
+ * Options the table marks command-line only are left out until the engine process takes them.
+ *
+ * No vscode import: the generator and its test run in plain Node.
+ */
+import type { WeightPrecision } from '../engine/index';
+import { ANSWER_FORMATS } from '../audit/dataset';
+import { DEFAULT_DEPLOYMENT } from '../audit/probes';
+import { PRESET_NAMES } from '../audit/presets';
+import { PROMPT_TRUNCATIONS } from '../audit/probes';
+import { CORRECT_BY, TRUNCATED_RULES } from '../audit/answers';
+import { PROBE_NAMES, SEARCH_REWARDS, SELECTOR_NAMES } from '../contract';
+import { AUDIT_OPTIONS, DEFAULT_PROBES, type AuditOptions, type OptionSpec } from './auditOptions';
+
+export const SETTINGS_SECTION = 'reachAudit';
+
+// The engine's list would load the runtime with it; the record's type makes a new precision a compile error here.
+const WEIGHT_VALUES = Object.keys({ f32: true, int8: true } satisfies Record<WeightPrecision, true>);
+
+/** The groups of the settings UI (one `contributes.configuration` entry each), in display order. */
+export const SETTING_GROUPS = [
+  { id: 'model', title: 'Model and data' },
+  { id: 'probes', title: 'Probes and budgets' },
+  { id: 'search', title: 'Routes and search' },
+  { id: 'repair', title: 'Repair scan' },
+  { id: 'deployment', title: 'Deployment: prompt and decoding' },
+  { id: 'grading', title: 'Grading' },
+  { id: 'engine', title: 'Engine' },
+  { id: 'remote', title: 'Remote servers' },
+  { id: 'tables', title: 'Tables' },
+  { id: 'more', title: 'More options' },
+] as const;
+
+export type SettingGroup = (typeof SETTING_GROUPS)[number]['id'];
+
+/** A JSON-schema fragment as package.json holds it. */
+export type SettingSchema = Record<string, unknown>;
+
+/**
+ * How one option is shown as a setting. Everything is optional: an option missing from
+ * OPTION_SETTINGS gets the generic form (group "more", key = option name).
+ */
+interface OptionSettingForm {
+  group: SettingGroup;
+  /** The setting's name after `reachAudit.` when it is not the option's own (settings that predate the table keep theirs). */
+  key?: string;
+  /** Allowed values of a text option (an empty value: the option's default). */
+  values?: readonly string[];
+  /** Said before the `--help` text. */
+  note?: string;
+  /** Schema fields that differ from the generic ones for this kind (kept as users' settings have them). */
+  schema?: SettingSchema;
+}
+
+/**
+ * Options that are not settings, and where VS Code reaches them instead. An option of the table
+ * that is neither here nor a setting cannot exist: the generator makes every other option one.
+ */
+export const OPTIONS_REACHED_OTHERWISE: Readonly<Partial<Record<keyof typeof AUDIT_OPTIONS, string>>> = {
+  data: 'the dataset: the file open in the editor, the explorer\'s Run Reachability Audit, or the dataset pick',
+  limit: 'Run Reachability Audit asks how many questions (all, first 20, first 100, first N)',
+  ids: 'the per-question commands (CodeLens, Audit This Question) audit one question by id',
+  out: 'the extension names each run\'s folder under .reach-audit/runs; All options… sets it for one run',
+  name: 'All options… sets a run name for one run (the default is <model>-<dataset>)',
+  resume: 'the Resume button of a stopped run',
+  shard: 'scale-out across machines is the command line\'s; open the merged run with Open Run Folder…',
+  apiKeyEnv: 'the API key is kept in VS Code\'s secret storage (Reach Audit: Set API Key), never in settings',
+};
+
+const OPTION_SETTINGS: Readonly<Partial<Record<keyof typeof AUDIT_OPTIONS, OptionSettingForm>>> = {
+  format: { group: 'model', values: ANSWER_FORMATS, note: 'Empty: detected from the dataset\'s fields.' },
+  field: { group: 'model' },
+  pattern: { group: 'model' },
+  probes: {
+    group: 'probes',
+    key: 'defaultProbes',
+    note: 'Probes and their budgets (attempts per question), as `probe:budget`. The probes quick pick starts from these (or from your last pick in this workspace).',
+    schema: {
+      items: { type: 'string', pattern: `^(${PROBE_NAMES.join('|')})(:[1-9][0-9]*)?$`, patternErrorMessage: 'probe:budget, e.g. routes:16' },
+      default: [...DEFAULT_PROBES],
+    },
+  },
+  sampleTemperature: { group: 'probes', key: 'temperature', note: 'Sampling temperature of the `sample` probe. Empty (null): 1.0. The deployment and the route probes stay greedy.', schema: { exclusiveMinimum: 0 } },
+  sampleTopP: { group: 'probes', note: 'Empty (null): 1.0.', schema: { exclusiveMinimum: 0, maximum: 1 } },
+  select: {
+    group: 'probes',
+    key: 'selectors',
+    note: 'Answer-blind selectors scored on each probe\'s attempts. Empty: all three.',
+    schema: { items: { type: 'string', enum: [...SELECTOR_NAMES] } },
+  },
+  globalRoutes: { group: 'probes' },
+  seed: { group: 'probes', note: 'Empty (null): the engine\'s default, so runs are reproducible either way.' },
+  maxEdits: { group: 'search' },
+  minRouteLength: { group: 'search' },
+  maxRouteLength: { group: 'search' },
+  searchC: { group: 'search' },
+  searchLambda: { group: 'search' },
+  searchRandomChild: { group: 'search' },
+  searchWidening: { group: 'search' },
+  searchPreset: { group: 'search', values: ['published'] },
+  searchReward: { group: 'search', values: SEARCH_REWARDS },
+  repair: { group: 'repair', note: 'On by default in VS Code.', schema: { default: true } },
+  referenceProbes: { group: 'repair' },
+  prompt: { group: 'deployment', values: ['chat', 'raw'] },
+  preset: { group: 'deployment', values: PRESET_NAMES, note: 'Empty: the model\'s chat template.' },
+  template: { group: 'deployment', note: 'Relative to the first workspace folder.' },
+  system: { group: 'deployment' },
+  fewshot: { group: 'deployment', note: 'Relative to the first workspace folder.' },
+  fewshotFile: { group: 'deployment', note: 'Relative to the first workspace folder; sent only with the `mmlu-5shot` preset.' },
+  maxNewTokens: { group: 'deployment', schema: { type: 'integer', default: DEFAULT_DEPLOYMENT.maxNewTokens } },
+  temperature: { group: 'deployment', key: 'deploymentTemperature', note: 'The deployment\'s own temperature (`reachAudit.temperature` is the sample probe\'s).' },
+  topP: { group: 'deployment', key: 'deploymentTopP' },
+  stop: { group: 'deployment' },
+  truncatePrompt: { group: 'deployment', values: PROMPT_TRUNCATIONS },
+  gradeTruncated: { group: 'grading', values: TRUNCATED_RULES },
+  correctBy: { group: 'grading', values: CORRECT_BY },
+  weights: { group: 'engine', values: WEIGHT_VALUES },
+  batch: { group: 'engine' },
+  maxBatch: { group: 'engine' },
+  threads: { group: 'engine', note: '0: the engine picks.', schema: { type: 'integer', minimum: 0, default: 0 } },
+  cacheDir: { group: 'engine', key: 'cacheFolder', schema: { scope: 'machine-overridable' } },
+  backend: { group: 'remote', values: ['local', 'openai'], note: 'The API key is set with **Reach Audit: Set API Key** (kept in VS Code\'s secret storage).' },
+  baseUrl: { group: 'remote', key: 'baseUrls' },
+  apiModel: { group: 'remote' },
+  concurrency: { group: 'remote' },
+  timeout: { group: 'remote' },
+  maxRetries: { group: 'remote' },
+};
+
+/** The extension's own settings, not audit options (model folders are picked per command; the margin is the Tables page's). */
+const EXTENSION_SETTINGS: readonly { key: string; group: SettingGroup; schema: SettingSchema }[] = [
+  {
+    key: 'modelPath',
+    group: 'model',
+    schema: {
+      type: 'string',
+      default: '',
+      scope: 'resource',
+      markdownDescription:
+        'Model folder to audit (a Hugging Face folder with `config.json`, tokenizer files and `*.safetensors`). Relative paths are relative to the workspace folder. Empty: **Reach Audit: Select Model** or a folder picker asks.',
+    },
+  },
+  { key: 'baseModelPath', group: 'model', schema: { type: 'string', default: '', scope: 'resource', markdownDescription: 'Base checkpoint folder for **Reach Audit: Compare Checkpoints**. Empty: a folder picker asks.' } },
+  { key: 'tunedModelPath', group: 'model', schema: { type: 'string', default: '', scope: 'resource', markdownDescription: 'Trained checkpoint folder for **Reach Audit: Compare Checkpoints**. Empty: a folder picker asks.' } },
+  {
+    key: 'equivalenceMargin',
+    group: 'tables',
+    schema: {
+      type: 'number',
+      minimum: 0.1,
+      maximum: 50,
+      default: 5,
+      markdownDescription:
+        'Equivalence margin of the verdicts on the Tables page, in percentage points (as `reach-audit table --margin`): a paired difference is *equivalent* only when its 95% interval lies inside ±margin; otherwise it is *better*, *worse* or *inconclusive*.',
+    },
+  },
+];
+
+/** One option shown as a setting. */
+export interface OptionSetting {
+  /** The option's field name (AuditOptions key). */
+  option: string;
+  /** The setting's name after `reachAudit.`. */
+  key: string;
+  group: SettingGroup;
+  spec: OptionSpec;
+  values?: readonly string[];
+}
+
+type OptionTable = Readonly<Record<string, OptionSpec>>;
+
+/** Every option of the table that is a setting, in the table's order. */
+export function optionSettings(table: OptionTable = AUDIT_OPTIONS): OptionSetting[] {
+  const forms = OPTION_SETTINGS as Readonly<Record<string, OptionSettingForm | undefined>>;
+  const otherwise = OPTIONS_REACHED_OTHERWISE as Readonly<Record<string, string | undefined>>;
+  return Object.entries(table)
+    // A command-line-only option (servers, shards) is not one the engine process takes from VS Code; it becomes a setting when the table stops marking it so.
+    .filter(([name, spec]) => otherwise[name] === undefined && !spec.cliOnly)
+    .map(([name, spec]) => {
+      const form = forms[name];
+      return { option: name, key: form?.key ?? name, group: form?.group ?? 'more', spec, ...(form?.values ? { values: form.values } : {}) };
+    });
+}
+
+/** Markdown of a `--help` text: its line breaks are the terminal's, and outside code spans its punctuation is literal. */
+function markdownOfHelp(help: string): string {
+  return help
+    .split('\n')
+    .join(' ')
+    .split('`')
+    .map((part, i) => (i % 2 === 1 ? part : part.replace(/([\\*_<>[\]#|])/g, '\\$1')))
+    .join('`');
+}
+
+function schemaOf(setting: OptionSetting, table: OptionTable): SettingSchema {
+  const { spec } = setting;
+  const form = (OPTION_SETTINGS as Readonly<Record<string, OptionSettingForm | undefined>>)[setting.option];
+  const flag = `\`--${spec.flag}${spec.arg ? ` ${spec.arg}` : ''}\``;
+  const description = [form?.note, `${flag}: ${markdownOfHelp(spec.help)}`].filter((s) => s !== undefined).join(' ');
+  let schema: SettingSchema;
+  switch (spec.kind) {
+    case 'boolean':
+      schema = { type: 'boolean', default: false };
+      break;
+    case 'number':
+      schema = { type: ['number', 'null'], default: null };
+      break;
+    case 'wholeNumber':
+      schema = { type: ['integer', 'null'], minimum: spec.min ?? 0, default: null };
+      break;
+    case 'strings':
+      schema = { type: 'array', items: { type: 'string' }, default: [] };
+      break;
+    case 'string':
+      schema = setting.values
+        ? { type: 'string', enum: ['', ...setting.values], enumItemLabels: ['(default)', ...setting.values], default: '' }
+        : { type: 'string', default: '' };
+      break;
+  }
+  if (spec.path) schema.scope = 'resource';
+  // The order within the group follows the table's (the settings UI sorts by it).
+  const order = optionSettings(table).filter((s) => s.group === setting.group).findIndex((s) => s.key === setting.key);
+  return { ...schema, ...form?.schema, order: order + (setting.group === 'model' ? EXTENSION_SETTINGS.filter((e) => e.group === 'model').length : 0), markdownDescription: description };
+}
+
+/** `contributes.configuration` for package.json: one entry per group of the settings UI, empty groups left out. */
+export function configurationContribution(table: OptionTable = AUDIT_OPTIONS): SettingSchema[] {
+  const settings = optionSettings(table);
+  const seen = new Set<string>();
+  for (const key of [...EXTENSION_SETTINGS.map((e) => e.key), ...settings.map((s) => s.key)]) {
+    if (seen.has(key)) throw new Error(`two settings named ${SETTINGS_SECTION}.${key}: give one a key in OPTION_SETTINGS`);
+    seen.add(key);
+  }
+  return SETTING_GROUPS.flatMap((g, groupIndex) => {
+    const properties: Record<string, SettingSchema> = {};
+    EXTENSION_SETTINGS.filter((e) => e.group === g.id).forEach((e, i) => (properties[`${SETTINGS_SECTION}.${e.key}`] = { ...e.schema, order: i }));
+    for (const s of settings.filter((s) => s.group === g.id)) properties[`${SETTINGS_SECTION}.${s.key}`] = schemaOf(s, table);
+    if (Object.keys(properties).length === 0) return [];
+    return [{ id: `${SETTINGS_SECTION}.${g.id}`, title: g.title, order: groupIndex, properties }];
+  });
+}
+
+/** The option a setting's value stands for; undefined when the value means "the default". */
+function valueOf(spec: OptionSpec, raw: unknown, resolvePath: (p: string) => string): unknown {
+  if (raw === undefined || raw === null) return undefined;
+  switch (spec.kind) {
+    case 'boolean':
+      return typeof raw === 'boolean' ? raw : new TypeError('expected true or false');
+    case 'number':
+    case 'wholeNumber':
+      return typeof raw === 'number' && Number.isFinite(raw) ? raw : new TypeError('expected a number');
+    case 'strings':
+      if (!Array.isArray(raw) || !raw.every((v) => typeof v === 'string')) return new TypeError('expected a list of text values');
+      return raw.length === 0 ? undefined : raw.map((v: string) => v.trim()).filter((v) => v !== '');
+    case 'string': {
+      if (typeof raw !== 'string') return new TypeError('expected text');
+      const t = raw.trim();
+      if (t === '') return undefined;
+      return spec.path ? resolvePath(t) : t;
+    }
+  }
+}
+
+export interface SettingsReading {
+  /** The options the settings set (a value left at "the default" is absent). */
+  options: AuditOptions;
+  /** Settings whose value has the wrong type, as `reachAudit.key: what was expected`. */
+  problems: string[];
+}
+
+/**
+ * The options the settings hold. `get` reads one setting by its name after `reachAudit.`;
+ * `resolvePath` makes a relative file setting absolute (the workspace folder's).
+ */
+export function optionsFromSettings(get: (key: string) => unknown, resolvePath: (p: string) => string, table: OptionTable = AUDIT_OPTIONS): SettingsReading {
+  const options: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const s of optionSettings(table)) {
+    const v = valueOf(s.spec, get(s.key), resolvePath);
+    if (v instanceof TypeError) problems.push(`${SETTINGS_SECTION}.${s.key}: ${v.message}`);
+    else if (v !== undefined) options[s.option] = v;
+  }
+  // Kept from before the table: threads 0 means "the engine picks", which is the option left out.
+  if (options.threads === 0) delete options.threads;
+  return { options: options as AuditOptions, problems };
+}
+
+/** The setting an option is kept in (for messages and the All options… pick); undefined when it is not a setting. */
+export function settingKeyOf(option: string, table: OptionTable = AUDIT_OPTIONS): string | undefined {
+  return optionSettings(table).find((s) => s.option === option)?.key;
+}

@@ -1,0 +1,35 @@
+/**
+ * The last step of Run Reachability Audit offers the common options (preset, weights incl. int8,
+ * token budget, seed) and every other audit option through All options…, parsed by the command
+ * line's own parser.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { AUDIT_OPTIONS, type OptionSpec } from '../../../src/service/auditOptions';
+import { allOptionItems, choicesOf, parseOptionText, runOptionItems } from '../../../src/extension/commands/runOptionItems';
+
+test('Start first, then preset, weights, token budget and seed with their values, then All options…', () => {
+  const items = runOptionItems({ weights: 'int8', preset: 'gsm8k-cot-8shot' });
+  assert.equal(items[0].start, true);
+  assert.deepEqual(items.slice(1, -1).map((i) => [i.label, i.description]), [['--preset', 'gsm8k-cot-8shot'], ['--weights', 'int8'], ['--max-new-tokens', 'default'], ['--seed', 'default']]);
+  assert.equal(items.at(-1)?.all, true);
+  assert.deepEqual(choicesOf('weights'), ['f32', 'int8']);
+});
+
+test('All options… lists every option a run can set, including ones added to the table later', () => {
+  const names = allOptionItems({}).map((i) => i.option);
+  for (const o of ['correctBy', 'gradeTruncated', 'truncatePrompt', 'searchC', 'searchPreset', 'weights', 'name', 'out', 'stop']) assert.ok(names.includes(o), o);
+  for (const o of ['data', 'probes', 'limit', 'ids', 'resume', 'shard', 'backend']) assert.ok(!names.includes(o), o);
+  const later: Record<string, OptionSpec> = { ...AUDIT_OPTIONS, untilReached: { flag: 'until-reached', kind: 'boolean', help: 'stop at the first hit' } };
+  assert.ok(allOptionItems({}, later).some((i) => i.option === 'untilReached'));
+});
+
+test('typed values go through the command line parser: same refusals, empty is the default', () => {
+  assert.deepEqual(parseOptionText('weights', 'int8'), { value: 'int8' });
+  assert.deepEqual(parseOptionText('weights', 'int4'), { problem: '--weights: expected f32, int8' });
+  assert.deepEqual(parseOptionText('searchC', '2.5'), { value: 2.5 });
+  assert.ok('problem' in parseOptionText('maxNewTokens', '0'));
+  assert.deepEqual(parseOptionText('stop', 'Q:, \\n\\n'), { value: ['Q:', '\\n\\n'] });
+  assert.deepEqual(parseOptionText('repair', 'off'), { value: false });
+  assert.deepEqual(parseOptionText('seed', ''), { value: undefined });
+});

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { AUDIT_OPTIONS, type OptionSpec } from '../../../src/service/auditOptions';
+import { configurationContribution, optionSettings, optionsFromSettings, OPTIONS_REACHED_OTHERWISE, SETTINGS_SECTION } from '../../../src/service/optionSettings';
+
+const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
+
+function packageConfiguration(): unknown {
+  return (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { contributes: { configuration: unknown } }).contributes.configuration;
+}
+
+function propertiesOf(contribution: unknown): Record<string, Record<string, unknown>> {
+  return Object.assign({}, ...(contribution as { properties: Record<string, Record<string, unknown>> }[]).map((g) => g.properties));
+}
+
+test("package.json's settings are the ones generated from the options table (run node out/tools/writeSettingsSchema.js after changing an option)", () => {
+  assert.deepEqual(packageConfiguration(), configurationContribution());
+});
+
+test('every audit option is a setting or is named with where VS Code reaches it instead', () => {
+  const settings = new Set(optionSettings().map((s) => s.option));
+  for (const name of Object.keys(AUDIT_OPTIONS)) {
+    const otherwise = (OPTIONS_REACHED_OTHERWISE as Record<string, string | undefined>)[name] !== undefined || (AUDIT_OPTIONS as Record<string, OptionSpec>)[name].cliOnly === true;
+    assert.ok(settings.has(name) !== otherwise, `${name}: exactly one of setting / reached otherwise or command line only`);
+  }
+  const props = propertiesOf(packageConfiguration());
+  for (const s of optionSettings()) assert.ok(props[`${SETTINGS_SECTION}.${s.key}`], `${s.option} has no setting in package.json`);
+  // The ones a user asked for by name.
+  for (const key of ['weights', 'preset', 'correctBy', 'gradeTruncated', 'truncatePrompt', 'searchC', 'searchReward', 'stop', 'system']) assert.ok(props[`reachAudit.${key}`], key);
+  assert.deepEqual(props['reachAudit.weights'].enum, ['', 'f32', 'int8']);
+});
+
+test('settings that predate the table keep their names, types and defaults', () => {
+  const props = propertiesOf(configurationContribution());
+  assert.equal(props['reachAudit.temperature'].markdownDescription?.toString().includes('--sample-temperature'), true);
+  assert.deepEqual(props['reachAudit.defaultProbes'].default, ['sample:16', 'routes:16', 'search:16']);
+  assert.equal(props['reachAudit.repair'].default, true);
+  assert.equal(props['reachAudit.maxNewTokens'].type, 'integer');
+  assert.equal(props['reachAudit.cacheFolder'].scope, 'machine-overridable');
+  assert.ok(props['reachAudit.modelPath'] && props['reachAudit.equivalenceMargin']);
+});
+
+test('an option added to the table later becomes a setting with no other edit', () => {
+  const added: Record<string, OptionSpec> = {
+    ...AUDIT_OPTIONS,
+    untilReached: { flag: 'until-reached', kind: 'boolean', help: 'stop a probe at its first correct attempt' },
+    someCount: { flag: 'some-count', kind: 'wholeNumber', min: 2, arg: 'N', help: 'a <count> with *stars*' },
+  };
+  const groups = configurationContribution(added) as { title: string; properties: Record<string, Record<string, unknown>> }[];
+  const more = groups.find((g) => g.title.endsWith('More options'));
+  assert.ok(more, 'a More options group');
+  assert.equal(more.properties['reachAudit.untilReached'].type, 'boolean');
+  assert.deepEqual(more.properties['reachAudit.someCount'].type, ['integer', 'null']);
+  assert.equal(more.properties['reachAudit.someCount'].minimum, 2);
+  assert.match(String(more.properties['reachAudit.someCount'].markdownDescription), /`--some-count N`: a \\<count\\> with \\\*stars\\\*/);
+  const read = optionsFromSettings((k) => ({ untilReached: true, someCount: 3 })[k], (p) => p, added);
+  assert.deepEqual(read.options, { untilReached: true, someCount: 3 });
+});
+
+test('settings read back into options: defaults left out, paths resolved, wrong types named', () => {
+  const values: Record<string, unknown> = {
+    weights: 'int8',
+    preset: '',
+    defaultProbes: ['routes:4'],
+    temperature: 0.7,
+    deploymentTemperature: null,
+    threads: 0,
+    template: 'prompts/t.txt',
+    stop: [],
+    seed: 'three',
+  };
+  const read = optionsFromSettings((k) => values[k], (p) => `/ws/${p}`);
+  assert.deepEqual(read.options, { weights: 'int8', probes: ['routes:4'], sampleTemperature: 0.7, template: '/ws/prompts/t.txt' });
+  assert.deepEqual(read.problems, ['reachAudit.seed: expected a number']);
+});
