@@ -220,6 +220,24 @@ export interface Bundles {
 
 /** The two pages the extension ships: the audit panel and the Tables page. */
 export type PageName = 'main' | 'tables';
+/**
+ * The synthetic-run bundle runs the audit's summarize() in the browser. It reaches the audit's
+ * rooms through their doors (index.ts), which also lead to modules that read files, lock folders
+ * or load the runtime; summarize never calls them, so every Node builtin and every package that
+ * src/ imports (node:crypto aside, aliased above) stands in as an empty CommonJS module here.
+ */
+const nodeOnlyAsEmpty: Plugin = {
+  name: 'node-only-as-empty',
+  setup(b) {
+    const src = join(ROOT, 'src');
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path === 'node:crypto' || !args.importer.startsWith(src)) return undefined;
+      return { path: args.path, namespace: 'node-only-as-empty' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'node-only-as-empty' }, () => ({ contents: 'module.exports = {};', loader: 'js' }));
+  },
+};
+
 const PAGE_ENTRIES: Record<PageName, string> = { main: join(ROOT, 'webview', 'src', 'main.ts'), tables: join(ROOT, 'webview', 'src', 'tables', 'main.ts') };
 
 /** Bundles the pages (as the extension ships them: iife for the browser, CSS beside each) and the synthetic-run generator. */
@@ -249,6 +267,7 @@ export async function buildBundles(pages: readonly PageName[] = ['main']): Promi
     outfile: join(dir, 'synthetic.js'),
     logLevel: 'error',
     alias: { 'node:crypto': join(HARNESS_DIR, 'keyHashForBrowser.js') },
+    plugins: [nodeOnlyAsEmpty],
   });
   const first = pages[0] ?? 'main';
   const [script, style] = await Promise.all([readFile(join(dir, `${first}.js`)), readFile(join(dir, `${first}.css`))]);
