@@ -10,6 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { builtinModules } from 'node:module';
 import { build, type Plugin } from 'esbuild';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { contentSecurityPolicy } from '../../src/extension/panel/panelHtml';
@@ -222,19 +223,19 @@ export interface Bundles {
 export type PageName = 'main' | 'tables';
 /**
  * The synthetic-run bundle runs the audit's summarize() in the browser. It reaches the audit's
- * rooms through their doors (index.ts), which also lead to modules that read files, lock folders
- * or load the runtime; summarize never calls them, so every Node builtin and every package that
- * src/ imports (node:crypto aside, aliased above) stands in as an empty CommonJS module here.
+ * rooms through their doors (index.ts), which also lead to the engine and to modules that read
+ * files or lock folders; summarize calls none of them. So the engine's door, the Node builtins
+ * (node:crypto aside, aliased above) and the node-only packages are stand-ins here
+ * (harness/nodeOnlyForBrowser.js).
  */
-const nodeOnlyAsEmpty: Plugin = {
-  name: 'node-only-as-empty',
+const NODE_ONLY = new Set([...builtinModules, 'onnxruntime-node', 'proper-lockfile']);
+const nodeOnlyForBrowser: Plugin = {
+  name: 'node-only-for-browser',
   setup(b) {
     const src = join(ROOT, 'src');
-    b.onResolve({ filter: /^[^./]/ }, (args) => {
-      if (args.path === 'node:crypto' || !args.importer.startsWith(src)) return undefined;
-      return { path: args.path, namespace: 'node-only-as-empty' };
-    });
-    b.onLoad({ filter: /.*/, namespace: 'node-only-as-empty' }, () => ({ contents: 'module.exports = {};', loader: 'js' }));
+    const standIn = { path: join(HARNESS_DIR, 'nodeOnlyForBrowser.js') };
+    b.onResolve({ filter: /(^|\/)engine(\/index)?$/ }, (args) => (args.importer.startsWith(src) && !args.importer.startsWith(join(src, 'engine')) ? standIn : undefined));
+    b.onResolve({ filter: /^[^./]/ }, (args) => (args.path !== 'node:crypto' && NODE_ONLY.has(args.path.replace(/^node:/, '')) ? standIn : undefined));
   },
 };
 
@@ -267,7 +268,7 @@ export async function buildBundles(pages: readonly PageName[] = ['main']): Promi
     outfile: join(dir, 'synthetic.js'),
     logLevel: 'error',
     alias: { 'node:crypto': join(HARNESS_DIR, 'keyHashForBrowser.js') },
-    plugins: [nodeOnlyAsEmpty],
+    plugins: [nodeOnlyForBrowser],
   });
   const first = pages[0] ?? 'main';
   const [script, style] = await Promise.all([readFile(join(dir, `${first}.js`)), readFile(join(dir, `${first}.css`))]);
