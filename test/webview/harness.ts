@@ -10,6 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { builtinModules } from 'node:module';
 import { build, type Plugin } from 'esbuild';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { contentSecurityPolicy } from '../../src/extension/panel/panelHtml';
@@ -220,6 +221,24 @@ export interface Bundles {
 
 /** The two pages the extension ships: the audit panel and the Tables page. */
 export type PageName = 'main' | 'tables';
+/**
+ * The synthetic-run bundle runs the audit's summarize() in the browser. It reaches the audit's
+ * rooms through their doors (index.ts), which also lead to the engine and to modules that read
+ * files or lock folders; summarize calls none of them. So the engine's door, the Node builtins
+ * (node:crypto aside, aliased above) and the node-only packages are stand-ins here
+ * (harness/nodeOnlyForBrowser.js).
+ */
+const NODE_ONLY = new Set([...builtinModules, 'onnxruntime-node', 'proper-lockfile']);
+const nodeOnlyForBrowser: Plugin = {
+  name: 'node-only-for-browser',
+  setup(b) {
+    const src = join(ROOT, 'src');
+    const standIn = { path: join(HARNESS_DIR, 'nodeOnlyForBrowser.js') };
+    b.onResolve({ filter: /(^|\/)engine(\/index)?$/ }, (args) => (args.importer.startsWith(src) && !args.importer.startsWith(join(src, 'engine')) ? standIn : undefined));
+    b.onResolve({ filter: /^[^./]/ }, (args) => (args.path !== 'node:crypto' && NODE_ONLY.has(args.path.replace(/^node:/, '')) ? standIn : undefined));
+  },
+};
+
 const PAGE_ENTRIES: Record<PageName, string> = { main: join(ROOT, 'webview', 'src', 'main.ts'), tables: join(ROOT, 'webview', 'src', 'tables', 'main.ts') };
 
 /** Bundles the pages (as the extension ships them: iife for the browser, CSS beside each) and the synthetic-run generator. */
@@ -249,6 +268,7 @@ export async function buildBundles(pages: readonly PageName[] = ['main']): Promi
     outfile: join(dir, 'synthetic.js'),
     logLevel: 'error',
     alias: { 'node:crypto': join(HARNESS_DIR, 'keyHashForBrowser.js') },
+    plugins: [nodeOnlyForBrowser],
   });
   const first = pages[0] ?? 'main';
   const [script, style] = await Promise.all([readFile(join(dir, `${first}.js`)), readFile(join(dir, `${first}.css`))]);
