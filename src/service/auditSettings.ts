@@ -139,6 +139,8 @@ export interface PreSettings {
   probeDecoding: ProbeDecoding;
   selectors: RunSettings['selectors'];
   repair: RunSettings['repair'];
+  /** --until-reached: probes stop at a question's first correct attempt. */
+  untilReached: boolean;
   globalRoutes: number;
   seed: number;
   maxEdits: number;
@@ -188,6 +190,7 @@ export function readPreSettings(options: AuditOptions): PreSettings {
     probeDecoding: { ...DEFAULT_PROBE_DECODING, sample: readSampleDecoding(options) },
     selectors,
     repair: { enabled: options.repair === true, referenceProbes },
+    untilReached: options.untilReached === true,
     globalRoutes,
     seed,
     maxEdits: options.maxEdits ?? AUDIT_DEFAULTS.maxEdits,
@@ -266,6 +269,8 @@ export function runSettings(pre: PreSettings, numBlocks: number, selection: RunS
     routeSpace,
     search: pre.search,
     grading: pre.grading,
+    // Recorded only when set, so every full run's manifest stays as it was.
+    ...(pre.untilReached ? { untilReached: true as const } : {}),
     selection,
   };
 }

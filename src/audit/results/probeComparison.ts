@@ -18,7 +18,8 @@ import type { ProbeComparison, ProbeExhaustion } from '../../contract';
 export type { ProbeComparison, ProbeExhaustion };
 
 export function probeExhaustion(records: readonly QuestionRecord[], probe: string): ProbeExhaustion {
-  const short = records.filter((r) => r.probes[probe] && r.probes[probe].attempts.length < r.probes[probe].budget);
+  // Under --until-reached a probe stops short at its first hit; only a miss that stopped short ran out of routes.
+  const short = records.filter((r) => r.probes[probe] && r.probes[probe].attempts.length < r.probes[probe].budget && !(r.probes[probe].untilReached && r.reachable[probe]));
   return {
     questions: short.length,
     examples: short.slice(0, 100).map((r) => ({ id: r.id, evaluated: r.probes[probe].attempts.length, budget: r.probes[probe].budget })),

@@ -17,6 +17,7 @@ import {
   orderedKeys,
   passAtKRows,
   runRates,
+  stopsAtFirstCorrect,
   rateOf,
   type BlindDropped,
   type Budget,
@@ -93,7 +94,8 @@ function readingSummaries(records: readonly QuestionRecord[], probes: readonly s
   if (read.length === 0) return undefined;
   const reading = (which: 'strict' | 'flexible'): ReadingSummary => {
     const reachable: Record<string, Rate> = {};
-    for (const p of probes) {
+    // A pool cut at its first hit under the run's reading says nothing of a hit under another.
+    for (const p of probes.filter((q) => !stopsAtFirstCorrect(records, q))) {
       const used = read.filter((r) => r.probes[p]);
       reachable[p] = rateOf(used.filter((r) => r.probes[p].attempts.some((a) => a[which]?.correct === true)).length, used.length);
     }
@@ -215,6 +217,8 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
     probes,
     selectors,
   };
+  const untilReached = probes.filter((p) => stopsAtFirstCorrect(records, p));
+  if (untilReached.length > 0) summary.untilReached = untilReached;
   if (globalRoute) summary.globalRoute = globalRoute;
   if (Object.keys(blindDropped).length > 0) summary.blindDropped = blindDropped;
   const chance = chanceSummary(records, probes);
