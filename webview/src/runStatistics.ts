@@ -4,7 +4,7 @@
  * run's summary.json (from src/audit) gives the same rates; the identified block's held-out repair
  * rate is only in the summary, and the headline takes it from there. DOM-free.
  */
-import { passAtKRows, rateOf, runRates, type PassAtKKind, type Rate, type RunManifest, type RunRates } from '../../src/contract';
+import { passAtKRows, rateOf, stopsAtFirstCorrect, runRates, type PassAtKKind, type Rate, type RunManifest, type RunRates } from '../../src/contract';
 import { meanInterval, type MeanWithInterval } from './meanInterval';
 import { Flag, type QuestionRow } from './questionState';
 import { RATE_MIN_QUESTIONS } from '../../src/contract/questionStory';
@@ -42,6 +42,8 @@ export interface RunStatistics {
   blind: { probe: string; selector: string; value: Rate }[];
   /** Per probe: pass@k for k = 1..budget, the mean over questions of the contract's passAtKRows (as summary.json). */
   passAtK: { probe: string; kind: PassAtKKind; points: (MeanWithInterval & { k: number })[] }[];
+  /** Probes whose attempts stopped at each question's first correct one (--until-reached): no pass@k or blind picks. */
+  untilReached: string[];
   /** Per probe: share of questions with a correct answer among the first b attempts, b = 1..budget. */
   foundWithin: { probe: string; points: (Rate & { b: number })[] }[];
   numBlocks: number;
@@ -180,6 +182,7 @@ export function computeStatistics(rows: readonly QuestionRow[], probes: readonly
     reachableByProbe: probes.map((probe) => ({ probe, value: rateOf(reachable.get(probe) ?? 0, n) })),
     blind: [...blind.values()].map((b) => ({ probe: b.probe, selector: b.selector, value: rateOf(b.correct, b.n) })),
     passAtK: passCurves,
+    untilReached: probes.filter((probe) => stopsAtFirstCorrect(records, probe)),
     foundWithin,
     numBlocks,
     byBlock,
