@@ -27,6 +27,8 @@ export interface AuditEstimate {
   perQuestion: Record<string, number>;
   /** Generations per question the repair scan adds, for the questions it scans (0: no scan). */
   repairPerScanned: number;
+  /** --until-reached: each probe stops at its first correct attempt, so its budget is an upper bound. */
+  untilReached?: boolean;
   /** Generations in all: without any repair scan, and with one on every question. */
   generations: { least: number; most: number };
   /**
@@ -133,13 +135,16 @@ export async function estimateAudit(model: TextGenerator, questions: readonly Qu
   const promptSeconds = Math.max(0, prompts.seconds - Math.max(0, k1 - n) * decodeSeconds) / n;
   const secondsPer = (g: number) => promptSeconds + Math.max(0, g - 1) * decodeSeconds;
   const plan = plannedGenerations(settings, model.numBlocks);
-  const perQuestionLeast = Object.values(plan.byStage).reduce((a, b) => a + b, 0);
-  const generations = { least: questions.length * perQuestionLeast, most: questions.length * (perQuestionLeast + plan.repairPerScanned) };
+  const perQuestionAll = Object.values(plan.byStage).reduce((a, b) => a + b, 0);
+  // --until-reached: a probe that hits on its first attempt makes one generation; one that never hits, its budget.
+  const perQuestionLeast = settings.untilReached ? perQuestionAll - settings.probes.reduce((a, p) => a + p.budget - 1, 0) : perQuestionAll;
+  const generations = { least: questions.length * perQuestionLeast, most: questions.length * (perQuestionAll + plan.repairPerScanned) };
   const tokensPerSecond = secondsPer(tokensPerGeneration.most) > 0 ? tokensPerGeneration.most / secondsPer(tokensPerGeneration.most) : 0;
   const time = (n: number, g: number) => (secondsPer(g) > 0 ? n * secondsPer(g) : Infinity);
   return {
     questions: questions.length,
     perQuestion: plan.byStage,
+    ...(settings.untilReached ? { untilReached: true } : {}),
     repairPerScanned: plan.repairPerScanned,
     generations,
     tokensPerGeneration,
@@ -160,7 +165,9 @@ export function estimateText(e: AuditEstimate, duration: (ms: number) => string 
   const perGeneration = span(least.toFixed(0), most.toFixed(0));
   const open = most > least ? '; outputs not stopped within the warm-up may run to the token budget' : '';
   return {
-    plan: `${e.questions} question${e.questions === 1 ? '' : 's'} × (${stages}) = ${e.generations.least} generations${repair}`,
+    plan: e.untilReached
+      ? `${e.questions} question${e.questions === 1 ? '' : 's'} × (${stages}), each probe stopping at its first correct attempt (--until-reached) = ${e.generations.least}–${e.questions * Object.values(e.perQuestion).reduce((a, b) => a + b, 0)} generations${repair}`
+      : `${e.questions} question${e.questions === 1 ? '' : 's'} × (${stages}) = ${e.generations.least} generations${repair}`,
     cost:
       `about ${span(tokens(e.generations.least, least), tokens(e.generations.most, most))} tokens (${perGeneration} per generation${open}), ` +
       `about ${span(duration(e.seconds.least * 1000), duration(e.seconds.most * 1000))} at ${w.tokensPerSecond.toFixed(1)} tokens/s (measured warm-up: ${w.sequences} of the first question's requests, ${w.tokens} tokens in ${w.seconds.toFixed(1)} s)`,
