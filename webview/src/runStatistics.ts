@@ -106,6 +106,7 @@ export function computeStatistics(rows: readonly QuestionRow[], probes: readonly
     }
   }
 
+  const untilReached = probes.filter((probe) => stopsAtFirstCorrect(rows.map((row) => row.record), probe));
   const states: StateBar[] = [
     { key: 'realized', label: 'Realized', value: rateOf(realized, n) },
     { key: 'reachable', label: 'Reachable (any probe)', value: rateOf(anyReachable, n) },
@@ -113,7 +114,8 @@ export function computeStatistics(rows: readonly QuestionRow[], probes: readonly
     { key: 'blind', label: 'Blind-selectable', value: rateOf(blindAny, n) },
     { key: 'repaired', label: 'Repaired by a block', value: rateOf(repairedAny, n) },
     { key: 'unreached', label: 'Unreached', value: rateOf(unreached, n) },
-  ];
+    // A ceiling-only run made no blind picks from its probes: no bar rather than a 0% that was never measured.
+  ].filter((bar) => bar.key !== 'blind' || untilReached.length === 0);
 
   const passCurves: RunStatistics['passAtK'] = [];
   const foundWithin: RunStatistics['foundWithin'] = [];
@@ -182,7 +184,7 @@ export function computeStatistics(rows: readonly QuestionRow[], probes: readonly
     reachableByProbe: probes.map((probe) => ({ probe, value: rateOf(reachable.get(probe) ?? 0, n) })),
     blind: [...blind.values()].map((b) => ({ probe: b.probe, selector: b.selector, value: rateOf(b.correct, b.n) })),
     passAtK: passCurves,
-    untilReached: probes.filter((probe) => stopsAtFirstCorrect(records, probe)),
+    untilReached,
     foundWithin,
     numBlocks,
     byBlock,
