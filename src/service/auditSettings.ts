@@ -249,13 +249,17 @@ export function routeSpaceFor(pre: PreSettings, numBlocks: number): RunSettings[
   return { maxEdits: pre.maxEdits, minLength: bounds.min, maxLength: bounds.max };
 }
 
+/** Why a ceiling-only run has no global-route pool (recorded as `globalRoutes.skipped`). */
+export const UNTIL_REACHED_POOL_SKIPPED = 'global-route selection skipped: --until-reached audits the reachable ceiling only, and the shared route pool serves only that answer-blind selector';
+
 /**
  * The full run settings once the model's block count is known. `questions` is the size of the
  * whole selection (a shard passes its run's): too few, and the global-route pool is skipped with
  * the reason recorded (globalRoutePlan.ts).
  */
 export function runSettings(pre: PreSettings, numBlocks: number, selection: RunSettings['selection'], questions: number): RunSettings {
-  const skipped = pre.globalRoutes > 0 ? globalRouteSkipReason(questions) : undefined;
+  // The pool serves only the global-route selector, an answer-blind pick; a ceiling-only run makes none (and the pool is no probe, so it adds nothing to the ceiling).
+  const skipped = pre.globalRoutes > 0 ? (pre.untilReached ? UNTIL_REACHED_POOL_SKIPPED : globalRouteSkipReason(questions)) : undefined;
   const count = skipped ? 0 : pre.globalRoutes;
   const routeSpace = routeSpaceFor(pre, numBlocks);
   return {
