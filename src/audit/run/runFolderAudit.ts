@@ -258,11 +258,15 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
   let generations = 0;
   let generatedTokens = 0;
   const finishedTokens: number[] = [];
+  // Tokens by position in this session's questions, and how many of the first ones have all finished.
+  const position = new Map(remaining.map((q, i) => [q.id, i]));
+  const byPosition: number[] = [];
+  const inOrder: number[] = [];
   const engineAtStart = input.model.tokensGenerated;
   const engineTokens = () => (engineAtStart === undefined || input.model.tokensGenerated === undefined ? undefined : input.model.tokensGenerated - engineAtStart);
   const progress = () => {
     const elapsedMs = performance.now() - started;
-    const left = timeLeft({ questions: remaining.length, finished: finishedTokens, returnedTokens: generatedTokens, elapsedMs, ...(planned ? { planned } : {}) });
+    const left = timeLeft({ questions: remaining.length, finished: finishedTokens, inOrder, returnedTokens: generatedTokens, elapsedMs, ...(planned ? { planned } : {}) });
     const engine = engineTokens();
     const timed = engine ?? generatedTokens;
     input.onProgress?.({
@@ -293,7 +297,10 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
           recordOut.append(r);
           records.set(r.id, r);
           doneThisSession++;
-          finishedTokens.push(recordTokens(r));
+          const tokens = recordTokens(r);
+          finishedTokens.push(tokens);
+          byPosition[position.get(r.id) ?? -1] = tokens;
+          while (byPosition[inOrder.length] !== undefined) inOrder.push(byPosition[inOrder.length]);
           input.onRecord?.(r);
           progress();
         },

@@ -40,3 +40,11 @@ test('a record\'s tokens: deployment, probes, pool and repair scan', () => {
   const c = (tokens: number) => ({ cost: { tokens } });
   assert.equal(recordTokens({ realized: c(1), probes: { sample: c(10), routes: c(20) }, globalRoutes: c(5), repair: c(7) }), 43);
 });
+
+test('the run\'s first questions in order stand for the rest once two have finished: cheap questions finish first', () => {
+  // Four cheap questions finished early while the first two (expensive) were still open, then those two.
+  const cheapFirst = timeLeft({ questions: 20, finished: [50, 50, 50, 50], returnedTokens: 1000, elapsedMs: 10_000 })!;
+  const inOrder = timeLeft({ questions: 20, finished: [50, 50, 50, 50, 400, 400], inOrder: [400, 400], returnedTokens: 1000, elapsedMs: 10_000 })!;
+  assert.ok(inOrder.mostMs > cheapFirst.mostMs);
+  assert.match(inOrder.basis, /the first 2 questions at 400 tokens each/);
+});
