@@ -19,6 +19,7 @@ import { writeRandomQwen05bModel } from './randomBenchModel';
 import { DEFAULT_MAX_BATCH, loadModel, type GenerationRequest, type Model } from '../engine';
 import { median } from '../common';
 import { auditBenchText, benchAudit } from './benchAudit';
+import { benchEstimate } from './benchEstimate';
 import { ENGINE_ALLOCATOR_ENV } from '../service';
 
 const help = [
@@ -49,6 +50,10 @@ const help = [
   '  --audit-budget B     attempts per probe (default 16)',
   '  --audit-tokens A-B   per-request token limits, log-uniform in [A, B] (default 40-300)',
   '  --audit-rounds N     interleaved rounds; medians and the per-round ratio are reported (default 3)',
+  '',
+  'The estimates (--estimate, with the audit command\'s flags, e.g. --data FILE --limit 8): runs one audit',
+  'and sets its pre-run estimate and the time-left ranges shown at 5, 10, 25 and 50% of the run against',
+  'the time it actually took (target: the upper end within +25% / -10%).',
 ].join('\n');
 
 
@@ -219,6 +224,8 @@ function weightBytes(model: Model): { total: number; perToken: number } {
 export const benchCommand: Command = {
   help,
   async run(args) {
+    // The estimate check runs a real audit, with the audit command's flags.
+    if (args.includes('--estimate')) return benchEstimate(args.filter((a) => a !== '--estimate'));
     const v = parseFlags(args, {
       ...MODEL_FLAGS,
       'random-qwen-0.5b': { type: 'boolean' },

@@ -54,6 +54,8 @@ export async function auditQuestionsByStage(
   const graded = (g: Generation, q: Question) => gradedUnder(g, q, settings.grading);
   const { deployed, routed, sampled } = auditDecodings(settings);
   checkBudgetFits(model, settings);
+  // This runner exists to measure the full protocol against the queued one; it has no ceiling-only mode.
+  if (settings.untilReached) throw new Error('the stage-by-stage runner spends every probe budget; run --until-reached through auditQuestions');
   const checkAbort = () => {
     if (signal?.aborted) throw new AuditAborted();
   };

@@ -14,7 +14,22 @@ export function estimateLines(label: string, e: AuditEstimate): string[] {
 }
 
 /** What a progress line shows. */
-export type ProgressFigures = Pick<AuditProgress, 'done' | 'total' | 'tokensPerSecond' | 'remainingMs' | 'elapsedMs'>;
+export type ProgressFigures = Pick<AuditProgress, 'done' | 'total' | 'tokensPerSecond' | 'remainingMs' | 'elapsedMs'> &
+  Partial<Pick<AuditProgress, 'generatedTokens' | 'engineTokens' | 'remainingLeastMs' | 'remainingBasis'>>;
+
+/** "3m10s–4m02s left (from …)", or one duration when the range's ends read the same. */
+function leftText(p: ProgressFigures): string {
+  if (p.remainingMs === undefined) return 'time left not measured yet';
+  const most = formatDuration(p.remainingMs);
+  const least = p.remainingLeastMs !== undefined ? formatDuration(p.remainingLeastMs) : most;
+  return `${least === most ? most : `${least}–${most}`} left${p.remainingBasis ? ` (from ${p.remainingBasis})` : ''}`;
+}
+
+/** Tokens generated so far: the engine's live count when it has one, else the returned generations'. */
+function tokensText(p: ProgressFigures): string {
+  const n = p.engineTokens ?? p.generatedTokens;
+  return n === undefined ? '' : ` · ${n.toLocaleString('en-US')} tokens`;
+}
 
 /** Whole percent of the questions done (100 when there are none). */
 function percentDone(p: ProgressFigures): number {
@@ -25,9 +40,12 @@ function percentDone(p: ProgressFigures): number {
 export function progressLine(label: string, p: ProgressFigures): string {
   const pct = percentDone(p);
   const speed = p.tokensPerSecond !== undefined ? `${p.tokensPerSecond.toFixed(1)} tokens/s` : '— tokens/s';
-  const eta = p.remainingMs !== undefined ? `${formatDuration(p.remainingMs)} left` : 'time left not measured yet';
-  return `${label}: ${p.done}/${p.total} questions (${pct}%) · ${speed} · ${eta} · ${formatDuration(p.elapsedMs)} elapsed`;
+  const eta = leftText(p);
+  return `${label}: ${p.done}/${p.total} questions (${pct}%)${tokensText(p)} · ${speed} · ${eta} · ${formatDuration(p.elapsedMs)} elapsed`;
 }
+
+/** Off a terminal, a line at least this often while no question finishes, so a log shows the engine working. */
+const QUIET_LOG_MS = 15_000;
 
 export function progressReporter(label: string): { update(p: AuditProgress): void; done(): void } {
   const tty = process.stderr.isTTY === true;
@@ -62,7 +80,7 @@ export function progressReporter(label: string): { update(p: AuditProgress): voi
       writeControl(process.stderr, '\r\x1b[2K');
       process.stderr.write(line);
       wroteInPlace = true;
-    } else if (p.done !== lastDone && (now - lastPrinted > 5000 || p.done === p.total || lastDone < 0)) {
+    } else if ((p.done !== lastDone && (now - lastPrinted > 5000 || p.done === p.total || lastDone < 0)) || now - lastPrinted > QUIET_LOG_MS) {
       process.stderr.write(`${line}\n`);
       lastPrinted = now;
       lastDone = p.done;
@@ -74,7 +92,8 @@ export function progressReporter(label: string): { update(p: AuditProgress): voi
 export function shortProgress(label: string, p: ProgressFigures | { stage: string }): string {
   if ('stage' in p) return `${label} ${p.stage}`;
   const pct = percentDone(p);
-  const speed = p.tokensPerSecond !== undefined ? ` · ${p.tokensPerSecond.toFixed(0)} tok/s` : '';
+  const tokens = p.engineTokens ?? p.generatedTokens;
+  const speed = `${tokens !== undefined && tokens > 0 ? ` · ${tokens.toLocaleString('en-US')} tok` : ''}${p.tokensPerSecond !== undefined ? ` · ${p.tokensPerSecond.toFixed(0)} tok/s` : ''}`;
   const eta = p.remainingMs !== undefined ? ` · ${formatDuration(p.remainingMs)} left` : '';
   return `${label} ${p.done}/${p.total} (${pct}%)${speed}${eta}`;
 }
@@ -117,7 +136,7 @@ export function sideBySideProgress(labels: readonly string[]): {
       if ('stage' in p) return;
       const now = Date.now();
       const last = printed.get(label);
-      if (!last || (p.done !== last.done && (now - last.at > 5000 || p.done === p.total))) {
+      if (!last || (p.done !== last.done && (now - last.at > 5000 || p.done === p.total)) || now - last.at > QUIET_LOG_MS) {
         process.stderr.write(`${progressLine(label, p)}\n`);
         printed.set(label, { at: now, done: p.done });
       }

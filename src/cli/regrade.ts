@@ -50,6 +50,8 @@ export const regradeCommand: Command = {
     const run = positionals[0];
     if (!fs.existsSync(run) || !fs.statSync(run).isDirectory()) throw new UsageError(`${run}: no such folder`);
     const manifest = readManifest(run);
+    // Its attempts stopped at the first correct one under the old rules: under new rules the stop would have fallen elsewhere.
+    if (manifest.untilReached) throw new UsageError(`${run} was audited with --until-reached: each probe stopped at its first correct attempt under the grading it ran with, so regrading its partial pools would not give the run the new rules make; audit again instead`);
     const grading = readGrading(values);
     const format = manifest.dataset?.format as AnswerFormat | undefined;
     if (!format || !(ANSWER_FORMATS as readonly string[]).includes(format)) throw new UsageError(`${path.join(run, MANIFEST_FILE)}: field "dataset.format" is ${JSON.stringify(format)}; expected one of ${ANSWER_FORMATS.join(', ')}`);

@@ -75,7 +75,7 @@ export async function runSideBySide(
   const onEvent = (label: string) => (event: RequestEvent) => {
     if (event.type === 'progress') {
       if (event.stage !== undefined && event.done === 0) progress.update(label, { stage: event.stage });
-      else progress.update(label, { done: event.done, total: event.total, elapsedMs: Date.now() - started, ...(event.tokensPerSecond !== undefined ? { tokensPerSecond: event.tokensPerSecond } : {}), ...(event.eta !== null ? { remainingMs: event.eta * 1000 } : {}) });
+      else progress.update(label, { done: event.done, total: event.total, elapsedMs: Date.now() - started, ...(event.tokensPerSecond !== undefined ? { tokensPerSecond: event.tokensPerSecond } : {}), ...(event.generatedTokens !== undefined ? { engineTokens: event.generatedTokens } : {}), ...(event.eta !== null ? { remainingMs: event.eta * 1000 } : {}) });
     } else if (event.type === 'estimate') {
       progress.note(estimateLines(label, event.estimate).join('\n'));
     } else if (event.type === 'log') {

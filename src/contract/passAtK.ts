@@ -58,6 +58,16 @@ export function questionPassAtK(correct: readonly boolean[], budget: number, kin
 export function passAtKRows(records: readonly QuestionRecord[], probe: string): { kind: PassAtKKind; budget: number; rows: number[][] } {
   const kind = passAtKKindOf(probe);
   const used = records.filter((r) => r.probes[probe]);
+  // Attempts that stop at the first correct one say nothing of the other k-subsets: no curve at all.
+  if (stopsAtFirstCorrect(records, probe)) return { kind, budget: 0, rows: [] };
   const budget = Math.max(0, ...used.map((r) => r.probes[probe].budget));
   return { kind, budget, rows: budget === 0 ? [] : used.map((r) => questionPassAtK(r.probes[probe].correct, budget, kind)) };
+}
+
+/**
+ * Whether a probe's attempts stopped at each question's first correct one (`--until-reached`):
+ * its pools are partial, so its pass@k and answer-blind picks are not computed, only reachability.
+ */
+export function stopsAtFirstCorrect(records: readonly QuestionRecord[], probe: string): boolean {
+  return records.some((r) => r.probes[probe]?.untilReached === true);
 }

@@ -180,6 +180,12 @@ export interface RunSettings {
   search: SearchSettings;
   /** Which reading defines "correct" and how outputs cut at the token limit are graded. */
   grading: GradingSettings;
+  /**
+   * `--until-reached`: every probe stops a question's attempts at its first correct one (a
+   * ceiling-only run: reachability as with the full budget, no pass@k or answer-blind selection
+   * from the probes). Absent: every probe spends its budget.
+   */
+  untilReached?: true;
   /** Which questions: --limit and --ids as given; `shard` only in a shard's run (--shard I/N). */
   selection: { limit: number | null; ids: string[] | null; shard?: ShardSelection | null };
 }

@@ -92,6 +92,12 @@ export interface ProbeResult {
   /** attempts[i].correct, for quick reading. */
   correct: boolean[];
   cost: Budget;
+  /**
+   * The attempts stopped at the first correct one (`--until-reached`): reachability is exact, but
+   * the pool is partial, so pass@k and answer-blind selection are not computed from it. Absent: the
+   * probe spent its whole budget (or ran out of distinct routes).
+   */
+  untilReached?: true;
 }
 
 export interface BlindChoice {

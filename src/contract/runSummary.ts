@@ -259,4 +259,10 @@ export interface RunSummary {
   promptTruncated: number;
   probes: string[];
   selectors: string[];
+  /**
+   * Probes whose attempts stopped at each question's first correct one (`--until-reached`): their
+   * reachable rates are exact, but their pools are partial, so they have no pass@k curve, no
+   * answer-blind picks or retention and no strict/flexible reachable. Absent: every probe spent its budget.
+   */
+  untilReached?: string[];
 }

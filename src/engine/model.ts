@@ -283,6 +283,10 @@ export class Model implements TextGenerator {
     });
   }
 
+  get tokensGenerated(): number {
+    return this.scheduler.tokensChosen;
+  }
+
   /** Sequences decoding now and requests waiting for a place in the batch. */
   get load(): { running: number; waiting: number } {
     return this.scheduler.load;

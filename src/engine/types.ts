@@ -114,6 +114,12 @@ export interface TextGenerator {
    */
   generate(requests: readonly GenerationRequest[], signal?: AbortSignal, options?: GenerateOptions): Promise<Generation[]>;
   /**
+   * Tokens generated since the model loaded, counted as each step chooses them (sequences cancelled
+   * mid-way included), so progress can show tokens/s within seconds rather than when a call returns.
+   * Absent where the backend cannot see its steps (a remote server).
+   */
+  readonly tokensGenerated?: number;
+  /**
    * Teacher-forced log-probabilities of continuations (the route search's gold-answer reward). Only
    * the local engine has it: a server's completion API cannot score a given continuation.
    */

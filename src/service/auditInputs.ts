@@ -130,6 +130,8 @@ export interface PreSettings {
   probeDecoding: ProbeDecoding;
   selectors: RunSettings['selectors'];
   repair: RunSettings['repair'];
+  /** --until-reached: probes stop at a question's first correct attempt. */
+  untilReached: boolean;
   globalRoutes: number;
   seed: number;
   maxEdits: number;
@@ -179,6 +181,7 @@ export function readPreSettings(options: AuditOptions): PreSettings {
     probeDecoding: { ...DEFAULT_PROBE_DECODING, sample: readSampleDecoding(options) },
     selectors,
     repair: { enabled: options.repair === true, referenceProbes },
+    untilReached: options.untilReached === true,
     globalRoutes,
     seed,
     maxEdits: options.maxEdits ?? AUDIT_DEFAULTS.maxEdits,
@@ -237,13 +240,17 @@ export function routeSpaceFor(pre: PreSettings, numBlocks: number): RunSettings[
   return { maxEdits: pre.maxEdits, minLength: bounds.min, maxLength: bounds.max };
 }
 
+/** Why a ceiling-only run has no global-route pool (recorded as `globalRoutes.skipped`). */
+export const UNTIL_REACHED_POOL_SKIPPED = 'global-route selection skipped: --until-reached audits the reachable ceiling only, and the shared route pool serves only that answer-blind selector';
+
 /**
  * The full run settings once the model's block count is known. `questions` is the size of the
  * whole selection (a shard passes its run's): too few, and the global-route pool is skipped with
  * the reason recorded (globalRoutePlan.ts).
  */
 export function runSettings(pre: PreSettings, numBlocks: number, selection: RunSettings['selection'], questions: number): RunSettings {
-  const skipped = pre.globalRoutes > 0 ? globalRouteSkipReason(questions) : undefined;
+  // The pool serves only the global-route selector, an answer-blind pick; a ceiling-only run makes none (and the pool is no probe, so it adds nothing to the ceiling).
+  const skipped = pre.globalRoutes > 0 ? (pre.untilReached ? UNTIL_REACHED_POOL_SKIPPED : globalRouteSkipReason(questions)) : undefined;
   const count = skipped ? 0 : pre.globalRoutes;
   const routeSpace = routeSpaceFor(pre, numBlocks);
   return {
@@ -257,6 +264,8 @@ export function runSettings(pre: PreSettings, numBlocks: number, selection: RunS
     routeSpace,
     search: pre.search,
     grading: pre.grading,
+    // Recorded only when set, so every full run's manifest stays as it was.
+    ...(pre.untilReached ? { untilReached: true as const } : {}),
     selection,
   };
 }

@@ -73,6 +73,11 @@ export const AUDIT_OPTIONS = {
   sampleTopP: { flag: 'sample-top-p', kind: 'number', range: { allows: (n: number) => n > 0 && n <= 1, expected: 'a number in (0, 1]' }, arg: 'P', help: `top-p of the sample probe (default ${DEFAULT_SAMPLE_DECODING.topP})` },
   select: { flag: 'select', kind: 'strings', arg: 'LIST', help: `answer-blind selectors (default ${SELECTOR_NAMES.join(',')})` },
   repair: { flag: 'repair', kind: 'boolean', help: 'run the repair scan (silence each MLP block) on the failure set' },
+  untilReached: {
+    flag: 'until-reached',
+    kind: 'boolean',
+    help: "ceiling only: each probe stops a question's attempts at its first correct one; reachable is\nunchanged, pass@k and answer-blind selection are not computed for the probes (recorded)",
+  },
   referenceProbes: { flag: 'reference-probes', kind: 'strings', arg: 'LIST', help: 'probes that define the failure set (default: every probe run)' },
   globalRoutes: { flag: 'global-routes', kind: 'wholeNumber', min: 1, arg: 'N', help: 'size of the shared route pool for global-route (default: the route budget)' },
   maxEdits: { flag: 'max-edits', kind: 'wholeNumber', min: 1, arg: 'N', help: `most edits in a random route (default ${AUDIT_DEFAULTS.maxEdits})` },

@@ -304,7 +304,18 @@ export class EngineService {
       const rate = p.doneThisSession > 0 && p.elapsedMs > 0 ? p.doneThisSession / (p.elapsedMs / 1000) : 0;
       // No time left until one has been measured (auditEstimate.ts).
       const eta = p.done === p.total ? 0 : p.remainingMs !== undefined ? p.remainingMs / 1000 : null;
-      this.send({ type: 'progress', id, done: p.done, total: p.total, rate, eta, ...(p.tokensPerSecond !== undefined ? { tokensPerSecond: p.tokensPerSecond } : {}), ...labelled });
+      const tokens = p.engineTokens ?? p.generatedTokens;
+      this.send({
+        type: 'progress',
+        id,
+        done: p.done,
+        total: p.total,
+        rate,
+        eta,
+        ...(p.tokensPerSecond !== undefined ? { tokensPerSecond: p.tokensPerSecond } : {}),
+        ...(tokens > 0 ? { generatedTokens: tokens } : {}),
+        ...labelled,
+      });
     };
     const result = await prepared.run({
       signal,

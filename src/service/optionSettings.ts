@@ -94,6 +94,7 @@ const OPTION_SETTINGS: Readonly<Partial<Record<keyof typeof AUDIT_OPTIONS, Optio
     schema: { items: { type: 'string', enum: [...SELECTOR_NAMES] } },
   },
   globalRoutes: { group: 'probes' },
+  untilReached: { group: 'probes' },
   seed: { group: 'probes', note: 'Empty (null): the engine\'s default, so runs are reproducible either way.' },
   maxEdits: { group: 'search' },
   minRouteLength: { group: 'search' },

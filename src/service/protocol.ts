@@ -111,6 +111,8 @@ export interface ProgressEvent {
   eta: number | null;
   /** Generated tokens per second in this session; absent until measured. */
   tokensPerSecond?: number;
+  /** Tokens generated in this session, counted by the engine as it goes (sent about every second, not only when a question finishes). */
+  generatedTokens?: number;
   /** What the engine is doing before the first question can finish (`loading model: …`). */
   stage?: string;
   label?: RunLabel;

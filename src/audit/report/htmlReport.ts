@@ -8,7 +8,7 @@
  */
 import { formatPercent as pct, questionState, repairedBy, storedVerdictText, type QuestionRecord, type Rate, type RunSummary, type StoredComparison } from '../../contract';
 import { fixed, Html, html, joinHtml } from './safeHtml';
-import { chanceText, exhaustionText, probeComparisonLines, repairNullLines, repairStaleText } from './summaryText';
+import { chanceText, exhaustionText, probeComparisonLines, repairNullLines, repairStaleText, untilReachedText } from './summaryText';
 import { retentionReading } from './retentionText';
 import { blindDroppedText } from './blindDroppedText';
 
@@ -161,6 +161,7 @@ function summaryTable(s: RunSummary): Html {
     const left = s.blindDropped?.[p];
     if (left) rows.push(html`<tr><th class="sub">blind pool</th><td colspan="2" class="n">${blindDroppedText(p, left)}</td></tr>`);
   }
+  if (Array.isArray(s.untilReached) && s.untilReached.length > 0) rows.push(html`<tr><td colspan="3" class="n">${untilReachedText(s.untilReached)}</td></tr>`);
   if (s.repair) {
     const r = s.repair;
     rows.push(html`<tr><th>repair by block ${r.identifiedBlock ?? '—'} (held-out F)</th><td>${r.n === 0 ? html`— <span class="n">n = 0</span>` : html`${pct(r.repairRate)} <span class="ci">[${pct(r.ci?.lo)}, ${pct(r.ci?.hi)}]</span> <span class="n">${r.repaired}/${r.n}</span>`}</td><td class="n">|F| = ${r.failureSetSize}, chosen on ${r.selectionSize}</td></tr>`);

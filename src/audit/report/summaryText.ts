@@ -75,6 +75,12 @@ export function probeComparisonLines(c: ProbeComparison): string[] {
   ];
 }
 
+/** What a ceiling-only run leaves out, in place of numbers from partial pools. */
+export function untilReachedText(probes: readonly string[]): string {
+  const names = probes.join(', ');
+  return `pass@k and answer-blind picks of ${names}: not computed — --until-reached stopped each question's attempts at its first correct one (reachable is exact; the pools are partial)`;
+}
+
 export function formatSummary(s: RunSummary, title = 'Reach Audit summary'): string {
   const out: string[] = [`${title} — ${s.n} question${s.n === 1 ? '' : 's'} (rates with 95% Wilson intervals)`];
   if (s.skipped && s.skipped.n > 0) {
@@ -120,6 +126,7 @@ export function formatSummary(s: RunSummary, title = 'Reach Audit summary'): str
     const at = (k: number) => `@${k} ${pct(curve[String(k)])}${ci?.[String(k)] ? ` [${pct(ci[String(k)].lo)}, ${pct(ci[String(k)].hi)}]` : ''}`;
     if (shown.length > 0) out.push(`  ${pad(`pass@k ${p} (${s.passAtKKind[p]})`, 34)} ${shown.map(at).join('  ')}   n = ${s.reachable[p]?.n ?? s.n}`);
   }
+  if (s.untilReached && s.untilReached.length > 0) out.push(`  ${untilReachedText(s.untilReached)}`);
   if (s.readings) {
     for (const which of ['strict', 'flexible'] as const) {
       const r = s.readings[which];

@@ -5,7 +5,7 @@
  * chance at all. Questions carry their option count in the record (`options`); a run whose
  * records lack it (not a choice format) has no chance section.
  */
-import { type QuestionRecord, rateOf } from '../../contract';
+import { type ProbeResult, type QuestionRecord, rateOf } from '../../contract';
 import { guessReachProbability, poissonBinomialUpperTail } from './stats/chance';
 import type { ChanceLevel, ChanceSummary } from '../../contract';
 
@@ -41,7 +41,16 @@ export function chanceSummary(records: readonly QuestionRecord[], probes: readon
   const byProbe: Record<string, ChanceLevel> = {};
   for (const p of probes) {
     const used = choice.filter((r) => r.probes[p]);
-    byProbe[p] = chanceLevel(used.map((r) => ({ options: r.options!, attempts: r.probes[p].attempts.length, reached: r.reachable[p] === true })));
+    byProbe[p] = chanceLevel(used.map((r) => ({ options: r.options!, attempts: chanceAttempts(r.probes[p]), reached: r.reachable[p] === true })));
   }
   return { realized, probes: byProbe };
+}
+
+/**
+ * The attempts a guesser gets for one probe's result: those the probe made, or under
+ * --until-reached, where a hit ends the attempts, the budget it could have spent (a guesser
+ * stopping at its own first hit reaches with the same probability as one that spends it all).
+ */
+function chanceAttempts(result: ProbeResult): number {
+  return result.untilReached && result.correct[result.correct.length - 1] ? result.budget : result.attempts.length;
 }

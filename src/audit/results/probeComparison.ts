@@ -16,7 +16,8 @@ import { DEFAULT_MARGIN, pairedDecision } from './stats/pairedDecision';
 import type { ProbeComparison, ProbeExhaustion } from '../../contract';
 
 export function probeExhaustion(records: readonly QuestionRecord[], probe: string): ProbeExhaustion {
-  const short = records.filter((r) => r.probes[probe] && r.probes[probe].attempts.length < r.probes[probe].budget);
+  // Under --until-reached a probe stops short at its first hit; only a miss that stopped short ran out of routes.
+  const short = records.filter((r) => r.probes[probe] && r.probes[probe].attempts.length < r.probes[probe].budget && !(r.probes[probe].untilReached && r.reachable[probe]));
   return {
     questions: short.length,
     examples: short.slice(0, 100).map((r) => ({ id: r.id, evaluated: r.probes[probe].attempts.length, budget: r.probes[probe].budget })),

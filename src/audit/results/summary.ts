@@ -10,7 +10,7 @@ import { bootstrapColumnMeans } from './stats/bootstrapStatistics';
 import { chanceSummary } from './chanceLevel';
 import { compareProbes, probeExhaustion } from './probeComparison';
 import { blindRetention, blindRetentionByProbe } from './blindRetention';
-import { orderedKeys, passAtKRows, runRates, rateOf, type BlindDropped, type Budget, type GlobalRouteSummary, type Interval, type PassAtKKind, type QuestionRecord, type Rate, type ReadingSummary, type RunSummary, type TruncationCount, isAnswerBlindProbe } from '../../contract';
+import { orderedKeys, passAtKRows, runRates, stopsAtFirstCorrect, rateOf, type BlindDropped, type Budget, type GlobalRouteSummary, type Interval, type PassAtKKind, type QuestionRecord, type Rate, type ReadingSummary, type RunSummary, type TruncationCount, isAnswerBlindProbe } from '../../contract';
 
 /** A probe's pass@k curve (the contract's rows, averaged) with its bootstrap interval per k. */
 function passAtKCurve(records: readonly QuestionRecord[], probe: string): { kind: PassAtKKind; curve: Record<string, number>; ci: Record<string, Interval> } {
@@ -73,7 +73,8 @@ function readingSummaries(records: readonly QuestionRecord[], probes: readonly s
   if (read.length === 0) return undefined;
   const reading = (which: 'strict' | 'flexible'): ReadingSummary => {
     const reachable: Record<string, Rate> = {};
-    for (const p of probes) {
+    // A pool cut at its first hit under the run's reading says nothing of a hit under another.
+    for (const p of probes.filter((q) => !stopsAtFirstCorrect(records, q))) {
       const used = read.filter((r) => r.probes[p]);
       reachable[p] = rateOf(used.filter((r) => r.probes[p].attempts.some((a) => a[which]?.correct === true)).length, used.length);
     }
@@ -195,6 +196,8 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
     probes,
     selectors,
   };
+  const untilReached = probes.filter((p) => stopsAtFirstCorrect(records, p));
+  if (untilReached.length > 0) summary.untilReached = untilReached;
   if (globalRoute) summary.globalRoute = globalRoute;
   if (Object.keys(blindDropped).length > 0) summary.blindDropped = blindDropped;
   const chance = chanceSummary(records, probes);

@@ -4,7 +4,7 @@
  * with summary.json's bootstrap intervals), and between consecutive checkpoints how many questions
  * moved between realized, reachable-not-realized and unreached.
  */
-import { QUESTION_STATES, questionState, type FlowKey, type QuestionRecord, type TrajectoryFlow, type TrajectoryPoint, type TrajectoryResult, rateOf } from '../../contract';
+import { QUESTION_STATES, questionState, stopsAtFirstCorrect, type FlowKey, type QuestionRecord, type TrajectoryFlow, type TrajectoryPoint, type TrajectoryResult, rateOf } from '../../contract';
 import { summarize } from './summary';
 
 export interface TrajectoryCheckpoint {
@@ -16,7 +16,9 @@ export interface TrajectoryCheckpoint {
 export function trajectory(checkpoints: readonly TrajectoryCheckpoint[]): TrajectoryResult {
   const probes = [...new Set(checkpoints.flatMap((c) => c.records.flatMap((r) => Object.keys(r.reachable))))];
   const ceilingBudget = Math.max(0, ...checkpoints.flatMap((c) => c.records.map((r) => Object.values(r.probes).reduce((s, p) => s + p.budget, 0))));
-  const passAtKProbe = probes.includes('sample') ? 'sample' : null;
+  // A ceiling-only (--until-reached) checkpoint has no pass@k: the columns are left out rather than shown from partial pools.
+  const partial = checkpoints.some((c) => stopsAtFirstCorrect(c.records, 'sample'));
+  const passAtKProbe = probes.includes('sample') && !partial ? 'sample' : null;
   const passAtKMax = passAtKProbe ? Math.max(0, ...checkpoints.flatMap((c) => c.records.map((r) => r.probes[passAtKProbe]?.budget ?? 0))) : 0;
   const points = checkpoints.map((c): TrajectoryPoint => {
     const s = summarize(c.records);

@@ -1,9 +1,7 @@
 /**
  * What an audit will cost. Before it starts: generations planned per question by stage, tokens and
  * time from a short measured warm-up (estimateAudit). While it runs: the time left from what this
- * session has measured (generated tokens per second and tokens per generation). No estimate is
- * given before one is measured: the time left needs a finished question (its share of repair
- * scans, its tokens per generation).
+ * session has measured: timeLeft.ts.
  */
 import type { Generation, GenerationRequest, TextGenerator } from '../../engine';
 import type { Question } from '../dataset';
@@ -20,27 +18,6 @@ export function plannedGenerations(settings: RunSettings, numBlocks: number): { 
   return { byStage, repairPerScanned: settings.repair.enabled ? numBlocks : 0 };
 }
 
-export interface SessionWork {
-  /** Questions this session set out to audit. */
-  questions: number;
-  doneQuestions: number;
-  /** Of the done questions, those whose repair scan ran. */
-  scannedQuestions: number;
-  generations: number;
-  generatedTokens: number;
-  elapsedMs: number;
-}
-
-/** Milliseconds left, or undefined until a question has finished and tokens have been timed. */
-export function remainingMs(plan: ReturnType<typeof plannedGenerations>, w: SessionWork): number | undefined {
-  if (w.doneQuestions === 0 || w.generations === 0 || w.generatedTokens === 0 || w.elapsedMs <= 0) return undefined;
-  const perQuestion = Object.values(plan.byStage).reduce((a, b) => a + b, 0) + (w.scannedQuestions / w.doneQuestions) * plan.repairPerScanned;
-  const left = Math.max(0, w.questions * perQuestion - w.generations);
-  const tokensPerGeneration = w.generatedTokens / w.generations;
-  const tokensPerMs = w.generatedTokens / w.elapsedMs;
-  return (left * tokensPerGeneration) / tokensPerMs;
-}
-
 /** What an audit is planned to cost, before it starts, from a short measured warm-up. */
 export interface AuditEstimate {
   questions: number;
@@ -48,6 +25,8 @@ export interface AuditEstimate {
   perQuestion: Record<string, number>;
   /** Generations per question the repair scan adds, for the questions it scans (0: no scan). */
   repairPerScanned: number;
+  /** --until-reached: each probe stops at its first correct attempt, so its budget is an upper bound. */
+  untilReached?: boolean;
   /** Generations in all: without any repair scan, and with one on every question. */
   generations: { least: number; most: number };
   /**
@@ -154,13 +133,16 @@ export async function estimateAudit(model: TextGenerator, questions: readonly Qu
   const promptSeconds = Math.max(0, prompts.seconds - Math.max(0, k1 - n) * decodeSeconds) / n;
   const secondsPer = (g: number) => promptSeconds + Math.max(0, g - 1) * decodeSeconds;
   const plan = plannedGenerations(settings, model.numBlocks);
-  const perQuestionLeast = Object.values(plan.byStage).reduce((a, b) => a + b, 0);
-  const generations = { least: questions.length * perQuestionLeast, most: questions.length * (perQuestionLeast + plan.repairPerScanned) };
+  const perQuestionAll = Object.values(plan.byStage).reduce((a, b) => a + b, 0);
+  // --until-reached: a probe that hits on its first attempt makes one generation; one that never hits, its budget.
+  const perQuestionLeast = settings.untilReached ? perQuestionAll - settings.probes.reduce((a, p) => a + p.budget - 1, 0) : perQuestionAll;
+  const generations = { least: questions.length * perQuestionLeast, most: questions.length * (perQuestionAll + plan.repairPerScanned) };
   const tokensPerSecond = secondsPer(tokensPerGeneration.most) > 0 ? tokensPerGeneration.most / secondsPer(tokensPerGeneration.most) : 0;
   const time = (n: number, g: number) => (secondsPer(g) > 0 ? n * secondsPer(g) : Infinity);
   return {
     questions: questions.length,
     perQuestion: plan.byStage,
+    ...(settings.untilReached ? { untilReached: true } : {}),
     repairPerScanned: plan.repairPerScanned,
     generations,
     tokensPerGeneration,
@@ -181,7 +163,9 @@ export function estimateText(e: AuditEstimate, duration: (ms: number) => string 
   const perGeneration = span(least.toFixed(0), most.toFixed(0));
   const open = most > least ? '; outputs not stopped within the warm-up may run to the token budget' : '';
   return {
-    plan: `${e.questions} question${e.questions === 1 ? '' : 's'} × (${stages}) = ${e.generations.least} generations${repair}`,
+    plan: e.untilReached
+      ? `${e.questions} question${e.questions === 1 ? '' : 's'} × (${stages}), each probe stopping at its first correct attempt (--until-reached) = ${e.generations.least}–${e.questions * Object.values(e.perQuestion).reduce((a, b) => a + b, 0)} generations${repair}`
+      : `${e.questions} question${e.questions === 1 ? '' : 's'} × (${stages}) = ${e.generations.least} generations${repair}`,
     cost:
       `about ${span(tokens(e.generations.least, least), tokens(e.generations.most, most))} tokens (${perGeneration} per generation${open}), ` +
       `about ${span(duration(e.seconds.least * 1000), duration(e.seconds.most * 1000))} at ${w.tokensPerSecond.toFixed(1)} tokens/s (measured warm-up: ${w.sequences} of the first question's requests, ${w.tokens} tokens in ${w.seconds.toFixed(1)} s)`,

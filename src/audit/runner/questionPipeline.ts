@@ -23,6 +23,7 @@ import { costOf, deploymentRequest, RouteSearch, scoreGoldAnswer, searchReward, 
 import type { Question } from '../dataset';
 import { type Attempt, type GlobalRoutesResult, type QuestionRecord, type RunSettings, isAnswerBlindProbe, type ProbeSpec } from '../../contract';
 import { seedFor, seededRandom } from '../results';
+import { untilFirstCorrect } from './untilFirstCorrect';
 import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, checkSearchReward, finishRepair, gradedUnder, probeResult, startRecord, startRepair } from './questionSteps';
 
 export { AuditAborted, globalRoutePool, type AuditStage } from './questionSteps';
@@ -67,12 +68,13 @@ export async function auditQuestions(
   if (options.signal?.aborted) stop.abort();
   const signal = stop.signal;
 
-  const generate = async (stage: AuditStage, requests: GenerationRequest[], priority: number): Promise<Generation[]> => {
+  // `own`: a signal of the caller's besides the run's (an attempt the --until-reached window cancels).
+  const generate = async (stage: AuditStage, requests: GenerationRequest[], priority: number, own?: AbortSignal): Promise<Generation[]> => {
     if (signal.aborted) throw new AuditAborted();
     if (requests.length === 0) return [];
     let out: Generation[];
     try {
-      out = await model.generate(requests, signal, { priority });
+      out = await model.generate(requests, own ? AbortSignal.any([signal, own]) : signal, { priority });
     } catch (err) {
       if (signal.aborted) throw new AuditAborted();
       throw err;
@@ -81,16 +83,24 @@ export async function auditQuestions(
     return out;
   };
 
+  const untilReached = settings.untilReached === true;
+
+  /** A probe's independent attempts: all at once, or under --until-reached up to the first correct one. */
+  async function independentAttempts(stage: AuditStage, count: number, request: (a: number) => GenerationRequest, attempt: (g: Generation, a: number) => Attempt, priority: number) {
+    if (untilReached) return untilFirstCorrect(count, request, (rs, own) => generate(stage, rs, priority, own), attempt);
+    const gens = await generate(stage, Array.from({ length: count }, (_, a) => request(a)), priority);
+    return { attempts: gens.map((g, a) => attempt(g, a)), gens };
+  }
+
   async function probe(spec: ProbeSpec, q: Question, ids: number[], priority: number): Promise<{ attempts: Attempt[]; gens: Generation[]; scoring?: number }> {
     if (spec.name === 'sample') {
       const seeds = Array.from({ length: spec.budget }, (_, a) => seedFor(seed, q.id, 'sample', a));
-      const gens = await generate('sample', seeds.map((s) => deploymentRequest(d, ids, sampled(s))), priority);
-      return { attempts: gens.map((g, a) => ({ ...graded(g, q), seed: seeds[a] })), gens };
+      return independentAttempts('sample', spec.budget, (a) => deploymentRequest(d, ids, sampled(seeds[a])), (g, a) => ({ ...graded(g, q), seed: seeds[a] }), priority);
     }
     if (spec.name === 'routes') {
       const routes = drawQuestionRoutes(L, spec.budget, (a) => seededRandom(seed, q.id, 'routes', a), settings.routeSpace.maxEdits, bounds);
-      const gens = await generate('routes', routes.map((route, a) => deploymentRequest(d, ids, routed(q.id, 'routes', a), { route })), priority);
-      return { attempts: gens.map((g, a) => ({ ...graded(g, q), route: routes[a] })), gens };
+      const request = (a: number) => deploymentRequest(d, ids, routed(q.id, 'routes', a), { route: routes[a] });
+      return independentAttempts('routes', routes.length, request, (g, a) => ({ ...graded(g, q), route: routes[a] }), priority);
     }
     // MCTS: each evaluation needs the previous one's reward, so one request at a time.
     const search = new RouteSearch(L, (i) => seededRandom(seed, q.id, 'search', i), settings.search, bounds);
@@ -111,6 +121,8 @@ export async function auditQuestions(
       search.report(informed ? searchReward(a.correct, score) : a.correct ? 1 : 0);
       out.attempts.push(a);
       out.gens.push(g);
+      // Ceiling only: the question is reached, and later rounds could not change that.
+      if (untilReached && a.correct) break;
     }
     return out;
   }
@@ -129,10 +141,12 @@ export async function auditQuestions(
     settings.probes.forEach((spec, i) => {
       const { attempts, gens, scoring } = probeRuns[i];
       record.probes[spec.name] = probeResult(spec.budget, attempts, gens);
+      if (untilReached) record.probes[spec.name].untilReached = true;
       // The gold-answer scoring passes of an informed search cost block applications, no generations.
       if (scoring) record.probes[spec.name].cost.blockApplications += scoring;
       record.reachable[spec.name] = attempts.some((a) => a.correct);
-      if (!isAnswerBlindProbe(spec.name)) return;
+      // A pool cut at its first hit would make every blind pick look better than it is.
+      if (!isAnswerBlindProbe(spec.name) || untilReached) return;
       const blind = blindChoices(settings, q, attempts);
       if (Object.keys(blind).length > 0) record.blind[spec.name] = blind;
     });

@@ -8,7 +8,8 @@ import * as path from 'node:path';
 import { InputError, RemoteServerError, lockFolder, recoveredNote, describeFsError, isStorageError } from '../../common';
 import { type TextGenerator, NonFiniteActivations } from '../../engine';
 import { AuditAborted, auditQuestions } from './questionPipeline';
-import { estimateAudit, plannedGenerations, remainingMs, type AuditEstimate } from './auditEstimate';
+import { estimateAudit, type AuditEstimate } from './auditEstimate';
+import { recordTokens, timeLeft } from './timeLeft';
 import type { Dataset, Question } from '../dataset';
 import { checkPresetFormat } from '../presets';
 import { manifestMismatches, FAILURE_SET_FILE, JsonLinesAppender, RECORDS_FILE, SUMMARY_FILE, TIMINGS_FILE, prepareRunFolder, readJsonFile, readJsonLines, readManifest, readRecords, writeFileAtomic, writeJson, writeManifest } from '../store';
@@ -18,6 +19,9 @@ import { version as packageVersion } from '../../../package.json';
 
 /** The version of reach-audit that writes a run (the package's, so a release changes it in one place). */
 export const TOOL_VERSION: string = packageVersion;
+
+/** How often progress is handed out while nothing finishes (the engine's token count moves every step). */
+const PROGRESS_TICK_MS = 1000;
 
 /** What a refused second writer of a run folder can do. */
 export const RUN_FOLDER_ADVICE = 'wait for it to finish (or stop it), or choose another --out';
@@ -31,10 +35,20 @@ export interface AuditProgress {
   /** Generations and generated tokens that came back in this session. */
   generations: number;
   generatedTokens: number;
-  /** Generated tokens per second of this session so far; absent until there is something to measure. */
+  /**
+   * Tokens the engine generated in this session, counted as each step chooses them (attempts
+   * cancelled mid-way included); absent on a backend that cannot see its steps. Moves within
+   * seconds, where `generatedTokens` moves only when a generation comes back.
+   */
+  engineTokens?: number;
+  /** Generated tokens per second of this session so far (the engine's count when it has one); absent until there is something to measure. */
   tokensPerSecond?: number;
-  /** Time left, estimated from this session's measured speed; absent until measured (see auditEstimate.ts). */
+  /** Time left, the upper end of `timeLeft.ts`'s range; absent until measured. */
   remainingMs?: number;
+  /** The lower end of that range. */
+  remainingLeastMs?: number;
+  /** What the range rests on, in words (finished questions, tokens each, measured speed). */
+  remainingBasis?: string;
 }
 
 export interface RunAuditInput {
@@ -199,6 +213,8 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
   for (const w of failureRead.warnings) input.onWarning?.(w);
   const inFailureFile = new Set(failureRead.values.map((m) => m.id));
 
+  // Tokens per question from the warm-up, until questions of the run itself have finished.
+  let planned: { least: number; most: number } | undefined;
   // One question costs about what a warm-up would: no estimate for it.
   if (input.onEstimate && remaining.length > 1) {
     let estimate: AuditEstimate | undefined;
@@ -208,7 +224,10 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
       if (err instanceof RemoteServerError) throw remoteFailure(err, doneIds.size, folder, input.resumeCommand);
       throw err;
     }
-    if (estimate) input.onEstimate(estimate);
+    if (estimate) {
+      input.onEstimate(estimate);
+      planned = { least: (estimate.generations.least * estimate.tokensPerGeneration.least) / estimate.questions, most: (estimate.generations.most * estimate.tokensPerGeneration.most) / estimate.questions };
+    }
   }
 
   const recordOut = new JsonLinesAppender(path.join(folder, RECORDS_FILE));
@@ -218,11 +237,18 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
   let doneThisSession = 0;
   let generations = 0;
   let generatedTokens = 0;
-  let scannedQuestions = 0;
-  const plan = plannedGenerations(input.settings, input.model.numBlocks);
+  const finishedTokens: number[] = [];
+  // Tokens by position in this session's questions, and how many of the first ones have all finished.
+  const position = new Map(remaining.map((q, i) => [q.id, i]));
+  const byPosition: number[] = [];
+  const inOrder: number[] = [];
+  const engineAtStart = input.model.tokensGenerated;
+  const engineTokens = () => (engineAtStart === undefined || input.model.tokensGenerated === undefined ? undefined : input.model.tokensGenerated - engineAtStart);
   const progress = () => {
     const elapsedMs = performance.now() - started;
-    const left = remainingMs(plan, { questions: remaining.length, doneQuestions: doneThisSession, scannedQuestions, generations, generatedTokens, elapsedMs });
+    const left = timeLeft({ questions: remaining.length, finished: finishedTokens, inOrder, returnedTokens: generatedTokens, elapsedMs, ...(planned ? { planned } : {}) });
+    const engine = engineTokens();
+    const timed = engine ?? generatedTokens;
     input.onProgress?.({
       done: doneIds.size + doneThisSession,
       total: input.questions.length,
@@ -230,11 +256,16 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
       elapsedMs,
       generations,
       generatedTokens,
-      ...(generatedTokens > 0 && elapsedMs > 0 ? { tokensPerSecond: (generatedTokens * 1000) / elapsedMs } : {}),
-      ...(left !== undefined ? { remainingMs: left } : {}),
+      ...(engine !== undefined ? { engineTokens: engine } : {}),
+      ...(timed > 0 && elapsedMs > 0 ? { tokensPerSecond: (timed * 1000) / elapsedMs } : {}),
+      ...(left !== undefined ? { remainingMs: left.mostMs, remainingLeastMs: left.leastMs, remainingBasis: left.basis } : {}),
     });
   };
   progress();
+  // Live figures between finished generations: a long generation, or 32 questions in flight, would
+  // otherwise leave the progress line unchanged for minutes.
+  const ticker = input.onProgress ? setInterval(progress, PROGRESS_TICK_MS) : undefined;
+  ticker?.unref();
   let stopped = false;
   try {
     await auditQuestions(
@@ -246,7 +277,10 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
           recordOut.append(r);
           records.set(r.id, r);
           doneThisSession++;
-          if (r.repair && r.repair.cost.generations > 0) scannedQuestions++;
+          const tokens = recordTokens(r);
+          finishedTokens.push(tokens);
+          byPosition[position.get(r.id) ?? -1] = tokens;
+          while (byPosition[inOrder.length] !== undefined) inOrder.push(byPosition[inOrder.length]);
           input.onRecord?.(r);
           progress();
         },
@@ -277,6 +311,7 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
     if (!(err instanceof AuditAborted)) throw err;
     stopped = true;
   } finally {
+    clearInterval(ticker);
     // Closing never hides the error that got us here (a full disk fails the close's fsync as well).
     for (const out of [recordOut, failureOut]) {
       try {
@@ -289,7 +324,14 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
     writeJson(folder, TIMINGS_FILE, {
       sessions: [
         ...(previous?.sessions ?? []),
-        { finishedAt: new Date().toISOString(), questions: doneThisSession, wallMs: Math.round(performance.now() - started), stopped, stages: timings },
+        {
+          finishedAt: new Date().toISOString(),
+          questions: doneThisSession,
+          wallMs: Math.round(performance.now() - started),
+          stopped,
+          stages: timings,
+          ...(engineTokens() !== undefined ? { engineTokens: engineTokens() } : {}),
+        },
       ],
     });
   }

@@ -96,6 +96,8 @@ export function manifestMismatches(stored: RunManifest, wanted: RunManifest): st
   // Both sides fall back: compare reads two stored manifests, and two runs made before grading settings match.
   const noGrading = 'none recorded (a run made before grading settings were)';
   check('grading', stored.grading ?? noGrading, wanted.grading ?? noGrading);
+  // A ceiling-only run's probes hold partial pools: its records cannot be completed, or compared, as full ones.
+  check('--until-reached (probes stop at the first correct attempt)', stored.untilReached === true, wanted.untilReached === true);
   check('question selection', stored.selection, wanted.selection);
   check('backend', backendIdentity(stored), backendIdentity(wanted));
   return out;

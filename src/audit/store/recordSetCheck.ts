@@ -37,9 +37,16 @@ export function checkRecordSet(folder: string, manifest: RunManifest, records: r
       if (budget === undefined) throw new InputError(`${where}: the run did not run this probe (${path.basename(folder)}/manifest.json); ${DAMAGED}`);
       if (result.budget !== budget) throw new InputError(`${where}: budget ${result.budget}, but the run's is ${budget}; ${DAMAGED}`);
       // Samples always fill the budget; route probes may find fewer distinct routes on a small model.
-      const fewest = name === 'sample' ? budget : Math.min(1, budget);
+      const fewest = name === 'sample' && !result.untilReached ? budget : Math.min(1, budget);
       if (result.attempts.length < fewest || result.attempts.length > budget) {
         throw new InputError(`${where}: ${result.attempts.length} attempts for a budget of ${budget}; ${DAMAGED}`);
+      }
+      if ((result.untilReached === true) !== (manifest.untilReached === true)) {
+        throw new InputError(`${where}: ${result.untilReached ? 'stopped at its first correct attempt' : 'spent its whole budget'}, but the run ${manifest.untilReached ? 'was' : 'was not'} made with --until-reached; ${DAMAGED}`);
+      }
+      // Under --until-reached only the last attempt may be correct: attempts stop at the first hit.
+      if (result.untilReached && result.correct.slice(0, -1).some((c) => c)) {
+        throw new InputError(`${where}: attempts go on after a correct one, but the run stops at the first (--until-reached); ${DAMAGED}`);
       }
       if (result.correct.length !== result.attempts.length) {
         throw new InputError(`${where}: ${result.correct.length} verdicts for ${result.attempts.length} attempts; ${DAMAGED}`);

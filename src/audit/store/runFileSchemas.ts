@@ -93,7 +93,13 @@ const attempt = object({
   goldLogprob: v.optional(v.pipe(finite, v.maxValue(0, 'expected a log-probability ≤ 0'))),
 });
 
-const probeResult = object({ budget: positiveInteger, attempts: v.array(attempt, 'expected an array of attempts'), correct: v.array(flag, 'expected an array of true/false'), cost: budget });
+const probeResult = object({
+  budget: positiveInteger,
+  attempts: v.array(attempt, 'expected an array of attempts'),
+  correct: v.array(flag, 'expected an array of true/false'),
+  cost: budget,
+  untilReached: v.optional(v.literal(true, 'expected true')),
+});
 const blindChoice = object({ answer: v.nullable(text), correct: flag, attempt: v.nullable(nonNegativeInteger), dropped: v.optional(nonNegativeInteger) });
 const globalRoutesResult = object({ splitKey: finite, attempts: v.array(attempt, 'expected an array of attempts'), cost: budget });
 const skipReason = v.variant(
@@ -279,6 +285,7 @@ export const runSummarySchema = object({
   promptTruncated: nonNegativeInteger,
   probes: texts,
   selectors: texts,
+  untilReached: v.optional(texts),
 });
 
 const examples = v.array(object({ user: text, assistant: text, source: v.optional(text) }), 'expected an array of examples');
@@ -331,6 +338,7 @@ export const runManifestSchema = object({
     widening: v.optional(v.union([v.pipe(finite, v.minValue(0, 'expected a number ≥ 0')), v.literal('off')], "expected a number ≥ 0 or 'off'")),
     reward: v.optional(v.picklist(['correct', 'gold-logprob'], "expected 'correct' or 'gold-logprob'")),
   }),
+  untilReached: v.optional(v.literal(true, 'expected true')),
   grading: v.optional(
     object({
       correctBy: v.picklist(['stated', 'strict', 'flexible'], "expected 'stated', 'strict' or 'flexible'"),

@@ -145,8 +145,17 @@ export class GenerationScheduler {
   private admitting: Running[] = [];
   private order = 0;
   private steps = 0;
+  private chosen = 0;
 
   constructor(private readonly ctx: GenerationContext) {}
+
+  /**
+   * Tokens chosen since the queue started, a sequence's last step before it was cancelled included:
+   * the engine's own work, readable at any moment (an audit's live tokens/s), not only when a call returns.
+   */
+  get tokensChosen(): number {
+    return this.chosen;
+  }
 
   /** Sequences decoding now and requests waiting for a place. */
   get load(): { running: number; waiting: number } {
@@ -369,6 +378,7 @@ export class GenerationScheduler {
 
   /** Appends the chosen token to `r` and finishes it when it is done. */
   private accept(r: Running, { token, logprob }: TokenChoice): void {
+    this.chosen++;
     if (r.call.settled) {
       r.finish = 'length'; // cancelled: leaves without a result
       r.slot?.release();

@@ -24,3 +24,12 @@ test('runSettings: a one-question run draws no pool and records why; a large run
   const none = runSettings(readPreSettings({ probes: ['routes:4'], select: ['majority'] }), 8, { limit: null, ids: null }, 1);
   assert.deepEqual(none.globalRoutes, { count: 0, routes: [] });
 });
+
+test('runSettings: a ceiling-only run (--until-reached) draws no pool, records why, and records the mode', () => {
+  const pre = readPreSettings({ probes: ['routes:4'], select: ['majority', 'global-route'], untilReached: true });
+  const s = runSettings(pre, 8, { limit: null, ids: null }, 40);
+  assert.deepEqual({ count: s.globalRoutes.count, routes: s.globalRoutes.routes }, { count: 0, routes: [] });
+  assert.match(s.globalRoutes.skipped ?? '', /--until-reached audits the reachable ceiling only/);
+  assert.equal(s.untilReached, true);
+  assert.equal(runSettings(readPreSettings({ probes: ['routes:4'] }), 8, { limit: null, ids: null }, 40).untilReached, undefined);
+});

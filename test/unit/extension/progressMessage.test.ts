@@ -58,3 +58,7 @@ test('the estimate offered before the run: plan by stage, tokens and time from t
   assert.match(estimateMessage({ ...estimate, seconds: { least: 60, most: 125 } }), /, about 1m00s–2m05s at 2460\.0 tokens\/s /);
   assert.match(estimateMessage({ ...estimate, repairPerScanned: 0, generations: { least: 600, most: 600 } }), /= 600 generations\. Estimate: about 9,000 tokens \(15 per generation\), about 4s at /);
 });
+
+test('the engine counts tokens as it generates: shown from the first seconds, before any question finishes', () => {
+  assert.equal(progressMessage({ done: 0, total: 38, eta: null, generatedTokens: 12345, tokensPerSecond: 58.1 }), '0/38 questions · 12,345 tokens · 58.1 tokens/s');
+});

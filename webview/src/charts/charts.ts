@@ -163,6 +163,15 @@ export class ChartsView {
     if (blind) this.element.appendChild(blind);
     const pass = this.passAtKCard(colors);
     if (pass) this.element.appendChild(pass);
+    const ceilingOnly = [...new Set(this.runs.flatMap((run) => run.stats.untilReached))];
+    if (ceilingOnly.length > 0) {
+      this.element.appendChild(
+        card(
+          'pass@k and answer-blind selection: not computed',
+          `The ${ceilingOnly.join(', ')} probe${ceilingOnly.length === 1 ? '' : 's'} ran with --until-reached: each question's attempts stopped at its first correct one. Reachable is exact; the pools are partial, so no pass@k curve or blind pick is drawn from them.`,
+        ),
+      );
+    }
     const matched = this.matchedBudgetCard(colors);
     if (matched) this.element.appendChild(matched);
     const repair = this.repairCard(colors);

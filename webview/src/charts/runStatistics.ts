@@ -4,7 +4,7 @@
  * run's summary.json (from src/audit) gives the same rates; the identified block's held-out repair
  * rate is only in the summary, and the headline takes it from there. DOM-free.
  */
-import { passAtKRows, rateOf, runRates, type PassAtKKind, type Rate, type RunManifest, type RunRates, RATE_MIN_QUESTIONS } from '../../../src/contract';
+import { passAtKRows, rateOf, stopsAtFirstCorrect, runRates, type PassAtKKind, type Rate, type RunManifest, type RunRates, RATE_MIN_QUESTIONS } from '../../../src/contract';
 import { meanInterval, type MeanWithInterval } from './meanInterval';
 import { Flag, type QuestionRow } from '../questions/questionRow';
 
@@ -41,6 +41,8 @@ export interface RunStatistics {
   blind: { probe: string; selector: string; value: Rate }[];
   /** Per probe: pass@k for k = 1..budget, the mean over questions of the contract's passAtKRows (as summary.json). */
   passAtK: { probe: string; kind: PassAtKKind; points: (MeanWithInterval & { k: number })[] }[];
+  /** Probes whose attempts stopped at each question's first correct one (--until-reached): no pass@k or blind picks. */
+  untilReached: string[];
   /** Per probe: share of questions with a correct answer among the first b attempts, b = 1..budget. */
   foundWithin: { probe: string; points: (Rate & { b: number })[] }[];
   numBlocks: number;
@@ -103,6 +105,7 @@ export function computeStatistics(rows: readonly QuestionRow[], probes: readonly
     }
   }
 
+  const untilReached = probes.filter((probe) => stopsAtFirstCorrect(rows.map((row) => row.record), probe));
   const states: StateBar[] = [
     { key: 'realized', label: 'Realized', value: rateOf(realized, n) },
     { key: 'reachable', label: 'Reachable (any probe)', value: rateOf(anyReachable, n) },
@@ -110,7 +113,8 @@ export function computeStatistics(rows: readonly QuestionRow[], probes: readonly
     { key: 'blind', label: 'Blind-selectable', value: rateOf(blindAny, n) },
     { key: 'repaired', label: 'Repaired by a block', value: rateOf(repairedAny, n) },
     { key: 'unreached', label: 'Unreached', value: rateOf(unreached, n) },
-  ];
+    // A ceiling-only run made no blind picks from its probes: no bar rather than a 0% that was never measured.
+  ].filter((bar) => bar.key !== 'blind' || untilReached.length === 0);
 
   const passCurves: RunStatistics['passAtK'] = [];
   const foundWithin: RunStatistics['foundWithin'] = [];
@@ -179,6 +183,7 @@ export function computeStatistics(rows: readonly QuestionRow[], probes: readonly
     reachableByProbe: probes.map((probe) => ({ probe, value: rateOf(reachable.get(probe) ?? 0, n) })),
     blind: [...blind.values()].map((b) => ({ probe: b.probe, selector: b.selector, value: rateOf(b.correct, b.n) })),
     passAtK: passCurves,
+    untilReached,
     foundWithin,
     numBlocks,
     byBlock,
