@@ -210,6 +210,13 @@ describe('audit panel (Chromium, strict CSP)', () => {
     // pass@k from the records matches summary.json's column.
     const passRows = await evaluate<string[][]>(page, `Array.from(document.querySelectorAll('.card:nth-child(3) .numbers tbody tr')).map((r) => Array.from(r.children).map((c) => c.textContent))`);
     assert.ok(passRows.length > 0 && passRows.every((r) => r[2] === r[5]), 'pass@k computed in the panel equals summary.json');
+    // The repair map: its label counts the failure set it draws; the pointer over a cell names it.
+    const mapLabel = await evaluate<string>(page, `document.querySelector('.heatmap-canvas').getAttribute('aria-label')`);
+    assert.match(mapLabel, /^Repair map of [\d,]+ failure-set questions over \d+ blocks\. Most repairs by block \d+: \d+ of [\d,]+\.$/);
+    const box = await page.locator('.heatmap-canvas').first().boundingBox();
+    assert.ok(box);
+    await page.mouse.move(box.x + 2, box.y + 16 + 1);
+    assert.match(await evaluate<string>(page, `document.querySelector('.heatmap-hover').textContent`), /^Question q-\d+, block 0: (repaired|not repaired|not scanned) — /);
     await page.locator('vscode-panel-tab#tab-questions').click();
     await assertClean(page, browser);
   });
