@@ -45,18 +45,18 @@ test('settings that predate the table keep their names, types and defaults', () 
 test('an option added to the table later becomes a setting with no other edit', () => {
   const added: Record<string, OptionSpec> = {
     ...AUDIT_OPTIONS,
-    untilReached: { flag: 'until-reached', kind: 'boolean', help: 'stop a probe at its first correct attempt' },
+    laterSwitch: { flag: 'later-switch', kind: 'boolean', help: 'an on/off option the table gains later' },
     someCount: { flag: 'some-count', kind: 'wholeNumber', min: 2, arg: 'N', help: 'a <count> with *stars*' },
   };
   const groups = configurationContribution(added) as { title: string; properties: Record<string, Record<string, unknown>> }[];
   const more = groups.find((g) => g.title.endsWith('More options'));
   assert.ok(more, 'a More options group');
-  assert.equal(more.properties['reachAudit.untilReached'].type, 'boolean');
+  assert.equal(more.properties['reachAudit.laterSwitch'].type, 'boolean');
   assert.deepEqual(more.properties['reachAudit.someCount'].type, ['integer', 'null']);
   assert.equal(more.properties['reachAudit.someCount'].minimum, 2);
   assert.match(String(more.properties['reachAudit.someCount'].markdownDescription), /`--some-count N`: a \\<count\\> with \\\*stars\\\*/);
-  const read = optionsFromSettings((k) => ({ untilReached: true, someCount: 3 })[k], (p) => p, added);
-  assert.deepEqual(read.options, { untilReached: true, someCount: 3 });
+  const read = optionsFromSettings((k) => ({ laterSwitch: true, someCount: 3 })[k], (p) => p, added);
+  assert.deepEqual(read.options, { laterSwitch: true, someCount: 3 });
 });
 
 test('settings read back into options: defaults left out, paths resolved, wrong types named', () => {
