@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import type { AuditRequestOptions, QuestionRequestOptions, RequestBody } from '../../service';
 import type { Comparison } from '../../contract';
 import { AuditChoices, isDatasetFile } from './auditChoices';
+import { isArgObject, questionAtCursor } from './questionAtCursor';
 import { exportRecordsInteractively, writeExport, type AuditPanelHost } from '../panel/auditPanel';
 import type { AuditSession, SessionOutcome } from './auditSession';
 import { readAuditSettings, runOptionsOf } from './workspaceSettings';
@@ -84,10 +85,6 @@ function trusted(): boolean {
     'Manage Workspace Trust',
   ).then((a) => a && vscode.commands.executeCommand('workbench.trust.manage'));
   return false;
-}
-
-function isArgObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !(value instanceof vscode.Uri) && !Array.isArray(value);
 }
 
 export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
@@ -263,14 +260,10 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
   async function auditQuestion(kind: 'all' | 'routes' | 'repair', arg?: unknown): Promise<CommandResult> {
     if (!trusted()) return { how: 'untrusted' };
     const given: QuestionArgs = isArgObject(arg) ? (arg as QuestionArgs) : {};
+    const place = questionAtCursor(arg, given);
+    if (!place) return { how: 'dismissed' };
+    const { file, line } = place;
     const editor = vscode.window.activeTextEditor;
-    const file = given.file ?? (arg instanceof vscode.Uri ? arg.fsPath : editor?.document.uri.fsPath);
-    if (!file || !isDatasetFile(vscode.Uri.file(file))) {
-      void vscode.window.showErrorMessage('Reach Audit: put the cursor on a question in a .jsonl or .json dataset file.');
-      return { how: 'dismissed' };
-    }
-    const line = given.line ?? (editor && editor.document.uri.fsPath === file ? editor.selection.active.line + 1 : undefined);
-    if (!line) return { how: 'dismissed' };
     if (editor?.document.isDirty && editor.document.uri.fsPath === file) await editor.document.save();
     const settings = readAuditSettings();
     const model = given.options?.model ?? (await choices.model('model', settings.modelPath));

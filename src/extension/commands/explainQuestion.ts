@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AuditPanelHost } from '../panel/auditPanel';
 import { loadRunFolder } from '../panel/runData';
-import { isDatasetFile } from './auditChoices';
+import { isArgObject, questionAtCursor } from './questionAtCursor';
 import { failureSetOf } from '../../audit/mechanism';
 
 export const EXPLAIN_QUESTION_COMMAND = 'reachAudit.explainQuestion';
@@ -80,15 +80,10 @@ export function registerExplainCommand(deps: ExplainDeps): vscode.Disposable {
       void vscode.window.showErrorMessage('Reach Audit runs nothing in an untrusted workspace: explaining a question loads the model. Trust the workspace first.');
       return { how: 'untrusted' };
     }
-    const given: ExplainArgs = arg && typeof arg === 'object' && !(arg instanceof vscode.Uri) ? (arg as ExplainArgs) : {};
-    const editor = vscode.window.activeTextEditor;
-    const file = given.file ?? (arg instanceof vscode.Uri ? arg.fsPath : editor?.document.uri.fsPath);
-    if (!file || !isDatasetFile(vscode.Uri.file(file))) {
-      void vscode.window.showErrorMessage('Reach Audit: put the cursor on a question in a .jsonl or .json dataset file.');
-      return { how: 'dismissed' };
-    }
-    const line = given.line ?? (editor && editor.document.uri.fsPath === file ? editor.selection.active.line + 1 : undefined);
-    if (!line) return { how: 'dismissed' };
+    const given: ExplainArgs = isArgObject(arg) ? (arg as ExplainArgs) : {};
+    const place = questionAtCursor(arg, given);
+    if (!place) return { how: 'dismissed' };
+    const { file, line } = place;
 
     const target = path.resolve(file);
     const candidates = given.runDir ? [given.runDir] : await deps.runFolders();
