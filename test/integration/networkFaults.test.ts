@@ -7,14 +7,13 @@
  * byte in the run the local engine gives.
  */
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { builtCli, runCli, runCliAsync } from '../support/cliRun';
+import { builtCli, runCli, runCliAsync, startHttpServe } from '../support/cliRun';
 import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'reach-audit-faults-'));
@@ -80,20 +79,8 @@ async function faultyProxy(target: string) {
   };
 }
 
-async function startServer(): Promise<{ url: string; stop(): void }> {
-  const child = spawn(process.execPath, [builtCli, 'serve', '--http', '127.0.0.1:0', '--model', model, '--threads', '1'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    let err = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /\{"listening":"([^"]+)"\}/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('close', (code) => reject(new Error(`serve --http exited ${code}: ${err}`)));
-  });
-  return { url, stop: () => child.kill('SIGTERM') };
+function startServer(): Promise<{ url: string; stop(): void }> {
+  return startHttpServe(['--model', model, '--threads', '1'], env);
 }
 
 const lines = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);

@@ -15,7 +15,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { builtCli, repoRoot, runCli, runCliAsync, runCliUntilRecorded } from '../support/cliRun';
+import { builtCli, repoRoot, runCli, runCliAsync, runCliUntilRecorded, startHttpServe } from '../support/cliRun';
 
 const repo = repoRoot;
 const cli = builtCli;
@@ -149,21 +149,6 @@ function containerScript(file: string): string {
   return body.join('\n');
 }
 
-async function startServer(token: string): Promise<{ url: string; stop(): void }> {
-  const child = spawn(process.execPath, [cli, 'serve', '--http', '127.0.0.1:0', '--model', model, '--threads', '1', '--token-env', 'RA_SERVE_TOKEN'], {
-    env: { ...env, RA_SERVE_TOKEN: token },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    let err = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /\{"listening":"([^"]+)"\}/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('close', (code) => reject(new Error(`serve --http exited ${code}: ${err}`)));
-  });
-  return { url, stop: () => child.kill('SIGTERM') };
+function startServer(token: string): Promise<{ url: string; stop(): void }> {
+  return startHttpServe(['--model', model, '--threads', '1', '--token-env', 'RA_SERVE_TOKEN'], { ...env, RA_SERVE_TOKEN: token });
 }

@@ -42,3 +42,20 @@ export function runCliUntilRecorded(args: string[], recordsFile: string, options
     });
   });
 }
+
+/** Starts `reach-audit serve --http 127.0.0.1:0 ARGS…` in the background; resolves with its URL once it listens. */
+export async function startHttpServe(args: string[], env: NodeJS.ProcessEnv): Promise<{ url: string; stop(): void }> {
+  const child = spawn(process.execPath, [builtCli, 'serve', '--http', '127.0.0.1:0', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /\{"listening":"([^"]+)"\}/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('close', (code) => reject(new Error(`serve --http exited ${code}: ${err}`)));
+  });
+  return { url, stop: () => child.kill('SIGTERM') };
+}

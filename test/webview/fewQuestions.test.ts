@@ -8,11 +8,10 @@
  * Run: npx tsc -p . && node --test out/test/webview/fewQuestions.test.js
  */
 import assert from 'node:assert/strict';
-import { rm } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { RunData } from '../../src/contract';
-import { buildBundles, launchBrowser, openPanel, waitFor, type Browser, type Bundles, type Harness, startHarness } from './harness';
+import { openedPanel, waitFor, type OpenedPanel } from './harness';
 import { makeSyntheticRun, XSS_IMG } from './syntheticRun';
 import { pointsInterval, pValueClause, pValueText, signedPoints } from '../../webview/src/comparison/comparisonModel';
 import { makeSyntheticComparison } from './syntheticComparison';
@@ -36,23 +35,16 @@ function oneQuestion(): RunData {
 }
 
 describe('a run of few questions, and routes vs search (Chromium, strict CSP)', () => {
-  let bundles: Bundles;
-  let harness: Harness;
-  let browser: Browser;
+  let opened: OpenedPanel;
   let page: Page;
 
   before(async () => {
-    bundles = await buildBundles();
-    harness = await startHarness(bundles);
-    browser = await launchBrowser();
-    page = browser.page;
-    await openPanel(page, harness);
+    opened = await openedPanel();
+    page = opened.page;
   });
 
   after(async () => {
-    await browser?.close();
-    await harness?.close();
-    if (bundles) await rm(bundles.dir, { recursive: true, force: true });
+    await opened?.close();
   });
 
   test('one question: its story leads, no rate tiles; the skipped steps say why; text stays text', async () => {

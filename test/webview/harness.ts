@@ -451,3 +451,26 @@ export async function postedMessages(page: Page): Promise<Array<Record<string, u
 }
 
 export { median } from '../../src/common';
+
+/** The panel's page served, opened in Chromium and started; `close` takes all of it down. */
+export interface OpenedPanel {
+  page: Page;
+  browser: Browser;
+  close(): Promise<void>;
+}
+
+export async function openedPanel(): Promise<OpenedPanel> {
+  const bundles = await buildBundles();
+  const harness = await startHarness(bundles);
+  const browser = await launchBrowser();
+  await openPanel(browser.page, harness);
+  return {
+    page: browser.page,
+    browser,
+    close: async () => {
+      await browser.close();
+      await harness.close();
+      await rm(bundles.dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -6,11 +6,10 @@
  * Run: npx tsc -p . && node --test out/test/webview/mechanism.test.js
  */
 import assert from 'node:assert/strict';
-import { rm } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { MechanismRecord, RunData } from '../../src/contract';
-import { buildBundles, launchBrowser, openPanel, waitFor, type Browser, type Bundles, type Harness, startHarness } from './harness';
+import { openedPanel, waitFor, type OpenedPanel } from './harness';
 import { makeSyntheticRun, XSS_IMG } from './syntheticRun';
 import { summarizeMechanism } from '../../src/audit/mechanism/mechanismSummary';
 
@@ -44,23 +43,16 @@ function explainedRun(): { run: RunData; account: MechanismRecord } {
 }
 
 describe('why not realized (Chromium, strict CSP)', () => {
-  let bundles: Bundles;
-  let harness: Harness;
-  let browser: Browser;
+  let opened: OpenedPanel;
   let page: Page;
 
   before(async () => {
-    bundles = await buildBundles();
-    harness = await startHarness(bundles);
-    browser = await launchBrowser();
-    page = browser.page;
-    await openPanel(page, harness);
+    opened = await openedPanel();
+    page = opened.page;
   });
 
   after(async () => {
-    await browser?.close();
-    await harness?.close();
-    if (bundles) await rm(bundles.dir, { recursive: true, force: true });
+    await opened?.close();
   });
 
   test('the detail pane shows the two tokens in context, the block strip and the repair row; markup stays text', async () => {
@@ -104,6 +96,6 @@ describe('why not realized (Chromium, strict CSP)', () => {
     await page.locator('vscode-panel-tab#tab-questions').click();
     assert.deepEqual(await evaluate(page, 'window.__harness.violations'), [], 'no Content-Security-Policy violations');
     assert.deepEqual(await evaluate(page, 'window.__harness.errors'), [], 'no script errors');
-    assert.deepEqual(browser.problems, [], 'no console errors');
+    assert.deepEqual(opened.browser.problems, [], 'no console errors');
   });
 });
