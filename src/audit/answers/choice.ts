@@ -4,6 +4,7 @@
  * no answer rather than a wrong letter.
  */
 import type { Choice } from '../dataset';
+import { ownAnswerEnd } from './nextQuestion';
 
 export interface ChoiceExtraction {
   answer: string;
@@ -63,12 +64,6 @@ function namesSecondLabel(rest: string, labels: readonly string[]): boolean {
   return !REJECTED.test(rest.slice(m[0].length));
 }
 
-/**
- * A made-up next question after an answer ("Answer: C\n\nQuestion: …\nAnswer: A"): its answer is
- * not this question's, so statements from there on are not read.
- */
-const NEXT_QUESTION = /\n[ \t]*(?:\*\*)?(?:Question|Q|Problem)[ \t]*(?:\d+[ \t]*)?(?:\*\*)?[ \t]*[:.]/g;
-
 function labelStatements(output: string, choices: readonly Choice[], withOptionWord: boolean): LabelStatement[] {
   const labels = choices.map((c) => c.label);
   const found: LabelStatement[] = [];
@@ -102,13 +97,7 @@ function labelStatements(output: string, choices: readonly Choice[], withOptionW
  */
 function answeringStatement(output: string, statements: readonly LabelStatement[]): LabelStatement | undefined {
   if (statements.length === 0) return undefined;
-  let end = output.length;
-  for (const m of output.matchAll(NEXT_QUESTION)) {
-    if ((m.index ?? 0) > statements[0].index) {
-      end = m.index ?? end;
-      break;
-    }
-  }
+  const end = ownAnswerEnd(output, statements[0].index);
   const read = statements.filter((st) => st.index < end);
   return read.findLast((st) => st.definite) ?? read[read.length - 1];
 }

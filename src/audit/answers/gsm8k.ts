@@ -1,9 +1,10 @@
 /**
  * The `gsm8k` answer format (docs/design.md section 2). The gold is the number after `####`. A
  * prediction is the answer the output states — its first `#### N`, else its last `\boxed{N}`,
- * else its first "the answer is N" — and only when it states none, the last number in it. A
- * stated answer wins because a trailing number is usually a unit, a check or the start of a
- * made-up next question ("The answer is 18 dollars. She sold 9 eggs.").
+ * else its last "the answer is N" before any made-up next question (a self-correction counts its
+ * last) — and only when it states none, the last number in it. A stated answer wins because a
+ * trailing number is usually a unit, a check or the start of a made-up next question ("The answer
+ * is 18 dollars. She sold 9 eggs.").
  *
  * Besides that verdict, lm-evaluation-harness's two views are kept apart: strict-match (the first
  * `#### N`) and flexible-extract (the last number in the output).
@@ -14,6 +15,7 @@
  * written and compared as text, on both sides alike, never silently reread as another number.
  */
 import { lastBoxed } from './boxed';
+import { ownAnswerEnd } from './nextQuestion';
 import { NUMBER_WORDS_SOURCE, numberFromWords } from './numberWords';
 import { parseRational, rationalKey, rationalsEqual, SPACED_NUMBER_SOURCE, type Rational } from './rational';
 
@@ -77,14 +79,19 @@ function extractBoxedNumber(output: string): string | null {
   return parseRational(inner) === null ? null : inner;
 }
 
-/** The number after the first "the answer is" / "the final answer is" (digits, or words that name one). */
+/**
+ * The number after "the answer is" / "the final answer is" (digits, or words that name one): the
+ * last such statement, so a self-correction ("The answer is 120. Wait … The answer is 160.")
+ * counts its last committed answer, but none inside a made-up next question after the first.
+ * Phrases that name no number are passed over ("the answer is a bit tricky … the answer is 12").
+ */
 function extractAnswerPhrase(output: string): string | null {
-  // The first phrase that names a number: "the answer is a bit tricky … the answer is 12" is 12.
-  for (const m of output.matchAll(ANSWER_PHRASE)) {
-    const said = m[1].trim();
-    if (/\d/.test(said) || numberFromWords(said) !== null) return said;
-  }
-  return null;
+  const stated = [...output.matchAll(ANSWER_PHRASE)]
+    .map((m) => ({ at: m.index ?? 0, said: m[1].trim() }))
+    .filter(({ said }) => /\d/.test(said) || numberFromWords(said) !== null);
+  if (stated.length === 0) return null;
+  const end = ownAnswerEnd(output, stated[0].at);
+  return stated.filter(({ at }) => at < end).at(-1)?.said ?? null;
 }
 
 /** A GSM8K answer as a number: digits by parseRational, else number words ("seven"). */

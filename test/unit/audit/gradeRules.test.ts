@@ -32,6 +32,14 @@ test('gsm8k: a stated answer wins over a trailing number', () => {
   assert.equal(next.correct, true);
   assert.equal(next.flexible.answer, '3');
 
+  // A self-correction counts its last stated answer; a made-up next question's does not count.
+  const corrected = grade('The answer is 17. Wait, I missed one egg: 9 * 2 = 18.\nThe answer is 18 dollars.', q);
+  assert.deepEqual([corrected.answer, corrected.rule, corrected.correct], ['18', 'gsm8k-answer-phrase', true]);
+  const nextStated = grade('The answer is 18.\n\nQuestion: Tom has 3 apples and eats 1. How many are left?\nThe answer is 2.', q);
+  assert.deepEqual([nextStated.answer, nextStated.correct], ['18', true]);
+  const correctedThenNext = grade('The answer is 17. No wait, the answer is 18.\nQ: Tom has 3 apples. The answer is 3.', q);
+  assert.equal(correctedThenNext.answer, '18');
+
   const boxed = grade('So she makes $\\boxed{18}$ dollars every day. Each egg costs 2.', q);
   assert.deepEqual([boxed.answer, boxed.rule, boxed.correct], ['18', 'gsm8k-boxed', true]);
   assert.equal(grade('The final answer is **$18**. That is 9 eggs at $2.', q).answer, '$18');
