@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Command } from './command';
 import { UsageError, warn } from './command';
-import { AUDIT_FLAGS, AUDIT_FLAGS_HELP, CLI_ONLY_OPTION_NAMES, type AuditOptions, type AuditRequestOptions, defaultComparisonName, prepareComparisonSides, writeComparisonOf } from '../service';
+import { AUDIT_FLAGS, AUDIT_FLAGS_HELP, CLI_ONLY_OPTION_NAMES, isRemoteBackend, type AuditOptions, type AuditRequestOptions, defaultComparisonName, prepareComparisonSides, writeComparisonOf } from '../service';
 import { modelFloatBytes } from '../engine/index';
 import { planSideBySide, runSideBySide, type SideOutcome } from './sideBySide';
 import { interruptSignal, prepareAudit } from './auditRun';
@@ -164,9 +164,12 @@ export const compareCommand: Command = {
   },
 };
 
-/** Options an engine process does not take (servers, shards): such a comparison runs here, one model after the other. */
+/**
+ * A comparison that runs here, one model after the other: on servers (nothing to split between two
+ * engine processes here) or with an option an engine process does not take (a shard).
+ */
 function engineProcessRefuses(options: AuditOptions): boolean {
-  return Object.keys(options).some((k) => CLI_ONLY_OPTION_NAMES.has(k) && !(k === 'backend' && options.backend === 'local'));
+  return isRemoteBackend(options) || Object.keys(options).some((k) => CLI_ONLY_OPTION_NAMES.has(k));
 }
 
 /** One side's audit as an engine-process request: the decided folder and resume, its model, its threads, paths read from here. */
