@@ -244,7 +244,7 @@ export class EngineService {
       out = o.out;
       name = o.name ?? defaultComparisonName({ baseModel, tunedModel, data: o.data });
       // As `reach-audit compare` does: both runs under the same settings, in out/base and out/tuned when out is given.
-      const sides = prepareComparisonSides({ name, out, baseModel, tunedModel }, (side) =>
+      const sides = prepareComparisonSides({ name, out, baseModel, tunedModel, backend: o.backend }, (side) =>
         this.prepareAudit(active, { options: { ...o, model: side.modelDir, out: side.folder }, workspace, name: side.name, resumeOrStart: true, label: side.label }),
       );
       const runs: string[] = [];
