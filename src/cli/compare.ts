@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Command } from './command';
 import { UsageError, warn } from './command';
-import { AUDIT_FLAGS, AUDIT_FLAGS_HELP, CLI_ONLY_OPTION_NAMES, type AuditOptions, type AuditRequestOptions, defaultComparisonName, prepareComparisonSides, writeComparisonOf } from '../service';
+import { AUDIT_FLAGS, AUDIT_FLAGS_HELP, CLI_ONLY_OPTION_NAMES, isRemoteBackend, type AuditOptions, type AuditRequestOptions, defaultComparisonName, prepareComparisonSides, writeComparisonOf } from '../service';
 import { modelFloatBytes } from '../engine/index';
 import { planSideBySide, runSideBySide, type SideOutcome } from './sideBySide';
 import { interruptSignal, prepareAudit } from './auditRun';
@@ -79,7 +79,7 @@ export const compareCommand: Command = {
       // Both audits are checked before either starts, so bad input fails before any model work.
       const warned = new Set<string>();
       const noteWarning = (message: string) => (warned.add(message), warn(message));
-      const { base: startBase, tuned: startTuned } = prepareComparisonSides({ name, out: values.out, baseModel, tunedModel }, (side) =>
+      const { base: startBase, tuned: startTuned } = prepareComparisonSides({ name, out: values.out, baseModel, tunedModel, backend: values.backend }, (side) =>
         prepareAudit({ values, modelDir: side.modelDir, name: side.name, folder: side.folder, label: side.label, resumeOrStart: true, warn: noteWarning }),
       );
       const plan = planSideBySide({
@@ -164,9 +164,12 @@ export const compareCommand: Command = {
   },
 };
 
-/** Options an engine process does not take (servers, shards): such a comparison runs here, one model after the other. */
+/**
+ * A comparison that runs here, one model after the other: on servers (nothing to split between two
+ * engine processes here) or with an option an engine process does not take (a shard).
+ */
 function engineProcessRefuses(options: AuditOptions): boolean {
-  return Object.keys(options).some((k) => CLI_ONLY_OPTION_NAMES.has(k) && !(k === 'backend' && options.backend === 'local'));
+  return isRemoteBackend(options) || Object.keys(options).some((k) => CLI_ONLY_OPTION_NAMES.has(k));
 }
 
 /** One side's audit as an engine-process request: the decided folder and resume, its model, its threads, paths read from here. */

@@ -21,6 +21,7 @@ import { registerTablesCommands } from './tables/tablesCommands';
 import { throttle } from './sidebar/throttle';
 import { writeCliShim } from './commands/cliShim';
 import { openedFolders, registerRunFolderCommands } from './commands/runFolderCommands';
+import { registerServerKeyCommands, storedServerKey } from './commands/serverKeyCommands';
 
 export const RUNS_VIEW_ID = 'reachAudit.runs';
 export const REFRESH_RUNS_COMMAND = 'reachAudit.refreshRuns';
@@ -51,6 +52,7 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
       return cache ? { REACH_AUDIT_CACHE: cache } : {};
     },
     () => vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath,
+    () => storedServerKey(context.secrets),
   );
   const panel = new AuditPanelHost(context.extensionUri, output);
   // `reach-audit` in VS Code's terminals: the hints name it, and an installed .vsix puts it on no PATH.
@@ -146,6 +148,7 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
       },
     }),
     ...registerAuditCommands({ context, session, panel, lens, selectedRun, runFolders, runsChanged: () => refreshSoon(undefined), runProgress }),
+    ...registerServerKeyCommands(context.secrets, output),
     ...registerRunFolderCommands({
       state: context.workspaceState,
       refresh: async () => {

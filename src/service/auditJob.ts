@@ -7,13 +7,13 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { assertFolderFree, ENGINE_VERSION, InputError, parseWeightPrecision, readModelConfig, type LoadOptions, type WeightPrecision } from '../engine/index';
+import { assertFolderFree, ENGINE_VERSION, InputError, parseWeightPrecision, publicUrl, readModelConfig, type LoadOptions, type WeightPrecision } from '../engine/index';
 import type { Dataset } from '../audit/dataset';
 import { modelContentHash, latestRunFolder, MANIFEST_FILE, newRunFolder, prepareRunFolder } from '../audit/store';
 import type { QuestionRecord } from '../contract';
 import { RUN_FOLDER_ADVICE, runAudit, type AuditProgress, type RunAuditResult, type AuditEstimate } from '../audit/runner';
 import { checkOptionRanges, type AuditOptions } from './auditOptions';
-import { checkBackendOptions, layerProbesRefused, openBackend, type OpenedBackend } from './backend';
+import { checkBackendOptions, isRemoteBackend, layerProbesRefused, openBackend, type OpenedBackend } from './backend';
 import { checkPresetFormat, presetWarnings } from '../audit/presets';
 import { readDataset, readPreSettings, runSettings, selectQuestions, type PreSettings, type Selection } from './auditInputs';
 
@@ -51,10 +51,14 @@ export type ModelLease = OpenedBackend;
 
 export interface AuditJobRun {
   signal?: AbortSignal;
-  /** Default: open the options' backend (load the model) for this job and release it after. */
+  /**
+   * The local engine for this job (the service keeps one loaded between jobs). Default: load the
+   * model for this job and release it after. Remote servers (`backend: openai`) are opened by the
+   * job itself, with the same checks whoever runs it.
+   */
   acquireModel?: (request: ModelRequest) => Promise<ModelLease>;
   onModelProgress?: (message: string) => void;
-  /** The model is loaded (or the servers answered); the audit starts. */
+  /** The model is loaded (or the servers answered); the audit starts. Throwing here stops the job (the generator is released). */
   onModelReady?: () => void;
   onProgress?: (progress: AuditProgress) => void;
   onRecord?: (record: QuestionRecord) => void;
@@ -138,10 +142,12 @@ export function prepareAuditJob(plan: AuditJobPlan): PreparedAuditJob {
       const contentHash = await modelContentHash(plan.modelDir);
       const started = performance.now();
       const request: ModelRequest = { dir: plan.modelDir, contentHash, threads: options.threads, cacheDir: options.cacheDir, maxBatch: pre.maxBatch, ...(weights ? { weights } : {}), onProgress: how.onModelProgress };
-      const lease = await (how.acquireModel ? how.acquireModel(request) : openBackend(options, plan.modelDir, loadOptions(request), plan.warn));
+      const remote = isRemoteBackend(options);
+      if (remote) how.onModelProgress?.(`connecting to ${(options.baseUrl ?? []).map(publicUrl).join(', ')}`);
+      const lease = await (how.acquireModel && !remote ? how.acquireModel(request) : openBackend(options, plan.modelDir, loadOptions(request), plan.warn));
       const loadMs = performance.now() - started;
-      how.onModelReady?.();
       try {
+        how.onModelReady?.();
         const model = lease.generator;
         const settings = runSettings(pre, model.numBlocks, { limit: selection.limit, ids: selection.ids, ...(selection.shard ? { shard: selection.shard } : {}) }, selection.shard?.ofQuestions ?? selection.questions.length);
         if (settings.globalRoutes.skipped) plan.warn(settings.globalRoutes.skipped);

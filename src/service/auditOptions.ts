@@ -36,8 +36,9 @@ export interface OptionSpec {
   /** Part of choosing the questions (`limit`, `ids`): a one-question request does not take it. */
   readonly selection?: true;
   /**
-   * Command line only: scale-out (shards, remote servers) is not offered to engine-service requests
-   * (the extension always audits in its own engine process).
+   * Command line only: a shard is one process's share of a run spread over machines, which an
+   * engine-service request (the extension's audit) does not take. Remote servers are request
+   * options: the engine process opens them instead of loading the weights.
    */
   readonly cliOnly?: true;
 }
@@ -180,24 +181,22 @@ export const AUDIT_OPTIONS = {
     cliOnly: true,
     help: 'audit only shard I of N (0-based): questions I, I+N, … of the selection;\njoin the N run folders with `reach-audit merge`',
   },
-  backend: { flag: 'backend', kind: 'string', arg: 'local|openai', cliOnly: true, help: 'where generations run (default local: the engine in this process)' },
+  backend: { flag: 'backend', kind: 'string', arg: 'local|openai', help: 'where generations run (default local: the engine in this process)' },
   baseUrl: {
     flag: 'base-url',
     kind: 'strings',
     repeated: true,
     arg: 'URL',
-    cliOnly: true,
     help: 'OpenAI-compatible server (…/v1) for --backend openai; repeat for several\n(used round-robin). Route, search and repair probes need a server started\nwith `reach-audit serve --http`; other servers run deployment and sample only',
   },
-  apiModel: { flag: 'api-model', kind: 'string', arg: 'NAME', cliOnly: true, help: "the server's model name (default: the first it lists)" },
-  apiKeyEnv: { flag: 'api-key-env', kind: 'string', arg: 'VAR', cliOnly: true, help: 'read the API key from this environment variable (never written anywhere)' },
-  concurrency: { flag: 'concurrency', kind: 'wholeNumber', min: 1, arg: 'N', cliOnly: true, help: 'requests in flight per server (default 4)' },
+  apiModel: { flag: 'api-model', kind: 'string', arg: 'NAME', help: "the server's model name (default: the first it lists)" },
+  apiKeyEnv: { flag: 'api-key-env', kind: 'string', arg: 'VAR', help: 'read the API key from this environment variable (never written anywhere)' },
+  concurrency: { flag: 'concurrency', kind: 'wholeNumber', min: 1, arg: 'N', help: 'requests in flight per server (default 4)' },
   timeout: {
     flag: 'timeout',
     kind: 'number',
     range: { allows: (n: number) => n > 0 && n <= 86_400, expected: 'a number of seconds above 0 and at most 86400' },
     arg: 'S',
-    cliOnly: true,
     help: `seconds one request may take, from sending it to the answer's last byte\n(default ${DEFAULT_TIMEOUT_MS / 1000}); a slow server is mentioned every minute`,
   },
   maxRetries: {
@@ -205,7 +204,6 @@ export const AUDIT_OPTIONS = {
     kind: 'wholeNumber',
     min: 0,
     arg: 'N',
-    cliOnly: true,
     help: `tries again after a timeout, a lost connection, 408/409/429 or 5xx (default\n${DEFAULT_MAX_RETRIES}); each wait is printed, Retry-After is honoured up to ${MAX_RETRY_AFTER_MS / 1000} s`,
   },
 } as const satisfies Record<string, OptionSpec>;

@@ -6,9 +6,12 @@
  */
 import { checkBaseUrl, InputError, loadModel, RemoteGenerator, type LoadOptions, type TextGenerator } from '../engine/index';
 import type { RemoteBackendInfo, RunSettings } from '../contract';
-import type { AuditOptions } from './auditOptions';
+import { AUDIT_OPTIONS, type AuditOptions } from './auditOptions';
 
-export type BackendOptions = Pick<AuditOptions, 'backend' | 'baseUrl' | 'apiModel' | 'apiKeyEnv' | 'concurrency' | 'timeout' | 'maxRetries'>;
+/** The options that mean something only with a remote backend. */
+export const REMOTE_ONLY_OPTIONS = ['baseUrl', 'apiModel', 'apiKeyEnv', 'concurrency', 'timeout', 'maxRetries'] as const;
+
+export type BackendOptions = Pick<AuditOptions, 'backend' | (typeof REMOTE_ONLY_OPTIONS)[number]>;
 
 export interface OpenedBackend {
   generator: TextGenerator;
@@ -17,14 +20,17 @@ export interface OpenedBackend {
   dispose(): Promise<void>;
 }
 
+/** Generations run on servers (`--backend openai`), not in this process's engine. */
+export function isRemoteBackend(options: Pick<BackendOptions, 'backend'>): boolean {
+  return (options.backend ?? 'local') !== 'local';
+}
+
 /** Checks that need no network or model (run before anything starts). */
 export function checkBackendOptions(options: BackendOptions): void {
   const backend = options.backend ?? 'local';
   if (backend !== 'local' && backend !== 'openai') throw new InputError(`--backend ${backend}: expected local or openai`);
-  const remoteOnly = (
-    [['baseUrl', 'base-url'], ['apiModel', 'api-model'], ['apiKeyEnv', 'api-key-env'], ['concurrency', 'concurrency'], ['timeout', 'timeout'], ['maxRetries', 'max-retries']] as const
-  ).filter(([k]) => options[k] !== undefined);
-  if (backend === 'local' && remoteOnly.length > 0) throw new InputError(`--${remoteOnly[0][1]} is for --backend openai`);
+  const remoteOnly = REMOTE_ONLY_OPTIONS.filter((k) => options[k] !== undefined);
+  if (backend === 'local' && remoteOnly.length > 0) throw new InputError(`--${AUDIT_OPTIONS[remoteOnly[0]].flag} is for --backend openai`);
   if (backend === 'openai' && (options.baseUrl ?? []).length === 0) throw new InputError('--backend openai needs --base-url URL (e.g. http://127.0.0.1:8000/v1)');
   if (options.apiKeyEnv !== undefined && !process.env[options.apiKeyEnv]) {
     throw new InputError(`--api-key-env: the environment variable ${options.apiKeyEnv} is empty or not set`);
@@ -34,7 +40,7 @@ export function checkBackendOptions(options: BackendOptions): void {
 }
 
 export async function openBackend(options: BackendOptions, modelDir: string, load: LoadOptions, warn: (message: string) => void): Promise<OpenedBackend> {
-  if ((options.backend ?? 'local') === 'local') {
+  if (!isRemoteBackend(options)) {
     const model = await loadModel(modelDir, load);
     return { generator: model, dispose: () => model.dispose() };
   }

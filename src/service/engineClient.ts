@@ -429,7 +429,9 @@ export class EngineProcess {
     }
     const startError = why?.reason === 'protocol' ? why.message : crashMessage(code, signal, undefined, child.tail);
     for (const w of this.helloWaiters.splice(0)) w.reject(new EngineError(startError, 'crashed', undefined, tail));
-    this.safely(() => this.options.onExit?.({ code, signal, expected: why !== undefined && why.reason !== 'protocol', stderrTail: tail }));
+    // A child asked to shut down (dispose) and gone of itself was expected to go, as one killed for it.
+    const expected = (why !== undefined && why.reason !== 'protocol') || (this.disposed && why === undefined && code === 0);
+    this.safely(() => this.options.onExit?.({ code, signal, expected, stderrTail: tail }));
   }
 }
 

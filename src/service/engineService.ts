@@ -12,6 +12,7 @@ import { TOOL_VERSION, type AuditProgress } from '../audit/runner';
 import { PATH_OPTION_NAMES, type AuditOptions } from './auditOptions';
 import { defaultComparisonName, defaultRunName, loadOptions, prepareAuditJob, type AuditJobResult, type ModelLease, type ModelRequest, type PreparedAuditJob } from './auditJob';
 import { prepareComparisonSides, writeComparisonOf } from './compareJob';
+import { isRemoteBackend } from './backend';
 import type { Selection } from './auditInputs';
 import {
   PROTOCOL_VERSION,
@@ -243,7 +244,7 @@ export class EngineService {
       out = o.out;
       name = o.name ?? defaultComparisonName({ baseModel, tunedModel, data: o.data });
       // As `reach-audit compare` does: both runs under the same settings, in out/base and out/tuned when out is given.
-      const sides = prepareComparisonSides({ name, out, baseModel, tunedModel }, (side) =>
+      const sides = prepareComparisonSides({ name, out, baseModel, tunedModel, backend: o.backend }, (side) =>
         this.prepareAudit(active, { options: { ...o, model: side.modelDir, out: side.folder }, workspace, name: side.name, resumeOrStart: true, label: side.label }),
       );
       const runs: string[] = [];
@@ -319,12 +320,12 @@ export class EngineService {
     };
     const result = await prepared.run({
       signal,
-      acquireModel: async (request) => {
-        const lease = await this.model(request);
+      // The local engine stays loaded for the next request; remote servers are opened by the job.
+      acquireModel: (request) => this.model(request),
+      onModelReady: () => {
         if (signal.aborted) throw new StoppedBeforeRun();
-        return lease;
       },
-      onModelProgress: (m) => this.send({ type: 'progress', id, done: 0, total: active.total, rate: 0, eta: null, stage: `loading model: ${m}`, ...labelled }),
+      onModelProgress: (m) => this.send({ type: 'progress', id, done: 0, total: active.total, rate: 0, eta: null, stage: isRemoteBackend(job.options) ? m : `loading model: ${m}`, ...labelled }),
       onProgress,
       onRecord: (record) => this.send({ type: 'record', id, record, ...labelled }),
       onEstimate: (estimate) => this.send({ type: 'estimate', id, estimate, ...labelled }),

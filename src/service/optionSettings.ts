@@ -5,6 +5,10 @@
  * option added to the table later becomes a setting without an edit here: it lands in the
  * "More options" group under its own name, typed by its kind, described by its `--help` text.
  * Options the table marks command-line only are left out until the engine process takes them.
+ * The settings an untrusted workspace may not set (`capabilities.untrustedWorkspaces.
+ * restrictedConfigurations`) are generated here too: the model folders and the cache, and the
+ * backend and base URLs, so that a workspace's settings cannot send the stored server key to a
+ * server of its choosing.
  *
  * No vscode import: the generator and its test run in plain Node.
  */
@@ -55,6 +59,8 @@ interface OptionSettingForm {
   note?: string;
   /** Schema fields that differ from the generic ones for this kind (kept as users' settings have them). */
   schema?: SettingSchema;
+  /** An untrusted workspace's value is ignored (VS Code reads the user's): restrictedConfigurations. */
+  restricted?: true;
 }
 
 /**
@@ -69,7 +75,7 @@ export const OPTIONS_REACHED_OTHERWISE: Readonly<Partial<Record<keyof typeof AUD
   name: 'All options… sets a run name for one run (the default is <model>-<dataset>)',
   resume: 'the Resume button of a stopped run',
   shard: 'scale-out across machines is the command line\'s; open the merged run with Open Run Folder…',
-  apiKeyEnv: 'the API key is kept in VS Code\'s secret storage (Reach Audit: Set API Key), never in settings',
+  apiKeyEnv: 'the server API key is kept in VS Code\'s secret storage (Reach Audit: Set Server API Key…), never in settings',
 };
 
 const OPTION_SETTINGS: Readonly<Partial<Record<keyof typeof AUDIT_OPTIONS, OptionSettingForm>>> = {
@@ -124,20 +130,32 @@ const OPTION_SETTINGS: Readonly<Partial<Record<keyof typeof AUDIT_OPTIONS, Optio
   batch: { group: 'engine' },
   maxBatch: { group: 'engine' },
   threads: { group: 'engine', note: '0: the engine picks.', schema: { type: 'integer', minimum: 0, default: 0 } },
-  cacheDir: { group: 'engine', key: 'cacheFolder', schema: { scope: 'machine-overridable' } },
-  backend: { group: 'remote', values: ['local', 'openai'], note: 'The API key is set with **Reach Audit: Set API Key** (kept in VS Code\'s secret storage).' },
-  baseUrl: { group: 'remote', key: 'baseUrls' },
-  apiModel: { group: 'remote' },
-  concurrency: { group: 'remote' },
-  timeout: { group: 'remote' },
-  maxRetries: { group: 'remote' },
+  cacheDir: { group: 'engine', key: 'cacheFolder', schema: { scope: 'machine-overridable' }, restricted: true },
+  backend: {
+    group: 'remote',
+    values: ['local', 'openai'],
+    note: '`openai`: the servers of `reachAudit.baseUrls` generate, the extension\'s engine process only renders prompts and grades. A key they need is set with **Reach Audit: Set Server API Key…** and kept in VS Code\'s secret storage, never in settings. Ignored in an untrusted workspace\'s settings.',
+    restricted: true,
+  },
+  baseUrl: {
+    group: 'remote',
+    key: 'baseUrls',
+    note: 'Used with `reachAudit.backend` openai; ignored in an untrusted workspace\'s settings (the stored key is sent to these servers).',
+    schema: { items: { type: 'string', pattern: '^https?://', patternErrorMessage: 'an http:// or https:// server URL, e.g. http://127.0.0.1:8000/v1' } },
+    restricted: true,
+  },
+  apiModel: { group: 'remote', note: 'Used with `reachAudit.backend` openai.' },
+  concurrency: { group: 'remote', note: 'Used with `reachAudit.backend` openai.' },
+  timeout: { group: 'remote', note: 'Used with `reachAudit.backend` openai.' },
+  maxRetries: { group: 'remote', note: 'Used with `reachAudit.backend` openai.' },
 };
 
 /** The extension's own settings, not audit options (model folders are picked per command; the margin is the Tables page's). */
-const EXTENSION_SETTINGS: readonly { key: string; group: SettingGroup; schema: SettingSchema }[] = [
+const EXTENSION_SETTINGS: readonly { key: string; group: SettingGroup; schema: SettingSchema; restricted?: true }[] = [
   {
     key: 'modelPath',
     group: 'model',
+    restricted: true,
     schema: {
       type: 'string',
       default: '',
@@ -146,8 +164,8 @@ const EXTENSION_SETTINGS: readonly { key: string; group: SettingGroup; schema: S
         'Model folder to audit (a Hugging Face folder with `config.json`, tokenizer files and `*.safetensors`). Relative paths are relative to the workspace folder. Empty: **Reach Audit: Select Model** or a folder picker asks.',
     },
   },
-  { key: 'baseModelPath', group: 'model', schema: { type: 'string', default: '', scope: 'resource', markdownDescription: 'Base checkpoint folder for **Reach Audit: Compare Checkpoints**. Empty: a folder picker asks.' } },
-  { key: 'tunedModelPath', group: 'model', schema: { type: 'string', default: '', scope: 'resource', markdownDescription: 'Trained checkpoint folder for **Reach Audit: Compare Checkpoints**. Empty: a folder picker asks.' } },
+  { key: 'baseModelPath', group: 'model', restricted: true, schema: { type: 'string', default: '', scope: 'resource', markdownDescription: 'Base checkpoint folder for **Reach Audit: Compare Checkpoints**. Empty: a folder picker asks.' } },
+  { key: 'tunedModelPath', group: 'model', restricted: true, schema: { type: 'string', default: '', scope: 'resource', markdownDescription: 'Trained checkpoint folder for **Reach Audit: Compare Checkpoints**. Empty: a folder picker asks.' } },
   {
     key: 'equivalenceMargin',
     group: 'tables',
@@ -180,7 +198,7 @@ export function optionSettings(table: OptionTable = AUDIT_OPTIONS): OptionSettin
   const forms = OPTION_SETTINGS as Readonly<Record<string, OptionSettingForm | undefined>>;
   const otherwise = OPTIONS_REACHED_OTHERWISE as Readonly<Record<string, string | undefined>>;
   return Object.entries(table)
-    // A command-line-only option (servers, shards) is not one the engine process takes from VS Code; it becomes a setting when the table stops marking it so.
+    // A command-line-only option (a shard) is not one the engine process takes from VS Code; it becomes a setting when the table stops marking it so.
     .filter(([name, spec]) => otherwise[name] === undefined && !spec.cliOnly)
     .map(([name, spec]) => {
       const form = forms[name];
@@ -244,6 +262,18 @@ export function configurationContribution(table: OptionTable = AUDIT_OPTIONS): S
     if (Object.keys(properties).length === 0) return [];
     return [{ id: `${SETTINGS_SECTION}.${g.id}`, title: g.title, order: groupIndex, properties }];
   });
+}
+
+/**
+ * `capabilities.untrustedWorkspaces.restrictedConfigurations` for package.json: the settings whose
+ * workspace value an untrusted workspace may not give (the extension's own first, then the table's).
+ */
+export function restrictedSettings(table: OptionTable = AUDIT_OPTIONS): string[] {
+  const forms = OPTION_SETTINGS as Readonly<Record<string, OptionSettingForm | undefined>>;
+  return [
+    ...EXTENSION_SETTINGS.filter((e) => e.restricted).map((e) => e.key),
+    ...optionSettings(table).filter((s) => forms[s.option]?.restricted).map((s) => s.key),
+  ].map((key) => `${SETTINGS_SECTION}.${key}`);
 }
 
 /** The option a setting's value stands for; undefined when the value means "the default". */

@@ -11,7 +11,7 @@ import type { AuditEstimate } from '../audit/runner';
 import { optionFieldKinds, type AuditOptions, type CliOnlyOptionName, type OptionKind } from './auditOptions';
 
 /** Bumped whenever a request or event changes shape; the child announces it in `hello`. */
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 
 // ---------------------------------------------------------------------------------------------
 // Requests (extension → engine)

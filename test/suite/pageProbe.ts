@@ -72,3 +72,8 @@ export async function panelDrag(selector: string, dx: number): Promise<void> {
 export async function workbenchClick(selector: string, text: string): Promise<void> {
   await ask<{ clicked: string }>('workbenchClick', { selector, text });
 }
+
+/** Types the text of `file` into the open quick input and presses Enter (the text stays out of every log line). */
+export function quickInputType(file: string): Promise<{ typed: number; password: boolean }> {
+  return ask<{ typed: number; password: boolean }>('quickInputType', { file });
+}

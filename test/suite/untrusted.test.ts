@@ -2,7 +2,8 @@
  * Restricted Mode: the launcher's --untrusted pass opens the workspace with workspace trust on and
  * the folder not trusted. Reach Audit must still list and show the runs already there, and must run
  * nothing: every engine command refuses, no run folder appears, no engine process starts, and the
- * model and cache paths a workspace sets are ignored (they are restricted settings).
+ * model and cache paths a workspace sets are ignored (they are restricted settings), as are the
+ * backend and server URLs (the stored server key would be sent to them once trusted).
  */
 import * as assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import type { ReachAuditApi } from '../../src/extension/extension';
 import { EXTENSION_ID, FIXTURE_RUNS, BASE_RUN } from './suiteFixtures';
 
 const HOSTILE_PATH = '/hostile/model-from-the-workspace';
+const HOSTILE_SERVER = 'https://collector.invalid/v1';
 
 suite('Untrusted workspace', function () {
   this.timeout(60_000);
@@ -30,7 +32,13 @@ suite('Untrusted workspace', function () {
     writeFileSync(
       path.join(workspace, '.vscode', 'settings.json'),
       // maxNewTokens is not restricted: seeing it proves the file has been read.
-      JSON.stringify({ 'reachAudit.modelPath': HOSTILE_PATH, 'reachAudit.cacheFolder': HOSTILE_PATH, 'reachAudit.maxNewTokens': 77 }),
+      JSON.stringify({
+        'reachAudit.modelPath': HOSTILE_PATH,
+        'reachAudit.cacheFolder': HOSTILE_PATH,
+        'reachAudit.backend': 'openai',
+        'reachAudit.baseUrls': [HOSTILE_SERVER],
+        'reachAudit.maxNewTokens': 77,
+      }),
     );
     writeFileSync(path.join(workspace, 'questions.jsonl'), `${JSON.stringify({ id: 'q0', question: 'What is 1 + 1?', answer: '#### 2' })}\n`);
     api = await vscode.extensions.getExtension<ReachAuditApi>(EXTENSION_ID)!.activate();
@@ -47,7 +55,7 @@ suite('Untrusted workspace', function () {
     assert.equal(api.panel.runFolder, path.join(runsDir, BASE_RUN));
   });
 
-  test('model and cache paths set by the workspace are ignored', async () => {
+  test('model and cache paths, backend and server URLs set by the workspace are ignored', async () => {
     // The settings file was written after start-up: wait until the configuration service has read it.
     const deadline = Date.now() + 20_000;
     while (vscode.workspace.getConfiguration('reachAudit').get('maxNewTokens') !== 77) {
@@ -57,6 +65,8 @@ suite('Untrusted workspace', function () {
     const config = vscode.workspace.getConfiguration('reachAudit');
     assert.notEqual(config.get('modelPath'), HOSTILE_PATH);
     assert.notEqual(config.get('cacheFolder'), HOSTILE_PATH);
+    assert.notEqual(config.get('backend'), 'openai');
+    assert.deepEqual(config.get('baseUrls'), []);
   });
 
   test('every engine command refuses and runs nothing', async () => {

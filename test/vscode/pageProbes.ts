@@ -17,10 +17,13 @@
  *   workbenchClick {selector, text} → clicks the workbench element `selector` whose text is `text`
  *   viewEval    {fn, arg, selector} → as panelEval, in the webview frame whose document has an
  *                             element matching `selector` (a side view such as the Audit view)
+ *   quickInputType {file}  → types the text of `file` into the open quick input (an input box a
+ *                             command shows) and presses Enter; answers whether it was a password
+ *                             box. The text travels in a file, so a secret is in no log line.
  * panelClick, panelEval and screenshot take an optional `frame` selector: the webview whose page has
  * it (default `.qt-row`, the audit panel; the Tables page answers to `.rt-tables`).
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ElementHandle, Frame, Page } from 'playwright-core';
 
@@ -29,7 +32,7 @@ export const PAGE_PROBE_FOLDER = '.reach-audit-page';
 
 export interface PageProbeRequest {
   id: string;
-  kind: 'panelDom' | 'panelClick' | 'screenshot' | 'panelEval' | 'panelDrag' | 'workbenchEval' | 'workbenchClick' | 'viewEval';
+  kind: 'panelDom' | 'panelClick' | 'screenshot' | 'panelEval' | 'panelDrag' | 'workbenchEval' | 'workbenchClick' | 'viewEval' | 'quickInputType';
   args: Record<string, unknown>;
 }
 
@@ -172,6 +175,16 @@ async function workbenchClick(page: Page, args: Record<string, unknown>): Promis
   return { clicked: String(args.text) };
 }
 
+async function quickInputType(page: Page, args: Record<string, unknown>): Promise<{ typed: number; password: boolean }> {
+  const text = readFileSync(String(args.file), 'utf8');
+  const input = page.locator('.quick-input-widget .quick-input-box input').first();
+  await input.waitFor({ state: 'visible', timeout: 20_000 });
+  const password = (await input.getAttribute('type')) === 'password';
+  await input.fill(text);
+  await input.press('Enter');
+  return { typed: text.length, password };
+}
+
 /** The outer `iframe.webview` element that holds the panel's content frame. */
 async function panelElement(page: Page, selector: string): Promise<ElementHandle | null> {
   const frame = await webviewFrame(page, selector);
@@ -230,6 +243,7 @@ export class PageProbes {
         : request.kind === 'panelDrag' ? await panelDrag(this.page, request.args)
         : request.kind === 'workbenchEval' ? await evalUntil('the workbench page-side check', async () => this.page.mainFrame(), request.args)
         : request.kind === 'workbenchClick' ? await workbenchClick(this.page, request.args)
+        : request.kind === 'quickInputType' ? await quickInputType(this.page, request.args)
         : request.kind === 'viewEval' ? await evalUntil(`the webview with ${String(request.args.selector)}`, () => webviewFrame(this.page, String(request.args.selector)), request.args)
         : undefined;
       reply = result === undefined ? { error: `unknown page probe '${String(request.kind)}'` } : { result };

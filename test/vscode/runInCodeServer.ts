@@ -296,6 +296,8 @@ async function main(): Promise<number> {
         JSON.stringify({
           REACH_AUDIT_EXPECT_EXTENSION_ROOT: expectedRoot,
           REACH_AUDIT_PAGE_PROBES: '1',
+          // Where VS Code keeps its logs and user settings (the remote-server suite checks no key is in them).
+          REACH_AUDIT_USER_DATA_DIR: dirs['user-data'],
           REACH_AUDIT_SUITE: untrusted ? 'untrusted' : 'main',
           ...(process.env.REACH_AUDIT_SUITE_FILES ? { REACH_AUDIT_SUITE_FILES: process.env.REACH_AUDIT_SUITE_FILES } : {}),
         }),

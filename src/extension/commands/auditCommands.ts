@@ -249,6 +249,8 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
       repair: true,
       maxNewTokens: 64,
       name: 'demo',
+      // The bundled pair is on this machine: servers set in the settings serve some other model.
+      backend: 'local',
       ...given,
     });
     // The audited lines beside the panel, marked.

@@ -3,9 +3,25 @@
  * while work is going, every engine log line in the "Reach Audit" output channel, and the events
  * (run opened, record finished, request ended) passed on to the panel, the tree and the CodeLens.
  * A cancelled or crashed run keeps its finished questions; the message offers Resume.
+ *
+ * The stored server API key reaches the engine child in its environment, and only a request on
+ * servers names it (withServerKey); when the key or the cache folder changes, the next request
+ * starts a fresh child with the new environment (a child's environment is fixed at its start).
  */
+import { isDeepStrictEqual } from 'node:util';
 import * as vscode from 'vscode';
-import { type ProgressEvent, type RecordEvent, type StartedEvent, EngineError, EngineProcess, type EngineRequestHandle, type RequestBody, type RequestOutcome } from '../../service';
+import {
+  type ProgressEvent,
+  type RecordEvent,
+  type StartedEvent,
+  EngineError,
+  EngineProcess,
+  type EngineRequestHandle,
+  type RequestBody,
+  type RequestOutcome,
+  serverKeyEnv,
+  withServerKey,
+} from '../../service';
 import { estimateText } from '../../audit/runner';
 import { estimateMessage, progressMessage, progressShare } from './progressMessage';
 
@@ -36,6 +52,8 @@ function describeError(err: unknown): EngineError {
 
 export class AuditSession implements vscode.Disposable {
   private engine: EngineProcess | undefined;
+  /** The environment the engine child was started with (compared, never logged: it may hold the key). */
+  private engineStartedWith: Record<string, string | undefined> | undefined;
   private readonly statusBar = vscode.window.createStatusBarItem('reachAudit.activeRun', vscode.StatusBarAlignment.Left, 10);
   private active = 0;
   private readonly listeners = new Set<SessionListener>();
@@ -46,6 +64,8 @@ export class AuditSession implements vscode.Disposable {
     readonly output: vscode.OutputChannel,
     private readonly engineEnv: () => Record<string, string | undefined>,
     private readonly cwd: () => string | undefined,
+    /** The stored server API key (VS Code's secret storage); undefined when none is. */
+    private readonly serverKey: () => Thenable<string | undefined> = async () => undefined,
   ) {
     this.statusBar.name = 'Reach Audit run';
     this.statusBar.command = 'reachAudit.showLog';
@@ -75,11 +95,22 @@ export class AuditSession implements vscode.Disposable {
     }
   }
 
-  private engineProcess(): EngineProcess {
+  private engineProcess(key: string | undefined): EngineProcess {
+    const env = { ...this.engineEnv(), ...serverKeyEnv(key) };
+    if (this.engine && this.engineStartedWith && !isDeepStrictEqual(env, this.engineStartedWith)) {
+      if (this.handles.size === 0) {
+        this.output.appendLine('[extension] the server API key or the cache folder changed: starting a new engine process');
+        void this.engine.dispose();
+        this.engine = undefined;
+      } else {
+        this.output.appendLine('[extension] the server API key or the cache folder changed while the engine is busy: the change applies from the next request after the running one');
+      }
+    }
     // One engine child per extension host; a dead child is replaced by EngineProcess on the next request.
+    this.engineStartedWith = this.engine ? this.engineStartedWith : env;
     this.engine ??= new EngineProcess({
       cliPath: this.cliPath,
-      env: this.engineEnv(),
+      env,
       cwd: this.cwd(),
       onLog: (e) => this.output.appendLine(`[engine ${e.level}] ${e.message}`),
       onStderr: (t) => this.output.append(t),
@@ -94,8 +125,14 @@ export class AuditSession implements vscode.Disposable {
    * Sends one request with a progress notification (Cancel stops it after the current batch).
    * Resolves when the request ends; never rejects (the error is in the outcome, already shown).
    */
-  async run<B extends RequestBody>(body: B, title: string, options: { quiet?: boolean } = {}): Promise<SessionOutcome<B>> {
+  async run<B extends RequestBody>(given: B, title: string, options: { quiet?: boolean } = {}): Promise<SessionOutcome<B>> {
     this.active++;
+    const key = await Promise.resolve(this.serverKey()).catch((err: unknown) => {
+      this.output.appendLine(`[extension] cannot read the server API key from VS Code's secret storage (${err instanceof Error ? err.message : String(err)}); sending none`);
+      return undefined;
+    });
+    // The key's variable is named only for a request on servers; the body names it, never holds it.
+    const body: B = { ...given, options: withServerKey(given.options, key !== undefined) };
     this.output.appendLine(`[extension] ${title}: ${JSON.stringify(body)}`);
     let runDir: string | undefined;
     let report: ((p: { message: string; increment?: number }) => void) | undefined;
@@ -111,7 +148,7 @@ export class AuditSession implements vscode.Disposable {
     // the progress notification exists.
     let handle: EngineRequestHandle<B>;
     try {
-      handle = this.engineProcess().request(body, (event) => {
+      handle = this.engineProcess(key).request(body, (event) => {
         if (event.type === 'started') {
           runDir = event.runDir;
           this.emit((l) => l.onStarted?.(event));

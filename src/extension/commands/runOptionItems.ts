@@ -1,7 +1,7 @@
 /**
  * The last step of Run Reachability Audit: the options of this run, as pure item lists and a
  * parser (auditChoices.ts shows them). The common choices are items of their own (preset, weights,
- * token budget, seed); "All options…" lists every other audit option of the table with its value,
+ * backend, token budget, seed); "All options…" lists every other audit option of the table with its value,
  * so anything the command line can set, one run can set here. Values set here are for this run only;
  * the settings hold the defaults.
  */
@@ -12,7 +12,7 @@ import { OPTIONS_REACHED_OTHERWISE, optionSettings } from '../../service';
 const PICKED_BEFORE = new Set(['data', 'probes', 'select', 'limit', 'ids', 'resume', 'shard', 'apiKeyEnv']);
 
 /** The common choices, in the order shown. */
-export const COMMON_OPTIONS = ['preset', 'weights', 'maxNewTokens', 'seed'] as const;
+export const COMMON_OPTIONS = ['preset', 'weights', 'backend', 'maxNewTokens', 'seed'] as const;
 
 export interface RunOptionItem {
   label: string;

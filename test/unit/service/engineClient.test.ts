@@ -233,13 +233,16 @@ describe('EngineProcess', () => {
     await assert.rejects(engine.start(), new RegExp(`speaks protocol version 99, but the extension expects ${PROTOCOL_VERSION}; rebuild or reinstall`));
   });
 
-  test('dispose stops the child; running requests end `stopped`; no more requests are taken', async () => {
-    const engine = client();
+  test('dispose stops the child; running requests end `stopped`; no more requests are taken; its exit is an expected one', async () => {
+    const exits: EngineExit[] = [];
+    const engine = client({ onExit: (e) => exits.push(e) });
     const handle = engine.request(audit('slow'));
     for await (const e of handle.events) if (e.type === 'progress') break;
     await engine.dispose();
     assert.equal((await handle.result).type, 'stopped');
     assert.equal(engine.running, false);
+    // The extension replaces an idle engine this way (a new server key): no "exited unexpectedly" in its log.
+    assert.deepEqual(exits.map((e) => [e.code, e.expected]), [[0, true]]);
     assert.throws(() => engine.request(audit('ok')), /disposed/);
   });
 

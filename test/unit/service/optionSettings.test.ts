@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { AUDIT_OPTIONS, type OptionSpec } from '../../../src/service/auditOptions';
-import { configurationContribution, optionSettings, optionsFromSettings, OPTIONS_REACHED_OTHERWISE, SETTINGS_SECTION } from '../../../src/service/optionSettings';
+import { configurationContribution, optionSettings, optionsFromSettings, OPTIONS_REACHED_OTHERWISE, restrictedSettings, SETTINGS_SECTION } from '../../../src/service/optionSettings';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
 
@@ -30,6 +30,25 @@ test('every audit option is a setting or is named with where VS Code reaches it 
   // The ones a user asked for by name.
   for (const key of ['weights', 'preset', 'correctBy', 'gradeTruncated', 'truncatePrompt', 'searchC', 'searchReward', 'stop', 'system']) assert.ok(props[`reachAudit.${key}`], key);
   assert.deepEqual(props['reachAudit.weights'].enum, ['', 'f32', 'int8']);
+});
+
+test('remote servers are settings; the key is not; an untrusted workspace cannot set where the key goes', () => {
+  const props = propertiesOf(packageConfiguration());
+  for (const key of ['backend', 'baseUrls', 'apiModel', 'concurrency', 'timeout', 'maxRetries']) assert.ok(props[`reachAudit.${key}`], key);
+  assert.deepEqual(props['reachAudit.backend'].enum, ['', 'local', 'openai']);
+  assert.ok(!Object.keys(props).some((k) => /key/i.test(k)), 'no setting holds a key or names its variable');
+  assert.match(String(props['reachAudit.backend'].markdownDescription), /Set Server API Key…/);
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } };
+    contributes: { commands: { command: string; title: string }[] };
+  };
+  const restricted = pkg.capabilities.untrustedWorkspaces.restrictedConfigurations;
+  assert.deepEqual(restricted, restrictedSettings(), 'run node out/tools/writeSettingsSchema.js');
+  for (const key of ['modelPath', 'baseModelPath', 'tunedModelPath', 'cacheFolder', 'backend', 'baseUrls']) assert.ok(restricted.includes(`reachAudit.${key}`), key);
+  for (const key of restricted) assert.ok(props[key], `${key} is restricted but is no setting`);
+  const titles = new Map(pkg.contributes.commands.map((c) => [c.command, c.title]));
+  assert.equal(titles.get('reachAudit.setServerApiKey'), 'Set Server API Key…');
+  assert.equal(titles.get('reachAudit.clearServerApiKey'), 'Clear Server API Key');
 });
 
 test('settings that predate the table keep their names, types and defaults', () => {

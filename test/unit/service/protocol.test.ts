@@ -80,9 +80,9 @@ describe('requests', () => {
     assert.match(failure(JSON.stringify({ type: 'compare', id: 'c', options: { baseRun: '/r1', tunedRun: '/r2', probes: ['routes:2'] } })).message, /options\.probes: unknown option/);
   });
 
-  // --json is about printing (not an audit option); the scale-out options (shards, remote servers) are
-  // for the command line: the extension always audits in its own engine process.
-  const COMMAND_LINE_ONLY = ['shard', 'backend', 'base-url', 'api-model', 'api-key-env', 'concurrency', 'timeout', 'max-retries'];
+  // --json is about printing (not an audit option); a shard is for the command line (one process's
+  // share of a run spread over machines). Remote servers are request options: the engine process opens them.
+  const COMMAND_LINE_ONLY = ['shard'];
   test('every flag of `reach-audit audit` has a request option (except the command-line-only ones), and --help names it', () => {
     const sample: Record<OptionSpec['kind'], { value: unknown; text: string | string[] | boolean }> = {
       string: { value: 'x', text: 'x' },
