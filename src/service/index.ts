@@ -11,3 +11,6 @@ export { prepareComparisonSides, writeComparisonOf, type ComparisonSide, type Si
 export { reproduceCommand } from './reproduceCommand';
 export { OPTIONS_REACHED_OTHERWISE, optionSettings, optionsFromSettings, SETTINGS_SECTION } from './optionSettings';
 export { AUDIT_OPTIONS, type OptionSpec } from './auditOptions';
+export { watchTrainingRun, type TrainingRunWatchPlan, type TrainingRunWatchResult, type WatchedCheckpoint } from './trainingRunWatch';
+export { watchStatusLine, type WatchStatus } from './checkpointQueue';
+export { inTrainingOrder } from './checkpointOrder';
