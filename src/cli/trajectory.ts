@@ -53,8 +53,8 @@ const help = [
   '  --allow-unfinished       with --runs: use runs that have not finished (their finished questions)',
   '  --watch DIR              audit the checkpoint folders a training run writes into DIR, as they appear',
   '  --poll SECONDS           with --watch: how often DIR is looked at (default 10)',
-  '  --until-idle SECONDS     with --watch: stop once no checkpoint has been queued, audited or written',
-  '                           for this long (default: watch until Ctrl-C)',
+  '  --until-idle SECONDS     with --watch: stop once no checkpoint has been audited or queued, and no',
+  '                           checkpoint folder has appeared or changed, for this long (default: until Ctrl-C)',
   '  --max-checkpoints N      with --watch: stop once N checkpoints are in the trajectory',
   ...AUDIT_FLAGS_HELP,
 ].join('\n');

@@ -8,7 +8,7 @@
  */
 import * as path from 'node:path';
 import { CheckpointQueue, type WatchStatus } from './checkpointQueue';
-import { readiness, type FolderSnapshot, type Readiness } from './checkpointReadiness';
+import { readiness, sameSnapshot, type FolderSnapshot, type Readiness } from './checkpointReadiness';
 import { candidateFolders, checkCheckpointWeights, checkpointGoneWhy, snapshotFolder } from './checkpointFolder';
 
 export interface WatchedCheckpoint {
@@ -20,7 +20,7 @@ export interface TrainingRunWatchPlan {
   /** The folder the trainer writes checkpoint folders into. */
   dir: string;
   pollMs: number;
-  /** Stop once nothing has been queued, audited or written for this long. */
+  /** Stop once no checkpoint has been audited, queued, or appeared or changed in `dir` for this long. */
   untilIdleMs?: number;
   /** Stop once this many checkpoints are done (those of an earlier watch included). */
   maxCheckpoints?: number;
@@ -71,28 +71,39 @@ export async function watchTrainingRun(plan: TrainingRunWatchPlan): Promise<Trai
     }
   };
 
-  const poll = () => {
+  /** One look at the folder; whether any checkpoint folder appeared, changed or went. */
+  const poll = (): boolean => {
+    let changed = false;
     const present = new Map<string, Readiness>();
     for (const name of candidateFolders(plan.dir)) {
       const folder = path.join(plan.dir, name);
       const current = snapshotFolder(folder);
       if (!current) continue;
-      present.set(name, readiness(snapshots.get(name), current, () => checkCheckpointWeights(folder)));
+      const previous = snapshots.get(name);
+      const now = readiness(previous, current, () => checkCheckpointWeights(folder));
+      if (now.state !== 'not-a-checkpoint' && (!previous || !sameSnapshot(previous, current))) changed = true;
+      present.set(name, now);
       snapshots.set(name, current);
     }
-    for (const name of [...snapshots.keys()]) if (!present.has(name)) snapshots.delete(name);
+    for (const name of [...snapshots.keys()]) {
+      if (present.has(name)) continue;
+      snapshots.delete(name);
+      changed = true;
+    }
     queue.observe(present);
+    return changed;
   };
 
   for (;;) {
     if (plan.signal.aborted) return { ended: 'interrupted', status: queue.status() };
     if (plan.maxCheckpoints !== undefined && queue.done().length >= plan.maxCheckpoints) return { ended: 'enough', status: queue.status() };
-    poll();
-    if (!queue.idle()) lastBusy = Date.now();
+    const changed = poll();
     const name = queue.next();
+    // Idle: nothing to audit and no checkpoint folder changing (one that stays unreadable does not keep the watch up).
+    if (changed || name !== undefined) lastBusy = Date.now();
     if (name === undefined) {
       report();
-      if (plan.untilIdleMs !== undefined && Date.now() - lastBusy >= plan.untilIdleMs) return { ended: 'idle', status: queue.status() };
+      if (plan.untilIdleMs !== undefined && !changed && Date.now() - lastBusy >= plan.untilIdleMs) return { ended: 'idle', status: queue.status() };
       await sleep(plan.pollMs, plan.signal);
       continue;
     }
