@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { registerAuditCommands } from './commands/auditCommands';
 import { registerExplainCommand } from './commands/explainQuestion';
+import { registerWatchCommand } from './commands/watchTrainingRun';
 import { AuditPanelHost } from './panel/auditPanel';
 import { AuditSession } from './commands/auditSession';
 import { readAuditSettings } from './commands/workspaceSettings';
@@ -43,13 +44,15 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
   );
   const runsView = vscode.window.createTreeView(RUNS_VIEW_ID, { treeDataProvider: runs, showCollapseAll: true, canSelectMany: true });
   const output = vscode.window.createOutputChannel('Reach Audit');
+  // What every child the extension starts (the engine, Explain This Question, a watched run) gets: the graph cache setting.
+  const childEnv = (): Record<string, string> => {
+    const cache = readAuditSettings().cacheFolder;
+    return cache ? { REACH_AUDIT_CACHE: cache } : {};
+  };
   const session = new AuditSession(
     context.asAbsolutePath(path.join('dist', 'cli.js')),
     output,
-    () => {
-      const cache = readAuditSettings().cacheFolder;
-      return cache ? { REACH_AUDIT_CACHE: cache } : {};
-    },
+    childEnv,
     () => vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath,
   );
   const panel = new AuditPanelHost(context.extensionUri, output);
@@ -140,10 +143,13 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
       output,
       cliPath: context.asAbsolutePath(path.join('dist', 'cli.js')),
       runFolders,
-      env: (): Record<string, string> => {
-        const cache = readAuditSettings().cacheFolder;
-        return cache ? { REACH_AUDIT_CACHE: cache } : {};
-      },
+      env: childEnv,
+    }),
+    registerWatchCommand({
+      tables,
+      output,
+      cliPath: context.asAbsolutePath(path.join('dist', 'cli.js')),
+      env: childEnv,
     }),
     ...registerAuditCommands({ context, session, panel, lens, selectedRun, runFolders, runsChanged: () => refreshSoon(undefined), runProgress }),
     ...registerRunFolderCommands({

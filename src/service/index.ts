@@ -2,7 +2,7 @@
 export { ENGINE_ALLOCATOR_ENV } from './allocatorTuning';
 export { readDataset, readPreSettings, selectQuestions } from './auditInputs';
 export { defaultComparisonName, defaultRunName, prepareAuditJob, type AuditJobResult } from './auditJob';
-export { AUDIT_FLAGS, AUDIT_FLAGS_HELP, CLI_ONLY_OPTION_NAMES, DEFAULT_PROBES, optionsFromFlags, type AuditFlagValues, type AuditOptions } from './auditOptions';
+export { AUDIT_FLAGS, AUDIT_FLAGS_HELP, CLI_ONLY_OPTION_NAMES, DEFAULT_PROBES, flagsFromOptions, optionsFromFlags, type AuditFlagValues, type AuditOptions } from './auditOptions';
 export { EngineError, EngineProcess, type EngineRequestHandle, type RequestBody, type RequestEvent, type RequestOutcome } from './engineClient';
 export { EngineService, MAX_REQUEST_BYTES } from './engineService';
 export { checkListenAccess, isLoopback, startHttpServer } from './httpServer';
