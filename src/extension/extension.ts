@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { registerAuditCommands } from './commands/auditCommands';
 import { registerExplainCommand } from './commands/explainQuestion';
-import { registerWatchCommand } from './commands/watchTrainingRun';
+import { registerWatchCommand, type WatchCommand } from './commands/watchTrainingRun';
 import { AuditPanelHost } from './panel/auditPanel';
 import { AuditSession } from './commands/auditSession';
 import { readAuditSettings } from './commands/workspaceSettings';
@@ -35,6 +35,8 @@ export interface ReachAuditApi {
   readonly lens: QuestionLensProvider;
   readonly gutter: QuestionGutter;
   readonly tables: TablesPanelHost;
+  /** Watch Training Run…: its Cancel. */
+  readonly watches: WatchCommand;
 }
 
 export function activate(context: vscode.ExtensionContext): ReachAuditApi {
@@ -87,6 +89,8 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     const line = loadRunFolder(runDir).data.records.find((r) => String(r.id) === id)?.line;
     await vscode.commands.executeCommand('reachAudit.showQuestion', { runDir, id, ...(typeof line === 'number' ? { line } : {}) });
   });
+
+  const watches = registerWatchCommand({ tables, output, cliPath: context.asAbsolutePath(path.join('dist', 'cli.js')), env: childEnv });
 
   const selectedRun = (): string | undefined => {
     const node = runsView.selection[0];
@@ -145,12 +149,7 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
       runFolders,
       env: childEnv,
     }),
-    registerWatchCommand({
-      tables,
-      output,
-      cliPath: context.asAbsolutePath(path.join('dist', 'cli.js')),
-      env: childEnv,
-    }),
+    watches,
     ...registerAuditCommands({ context, session, panel, lens, selectedRun, runFolders, runsChanged: () => refreshSoon(undefined), runProgress }),
     ...registerRunFolderCommands({
       state: context.workspaceState,
@@ -164,7 +163,7 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     { dispose: () => (refreshSoon.cancel(), runProgress.cancel()) },
   );
   void showInAuditView();
-  return { runs, runsView, session, panel, auditView, lens, gutter, tables };
+  return { runs, runsView, session, panel, auditView, lens, gutter, tables, watches };
 }
 
 export function deactivate(): void {

@@ -78,8 +78,15 @@ function cliArgs(dir: string, data: string, args: WatchArgs): string[] {
   ];
 }
 
-export function registerWatchCommand(deps: WatchDeps): vscode.Disposable {
-  return vscode.commands.registerCommand(WATCH_TRAINING_RUN_COMMAND, async (arg?: unknown): Promise<WatchOutcome> => {
+/** The command, and a Cancel for the watches it is running (the extension's API; the suite uses it). */
+export interface WatchCommand extends vscode.Disposable {
+  /** As the notification's Cancel on every running watch. */
+  cancelAll(): void;
+}
+
+export function registerWatchCommand(deps: WatchDeps): WatchCommand {
+  const running = new Set<() => void>();
+  const command = vscode.commands.registerCommand(WATCH_TRAINING_RUN_COMMAND, async (arg?: unknown): Promise<WatchOutcome> => {
     if (!vscode.workspace.isTrusted) {
       void vscode.window.showErrorMessage('Reach Audit runs nothing in an untrusted workspace: watching a training run loads each checkpoint. Trust the workspace first.');
       return { how: 'untrusted' };
@@ -128,11 +135,18 @@ export function registerWatchCommand(deps: WatchDeps): vscode.Disposable {
             child.stdout.on('data', (d: Buffer) => deps.output.append(d.toString()));
             child.stderr.on('data', (d: Buffer) => lines.push(d));
             // Ctrl-C, as in a terminal: the audit in progress stops after its batch and keeps its finished questions.
-            const cancel = token.onCancellationRequested(() => child.kill('SIGINT'));
+            let cancelled = false;
+            const stop = () => {
+              cancelled = true;
+              child.kill('SIGINT');
+            };
+            running.add(stop);
+            const cancelOnToken = token.onCancellationRequested(stop);
+            const cancel = { dispose: () => (cancelOnToken.dispose(), running.delete(stop)) };
             child.on('close', (code) => {
               lines.end();
               cancel.dispose();
-              if (token.isCancellationRequested) resolve({ ...outcome, how: 'cancelled' });
+              if (cancelled) resolve({ ...outcome, how: 'cancelled' });
               else if (code === 0) resolve(outcome);
               else resolve({ ...outcome, how: 'failed', message: lastError || `reach-audit trajectory --watch exited with ${code}` });
             });
@@ -150,4 +164,5 @@ export function registerWatchCommand(deps: WatchDeps): vscode.Disposable {
       bar.dispose();
     }
   });
+  return { dispose: () => command.dispose(), cancelAll: () => [...running].forEach((stop) => stop()) };
 }
