@@ -49,6 +49,12 @@ export class CheckpointQueue {
     }
   }
 
+  /** Queued, being audited or done: its folder needs no more reading (its headers are not read again each poll). */
+  settled(name: string): boolean {
+    const state = this.entries.get(name)?.state;
+    return state === 'queued' || state === 'auditing' || state === 'done';
+  }
+
   /** The queued checkpoint earliest in training order. */
   next(): string | undefined {
     return inTrainingOrder(this.named('queued'))[0];

@@ -80,7 +80,7 @@ export async function watchTrainingRun(plan: TrainingRunWatchPlan): Promise<Trai
       const current = snapshotFolder(folder);
       if (!current) continue;
       const previous = snapshots.get(name);
-      const now = readiness(previous, current, () => checkCheckpointWeights(folder));
+      const now: Readiness = queue.settled(name) ? { state: 'ready' } : readiness(previous, current, () => checkCheckpointWeights(folder));
       if (now.state !== 'not-a-checkpoint' && (!previous || !sameSnapshot(previous, current))) changed = true;
       present.set(name, now);
       snapshots.set(name, current);

@@ -71,6 +71,7 @@ test('checkpoints done by an earlier watch are done from the start, and not queu
   q.observe(seen({ 'checkpoint-10': READY, 'checkpoint-20': READY }));
   assert.equal(q.next(), 'checkpoint-20');
   assert.deepEqual(q.done(), ['checkpoint-10']);
+  assert.deepEqual(['checkpoint-10', 'checkpoint-20', 'checkpoint-30'].map((n) => q.settled(n)), [true, true, false], 'done and queued folders are not read again');
 });
 
 test('a folder that stops looking like a checkpoint while written is forgotten, not skipped', () => {
