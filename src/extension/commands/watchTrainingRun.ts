@@ -126,7 +126,9 @@ export function registerWatchCommand(deps: WatchDeps): WatchCommand {
               if (seen?.kind === 'status') {
                 outcome.status = seen.line;
                 progress.report({ message: seen.line });
-                bar.text = `$(sync~spin) Reach Audit: ${seen.line.split(' · ').slice(0, 3).join(' · ')}`;
+                // The bar is narrow: the counts without the reasons (the tooltip and the notification have them).
+                const counts = seen.line.split(' · ').filter((p) => !p.startsWith('skipped ')).map((p) => p.replace(/ being written \(.*$/, ' being written'));
+                bar.text = `$(sync~spin) Reach Audit: ${counts.join(' · ')}`;
                 bar.tooltip = `Watching ${dir}: ${seen.line}`;
                 bar.show();
               } else if (seen?.kind === 'trajectory') show(seen.file, true);
