@@ -12,7 +12,7 @@ import * as vscode from 'vscode';
 import type { ReachAuditApi } from '../../src/extension/extension';
 import type { WatchArgs, WatchOutcome } from '../../src/extension/commands/watchTrainingRun';
 import type { TrajectoryMessage } from '../../src/extension/tables/tablesData';
-import { pageProbesAvailable, panelEval } from './pageProbe';
+import { pageProbesAvailable, panelEval, screenshot } from './pageProbe';
 import { EXTENSION_ID } from './suiteFixtures';
 
 const FRAME = '.rt-tables';
@@ -82,6 +82,10 @@ suite('Watch Training Run', function () {
     if (pageProbesAvailable) {
       const dom = await panelEval<{ title: string; labels: string[] }>(TRAJECTORY_ROWS, '1 checkpoint', 20_000, FRAME);
       assert.deepEqual(dom.labels, ['checkpoint-1000']);
+      // The README's picture: the Trajectory tab, the watch's notification and status bar item while it waits for the next checkpoint.
+      await vscode.commands.executeCommand('workbench.action.closeAuxiliaryBar');
+      const shot = await screenshot('watch-dark', FRAME);
+      for (const file of shot.files) assert.ok(fs.statSync(file).size > 10_000, `${file} looks empty`);
     }
 
     // The trainer writes an earlier-numbered checkpoint while the watch goes on: it comes first.

@@ -169,7 +169,7 @@ export class TrajectoryView {
     if (!d) return;
     replaceChildren(
       this.steps,
-      h('span', { class: 'muted' }, 'Questions that moved at step:'),
+      h('span', { class: 'muted' }, d.flows.length > 0 ? 'Questions that moved at step:' : 'Questions that moved between checkpoints: with the second checkpoint.'),
       ...d.flows.map((f, i) => {
         const moved = MOVES.reduce((s, k) => s + f.counts[k], 0);
         const b = h('button', { type: 'button', class: 'tj-step', 'aria-pressed': i === this.step ? 'true' : 'false', 'data-step': i }, `${f.from} → ${f.to} (${moved} moved of ${f.n})`);
