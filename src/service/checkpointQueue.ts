@@ -108,9 +108,9 @@ export class CheckpointQueue {
   }
 }
 
-/** The status as one line: the checkpoint being audited, how many are queued, being written, done, and those skipped. */
+/** The status as one line: the checkpoint being audited (or next), how many are queued, being written, done, and those skipped. */
 export function watchStatusLine(status: WatchStatus): string {
-  const parts = [status.auditing !== undefined ? `auditing ${status.auditing}` : 'waiting for checkpoints'];
+  const parts = [status.auditing !== undefined ? `auditing ${status.auditing}` : status.queued.length > 0 ? `next ${status.queued[0]}` : 'waiting for checkpoints'];
   parts.push(`${status.queued.length} queued`);
   if (status.writing.length > 0) parts.push(`${status.writing.length} being written (${status.writing.map((w) => `${w.name}: ${w.why}`).join('; ')})`);
   parts.push(`${status.done.length} done`);

@@ -3,7 +3,7 @@
  * watched folder while it runs (the first one's weights in two halves, as a trainer writes them),
  * each is audited once complete, in step order, and trajectory.json grows with each; run again,
  * nothing is redone; Ctrl-C stops it with the finished questions kept, and the same command
- * resumes to the uninterrupted result.
+ * resumes to the uninterrupted result; checkpoints the trainer deletes are skipped and named.
  */
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -108,6 +108,31 @@ describe('reach-audit trajectory --watch', () => {
     const again = runCli(args, { cwd: root, env });
     assert.equal(again.code, 0, again.stderr);
     assert.deepEqual(resultOf(cut), resultOf(out));
+  });
+
+  it('a checkpoint the trainer deletes while queued, or while half-written, is skipped and named; the watch goes on', async () => {
+    const rotating = path.join(root, 'rotating');
+    const staging = path.join(root, 'staging');
+    fs.mkdirSync(rotating);
+    fs.mkdirSync(staging);
+    for (const [from, name] of [[base, 'checkpoint-1'], [tuned, 'checkpoint-2']]) fs.cpSync(from, path.join(staging, name), { recursive: true });
+    const watch = start(['trajectory', '--watch', rotating, ...FLAGS, '--out', path.join(root, 'rotated'), '--until-idle', '1']);
+    await until('the first status line', () => watch.stderr().includes('reach-audit: watch: waiting for checkpoints'));
+    // Both appear at once (renames, as a trainer's save does); the second waits while the first is audited.
+    fs.renameSync(path.join(staging, 'checkpoint-1'), path.join(rotating, 'checkpoint-1'));
+    fs.renameSync(path.join(staging, 'checkpoint-2'), path.join(rotating, 'checkpoint-2'));
+    await until('checkpoint-2 queued behind checkpoint-1', () => watch.stderr().includes('reach-audit: watch: auditing checkpoint-1 · 1 queued · 0 done'));
+    fs.rmSync(path.join(rotating, 'checkpoint-2'), { recursive: true });
+    // A half-written one, then gone too.
+    const half = path.join(rotating, 'checkpoint-3');
+    fs.mkdirSync(half);
+    fs.copyFileSync(path.join(base, 'config.json'), path.join(half, 'config.json'));
+    await until('checkpoint-3 seen being written', () => /being written \(checkpoint-3: /.test(watch.stderr()));
+    fs.rmSync(half, { recursive: true });
+    assert.equal(await watch.exited, 0, watch.stderr());
+    assert.match(watch.stderr(), /reach-audit: watch: next checkpoint-2 · 1 queued · 1 done\n/, 'between two audits');
+    assert.match(watch.stderr(), /watch ended: nothing new for 1 s; waiting for checkpoints · 0 queued · 1 done · skipped checkpoint-2 \(deleted before its audit\), checkpoint-3 \(deleted before it was complete\)/);
+    assert.deepEqual(pointsOf(path.join(root, 'rotated')).map((p) => p.label), ['checkpoint-1']);
   });
 
   it('refuses what cannot be watched, naming the flag', () => {

@@ -12,6 +12,7 @@ test('ready checkpoints are handed out in step order, whatever order they appear
   q.observe(seen({ 'checkpoint-1000': READY, 'checkpoint-300': WRITING }));
   q.observe(seen({ 'checkpoint-1000': READY, 'checkpoint-300': READY, 'checkpoint-100': READY }));
   assert.equal(q.next(), 'checkpoint-100');
+  assert.equal(watchStatusLine(q.status()), 'next checkpoint-100 · 3 queued · 0 done');
   q.start('checkpoint-100');
   assert.equal(q.next(), 'checkpoint-300');
   assert.deepEqual(q.status().queued, ['checkpoint-300', 'checkpoint-1000']);
