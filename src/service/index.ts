@@ -1,6 +1,8 @@
 /** The engine service: the child-process protocol and its codec, the engine process client, the audit job and its options. Everything outside this folder reaches it through here. */
 export { ENGINE_ALLOCATOR_ENV } from './allocatorTuning';
 export { readDataset, readPreSettings, selectQuestions } from './auditInputs';
+export { watchTrainingRun, type TrainingRunWatchPlan, type TrainingRunWatchResult, type WatchedCheckpoint } from './trainingRunWatch';
+export { watchStatusLine, type WatchStatus } from './checkpointQueue';
 export { defaultComparisonName, defaultRunName, prepareAuditJob, type AuditJobResult } from './auditJob';
 export { AUDIT_FLAGS, AUDIT_FLAGS_HELP, CLI_ONLY_OPTION_NAMES, DEFAULT_PROBES, flagsFromOptions, optionsFromFlags, type AuditFlagValues, type AuditOptions } from './auditOptions';
 export { EngineError, EngineProcess, type EngineRequestHandle, type RequestBody, type RequestEvent, type RequestOutcome } from './engineClient';
@@ -11,6 +13,3 @@ export { prepareComparisonSides, writeComparisonOf, type ComparisonSide, type Si
 export { reproduceCommand } from './reproduceCommand';
 export { OPTIONS_REACHED_OTHERWISE, optionSettings, optionsFromSettings, SETTINGS_SECTION } from './optionSettings';
 export { AUDIT_OPTIONS, type OptionSpec } from './auditOptions';
-export { watchTrainingRun, type TrainingRunWatchPlan, type TrainingRunWatchResult, type WatchedCheckpoint } from './trainingRunWatch';
-export { watchStatusLine, type WatchStatus } from './checkpointQueue';
-export { inTrainingOrder } from './checkpointOrder';
