@@ -130,6 +130,7 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     lens,
     gutter,
     tables,
+    watches,
     vscode.window.registerWebviewViewProvider(AUDIT_VIEW_ID, auditView),
     vscode.languages.registerCodeLensProvider([{ scheme: 'file', pattern: '**/*.jsonl' }, { scheme: 'file', pattern: '**/*.json' }], lens),
     runsView.onDidChangeSelection(() => void showInAuditView()),
@@ -149,7 +150,6 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
       runFolders,
       env: childEnv,
     }),
-    watches,
     ...registerAuditCommands({ context, session, panel, lens, selectedRun, runFolders, runsChanged: () => refreshSoon(undefined), runProgress }),
     ...registerRunFolderCommands({
       state: context.workspaceState,
