@@ -2,25 +2,28 @@
  * `reach-audit trajectory`: checkpoints of one training run, in training order, audited under the
  * same settings (finished runs are reused, an interrupted one resumes), then the realized rate,
  * each probe's reachable rate and the ceiling per checkpoint, and the questions that moved between
- * states at each step.
+ * states at each step. With --watch, the checkpoints are those a training run writes into a folder,
+ * audited as they appear (the watching itself is the engine service's, src/service/trainingRunWatch.ts).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Command } from './command';
 import { UsageError } from './command';
-import { AUDIT_FLAGS, AUDIT_FLAGS_HELP } from '../service';
+import { AUDIT_FLAGS, AUDIT_FLAGS_HELP, watchStatusLine, watchTrainingRun, type AuditFlagValues } from '../service';
+import { parseNumber, parseWholeNumber } from './flags';
 import { interruptSignal, prepareAudit } from './auditRun';
 import { parseFlags } from './flags';
 import { loadRunForTables, writeTableFiles } from './tableFiles';
 import { TRAJECTORIES_FOLDER, TRAJECTORY_FILE, trajectory, type TrajectoryCheckpoint } from '../audit/results';
 import { writeOutputFile } from './reportFiles';
-import { manifestMismatches, loadRun } from '../audit/store';
-import type { StoredTrajectory } from '../contract';
+import { manifestMismatches, loadRun, readManifest, SUMMARY_FILE } from '../audit/store';
+import type { StoredTrajectory, TrajectoryResult } from '../contract';
 import { tablesText, trajectoryChart, trajectoryPassChart, trajectoryViews } from '../audit/report';
 
 const help = [
   'Usage: reach-audit trajectory --model DIR --model DIR ... --data FILE [audit options] [--out DIR]',
   '       reach-audit trajectory --runs RUN --runs RUN ...',
+  '       reach-audit trajectory --watch DIR --data FILE [audit options] [--out DIR]',
   '',
   'Audits every checkpoint of a training run (give them in training order, e.g. step-0 ... step-N)',
   'with the same settings, into DIR/<i>-<checkpoint>/ (default .reach-audit/trajectories/<name>/),',
@@ -31,6 +34,16 @@ const help = [
   'questions moved between realized, reachable-not-realized and unreached. With --runs, finished',
   'run folders are used as they are (they must share settings).',
   '',
+  'With --watch DIR, a training run is audited while it trains: every checkpoint folder that appears',
+  'in DIR (checkpoint-500, global_step_1000, ...) is audited once it is complete (its files unchanged',
+  'between two polls, config.json and the safetensors headers readable, a sharded index matching its',
+  'shards), in step order (the last number in the name), each into OUT/<checkpoint>/ (OUT: --out, by',
+  'default .reach-audit/trajectories/<watched folder>-<data>/), and OUT/trajectory.json (and --csv/--md/--html)',
+  'is rewritten as each finishes. A status line says which checkpoint is audited, how many are',
+  'queued and done. Ctrl-C stops after the current batch; run the same command again and finished',
+  'checkpoints are reused, a half-done one resumes. A checkpoint the trainer deletes before or',
+  'during its audit is skipped and named. Folders named tmp-* (the Trainer\'s staging) are ignored.',
+  '',
   'Options:',
   '  --model DIR              a checkpoint folder; repeat, in training order',
   '  --runs RUN               a finished run folder instead; repeat, in training order',
@@ -38,6 +51,11 @@ const help = [
   '  --csv FILE, --md FILE, --html FILE   the tables (and the chart, in HTML) as files',
   '  --json                   print the trajectory as JSON on stdout',
   '  --allow-unfinished       with --runs: use runs that have not finished (their finished questions)',
+  '  --watch DIR              audit the checkpoint folders a training run writes into DIR, as they appear',
+  '  --poll SECONDS           with --watch: how often DIR is looked at (default 10)',
+  '  --until-idle SECONDS     with --watch: stop once no checkpoint has been audited or queued, and no',
+  '                           checkpoint folder has appeared or changed, for this long (default: until Ctrl-C)',
+  '  --max-checkpoints N      with --watch: stop once N checkpoints are in the trajectory',
   ...AUDIT_FLAGS_HELP,
 ].join('\n');
 
@@ -54,7 +72,13 @@ export const trajectoryCommand: Command = {
       md: { type: 'string' },
       html: { type: 'string' },
       'allow-unfinished': { type: 'boolean' },
+      watch: { type: 'string' },
+      poll: { type: 'string' },
+      'until-idle': { type: 'string' },
+      'max-checkpoints': { type: 'string' },
     });
+    if (values.watch !== undefined) return watch(values);
+    for (const flag of ['poll', 'until-idle', 'max-checkpoints'] as const) if (values[flag] !== undefined) throw new UsageError(`--${flag}: only with --watch DIR`);
     const models = values.model ?? [];
     const given = values.runs ?? [];
     if ((models.length > 0) === (given.length > 0)) throw new UsageError('expected either --model DIR (repeated) with --data FILE, or --runs RUN (repeated)');
@@ -88,22 +112,103 @@ export const trajectoryCommand: Command = {
       }
     } else {
       folders = given;
-      const manifests = given.map((f) => loadRun(f).manifest);
-      const strip = (m: (typeof manifests)[number]) => ({ ...m, model: { ...m.model, contentHash: '' }, globalRoutes: { count: m.globalRoutes?.count ?? 0, routes: [] }, backend: undefined });
-      const problems = manifests.slice(1).flatMap((m, i) => manifestMismatches(strip(manifests[0]), strip(m)).map((p) => `${given[i + 1]}: ${p.replace('this command gives', 'this run has')}`));
+      const problems = settingsProblems(given);
       if (problems.length > 0) throw new UsageError(`cannot build a trajectory from runs with different settings —\n  ${problems.join('\n  ')}`);
     }
 
     const checkpoints: TrajectoryCheckpoint[] = folders.map((f, i) => ({ label: labels[i], folder: path.resolve(f), records: loadRunForTables(f, { allowUnfinished: values['allow-unfinished'] === true }).records }));
-    const result = trajectory(checkpoints);
-    if (out) {
-      const stored: StoredTrajectory = { kind: 'reach-audit-trajectory', createdAt: new Date().toISOString(), ...result };
-      writeOutputFile('--out', path.join(out, TRAJECTORY_FILE), JSON.stringify(stored, null, 2) + '\n');
-      process.stderr.write(`reach-audit: trajectory ${path.resolve(out, TRAJECTORY_FILE)}\n`);
-    }
-    const views = trajectoryViews(result);
-    for (const file of writeTableFiles(views, values, 'Reach Audit trajectory', [trajectoryChart(result), trajectoryPassChart(result)])) process.stderr.write(`reach-audit: wrote ${file}\n`);
-    process.stdout.write(values.json ? JSON.stringify(result, null, 2) + '\n' : tablesText(views));
+    const result = writeTrajectory(checkpoints, out, values);
+    process.stdout.write(values.json ? JSON.stringify(result, null, 2) + '\n' : tablesText(trajectoryViews(result)));
     return 0;
   },
 };
+
+type TrajectoryValues = AuditFlagValues & { model?: string[]; runs?: string[]; labels?: string; json?: boolean; csv?: string; md?: string; html?: string; watch?: string; poll?: string; 'until-idle'?: string; 'max-checkpoints'?: string };
+
+/** Runs that differ in a setting that matters (the model's hash, global routes' draws and the backend may differ between checkpoints). */
+function settingsProblems(folders: readonly string[]): string[] {
+  const manifests = folders.map((f) => loadRun(f).manifest);
+  const strip = (m: (typeof manifests)[number]) => ({ ...m, model: { ...m.model, contentHash: '' }, globalRoutes: { count: m.globalRoutes?.count ?? 0, routes: [] }, backend: undefined });
+  return manifests.slice(1).flatMap((m, i) => manifestMismatches(strip(manifests[0]), strip(m)).map((p) => `${folders[i + 1]}: ${p.replace('this command gives', 'this run has')}`));
+}
+
+/** trajectory.json in `out` (when given) and the --csv/--md/--html files; the trajectory computed. */
+function writeTrajectory(checkpoints: readonly TrajectoryCheckpoint[], out: string | undefined, values: TrajectoryValues): TrajectoryResult {
+  const result = trajectory(checkpoints);
+  if (out) {
+    const stored: StoredTrajectory = { kind: 'reach-audit-trajectory', createdAt: new Date().toISOString(), ...result };
+    writeOutputFile('--out', path.join(out, TRAJECTORY_FILE), JSON.stringify(stored, null, 2) + '\n');
+    process.stderr.write(`reach-audit: trajectory ${path.resolve(out, TRAJECTORY_FILE)}\n`);
+  }
+  for (const file of writeTableFiles(trajectoryViews(result), values, 'Reach Audit trajectory', [trajectoryChart(result), trajectoryPassChart(result)])) process.stderr.write(`reach-audit: wrote ${file}\n`);
+  return result;
+}
+
+/** A checkpoint's run folder in the trajectory's folder: its own name, made safe for a path. */
+function runFolderName(checkpoint: string): string {
+  return checkpoint.replace(/[^A-Za-z0-9._-]+/g, '_');
+}
+
+/** `trajectory --watch DIR`: audits the checkpoints a training run writes as they appear. */
+async function watch(values: TrajectoryValues): Promise<number> {
+  const dir = path.resolve(values.watch!);
+  if ((values.model?.length ?? 0) > 0 || (values.runs?.length ?? 0) > 0 || values.labels !== undefined) throw new UsageError('--watch: the checkpoints are the folders that appear in DIR; leave out --model, --runs and --labels');
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new UsageError(`--watch: ${dir} is not a folder`);
+  if (!values.data) throw new UsageError('--data: expected a benchmark file (JSONL or JSON)');
+  const pollMs = 1000 * (parseNumber(values.poll, '--poll', (n) => n > 0, 'a number of seconds > 0') ?? 10);
+  const idle = parseNumber(values['until-idle'], '--until-idle', (n) => n >= 0, 'a number of seconds >= 0');
+  const maxCheckpoints = parseWholeNumber(values['max-checkpoints'], '--max-checkpoints', 1);
+  const name = values.name ?? `${path.basename(dir)}-${path.basename(values.data).replace(/\.(jsonl|json)$/i, '')}`;
+  const out = path.resolve(values.out ?? path.join(process.cwd(), TRAJECTORIES_FOLDER, runFolderName(name)));
+  const runOf = (checkpoint: string) => path.join(out, runFolderName(checkpoint));
+  // Finished checkpoints the trainer has since deleted stay in the trajectory; those still in DIR
+  // are resumed like the rest (no question is redone, and a change of settings is refused).
+  const present = new Set(fs.readdirSync(dir));
+  const earlier = fs.existsSync(out) ? fs.readdirSync(out).filter((f) => !present.has(f) && fs.existsSync(path.join(out, f, SUMMARY_FILE))) : [];
+  // Their labels are their checkpoints' folder names, as the manifest has them.
+  const labelOf = new Map(earlier.map((f) => [f, path.basename(readManifest(path.join(out, f)).model.path)]));
+
+  const checkpointsOf = (done: readonly string[]): TrajectoryCheckpoint[] =>
+    done.map((c) => ({ label: labelOf.get(c) ?? c, folder: runOf(c), records: loadRunForTables(runOf(c)).records }));
+  let last: TrajectoryResult | undefined;
+  process.stderr.write(`reach-audit: watching ${dir} for checkpoints (every ${pollMs / 1000} s); trajectory in ${out}\n`);
+  const interrupt = interruptSignal(() => 'run the same command again to resume');
+  let result;
+  try {
+    result = await watchTrainingRun({
+      dir,
+      pollMs,
+      ...(idle !== undefined ? { untilIdleMs: idle * 1000 } : {}),
+      ...(maxCheckpoints !== undefined ? { maxCheckpoints } : {}),
+      done: earlier,
+      signal: interrupt.signal,
+      audit: async (checkpoint, signal) => {
+        const folder = runOf(checkpoint.name);
+        const start = prepareAudit({
+          values: { ...values, resume: fs.existsSync(path.join(folder, 'manifest.json')), out: undefined },
+          modelDir: checkpoint.dir,
+          name: `${name}-${runFolderName(checkpoint.name)}`,
+          folder,
+          label: checkpoint.name,
+        });
+        return (await start(signal)).stopped ? 'stopped' : 'done';
+      },
+      onStatus: (status) => process.stderr.write(`reach-audit: watch: ${watchStatusLine(status)}\n`),
+      onDone: (done) => {
+        const folders = done.map(runOf);
+        const problems = settingsProblems(folders);
+        if (problems.length > 0) throw new UsageError(`the checkpoints in ${out} were audited with different settings —\n  ${problems.join('\n  ')}\nWatch into another --out, or with the first checkpoints' settings.`);
+        last = writeTrajectory(checkpointsOf(done), out, values);
+      },
+    });
+  } finally {
+    interrupt.release();
+  }
+  if (last) process.stdout.write(values.json ? JSON.stringify(last, null, 2) + '\n' : tablesText(trajectoryViews(last)));
+  if (result.ended === 'interrupted') {
+    process.stderr.write(`reach-audit: watch stopped (${result.status.done.length} checkpoints done, kept in ${out}); run the same command again to resume.\n`);
+    return 130;
+  }
+  process.stderr.write(`reach-audit: watch ended: ${result.ended === 'idle' ? `nothing new for ${idle} s` : `${maxCheckpoints} checkpoints done`}; ${watchStatusLine(result.status)}\n`);
+  return 0;
+}

@@ -19,7 +19,8 @@ export function loadModel(dir: string, options?: LoadOptions): Promise<Model> {
 
 export { checkRoute, checkSilenced, checkTokenIds } from './decode/routeValidation';
 export { contextProblem, checkContextLength, type ModelContext } from './text/contextLength';
-export { readModelConfig, type ModelConfig } from './checkpoint/config';
+export { CONFIG_FILE, readModelConfig, type ModelConfig } from './checkpoint/config';
+export { openWeights, SINGLE_WEIGHTS_FILE, WEIGHTS_INDEX_FILE } from './checkpoint/safetensors';
 export { ENGINE_VERSION } from './graphs/graphCache';
 export { Xoshiro128 } from './sampling/sampling';
 export { parseWeightPrecision, WEIGHT_PRECISIONS, type WeightPrecision } from './checkpoint/weightPrecision';

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { registerAuditCommands } from './commands/auditCommands';
 import { registerExplainCommand } from './commands/explainQuestion';
+import { registerWatchCommand, type WatchCommand } from './commands/watchTrainingRun';
 import { AuditPanelHost } from './panel/auditPanel';
 import { AuditSession } from './commands/auditSession';
 import { readAuditSettings } from './commands/workspaceSettings';
@@ -35,6 +36,8 @@ export interface ReachAuditApi {
   readonly lens: QuestionLensProvider;
   readonly gutter: QuestionGutter;
   readonly tables: TablesPanelHost;
+  /** Watch Training Run…: its Cancel. */
+  readonly watches: WatchCommand;
 }
 
 export function activate(context: vscode.ExtensionContext): ReachAuditApi {
@@ -44,13 +47,15 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
   );
   const runsView = vscode.window.createTreeView(RUNS_VIEW_ID, { treeDataProvider: runs, showCollapseAll: true, canSelectMany: true });
   const output = vscode.window.createOutputChannel('Reach Audit');
+  // What every child the extension starts (the engine, Explain This Question, a watched run) gets: the graph cache setting.
+  const childEnv = (): Record<string, string> => {
+    const cache = readAuditSettings().cacheFolder;
+    return cache ? { REACH_AUDIT_CACHE: cache } : {};
+  };
   const session = new AuditSession(
     context.asAbsolutePath(path.join('dist', 'cli.js')),
     output,
-    () => {
-      const cache = readAuditSettings().cacheFolder;
-      return cache ? { REACH_AUDIT_CACHE: cache } : {};
-    },
+    childEnv,
     () => vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath,
     () => storedServerKey(context.secrets),
   );
@@ -86,6 +91,8 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     const line = loadRunFolder(runDir).data.records.find((r) => String(r.id) === id)?.line;
     await vscode.commands.executeCommand('reachAudit.showQuestion', { runDir, id, ...(typeof line === 'number' ? { line } : {}) });
   });
+
+  const watches = registerWatchCommand({ tables, output, cliPath: context.asAbsolutePath(path.join('dist', 'cli.js')), env: childEnv });
 
   const selectedRun = (): string | undefined => {
     const node = runsView.selection[0];
@@ -125,6 +132,7 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     lens,
     gutter,
     tables,
+    watches,
     vscode.window.registerWebviewViewProvider(AUDIT_VIEW_ID, auditView),
     vscode.languages.registerCodeLensProvider([{ scheme: 'file', pattern: '**/*.jsonl' }, { scheme: 'file', pattern: '**/*.json' }], lens),
     runsView.onDidChangeSelection(() => void showInAuditView()),
@@ -142,10 +150,7 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
       output,
       cliPath: context.asAbsolutePath(path.join('dist', 'cli.js')),
       runFolders,
-      env: (): Record<string, string> => {
-        const cache = readAuditSettings().cacheFolder;
-        return cache ? { REACH_AUDIT_CACHE: cache } : {};
-      },
+      env: childEnv,
     }),
     ...registerAuditCommands({ context, session, panel, lens, selectedRun, runFolders, runsChanged: () => refreshSoon(undefined), runProgress }),
     ...registerServerKeyCommands(context.secrets, output),
@@ -161,7 +166,7 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     { dispose: () => (refreshSoon.cancel(), runProgress.cancel()) },
   );
   void showInAuditView();
-  return { runs, runsView, session, panel, auditView, lens, gutter, tables };
+  return { runs, runsView, session, panel, auditView, lens, gutter, tables, watches };
 }
 
 export function deactivate(): void {

@@ -281,6 +281,24 @@ export function optionsFromFlags(values: AuditFlagValues): AuditOptions {
   return out as AuditOptions;
 }
 
+/**
+ * The command-line flags that give `options` (the inverse of optionsFromFlags): how VS Code hands its
+ * settings to a `reach-audit` child process, so the child audits under the same options table.
+ */
+export function flagsFromOptions(options: AuditOptions): string[] {
+  const args: string[] = [];
+  for (const [key, o] of Object.entries(AUDIT_OPTIONS) as [AuditOptionName, OptionSpec][]) {
+    const v = options[key];
+    if (v === undefined || v === false) continue;
+    if (v === true) args.push(flagName(o));
+    else if (Array.isArray(v)) {
+      if (o.repeated) for (const item of v) args.push(flagName(o), item);
+      else if (v.length > 0) args.push(flagName(o), v.join(','));
+    } else args.push(flagName(o), String(v));
+  }
+  return args;
+}
+
 /** A request's numbers in their options' ranges (the protocol checked their JSON kinds). */
 export function checkOptionRanges(options: AuditOptions): void {
   for (const [key, o] of Object.entries(AUDIT_OPTIONS) as [AuditOptionName, OptionSpec][]) {

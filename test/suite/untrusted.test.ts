@@ -81,6 +81,7 @@ suite('Untrusted workspace', function () {
       ['reachAudit.probeRoutesForQuestion', { file: data, line: 1, options }],
       ['reachAudit.silenceBlocksForQuestion', { file: data, line: 1, options }],
       ['reachAudit.explainQuestion', { file: data, line: 1 }],
+      ['reachAudit.watchTrainingRun', { dir: workspace, data, options, untilIdle: 0 }],
     ];
     for (const [command, arg] of refusals) {
       const result = await vscode.commands.executeCommand<CommandResult>(command, arg);

@@ -84,4 +84,18 @@ describe('Tables page: the trajectory (Chromium, strict CSP)', () => {
     assert.deepEqual(await evaluate(page, 'window.__harness.alerts'), [], 'no alert() ran');
     assert.deepEqual(browser.problems, [], 'no console errors, failed requests or dialogs');
   });
+
+  test('a trajectory of one checkpoint (a watched run after its first audit) is drawn, with no step yet', async () => {
+    const one = buildTrajectoryMessage([{ label: 'checkpoint-100', folder: path.join(FIXTURES, '2026-12-01T09-30-00Z-demo-base') }], 'watch');
+    await evaluate(page, `window.postMessage(${JSON.stringify(one)}, '*')`);
+    await waitFor(page, `(document.querySelector('.tj-title')?.textContent ?? '').endsWith('· 1 checkpoint') && document.querySelector('canvas.tj-rates').width > 0`);
+    assert.equal(await evaluate<number>(page, `document.querySelectorAll('.tj-step').length`), 0);
+    assert.equal(await evaluate<string>(page, `document.querySelector('.tj-steps').textContent`), 'Questions that moved between checkpoints: with the second checkpoint.');
+    assert.deepEqual(one.tables[1].notes.slice(1), ['One checkpoint so far: the first step appears with the second checkpoint.']);
+    assert.match(one.tables[0].notes[0], /^1 checkpoint in training order/);
+    const rows = await evaluate<string[][]>(page, `Array.from(document.querySelectorAll('.rt-section[data-table="trajectory"] tbody tr')).map((tr) => Array.from(tr.children).map((c) => c.textContent))`);
+    assert.deepEqual(rows, one.tables[0].rows);
+    assert.deepEqual(await evaluate(page, 'window.__harness.errors'), [], 'no script errors');
+    assert.deepEqual(browser.problems, [], 'no console errors, failed requests or dialogs');
+  });
 });

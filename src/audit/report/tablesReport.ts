@@ -169,7 +169,7 @@ export function trajectoryViews(t: TrajectoryResult): TableView[] {
   const points: TableView = {
     id: 'trajectory',
     title: 'Trajectory: realized and reachable per checkpoint',
-    notes: [`${t.points.length} checkpoints in training order, each audited with the same settings; ceiling = realized, or reachable by any of ${probes.join(', ')} (${t.ceilingBudget} generations per question); "realized only" counts the realized questions no probe reached.`, ...passNote],
+    notes: [`${t.points.length} checkpoint${t.points.length === 1 ? '' : 's'} in training order, each audited with the same settings; ceiling = realized, or reachable by any of ${probes.join(', ')} (${t.ceilingBudget} generations per question); "realized only" counts the realized questions no probe reached.`, ...passNote],
     headers: ['checkpoint', 'n', 'realized', ...probes.map((p) => `reachable · ${p}`), 'ceiling', 'realized only', ...(t.passAtKProbe ? [`pass@1 · ${t.passAtKProbe}`, `pass@${t.passAtKMax} · ${t.passAtKProbe}`] : [])],
     rows: t.points.map((p) => [p.label, String(p.n), rateText(p.realized), ...probes.map((q) => rateText(p.reachable[q] ?? null)), rateText(p.ceiling), String(p.realizedNotReached), ...(t.passAtKProbe ? [passAt1Text(p), passAtKText(p)] : [])]),
     csvHeaders: ['checkpoint', 'folder', 'n', 'realized', 'realized_lo', 'realized_hi', 'realized_n', ...probes.flatMap((q) => [`${q}`, `${q}_lo`, `${q}_hi`, `${q}_n`]), 'ceiling', 'ceiling_lo', 'ceiling_hi', 'ceiling_n', 'realized_not_reached', 'pass_at_1', 'pass_at_1_lo', 'pass_at_1_hi', 'pass_at_1_n', 'pass_at_k', 'pass_at_k_lo', 'pass_at_k_hi', 'pass_at_k_n'],
@@ -182,7 +182,11 @@ export function trajectoryViews(t: TrajectoryResult): TableView[] {
   const flows: TableView = {
     id: 'trajectory-flows',
     title: 'Trajectory: questions moving between states at each step',
-    notes: ['States: realized; reachable, not realized (by any probe); unreached. Counts of questions present in both checkpoints.'],
+    notes: [
+      'States: realized; reachable, not realized (by any probe); unreached. Counts of questions present in both checkpoints.',
+      // A watched training run after its first checkpoint: say why the table is empty.
+      ...(t.points.length === 1 ? ['One checkpoint so far: the first step appears with the second checkpoint.'] : []),
+    ],
     headers: ['step', 'n', 'stayed realized', 'reachable → realized', 'unreached → realized', 'realized → reachable', 'stayed reachable', 'unreached → reachable', 'realized → unreached', 'reachable → unreached', 'stayed unreached'],
     rows: t.flows.map((f) => [`${f.from} → ${f.to}`, String(f.n), ...FLOW_KEYS.map((k) => String(f.counts[k]))]),
     csvHeaders: ['from', 'to', 'n', ...FLOW_KEYS],

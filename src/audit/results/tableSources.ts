@@ -90,7 +90,8 @@ export interface CheckpointRef {
 
 /** Checkpoint runs in training order, checked to share their settings (as `compare` checks a pair). */
 export function loadTrajectoryCheckpoints(checkpoints: readonly CheckpointRef[], warn: (message: string) => void, options: SourceOptions = {}): TrajectoryCheckpoint[] {
-  if (checkpoints.length < 2) throw new TableSourceError('a trajectory needs at least two checkpoints');
+  // One checkpoint is a trajectory so far: what a watched training run has after its first audit.
+  if (checkpoints.length === 0) throw new TableSourceError('a trajectory needs at least one checkpoint');
   const loaded = checkpoints.map((c) => ({ ...c, run: loadRunForTables(c.folder, warn, options) }));
   const first = loadRun(loaded[0].run.folder).manifest;
   const problems = loaded.slice(1).flatMap((c) => comparisonMismatches(first, loadRun(c.run.folder).manifest).map((p) => `${c.folder}: ${p}`));

@@ -61,10 +61,14 @@ export class TablesPanelHost implements vscode.Disposable {
     if (this.page.ready) this.sendAll();
   }
 
-  showTrajectory(message: TrajectoryMessage): void {
+  /**
+   * Shows a trajectory on the Trajectory tab. `update`: a new state of the one shown (a watched
+   * training run's next checkpoint): an open page is updated where it is, without taking focus.
+   */
+  showTrajectory(message: TrajectoryMessage, how: { update?: boolean } = {}): void {
     this.trajectory = message;
     this.tab = 'trajectory';
-    this.page.show(TITLE);
+    if (!how.update || this.page.viewColumn === undefined) this.page.show(TITLE, how.update === true);
     if (this.page.ready) this.sendAll();
   }
 

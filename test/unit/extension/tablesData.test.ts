@@ -110,6 +110,12 @@ test('a trajectory.json is found from its runs and recomputed from their records
   assert.throws(() => trajectoryFromFile(file), /not a trajectory/);
   fs.writeFileSync(file, JSON.stringify({ kind: 'reach-audit-trajectory', points: [{ label: 1 }] }));
   assert.throws(() => trajectoryFromFile(file), /points\[0\]: expected a label and a folder/);
+  // A watched training run's trajectory after its first checkpoint: one point, no step yet.
+  fs.writeFileSync(file, JSON.stringify({ kind: 'reach-audit-trajectory', points: [{ label: 'checkpoint-100', folder: '0-base' }] }));
+  const one = trajectoryFromFile(file).trajectory;
+  assert.deepEqual([one.points.map((p) => p.label), one.flows], [['checkpoint-100'], []]);
+  fs.writeFileSync(file, JSON.stringify({ kind: 'reach-audit-trajectory', points: [] }));
+  assert.throws(() => trajectoryFromFile(file), /a trajectory needs at least one checkpoint/);
 });
 
 test('checkpoints with different settings, or a missing folder, are refused with the difference named', () => {

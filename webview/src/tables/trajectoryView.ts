@@ -105,7 +105,7 @@ export class TrajectoryView {
     this.destroyCharts();
     replaceChildren(
       this.element,
-      h('p', { class: 'muted tj-empty' }, 'No trajectory yet. Run reach-audit trajectory --model step-0 --model step-1 … --data FILE in a VS Code terminal (Reach Audit: Open Terminal with reach-audit; the extension puts its bundled reach-audit on the PATH of VS Code terminals), then Reach Audit: Show Training Trajectory (or select the trajectory\'s runs and Build Tables).'),
+      h('p', { class: 'muted tj-empty' }, 'No trajectory yet. Run reach-audit trajectory --model step-0 --model step-1 … --data FILE in a VS Code terminal (Reach Audit: Open Terminal with reach-audit; the extension puts its bundled reach-audit on the PATH of VS Code terminals), then Reach Audit: Show Training Trajectory (or select the trajectory\'s runs and Build Tables). To follow a run while it trains: Reach Audit: Watch Training Run… on the folder its checkpoints are written into.'),
     );
   }
 
@@ -117,7 +117,7 @@ export class TrajectoryView {
     const nText = n.every((x) => x === n[0]) ? `n = ${count(n[0] ?? 0)} questions per checkpoint` : `n = ${n.map(count).join(' / ')} questions`;
     replaceChildren(
       this.element,
-      h('h2', { class: 'tj-title' }, `Training trajectory · ${data.points.length} checkpoints`),
+      h('h2', { class: 'tj-title' }, `Training trajectory · ${data.points.length} checkpoint${data.points.length === 1 ? '' : 's'}`),
       h('p', { class: 'muted tj-source', title: source }, `${data.points.map((p) => p.label).join(' → ')} · ${nText} · ceiling = reachable by any of ${data.probes.join(', ')} (${data.ceilingBudget} generations per question) · from ${source}`),
       warnings.length > 0 ? h('ul', { class: 'rt-warnings' }, ...warnings.map((w) => h('li', {}, w))) : null,
       h('div', { class: 'tj-charts' },
@@ -169,7 +169,7 @@ export class TrajectoryView {
     if (!d) return;
     replaceChildren(
       this.steps,
-      h('span', { class: 'muted' }, 'Questions that moved at step:'),
+      h('span', { class: 'muted' }, d.flows.length > 0 ? 'Questions that moved at step:' : 'Questions that moved between checkpoints: with the second checkpoint.'),
       ...d.flows.map((f, i) => {
         const moved = MOVES.reduce((s, k) => s + f.counts[k], 0);
         const b = h('button', { type: 'button', class: 'tj-step', 'aria-pressed': i === this.step ? 'true' : 'false', 'data-step': i }, `${f.from} → ${f.to} (${moved} moved of ${f.n})`);

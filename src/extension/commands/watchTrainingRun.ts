@@ -1,0 +1,170 @@
+/**
+ * Watch Training Run…: audits the checkpoints a training run writes into a folder, as they
+ * appear, by running the bundled `reach-audit trajectory --watch` in a child process (the one
+ * implementation of the watch; the models load there, never on the extension host's thread),
+ * under the workspace's audit settings. Its status line shows in a notification and the status
+ * bar; Cancel sends it Ctrl-C, so the audit in progress keeps its finished questions and the same
+ * command resumes it. The Trajectory tab is updated each time a checkpoint finishes.
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { flagsFromOptions, LineSplitter, type AuditOptions } from '../../service';
+import { TRAJECTORY_FILE } from '../../audit/results';
+import type { TablesPanelHost } from '../tables/tablesPanel';
+import { trajectoryFromFile } from '../tables/tablesData';
+import { parseWatchOutput } from './watchOutput';
+import { readAuditSettings } from './workspaceSettings';
+
+export const WATCH_TRAINING_RUN_COMMAND = 'reachAudit.watchTrainingRun';
+
+export interface WatchArgs {
+  /** The folder the trainer writes checkpoint folders into (default: a folder picker). */
+  dir?: string;
+  /** The benchmark file (default: the dataset open in the editor, else a file picker). */
+  data?: string;
+  /** Options over the workspace's settings (the suite's small budgets). */
+  options?: AuditOptions;
+  /** Seconds between looks at the folder (the CLI's --poll). */
+  poll?: number;
+  /** The CLI's --until-idle and --max-checkpoints: end the watch on its own. */
+  untilIdle?: number;
+  maxCheckpoints?: number;
+}
+
+export interface WatchOutcome {
+  how: 'ended' | 'cancelled' | 'failed' | 'untrusted' | 'dismissed';
+  /** The trajectory.json last written. */
+  trajectory?: string;
+  /** The last status line. */
+  status?: string;
+  message?: string;
+}
+
+export interface WatchDeps {
+  tables: TablesPanelHost;
+  /** The bundled CLI, <extension>/dist/cli.js. */
+  cliPath: string;
+  output: vscode.OutputChannel;
+  /** Environment for the child (the graph cache setting), as the engine child gets it. */
+  env(): Record<string, string>;
+}
+
+const isArgs = (v: unknown): v is WatchArgs => typeof v === 'object' && v !== null && !(v instanceof vscode.Uri);
+
+async function pickFolder(): Promise<string | undefined> {
+  const picked = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: false, title: 'Watch Training Run: the folder your trainer writes checkpoints into', openLabel: 'Watch' });
+  return picked?.[0]?.fsPath;
+}
+
+async function pickDataset(): Promise<string | undefined> {
+  const open = vscode.window.activeTextEditor?.document.uri;
+  if (open?.scheme === 'file' && /\.(jsonl|json)$/i.test(open.fsPath)) return open.fsPath;
+  const picked = await vscode.window.showOpenDialog({ canSelectFiles: true, canSelectMany: false, filters: { 'Benchmark (JSONL, JSON)': ['jsonl', 'json'] }, title: 'Watch Training Run: the benchmark to audit each checkpoint on', openLabel: 'Audit on this' });
+  return picked?.[0]?.fsPath;
+}
+
+/** The command line's arguments: the settings' options, then the command's own. */
+function cliArgs(dir: string, data: string, args: WatchArgs): string[] {
+  // The run folders and resuming are the watch's to decide; the dataset is the one picked.
+  const { data: _data, out: _out, resume: _resume, name: _name, ...fromSettings } = readAuditSettings().options;
+  const options: AuditOptions = { ...fromSettings, ...(args.options ?? {}) };
+  return [
+    'trajectory', '--watch', dir, '--data', data, ...flagsFromOptions(options),
+    ...(args.poll !== undefined ? ['--poll', String(args.poll)] : []),
+    ...(args.untilIdle !== undefined ? ['--until-idle', String(args.untilIdle)] : []),
+    ...(args.maxCheckpoints !== undefined ? ['--max-checkpoints', String(args.maxCheckpoints)] : []),
+  ];
+}
+
+/** The command, and a Cancel for the watches it is running (the extension's API; the suite uses it). */
+export interface WatchCommand extends vscode.Disposable {
+  /** As the notification's Cancel on every running watch. */
+  cancelAll(): void;
+}
+
+export function registerWatchCommand(deps: WatchDeps): WatchCommand {
+  const running = new Set<() => void>();
+  const command = vscode.commands.registerCommand(WATCH_TRAINING_RUN_COMMAND, async (arg?: unknown): Promise<WatchOutcome> => {
+    if (!vscode.workspace.isTrusted) {
+      void vscode.window.showErrorMessage('Reach Audit runs nothing in an untrusted workspace: watching a training run loads each checkpoint. Trust the workspace first.');
+      return { how: 'untrusted' };
+    }
+    const args: WatchArgs = isArgs(arg) ? arg : {};
+    const dir = args.dir ?? (arg instanceof vscode.Uri ? arg.fsPath : await pickFolder());
+    if (!dir) return { how: 'dismissed' };
+    const data = args.data ?? (await pickDataset());
+    if (!data) return { how: 'dismissed' };
+    const workspace = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath ?? path.dirname(path.resolve(dir));
+
+    const outcome: WatchOutcome = { how: 'ended' };
+    const bar = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left);
+    const show = (file: string, update: boolean) => {
+      try {
+        deps.tables.showTrajectory(trajectoryFromFile(file), { update });
+        outcome.trajectory = file;
+      } catch (err) {
+        deps.output.appendLine(`[watch] cannot show ${file}: ${(err as Error).message}`);
+      }
+    };
+    try {
+      return await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Reach Audit: watching ${path.basename(dir)}`, cancellable: true },
+        (progress, token) =>
+          new Promise<WatchOutcome>((resolve) => {
+            const argv = cliArgs(dir, data, args);
+            deps.output.appendLine(`[watch] reach-audit ${argv.join(' ')}`);
+            // ELECTRON_RUN_AS_NODE: in desktop VS Code process.execPath is Electron; this makes it plain Node.
+            const child = spawn(process.execPath, [deps.cliPath, ...argv], { cwd: workspace, env: { ...process.env, ...deps.env(), ELECTRON_RUN_AS_NODE: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+            let lastError = '';
+            const lines = new LineSplitter((line) => {
+              deps.output.appendLine(line);
+              const seen = parseWatchOutput(line);
+              // The CLI's errors: `reach-audit: …`, or `reach-audit trajectory: …` for a flag; not its notes.
+              if (!seen && /^reach-audit( trajectory)?: /.test(line) && !/^reach-audit: (warning|wrote|watch ended|watch stopped)/.test(line)) lastError = line.replace(/^reach-audit( trajectory)?: /, '');
+              if (seen?.kind === 'status') {
+                outcome.status = seen.line;
+                progress.report({ message: seen.line });
+                // The bar is narrow: the counts without the reasons (the tooltip and the notification have them).
+                const counts = seen.line.split(' · ').filter((p) => !p.startsWith('skipped ')).map((p) => p.replace(/ being written \(.*$/, ' being written'));
+                bar.text = `$(sync~spin) Reach Audit: ${counts.join(' · ')}`;
+                bar.tooltip = `Watching ${dir}: ${seen.line}`;
+                bar.show();
+              } else if (seen?.kind === 'trajectory') show(seen.file, true);
+              else if (seen?.kind === 'watching' && fs.existsSync(path.join(seen.out, TRAJECTORY_FILE))) show(path.join(seen.out, TRAJECTORY_FILE), false);
+            });
+            child.stdout.on('data', (d: Buffer) => deps.output.append(d.toString()));
+            child.stderr.on('data', (d: Buffer) => lines.push(d));
+            // Ctrl-C, as in a terminal: the audit in progress stops after its batch and keeps its finished questions.
+            let cancelled = false;
+            const stop = () => {
+              cancelled = true;
+              child.kill('SIGINT');
+            };
+            running.add(stop);
+            const cancelOnToken = token.onCancellationRequested(stop);
+            const cancel = { dispose: () => (cancelOnToken.dispose(), running.delete(stop)) };
+            child.on('close', (code) => {
+              lines.end();
+              cancel.dispose();
+              if (cancelled) resolve({ ...outcome, how: 'cancelled' });
+              else if (code === 0) resolve(outcome);
+              else resolve({ ...outcome, how: 'failed', message: lastError || `reach-audit trajectory --watch exited with ${code}` });
+            });
+            child.on('error', (err) => {
+              cancel.dispose();
+              resolve({ ...outcome, how: 'failed', message: err.message });
+            });
+          }),
+      ).then((result) => {
+        if (result.how === 'failed') void vscode.window.showErrorMessage(`Reach Audit: ${result.message}`);
+        else void vscode.window.showInformationMessage(`Reach Audit: ${result.how === 'cancelled' ? 'watch stopped; finished checkpoints are kept, and watching the same folder again resumes' : 'watch ended'} (${result.status ?? 'no checkpoint seen'}).`);
+        return result;
+      });
+    } finally {
+      bar.dispose();
+    }
+  });
+  return { dispose: () => command.dispose(), cancelAll: () => [...running].forEach((stop) => stop()) };
+}

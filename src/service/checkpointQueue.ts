@@ -1,0 +1,119 @@
+/**
+ * The checkpoints of a watched training run and where each stands: being written, queued, being
+ * audited, done, or skipped (and why). Each poll's view of the folder goes in through `observe`;
+ * `next` hands out the queued checkpoint earliest in training order. A checkpoint that vanishes
+ * (the trainer's rotation keeps only the last few) before its audit is skipped and named; one
+ * already audited stays in the trajectory, since its run folder is kept. No I/O.
+ */
+import { compareCheckpointNames, inTrainingOrder } from './checkpointOrder';
+import type { Readiness } from './checkpointReadiness';
+
+type Entry = { state: 'writing'; why: string } | { state: 'queued' } | { state: 'auditing' } | { state: 'done' } | { state: 'skipped'; why: string };
+
+export interface WatchStatus {
+  auditing: string | undefined;
+  /** In training order. */
+  queued: string[];
+  writing: { name: string; why: string }[];
+  /** In training order. */
+  done: string[];
+  skipped: { name: string; why: string }[];
+}
+
+export const DELETED_BEFORE_AUDIT = 'deleted before its audit';
+export const DELETED_WHILE_WRITTEN = 'deleted before it was complete';
+
+export class CheckpointQueue {
+  private readonly entries = new Map<string, Entry>();
+
+  /** `done`: checkpoints audited before (a restarted watch). */
+  constructor(done: Iterable<string> = []) {
+    for (const name of done) this.entries.set(name, { state: 'done' });
+  }
+
+  /** One poll: every checkpoint folder present now, with its readiness. */
+  observe(present: ReadonlyMap<string, Readiness>): void {
+    for (const [name, readiness] of present) {
+      const entry = this.entries.get(name);
+      if (entry && (entry.state === 'done' || entry.state === 'auditing' || entry.state === 'queued')) continue;
+      if (readiness.state === 'not-a-checkpoint') {
+        if (entry?.state === 'writing') this.entries.delete(name);
+        continue;
+      }
+      this.entries.set(name, readiness.state === 'ready' ? { state: 'queued' } : { state: 'writing', why: readiness.why });
+    }
+    for (const [name, entry] of this.entries) {
+      if (present.has(name)) continue;
+      if (entry.state === 'queued') this.entries.set(name, { state: 'skipped', why: DELETED_BEFORE_AUDIT });
+      else if (entry.state === 'writing') this.entries.set(name, { state: 'skipped', why: DELETED_WHILE_WRITTEN });
+    }
+  }
+
+  /** Queued, being audited or done: its folder needs no more reading (its headers are not read again each poll). */
+  settled(name: string): boolean {
+    const state = this.entries.get(name)?.state;
+    return state === 'queued' || state === 'auditing' || state === 'done';
+  }
+
+  /** The queued checkpoint earliest in training order. */
+  next(): string | undefined {
+    return inTrainingOrder(this.named('queued'))[0];
+  }
+
+  start(name: string): void {
+    this.expect(name, 'queued');
+    this.entries.set(name, { state: 'auditing' });
+  }
+
+  finish(name: string): void {
+    this.expect(name, 'auditing');
+    this.entries.set(name, { state: 'done' });
+  }
+
+  /** A checkpoint that went away during its audit (or could not be read): skipped, with why. */
+  skip(name: string, why: string): void {
+    this.entries.set(name, { state: 'skipped', why });
+  }
+
+  /** A stopped audit: the checkpoint is queued again (a restarted watch resumes it). */
+  requeue(name: string): void {
+    this.expect(name, 'auditing');
+    this.entries.set(name, { state: 'queued' });
+  }
+
+  done(): string[] {
+    return inTrainingOrder(this.named('done'));
+  }
+
+  /** Nothing queued, being audited or being written. */
+  idle(): boolean {
+    return [...this.entries.values()].every((e) => e.state === 'done' || e.state === 'skipped');
+  }
+
+  status(): WatchStatus {
+    const withWhy = (state: 'writing' | 'skipped') =>
+      [...this.entries]
+        .flatMap(([name, e]) => (e.state === state ? [{ name, why: e.why }] : []))
+        .sort((a, b) => compareCheckpointNames(a.name, b.name));
+    return { auditing: this.named('auditing')[0], queued: inTrainingOrder(this.named('queued')), writing: withWhy('writing'), done: this.done(), skipped: withWhy('skipped') };
+  }
+
+  private named(state: Entry['state']): string[] {
+    return [...this.entries].filter(([, e]) => e.state === state).map(([name]) => name);
+  }
+
+  private expect(name: string, state: Entry['state']): void {
+    const now = this.entries.get(name)?.state;
+    if (now !== state) throw new Error(`checkpoint queue: ${name} is ${now ?? 'unknown'}, expected ${state}`);
+  }
+}
+
+/** The status as one line: the checkpoint being audited (or next), how many are queued, being written, done, and those skipped. */
+export function watchStatusLine(status: WatchStatus): string {
+  const parts = [status.auditing !== undefined ? `auditing ${status.auditing}` : status.queued.length > 0 ? `next ${status.queued[0]}` : 'waiting for checkpoints'];
+  parts.push(`${status.queued.length} queued`);
+  if (status.writing.length > 0) parts.push(`${status.writing.length} being written (${status.writing.map((w) => `${w.name}: ${w.why}`).join('; ')})`);
+  parts.push(`${status.done.length} done`);
+  if (status.skipped.length > 0) parts.push(`skipped ${status.skipped.map((s) => `${s.name} (${s.why})`).join(', ')}`);
+  return parts.join(' · ');
+}

@@ -1,0 +1,132 @@
+/**
+ * Watches a training run's output folder and audits each checkpoint folder that appears in it,
+ * one at a time, in training order, once its files are complete; after each audit the caller
+ * rewrites the trajectory. Polls the folder (a watcher's events are unreliable on network and
+ * container file systems, where training runs often write). Stops when the signal aborts (the
+ * audit in progress keeps its finished questions and resumes next time), after a quiet spell, or
+ * once enough checkpoints are done.
+ */
+import * as path from 'node:path';
+import { CheckpointQueue, type WatchStatus } from './checkpointQueue';
+import { readiness, sameSnapshot, type FolderSnapshot, type Readiness } from './checkpointReadiness';
+import { candidateFolders, checkCheckpointWeights, checkpointGoneWhy, snapshotFolder } from './checkpointFolder';
+
+export interface WatchedCheckpoint {
+  name: string;
+  dir: string;
+}
+
+export interface TrainingRunWatchPlan {
+  /** The folder the trainer writes checkpoint folders into. */
+  dir: string;
+  pollMs: number;
+  /** Stop once no checkpoint has been audited, queued, or appeared or changed in `dir` for this long. */
+  untilIdleMs?: number;
+  /** Stop once this many checkpoints are done (those of an earlier watch included). */
+  maxCheckpoints?: number;
+  /** Checkpoints audited by an earlier watch whose folders the trainer has since deleted. */
+  done?: Iterable<string>;
+  signal: AbortSignal;
+  /** Audits one checkpoint; resolves 'stopped' when the signal stopped it. */
+  audit(checkpoint: WatchedCheckpoint, signal: AbortSignal): Promise<'done' | 'stopped'>;
+  /** Every change of status. */
+  onStatus(status: WatchStatus): void;
+  /** A checkpoint finished: every done checkpoint, in training order. */
+  onDone(done: readonly string[]): void | Promise<void>;
+  /** Default: a timer that the signal cuts short. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+export interface TrainingRunWatchResult {
+  /** interrupted: the signal; idle: untilIdleMs passed with nothing to do; enough: maxCheckpoints done. */
+  ended: 'interrupted' | 'idle' | 'enough';
+  status: WatchStatus;
+}
+
+function sleepFor(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done);
+  });
+}
+
+export async function watchTrainingRun(plan: TrainingRunWatchPlan): Promise<TrainingRunWatchResult> {
+  const queue = new CheckpointQueue(plan.done);
+  const snapshots = new Map<string, FolderSnapshot>();
+  const sleep = plan.sleep ?? sleepFor;
+  let lastBusy = Date.now();
+  let lastLine = '';
+  const report = () => {
+    const status = queue.status();
+    const key = JSON.stringify(status);
+    if (key !== lastLine) {
+      lastLine = key;
+      plan.onStatus(status);
+    }
+  };
+
+  /** One look at the folder; whether any checkpoint folder appeared, changed or went. */
+  const poll = (): boolean => {
+    let changed = false;
+    const present = new Map<string, Readiness>();
+    for (const name of candidateFolders(plan.dir)) {
+      const folder = path.join(plan.dir, name);
+      const current = snapshotFolder(folder);
+      if (!current) continue;
+      const previous = snapshots.get(name);
+      const now: Readiness = queue.settled(name) ? { state: 'ready' } : readiness(previous, current, () => checkCheckpointWeights(folder));
+      if (now.state !== 'not-a-checkpoint' && (!previous || !sameSnapshot(previous, current))) changed = true;
+      present.set(name, now);
+      snapshots.set(name, current);
+    }
+    for (const name of [...snapshots.keys()]) {
+      if (present.has(name)) continue;
+      snapshots.delete(name);
+      changed = true;
+    }
+    queue.observe(present);
+    return changed;
+  };
+
+  for (;;) {
+    if (plan.signal.aborted) return { ended: 'interrupted', status: queue.status() };
+    if (plan.maxCheckpoints !== undefined && queue.done().length >= plan.maxCheckpoints) return { ended: 'enough', status: queue.status() };
+    const changed = poll();
+    const name = queue.next();
+    // Idle: nothing to audit and no checkpoint folder changing (one that stays unreadable does not keep the watch up).
+    if (changed || name !== undefined) lastBusy = Date.now();
+    if (name === undefined) {
+      report();
+      if (plan.untilIdleMs !== undefined && !changed && Date.now() - lastBusy >= plan.untilIdleMs) return { ended: 'idle', status: queue.status() };
+      await sleep(plan.pollMs, plan.signal);
+      continue;
+    }
+    queue.start(name);
+    report();
+    const dir = path.join(plan.dir, name);
+    let outcome: 'done' | 'stopped';
+    try {
+      outcome = await plan.audit({ name, dir }, plan.signal);
+    } catch (err) {
+      const gone = checkpointGoneWhy(dir);
+      if (gone === undefined) throw err;
+      queue.skip(name, gone);
+      report();
+      continue;
+    }
+    if (outcome === 'stopped') {
+      queue.requeue(name);
+      return { ended: 'interrupted', status: queue.status() };
+    }
+    queue.finish(name);
+    lastBusy = Date.now();
+    report();
+    await plan.onDone(queue.done());
+  }
+}

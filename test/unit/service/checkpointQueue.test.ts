@@ -1,0 +1,83 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CheckpointQueue, watchStatusLine } from '../../../src/service/checkpointQueue';
+import type { Readiness } from '../../../src/service/checkpointReadiness';
+
+const READY: Readiness = { state: 'ready' };
+const WRITING: Readiness = { state: 'writing', why: 'files still changing' };
+const seen = (entries: Record<string, Readiness>) => new Map(Object.entries(entries));
+
+test('ready checkpoints are handed out in step order, whatever order they appeared in', () => {
+  const q = new CheckpointQueue();
+  q.observe(seen({ 'checkpoint-1000': READY, 'checkpoint-300': WRITING }));
+  q.observe(seen({ 'checkpoint-1000': READY, 'checkpoint-300': READY, 'checkpoint-100': READY }));
+  assert.equal(q.next(), 'checkpoint-100');
+  assert.equal(watchStatusLine(q.status()), 'next checkpoint-100 · 3 queued · 0 done');
+  q.start('checkpoint-100');
+  assert.equal(q.next(), 'checkpoint-300');
+  assert.deepEqual(q.status().queued, ['checkpoint-300', 'checkpoint-1000']);
+  assert.equal(watchStatusLine(q.status()), 'auditing checkpoint-100 · 2 queued · 0 done');
+  q.finish('checkpoint-100');
+  q.start('checkpoint-300');
+  q.finish('checkpoint-300');
+  q.start('checkpoint-1000');
+  q.finish('checkpoint-1000');
+  assert.deepEqual(q.done(), ['checkpoint-100', 'checkpoint-300', 'checkpoint-1000']);
+  assert.ok(q.idle());
+});
+
+test('a folder still being written is not queued until it is ready', () => {
+  const q = new CheckpointQueue();
+  q.observe(seen({ 'checkpoint-5': WRITING }));
+  assert.equal(q.next(), undefined);
+  assert.equal(q.idle(), false, 'a folder being written keeps the watch busy');
+  assert.equal(watchStatusLine(q.status()), 'waiting for checkpoints · 0 queued · 1 being written (checkpoint-5: files still changing) · 0 done');
+  q.observe(seen({ 'checkpoint-5': READY }));
+  assert.equal(q.next(), 'checkpoint-5');
+});
+
+test('a checkpoint deleted before its audit (rotation) is skipped and named; an audited one stays done', () => {
+  const q = new CheckpointQueue();
+  q.observe(seen({ 'checkpoint-1': READY, 'checkpoint-2': READY, 'checkpoint-3': WRITING }));
+  q.start('checkpoint-1');
+  q.finish('checkpoint-1');
+  // The trainer keeps the newest two: 1 and 2 go while 3 is written.
+  q.observe(seen({ 'checkpoint-4': WRITING }));
+  const s = q.status();
+  assert.deepEqual(s.done, ['checkpoint-1'], 'its run folder is kept: still in the trajectory');
+  assert.deepEqual(s.skipped, [
+    { name: 'checkpoint-2', why: 'deleted before its audit' },
+    { name: 'checkpoint-3', why: 'deleted before it was complete' },
+  ]);
+  assert.equal(q.next(), undefined);
+  assert.match(watchStatusLine(s), /skipped checkpoint-2 \(deleted before its audit\), checkpoint-3 \(deleted before it was complete\)$/);
+});
+
+test('a checkpoint deleted during its audit is the audit\'s to report: skip names it; a stopped audit is queued again', () => {
+  const q = new CheckpointQueue();
+  q.observe(seen({ 'step-1': READY, 'step-2': READY }));
+  q.start('step-1');
+  q.observe(seen({ 'step-2': READY }));
+  assert.equal(q.status().auditing, 'step-1', 'the poll does not take a checkpoint away from its audit');
+  q.skip('step-1', 'deleted during its audit');
+  q.start('step-2');
+  q.requeue('step-2');
+  assert.equal(q.next(), 'step-2');
+  assert.deepEqual(q.status().skipped, [{ name: 'step-1', why: 'deleted during its audit' }]);
+  assert.throws(() => q.finish('step-2'), /step-2 is queued, expected auditing/);
+});
+
+test('checkpoints done by an earlier watch are done from the start, and not queued again', () => {
+  const q = new CheckpointQueue(['checkpoint-10']);
+  q.observe(seen({ 'checkpoint-10': READY, 'checkpoint-20': READY }));
+  assert.equal(q.next(), 'checkpoint-20');
+  assert.deepEqual(q.done(), ['checkpoint-10']);
+  assert.deepEqual(['checkpoint-10', 'checkpoint-20', 'checkpoint-30'].map((n) => q.settled(n)), [true, true, false], 'done and queued folders are not read again');
+});
+
+test('a folder that stops looking like a checkpoint while written is forgotten, not skipped', () => {
+  const q = new CheckpointQueue();
+  q.observe(seen({ logs: WRITING }));
+  q.observe(seen({ logs: { state: 'not-a-checkpoint' } }));
+  assert.deepEqual(q.status(), { auditing: undefined, queued: [], writing: [], done: [], skipped: [] });
+});
