@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AUDIT_FLAGS, AUDIT_OPTIONS, flagsFromOptions, optionsFromFlags, type AuditOptions, type OptionSpec } from '../../../src/service/auditOptions';
+import { SERVER_KEY_ENV, withServerKey } from '../../../src/service/serverKey';
 import { parseFlags } from '../../../src/cli/flags';
 
 /** A value of the option's kind that its range allows. */
@@ -30,4 +31,13 @@ test('unset and false options give no flag; a repeated option repeats, a list is
   assert.deepEqual(flagsFromOptions({ repair: false, probes: ['sample:4', 'routes:4'], select: ['majority', 'confidence'], limit: 8 }), [
     '--probe', 'sample:4', '--probe', 'routes:4', '--select', 'majority,confidence', '--limit', '8',
   ]);
+});
+
+test('a watch on servers names the stored key\'s variable on its command line, never the key; on the local engine no server flag is passed', () => {
+  const onServers = flagsFromOptions(withServerKey({ backend: 'openai', baseUrl: ['http://gpu-1:8000/v1'], apiModel: 'm', apiKeyEnv: 'SOMEONE_ELSES' } as AuditOptions, true));
+  assert.deepEqual(onServers, ['--backend', 'openai', '--base-url', 'http://gpu-1:8000/v1', '--api-model', 'm', '--api-key-env', SERVER_KEY_ENV]);
+  const noKey = flagsFromOptions(withServerKey({ backend: 'openai', baseUrl: ['http://gpu-1:8000/v1'] } as AuditOptions, false));
+  assert.equal(noKey.includes('--api-key-env'), false);
+  const local = flagsFromOptions(withServerKey({ backend: 'local', baseUrl: ['http://gpu-1:8000/v1'], apiModel: 'm' } as AuditOptions, true));
+  assert.deepEqual(local, ['--backend', 'local']);
 });
