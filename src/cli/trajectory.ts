@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Command } from './command';
 import { UsageError } from './command';
-import { AUDIT_FLAGS, AUDIT_FLAGS_HELP, watchStatusLine, watchTrainingRun, type AuditFlagValues } from '../service';
+import { AUDIT_FLAGS, AUDIT_FLAGS_HELP, refuseCheckpointsOnServers, watchStatusLine, watchTrainingRun, type AuditFlagValues } from '../service';
 import { parseNumber, parseWholeNumber } from './flags';
 import { interruptSignal, prepareAudit } from './auditRun';
 import { parseFlags } from './flags';
@@ -90,6 +90,7 @@ export const trajectoryCommand: Command = {
     let folders: string[];
     let out: string | undefined = values.out;
     if (models.length > 0) {
+      refuseCheckpointsOnServers(values, '--model (repeated)');
       if (!values.data) throw new UsageError('--data: expected a benchmark file (JSONL or JSON)');
       const name = values.name ?? `${path.basename(values.data).replace(/\.(jsonl|json)$/i, '')}-trajectory`;
       out ??= path.join(process.cwd(), TRAJECTORIES_FOLDER, name.replace(/[^A-Za-z0-9._-]+/g, '_'));
@@ -155,6 +156,7 @@ async function watch(values: TrajectoryValues): Promise<number> {
   if ((values.model?.length ?? 0) > 0 || (values.runs?.length ?? 0) > 0 || values.labels !== undefined) throw new UsageError('--watch: the checkpoints are the folders that appear in DIR; leave out --model, --runs and --labels');
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new UsageError(`--watch: ${dir} is not a folder`);
   if (!values.data) throw new UsageError('--data: expected a benchmark file (JSONL or JSON)');
+  refuseCheckpointsOnServers(values, '--watch');
   const pollMs = 1000 * (parseNumber(values.poll, '--poll', (n) => n > 0, 'a number of seconds > 0') ?? 10);
   const idle = parseNumber(values['until-idle'], '--until-idle', (n) => n >= 0, 'a number of seconds >= 0');
   const maxCheckpoints = parseWholeNumber(values['max-checkpoints'], '--max-checkpoints', 1);

@@ -92,7 +92,7 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     await vscode.commands.executeCommand('reachAudit.showQuestion', { runDir, id, ...(typeof line === 'number' ? { line } : {}) });
   });
 
-  const watches = registerWatchCommand({ tables, output, cliPath: context.asAbsolutePath(path.join('dist', 'cli.js')), env: childEnv, serverKey: () => storedServerKey(context.secrets) });
+  const watches = registerWatchCommand({ tables, output, cliPath: context.asAbsolutePath(path.join('dist', 'cli.js')), env: childEnv });
 
   const selectedRun = (): string | undefined => {
     const node = runsView.selection[0];

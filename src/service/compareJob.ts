@@ -8,8 +8,7 @@
 import * as path from 'node:path';
 import type { StoredComparison } from '../contract';
 import { compareRuns, newComparisonFolder, writeComparison } from '../audit/store';
-import { InputError } from '../common';
-import { isRemoteBackend } from './backend';
+import { refuseCheckpointsOnServers } from './backend';
 
 export type ComparisonSide = 'base' | 'tuned';
 
@@ -31,12 +30,7 @@ export function prepareComparisonSides<T>(
   plan: { name: string; out?: string; baseModel: string; tunedModel: string; backend?: string },
   prepare: (side: SidePlan) => T,
 ): Record<ComparisonSide, T> {
-  if (isRemoteBackend(plan)) {
-    throw new InputError(
-      '--backend openai with --base-model/--tuned-model would audit both checkpoints on the one model the servers serve: ' +
-        'audit each checkpoint on servers that serve it (reach-audit audit --backend openai --base-url …), then compare the two runs with --base-run RUN --tuned-run RUN',
-    );
-  }
+  refuseCheckpointsOnServers(plan, '--base-model/--tuned-model');
   const side = (label: ComparisonSide, modelDir: string): SidePlan => ({
     label,
     modelDir,

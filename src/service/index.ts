@@ -13,5 +13,5 @@ export { prepareComparisonSides, writeComparisonOf, type ComparisonSide, type Si
 export { reproduceCommand } from './reproduceCommand';
 export { OPTIONS_REACHED_OTHERWISE, optionSettings, optionsFromSettings, SETTINGS_SECTION } from './optionSettings';
 export { AUDIT_OPTIONS, type OptionSpec } from './auditOptions';
-export { isRemoteBackend } from './backend';
+export { isRemoteBackend, refuseCheckpointsOnServers } from './backend';
 export { SERVER_KEY_ENV, serverKeyEnv, withServerKey } from './serverKey';

@@ -168,7 +168,7 @@ describe('the engine child on servers (backend openai from a request)', () => {
     const options = withServerKey({ ...rest, backend: 'openai', baseUrl: [server.url], baseModel: model, tunedModel: model, out }, true);
     const err = await failure(keyed.request({ type: 'compare', options }).result);
     assert.equal(err.kind, 'input');
-    assert.match(err.message, /would audit both checkpoints on the one model the servers serve.*--base-run RUN --tuned-run RUN/);
+    assert.match(err.message, /--base-model\/--tuned-model would audit every checkpoint on the one model the servers serve.*compare --base-run\/--tuned-run/);
     assert.ok(!fs.existsSync(out), 'nothing was written');
   });
 

@@ -145,5 +145,14 @@ describe('reach-audit trajectory --watch', () => {
     assert.match(poll.stderr, /--poll: only with --watch DIR/);
     const zero = runCli(['trajectory', '--watch', run, '--data', data, '--poll', '0'], { cwd: root, env });
     assert.match(zero.stderr, /--poll: expected a number of seconds > 0/);
+    // On servers every checkpoint would be the one served model: refused before anything is read or written.
+    const servers = ['--backend', 'openai', '--base-url', 'http://127.0.0.1:9/v1'];
+    const watched = runCli(['trajectory', '--watch', run, '--data', data, ...servers, '--out', path.join(root, 'on-servers')], { cwd: root, env });
+    assert.notEqual(watched.code, 0);
+    assert.match(watched.stderr, /--backend openai with --watch would audit every checkpoint on the one model the servers serve/);
+    const listed = runCli(['trajectory', '--model', base, '--model', tuned, '--data', data, ...servers, '--out', path.join(root, 'on-servers')], { cwd: root, env });
+    assert.notEqual(listed.code, 0);
+    assert.match(listed.stderr, /--backend openai with --model \(repeated\) would audit every checkpoint/);
+    assert.ok(!fs.existsSync(path.join(root, 'on-servers')), 'nothing was written');
   });
 });

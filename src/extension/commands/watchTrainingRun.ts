@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { flagsFromOptions, LineSplitter, serverKeyEnv, withServerKey, type AuditOptions } from '../../service';
+import { flagsFromOptions, LineSplitter, withServerKey, type AuditOptions } from '../../service';
 import { TRAJECTORY_FILE } from '../../audit/results';
 import type { TablesPanelHost } from '../tables/tablesPanel';
 import { trajectoryFromFile } from '../tables/tablesData';
@@ -49,8 +49,6 @@ export interface WatchDeps {
   output: vscode.OutputChannel;
   /** Environment for the child (the graph cache setting), as the engine child gets it. */
   env(): Record<string, string>;
-  /** The server API key in VS Code's secret storage, if one is set (for a watch on servers). */
-  serverKey(): Promise<string | undefined>;
 }
 
 const isArgs = (v: unknown): v is WatchArgs => typeof v === 'object' && v !== null && !(v instanceof vscode.Uri);
@@ -68,11 +66,12 @@ async function pickDataset(): Promise<string | undefined> {
 }
 
 /** The command line's arguments: the settings' options, then the command's own. */
-function cliArgs(dir: string, data: string, args: WatchArgs, hasServerKey: boolean): string[] {
+function cliArgs(dir: string, data: string, args: WatchArgs): string[] {
   // The run folders and resuming are the watch's to decide; the dataset is the one picked.
   const { data: _data, out: _out, resume: _resume, name: _name, ...fromSettings } = readAuditSettings().options;
-  // On servers the stored key's variable is named (the key itself travels in the child's environment), as for the engine child.
-  const options: AuditOptions = withServerKey({ ...fromSettings, ...(args.options ?? {}) }, hasServerKey);
+  // Server settings go only with a remote backend, which the watch refuses (every checkpoint would
+  // be the one served model), so the stored key never goes to this child.
+  const options: AuditOptions = withServerKey({ ...fromSettings, ...(args.options ?? {}) }, false);
   return [
     'trajectory', '--watch', dir, '--data', data, ...flagsFromOptions(options),
     ...(args.poll !== undefined ? ['--poll', String(args.poll)] : []),
@@ -101,10 +100,6 @@ export function registerWatchCommand(deps: WatchDeps): WatchCommand {
     if (!data) return { how: 'dismissed' };
     const workspace = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath ?? path.dirname(path.resolve(dir));
 
-    const key = await deps.serverKey().catch((err: unknown) => {
-      deps.output.appendLine(`[watch] cannot read the server API key from VS Code's secret storage (${err instanceof Error ? err.message : String(err)}); sending none`);
-      return undefined;
-    });
     const outcome: WatchOutcome = { how: 'ended' };
     const bar = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left);
     const show = (file: string, update: boolean) => {
@@ -120,10 +115,10 @@ export function registerWatchCommand(deps: WatchDeps): WatchCommand {
         { location: vscode.ProgressLocation.Notification, title: `Reach Audit: watching ${path.basename(dir)}`, cancellable: true },
         (progress, token) =>
           new Promise<WatchOutcome>((resolve) => {
-            const argv = cliArgs(dir, data, args, key !== undefined);
+            const argv = cliArgs(dir, data, args);
             deps.output.appendLine(`[watch] reach-audit ${argv.join(' ')}`);
             // ELECTRON_RUN_AS_NODE: in desktop VS Code process.execPath is Electron; this makes it plain Node.
-            const child = spawn(process.execPath, [deps.cliPath, ...argv], { cwd: workspace, env: { ...process.env, ...deps.env(), ...serverKeyEnv(key), ELECTRON_RUN_AS_NODE: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+            const child = spawn(process.execPath, [deps.cliPath, ...argv], { cwd: workspace, env: { ...process.env, ...deps.env(), ELECTRON_RUN_AS_NODE: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
             let lastError = '';
             const lines = new LineSplitter((line) => {
               deps.output.appendLine(line);

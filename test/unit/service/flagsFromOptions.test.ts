@@ -33,7 +33,7 @@ test('unset and false options give no flag; a repeated option repeats, a list is
   ]);
 });
 
-test('a watch on servers names the stored key\'s variable on its command line, never the key; on the local engine no server flag is passed', () => {
+test('server flags go only with a remote backend, naming the stored key\'s variable, never a key', () => {
   const onServers = flagsFromOptions(withServerKey({ backend: 'openai', baseUrl: ['http://gpu-1:8000/v1'], apiModel: 'm', apiKeyEnv: 'SOMEONE_ELSES' } as AuditOptions, true));
   assert.deepEqual(onServers, ['--backend', 'openai', '--base-url', 'http://gpu-1:8000/v1', '--api-model', 'm', '--api-key-env', SERVER_KEY_ENV]);
   const noKey = flagsFromOptions(withServerKey({ backend: 'openai', baseUrl: ['http://gpu-1:8000/v1'] } as AuditOptions, false));
