@@ -3,8 +3,10 @@
  * 10,000 questions cost as much as forty. Rows are a fixed height and recycled; the scroll height
  * comes from a spacer. Keyboard: ↑/↓, PgUp/PgDn, Home/End move the selection, Enter reveals the
  * question in the dataset. Toolkit's vscode-data-grid is not used: it renders every row.
- * Columns are resizable (drag a header's right edge, or focus it and press ←/→); ids, gold and
- * answers are cut in the middle when narrow, and every cell shows its whole value on hover.
+ * Columns are resizable: each edge between two columns is one handle (drag it, or focus it and
+ * press ←/→), which resizes the column beside it and the question column, which takes what the
+ * others leave; ids, gold and answers are cut in the middle when narrow, and every cell shows its
+ * whole value on hover.
  */
 import { h, replaceChildren } from '../common/element';
 import { middleText } from '../common/middleText';
@@ -13,6 +15,8 @@ import type { QuestionRow } from './questionRow';
 import { stateChips, stateWords } from './stateChips';
 
 export const ROW_HEIGHT = 26;
+/** The States column's default width (px). */
+const WIDTH_STATES = 310;
 const OVERSCAN = 4;
 
 interface Column {
@@ -45,7 +49,8 @@ const COLUMNS: Column[] = [
     key: 'state',
     label: 'States',
     className: 'col-state',
-    width: 230,
+    // The widest compact chip set (reach ×3, blind ×3, repair: L12 +2, truncated) fits (panel.test.ts measures it).
+    width: WIDTH_STATES,
     min: 60,
     cell: (r) => {
       const box = h('span', { class: 'chips' });
@@ -56,14 +61,14 @@ const COLUMNS: Column[] = [
   },
 ];
 
-/** The column that absorbs the width the others leave (unless it is the one being resized). */
+/** The column that absorbs the width the others leave. */
 const FLEX_COLUMN: SortKey = 'question';
 const KEY_STEP = 16;
 
 /** The grid template for `widths` (px per column; the flex column takes the rest). */
-export function columnTemplate(widths: ColumnWidths, flex: SortKey = FLEX_COLUMN): string {
+export function columnTemplate(widths: ColumnWidths): string {
   return COLUMNS.map((c) => {
-    if (c.key === flex) return `minmax(${c.min}px, 1fr)`;
+    if (c.key === FLEX_COLUMN) return `minmax(${c.min}px, 1fr)`;
     const w = widths[c.key] ?? c.width;
     return w === undefined ? `minmax(${c.min}px, 1fr)` : `${Math.max(c.min, Math.round(w))}px`;
   }).join(' ');
@@ -109,7 +114,7 @@ export class QuestionTable {
       const button = h('button', { class: 'qt-sort', type: 'button', title: `Sort by ${column.label.toLowerCase()}` }, column.label, h('span', { class: 'qt-sort-mark', 'aria-hidden': 'true' }));
       button.addEventListener('click', () => this.callbacks.onSort(column.key));
       const cell = h('div', { class: `qt-cell ${column.className}`, role: 'columnheader', 'aria-sort': 'none' }, button);
-      if (column !== COLUMNS[COLUMNS.length - 1]) cell.appendChild(this.resizeHandle(column, cell));
+      if (column.key !== FLEX_COLUMN) cell.appendChild(this.resizeHandle(column, cell));
       this.headerCells.set(column.key, cell);
       header.appendChild(cell);
     }
@@ -161,39 +166,45 @@ export class QuestionTable {
   }
 
   /** Column widths (px) as stored; unknown or missing columns keep their default. */
-  setColumnWidths(widths: ColumnWidths | undefined, flex: SortKey = FLEX_COLUMN): void {
+  setColumnWidths(widths: ColumnWidths | undefined): void {
     this.widths = { ...(widths ?? {}) };
-    this.element.style.setProperty('--ra-cols', columnTemplate(this.widths, flex));
+    this.element.style.setProperty('--ra-cols', columnTemplate(this.widths));
   }
 
-  /** The drag handle on a header's right edge; ←/→ resize from the keyboard. */
+  /**
+   * The drag handle on the edge a column shares with its neighbour nearer the question column: the
+   * right edge left of it, the left edge right of it, so the edge follows the pointer (the question
+   * column gives or takes the width). ←/→ move the edge from the keyboard.
+   */
   private resizeHandle(column: Column, cell: HTMLElement): HTMLElement {
+    const atStart = COLUMNS.indexOf(column) > COLUMNS.findIndex((c) => c.key === FLEX_COLUMN);
+    // Moving the edge right widens a column left of the question column and narrows one right of it.
+    const sign = atStart ? -1 : 1;
     const handle = h('div', {
-      class: 'qt-resize',
+      class: `qt-resize${atStart ? ' qt-resize-start' : ''}`,
       role: 'separator',
       'aria-orientation': 'vertical',
       'aria-label': `Resize the ${column.label.toLowerCase()} column`,
       title: `Drag to resize the ${column.label.toLowerCase()} column (or ←/→)`,
       tabindex: 0,
     });
-    // Resizing the flex column itself: the states column gives or takes the space instead.
-    const flex = column.key === FLEX_COLUMN ? 'state' : FLEX_COLUMN;
     const begin = (): { start: number; max: number } => {
-      // Freeze every column at its current width, so only the dragged one and the flex one move.
+      // Freeze every column at its current width, so only the dragged one and the question column move.
       const frozen: ColumnWidths = {};
       let others = 0;
       for (const c of COLUMNS) {
+        if (c.key === FLEX_COLUMN) continue;
         const width = this.headerCells.get(c.key)?.getBoundingClientRect().width ?? c.width ?? c.min;
-        if (c.key !== flex) frozen[c.key] = width;
-        if (c.key !== flex && c.key !== column.key) others += width;
+        frozen[c.key] = width;
+        if (c.key !== column.key) others += width;
       }
-      const flexMin = COLUMNS.find((c) => c.key === flex)?.min ?? 60;
-      this.setColumnWidths(frozen, flex);
+      const flexMin = COLUMNS.find((c) => c.key === FLEX_COLUMN)?.min ?? 80;
+      this.setColumnWidths(frozen);
       return { start: frozen[column.key] ?? column.min, max: Math.max(column.min, this.element.clientWidth - others - flexMin) };
     };
     const resize = (width: number, max: number): void => {
       this.widths[column.key] = Math.max(column.min, Math.min(max, width));
-      this.element.style.setProperty('--ra-cols', columnTemplate(this.widths, flex));
+      this.element.style.setProperty('--ra-cols', columnTemplate(this.widths));
     };
     handle.addEventListener('pointerdown', (event) => {
       event.preventDefault();
@@ -202,7 +213,7 @@ export class QuestionTable {
       const x0 = event.clientX;
       handle.setPointerCapture(event.pointerId);
       cell.classList.add('resizing');
-      const move = (e: PointerEvent): void => resize(start + e.clientX - x0, max);
+      const move = (e: PointerEvent): void => resize(start + sign * (e.clientX - x0), max);
       const end = (): void => {
         handle.removeEventListener('pointermove', move);
         handle.removeEventListener('pointerup', end);
@@ -220,7 +231,7 @@ export class QuestionTable {
       event.preventDefault();
       event.stopPropagation();
       const { start, max } = begin();
-      resize(start + (event.key === 'ArrowRight' ? KEY_STEP : -KEY_STEP), max);
+      resize(start + sign * (event.key === 'ArrowRight' ? KEY_STEP : -KEY_STEP), max);
       this.callbacks.onResize?.({ ...this.widths });
     });
     return handle;
