@@ -15,6 +15,7 @@ import { pointsInterval, pValueClause, pValueText, signedPoints } from '../../we
 import { pairedVerdictText } from '../../src/contract';
 import { makeSyntheticComparison } from './syntheticComparison';
 import { makeSyntheticRun, XSS_IMG, XSS_SCRIPT } from './syntheticRun';
+import { probeSeries, probeThemeColours } from './probeSeries';
 
 const BIG = { n: 10000, budget: 8, seed: 7, runId: 'run-10k', label: 'synthetic 10k' };
 
@@ -207,9 +208,16 @@ describe('audit panel (Chromium, strict CSP)', () => {
     assert.equal(realizedRow[1], `${((realized / 10000) * 100).toFixed(1)}%`);
     assert.match(realizedRow[2], /^\[\d+\.\d–\d+\.\d\]$/, 'with its Wilson interval');
     assert.equal(realizedRow[3], `${realized.toLocaleString('en-US')}/10,000`, 'and its n');
-    // pass@k from the records matches summary.json's column.
+    // pass@k from the records is summary.json's (the table has no column repeating it).
     const passRows = await evaluate<string[][]>(page, `Array.from(document.querySelectorAll('.card:nth-child(3) .numbers tbody tr')).map((r) => Array.from(r.children).map((c) => c.textContent))`);
-    assert.ok(passRows.length > 0 && passRows.every((r) => r[2] === r[5]), 'pass@k computed in the panel equals summary.json');
+    assert.ok(passRows.length > 0 && passRows.every((r) => r.length === 5), JSON.stringify(passRows[0]));
+    for (const [probe, k, shown] of passRows) assert.equal(shown, pct(expected.summary!.passAtK[probe][k]), `pass@${k} of ${probe}`);
+    // One probe, one colour: every chart draws each probe's series in the probe's theme colour.
+    const series = await probeSeries(page);
+    const themeColour = await probeThemeColours(page);
+    assert.deepEqual([...new Set(series.map((x) => x.probe))].sort(), ['routes', 'sample', 'search']);
+    assert.ok(new Set(series.map((x) => x.chart.replace(/ #\d+$/, ''))).size >= 2, JSON.stringify(series));
+    for (const x of series) assert.equal(x.colour, themeColour[x.probe], `${x.probe} in ${x.chart}`);
     // The repair map: its label counts the failure set it draws; the pointer over a cell names it.
     const mapLabel = await evaluate<string>(page, `document.querySelector('.heatmap-canvas').getAttribute('aria-label')`);
     assert.match(mapLabel, /^Repair map of [\d,]+ failure-set questions over \d+ blocks\. Most repairs by block \d+: \d+ of [\d,]+\.$/);
