@@ -2,7 +2,7 @@
  * Runs engine requests for the extension: a progress notification with Cancel (and before each
  * run its estimate, with Cancel, closed when that run ends), a status-bar item
  * while work is going, every engine log line in the "Reach Audit" output channel, and the events
- * (run opened, record finished, request ended) passed on to the panel, the tree and the CodeLens.
+ * (run opened, record finished, request ended) passed on to the panel, the tree and the dataset editors.
  * A cancelled or crashed run keeps its finished questions; the message offers Resume.
  */
 import * as vscode from 'vscode';
