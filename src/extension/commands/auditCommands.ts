@@ -192,7 +192,22 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     if (!tunedModel) return { how: 'dismissed' };
     const probes = given.probes ?? (await choices.probes(settings.probes));
     if (!probes) return { how: 'dismissed' };
-    const rest: Partial<AuditRequestOptions> = { ...given };
+    // From the palette: the same steps as Run Reachability Audit (selectors, questions, the
+    // options of the run), for both runs; the estimate before each run counts what was picked here.
+    const asked: Partial<AuditRequestOptions> = {};
+    if (!isArgObject(arg)) {
+      const select = await choices.selectors(probes, settings.selectors);
+      if (!select) return { how: 'dismissed' };
+      const scope = await choices.limit(data);
+      if (!scope) return { how: 'dismissed' };
+      asked.select = select;
+      if (scope.limit !== undefined) asked.limit = scope.limit;
+      const chosen = await choices.runOptions({ ...runOptionsOf(settings), ...asked, probes }, 'comparison');
+      if (!chosen) return { how: 'dismissed' };
+      Object.assign(asked, chosen);
+    }
+    if (settings.problems.length > 0) void vscode.window.showWarningMessage(`Reach Audit: settings left out (wrong type): ${settings.problems.join('; ')}`);
+    const rest: Partial<AuditRequestOptions> = { ...asked, ...given };
     delete rest.model;
     const options = { ...runOptionsOf(settings), ...rest, data, probes, baseModel, tunedModel, workspace: given.workspace ?? workspaceFolder() };
     const runs: Partial<Record<'base' | 'tuned', string>> = {};
