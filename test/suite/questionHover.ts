@@ -9,7 +9,8 @@ import * as vscode from 'vscode';
 export async function reachAuditHover(uri: vscode.Uri, line: number): Promise<string | undefined> {
   const hovers = (await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', uri, new vscode.Position(line, 1))) ?? [];
   const texts = hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : c.value)));
-  return texts.find((t) => t.startsWith('**Reach Audit:**'));
+  // Plain text goes in with its spaces as &nbsp; (MarkdownString.appendText): read it back as spaces.
+  return texts.find((t) => t.startsWith('**Reach Audit:**'))?.replace(/&nbsp;/g, ' ');
 }
 
 /** CodeLenses whose command is one of the extension's. */

@@ -199,13 +199,24 @@ suite('What the user sees: cancel, export, table, gutter, welcome', function () 
     }
   });
 
-  test('the table: long ids cut in the middle with the whole id on hover; a column edge drags wider', async function () {
+  test('the table: no state chip clipped at the default widths; long ids cut in the middle with the whole id on hover; the id and States edges drag', async function () {
     if (!pageProbesAvailable) this.skip();
     assert.ok(cancelledRun);
     await vscode.commands.executeCommand('reachAudit.openPanel', { runDir: cancelledRun });
     await api.panel.whenReady();
-    // Narrow the id column by 50 px (its right edge), so the ids no longer fit.
     await panelEval<boolean>(`() => document.querySelectorAll('.qt-body-row:not([hidden]) .col-id').length > 0 || null`);
+    // At the default widths every chip shows whole, inside the chips box and inside the table (walkthrough: 7 of 31 rows were clipped).
+    const chipsNow = `() => {
+      const table = document.querySelector('.qt').getBoundingClientRect();
+      return Array.from(document.querySelectorAll('.qt-body-row:not([hidden]) .col-state')).map((cell) => {
+        const box = cell.querySelector('.chips');
+        const right = Math.min(box.getBoundingClientRect().right, table.right);
+        return { title: cell.title, chips: box.textContent, clipped: box.scrollWidth > box.clientWidth + 1 || Array.from(box.children).some((c) => c.getBoundingClientRect().right > right + 0.5) };
+      });
+    }`;
+    const chips = await panelEval<{ title: string; chips: string; clipped: boolean }[]>(chipsNow);
+    assert.ok(chips.length > 0 && chips.every((c) => !c.clipped && c.title.includes(': ')), JSON.stringify(chips));
+    // Narrow the id column by 50 px (its right edge), so the ids no longer fit.
     const widthBefore = await panelEval<number>(`() => document.querySelector('.qt-header .col-id').getBoundingClientRect().width`);
     await panelDrag('.qt-header .col-id .qt-resize', -50);
     const cells = await panelEval<{ width: number; rows: { text: string; title: string; tail: string; tailShown: boolean; cut: boolean }[] }>(`() => ({
@@ -225,13 +236,12 @@ suite('What the user sees: cancel, export, table, gutter, welcome', function () 
     // Every row still reads differently: the shown tails are the ids' distinct ends.
     assert.equal(new Set(cells.rows.map((r) => r.tail)).size, cells.rows.length, JSON.stringify(cells.rows.map((r) => r.tail)));
 
-    // The question column's right edge dragged left gives the states column the room: no chip is clipped.
-    await panelDrag('.qt-header .col-question .qt-resize', -160);
-    const chips = await panelEval<{ title: string; clipped: boolean }[]>(`() => Array.from(document.querySelectorAll('.qt-body-row:not([hidden]) .col-state')).map((cell) => {
-      const box = cell.querySelector('.chips');
-      return { title: cell.title, clipped: box.scrollWidth > box.clientWidth + 1 };
-    })`);
-    assert.ok(chips.length > 0 && chips.every((c) => !c.clipped && c.title.includes(': ')), JSON.stringify(chips));
+    // The States column resizes like the others: its left edge (the one it shares with Deployed) dragged 60 px left widens it by 60 px.
+    const statesBefore = await panelEval<number>(`() => document.querySelector('.qt-header .col-state').getBoundingClientRect().width`);
+    await panelDrag('.qt-header .col-state .qt-resize', -60);
+    const statesAfter = await panelEval<number>(`() => document.querySelector('.qt-header .col-state').getBoundingClientRect().width`);
+    assert.ok(Math.abs(statesAfter - statesBefore - 60) < 2, `states column ${statesBefore} → ${statesAfter}`);
+    assert.ok((await panelEval<{ clipped: boolean }[]>(chipsNow)).every((c) => !c.clipped));
     await screenshot('table-columns');
   });
 

@@ -532,8 +532,9 @@ describe('audit panel (Chromium, strict CSP)', () => {
       return Array.from(document.querySelectorAll('.qt-body-row:not([hidden])')).map((row) => {
         const box = row.querySelector('.chips');
         const right = Math.min(box.getBoundingClientRect().right, table.right);
+        const bottom = Math.min(box.getBoundingClientRect().bottom, row.getBoundingClientRect().bottom);
         const chips = Array.from(box.children).map((c) => c.getBoundingClientRect());
-        return { id: row.querySelector('.col-id').textContent, text: Array.from(box.children).map((c) => c.textContent).join(' | '), overflow: box.scrollWidth - box.clientWidth, cut: chips.filter((c) => c.right > right + 0.5).length };
+        return { id: row.querySelector('.col-id').textContent, text: Array.from(box.children).map((c) => c.textContent).join(' | '), overflow: box.scrollWidth - box.clientWidth, cut: chips.filter((c) => c.right > right + 0.5 || c.bottom > bottom + 0.5).length };
       });
     })()`;
     const rows = await evaluate<{ id: string; text: string; overflow: number; cut: number }[]>(page, measure);
@@ -541,6 +542,16 @@ describe('audit panel (Chromium, strict CSP)', () => {
     const widest = rows.filter((r) => r.id === run.records[0].id || r.id === run.records[1].id).map((r) => r.text);
     assert.deepEqual(widest.sort(), ['reach ×3 | blind ×6 | repair: L12 +2 | truncated', 'realized | reach ×3 | blind ×6 | truncated']);
     assert.deepEqual(rows.filter((r) => r.overflow > 0 || r.cut > 0), [], 'no chip clipped at the default widths');
+    // A narrower panel (the dataset open beside it): the States column gives way, never running past
+    // the table's edge, and the rows grow to two lines so the chips wrap whole.
+    await page.setViewportSize({ width: 1000, height: 900 });
+    await waitFor(page, `document.querySelector('.qt').classList.contains('qt-tall') && document.querySelector('.qt-body-row:not([hidden])').getBoundingClientRect().height === 44`);
+    const narrow = await evaluate<{ id: string; text: string; overflow: number; cut: number }[]>(page, measure);
+    assert.ok(narrow.length > 10, String(narrow.length));
+    assert.deepEqual(narrow.filter((r) => r.overflow > 0 || r.cut > 0), [], 'no chip clipped in a narrow panel');
+    assert.ok(await evaluate<boolean>(page, `document.querySelector('.qt-header .col-state').getBoundingClientRect().right <= document.querySelector('.qt').getBoundingClientRect().right + 0.5`));
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await waitFor(page, `!document.querySelector('.qt').classList.contains('qt-tall')`);
 
     // The States column has a handle on its left edge: dragged 80 px left, the column is 80 px wider.
     const width = () => evaluate<number>(page, `document.querySelector('.qt-header .col-state').getBoundingClientRect().width`);

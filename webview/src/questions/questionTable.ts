@@ -15,6 +15,8 @@ import type { QuestionRow } from './questionRow';
 import { stateChips, stateWords } from './stateChips';
 
 export const ROW_HEIGHT = 26;
+/** Rows with their chips on two lines: when the States column is narrower than its default. */
+export const TALL_ROW_HEIGHT = 44;
 /** The States column's default width (px). */
 const WIDTH_STATES = 310;
 const OVERSCAN = 4;
@@ -69,8 +71,11 @@ const KEY_STEP = 16;
 export function columnTemplate(widths: ColumnWidths): string {
   return COLUMNS.map((c) => {
     if (c.key === FLEX_COLUMN) return `minmax(${c.min}px, 1fr)`;
-    const w = widths[c.key] ?? c.width;
-    return w === undefined ? `minmax(${c.min}px, 1fr)` : `${Math.max(c.min, Math.round(w))}px`;
+    const stored = widths[c.key];
+    if (stored !== undefined) return `${Math.max(c.min, Math.round(stored))}px`;
+    if (c.width === undefined) return `minmax(${c.min}px, 1fr)`;
+    // Not resized, the States column gives way in a narrow pane (its chips then wrap) rather than run past the table's edge.
+    return c.key === 'state' ? `minmax(${c.min}px, ${c.width}px)` : `${c.width}px`;
   }).join(' ');
 }
 
@@ -107,6 +112,8 @@ export class QuestionTable {
   private viewportHeight = 0;
   private scrollPosition = 0;
   private widths: ColumnWidths = {};
+  /** Row height: one line, or two when the States column is too narrow for the widest chips on one. */
+  private rowHeight = ROW_HEIGHT;
 
   constructor(private readonly callbacks: TableCallbacks) {
     const header = h('div', { class: 'qt-row qt-header', role: 'row', 'aria-rowindex': 1 });
@@ -150,19 +157,42 @@ export class QuestionTable {
       this.viewportHeight = entries[entries.length - 1].contentRect.height;
       this.schedule();
     }).observe(this.viewport);
+    const states = this.headerCells.get('state');
+    if (states) {
+      new ResizeObserver((entries) => {
+        const width = entries[entries.length - 1].borderBoxSize?.[0]?.inlineSize ?? states.getBoundingClientRect().width;
+        if (width > 0) this.setTall(width < WIDTH_STATES - 0.5);
+      }).observe(states);
+    }
   }
 
   /** Shows `rows` (already filtered and sorted). Keeps the scroll position unless told otherwise. */
   setRows(rows: QuestionRow[], resetScroll: boolean): void {
     this.rows = rows;
     this.element.setAttribute('aria-rowcount', String(rows.length + 1));
-    this.spacer.style.height = `${rows.length * ROW_HEIGHT}px`;
+    this.spacer.style.height = `${rows.length * this.rowHeight}px`;
     if (resetScroll) this.scrollTop = 0;
     // Fewer rows than before (another run): a position past the new end would draw from the middle
     // of nothing until the browser's clamp reports a scroll, so clamp it here as the browser will.
     else if (this.scrollPosition > this.maxScrollTop()) this.scrollTop = this.maxScrollTop();
     for (const slot of this.pool) slot.position = -1;
     this.render();
+  }
+
+  /** Two-line rows (chips wrap) or one-line rows; the row at the top of the view stays there. */
+  private setTall(tall: boolean): void {
+    const height = tall ? TALL_ROW_HEIGHT : ROW_HEIGHT;
+    if (height === this.rowHeight) return;
+    const topRow = this.scrollPosition / this.rowHeight;
+    this.rowHeight = height;
+    this.element.classList.toggle('qt-tall', tall);
+    this.spacer.style.height = `${this.rows.length * height}px`;
+    for (const slot of this.pool) {
+      slot.element.style.height = `${height}px`;
+      slot.position = -1;
+      slot.drawn = undefined;
+    }
+    this.scrollTop = topRow * height;
   }
 
   /** Column widths (px) as stored; unknown or missing columns keep their default. */
@@ -247,7 +277,7 @@ export class QuestionTable {
 
   /** The largest scroll position the current rows allow. */
   maxScrollTop(): number {
-    return Math.max(0, this.rows.length * ROW_HEIGHT - this.viewportHeight);
+    return Math.max(0, this.rows.length * this.rowHeight - this.viewportHeight);
   }
 
   set scrollTop(value: number) {
@@ -284,17 +314,17 @@ export class QuestionTable {
   }
 
   private scrollToPosition(position: number): void {
-    const top = position * ROW_HEIGHT;
+    const top = position * this.rowHeight;
     const height = this.viewportHeight;
     if (top < this.scrollPosition) this.scrollTop = top;
-    else if (top + ROW_HEIGHT > this.scrollPosition + height) this.scrollTop = top + ROW_HEIGHT - height;
+    else if (top + this.rowHeight > this.scrollPosition + height) this.scrollTop = top + this.rowHeight - height;
   }
 
   private onKey(event: KeyboardEvent): void {
     if (event.target instanceof HTMLButtonElement) return;
     if (this.rows.length === 0) return;
     const current = this.selectedId === undefined ? -1 : this.rows.findIndex((r) => r.id === this.selectedId);
-    const page = Math.max(1, Math.floor(this.viewportHeight / ROW_HEIGHT) - 1);
+    const page = Math.max(1, Math.floor(this.viewportHeight / this.rowHeight) - 1);
     let next = current;
     switch (event.key) {
       case 'ArrowDown':
@@ -341,12 +371,12 @@ export class QuestionTable {
   render(): void {
     // Before the first resize report (hidden tab), draw a screenful.
     const height = this.viewportHeight || 900;
-    const first = Math.max(0, Math.floor(this.scrollPosition / ROW_HEIGHT) - OVERSCAN);
-    const last = Math.min(this.rows.length, Math.ceil((this.scrollPosition + height) / ROW_HEIGHT) + OVERSCAN);
+    const first = Math.max(0, Math.floor(this.scrollPosition / this.rowHeight) - OVERSCAN);
+    const last = Math.min(this.rows.length, Math.ceil((this.scrollPosition + height) / this.rowHeight) + OVERSCAN);
     const needed = last - first;
     while (this.pool.length < needed) {
       const element = h('div', { class: 'qt-row qt-body-row', role: 'row' });
-      element.style.height = `${ROW_HEIGHT}px`;
+      element.style.height = `${this.rowHeight}px`;
       this.viewport.appendChild(element);
       this.pool.push({ element, position: -1 });
     }
@@ -391,7 +421,7 @@ export class QuestionTable {
   private draw(element: HTMLElement, row: QuestionRow, position: number): void {
     element.id = `${this.idPrefix}${position}`;
     element.setAttribute('aria-rowindex', String(position + 2));
-    element.style.transform = `translateY(${position * ROW_HEIGHT}px)`;
+    element.style.transform = `translateY(${position * this.rowHeight}px)`;
     replaceChildren(element);
     for (const column of COLUMNS) {
       const content = column.cell(row);
