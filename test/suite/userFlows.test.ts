@@ -333,6 +333,10 @@ suite('Audit commands, panel and editor', function () {
     const original = workbench.inspect<string>('colorTheme')?.globalValue;
     // The chat side bar would take a third of the window in the pictures.
     await vscode.commands.executeCommand('workbench.action.closeAuxiliaryBar');
+    // So would the dataset files earlier tests revealed beside the panel: the pictures show the panel alone.
+    for (const group of vscode.window.tabGroups.all) {
+      for (const tab of group.tabs) if (tab.input instanceof vscode.TabInputText) await vscode.window.tabGroups.close(tab);
+    }
     const themes: [string, string, vscode.ColorThemeKind][] = [
       ['dark', 'Dark Modern', vscode.ColorThemeKind.Dark],
       ['light', 'Light Modern', vscode.ColorThemeKind.Light],
@@ -360,6 +364,8 @@ suite('Audit commands, panel and editor', function () {
       editor.revealRange(new vscode.Range(at, at), vscode.TextEditorRevealType.AtTop);
       assert.ok(await reachAuditHover(editor.document.uri, shown.line - 1), 'the shown question has its hover');
       await until('the cursor line\'s state', () => (api.cursorLine.shown?.line === shown.line - 1 ? true : undefined));
+      // The picture shows the line's hover with its numbers, as a pointer or Ctrl+K Ctrl+I opens it.
+      await vscode.commands.executeCommand('editor.action.showHover');
       await screenshot('editor-dark');
       await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     } finally {

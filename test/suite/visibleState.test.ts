@@ -236,11 +236,11 @@ suite('What the user sees: cancel, export, table, gutter, welcome', function () 
     // Every row still reads differently: the shown tails are the ids' distinct ends.
     assert.equal(new Set(cells.rows.map((r) => r.tail)).size, cells.rows.length, JSON.stringify(cells.rows.map((r) => r.tail)));
 
-    // The States column resizes like the others: its left edge (the one it shares with Deployed) dragged 60 px left widens it by 60 px.
+    // The States column resizes like the others: its left edge (the one it shares with Deployed) dragged 40 px left widens it by 40 px.
     const statesBefore = await panelEval<number>(`() => document.querySelector('.qt-header .col-state').getBoundingClientRect().width`);
-    await panelDrag('.qt-header .col-state .qt-resize', -60);
+    await panelDrag('.qt-header .col-state .qt-resize', -40);
     const statesAfter = await panelEval<number>(`() => document.querySelector('.qt-header .col-state').getBoundingClientRect().width`);
-    assert.ok(Math.abs(statesAfter - statesBefore - 60) < 2, `states column ${statesBefore} → ${statesAfter}`);
+    assert.ok(Math.abs(statesAfter - statesBefore - 40) < 2, `states column ${statesBefore} → ${statesAfter}`);
     assert.ok((await panelEval<{ clipped: boolean }[]>(chipsNow)).every((c) => !c.clipped));
     await screenshot('table-columns');
   });
