@@ -1,6 +1,6 @@
 /**
  * Entry point of the Reach Audit extension: the Runs tree and the Audit view in the side bar, the
- * audit panel, the CodeLens on dataset files, and the commands that run the engine child process.
+ * audit panel, the marks, hovers and cursor-line state on dataset files, and the commands that run the engine child process.
  * Activation itself runs nothing from the workspace; every command that would start the engine
  * checks workspace trust first. The returned object is the extension's API (used by the test suite).
  */
@@ -13,7 +13,9 @@ import { AuditPanelHost } from './panel/auditPanel';
 import { AuditSession } from './commands/auditSession';
 import { readAuditSettings } from './commands/workspaceSettings';
 import { AUDIT_VIEW_ID, AuditViewProvider } from './sidebar/auditView';
-import { QuestionLensProvider } from './editor/questionLens';
+import { QuestionRecords } from './editor/questionRecords';
+import { QuestionHoverProvider } from './editor/questionHover';
+import { CursorLineState } from './editor/cursorLineState';
 import { QuestionGutter } from './editor/questionGutter';
 import { datasetPathOf, loadRunFolder } from './panel/runData';
 import { RUN_FILES_GLOB, RunsTreeProvider, type RunsNode } from './sidebar/runsView';
@@ -33,7 +35,8 @@ export interface ReachAuditApi {
   readonly session: AuditSession;
   readonly panel: AuditPanelHost;
   readonly auditView: AuditViewProvider;
-  readonly lens: QuestionLensProvider;
+  readonly records: QuestionRecords;
+  readonly cursorLine: CursorLineState;
   readonly gutter: QuestionGutter;
   readonly tables: TablesPanelHost;
   /** Watch Training Run…: its Cancel. */
@@ -80,12 +83,13 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
   };
   const auditView = new AuditViewProvider();
   const runFolders = async () => (await runs.runs()).map((r) => r.folder);
-  const lens = new QuestionLensProvider(async (file) => {
+  const records = new QuestionRecords(async (file) => {
     const target = path.resolve(file);
     const all = await runs.runs();
     return all.filter((r) => r.dataset && datasetPathOf(r.dataset, r.folder) === target).map((r) => r.folder);
   });
-  const gutter = new QuestionGutter(context.extensionUri, lens);
+  const gutter = new QuestionGutter(context.extensionUri, records);
+  const cursorLine = new CursorLineState(records);
   // A trajectory's question opens in the audit panel, with its line in the dataset.
   const tables = new TablesPanelHost(context.extensionUri, async (runDir, id) => {
     const line = loadRunFolder(runDir).data.records.find((r) => String(r.id) === id)?.line;
@@ -108,7 +112,7 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
   // coalesced (at most one read every half second, also while a run keeps writing).
   const refreshSoon = throttle(500, () => {
     void runs.refresh().then(() => {
-      lens.invalidate();
+      records.invalidate();
       return showInAuditView();
     });
   });
@@ -129,16 +133,17 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     output,
     session,
     panel,
-    lens,
+    records,
     gutter,
+    cursorLine,
     tables,
     watches,
     vscode.window.registerWebviewViewProvider(AUDIT_VIEW_ID, auditView),
-    vscode.languages.registerCodeLensProvider([{ scheme: 'file', pattern: '**/*.jsonl' }, { scheme: 'file', pattern: '**/*.json' }], lens),
+    vscode.languages.registerHoverProvider([{ scheme: 'file', pattern: '**/*.jsonl' }, { scheme: 'file', pattern: '**/*.json' }], new QuestionHoverProvider(records)),
     runsView.onDidChangeSelection(() => void showInAuditView()),
     vscode.commands.registerCommand(REFRESH_RUNS_COMMAND, async () => {
       const result = await runs.refresh();
-      lens.invalidate();
+      records.invalidate();
       await showInAuditView();
       return result;
     }),
@@ -152,13 +157,13 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
       runFolders,
       env: childEnv,
     }),
-    ...registerAuditCommands({ context, session, panel, lens, selectedRun, runFolders, runsChanged: () => refreshSoon(undefined), runProgress }),
+    ...registerAuditCommands({ context, session, panel, records, selectedRun, runFolders, runsChanged: () => refreshSoon(undefined), runProgress }),
     ...registerServerKeyCommands(context.secrets, output),
     ...registerRunFolderCommands({
       state: context.workspaceState,
       refresh: async () => {
         await runs.refresh();
-        lens.invalidate();
+        records.invalidate();
       },
       showRun: (folder) => panel.show(folder),
       selectedRun,
@@ -166,7 +171,7 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     { dispose: () => (refreshSoon.cancel(), runProgress.cancel()) },
   );
   void showInAuditView();
-  return { runs, runsView, session, panel, auditView, lens, gutter, tables, watches };
+  return { runs, runsView, session, panel, auditView, records, cursorLine, gutter, tables, watches };
 }
 
 export function deactivate(): void {

@@ -70,7 +70,7 @@ interface OptionSettingForm {
 export const OPTIONS_REACHED_OTHERWISE: Readonly<Partial<Record<keyof typeof AUDIT_OPTIONS, string>>> = {
   data: 'the dataset: the file open in the editor, the explorer\'s Run Reachability Audit, or the dataset pick',
   limit: 'Run Reachability Audit asks how many questions (all, first 20, first 100, first N)',
-  ids: 'the per-question commands (CodeLens, Audit This Question) audit one question by id',
+  ids: 'the per-question commands (Audit This Question and its neighbours) audit one question by id',
   out: 'the extension names each run\'s folder under .reach-audit/runs; All options… sets it for one run',
   name: 'All options… sets a run name for one run (the default is <model>-<dataset>)',
   resume: 'the Resume button of a stopped run',

@@ -5,3 +5,14 @@ export const EXTENSION_ID = 'reach-audit.reach-audit';
 // out/test/suite → test/fixtures/runs in the repository (README there describes each run).
 export const FIXTURE_RUNS = path.resolve(__dirname, '../../../test/fixtures/runs');
 export const BASE_RUN = '2026-12-01T09-30-00Z-demo-base';
+
+/** Polls `probe` until it gives a value (not undefined); fails naming `what` after `timeoutMs`. */
+export async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

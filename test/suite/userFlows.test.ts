@@ -16,7 +16,8 @@ import type { CommandResult } from '../../src/extension/commands/auditCommands';
 import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
 import { pageProbesAvailable, panelClick, panelDom, panelEval, screenshot } from './pageProbe';
 import { storedVerdictText, type PairedDelta } from '../../src/contract';
-import { EXTENSION_ID } from './suiteFixtures';
+import { EXTENSION_ID, until } from './suiteFixtures';
+import { reachAuditHover } from './questionHover';
 
 // The markup a hostile dataset could carry; the <svg> one would leave a mark on the page if it ever ran.
 const XSS_QUESTION =
@@ -194,12 +195,10 @@ suite('Audit commands, panel and editor', function () {
     const inFull = readRecords(fullRun).find((r) => r.line === 3);
     assert.ok(inFull);
     assert.deepEqual(single[0], inFull);
-    // The panel selected it; the editor's CodeLens shows its state.
+    // The panel selected it; the editor's hover on its line gives its state.
     assert.equal(api.panel.runFolder, result.runDir);
-    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', vscode.Uri.file(data));
-    const onLine = lenses.filter((l) => l.range.start.line === 2 && l.command?.command === 'reachAudit.showQuestion');
-    assert.equal(onLine.length, 1);
-    assert.match(onLine[0].command!.title, /realized|reachable|repaired|unreached/);
+    const hover = await reachAuditHover(vscode.Uri.file(data), 2);
+    assert.match(hover ?? '', /^\*\*Reach Audit:\*\* (realized|reachable|repaired|unreached)/);
   });
 
   test('Probe Layer Routes and Silence MLP Blocks audit the question under the cursor with those probes', async () => {
@@ -334,6 +333,10 @@ suite('Audit commands, panel and editor', function () {
     const original = workbench.inspect<string>('colorTheme')?.globalValue;
     // The chat side bar would take a third of the window in the pictures.
     await vscode.commands.executeCommand('workbench.action.closeAuxiliaryBar');
+    // So would the dataset files earlier tests revealed beside the panel: the pictures show the panel alone.
+    for (const group of vscode.window.tabGroups.all) {
+      for (const tab of group.tabs) if (tab.input instanceof vscode.TabInputText) await vscode.window.tabGroups.close(tab);
+    }
     const themes: [string, string, vscode.ColorThemeKind][] = [
       ['dark', 'Dark Modern', vscode.ColorThemeKind.Dark],
       ['light', 'Light Modern', vscode.ColorThemeKind.Light],
@@ -352,15 +355,17 @@ suite('Audit commands, panel and editor', function () {
         const charts = await screenshot(`compare-charts-${name}`);
         for (const file of [...table.files, ...charts.files]) assert.ok(fs.statSync(file).size > 10_000, `${file} looks empty`);
       }
-      // The dataset beside the panel: each audited line carries its state (CodeLens).
+      // The dataset beside the panel: each audited line carries its state (gutter mark; the cursor's line in words).
       await workbench.update('colorTheme', 'Dark Modern', vscode.ConfigurationTarget.Global);
       await panelClick('Questions');
       const editor = await vscode.window.showTextDocument(vscode.Uri.file(path.join(demo, 'data', 'arith-test.jsonl')), { viewColumn: vscode.ViewColumn.Beside });
       const at = new vscode.Position(shown.line - 1, 0);
       editor.selection = new vscode.Selection(at, at);
       editor.revealRange(new vscode.Range(at, at), vscode.TextEditorRevealType.AtTop);
-      const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', editor.document.uri);
-      assert.ok(lenses.some((l) => l.range.start.line === shown.line - 1), 'the shown question has a CodeLens');
+      assert.ok(await reachAuditHover(editor.document.uri, shown.line - 1), 'the shown question has its hover');
+      await until('the cursor line\'s state', () => (api.cursorLine.shown?.line === shown.line - 1 ? true : undefined));
+      // The picture shows the line's hover with its numbers, as a pointer or Ctrl+K Ctrl+I opens it.
+      await vscode.commands.executeCommand('editor.action.showHover');
       await screenshot('editor-dark');
       await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     } finally {

@@ -21,22 +21,13 @@ import { formatRateDetail } from '../../src/extension/sidebar/runHeadline';
 import { datasetPathOf } from '../../src/extension/panel/runData';
 import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
 import { pageProbesAvailable, panelDrag, panelEval, screenshot, workbenchClick, workbenchEval } from './pageProbe';
-import { EXTENSION_ID } from './suiteFixtures';
+import { EXTENSION_ID, until } from './suiteFixtures';
+import { reachAuditHover, reachAuditLenses } from './questionHover';
 
 function readRecords(runDir: string): QuestionRecord[] {
   const file = path.join(runDir, 'records.jsonl');
   if (!fs.existsSync(file)) return [];
   return fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as QuestionRecord);
-}
-
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 interface ExportButtons {
@@ -208,13 +199,24 @@ suite('What the user sees: cancel, export, table, gutter, welcome', function () 
     }
   });
 
-  test('the table: long ids cut in the middle with the whole id on hover; a column edge drags wider', async function () {
+  test('the table: no state chip clipped at the default widths; long ids cut in the middle with the whole id on hover; the id and States edges drag', async function () {
     if (!pageProbesAvailable) this.skip();
     assert.ok(cancelledRun);
     await vscode.commands.executeCommand('reachAudit.openPanel', { runDir: cancelledRun });
     await api.panel.whenReady();
-    // Narrow the id column by 50 px (its right edge), so the ids no longer fit.
     await panelEval<boolean>(`() => document.querySelectorAll('.qt-body-row:not([hidden]) .col-id').length > 0 || null`);
+    // At the default widths every chip shows whole, inside the chips box and inside the table (walkthrough: 7 of 31 rows were clipped).
+    const chipsNow = `() => {
+      const table = document.querySelector('.qt').getBoundingClientRect();
+      return Array.from(document.querySelectorAll('.qt-body-row:not([hidden]) .col-state')).map((cell) => {
+        const box = cell.querySelector('.chips');
+        const right = Math.min(box.getBoundingClientRect().right, table.right);
+        return { title: cell.title, chips: box.textContent, clipped: box.scrollWidth > box.clientWidth + 1 || Array.from(box.children).some((c) => c.getBoundingClientRect().right > right + 0.5) };
+      });
+    }`;
+    const chips = await panelEval<{ title: string; chips: string; clipped: boolean }[]>(chipsNow);
+    assert.ok(chips.length > 0 && chips.every((c) => !c.clipped && c.title.includes(': ')), JSON.stringify(chips));
+    // Narrow the id column by 50 px (its right edge), so the ids no longer fit.
     const widthBefore = await panelEval<number>(`() => document.querySelector('.qt-header .col-id').getBoundingClientRect().width`);
     await panelDrag('.qt-header .col-id .qt-resize', -50);
     const cells = await panelEval<{ width: number; rows: { text: string; title: string; tail: string; tailShown: boolean; cut: boolean }[] }>(`() => ({
@@ -234,17 +236,16 @@ suite('What the user sees: cancel, export, table, gutter, welcome', function () 
     // Every row still reads differently: the shown tails are the ids' distinct ends.
     assert.equal(new Set(cells.rows.map((r) => r.tail)).size, cells.rows.length, JSON.stringify(cells.rows.map((r) => r.tail)));
 
-    // The question column's right edge dragged left gives the states column the room: no chip is clipped.
-    await panelDrag('.qt-header .col-question .qt-resize', -160);
-    const chips = await panelEval<{ title: string; clipped: boolean }[]>(`() => Array.from(document.querySelectorAll('.qt-body-row:not([hidden]) .col-state')).map((cell) => {
-      const box = cell.querySelector('.chips');
-      return { title: cell.title, clipped: box.scrollWidth > box.clientWidth + 1 };
-    })`);
-    assert.ok(chips.length > 0 && chips.every((c) => !c.clipped && c.title.includes(': ')), JSON.stringify(chips));
+    // The States column resizes like the others: its left edge (the one it shares with Deployed) dragged 40 px left widens it by 40 px.
+    const statesBefore = await panelEval<number>(`() => document.querySelector('.qt-header .col-state').getBoundingClientRect().width`);
+    await panelDrag('.qt-header .col-state .qt-resize', -40);
+    const statesAfter = await panelEval<number>(`() => document.querySelector('.qt-header .col-state').getBoundingClientRect().width`);
+    assert.ok(Math.abs(statesAfter - statesBefore - 40) < 2, `states column ${statesBefore} → ${statesAfter}`);
+    assert.ok((await panelEval<{ clipped: boolean }[]>(chipsNow)).every((c) => !c.clipped));
     await screenshot('table-columns');
   });
 
-  test('each audited line of the dataset has a gutter mark in its state colour, beside its CodeLens', async () => {
+  test('each audited line of the dataset has a gutter mark in its state colour and a hover with its numbers; no line grows', async () => {
     assert.ok(cancelledRun);
     const records = readRecords(cancelledRun);
     const editor = await vscode.window.showTextDocument(vscode.Uri.file(data), { preview: false });
@@ -253,10 +254,31 @@ suite('What the user sees: cancel, export, table, gutter, welcome', function () 
       return lines && Object.values(lines).flat().length === records.length ? lines : undefined;
     });
     for (const record of records) assert.ok(applied[questionLabel(record).name].includes(record.line - 1), `${String(record.id)} on line ${record.line}`);
-    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', editor.document.uri);
-    assert.equal(lenses.filter((l) => l.command?.command === 'reachAudit.showQuestion').length, records.length);
-    assert.ok(lenses.every((l) => (l.command?.tooltip ?? '').includes('attempts correct')), 'the CodeLens keeps its hover numbers');
+    // No CodeLens above the questions (each added a line, doubling the file's height); the hover has the numbers.
+    assert.deepEqual(await reachAuditLenses(editor.document.uri), []);
+    for (const record of records) {
+      const hover = await reachAuditHover(editor.document.uri, record.line - 1);
+      assert.ok(hover?.includes('attempts correct') && hover.includes('command:reachAudit.showQuestion?'), `${String(record.id)}: ${hover}`);
+    }
+    const unaudited = Array.from({ length: editor.document.lineCount }, (_, i) => i).find((i) => editor.document.lineAt(i).text.trim() !== '' && !records.some((r) => r.line - 1 === i));
+    if (unaudited !== undefined) assert.equal(await reachAuditHover(editor.document.uri, unaudited), undefined, 'a line not audited has no hover');
+    // The cursor's line says its state in words, at its end.
+    const first = records[0];
+    editor.selection = new vscode.Selection(first.line - 1, 0, first.line - 1, 0);
+    const said = await until('the cursor line\'s state', () => (api.cursorLine.shown?.line === first.line - 1 ? api.cursorLine.shown : undefined));
+    assert.equal(said.text, `Reach Audit: ${questionLabel(first).label}`);
     if (!pageProbesAvailable) return;
+    // Rendered: no view zone (a CodeLens is one) between the dataset's lines, every line one line high.
+    const layout = await workbenchEval<{ zones: number; lenses: number; heights: number[] }>(`() => {
+      const editor = Array.from(document.querySelectorAll('.monaco-editor')).find((e) => e.querySelector('.cgmr'));
+      if (!editor) return null;
+      return {
+        zones: editor.querySelectorAll('.view-zones > *').length,
+        lenses: editor.querySelectorAll('.codelens-decoration').length,
+        heights: [...new Set(Array.from(editor.querySelectorAll('.view-lines .view-line')).map((l) => Math.round(l.getBoundingClientRect().height)))],
+      };
+    }`);
+    assert.deepEqual({ zones: layout.zones, lenses: layout.lenses, heights: layout.heights.length }, { zones: 0, lenses: 0, heights: 1 }, JSON.stringify(layout));
     // In the rendered editor: the glyph margin draws our icons, the light or dark ones as the theme is.
     const kind = [vscode.ColorThemeKind.Light, vscode.ColorThemeKind.HighContrastLight].includes(vscode.window.activeColorTheme.kind) ? 'light' : 'dark';
     // The editor paints the marks as it lays out the lines: wait for as many as the lines in view.
@@ -310,14 +332,14 @@ suite('What the user sees: cancel, export, table, gutter, welcome', function () 
       const workspaceRoot = vscode.workspace.workspaceFolders![0].uri.fsPath;
       const copy = path.join(workspaceRoot, 'reach-audit-demo', 'arith-test.jsonl');
       for (const run of runs) assert.equal(datasetPathOf(run.dataset ?? '', run.folder), copy, run.folder);
-      // The lens provider answers for an open document (the demo opened it beside the panel).
+      // The hover answers on the copy's lines (the demo opened it beside the panel).
       const copyDocument = await vscode.workspace.openTextDocument(vscode.Uri.file(copy));
-      const lenses = await until('the marks on the workspace copy', async () => {
-        const found = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', copyDocument.uri);
-        const marked = new Set((found ?? []).filter((l) => l.command?.command === 'reachAudit.showQuestion').map((l) => l.range.start.line));
-        return marked.size >= DEMO_QUESTIONS ? marked : undefined;
+      const marked = await until('the hovers on the workspace copy', async () => {
+        const lines: number[] = [];
+        for (let line = 0; line < DEMO_QUESTIONS; line++) if (await reachAuditHover(copyDocument.uri, line)) lines.push(line);
+        return lines.length === DEMO_QUESTIONS ? lines : undefined;
       }, 30_000);
-      assert.deepEqual([...lenses].sort((a, b) => a - b).slice(0, DEMO_QUESTIONS), Array.from({ length: DEMO_QUESTIONS }, (_, i) => i));
+      assert.deepEqual(marked, Array.from({ length: DEMO_QUESTIONS }, (_, i) => i));
       assert.ok(!runs.some((r) => (r.dataset ?? '').startsWith(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath)), 'no run of the install folder\'s copy');
     } finally {
       // Put the suite's earlier runs back beside the demo's.

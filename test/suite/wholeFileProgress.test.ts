@@ -1,10 +1,12 @@
 /**
  * A whole-file audit's progress in the real VS Code, checked in the rendered notifications: before
- * the first question the plan and its cost measured on a warm-up are offered with Cancel Audit; the
+ * the first question the plan and its cost measured on a warm-up are offered with Cancel, in a
+ * notification that closes when its run ends (a comparison's base estimate is gone while the tuned
+ * run works); the
  * progress notification counts finished questions one at a time (not a chunk at once), shows the
  * generated tokens per second, and gives no time left until one has been measured (a question has
- * finished); a comparison's counts say which run they are of. Cancel Audit on the estimate cancels
- * the run before any question is recorded, and after its run has ended says there is nothing to cancel. The notifications are read from the workbench DOM as
+ * finished); a comparison's counts say which run they are of. Cancel on the estimate cancels
+ * the run before any question is recorded. The notifications are read from the workbench DOM as
  * they render (a mutation observer keeps every message shown); the extension's own messages are
  * read beside them. The launcher's smoke-test driver keeps VS Code from showing toasts, so the
  * suite opens the notifications center, where the same notifications render with their live
@@ -17,16 +19,26 @@ import * as vscode from 'vscode';
 import type { ReachAuditApi } from '../../src/extension/extension';
 import type { CommandResult } from '../../src/extension/commands/auditCommands';
 import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
-import { pageProbesAvailable, panelEval, screenshot, workbenchClick, workbenchEval } from './pageProbe';
+import { pageProbesAvailable, panelEval, screenshot, workbenchEval } from './pageProbe';
 import { EXTENSION_ID } from './suiteFixtures';
 
 const N = 24;
 
-/** Page-side: from now on, every distinct message the notifications center renders, in order, with its buttons. */
+/**
+ * Page-side: from now on, every distinct message the notifications center renders, in order, with
+ * its buttons; and each distinct set of messages shown at once (what was on screen together).
+ */
 const WATCH_TOASTS = `() => {
   const seen = (window.__reachAuditToasts = []);
+  const together = (window.__reachAuditToastSets = []);
   const known = new Set();
+  let last = '';
   const look = () => {
+    const now = Array.from(document.querySelectorAll('.notifications-center .notification-list-item-message')).map((m) => m.textContent.trim()).filter((m) => m !== '');
+    if (JSON.stringify(now) !== last) {
+      last = JSON.stringify(now);
+      together.push(now);
+    }
     for (const item of document.querySelectorAll('.notifications-center .notification-list-item')) {
       const message = (item.querySelector('.notification-list-item-message')?.textContent ?? '').trim();
       const buttons = Array.from(item.querySelectorAll('.notification-list-item-buttons-container .monaco-button')).map((b) => b.textContent.trim());
@@ -43,6 +55,17 @@ const WATCH_TOASTS = `() => {
   return true;
 }`;
 const RENDERED_TOASTS = `() => window.__reachAuditToasts ?? null`;
+const SHOWN_TOGETHER = `() => window.__reachAuditToastSets ?? null`;
+/** Page-side: the messages the notifications center shows now. */
+const SHOWN_NOW = `() => Array.from(document.querySelectorAll('.notifications-center .notification-list-item-message')).map((m) => m.textContent.trim())`;
+/** Page-side: presses Cancel on the estimate's notification (the progress notification has its own Cancel). */
+const CANCEL_ESTIMATE = `() => {
+  const item = Array.from(document.querySelectorAll('.notifications-center .notification-list-item')).find((i) => (i.querySelector('.notification-list-item-message')?.textContent ?? '').includes('Estimate: about'));
+  const button = item && Array.from(item.querySelectorAll('.notification-list-item-buttons-container .monaco-button')).find((b) => b.textContent.trim() === 'Cancel');
+  if (!button) return null;
+  button.click();
+  return true;
+}`;
 
 interface Toast {
   message: string;
@@ -186,12 +209,12 @@ suite('A whole-file audit: the estimate with Cancel, live progress', function ()
     assert.ok(messages.some((m) => /^\d+\/24 questions( · [\d,]+ tokens)? · [\d.]+ tokens\/s · (\d+h\d\dm|\d+m\d\ds|\d+s) left$/.test(m)), `a measured time left is shown once a question has finished:\n${messages.filter((m) => (doneIn(m) ?? 0) >= 1).slice(0, 8).join('\n')}`);
 
     if (!pageProbesAvailable) return;
-    // What the window rendered: the estimate toast with its Cancel Audit button, and the progress toast's counts.
+    // What the window rendered: the estimate toast with its Cancel button, and the progress toast's counts.
     const toasts = await workbenchEval<Toast[]>(RENDERED_TOASTS);
     const offered = toasts.find((t) => t.message.includes('Estimate: about'));
     assert.ok(offered, JSON.stringify(toasts.map((t) => t.message)));
     assert.match(offered.message, ESTIMATE('deployment 1 + sample 8 + routes 8 + search 8 + global-routes 8'));
-    assert.deepEqual(offered.buttons, ['Cancel Audit']);
+    assert.deepEqual(offered.buttons, ['Cancel']);
     const progress = toasts.filter((t) => t.message.startsWith('Reach Audit: auditing progress-24.jsonl: '));
     const rendered = progress.map((t) => doneIn(t.message)).filter((d): d is number => d !== undefined);
     assert.ok(rendered.length > 0, JSON.stringify(toasts.map((t) => t.message)));
@@ -205,10 +228,9 @@ suite('A whole-file audit: the estimate with Cancel, live progress', function ()
     }
     assert.ok(progress.some((t) => / left$/.test(t.message) && doneIn(t.message)! >= 1), 'a measured time left was rendered');
 
-    // The offer outlives its run in the notification list: Cancel Audit then says the audit has ended.
-    await workbenchClick('.notifications-center .notification-list-item-buttons-container .monaco-button', 'Cancel Audit');
-    const ended = await workbenchEval<string>(`() => (window.__reachAuditToasts ?? []).map((t) => t.message).find((m) => m.includes('has already ended')) ?? null`);
-    assert.match(ended, /^Reach Audit: that audit \(auditing [^)]+\) has already ended; there is nothing to cancel\.$/);
+    // The offer does not outlive its run: once the audit has ended it is gone from the list.
+    const shown = await workbenchEval<string[]>(SHOWN_NOW);
+    assert.ok(!shown.some((m) => m.includes('Estimate: about')), JSON.stringify(shown));
     assert.equal(recordLines(result.runDir!), N, 'the finished run is untouched');
     assert.ok(fs.existsSync(path.join(result.runDir!, 'summary.json')));
   });
@@ -239,9 +261,18 @@ suite('A whole-file audit: the estimate with Cancel, live progress', function ()
     const rendered = toasts.map((t) => /: (base|tuned): \d+\/6 questions/.exec(t.message)?.[1]).filter((l) => l !== undefined);
     assert.ok(rendered.includes('base') && rendered.includes('tuned'), JSON.stringify(toasts.map((t) => t.message)));
     assert.ok(rendered.indexOf('tuned') > rendered.lastIndexOf('base'), `rendered ${rendered.join(', ')}`);
+    // The notifications follow the run in progress: while the tuned run's counts show, the base
+    // run's estimate is gone; the tuned run's estimate showed; after the end neither is left.
+    const together = await workbenchEval<string[][]>(SHOWN_TOGETHER);
+    const duringTuned = together.filter((set) => set.some((m) => /: tuned: \d+\/6 questions/.test(m)));
+    assert.ok(duringTuned.length > 0, JSON.stringify(together));
+    for (const set of duringTuned) assert.ok(!set.some((m) => m.startsWith('Reach Audit (base run): ')), `the base run's estimate beside the tuned run's progress: ${JSON.stringify(set)}`);
+    assert.ok(together.some((set) => set.some((m) => m.startsWith('Reach Audit (tuned run): '))), 'the tuned run\'s estimate was shown');
+    const after = await workbenchEval<string[]>(SHOWN_NOW);
+    assert.ok(!after.some((m) => m.includes('Estimate: about')), JSON.stringify(after));
   });
 
-  test('Cancel Audit on the estimate cancels the run before any question is recorded', async function () {
+  test('Cancel on the estimate cancels the run before any question is recorded', async function () {
     if (!pageProbesAvailable) this.skip(); // the button is clicked in the rendered window
     await watchToasts();
     let estimated!: () => void;
@@ -263,10 +294,10 @@ suite('A whole-file audit: the estimate with Cancel, live progress', function ()
         cacheDir: path.join(root, 'cache'), name: 'progress-cancel',
       });
       await estimate;
-      const toast = await workbenchEval<Toast>(`() => (window.__reachAuditToasts ?? []).find((t) => t.message.includes('sample 32 + routes 32') && t.message.includes('Estimate: about') && t.buttons.includes('Cancel Audit')) ?? null`);
+      const toast = await workbenchEval<Toast>(`() => (window.__reachAuditToasts ?? []).find((t) => t.message.includes('sample 32 + routes 32') && t.message.includes('Estimate: about') && t.buttons.includes('Cancel')) ?? null`);
       assert.match(toast.message, ESTIMATE('deployment 1 + sample 32 + routes 32 + search 32 + global-routes 32'));
       await screenshot('estimate-cancel');
-      await workbenchClick('.notifications-center .notification-list-item-buttons-container .monaco-button', 'Cancel Audit');
+      assert.equal(await workbenchEval<boolean>(CANCEL_ESTIMATE), true);
       result = await running;
     } finally {
       listener.dispose();

@@ -15,6 +15,7 @@ import { pointsInterval, pValueClause, pValueText, signedPoints } from '../../we
 import { pairedVerdictText } from '../../src/contract';
 import { makeSyntheticComparison } from './syntheticComparison';
 import { makeSyntheticRun, XSS_IMG, XSS_SCRIPT } from './syntheticRun';
+import { probeSeries, probeThemeColours } from './probeSeries';
 
 const BIG = { n: 10000, budget: 8, seed: 7, runId: 'run-10k', label: 'synthetic 10k' };
 
@@ -207,9 +208,16 @@ describe('audit panel (Chromium, strict CSP)', () => {
     assert.equal(realizedRow[1], `${((realized / 10000) * 100).toFixed(1)}%`);
     assert.match(realizedRow[2], /^\[\d+\.\d–\d+\.\d\]$/, 'with its Wilson interval');
     assert.equal(realizedRow[3], `${realized.toLocaleString('en-US')}/10,000`, 'and its n');
-    // pass@k from the records matches summary.json's column.
+    // pass@k from the records is summary.json's (the table has no column repeating it).
     const passRows = await evaluate<string[][]>(page, `Array.from(document.querySelectorAll('.card:nth-child(3) .numbers tbody tr')).map((r) => Array.from(r.children).map((c) => c.textContent))`);
-    assert.ok(passRows.length > 0 && passRows.every((r) => r[2] === r[5]), 'pass@k computed in the panel equals summary.json');
+    assert.ok(passRows.length > 0 && passRows.every((r) => r.length === 5), JSON.stringify(passRows[0]));
+    for (const [probe, k, shown] of passRows) assert.equal(shown, pct(expected.summary!.passAtK[probe][k]), `pass@${k} of ${probe}`);
+    // One probe, one colour: every chart draws each probe's series in the probe's theme colour.
+    const series = await probeSeries(page);
+    const themeColour = await probeThemeColours(page);
+    assert.deepEqual([...new Set(series.map((x) => x.probe))].sort(), ['routes', 'sample', 'search']);
+    assert.ok(new Set(series.map((x) => x.chart.replace(/ #\d+$/, ''))).size >= 2, JSON.stringify(series));
+    for (const x of series) assert.equal(x.colour, themeColour[x.probe], `${x.probe} in ${x.chart}`);
     // The repair map: its label counts the failure set it draws; the pointer over a cell names it.
     const mapLabel = await evaluate<string>(page, `document.querySelector('.heatmap-canvas').getAttribute('aria-label')`);
     assert.match(mapLabel, /^Repair map of [\d,]+ failure-set questions over \d+ blocks\. Most repairs by block \d+: \d+ of [\d,]+\.$/);
@@ -462,7 +470,7 @@ describe('audit panel (Chromium, strict CSP)', () => {
     assert.ok(titles.every((t) => t !== ''), JSON.stringify(titles));
     assert.match(titles[4], /: /);
 
-    // Drag the id column's right edge 150 px: the id column widens, the whole id shows.
+    // Drag the id column's right edge 100 px: the id column widens, the whole id shows.
     const before = await evaluate<number>(page, `document.querySelector('.qt-header .col-id').getBoundingClientRect().width`);
     const grip = page.locator('.qt-header .col-id .qt-resize');
     // hover() waits until the handle is stable and is what the pointer hits, so the drag starts on it.
@@ -471,26 +479,157 @@ describe('audit panel (Chromium, strict CSP)', () => {
     assert.ok(handle);
     await page.mouse.move(handle.x + handle.width / 2, handle.y + handle.height / 2);
     await page.mouse.down();
-    await page.mouse.move(handle.x + handle.width / 2 + 70, handle.y + handle.height / 2, { steps: 4 });
-    await page.mouse.move(handle.x + handle.width / 2 + 150, handle.y + handle.height / 2, { steps: 4 });
+    await page.mouse.move(handle.x + handle.width / 2 + 50, handle.y + handle.height / 2, { steps: 4 });
+    await page.mouse.move(handle.x + handle.width / 2 + 100, handle.y + handle.height / 2, { steps: 4 });
     await page.mouse.up();
     const after = await evaluate<number>(page, `document.querySelector('.qt-header .col-id').getBoundingClientRect().width`);
-    assert.ok(Math.abs(after - before - 150) < 2, `id column ${before} → ${after}`);
+    assert.ok(Math.abs(after - before - 100) < 2, `id column ${before} → ${after}`);
     assert.equal(await evaluate(page, `(() => { const h = document.querySelector('.qt-body-row[aria-rowindex="3"] .col-id .mid-head'); return h.scrollWidth > h.clientWidth; })()`), false);
     const rowWidth = await evaluate<number>(page, `document.querySelector('.qt-body-row[aria-rowindex="3"] .col-id').getBoundingClientRect().width`);
     assert.ok(Math.abs(rowWidth - after) < 1, 'body cells follow the header');
     const stored = await evaluate<{ columns?: Record<string, number> }>(page, 'window.__harness.storedState()');
     assert.ok(stored.columns && Math.abs((stored.columns.id ?? 0) - after) < 1, JSON.stringify(stored.columns));
-    // Keyboard: the focused handle resizes with the arrows.
+    // Keyboard: the focused handle moves its edge with the arrows (gold's is its left edge, right of the question column).
     await page.locator('.qt-header .col-gold .qt-resize').focus();
     const gold = await evaluate<number>(page, `document.querySelector('.qt-header .col-gold').getBoundingClientRect().width`);
-    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowLeft');
     assert.ok(Math.abs((await evaluate<number>(page, `document.querySelector('.qt-header .col-gold').getBoundingClientRect().width`)) - gold - 16) < 1);
     await page.reload();
     await waitFor(page, 'window.__harness && window.__harness.posted.some(m => m.type === "ready")');
     await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'loadRun', run })})`);
     await waitFor(page, `document.querySelector('.count').textContent === '20 questions'`);
     assert.ok(Math.abs((await evaluate<number>(page, `document.querySelector('.qt-header .col-id').getBoundingClientRect().width`)) - after) < 1, 'widths come back after a reload');
+    await evaluate(page, 'window.__harness.clearState()');
+    await assertClean(page, browser);
+  });
+
+  test('at the default widths every state chip shows whole, even the widest set; the States column resizes from its edge', async () => {
+    await evaluate(page, 'window.__harness.clearState()');
+    await page.reload();
+    await waitFor(page, 'window.__harness && window.__harness.posted.some(m => m.type === "ready")');
+    const run = makeSyntheticRun({ n: 30, budget: 4, seed: 11, runId: 'chips', label: 'chips' });
+    // The widest chip sets a record can give: every probe reaching, every blind pick right, three
+    // two-digit repairing blocks, a truncated output; realized and not.
+    const everything = (i: number, realized: boolean) => {
+      const r = run.records[i];
+      r.realized.correct = realized;
+      r.realized.truncated = true;
+      for (const probe of Object.keys(r.probes)) {
+        r.probes[probe].correct[0] = true;
+        r.probes[probe].attempts[0].correct = true;
+        r.reachable[probe] = true;
+        for (const pick of Object.values(r.blind[probe])) pick.correct = true;
+      }
+      const map = Object.fromEntries(Array.from({ length: 24 }, (_, b) => [String(b), !realized && (b === 12 || b === 15 || b === 21)]));
+      r.repair = { ...r.repair!, inFailureSet: !realized, realized, correctBySilencedBlock: map };
+    };
+    everything(0, false);
+    everything(1, true);
+    await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'loadRun', run })})`);
+    await waitFor(page, `document.querySelector('.count').textContent === '30 questions'`);
+    const measure = `(() => {
+      const table = document.querySelector('.qt').getBoundingClientRect();
+      return Array.from(document.querySelectorAll('.qt-body-row:not([hidden])')).map((row) => {
+        const box = row.querySelector('.chips');
+        const right = Math.min(box.getBoundingClientRect().right, table.right);
+        const bottom = Math.min(box.getBoundingClientRect().bottom, row.getBoundingClientRect().bottom);
+        const chips = Array.from(box.children).map((c) => c.getBoundingClientRect());
+        return { id: row.querySelector('.col-id').textContent, text: Array.from(box.children).map((c) => c.textContent).join(' | '), overflow: box.scrollWidth - box.clientWidth, cut: chips.filter((c) => c.right > right + 0.5 || c.bottom > bottom + 0.5).length };
+      });
+    })()`;
+    const rows = await evaluate<{ id: string; text: string; overflow: number; cut: number }[]>(page, measure);
+    assert.equal(rows.length, 30);
+    const widest = rows.filter((r) => r.id === run.records[0].id || r.id === run.records[1].id).map((r) => r.text);
+    assert.deepEqual(widest.sort(), ['reach ×3 | blind ×6 | repair: L12 +2 | truncated', 'realized | reach ×3 | blind ×6 | truncated']);
+    assert.deepEqual(rows.filter((r) => r.overflow > 0 || r.cut > 0), [], 'no chip clipped at the default widths');
+    // A narrower panel (the dataset open beside it): the States column gives way, never running past
+    // the table's edge, and the rows grow to two lines so the chips wrap whole.
+    await page.setViewportSize({ width: 1000, height: 900 });
+    await waitFor(page, `document.querySelector('.qt').classList.contains('qt-tall') && document.querySelector('.qt-body-row:not([hidden])').getBoundingClientRect().height === 44`);
+    const narrow = await evaluate<{ id: string; text: string; overflow: number; cut: number }[]>(page, measure);
+    assert.ok(narrow.length > 10, String(narrow.length));
+    assert.deepEqual(narrow.filter((r) => r.overflow > 0 || r.cut > 0), [], 'no chip clipped in a narrow panel');
+    assert.ok(await evaluate<boolean>(page, `document.querySelector('.qt-header .col-state').getBoundingClientRect().right <= document.querySelector('.qt').getBoundingClientRect().right + 0.5`));
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await waitFor(page, `!document.querySelector('.qt').classList.contains('qt-tall')`);
+
+    // The States column has a handle on its left edge: dragged 80 px left, the column is 80 px wider.
+    const width = () => evaluate<number>(page, `document.querySelector('.qt-header .col-state').getBoundingClientRect().width`);
+    const before = await width();
+    const grip = page.locator('.qt-header .col-state .qt-resize');
+    assert.equal(await grip.getAttribute('aria-label'), 'Resize the states column');
+    await grip.hover();
+    const handle = await grip.boundingBox();
+    assert.ok(handle);
+    const y = handle.y + handle.height / 2;
+    await page.mouse.move(handle.x + handle.width / 2, y);
+    await page.mouse.down();
+    await page.mouse.move(handle.x + handle.width / 2 - 40, y, { steps: 4 });
+    await page.mouse.move(handle.x + handle.width / 2 - 80, y, { steps: 4 });
+    await page.mouse.up();
+    const wider = await width();
+    assert.ok(Math.abs(wider - before - 80) < 2, `states column ${before} → ${wider}`);
+    const edge = await evaluate<number>(page, `document.querySelector('.qt-header .col-state').getBoundingClientRect().left`);
+    assert.ok(Math.abs(edge - (handle.x + handle.width / 2 - 80)) < 2, 'the edge follows the pointer');
+    const stored = await evaluate<{ columns?: Record<string, number> }>(page, 'window.__harness.storedState()');
+    assert.ok(Math.abs((stored.columns?.state ?? 0) - wider) < 1, JSON.stringify(stored.columns));
+    // From the keyboard: → moves the edge right, narrowing it.
+    await grip.focus();
+    await page.keyboard.press('ArrowRight');
+    assert.ok(Math.abs((await width()) - (wider - 16)) < 1);
+    await evaluate(page, 'window.__harness.clearState()');
+    await assertClean(page, browser);
+  });
+
+  test('at 60 px an id that does not fit shows its ellipsis and the end of its tail, the whole id on hover', async () => {
+    await evaluate(page, 'window.__harness.clearState()');
+    await page.reload();
+    await waitFor(page, 'window.__harness && window.__harness.posted.some(m => m.type === "ready")');
+    const run = makeSyntheticRun({ n: 12, budget: 4, seed: 9, runId: 'narrow-ids', label: 'narrow ids' });
+    // The demo's ids (arith-0000) and a long one: both have a five-character tail.
+    run.records.forEach((r, i) => (r.id = i % 2 === 0 ? `arith-${String(i).padStart(4, '0')}` : `arith-A-benchmark-${String(i).padStart(4, '0')}`));
+    await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'loadRun', run })})`);
+    await waitFor(page, `document.querySelector('.count').textContent === '12 questions'`);
+    // Drag the id column's edge to 60 px.
+    const grip = page.locator('.qt-header .col-id .qt-resize');
+    await grip.hover();
+    const handle = await grip.boundingBox();
+    assert.ok(handle);
+    const start = await evaluate<number>(page, `document.querySelector('.qt-header .col-id').getBoundingClientRect().width`);
+    await page.mouse.move(handle.x + handle.width / 2, handle.y + handle.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(handle.x + handle.width / 2 - (start - 60), handle.y + handle.height / 2, { steps: 4 });
+    await page.mouse.up();
+    assert.ok(Math.abs((await evaluate<number>(page, `document.querySelector('.qt-header .col-id').getBoundingClientRect().width`)) - 60) < 1);
+    const cells = await evaluate<{ id: string; title: string; headCut: boolean; headWidth: number; needed: number; tailRight: number; boxRight: number; shownTail: number; ch: number }[]>(page, `(() => {
+      return Array.from(document.querySelectorAll('.qt-body-row:not([hidden]) .col-id')).map((cell) => {
+        const head = cell.querySelector('.mid-head'), tail = cell.querySelector('.mid-tail'), text = cell.querySelector('.mid-tail-text');
+        // What the head needs to draw its first letter and the ellipsis, in its own font.
+        const probe = document.createElement('span');
+        probe.style.font = getComputedStyle(head).font;
+        probe.style.position = 'absolute';
+        probe.style.whiteSpace = 'pre';
+        probe.textContent = '…';
+        document.body.appendChild(probe);
+        const needed = probe.getBoundingClientRect().width;
+        probe.textContent = '0';
+        const ch = probe.getBoundingClientRect().width;
+        probe.remove();
+        const style = getComputedStyle(cell);
+        const box = cell.getBoundingClientRect().right - parseFloat(style.paddingRight);
+        return { id: cell.textContent, title: cell.title, headCut: head.scrollWidth > head.clientWidth, headWidth: head.getBoundingClientRect().width, needed, tailRight: text.getBoundingClientRect().right, boxRight: box, shownTail: tail.getBoundingClientRect().width, ch };
+      });
+    })()`);
+    assert.equal(cells.length, 12);
+    for (const c of cells) {
+      assert.equal(c.title, c.id, 'the whole id on hover');
+      assert.ok(c.headCut, `${c.id}: the head is cut`);
+      // Room for the ellipsis: Chromium draws it (with as many letters as fit before it); in less it drew a clipped "a" and no ellipsis.
+      assert.ok(c.headWidth + 0.5 >= c.needed, `${c.id}: head ${c.headWidth} px, the ellipsis needs ${c.needed} px`);
+      // The tail's end shows inside the cell, right-aligned: at 60 px about four of its characters ("a…0000").
+      assert.ok(Math.abs(c.tailRight - c.boxRight) < 1, `${c.id}: tail ends at ${c.tailRight}, the cell at ${c.boxRight}`);
+      assert.ok(c.shownTail >= 3.5 * c.ch, `${c.id}: ${c.shownTail} px of tail shown (a character is ${c.ch} px)`);
+    }
     await evaluate(page, 'window.__harness.clearState()');
     await assertClean(page, browser);
   });

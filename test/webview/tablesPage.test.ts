@@ -12,6 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { Interval } from '../../src/contract';
 import { buildTrajectoryMessage, type TrajectoryMessage } from '../../src/extension/tables/tablesData';
+import { probeSeries, probeThemeColours } from './probeSeries';
 import { buildBundles, launchBrowser, openPanel, ROOT, waitFor, type Browser, type Bundles, type Harness, startHarness } from './harness';
 
 const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'runs');
@@ -75,6 +76,13 @@ describe('Tables page: the trajectory (Chromium, strict CSP)', () => {
     assert.deepEqual(rows, message.tables[0].rows);
     for (const row of rows) for (const cell of row.slice(-2)) assert.match(cell, /^\d+\.\d% \[\d+\.\d, \d+\.\d\] \(n = \d+\)$/);
     assert.ok(await evaluate<boolean>(page, `document.querySelector('canvas.tj-rates').width > 0`));
+    // Each probe's reachable line in the colour the panel's charts give that probe.
+    const series = await probeSeries(page);
+    const themeColour = await probeThemeColours(page);
+    assert.deepEqual(series.map((x) => x.probe).sort(), [...t.probes].sort());
+    for (const x of series) assert.equal(x.colour, themeColour[x.probe], `${x.probe} in ${x.chart}`);
+    const passSeries = await evaluate<[string, string][]>(page, `JSON.parse(document.querySelector('canvas.tj-passk').dataset.series)`);
+    assert.equal(passSeries.find(([label]) => label === `pass@${k}`)?.[1], themeColour[t.passAtKProbe!], 'pass@k in its probe\'s colour');
 
     // The hostile label is text everywhere, and nothing ran.
     assert.equal(await evaluate<number>(page, `document.querySelectorAll('img').length`), 0);

@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { DEFAULT_PROBES } from '../../service';
 import { countJsonLines, limitItems, limitProblem, routeBudgetOf, selectorItems } from './auditScope';
 import { AUDIT_OPTIONS, type AuditOptions, type OptionSpec } from '../../service';
-import { allOptionItems, choicesOf, parseOptionText, runOptionItems, valueText, type RunOptionItem } from './runOptionItems';
+import { allOptionItems, choicesOf, parseOptionText, runOptionItems, valueText, type RunKind, type RunOptionItem } from './runOptionItems';
 
 const MODEL_KEY = 'reachAudit.model';
 const BASE_KEY = 'reachAudit.baseModel';
@@ -150,11 +150,12 @@ export class AuditChoices {
    * and earlier picks give; resolves to the options changed here (for this run only), or undefined
    * when dismissed.
    */
-  async runOptions(base: AuditOptions): Promise<AuditOptions | undefined> {
+  async runOptions(base: AuditOptions, kind: RunKind = 'audit'): Promise<AuditOptions | undefined> {
     const changed: Record<string, unknown> = {};
     const current = (): AuditOptions => ({ ...base, ...changed }) as AuditOptions;
+    const these = kind === 'audit' ? 'this run' : 'both runs';
     for (;;) {
-      const pick = await vscode.window.showQuickPick(runOptionItems(current()), { title: 'Reach Audit: options of this run', placeHolder: 'Enter starts; pick an option to change it for this run (the settings keep the defaults)' });
+      const pick = await vscode.window.showQuickPick(runOptionItems(current(), AUDIT_OPTIONS, kind), { title: `Reach Audit: options of ${these}`, placeHolder: `Enter starts; pick an option to change it for ${these} (the settings keep the defaults)` });
       if (!pick) return undefined;
       if (pick.start) return changed as AuditOptions;
       let item: RunOptionItem | undefined = pick;

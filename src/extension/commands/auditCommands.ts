@@ -14,7 +14,7 @@ import { isArgObject, questionAtCursor } from './questionAtCursor';
 import { exportRecordsInteractively, writeExport, type AuditPanelHost } from '../panel/auditPanel';
 import type { AuditSession, SessionOutcome } from './auditSession';
 import { readAuditSettings, runOptionsOf } from './workspaceSettings';
-import type { QuestionLensProvider } from '../editor/questionLens';
+import type { QuestionRecords } from '../editor/questionRecords';
 import { loadRunFolder } from '../panel/runData';
 import { demoDataFile } from './demoData';
 
@@ -61,12 +61,12 @@ export interface CommandDeps {
   context: vscode.ExtensionContext;
   session: AuditSession;
   panel: AuditPanelHost;
-  lens: QuestionLensProvider;
+  records: QuestionRecords;
   /** The run selected in the Runs view, else undefined. */
   selectedRun(): string | undefined;
   /** Every run folder of the workspace, newest first. */
   runFolders(): Promise<string[]>;
-  /** Runs changed on disk: refresh the tree, the Audit view and the CodeLens. */
+  /** Runs changed on disk: refresh the tree, the Audit view and the dataset editors' marks. */
   runsChanged(): void;
   /** A live run recorded more questions: re-read its row and the Audit view (throttled). */
   runProgress(runDir: string): void;
@@ -88,7 +88,7 @@ function trusted(): boolean {
 }
 
 export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
-  const { context, session, panel, lens } = deps;
+  const { context, session, panel, records } = deps;
   const choices = new AuditChoices(context.workspaceState);
 
   /** Runs an audit-like request with the panel filling live; on cancel or crash, offers Resume. */
@@ -107,7 +107,7 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
         const dir = runDir ?? liveDir;
         if (!dir) return;
         panel.appendRecord(dir, e.record);
-        lens.addRecord(dataset, dir, e.record);
+        records.addRecord(dataset, dir, e.record);
         deps.runProgress(dir);
       },
       onProgress: (e, runDir) => {
@@ -192,7 +192,22 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     if (!tunedModel) return { how: 'dismissed' };
     const probes = given.probes ?? (await choices.probes(settings.probes));
     if (!probes) return { how: 'dismissed' };
-    const rest: Partial<AuditRequestOptions> = { ...given };
+    // From the palette: the same steps as Run Reachability Audit (selectors, questions, the
+    // options of the run), for both runs; the estimate before each run counts what was picked here.
+    const asked: Partial<AuditRequestOptions> = {};
+    if (!isArgObject(arg)) {
+      const select = await choices.selectors(probes, settings.selectors);
+      if (!select) return { how: 'dismissed' };
+      const scope = await choices.limit(data);
+      if (!scope) return { how: 'dismissed' };
+      asked.select = select;
+      if (scope.limit !== undefined) asked.limit = scope.limit;
+      const chosen = await choices.runOptions({ ...runOptionsOf(settings), ...asked, probes }, 'comparison');
+      if (!chosen) return { how: 'dismissed' };
+      Object.assign(asked, chosen);
+    }
+    if (settings.problems.length > 0) void vscode.window.showWarningMessage(`Reach Audit: settings left out (wrong type): ${settings.problems.join('; ')}`);
+    const rest: Partial<AuditRequestOptions> = { ...asked, ...given };
     delete rest.model;
     const options = { ...runOptionsOf(settings), ...rest, data, probes, baseModel, tunedModel, workspace: given.workspace ?? workspaceFolder() };
     const runs: Partial<Record<'base' | 'tuned', string>> = {};
@@ -283,7 +298,7 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     deps.runsChanged();
     if (result.outcome?.type === 'result' && 'record' in result.outcome && result.runDir) {
       const record = result.outcome.record;
-      lens.addRecord(file, result.runDir, record);
+      records.addRecord(file, result.runDir, record);
       panel.show(result.runDir, { preserveFocus: true });
       await panel.whenReady();
       panel.selectQuestion(record.id);
@@ -342,8 +357,22 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     return folder;
   }
 
+  /** A question in the panel: the one an argument names (hover link, Runs view), else the audited line under the cursor (the editor's context menu). */
   async function showQuestion(arg?: unknown): Promise<void> {
-    if (!isArgObject(arg) || typeof arg.runDir !== 'string') return;
+    if (!isArgObject(arg) || typeof arg.runDir !== 'string') {
+      const place = questionAtCursor(arg, {});
+      if (!place) return;
+      const entry = await records.recordsFor(place.file);
+      const record = entry?.byLine.get(place.line);
+      if (!entry || !record) {
+        void vscode.window.showInformationMessage(`Reach Audit: line ${place.line} of ${path.basename(place.file)} has not been audited.`);
+        return;
+      }
+      panel.show(entry.runDir, { preserveFocus: true });
+      await panel.whenReady();
+      panel.selectQuestion(String(record.id));
+      return;
+    }
     const runDir = arg.runDir;
     panel.show(runDir, { preserveFocus: true });
     await panel.whenReady();

@@ -1,7 +1,8 @@
 /**
- * Runs engine requests for the extension: a progress notification with Cancel, a status-bar item
+ * Runs engine requests for the extension: a progress notification with Cancel (and before each
+ * run its estimate, with Cancel, closed when that run ends), a status-bar item
  * while work is going, every engine log line in the "Reach Audit" output channel, and the events
- * (run opened, record finished, request ended) passed on to the panel, the tree and the CodeLens.
+ * (run opened, record finished, request ended) passed on to the panel, the tree and the dataset editors.
  * A cancelled or crashed run keeps its finished questions; the message offers Resume.
  *
  * The stored server API key reaches the engine child in its environment, and only a request on
@@ -19,6 +20,7 @@ import {
   type EngineRequestHandle,
   type RequestBody,
   type RequestOutcome,
+  type RunLabel,
   serverKeyEnv,
   withServerKey,
 } from '../../service';
@@ -35,7 +37,7 @@ export interface SessionListener {
   onEnded?(runDir: string | undefined, how: 'done' | 'cancelled' | 'failed', message?: string): void;
   /** The progress notification's message changed (questions done, tokens/s, time left once measured). */
   onProgressMessage?(message: string): void;
-  /** The pre-run estimate was offered with its Cancel Audit button (the message as shown). */
+  /** The pre-run estimate was offered with its Cancel button (the message as shown); it closes when its run ends. */
   onEstimate?(message: string): void;
 }
 
@@ -43,6 +45,12 @@ export interface SessionOutcome<B extends RequestBody> {
   outcome?: RequestOutcome<B>;
   error?: EngineError;
   runDir?: string;
+}
+
+/** An estimate notification on screen: the run it is for, and how to close it. */
+interface EstimateOffer {
+  label: RunLabel | undefined;
+  close(): void;
 }
 
 function describeError(err: unknown): EngineError {
@@ -138,6 +146,8 @@ export class AuditSession implements vscode.Disposable {
     let report: ((p: { message: string; increment?: number }) => void) | undefined;
     let lastMessage = 'starting';
     let last = 0;
+    /** The estimate on screen, for the run it estimates (a comparison has two, one after the other). */
+    let offer: EstimateOffer | undefined;
     const updateStatus = (text: string) => {
       this.statusBar.text = `$(beaker~spin) Reach Audit: ${text}`;
       this.statusBar.tooltip = `${title} — click for the log`;
@@ -149,6 +159,11 @@ export class AuditSession implements vscode.Disposable {
     let handle: EngineRequestHandle<B>;
     try {
       handle = this.engineProcess(key).request(body, (event) => {
+        // A comparison's next run began: the offer for the one before has nothing left to cancel.
+        if (offer && event.type === 'started' && event.label !== offer.label) {
+          offer.close();
+          offer = undefined;
+        }
         if (event.type === 'started') {
           runDir = event.runDir;
           this.emit((l) => l.onStarted?.(event));
@@ -164,6 +179,10 @@ export class AuditSession implements vscode.Disposable {
           updateStatus(`${event.label ? `${event.label} ` : ''}${event.done}/${event.total}`);
           this.emit((l) => l.onProgressMessage?.(lastMessage));
           this.emit((l) => l.onProgress?.(event, runDir));
+          if (offer && event.label === offer.label && event.done >= event.total) {
+            offer.close();
+            offer = undefined;
+          }
         } else if (event.type === 'estimate') {
           // Before the first question: the plan and its measured cost, with a way out.
           const text = estimateText(event.estimate);
@@ -171,19 +190,15 @@ export class AuditSession implements vscode.Disposable {
           lastMessage = `${text.cost}`;
           report?.({ message: lastMessage });
           this.emit((l) => l.onProgressMessage?.(lastMessage));
+          offer?.close();
+          offer = undefined;
           if (event.estimate.questions > 1) {
-            const offer = estimateMessage(event.estimate, event.label);
-            void vscode.window.showInformationMessage(offer, 'Cancel Audit').then((choice) => {
-              if (choice !== 'Cancel Audit') return;
-              // The offer stays in the notification list after its run has ended: say so rather than do nothing.
-              if (!this.handles.has(handle)) {
-                void vscode.window.showInformationMessage(`Reach Audit: that audit (${title.replace(/^Reach Audit: /, '')}) has already ended; there is nothing to cancel.`);
-                return;
-              }
+            const message = estimateMessage(event.estimate, event.label);
+            offer = this.offerEstimate(message, event.label, () => {
               this.output.appendLine(`[extension] cancel requested from the estimate: ${title}`);
               handle.cancel();
             });
-            this.emit((l) => l.onEstimate?.(offer));
+            this.emit((l) => l.onEstimate?.(message));
           }
         } else if (event.type === 'record') {
           this.emit((l) => l.onRecord?.(event, runDir));
@@ -229,10 +244,36 @@ export class AuditSession implements vscode.Disposable {
         },
       );
     } finally {
+      offer?.close();
       this.handles.delete(handle);
       this.active--;
       if (this.active === 0) this.statusBar.hide();
     }
+  }
+
+  /**
+   * The pre-run estimate as a notification with Cancel that stays while its run works and closes
+   * when that run ends (a plain message would stay up after it, and during a comparison's next run
+   * offer to cancel a run that had finished). A progress notification is the one VS Code closes
+   * from code; its button is VS Code's Cancel.
+   */
+  private offerEstimate(message: string, label: RunLabel | undefined, cancel: () => void): EstimateOffer {
+    let close!: () => void;
+    const closed = new Promise<void>((resolve) => (close = resolve));
+    let open = true;
+    void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: message, cancellable: true }, (_progress, token) => {
+      const listener = token.onCancellationRequested(() => {
+        if (open) cancel();
+      });
+      return closed.finally(() => listener.dispose());
+    });
+    return {
+      label,
+      close: () => {
+        open = false;
+        close();
+      },
+    };
   }
 
   /** Cancels every request of this session's engine (used by tests and the Cancel command). */

@@ -1,6 +1,6 @@
 /**
  * Which question an editor command is about: the dataset file and 1-based line given as arguments
- * (the CodeLens, the suite), the file a context-menu click passed, or the active editor's cursor.
+ * (the suite), the file a context-menu click passed, or the active editor's cursor.
  */
 import * as vscode from 'vscode';
 import { isDatasetFile } from './auditChoices';

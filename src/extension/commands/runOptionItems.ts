@@ -1,5 +1,6 @@
 /**
- * The last step of Run Reachability Audit: the options of this run, as pure item lists and a
+ * The last step of Run Reachability Audit and of Compare Checkpoints: the options of the run (of
+ * both runs of a comparison), as pure item lists and a
  * parser (auditChoices.ts shows them). The common choices are items of their own (preset, weights,
  * backend, token budget, seed); "All options…" lists every other audit option of the table with its value,
  * so anything the command line can set, one run can set here. Values set here are for this run only;
@@ -48,11 +49,16 @@ function itemOf(option: string, spec: OptionSpec, current: AuditOptions): RunOpt
   };
 }
 
+/** What the step starts: one audit, or a comparison (its base and tuned runs under the same options). */
+export type RunKind = 'audit' | 'comparison';
+
 /** Start, the common choices, All options…. */
-export function runOptionItems(current: AuditOptions, table: Table = AUDIT_OPTIONS): RunOptionItem[] {
+export function runOptionItems(current: AuditOptions, table: Table = AUDIT_OPTIONS, kind: RunKind = 'audit'): RunOptionItem[] {
   const common = COMMON_OPTIONS.filter((o) => table[o] !== undefined).map((o) => itemOf(o, table[o], current));
   return [
-    { label: '$(play) Start the audit', description: 'with the options below', start: true },
+    kind === 'audit'
+      ? { label: '$(play) Start the audit', description: 'with the options below', start: true }
+      : { label: '$(play) Start the comparison', description: 'both runs with the options below', start: true },
     ...common,
     { label: '$(settings) All options…', description: 'every audit option for this run', all: true },
   ];

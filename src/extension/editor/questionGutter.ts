@@ -1,13 +1,12 @@
 /**
  * A gutter mark on each audited question's line, in its state's colour (realized green, reachable
  * blue, repaired orange, unreached red: the panel's chip colours), and the same colour in the
- * overview ruler, so the state is visible at a glance beside the CodeLens text (which keeps the
- * numbers in its hover). Gutter icons are pictures, so they carry the default themes' values of
+ * overview ruler, so the state is visible at a glance (the hover on the line keeps the numbers). Gutter icons are pictures, so they carry the default themes' values of
  * VS Code's chart colours (a light and a dark one); the overview ruler takes the live theme colour.
- * Reads what the CodeLens provider shows, so both always agree.
+ * Reads the same records as the hover and the cursor line's state, so all three agree.
  */
 import * as vscode from 'vscode';
-import type { QuestionLensProvider } from './questionLens';
+import type { QuestionRecords } from './questionRecords';
 import { questionLabel, type QuestionStateName } from './questionLabel';
 
 const STATES: readonly QuestionStateName[] = ['realized', 'reachable', 'repaired', 'unreached'];
@@ -26,7 +25,7 @@ export class QuestionGutter implements vscode.Disposable {
   readonly applied = new Map<string, Record<QuestionStateName, number[]>>();
   private pending: NodeJS.Timeout | undefined;
 
-  constructor(extensionUri: vscode.Uri, private readonly lens: QuestionLensProvider) {
+  constructor(extensionUri: vscode.Uri, private readonly records: QuestionRecords) {
     const icon = (state: QuestionStateName, kind: 'light' | 'dark') => vscode.Uri.joinPath(extensionUri, 'media', `gutter-${state}-${kind}.svg`);
     const make = (state: QuestionStateName) =>
       vscode.window.createTextEditorDecorationType({
@@ -39,7 +38,7 @@ export class QuestionGutter implements vscode.Disposable {
       });
     this.types = { realized: make('realized'), reachable: make('reachable'), repaired: make('repaired'), unreached: make('unreached') };
     this.subscriptions.push(
-      lens.onDidChangeCodeLenses(() => this.schedule()),
+      records.onDidChange(() => this.schedule()),
       vscode.window.onDidChangeVisibleTextEditors(() => this.schedule()),
       vscode.workspace.onDidChangeTextDocument((e) => {
         if (vscode.window.visibleTextEditors.some((ed) => ed.document === e.document)) this.schedule();
@@ -56,7 +55,7 @@ export class QuestionGutter implements vscode.Disposable {
     }, 50);
   }
 
-  /** Decorates every visible dataset editor from the records the CodeLens shows. */
+  /** Decorates every visible dataset editor from the audited records of its file. */
   async refresh(): Promise<void> {
     for (const editor of vscode.window.visibleTextEditors) await this.decorate(editor);
   }
@@ -64,7 +63,7 @@ export class QuestionGutter implements vscode.Disposable {
   private async decorate(editor: vscode.TextEditor): Promise<void> {
     const document = editor.document;
     if (document.uri.scheme !== 'file' || !/\.jsonl?$/i.test(document.uri.fsPath)) return;
-    const entry = await this.lens.recordsFor(document.uri.fsPath);
+    const entry = await this.records.recordsFor(document.uri.fsPath);
     const lines: Record<QuestionStateName, number[]> = { realized: [], reachable: [], repaired: [], unreached: [] };
     for (const [line, record] of entry?.byLine ?? []) {
       if (line < 1 || line > document.lineCount) continue;

@@ -1,5 +1,5 @@
 /**
- * One question's state in words, from its record, for CodeLens, hovers and the Runs tree. The
+ * One question's state in words, from its record, for hovers, the cursor line and the Runs tree. The
  * derivations are the contract's; this adds the editor's fourth state, "repaired", for an
  * unrealized question that a silenced block fixes. Pure.
  */
@@ -11,7 +11,7 @@ export interface QuestionLabel {
   name: QuestionStateName;
   reachableBy: string[];
   repairedBy: number[];
-  /** Short text for a CodeLens or a tree row. */
+  /** Short text for the cursor line or a tree row. */
   label: string;
 }
 

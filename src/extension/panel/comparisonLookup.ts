@@ -1,6 +1,6 @@
 /**
  * Finds the stored checkpoint comparison a run belongs to, so that opening a trained run later
- * (from the Runs view, a CodeLens) shows it against its base with the paired numbers, as right
+ * (from the Runs view, a dataset line's hover) shows it against its base with the paired numbers, as right
  * after Compare Checkpoints. Comparisons live beside the runs:
  * <workspace>/.reach-audit/runs/<run> ↔ <workspace>/.reach-audit/comparisons/<c>/comparison.json.
  */

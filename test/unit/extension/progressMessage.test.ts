@@ -1,6 +1,6 @@
 /**
  * The progress notification's words: one step per finished question, tokens/s once timed, and no
- * time left until the engine has measured one; the pre-run estimate as offered with Cancel Audit.
+ * time left until the engine has measured one; the pre-run estimate as offered with its Cancel.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -17,6 +17,14 @@ test('Start first, then preset, weights, backend, token budget and seed with the
   assert.deepEqual(choicesOf('backend'), ['local', 'openai']);
 });
 
+test('Compare Checkpoints offers the same step, starting the comparison', () => {
+  const audit = runOptionItems({ weights: 'int8' });
+  const comparison = runOptionItems({ weights: 'int8' }, AUDIT_OPTIONS, 'comparison');
+  assert.equal(comparison[0].start, true);
+  assert.match(comparison[0].label, /Start the comparison$/);
+  assert.deepEqual(comparison.slice(1), audit.slice(1));
+});
+
 test('All options… lists every option a run can set, including ones added to the table later', () => {
   const names = allOptionItems({}).map((i) => i.option);
   for (const o of ['correctBy', 'gradeTruncated', 'truncatePrompt', 'searchC', 'searchPreset', 'weights', 'name', 'out', 'stop', 'backend', 'baseUrl', 'apiModel', 'concurrency', 'timeout', 'maxRetries']) assert.ok(names.includes(o), o);

@@ -27,6 +27,7 @@ import { MechanismHeatmap } from './mechanismHeatmap';
 import { routesVsSearchView } from './routesVsSearch';
 import { repairNullSentences } from '../headline/repairNullView';
 import { probeColor } from './probeColors';
+import { markSeries } from './seriesMark';
 import { rateOf, type MechanismData, type PassAtKKind, type Rate, type RunSummary, type UnfinishedNumbers, RATE_MIN_QUESTIONS } from '../../../src/contract';
 import type { RunStatistics } from './runStatistics';
 import { themeColors, withAlpha, type ThemeColors } from '../common/themeColors';
@@ -127,6 +128,7 @@ export class ChartsView {
   }
 
   private add<T extends 'bar' | 'line'>(canvas: HTMLCanvasElement, config: ChartConfiguration<T>): void {
+    markSeries(canvas, config.data.datasets);
     // The configuration is fully typed for its chart type; chart.js' constructor wants the union.
     this.charts.push(new Chart(canvas, config as unknown as ChartConfiguration));
   }
@@ -336,22 +338,20 @@ export class ChartsView {
     if (curves.length === 0) return null;
     const datasets: ChartDataset<'line'>[] = [];
     const rows: HTMLElement[] = [];
-    const probeOrder = [...new Set(curves.map((c) => c.probe))];
-    // The summary.json column only when a run has one (an unfinished run's would be empty).
-    const withSummary = curves.some((c) => c.run.summary?.passAtK?.[c.probe] !== undefined);
     for (const c of curves) {
-      const color = probeColor(c.probe, colors.series, probeOrder);
+      const color = probeColor(c.probe, colors.series);
       const label = this.runs.length > 1 ? `${c.probe} (${c.run.label})` : c.probe;
       datasets.push(...this.curve(label, c.points.map((p) => ({ x: p.k, y: p.mean, low: p.low, high: p.high })), color, c.r > 0));
       const ks = [...new Set([1, 2, 4, 8, 16, 32, 64, c.points.length])].filter((k) => k <= c.points.length);
       for (const k of ks) {
         const p = c.points[k - 1];
-        const fromSummary = c.run.summary?.passAtK?.[c.probe]?.[String(k)];
-        rows.push(h('tr', {}, h('td', {}, label), h('td', { class: 'num' }, String(k)), h('td', { class: 'num' }, percent(p.mean)), h('td', { class: 'num muted' }, intervalText(p.low, p.high)), h('td', { class: 'num muted' }, count(p.n)), withSummary ? h('td', { class: 'num muted', title: fromSummary === undefined ? 'not in this run\'s summary.json' : undefined }, fromSummary === undefined ? '—' : percent(fromSummary)) : null));
+        // No summary.json column: the panel's pass@k averages the contract's rows, the very rows
+        // summary.json averages, so it repeated this column, and was empty (or —) for a run without one.
+        rows.push(h('tr', {}, h('td', {}, label), h('td', { class: 'num' }, String(k)), h('td', { class: 'num' }, percent(p.mean)), h('td', { class: 'num muted' }, intervalText(p.low, p.high)), h('td', { class: 'num muted' }, count(p.n))));
       }
     }
     const { box, canvas } = canvasBox('pass@k curves per probe with 95% intervals');
-    const element = card('pass@k', `${passAtKCaption(curves)} Mean over questions, as summary.json computes it; band: 95% normal interval over questions. Dashed: base checkpoint.`, box, numbersTable(['probe', 'k', 'pass@k', '95% CI', 'n', ...(withSummary ? ['summary.json'] : [])], rows));
+    const element = card('pass@k', `${passAtKCaption(curves)} Mean over questions, as summary.json computes it; band: 95% normal interval over questions. Dashed: base checkpoint.`, box, numbersTable(['probe', 'k', 'pass@k', '95% CI', 'n'], rows));
     this.add(canvas, { type: 'line', data: { datasets }, options: this.lineOptions('k (attempts)', 'pass@k') });
     return element;
   }
@@ -392,7 +392,7 @@ export class ChartsView {
       const datasets: ChartDataset<'line'>[] = [];
       const rows: HTMLElement[] = [];
       routeProbes.forEach((f) => {
-        datasets.push(...this.curve(f.probe, f.points.map((p) => ({ x: p.b, y: p.rate, low: p.ci.lo, high: p.ci.hi })), probeColor(f.probe, colors.series, routeProbes.map((x) => x.probe)), false));
+        datasets.push(...this.curve(f.probe, f.points.map((p) => ({ x: p.b, y: p.rate, low: p.ci.lo, high: p.ci.hi })), probeColor(f.probe, colors.series), false));
         const last = f.points[f.points.length - 1];
         rows.push(h('tr', {}, h('td', {}, f.probe), h('td', { class: 'num' }, String(last.b)), ...proportionCells(last)));
       });

@@ -1,19 +1,23 @@
 /**
- * One colour per probe across the Charts tab: a probe's series colour comes from its name, not
- * from its position in one chart's list (the routes-vs-search chart, which draws only routes and
- * search, gave routes the colour pass@k gives sample). DOM-free.
+ * One colour per probe in every chart, the panel's Charts tab and the Tables page's trajectory
+ * alike: a probe's series colour comes from its name alone, never from its position in one chart's
+ * list (the routes-vs-search chart once gave routes the colour pass@k gives sample, and the
+ * trajectory coloured probes by their order in the run). DOM-free.
  */
-const KNOWN_PROBES = ['sample', 'routes', 'search'];
+import { PROBE_NAMES } from '../../../src/contract';
 
-/** The series index of `probe`: the known probes first, in their fixed order, then others by name. */
-export function probeColorIndex(probe: string, probes: readonly string[] = []): number {
-  const known = KNOWN_PROBES.indexOf(probe);
+/** The series index of `probe`: the known probes first, in their fixed order; any other by its name. */
+export function probeColorIndex(probe: string, seriesLength = 6): number {
+  const known = (PROBE_NAMES as readonly string[]).indexOf(probe);
   if (known >= 0) return known;
-  const others = [...new Set(probes.filter((p) => !KNOWN_PROBES.includes(p)))].sort();
-  const at = others.indexOf(probe);
-  return KNOWN_PROBES.length + (at >= 0 ? at : others.length);
+  // A name the contract does not know yet: a stable pick among the colours after the known ones.
+  let hash = 0;
+  for (const c of probe) hash = (hash * 31 + c.codePointAt(0)!) >>> 0;
+  const others = Math.max(1, seriesLength - PROBE_NAMES.length);
+  return PROBE_NAMES.length + (hash % others);
 }
 
-export function probeColor(probe: string, series: readonly string[], probes: readonly string[] = []): string {
-  return series[probeColorIndex(probe, probes) % series.length];
+/** The colour of `probe` among the theme's chart series colours. */
+export function probeColor(probe: string, series: readonly string[]): string {
+  return series[probeColorIndex(probe, series.length) % series.length];
 }

@@ -3,8 +3,10 @@
  * 10,000 questions cost as much as forty. Rows are a fixed height and recycled; the scroll height
  * comes from a spacer. Keyboard: ↑/↓, PgUp/PgDn, Home/End move the selection, Enter reveals the
  * question in the dataset. Toolkit's vscode-data-grid is not used: it renders every row.
- * Columns are resizable (drag a header's right edge, or focus it and press ←/→); ids, gold and
- * answers are cut in the middle when narrow, and every cell shows its whole value on hover.
+ * Columns are resizable: each edge between two columns is one handle (drag it, or focus it and
+ * press ←/→), which resizes the column beside it and the question column, which takes what the
+ * others leave; ids, gold and answers are cut in the middle when narrow, and every cell shows its
+ * whole value on hover.
  */
 import { h, replaceChildren } from '../common/element';
 import { middleText } from '../common/middleText';
@@ -13,6 +15,10 @@ import type { QuestionRow } from './questionRow';
 import { stateChips, stateWords } from './stateChips';
 
 export const ROW_HEIGHT = 26;
+/** Rows with their chips on two lines: when the States column is narrower than its default. */
+export const TALL_ROW_HEIGHT = 44;
+/** The States column's default width (px). */
+const WIDTH_STATES = 310;
 const OVERSCAN = 4;
 
 interface Column {
@@ -45,7 +51,8 @@ const COLUMNS: Column[] = [
     key: 'state',
     label: 'States',
     className: 'col-state',
-    width: 230,
+    // The widest compact chip set (reach ×3, blind ×3, repair: L12 +2, truncated) fits (panel.test.ts measures it).
+    width: WIDTH_STATES,
     min: 60,
     cell: (r) => {
       const box = h('span', { class: 'chips' });
@@ -56,16 +63,19 @@ const COLUMNS: Column[] = [
   },
 ];
 
-/** The column that absorbs the width the others leave (unless it is the one being resized). */
+/** The column that absorbs the width the others leave. */
 const FLEX_COLUMN: SortKey = 'question';
 const KEY_STEP = 16;
 
 /** The grid template for `widths` (px per column; the flex column takes the rest). */
-export function columnTemplate(widths: ColumnWidths, flex: SortKey = FLEX_COLUMN): string {
+export function columnTemplate(widths: ColumnWidths): string {
   return COLUMNS.map((c) => {
-    if (c.key === flex) return `minmax(${c.min}px, 1fr)`;
-    const w = widths[c.key] ?? c.width;
-    return w === undefined ? `minmax(${c.min}px, 1fr)` : `${Math.max(c.min, Math.round(w))}px`;
+    if (c.key === FLEX_COLUMN) return `minmax(${c.min}px, 1fr)`;
+    const stored = widths[c.key];
+    if (stored !== undefined) return `${Math.max(c.min, Math.round(stored))}px`;
+    if (c.width === undefined) return `minmax(${c.min}px, 1fr)`;
+    // Not resized, the States column gives way in a narrow pane (its chips then wrap) rather than run past the table's edge.
+    return c.key === 'state' ? `minmax(${c.min}px, ${c.width}px)` : `${c.width}px`;
   }).join(' ');
 }
 
@@ -102,6 +112,8 @@ export class QuestionTable {
   private viewportHeight = 0;
   private scrollPosition = 0;
   private widths: ColumnWidths = {};
+  /** Row height: one line, or two when the States column is too narrow for the widest chips on one. */
+  private rowHeight = ROW_HEIGHT;
 
   constructor(private readonly callbacks: TableCallbacks) {
     const header = h('div', { class: 'qt-row qt-header', role: 'row', 'aria-rowindex': 1 });
@@ -109,7 +121,7 @@ export class QuestionTable {
       const button = h('button', { class: 'qt-sort', type: 'button', title: `Sort by ${column.label.toLowerCase()}` }, column.label, h('span', { class: 'qt-sort-mark', 'aria-hidden': 'true' }));
       button.addEventListener('click', () => this.callbacks.onSort(column.key));
       const cell = h('div', { class: `qt-cell ${column.className}`, role: 'columnheader', 'aria-sort': 'none' }, button);
-      if (column !== COLUMNS[COLUMNS.length - 1]) cell.appendChild(this.resizeHandle(column, cell));
+      if (column.key !== FLEX_COLUMN) cell.appendChild(this.resizeHandle(column, cell));
       this.headerCells.set(column.key, cell);
       header.appendChild(cell);
     }
@@ -145,13 +157,20 @@ export class QuestionTable {
       this.viewportHeight = entries[entries.length - 1].contentRect.height;
       this.schedule();
     }).observe(this.viewport);
+    const states = this.headerCells.get('state');
+    if (states) {
+      new ResizeObserver((entries) => {
+        const width = entries[entries.length - 1].borderBoxSize?.[0]?.inlineSize ?? states.getBoundingClientRect().width;
+        if (width > 0) this.setTall(width < WIDTH_STATES - 0.5);
+      }).observe(states);
+    }
   }
 
   /** Shows `rows` (already filtered and sorted). Keeps the scroll position unless told otherwise. */
   setRows(rows: QuestionRow[], resetScroll: boolean): void {
     this.rows = rows;
     this.element.setAttribute('aria-rowcount', String(rows.length + 1));
-    this.spacer.style.height = `${rows.length * ROW_HEIGHT}px`;
+    this.spacer.style.height = `${rows.length * this.rowHeight}px`;
     if (resetScroll) this.scrollTop = 0;
     // Fewer rows than before (another run): a position past the new end would draw from the middle
     // of nothing until the browser's clamp reports a scroll, so clamp it here as the browser will.
@@ -160,40 +179,62 @@ export class QuestionTable {
     this.render();
   }
 
-  /** Column widths (px) as stored; unknown or missing columns keep their default. */
-  setColumnWidths(widths: ColumnWidths | undefined, flex: SortKey = FLEX_COLUMN): void {
-    this.widths = { ...(widths ?? {}) };
-    this.element.style.setProperty('--ra-cols', columnTemplate(this.widths, flex));
+  /** Two-line rows (chips wrap) or one-line rows; the row at the top of the view stays there. */
+  private setTall(tall: boolean): void {
+    const height = tall ? TALL_ROW_HEIGHT : ROW_HEIGHT;
+    if (height === this.rowHeight) return;
+    const topRow = this.scrollPosition / this.rowHeight;
+    this.rowHeight = height;
+    this.element.classList.toggle('qt-tall', tall);
+    this.spacer.style.height = `${this.rows.length * height}px`;
+    for (const slot of this.pool) {
+      slot.element.style.height = `${height}px`;
+      slot.position = -1;
+      slot.drawn = undefined;
+    }
+    this.scrollTop = topRow * height;
   }
 
-  /** The drag handle on a header's right edge; ←/→ resize from the keyboard. */
+  /** Column widths (px) as stored; unknown or missing columns keep their default. */
+  setColumnWidths(widths: ColumnWidths | undefined): void {
+    this.widths = { ...(widths ?? {}) };
+    this.element.style.setProperty('--ra-cols', columnTemplate(this.widths));
+  }
+
+  /**
+   * The drag handle on the edge a column shares with its neighbour nearer the question column: the
+   * right edge left of it, the left edge right of it, so the edge follows the pointer (the question
+   * column gives or takes the width). ←/→ move the edge from the keyboard.
+   */
   private resizeHandle(column: Column, cell: HTMLElement): HTMLElement {
+    const atStart = COLUMNS.indexOf(column) > COLUMNS.findIndex((c) => c.key === FLEX_COLUMN);
+    // Moving the edge right widens a column left of the question column and narrows one right of it.
+    const sign = atStart ? -1 : 1;
     const handle = h('div', {
-      class: 'qt-resize',
+      class: `qt-resize${atStart ? ' qt-resize-start' : ''}`,
       role: 'separator',
       'aria-orientation': 'vertical',
       'aria-label': `Resize the ${column.label.toLowerCase()} column`,
       title: `Drag to resize the ${column.label.toLowerCase()} column (or ←/→)`,
       tabindex: 0,
     });
-    // Resizing the flex column itself: the states column gives or takes the space instead.
-    const flex = column.key === FLEX_COLUMN ? 'state' : FLEX_COLUMN;
     const begin = (): { start: number; max: number } => {
-      // Freeze every column at its current width, so only the dragged one and the flex one move.
+      // Freeze every column at its current width, so only the dragged one and the question column move.
       const frozen: ColumnWidths = {};
       let others = 0;
       for (const c of COLUMNS) {
+        if (c.key === FLEX_COLUMN) continue;
         const width = this.headerCells.get(c.key)?.getBoundingClientRect().width ?? c.width ?? c.min;
-        if (c.key !== flex) frozen[c.key] = width;
-        if (c.key !== flex && c.key !== column.key) others += width;
+        frozen[c.key] = width;
+        if (c.key !== column.key) others += width;
       }
-      const flexMin = COLUMNS.find((c) => c.key === flex)?.min ?? 60;
-      this.setColumnWidths(frozen, flex);
+      const flexMin = COLUMNS.find((c) => c.key === FLEX_COLUMN)?.min ?? 80;
+      this.setColumnWidths(frozen);
       return { start: frozen[column.key] ?? column.min, max: Math.max(column.min, this.element.clientWidth - others - flexMin) };
     };
     const resize = (width: number, max: number): void => {
       this.widths[column.key] = Math.max(column.min, Math.min(max, width));
-      this.element.style.setProperty('--ra-cols', columnTemplate(this.widths, flex));
+      this.element.style.setProperty('--ra-cols', columnTemplate(this.widths));
     };
     handle.addEventListener('pointerdown', (event) => {
       event.preventDefault();
@@ -202,7 +243,7 @@ export class QuestionTable {
       const x0 = event.clientX;
       handle.setPointerCapture(event.pointerId);
       cell.classList.add('resizing');
-      const move = (e: PointerEvent): void => resize(start + e.clientX - x0, max);
+      const move = (e: PointerEvent): void => resize(start + sign * (e.clientX - x0), max);
       const end = (): void => {
         handle.removeEventListener('pointermove', move);
         handle.removeEventListener('pointerup', end);
@@ -220,7 +261,7 @@ export class QuestionTable {
       event.preventDefault();
       event.stopPropagation();
       const { start, max } = begin();
-      resize(start + (event.key === 'ArrowRight' ? KEY_STEP : -KEY_STEP), max);
+      resize(start + sign * (event.key === 'ArrowRight' ? KEY_STEP : -KEY_STEP), max);
       this.callbacks.onResize?.({ ...this.widths });
     });
     return handle;
@@ -236,7 +277,7 @@ export class QuestionTable {
 
   /** The largest scroll position the current rows allow. */
   maxScrollTop(): number {
-    return Math.max(0, this.rows.length * ROW_HEIGHT - this.viewportHeight);
+    return Math.max(0, this.rows.length * this.rowHeight - this.viewportHeight);
   }
 
   set scrollTop(value: number) {
@@ -273,17 +314,17 @@ export class QuestionTable {
   }
 
   private scrollToPosition(position: number): void {
-    const top = position * ROW_HEIGHT;
+    const top = position * this.rowHeight;
     const height = this.viewportHeight;
     if (top < this.scrollPosition) this.scrollTop = top;
-    else if (top + ROW_HEIGHT > this.scrollPosition + height) this.scrollTop = top + ROW_HEIGHT - height;
+    else if (top + this.rowHeight > this.scrollPosition + height) this.scrollTop = top + this.rowHeight - height;
   }
 
   private onKey(event: KeyboardEvent): void {
     if (event.target instanceof HTMLButtonElement) return;
     if (this.rows.length === 0) return;
     const current = this.selectedId === undefined ? -1 : this.rows.findIndex((r) => r.id === this.selectedId);
-    const page = Math.max(1, Math.floor(this.viewportHeight / ROW_HEIGHT) - 1);
+    const page = Math.max(1, Math.floor(this.viewportHeight / this.rowHeight) - 1);
     let next = current;
     switch (event.key) {
       case 'ArrowDown':
@@ -330,12 +371,12 @@ export class QuestionTable {
   render(): void {
     // Before the first resize report (hidden tab), draw a screenful.
     const height = this.viewportHeight || 900;
-    const first = Math.max(0, Math.floor(this.scrollPosition / ROW_HEIGHT) - OVERSCAN);
-    const last = Math.min(this.rows.length, Math.ceil((this.scrollPosition + height) / ROW_HEIGHT) + OVERSCAN);
+    const first = Math.max(0, Math.floor(this.scrollPosition / this.rowHeight) - OVERSCAN);
+    const last = Math.min(this.rows.length, Math.ceil((this.scrollPosition + height) / this.rowHeight) + OVERSCAN);
     const needed = last - first;
     while (this.pool.length < needed) {
       const element = h('div', { class: 'qt-row qt-body-row', role: 'row' });
-      element.style.height = `${ROW_HEIGHT}px`;
+      element.style.height = `${this.rowHeight}px`;
       this.viewport.appendChild(element);
       this.pool.push({ element, position: -1 });
     }
@@ -380,7 +421,7 @@ export class QuestionTable {
   private draw(element: HTMLElement, row: QuestionRow, position: number): void {
     element.id = `${this.idPrefix}${position}`;
     element.setAttribute('aria-rowindex', String(position + 2));
-    element.style.transform = `translateY(${position * ROW_HEIGHT}px)`;
+    element.style.transform = `translateY(${position * this.rowHeight}px)`;
     replaceChildren(element);
     for (const column of COLUMNS) {
       const content = column.cell(row);

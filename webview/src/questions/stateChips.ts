@@ -17,8 +17,8 @@ export function stateChips(row: QuestionRow, compact: boolean): HTMLElement[] {
   if (row.flags & Flag.realized) chips.push(chip('realized', 'realized', 'The deployed model answers correctly'));
   if (row.reachableBy.length > 0) {
     const probes = row.reachableBy.join(', ');
-    // In the table three probe names would push the later chips out of the cell; the hover names them.
-    const label = compact && row.reachableBy.length > 2 ? `reach ×${row.reachableBy.length}` : `reach: ${probes}`;
+    // In the table two probe names already push the later chips out of the cell; the hover names them.
+    const label = compact && row.reachableBy.length > 1 ? `reach ×${row.reachableBy.length}` : `reach: ${probes}`;
     chips.push(chip(row.flags & Flag.realized ? 'reach-realized' : 'reach', label, `Reachable: a probe found the correct answer within its budget (${probes})`));
   }
   if (row.blindBy.length > 0) {
@@ -26,7 +26,8 @@ export function stateChips(row: QuestionRow, compact: boolean): HTMLElement[] {
     chips.push(chip('blind', label, `Answer-blind selection picks a correct answer: ${row.blindBy.join(', ')}`));
   }
   if (row.repairedBy.length > 0) {
-    chips.push(chip('repair', `repair: ${blockList(row.repairedBy, compact ? 3 : 64)}`, `Silencing the MLP of block ${row.repairedBy.join(', ')} makes the deployed answer correct`));
+    // The table names the first block and counts the rest (the hover and the detail list them all).
+    chips.push(chip('repair', `repair: ${blockList(row.repairedBy, compact ? 1 : 64)}`, `Silencing the MLP of block ${row.repairedBy.join(', ')} makes the deployed answer correct`));
   }
   if (row.flags & Flag.unreached) chips.push(chip('unreached', 'unreached', 'Not realized, and no probe found the correct answer'));
   if (!compact && row.damagedBy.length > 0) {

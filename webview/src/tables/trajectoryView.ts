@@ -23,6 +23,8 @@ import { themeColors, type ThemeColors } from '../common/themeColors';
 import type { FlowKey, Interval, QuestionState, Rate, TableData, TrajectoryPoint, TrajectoryResult } from '../../../src/contract';
 import { tableSection } from './tablesList';
 import { drawWhisker } from '../common/whisker';
+import { probeColor } from '../charts/probeColors';
+import { markSeries } from '../charts/seriesMark';
 
 Chart.register(CategoryScale, LinearScale, LineController, LineElement, PointElement, Legend, Tooltip);
 
@@ -218,7 +220,7 @@ export class TrajectoryView {
     if (rates) {
       const series: { label: string; color: string; values: (typeof d.points)[number]['realized'][]; dashed?: boolean; width?: number }[] = [
         { label: 'realized', color: colors.realized, values: d.points.map((p) => p.realized) },
-        ...d.probes.map((q, i) => ({ label: `reachable · ${q}`, color: colors.series[i % colors.series.length], values: d.points.map((p) => p.reachable[q]), dashed: true })),
+        ...d.probes.map((q) => ({ label: `reachable · ${q}`, color: probeColor(q, colors.series), values: d.points.map((p) => p.reachable[q]), dashed: true })),
         { label: 'ceiling (any probe)', color: colors.series[4], values: d.points.map((p) => p.ceiling), width: 3 },
       ];
       const datasets = series.map((s) => {
@@ -235,14 +237,18 @@ export class TrajectoryView {
         pointIntervals.set(ds, s.values.map(rateInterval));
         return ds;
       });
+      markSeries(rates, datasets);
       this.charts.push(new Chart(rates, this.config(colors, labels, datasets, (i) => this.selectStep(i - 1), [whiskers]) as unknown as ChartConfiguration));
     }
     const passk = this.element.querySelector<HTMLCanvasElement>('canvas.tj-passk');
     if (passk && d.passAtKProbe) {
       const pass1 = { label: 'pass@1', data: d.points.map((p) => (p.passAt1 === null ? null : p.passAt1 * 100)), borderColor: colors.realized, backgroundColor: colors.realized, pointRadius: 4 };
-      const passK = { label: `pass@${d.passAtKMax}`, data: d.points.map((p) => (p.passAtK === null ? null : p.passAtK * 100)), borderColor: colors.reachable, backgroundColor: colors.reachable, borderDash: [5, 4], pointRadius: 4 };
+      // pass@k is the probe's: its colour in every chart.
+      const probe = probeColor(d.passAtKProbe, colors.series);
+      const passK = { label: `pass@${d.passAtKMax}`, data: d.points.map((p) => (p.passAtK === null ? null : p.passAtK * 100)), borderColor: probe, backgroundColor: probe, borderDash: [5, 4], pointRadius: 4 };
       pointIntervals.set(pass1, d.points.map(passAt1Interval));
       pointIntervals.set(passK, d.points.map(passAtKInterval));
+      markSeries(passk, [pass1, passK]);
       this.charts.push(new Chart(passk, this.config(colors, labels, [pass1, passK], (i) => this.selectStep(i - 1), [whiskers]) as unknown as ChartConfiguration));
     }
   }

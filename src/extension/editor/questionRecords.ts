@@ -1,13 +1,11 @@
 /**
- * CodeLens on each audited question's line of a dataset file: its state (realized / reachable by …
- * / repaired by block … / unreached) from the newest run on that file, with the numbers in the
- * tooltip. Fed from disk (the newest run whose manifest names the file) and live from a running
- * audit, so the lines fill as questions finish.
+ * The audited questions of each dataset file, by line, that the editor shows (gutter marks, the
+ * hover, the cursor line's state): the newest run whose manifest names the file, read from disk,
+ * and live records from a running audit, so the lines fill as questions finish.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { QuestionRecord } from '../../contract';
-import { probeTallies, questionLabel } from './questionLabel';
 import { loadRunFolder } from '../panel/runData';
 
 export interface FileRecords {
@@ -15,15 +13,14 @@ export interface FileRecords {
   byLine: Map<number, QuestionRecord>;
 }
 
-const ICON: Record<string, string> = { realized: '$(pass)', reachable: '$(target)', repaired: '$(tools)', unreached: '$(circle-slash)' };
-
 function key(file: string): string {
   return path.resolve(file);
 }
 
-export class QuestionLensProvider implements vscode.CodeLensProvider, vscode.Disposable {
+export class QuestionRecords implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
-  readonly onDidChangeCodeLenses = this.changed.event;
+  /** Records came or went (a live record, runs changed on disk). */
+  readonly onDidChange = this.changed.event;
   private readonly files = new Map<string, FileRecords>();
   private timer: NodeJS.Timeout | undefined;
 
@@ -76,33 +73,6 @@ export class QuestionLensProvider implements vscode.CodeLensProvider, vscode.Dis
       this.files.set(k, entry);
     }
     return entry;
-  }
-
-  async provideCodeLenses(document: vscode.TextDocument): Promise<vscode.CodeLens[]> {
-    if (document.uri.scheme !== 'file') return [];
-    const entry = await this.recordsFor(document.uri.fsPath);
-    if (!entry) return [];
-    const lenses: vscode.CodeLens[] = [];
-    const runName = path.basename(entry.runDir);
-    for (const [line, record] of entry.byLine) {
-      if (line < 1 || line > document.lineCount) continue;
-      const state = questionLabel(record);
-      const tooltip = [
-        `Question ${String(record.id)} · run ${runName}`,
-        `Gold ${record.gold ?? '—'} · deployed answer ${record.realized?.answer ?? 'none'} (${record.realized?.correct ? 'correct' : 'wrong'})`,
-        ...probeTallies(record),
-        ...(record.repair ? [`Failure set: ${record.repair.inFailureSet ? 'yes' : 'no'}${state.repairedBy.length ? ` · repaired by silencing block ${state.repairedBy.join(', ')}` : ''}`] : []),
-      ].join('\n');
-      lenses.push(
-        new vscode.CodeLens(new vscode.Range(line - 1, 0, line - 1, 0), {
-          title: `${ICON[state.name]} ${state.label}`,
-          tooltip,
-          command: 'reachAudit.showQuestion',
-          arguments: [{ runDir: entry.runDir, id: record.id }],
-        }),
-      );
-    }
-    return lenses;
   }
 
   dispose(): void {
