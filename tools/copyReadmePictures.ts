@@ -3,7 +3,7 @@
  * not edited by hand: each README picture names the suite's screenshot it is (a whole-window or a
  * panel-only shot, as test/suite saves them through test/vscode/pageProbes.ts).
  *
- *   npm run build && npx tsc -p . && REACH_AUDIT_SUITE_FILES=runsView.test.js,visibleState.test.js,userFlows.test.js,wholeStory.test.js,tablesView.test.js \
+ *   npm run build && npx tsc -p . && REACH_AUDIT_SUITE_FILES=runsView.test.js,visibleState.test.js,userFlows.test.js,wholeStory.test.js,tablesView.test.js,watchTrainingRun.test.js \
  *     node out/test/vscode/runInCodeServer.js
  *   node out/tools/copyReadmePictures.js        (copies out/test/screenshots/tree/* → media/screenshots/)
  *
@@ -26,6 +26,7 @@ const PICTURES: Record<string, { shot: string; by: string }> = {
   'vscode-one-question.png': { shot: 'one-question-window.png', by: 'wholeStory.test.ts' },
   'vscode-tables-dark.png': { shot: 'tables-dark-window.png', by: 'tablesView.test.ts' },
   'vscode-trajectory-dark.png': { shot: 'trajectory-dark-window.png', by: 'tablesView.test.ts' },
+  'vscode-watch-dark.png': { shot: 'watch-dark-window.png', by: 'watchTrainingRun.test.ts' },
 };
 
 let missing = 0;
