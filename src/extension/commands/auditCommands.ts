@@ -11,6 +11,7 @@ import type { AuditRequestOptions, QuestionRequestOptions, RequestBody } from '.
 import type { Comparison } from '../../contract';
 import { AuditChoices, isDatasetFile } from './auditChoices';
 import { isArgObject, questionAtCursor } from './questionAtCursor';
+import type { RunKind } from './runOptionItems';
 import { exportRecordsInteractively, writeExport, type AuditPanelHost } from '../panel/auditPanel';
 import type { AuditSession, SessionOutcome } from './auditSession';
 import { readAuditSettings, runOptionsOf } from './workspaceSettings';
@@ -147,6 +148,22 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     return runLive({ type: 'audit', options: { ...body.options, out: runDir, resume: true } }, `Reach Audit: resuming ${path.basename(runDir)}`, dataset);
   }
 
+  /**
+   * The steps after the probes: the answer-blind selectors, the questions (all or the first N), then
+   * preset, weights and the rest of the options table for this run (the settings hold the defaults).
+   * Undefined when a step is dismissed.
+   */
+  async function askRunSteps(settings: ReturnType<typeof readAuditSettings>, probes: string[], data: string, kind: RunKind): Promise<Partial<AuditRequestOptions> | undefined> {
+    const select = await choices.selectors(probes, settings.selectors);
+    if (!select) return undefined;
+    const scope = await choices.limit(data);
+    if (!scope) return undefined;
+    const asked: Partial<AuditRequestOptions> = { select };
+    if (scope.limit !== undefined) asked.limit = scope.limit;
+    const chosen = await choices.runOptions({ ...runOptionsOf(settings), ...asked, probes }, kind);
+    return chosen ? { ...asked, ...chosen } : undefined;
+  }
+
   async function runAudit(arg?: unknown): Promise<CommandResult> {
     if (!trusted()) return { how: 'untrusted' };
     const given: AuditArgs = isArgObject(arg) ? (arg as AuditArgs) : {};
@@ -160,19 +177,8 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     if (!probes) return { how: 'dismissed' };
     // From the palette or the explorer (no argument object): the scope and the selectors too, so the
     // plan offered before the first question counts only what was picked here.
-    const asked: Partial<AuditRequestOptions> = {};
-    if (!isArgObject(arg)) {
-      const select = await choices.selectors(probes, settings.selectors);
-      if (!select) return { how: 'dismissed' };
-      const scope = await choices.limit(data);
-      if (!scope) return { how: 'dismissed' };
-      asked.select = select;
-      if (scope.limit !== undefined) asked.limit = scope.limit;
-      // Last: preset, weights and the rest of the table, for this run (the settings hold the defaults).
-      const chosen = await choices.runOptions({ ...runOptionsOf(settings), ...asked, probes });
-      if (!chosen) return { how: 'dismissed' };
-      Object.assign(asked, chosen);
-    }
+    const asked = isArgObject(arg) ? {} : await askRunSteps(settings, probes, data, 'audit');
+    if (!asked) return { how: 'dismissed' };
     if (settings.problems.length > 0) void vscode.window.showWarningMessage(`Reach Audit: settings left out (wrong type): ${settings.problems.join('; ')}`);
     const options: AuditRequestOptions = { ...runOptionsOf(settings), ...asked, ...given, model, data, probes };
     const ws = workspaceFolder();
@@ -194,18 +200,8 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     if (!probes) return { how: 'dismissed' };
     // From the palette: the same steps as Run Reachability Audit (selectors, questions, the
     // options of the run), for both runs; the estimate before each run counts what was picked here.
-    const asked: Partial<AuditRequestOptions> = {};
-    if (!isArgObject(arg)) {
-      const select = await choices.selectors(probes, settings.selectors);
-      if (!select) return { how: 'dismissed' };
-      const scope = await choices.limit(data);
-      if (!scope) return { how: 'dismissed' };
-      asked.select = select;
-      if (scope.limit !== undefined) asked.limit = scope.limit;
-      const chosen = await choices.runOptions({ ...runOptionsOf(settings), ...asked, probes }, 'comparison');
-      if (!chosen) return { how: 'dismissed' };
-      Object.assign(asked, chosen);
-    }
+    const asked = isArgObject(arg) ? {} : await askRunSteps(settings, probes, data, 'comparison');
+    if (!asked) return { how: 'dismissed' };
     if (settings.problems.length > 0) void vscode.window.showWarningMessage(`Reach Audit: settings left out (wrong type): ${settings.problems.join('; ')}`);
     const rest: Partial<AuditRequestOptions> = { ...asked, ...given };
     delete rest.model;
