@@ -124,13 +124,20 @@ let nextPromptSalt = 0;
  */
 export function mixedRoutes(count: number, numBlocks: number): number[][] {
   const routes: number[][] = [];
-  for (let i = 0; routes.length < count; i++) {
-    const block = (i * 7 + 3) % numBlocks;
+  const add = (block: number, skip: boolean): void => {
     const route = Array.from({ length: numBlocks }, (_, b) => b);
-    if (i % 2 === 0) route.splice(block, 1);
+    if (skip) route.splice(block, 1);
     else route.splice(block, 0, block);
-    if (!routes.some((r) => r.join() === route.join())) routes.push(route);
+    if (routes.length < count && !routes.some((r) => r.join() === route.join())) routes.push(route);
+  };
+  // A spread of blocks first; the stride reaches only some blocks when it shares a factor with
+  // the block count (24 blocks: 12 of them), so every block, in order, after.
+  for (let i = 0; i < 2 * numBlocks; i++) add((i * 7 + 3) % numBlocks, i % 2 === 0);
+  for (let b = 0; b < numBlocks; b++) {
+    add(b, true);
+    add(b, false);
   }
+  if (routes.length < count) throw new Error(`a ${numBlocks}-block model has ${routes.length} routes of one skip or repeat, fewer than the batch of ${count}`);
   return routes;
 }
 
