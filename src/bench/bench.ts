@@ -313,6 +313,8 @@ export const benchCommand: Command = {
             const t = await timeGenerate(model, batch, prompt, decodeTokens + 1, mixedRoutes(batch, model.numBlocks));
             return (batch * t.decodeSteps * 1000) / t.decodeMs;
           },
+          // A model of L blocks has 2L routes of one skip or repeat.
+          mixedRouteBatchLimit: 2 * model.numBlocks,
           log,
         });
         process.stdout.write(v.json ? JSON.stringify({ model: dir, threads, loadavg: os.loadavg(), allocator, audit: figures }, null, 2) + '\n' : [`model            ${dir}`, `threads          ${threads} of ${os.cpus().length} cores (load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')})`, allocatorText, ...auditBenchText(figures)].join('\n') + '\n');

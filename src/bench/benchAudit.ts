@@ -40,6 +40,8 @@ export interface AuditBenchOptions {
    * each) after `promptTokens`-token prompts: the reference the audit's tokens/s is held to.
    */
   mixedRouteDecode(batch: number, promptTokens: number): Promise<number>;
+  /** The largest batch of distinct such routes (a tiny test model has fewer than the scheduler's batch). */
+  mixedRouteBatchLimit: number;
   log(message: string): void;
 }
 
@@ -312,7 +314,7 @@ export async function benchAudit(model: Model, o: AuditBenchOptions): Promise<Au
     ratios: [],
     medianRatio: 0,
     recordsIdentical: true,
-    engine: { batch: o.maxBatch, promptTokens, mixedRouteDecodeTokensPerSecond: [] },
+    engine: { batch: Math.min(o.maxBatch, o.mixedRouteBatchLimit), promptTokens, mixedRouteDecodeTokensPerSecond: [] },
     engineRatios: [],
     medianEngineRatio: 0,
   };
@@ -327,7 +329,7 @@ export async function benchAudit(model: Model, o: AuditBenchOptions): Promise<Au
       for (const path of order) {
         if (path === 'engine') {
           model.maxBatch = o.maxBatch;
-          engineTokensPerSecond = await o.mixedRouteDecode(o.maxBatch, promptTokens);
+          engineTokensPerSecond = await o.mixedRouteDecode(figures.engine.batch, promptTokens);
         } else {
           results[path] = await runPath(path);
         }
@@ -360,7 +362,7 @@ export async function benchAudit(model: Model, o: AuditBenchOptions): Promise<Au
         o.log(`  staged: ${breakdownText(staged.breakdown)}`);
         stagedText = `staged ${staged.seconds.toFixed(1)} s (${(work.tokens / staged.seconds).toFixed(1)} tok/s), ${(staged.seconds / scheduled.seconds).toFixed(2)}x; `;
       }
-      o.log(`audit round ${round + 1}/${o.rounds}: ${work.generations} generations, ${work.tokens} tokens; ${stagedText}scheduled ${scheduled.seconds.toFixed(1)} s (${(work.tokens / scheduled.seconds).toFixed(1)} tok/s); engine mixed-route decode at batch ${o.maxBatch} ${engineTokensPerSecond.toFixed(1)} tok/s; audit / engine ${figures.engineRatios[round].toFixed(2)}`);
+      o.log(`audit round ${round + 1}/${o.rounds}: ${work.generations} generations, ${work.tokens} tokens; ${stagedText}scheduled ${scheduled.seconds.toFixed(1)} s (${(work.tokens / scheduled.seconds).toFixed(1)} tok/s); engine mixed-route decode at batch ${figures.engine.batch} ${engineTokensPerSecond.toFixed(1)} tok/s; audit / engine ${figures.engineRatios[round].toFixed(2)}`);
     }
   } finally {
     model.maxBatch = restore;
