@@ -237,6 +237,8 @@ export async function benchAudit(model: Model, o: AuditBenchOptions): Promise<Au
     let decodeCalls = 0;
     let searchOnlySteps = 0;
     let searchOnlyMs = 0;
+    // The queue's loop counts its running time when it stops: let the last generation's loop stop first.
+    await new Promise((resolve) => setImmediate(resolve));
     const stats0 = { ...model.stats };
     const profile0: SchedulerProfile = { ...model.schedulerProfile };
     let callsBefore = model.stats.blockCalls;
