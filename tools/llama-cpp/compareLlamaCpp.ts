@@ -109,16 +109,14 @@ interface NativeContext {
 }
 
 /**
- * llama.cpp with all sequences decoded in lock step: one batched decode call per step. By default
- * node-llama-cpp dispatches whatever sequences have queued a token by the next event-loop turn, so
- * 16 concurrent generators were split into several smaller calls (measured 26-28 tokens/s against
- * 44-47 in one call per step). Here a batch is dispatched only when every sequence of the context
- * has queued its token (node-llama-cpp dispatches at once then), or, after a sequence has finished,
- * at the next turn as before (a finished sequence never queues again).
+ * llama.cpp with all sequences decoded in lock step: one batched decode call per step. node-llama-cpp
+ * dispatches whatever sequences have queued a token by its next event-loop turn, so 16 free-running
+ * generators were split into several smaller calls (measured 26-28 tokens/s against 44-47 in one
+ * call per step). Here each sequence waits for the others' tokens before it asks for its next one
+ * (every sequence generates exactly n tokens), so all 16 queue in one turn.
  */
 async function llamaCpp(llama: LlamaHandle, file: string, threads: number, newTokens: number, promptTokens: number): Promise<Engine> {
   const model = await llama.loadModel({ modelPath: file, gpuLayers: 0 });
-  let someFinished = false;
   const contexts = new Map<number, Awaited<ReturnType<typeof model.createContext>>>();
   // Every decode call, timed around the native call alone: [start, ms, tokens in the batch].
   const calls: [number, number, number][] = [];
@@ -130,19 +128,28 @@ async function llamaCpp(llama: LlamaHandle, file: string, threads: number, newTo
         contextSize: promptTokens + newTokens + 16,
         threads,
         batchSize: Math.max(512, n * promptTokens),
-        batching: { dispatchSchedule: (dispatch) => { if (someFinished) setImmediate(dispatch); } },
       });
-      // `_ctx` is node-llama-cpp's native context, not in its typings (pinned version 3.21.1).
-      const native = (c as unknown as { _ctx: NativeContext })._ctx;
-      const initBatch = native.initBatch.bind(native);
-      const decodeBatch = native.decodeBatch.bind(native);
+      // `_ctx` is node-llama-cpp's native context, not in its typings (pinned version 3.21.1). Its
+      // methods are read-only, so the context gets a proxy of it that times two of them.
+      const holder = c as unknown as { _ctx: NativeContext };
+      const native = holder._ctx;
       let size = 0;
-      native.initBatch = (n: number) => { size = n; initBatch(n); };
-      native.decodeBatch = async () => {
-        const t = performance.now();
-        await decodeBatch();
-        calls.push([t, performance.now() - t, size]);
+      const timed: Partial<NativeContext> = {
+        initBatch: (n: number) => { size = n; native.initBatch(n); },
+        decodeBatch: async () => {
+          const t = performance.now();
+          await native.decodeBatch();
+          calls.push([t, performance.now() - t, size]);
+        },
       };
+      holder._ctx = new Proxy(native, {
+        get(target, key) {
+          if (key === 'initBatch' || key === 'decodeBatch') return timed[key];
+          const value: unknown = Reflect.get(target, key);
+          // Native methods need the native object as `this`.
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      });
       contexts.set(n, c);
     }
     return c;
@@ -151,21 +158,36 @@ async function llamaCpp(llama: LlamaHandle, file: string, threads: number, newTo
     async run(prompts, n) {
       const context = await contextFor(prompts.length);
       const seqs = prompts.map(() => context.getSequence());
-      someFinished = false;
       calls.length = 0;
+      // Lock step: a sequence asks for its next token only once every sequence has its current
+      // one, so all of them queue their tokens in the same event-loop turn and node-llama-cpp
+      // dispatches them as one batch (at its next turn).
+      const barrier = () => {
+        let release = () => {};
+        const promise = new Promise<void>((resolve) => { release = resolve; });
+        return { promise, release };
+      };
+      let arrived = 0;
+      let step = barrier();
+      const arrive = async (): Promise<void> => {
+        const current = step;
+        if (++arrived === prompts.length) {
+          arrived = 0;
+          step = barrier();
+          current.release();
+        }
+        await current.promise;
+      };
       let firsts = 0;
       let allFirst = 0;
       const t = performance.now();
       const tokens = await Promise.all(seqs.map(async (seq, i) => {
         const got: number[] = [];
-        try {
-          for await (const token of seq.evaluate(prompts[i] as never, { temperature: 0 })) {
-            got.push(token as unknown as number);
-            if (got.length === 1 && ++firsts === prompts.length) allFirst = performance.now();
-            if (got.length >= n) break;
-          }
-        } finally {
-          someFinished = true;
+        for await (const token of seq.evaluate(prompts[i] as never, { temperature: 0 })) {
+          got.push(token as unknown as number);
+          if (got.length === 1 && ++firsts === prompts.length) allFirst = performance.now();
+          if (got.length >= n) break;
+          await arrive();
         }
         return got;
       }));
