@@ -94,7 +94,7 @@ describe('reach-audit engine commands', () => {
 
   it("bench --audit holds the audit's tokens/s against the engine's mixed-route decode and says where the time went", () => {
     const records = path.join(root, 'bench-records.jsonl');
-    const r = run(['bench', '--model', modelDir, '--audit', '--audit-questions', '2', '--audit-budget', '2', '--audit-tokens', '2-4', '--audit-rounds', '1', '--audit-no-staged', '--audit-records', records, '--decode-tokens', '2', '--threads', '1', '--json']);
+    const r = run(['bench', '--model', modelDir, '--audit', '--audit-questions', '2', '--audit-budget', '2', '--audit-tokens', '2-4', '--audit-rounds', '1', '--audit-no-staged', '--audit-records', records, '--decode-tokens', '1', '--threads', '1', '--json']);
     assert.equal(r.code, 0, r.stderr);
     type Profile = Record<'wallSeconds' | 'prefillSeconds' | 'decodeSeconds' | 'chooseSeconds' | 'betweenSeconds' | 'idleSeconds' | 'meanDecodeBatch' | 'decodeSteps' | 'prefillSteps', number>;
     const { audit } = JSON.parse(r.stdout) as { audit: { staged: unknown; scheduled: { profile: Profile[] }; engine: { batch: number; mixedRouteDecodeTokensPerSecond: number[] }; engineRatios: number[]; generationsPerPath: number } };
