@@ -50,6 +50,12 @@ const help = [
   '  --audit-budget B     attempts per probe (default 16)',
   '  --audit-tokens A-B   per-request token limits, log-uniform in [A, B] (default 40-300)',
   '  --audit-rounds N     interleaved rounds; medians and the per-round ratio are reported (default 3)',
+  '  --audit-no-staged    run the scheduler only (not the stage-by-stage runner it is compared with)',
+  "  --audit-records FILE write the scheduler's records of the first round (JSON lines by id), to",
+  '                       compare two builds byte for byte',
+  "Each round also measures the engine's decode tokens/s on a batch of mixed routes as large as the",
+  "scheduler's, after prompts as long as the audit's, and prints the audit's tokens/s over it and",
+  'where the audit spent its time (prefill, decode, token choice, between steps, queue empty).',
   '',
   'The estimates (--estimate, with the audit command\'s flags, e.g. --data FILE --limit 8): runs one audit',
   'and sets its pre-run estimate and the time-left ranges shown at 5, 10, 25 and 50% of the run against',
@@ -118,13 +124,20 @@ let nextPromptSalt = 0;
  */
 export function mixedRoutes(count: number, numBlocks: number): number[][] {
   const routes: number[][] = [];
-  for (let i = 0; routes.length < count; i++) {
-    const block = (i * 7 + 3) % numBlocks;
+  const add = (block: number, skip: boolean): void => {
     const route = Array.from({ length: numBlocks }, (_, b) => b);
-    if (i % 2 === 0) route.splice(block, 1);
+    if (skip) route.splice(block, 1);
     else route.splice(block, 0, block);
-    if (!routes.some((r) => r.join() === route.join())) routes.push(route);
+    if (routes.length < count && !routes.some((r) => r.join() === route.join())) routes.push(route);
+  };
+  // A spread of blocks first; the stride reaches only some blocks when it shares a factor with
+  // the block count (24 blocks: 12 of them), so every block, in order, after.
+  for (let i = 0; i < 2 * numBlocks; i++) add((i * 7 + 3) % numBlocks, i % 2 === 0);
+  for (let b = 0; b < numBlocks; b++) {
+    add(b, true);
+    add(b, false);
   }
+  if (routes.length < count) throw new Error(`a ${numBlocks}-block model has ${routes.length} routes of one skip or repeat, fewer than the batch of ${count}`);
   return routes;
 }
 
@@ -242,6 +255,8 @@ export const benchCommand: Command = {
       'audit-budget': { type: 'string' },
       'audit-tokens': { type: 'string' },
       'audit-rounds': { type: 'string' },
+      'audit-no-staged': { type: 'boolean' },
+      'audit-records': { type: 'string' },
       'inherit-allocator': { type: 'boolean' },
     });
     // The figures are the engine's as the extension and `compare` run it: glibc reads its allocator
@@ -292,6 +307,14 @@ export const benchCommand: Command = {
           rounds: parseWholeNumber(v['audit-rounds'], '--audit-rounds', 1) ?? 3,
           maxBatch: DEFAULT_MAX_BATCH,
           inFlight: 32,
+          staged: !v['audit-no-staged'],
+          recordsFile: v['audit-records'],
+          mixedRouteDecode: async (batch, prompt) => {
+            const t = await timeGenerate(model, batch, prompt, decodeTokens + 1, mixedRoutes(batch, model.numBlocks));
+            return (batch * t.decodeSteps * 1000) / t.decodeMs;
+          },
+          // A model of L blocks has 2L routes of one skip or repeat.
+          mixedRouteBatchLimit: 2 * model.numBlocks,
           log,
         });
         process.stdout.write(v.json ? JSON.stringify({ model: dir, threads, loadavg: os.loadavg(), allocator, audit: figures }, null, 2) + '\n' : [`model            ${dir}`, `threads          ${threads} of ${os.cpus().length} cores (load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')})`, allocatorText, ...auditBenchText(figures)].join('\n') + '\n');

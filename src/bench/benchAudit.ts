@@ -12,13 +12,14 @@
  * their records are checked identical.
  */
 import { createHash } from 'node:crypto';
-import type { GenerateOptions, Generation, GenerationRequest, Model, TextGenerator } from '../engine';
+import * as fs from 'node:fs';
+import type { GenerateOptions, Generation, GenerationRequest, Model, SchedulerProfile, TextGenerator } from '../engine';
 import { parseDataset } from '../audit/dataset';
 import { DEFAULT_DEPLOYMENT, DEFAULT_PROBE_DECODING, DEFAULT_SEARCH } from '../audit/probes';
-import { DEFAULT_GRADING } from '../audit/answers';
+import { DEFAULT_GRADING, grade } from '../audit/answers';
 import type { QuestionRecord, RunSettings } from '../contract';
 import { median } from '../common';
-import { auditQuestions } from '../audit/runner';
+import { auditQuestions, startRecord } from '../audit/runner';
 import { auditQuestionsByStage } from './stagedPipeline';
 
 export interface AuditBenchOptions {
@@ -30,6 +31,17 @@ export interface AuditBenchOptions {
   /** The scheduler's batch (sequences per decode step) and questions open at once. */
   maxBatch: number;
   inFlight: number;
+  /** Also run the stage-by-stage runner (the scheduler's old baseline) in each round. */
+  staged: boolean;
+  /** Where to write the scheduled path's records (JSON lines, by id), to compare builds byte for byte. */
+  recordsFile?: string;
+  /**
+   * The engine's decode tokens/s on `batch` sequences of different routes (one skip or repeat
+   * each) after `promptTokens`-token prompts: the reference the audit's tokens/s is held to.
+   */
+  mixedRouteDecode(batch: number, promptTokens: number): Promise<number>;
+  /** The largest batch of distinct such routes (a tiny test model has fewer than the scheduler's batch). */
+  mixedRouteBatchLimit: number;
   log(message: string): void;
 }
 
@@ -39,12 +51,47 @@ export interface AuditBenchFigures {
   tokenLimits: [number, number];
   generationsPerPath: number;
   generatedTokensPerPath: number;
-  staged: { maxBatch: number; chunk: number; seconds: number[]; tokensPerSecond: number[]; breakdown: StepBreakdown[] };
-  scheduled: { maxBatch: number; inFlight: number; seconds: number[]; tokensPerSecond: number[]; breakdown: StepBreakdown[] };
+  staged: { maxBatch: number; chunk: number; seconds: number[]; tokensPerSecond: number[]; breakdown: StepBreakdown[] } | null;
+  scheduled: { maxBatch: number; inFlight: number; seconds: number[]; tokensPerSecond: number[]; breakdown: StepBreakdown[]; profile: AuditProfile[] };
   /** Per round: scheduled tokens/s over staged tokens/s. */
   ratios: number[];
   medianRatio: number;
   recordsIdentical: boolean;
+  /** The engine's mixed-route decode tokens/s at the scheduler's batch, measured in each round next to the audit. */
+  engine: { batch: number; promptTokens: number; mixedRouteDecodeTokensPerSecond: number[] };
+  /** Per round: the audit's tokens/s over the engine's mixed-route decode tokens/s. */
+  engineRatios: number[];
+  medianEngineRatio: number;
+}
+
+/**
+ * Where the scheduled audit's wall time went (seconds), from the generation queue's own clock
+ * (SchedulerProfile): they add up to the wall time.
+ */
+export interface AuditProfile {
+  wallSeconds: number;
+  prefillSeconds: number;
+  decodeSeconds: number;
+  /** Choosing each step's tokens (top-p sampling and log-probabilities). */
+  chooseSeconds: number;
+  /** The queue loop's turns between steps: admission, and the callers' turn (grading, new requests). */
+  betweenSeconds: number;
+  /** The queue empty: every open question waiting on something other than the engine. */
+  idleSeconds: number;
+  /** Re-grading every output of the path once, timed alone: the grading inside `between`. */
+  gradingSeconds: number;
+  /** Mean sequences per decode step, against the most (the batch), and the decode steps. */
+  meanDecodeBatch: number;
+  maxBatch: number;
+  decodeSteps: number;
+  /** Places left empty in decode steps while requests waited (admitted only at the next step). */
+  emptyPlacesWhileWaiting: number;
+  /** Decode steps whose batch held only route-search sequences (the search's sequential tail), and their seconds. */
+  searchOnlySteps: number;
+  searchOnlySeconds: number;
+  /** Prefill steps, prompts run in them, and prompts per prefill step. */
+  prefillSteps: number;
+  prefillRows: number;
 }
 
 /** Where one path's time went: the engine's steps (from Model.onStep) and its block calls. */
@@ -92,16 +139,30 @@ export function benchQuestionsText(n: number): string {
   return lines.join('\n') + '\n';
 }
 
+/** What an audit generate call is for, from its shape (the bench's settings have no repair or route pool). */
+function kindOf(requests: readonly GenerationRequest[]): string {
+  if (requests.length === 1) return requests[0].route ? 'search' : 'deployment';
+  return requests[0].route ? 'routes' : 'sample';
+}
+
 /** Gives every request its own token limit, the same for the same request on every path. */
 class SpreadTokenLimits implements TextGenerator {
+  /** Requests submitted and not yet returned, by kind. */
+  readonly open = new Map<string, number>();
   constructor(private readonly model: Model, private readonly min: number, private readonly max: number) {}
   get numBlocks(): number { return this.model.numBlocks; }
   get context() { return this.model.context; }
   encodeChat(messages: Parameters<TextGenerator['encodeChat']>[0]): number[] { return this.model.encodeChat(messages); }
   encodeRaw(text: string): number[] { return this.model.encodeRaw(text); }
   decode(ids: readonly number[]): string { return this.model.decode(ids); }
-  generate(requests: readonly GenerationRequest[], signal?: AbortSignal, options?: GenerateOptions): Promise<Generation[]> {
-    return this.model.generate(requests.map((r) => ({ ...r, maxNewTokens: this.limitOf(r) })), signal, options);
+  async generate(requests: readonly GenerationRequest[], signal?: AbortSignal, options?: GenerateOptions): Promise<Generation[]> {
+    const kind = kindOf(requests);
+    this.open.set(kind, (this.open.get(kind) ?? 0) + requests.length);
+    try {
+      return await this.model.generate(requests.map((r) => ({ ...r, maxNewTokens: this.limitOf(r) })), signal, options);
+    } finally {
+      this.open.set(kind, (this.open.get(kind) ?? 0) - requests.length);
+    }
   }
   limitOf(r: GenerationRequest): number {
     const h = createHash('sha256').update(JSON.stringify([r.promptIds, r.route ?? null, r.silencedMlp ?? null, r.decoding.seed])).digest();
@@ -142,17 +203,44 @@ function tokensOf(records: readonly QuestionRecord[]): { generations: number; to
   return { generations, tokens };
 }
 
+/** Seconds to grade every output of `records` once (deployment and attempts), as the audit does. */
+function gradingSeconds(records: readonly QuestionRecord[], questions: ReturnType<typeof parseDataset>['questions']): number {
+  const byId = new Map(questions.map((q) => [q.id, q]));
+  const started = performance.now();
+  for (const r of records) {
+    const q = byId.get(r.id);
+    if (!q) continue;
+    for (const a of [r.realized, ...Object.values(r.probes).flatMap((p) => p.attempts)]) grade(a.output, q, { truncated: a.truncated, grading: DEFAULT_GRADING });
+  }
+  return (performance.now() - started) / 1000;
+}
+
+interface PathRun {
+  seconds: number;
+  records: QuestionRecord[];
+  breakdown: StepBreakdown;
+  profile: AuditProfile;
+}
+
 export async function benchAudit(model: Model, o: AuditBenchOptions): Promise<AuditBenchFigures> {
   const dataset = parseDataset('bench-questions.jsonl', benchQuestionsText(o.questions));
   const settings = benchSettings(o.budget, o.maxTokens);
   const generator = new SpreadTokenLimits(model, o.minTokens, o.maxTokens);
   const restore = model.maxBatch;
-  const runPath = async (path: 'staged' | 'scheduled'): Promise<{ seconds: number; records: QuestionRecord[]; breakdown: StepBreakdown }> => {
+  // The reference decode runs after prompts as long as the audit's, on average.
+  const promptLengths = dataset.questions.map((q) => startRecord(q, settings, generator).ids?.length ?? 0);
+  const promptTokens = Math.round(promptLengths.reduce((a, b) => a + b, 0) / Math.max(1, promptLengths.length));
+  const runPath = async (path: 'staged' | 'scheduled'): Promise<PathRun> => {
     const records: QuestionRecord[] = [];
     const b: StepBreakdown = { prefillSteps: 0, prefillSeconds: 0, prefillBlockRows: 0, sharedPrefixRows: 0, storedPrefixRows: 0, decodeSteps: 0, decodeSeconds: 0, meanDecodeBatch: 0, blockCallsPerDecodeStep: 0, kvGathers: 0, kvGatheredMB: 0, kvRowMoves: 0, kvIdleRows: 0, otherSeconds: 0 };
     let decodeRows = 0;
     let decodeCalls = 0;
+    let searchOnlySteps = 0;
+    let searchOnlyMs = 0;
+    // The queue's loop counts its running time when it stops: let the last generation's loop stop first.
+    await new Promise((resolve) => setImmediate(resolve));
     const stats0 = { ...model.stats };
+    const profile0: SchedulerProfile = { ...model.schedulerProfile };
     let callsBefore = model.stats.blockCalls;
     let rowsBefore = model.stats.blockRows;
     model.onStep = (s) => {
@@ -165,10 +253,15 @@ export async function benchAudit(model: Model, o: AuditBenchOptions): Promise<Au
         b.decodeSeconds += s.ms / 1000;
         decodeRows += s.batch;
         decodeCalls += model.stats.blockCalls - callsBefore;
+        if ((generator.open.get('search') ?? 0) > 0 && [...generator.open].every(([k, n]) => k === 'search' || n === 0)) {
+          searchOnlySteps++;
+          searchOnlyMs += s.ms;
+        }
       }
       callsBefore = model.stats.blockCalls;
       rowsBefore = model.stats.blockRows;
     };
+    const maxBatch = path === 'staged' ? STAGED_MAX_BATCH : o.maxBatch;
     const started = performance.now();
     if (path === 'staged') {
       model.maxBatch = STAGED_MAX_BATCH;
@@ -179,6 +272,8 @@ export async function benchAudit(model: Model, o: AuditBenchOptions): Promise<Au
     }
     const seconds = (performance.now() - started) / 1000;
     model.onStep = undefined;
+    // The queue's loop notices it has nothing left at its next turn: let it stop, so its running time is counted.
+    await new Promise((resolve) => setImmediate(resolve));
     b.meanDecodeBatch = decodeRows / Math.max(1, b.decodeSteps);
     b.blockCallsPerDecodeStep = decodeCalls / Math.max(1, b.decodeSteps);
     b.kvGathers = model.stats.kvGathers - stats0.kvGathers;
@@ -188,7 +283,27 @@ export async function benchAudit(model: Model, o: AuditBenchOptions): Promise<Au
     b.sharedPrefixRows = model.stats.sharedPrefixRows - stats0.sharedPrefixRows;
     b.storedPrefixRows = model.stats.storedPrefixRows - stats0.storedPrefixRows;
     b.otherSeconds = seconds - b.prefillSeconds - b.decodeSeconds;
-    return { seconds, records, breakdown: b };
+    const p = model.schedulerProfile;
+    const d = (k: keyof SchedulerProfile): number => p[k] - profile0[k];
+    const running = d('runningMs') / 1000;
+    const profile: AuditProfile = {
+      wallSeconds: seconds,
+      prefillSeconds: d('prefillMs') / 1000,
+      decodeSeconds: d('decodeMs') / 1000,
+      chooseSeconds: d('chooseMs') / 1000,
+      betweenSeconds: running - (d('prefillMs') + d('decodeMs') + d('chooseMs')) / 1000,
+      idleSeconds: Math.max(0, seconds - running),
+      gradingSeconds: gradingSeconds(records, dataset.questions),
+      meanDecodeBatch: d('decodeRows') / Math.max(1, d('decodeSteps')),
+      maxBatch,
+      decodeSteps: d('decodeSteps'),
+      emptyPlacesWhileWaiting: d('emptyPlacesWhileWaiting'),
+      searchOnlySteps,
+      searchOnlySeconds: searchOnlyMs / 1000,
+      prefillSteps: d('prefillSteps'),
+      prefillRows: d('prefillRows'),
+    };
+    return { seconds, records, breakdown: b, profile };
   };
   const figures: AuditBenchFigures = {
     questions: o.questions,
@@ -196,40 +311,72 @@ export async function benchAudit(model: Model, o: AuditBenchOptions): Promise<Au
     tokenLimits: [o.minTokens, o.maxTokens],
     generationsPerPath: 0,
     generatedTokensPerPath: 0,
-    staged: { maxBatch: STAGED_MAX_BATCH, chunk: STAGED_CHUNK, seconds: [], tokensPerSecond: [], breakdown: [] },
-    scheduled: { maxBatch: o.maxBatch, inFlight: o.inFlight, seconds: [], tokensPerSecond: [], breakdown: [] },
+    staged: o.staged ? { maxBatch: STAGED_MAX_BATCH, chunk: STAGED_CHUNK, seconds: [], tokensPerSecond: [], breakdown: [] } : null,
+    scheduled: { maxBatch: o.maxBatch, inFlight: o.inFlight, seconds: [], tokensPerSecond: [], breakdown: [], profile: [] },
     ratios: [],
     medianRatio: 0,
     recordsIdentical: true,
+    engine: { batch: Math.min(o.maxBatch, o.mixedRouteBatchLimit), promptTokens, mixedRouteDecodeTokensPerSecond: [] },
+    engineRatios: [],
+    medianEngineRatio: 0,
   };
   try {
     for (let round = 0; round < o.rounds; round++) {
-      // Alternate which path goes first, so drift in the machine's speed falls on both.
-      const order: ('staged' | 'scheduled')[] = round % 2 === 0 ? ['staged', 'scheduled'] : ['scheduled', 'staged'];
-      const results: Partial<Record<'staged' | 'scheduled', { seconds: number; records: QuestionRecord[]; breakdown: StepBreakdown }>> = {};
-      for (const path of order) results[path] = await runPath(path);
-      const staged = results.staged!;
+      // Alternate which path goes first, so drift in the machine's speed falls on both; the
+      // engine's reference decode is measured between them (or before the audit on even rounds).
+      const paths: ('staged' | 'scheduled' | 'engine')[] = o.staged ? ['staged', 'engine', 'scheduled'] : ['engine', 'scheduled'];
+      const order = round % 2 === 0 ? paths : [...paths].reverse();
+      const results: Partial<Record<'staged' | 'scheduled', PathRun>> = {};
+      let engineTokensPerSecond = 0;
+      for (const path of order) {
+        if (path === 'engine') {
+          model.maxBatch = o.maxBatch;
+          engineTokensPerSecond = await o.mixedRouteDecode(figures.engine.batch, promptTokens);
+        } else {
+          results[path] = await runPath(path);
+        }
+      }
       const scheduled = results.scheduled!;
-      const work = tokensOf(staged.records);
+      const work = tokensOf(scheduled.records);
       figures.generationsPerPath = work.generations;
       figures.generatedTokensPerPath = work.tokens;
-      const byId = new Map(scheduled.records.map((r) => [r.id, JSON.stringify(r)]));
-      if (scheduled.records.length !== staged.records.length || staged.records.some((r) => byId.get(r.id) !== JSON.stringify(r))) figures.recordsIdentical = false;
-      figures.staged.breakdown.push(staged.breakdown);
       figures.scheduled.breakdown.push(scheduled.breakdown);
-      figures.staged.seconds.push(staged.seconds);
+      figures.scheduled.profile.push(scheduled.profile);
       figures.scheduled.seconds.push(scheduled.seconds);
-      figures.staged.tokensPerSecond.push(work.tokens / staged.seconds);
       figures.scheduled.tokensPerSecond.push(work.tokens / scheduled.seconds);
-      figures.ratios.push(staged.seconds / scheduled.seconds);
-      for (const [name, r] of [['staged', staged], ['scheduled', scheduled]] as const) o.log(`  ${name}: ${breakdownText(r.breakdown)}`);
-      o.log(`audit round ${round + 1}/${o.rounds}: ${work.generations} generations, ${work.tokens} tokens; staged ${staged.seconds.toFixed(1)} s (${(work.tokens / staged.seconds).toFixed(1)} tok/s), scheduled ${scheduled.seconds.toFixed(1)} s (${(work.tokens / scheduled.seconds).toFixed(1)} tok/s), ${(staged.seconds / scheduled.seconds).toFixed(2)}x`);
+      figures.engine.mixedRouteDecodeTokensPerSecond.push(engineTokensPerSecond);
+      figures.engineRatios.push(work.tokens / scheduled.seconds / engineTokensPerSecond);
+      if (o.recordsFile && round === 0) {
+        const sorted = [...scheduled.records].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+        fs.writeFileSync(o.recordsFile, sorted.map((r) => JSON.stringify(r)).join('\n') + '\n');
+      }
+      o.log(`  scheduled: ${breakdownText(scheduled.breakdown)}`);
+      o.log(`  scheduled profile: ${profileText(scheduled.profile)}`);
+      let stagedText = '';
+      const staged = results.staged;
+      if (staged && figures.staged) {
+        const byId = new Map(scheduled.records.map((r) => [r.id, JSON.stringify(r)]));
+        if (scheduled.records.length !== staged.records.length || staged.records.some((r) => byId.get(r.id) !== JSON.stringify(r))) figures.recordsIdentical = false;
+        figures.staged.breakdown.push(staged.breakdown);
+        figures.staged.seconds.push(staged.seconds);
+        figures.staged.tokensPerSecond.push(work.tokens / staged.seconds);
+        figures.ratios.push(staged.seconds / scheduled.seconds);
+        o.log(`  staged: ${breakdownText(staged.breakdown)}`);
+        stagedText = `staged ${staged.seconds.toFixed(1)} s (${(work.tokens / staged.seconds).toFixed(1)} tok/s), ${(staged.seconds / scheduled.seconds).toFixed(2)}x; `;
+      }
+      o.log(`audit round ${round + 1}/${o.rounds}: ${work.generations} generations, ${work.tokens} tokens; ${stagedText}scheduled ${scheduled.seconds.toFixed(1)} s (${(work.tokens / scheduled.seconds).toFixed(1)} tok/s); engine mixed-route decode at batch ${figures.engine.batch} ${engineTokensPerSecond.toFixed(1)} tok/s; audit / engine ${figures.engineRatios[round].toFixed(2)}`);
     }
   } finally {
     model.maxBatch = restore;
   }
-  figures.medianRatio = median(figures.ratios);
+  figures.medianRatio = figures.ratios.length > 0 ? median(figures.ratios) : 0;
+  figures.medianEngineRatio = median(figures.engineRatios);
   return figures;
+}
+
+function profileText(p: AuditProfile): string {
+  const pc = (x: number) => `${x.toFixed(1)} s (${((100 * x) / p.wallSeconds).toFixed(0)}%)`;
+  return `wall ${p.wallSeconds.toFixed(1)} s = prefill ${pc(p.prefillSeconds)} + decode ${pc(p.decodeSeconds)} + token choice ${pc(p.chooseSeconds)} + between steps ${pc(p.betweenSeconds)} (grading alone ${p.gradingSeconds.toFixed(2)} s) + queue empty ${pc(p.idleSeconds)}; decode ${p.decodeSteps} steps at ${p.meanDecodeBatch.toFixed(1)} of ${p.maxBatch} sequences, ${p.emptyPlacesWhileWaiting} places empty while requests waited; search-only steps ${p.searchOnlySteps} (${pc(p.searchOnlySeconds)}); prefill ${p.prefillSteps} steps, ${(p.prefillRows / Math.max(1, p.prefillSteps)).toFixed(1)} prompts per step`;
 }
 
 function breakdownText(b: StepBreakdown): string {
@@ -238,10 +385,14 @@ function breakdownText(b: StepBreakdown): string {
 
 export function auditBenchText(f: AuditBenchFigures): string[] {
   const med = (xs: number[]) => median(xs).toFixed(1);
+  const prof = (k: keyof AuditProfile) => median(f.scheduled.profile.map((p) => p[k] as number));
   return [
     `audit workload   ${f.questions} questions × (deployment + sample/routes/search:${f.budget}) = ${f.generationsPerPath} generations, ${f.generatedTokensPerPath} tokens; limits ${f.tokenLimits[0]}–${f.tokenLimits[1]} tokens (log-uniform per request)`,
-    `  staged         ${med(f.staged.tokensPerSecond)} tokens/s, ${med(f.staged.seconds)} s (chunks of ${f.staged.chunk} questions, batch ${f.staged.maxBatch})`,
+    ...(f.staged ? [`  staged         ${med(f.staged.tokensPerSecond)} tokens/s, ${med(f.staged.seconds)} s (chunks of ${f.staged.chunk} questions, batch ${f.staged.maxBatch})`] : []),
     `  scheduled      ${med(f.scheduled.tokensPerSecond)} tokens/s, ${med(f.scheduled.seconds)} s (${f.scheduled.inFlight} questions open, batch ${f.scheduled.maxBatch})`,
-    `  ratio          ${f.medianRatio.toFixed(2)}x (median of ${f.ratios.length} interleaved rounds: ${f.ratios.map((r) => r.toFixed(2)).join(' ')}); records identical: ${f.recordsIdentical ? 'yes' : 'NO'}`,
+    ...(f.staged ? [`  ratio          ${f.medianRatio.toFixed(2)}x (median of ${f.ratios.length} interleaved rounds: ${f.ratios.map((r) => r.toFixed(2)).join(' ')}); records identical: ${f.recordsIdentical ? 'yes' : 'NO'}`] : []),
+    `engine           ${med(f.engine.mixedRouteDecodeTokensPerSecond)} tokens/s mixed-route decode at batch ${f.engine.batch} (${f.engine.promptTokens}-token prompts, one skip or repeat per route)`,
+    `audit / engine   ${f.medianEngineRatio.toFixed(2)} (median of ${f.engineRatios.length} rounds: ${f.engineRatios.map((r) => r.toFixed(2)).join(' ')}; target >= 0.8)`,
+    `  where it went  (medians, s) prefill ${prof('prefillSeconds').toFixed(1)}, decode ${prof('decodeSeconds').toFixed(1)}, token choice ${prof('chooseSeconds').toFixed(1)}, between steps ${prof('betweenSeconds').toFixed(1)} (grading ${prof('gradingSeconds').toFixed(2)}), queue empty ${prof('idleSeconds').toFixed(1)}; decode batch ${prof('meanDecodeBatch').toFixed(1)} of ${f.scheduled.maxBatch}; search-only decode ${prof('searchOnlySeconds').toFixed(1)} s`,
   ];
 }

@@ -7,7 +7,7 @@ import { Model, type LoadOptions } from './model';
 export { Model } from './model';
 export { DEFAULT_MAX_BATCH } from './types';
 export type { LoadOptions, ForwardOptions, ForwardItem } from './model';
-export type { StepTiming } from './decode/generationScheduler';
+export type { StepTiming, SchedulerProfile } from './decode/generationScheduler';
 export { InputError, RemoteServerError, assertFolderFree, lockFolder, recoveredNote, type FolderLock, createFolder, describeFsError } from '../common';
 export type { BlockInspection } from './decode/blockInspection';
 export type * from './types';

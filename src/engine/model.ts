@@ -13,7 +13,7 @@ import type { WeightPrecision } from './checkpoint/weightPrecision';
 import { type CachedGraphs, defaultCacheRoot, ensureGraphs } from './graphs/graphCache';
 import { EmbeddingTable } from './checkpoint/embeddingTable';
 import { RouteExecutor, SequenceSlot } from './decode/routeExecutor';
-import { GenerationScheduler, type StepTiming } from './decode/generationScheduler';
+import { GenerationScheduler, type SchedulerProfile, type StepTiming } from './decode/generationScheduler';
 import { checkRoute, checkSilenced, checkTokenIds } from './decode/routeValidation';
 import { checkContextLength, type ModelContext } from './text/contextLength';
 import { DEFAULT_MAX_BATCH, type ChatMessage, type ContinuationScore, type GenerateOptions, type Generation, type GenerationRequest, type PromptSource, type Route, type ScoreRequest, type TextGenerator } from './types';
@@ -281,6 +281,11 @@ export class Model implements TextGenerator {
     return this.scheduler.submit(requests, signal, options.priority ?? 0).catch((err: unknown) => {
       throw err instanceof NonFiniteActivations ? err.inModel(this.dir) : err;
     });
+  }
+
+  /** Where the generation queue's time went since load (the bench's profile of the audit). */
+  get schedulerProfile(): Readonly<SchedulerProfile> {
+    return this.scheduler.profile;
   }
 
   get tokensGenerated(): number {

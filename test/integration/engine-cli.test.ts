@@ -92,6 +92,26 @@ describe('reach-audit engine commands', () => {
     assert.deepEqual((JSON.parse(inherited.stdout) as typeof figures).allocator, { MALLOC_MMAP_MAX_: null, MALLOC_TRIM_THRESHOLD_: null, GLIBC_TUNABLES: null });
   });
 
+  it("bench --audit holds the audit's tokens/s against the engine's mixed-route decode and says where the time went", () => {
+    const records = path.join(root, 'bench-records.jsonl');
+    const r = run(['bench', '--model', modelDir, '--audit', '--audit-questions', '2', '--audit-budget', '2', '--audit-tokens', '2-4', '--audit-rounds', '1', '--audit-no-staged', '--audit-records', records, '--decode-tokens', '1', '--threads', '1', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    type Profile = Record<'wallSeconds' | 'prefillSeconds' | 'decodeSeconds' | 'chooseSeconds' | 'betweenSeconds' | 'idleSeconds' | 'meanDecodeBatch' | 'decodeSteps' | 'prefillSteps', number>;
+    const { audit } = JSON.parse(r.stdout) as { audit: { staged: unknown; scheduled: { profile: Profile[] }; engine: { batch: number; mixedRouteDecodeTokensPerSecond: number[] }; engineRatios: number[]; generationsPerPath: number } };
+    assert.equal(audit.staged, null);
+    // 2 questions x (deployment + 3 probes x 2 attempts).
+    assert.equal(audit.generationsPerPath, 14);
+    assert.equal(audit.engine.batch, 8, 'a 4-block model has 8 routes of one skip or repeat');
+    assert.ok(audit.engine.mixedRouteDecodeTokensPerSecond[0] > 0);
+    assert.ok(audit.engineRatios[0] > 0);
+    const [p] = audit.scheduled.profile;
+    assert.ok(p.decodeSteps > 0 && p.prefillSteps > 0 && p.meanDecodeBatch >= 1);
+    // The parts add up to the wall time (the queue's own clock against the bench's).
+    const parts = p.prefillSeconds + p.decodeSeconds + p.chooseSeconds + p.betweenSeconds + p.idleSeconds;
+    assert.ok(Math.abs(parts - p.wallSeconds) < 0.05 * p.wallSeconds + 0.05, `${parts} vs ${p.wallSeconds}`);
+    assert.equal(fs.readFileSync(records, 'utf8').trim().split('\n').length, 2);
+  });
+
   it('rejects bad input with one line naming the argument, a non-zero exit and nothing cached', () => {
     const empty = path.join(root, 'empty-cache');
     const cases: [string[], RegExp][] = [

@@ -8,6 +8,9 @@
  * to count our decode steps alone, without the token choice after each). Engines alternate within
  * each round, so machine drift hits all of them; medians over rounds and per-round ratios are
  * printed. Also checks that llama.cpp F32's greedy tokens equal ours on the batch-1 prompt.
+ * llama.cpp's 16 sequences decode as one batched call per step (see llamaCpp below), and both
+ * engines also report decode tokens/s over the time inside their decode calls alone (llama.cpp's
+ * native decode; our executor's decode steps), without token choice or scheduling.
  *
  * Each engine measures in a process of its own (a child per engine and round, after an untimed
  * warm-up generation), as a user runs either one. In one process the engines can disturb each
@@ -36,14 +39,31 @@ import { median } from '../../src/common';
 interface Timing {
   /** Batch 1: decode tokens/s after the first token. */
   b1: number;
+  /** Batch 1: decode tokens/s over the time inside the engine's decode calls alone. */
+  b1InCalls: number;
   /** 16 sequences: generated tokens/s end to end, and from every first token to the last. */
   endToEnd: number;
   decodeOnly: number;
+  /** 16 sequences: decode tokens/s over the time inside the decode calls alone (no sampling, no scheduling). */
+  decodeInCalls: number;
+  /** 16 sequences: decode calls after the first tokens, and sequences per call (16: one batched call per step). */
+  decodeCalls: number;
+  sequencesPerCall: number;
   tokens: number[];
 }
 
+interface Run {
+  ms: number;
+  decodeMs: number;
+  /** Time inside the engine's decode calls after every sequence had its first token, their number and rows. */
+  inCallsMs: number;
+  calls: number;
+  rows: number;
+  tokens: number[][];
+}
+
 interface Engine {
-  run(prompts: number[][], newTokens: number): Promise<{ ms: number; decodeMs: number; tokens: number[][] }>;
+  run(prompts: number[][], newTokens: number): Promise<Run>;
   dispose(): Promise<void>;
 }
 
@@ -58,13 +78,22 @@ async function ours(name: string, dir: string, weights: 'f32' | 'int8', threads:
     async run(prompts, newTokens) {
       // The first decode step starts once every sequence has its first token.
       let decodeStart: number | null = null;
-      model.onStep = (s) => { if (!s.prefill && decodeStart === null) decodeStart = performance.now() - s.ms; };
+      let inCallsMs = 0;
+      let calls = 0;
+      let rows = 0;
+      model.onStep = (s) => {
+        if (s.prefill) return;
+        if (decodeStart === null) decodeStart = performance.now() - s.ms;
+        inCallsMs += s.ms;
+        calls++;
+        rows += s.batch;
+      };
       const t = performance.now();
       const out = await model.generate(prompts.map((p) => ({ promptIds: p, maxNewTokens: newTokens, decoding: { temperature: 0, topP: 1, seed: 0 } })));
       const end = performance.now();
       model.onStep = undefined;
       if (out.some((g) => g.tokens.length !== newTokens) || decodeStart === null) throw new Error(`${name}: a sequence stopped early`);
-      return { ms: end - t, decodeMs: end - decodeStart, tokens: out.map((g) => g.tokens) };
+      return { ms: end - t, decodeMs: end - decodeStart, inCallsMs, calls, rows, tokens: out.map((g) => g.tokens) };
     },
     dispose: () => model.dispose(),
   };
@@ -73,13 +102,54 @@ async function ours(name: string, dir: string, weights: 'f32' | 'int8', threads:
 // The package is ESM only; this file compiles to CommonJS, where `import()` stays an import.
 type LlamaModule = typeof import('node-llama-cpp');
 
+/** node-llama-cpp's native context: the two calls timed here (internal to the package, so typed by hand). */
+interface NativeContext {
+  initBatch(size: number): void;
+  decodeBatch(): Promise<void>;
+}
+
+/**
+ * llama.cpp with all sequences decoded in lock step: one batched decode call per step. node-llama-cpp
+ * dispatches whatever sequences have queued a token by its next event-loop turn, so 16 free-running
+ * generators were split into several smaller calls (measured 26-28 tokens/s against 44-47 in one
+ * call per step). Here each sequence waits for the others' tokens before it asks for its next one
+ * (every sequence generates exactly n tokens), so all 16 queue in one turn.
+ */
 async function llamaCpp(llama: LlamaHandle, file: string, threads: number, newTokens: number, promptTokens: number): Promise<Engine> {
   const model = await llama.loadModel({ modelPath: file, gpuLayers: 0 });
   const contexts = new Map<number, Awaited<ReturnType<typeof model.createContext>>>();
+  // Every decode call, timed around the native call alone: [start, ms, tokens in the batch].
+  const calls: [number, number, number][] = [];
   const contextFor = async (n: number) => {
     let c = contexts.get(n);
     if (!c) {
-      c = await model.createContext({ sequences: n, contextSize: promptTokens + newTokens + 16, threads, batchSize: Math.max(512, n * promptTokens) });
+      c = await model.createContext({
+        sequences: n,
+        contextSize: promptTokens + newTokens + 16,
+        threads,
+        batchSize: Math.max(512, n * promptTokens),
+      });
+      // `_ctx` is node-llama-cpp's native context, not in its typings (pinned version 3.21.1). Its
+      // methods are read-only, so the context gets a proxy of it that times two of them.
+      const holder = c as unknown as { _ctx: NativeContext };
+      const native = holder._ctx;
+      let size = 0;
+      const timed: Partial<NativeContext> = {
+        initBatch: (n: number) => { size = n; native.initBatch(n); },
+        decodeBatch: async () => {
+          const t = performance.now();
+          await native.decodeBatch();
+          calls.push([t, performance.now() - t, size]);
+        },
+      };
+      holder._ctx = new Proxy(native, {
+        get(target, key) {
+          if (key === 'initBatch' || key === 'decodeBatch') return timed[key];
+          const value: unknown = Reflect.get(target, key);
+          // Native methods need the native object as `this`.
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      });
       contexts.set(n, c);
     }
     return c;
@@ -88,6 +158,26 @@ async function llamaCpp(llama: LlamaHandle, file: string, threads: number, newTo
     async run(prompts, n) {
       const context = await contextFor(prompts.length);
       const seqs = prompts.map(() => context.getSequence());
+      calls.length = 0;
+      // Lock step: a sequence asks for its next token only once every sequence has its current
+      // one, so all of them queue their tokens in the same event-loop turn and node-llama-cpp
+      // dispatches them as one batch (at its next turn).
+      const barrier = () => {
+        let release = () => {};
+        const promise = new Promise<void>((resolve) => { release = resolve; });
+        return { promise, release };
+      };
+      let arrived = 0;
+      let step = barrier();
+      const arrive = async (): Promise<void> => {
+        const current = step;
+        if (++arrived === prompts.length) {
+          arrived = 0;
+          step = barrier();
+          current.release();
+        }
+        await current.promise;
+      };
       let firsts = 0;
       let allFirst = 0;
       const t = performance.now();
@@ -97,12 +187,22 @@ async function llamaCpp(llama: LlamaHandle, file: string, threads: number, newTo
           got.push(token as unknown as number);
           if (got.length === 1 && ++firsts === prompts.length) allFirst = performance.now();
           if (got.length >= n) break;
+          await arrive();
         }
         return got;
       }));
       const end = performance.now();
       for (const s of seqs) s.dispose();
-      return { ms: end - t, decodeMs: end - allFirst, tokens };
+      if (tokens.some((g) => g.length !== n)) throw new Error('llama.cpp: a sequence stopped early');
+      const decode = calls.filter(([start]) => start >= allFirst);
+      return {
+        ms: end - t,
+        decodeMs: end - allFirst,
+        inCallsMs: decode.reduce((a, [, ms]) => a + ms, 0),
+        calls: decode.length,
+        rows: decode.reduce((a, [, , size]) => a + size, 0),
+        tokens,
+      };
     },
     async dispose() {
       for (const c of contexts.values()) await c.dispose();
@@ -151,8 +251,12 @@ async function measure(engine: Engine, settings: Settings, round: number): Promi
   const many = await engine.run(Array.from({ length: 16 }, (_, s) => prompt(promptTokens, 1000 * round + 100 + s)), newTokens);
   return {
     b1: ((newTokens - 1) * 1000) / one.decodeMs,
+    b1InCalls: (one.rows * 1000) / one.inCallsMs,
     endToEnd: (16 * newTokens * 1000) / many.ms,
     decodeOnly: (16 * (newTokens - 1) * 1000) / many.decodeMs,
+    decodeInCalls: (many.rows * 1000) / many.inCallsMs,
+    decodeCalls: many.calls,
+    sequencesPerCall: many.rows / Math.max(1, many.calls),
     tokens: one.tokens[0],
   };
 }
@@ -219,7 +323,7 @@ async function main(): Promise<void> {
         for (const index of r % 2 ? [1, 0] : [0, 1]) {
           const timing = sameProcess ? await measure(engines[index], settings, r) : inChild(index, r);
           results[index].push(timing);
-          process.stderr.write(`round ${r + 1} ${names[index]}: batch 1 ${timing.b1.toFixed(2)} tok/s, 16 seqs ${timing.endToEnd.toFixed(1)} end to end, ${timing.decodeOnly.toFixed(1)} decode only\n`);
+          process.stderr.write(`round ${r + 1} ${names[index]}: batch 1 ${timing.b1.toFixed(2)} tok/s (${timing.b1InCalls.toFixed(2)} in decode calls), 16 seqs ${timing.endToEnd.toFixed(1)} end to end, ${timing.decodeOnly.toFixed(1)} decode only, ${timing.decodeInCalls.toFixed(1)} in decode calls (${timing.decodeCalls} calls of ${timing.sequencesPerCall.toFixed(1)} sequences)\n`);
         }
       }
     } finally {
@@ -230,10 +334,10 @@ async function main(): Promise<void> {
     const lines = [`== ${names[0]} vs ${names[1]}: ${rounds} interleaved rounds, ${sameProcess ? 'both in one process' : 'each engine in its own process'}, ${settings.promptTokens}-token prompts, ${settings.newTokens} new tokens, ${settings.threads} threads`];
     for (const [i, name] of names.entries()) {
       const r = results[i];
-      lines.push(`${name.padEnd(20)} batch 1 ${fmt(r.map((x) => x.b1))} tok/s | 16 seqs end to end ${fmt(r.map((x) => x.endToEnd))} | decode only ${fmt(r.map((x) => x.decodeOnly))}`);
+      lines.push(`${name.padEnd(20)} batch 1 ${fmt(r.map((x) => x.b1))} tok/s (in decode calls ${fmt(r.map((x) => x.b1InCalls))}) | 16 seqs end to end ${fmt(r.map((x) => x.endToEnd))} | decode only ${fmt(r.map((x) => x.decodeOnly))} | in decode calls ${fmt(r.map((x) => x.decodeInCalls))} (${median(r.map((x) => x.decodeCalls))} calls of ${median(r.map((x) => x.sequencesPerCall)).toFixed(1)} sequences)`);
     }
-    const ratio = (k: keyof Omit<Timing, 'tokens'>): string => fmt(results[0].map((x, r) => x[k] / results[1][r][k]));
-    lines.push(`ours / llama.cpp, per round: batch 1 ${ratio('b1')}, 16 seqs end to end ${ratio('endToEnd')}, decode only ${ratio('decodeOnly')}`);
+    const ratio = (k: 'b1' | 'b1InCalls' | 'endToEnd' | 'decodeOnly' | 'decodeInCalls'): string => fmt(results[0].map((x, r) => x[k] / results[1][r][k]));
+    lines.push(`ours / llama.cpp, per round: batch 1 ${ratio('b1')} (in decode calls ${ratio('b1InCalls')}), 16 seqs end to end ${ratio('endToEnd')}, decode only ${ratio('decodeOnly')}, in decode calls ${ratio('decodeInCalls')}`);
     lines.push(`greedy tokens at batch 1: ${same < 0 ? `equal on all ${settings.newTokens}` : `first difference at token ${same + 1} of ${settings.newTokens}`}`);
     process.stdout.write(lines.join('\n') + '\n');
   }

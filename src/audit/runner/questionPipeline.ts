@@ -10,7 +10,11 @@
  *
  * At most `inFlight` questions are open at once, and the queue serves earlier questions first
  * (request priority = position), so questions finish in roughly dataset order while later ones
- * fill the places the earlier ones leave free (a search round has one request).
+ * fill the places the earlier ones leave free. The route search is the exception: its rounds are
+ * a chain (each waits for the previous one's grade), the longest of a question, so a search round
+ * goes ahead of every question's independent attempts (priority = position - questions); the
+ * chains then advance at every step while independent attempts fill the rest of the batch,
+ * instead of a late question's whole search running at the end in a batch of a few sequences.
  *
  * Nothing about a question depends on the others: every random draw is keyed by (run seed,
  * question id, probe, attempt) and the engine computes each sequence from its own seed, route,
@@ -106,10 +110,11 @@ export async function auditQuestions(
     const search = new RouteSearch(L, (i) => seededRandom(seed, q.id, 'search', i), settings.search, bounds);
     const out = { attempts: [] as Attempt[], gens: [] as Generation[], scoring: 0 };
     const informed = settings.search.reward === 'gold-logprob';
+    const chainPriority = priority - questions.length;
     for (let round = 0; round < spec.budget; round++) {
       const route = search.propose();
       if (!route) break;
-      const [g] = await generate('search', [deploymentRequest(d, ids, routed(q.id, 'search', round), { route })], priority);
+      const [g] = await generate('search', [deploymentRequest(d, ids, routed(q.id, 'search', round), { route })], chainPriority);
       const a: Attempt = { ...graded(g, q), route: [...route] };
       // The gold-answer score is what steers the search before its first hit; a correct route needs none.
       const score = informed && !a.correct ? await scoreGoldAnswer(model, ids, g.text, q, route) : null;

@@ -58,6 +58,26 @@ export interface StepTiming {
   ms: number;
 }
 
+/**
+ * Where the queue's wall time went since it started (the bench's profile of the audit): its steps,
+ * the token choice after them, and how long its loop ran: that less the steps and choices is the
+ * loop's turns between steps (admission, and the callers' turn: grading and new requests); wall
+ * time less it is the queue standing empty. Cumulative ms; runningMs counts when the loop stops.
+ */
+export interface SchedulerProfile {
+  prefillMs: number;
+  decodeMs: number;
+  chooseMs: number;
+  runningMs: number;
+  /** Decode steps, the sequences they ran, and the places left empty (maxBatch - batch) while requests waited. */
+  decodeSteps: number;
+  decodeRows: number;
+  emptyPlacesWhileWaiting: number;
+  /** Prefill steps and the prompts they ran. */
+  prefillSteps: number;
+  prefillRows: number;
+}
+
 export interface Checked {
   index: number;
   request: GenerationRequest;
@@ -146,6 +166,7 @@ export class GenerationScheduler {
   private order = 0;
   private steps = 0;
   private chosen = 0;
+  readonly profile: SchedulerProfile = { prefillMs: 0, decodeMs: 0, chooseMs: 0, runningMs: 0, decodeSteps: 0, decodeRows: 0, emptyPlacesWhileWaiting: 0, prefillSteps: 0, prefillRows: 0 };
 
   constructor(private readonly ctx: GenerationContext) {}
 
@@ -246,6 +267,8 @@ export class GenerationScheduler {
   }
 
   private async loop(): Promise<void> {
+    const p = this.profile;
+    const began = performance.now();
     try {
       for (;;) {
         this.active = this.active.filter((r) => !r.call.settled);
@@ -257,7 +280,12 @@ export class GenerationScheduler {
         const batch = this.active;
         const started = performance.now();
         const logits = await this.ctx.executor.step(batch.map((r) => r.slot as SequenceSlot), batch.map((r) => [r.tokens[r.tokens.length - 1]]), (i) => !batch[i].call.settled);
-        this.ctx.onStep?.({ step: this.steps++, prefill: false, batch: batch.length, tokens: 1, ms: performance.now() - started });
+        const ms = performance.now() - started;
+        this.ctx.onStep?.({ step: this.steps++, prefill: false, batch: batch.length, tokens: 1, ms });
+        p.decodeMs += ms;
+        p.decodeSteps++;
+        p.decodeRows += batch.length;
+        if (this.queue.length > 0) p.emptyPlacesWhileWaiting += Math.max(0, this.ctx.maxBatch() - batch.length);
         const choices = await this.choose(logits, batch.map((r) => choiceRow(r)));
         batch.forEach((r, j) => this.accept(r, choices[j]));
         this.active = this.active.filter((r) => r.finish === null);
@@ -278,6 +306,7 @@ export class GenerationScheduler {
       }
     } finally {
       this.running = false;
+      p.runningMs += performance.now() - began;
     }
   }
 
@@ -309,7 +338,11 @@ export class GenerationScheduler {
       const live = (r: Running) => !r.call.settled;
       const wanted = (j: number) => admitted.some((a) => a.g === toPrefill[j] && live(a.r)) || toPrefill[j].waiting.some(live);
       const logits = await this.ctx.executor.step(slots, firsts.map((c) => c.request.promptIds), wanted);
-      this.ctx.onStep?.({ step: this.steps++, prefill: true, batch: slots.length, tokens: Math.max(...firsts.map((c) => c.request.promptIds.length)), ms: performance.now() - started });
+      const ms = performance.now() - started;
+      this.ctx.onStep?.({ step: this.steps++, prefill: true, batch: slots.length, tokens: Math.max(...firsts.map((c) => c.request.promptIds.length)), ms });
+      this.profile.prefillMs += ms;
+      this.profile.prefillSteps++;
+      this.profile.prefillRows += slots.length;
       const V = this.ctx.vocabSize;
       toPrefill.forEach((g, j) => {
         if (slots[j].abandoned || !wanted(j)) {
@@ -372,7 +405,9 @@ export class GenerationScheduler {
   /** Each row's token (on both threads) and its log-probability. */
   private async choose(logits: Float32Array, rows: ChoiceRow[]): Promise<TokenChoice[]> {
     const V = this.ctx.vocabSize;
+    const started = performance.now();
     const [tokens, lse] = await Promise.all([this.ctx.choices.choose(logits, V, rows), this.ctx.logSumExp.rows(logits, V)]);
+    this.profile.chooseMs += performance.now() - started;
     return tokens.map((token, j) => ({ token, logprob: logits[j * V + token] - lse[j] }));
   }
 

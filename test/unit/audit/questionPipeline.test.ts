@@ -51,7 +51,9 @@ test('records come out one question at a time, earlier questions first, at most 
   const timeline: string[] = [];
   const generate = model.generate.bind(model);
   model.generate = (requests, signal, options) => {
-    timeline.push(`call ${options?.priority}`);
+    // A search round's priority is its question's position less the number of questions.
+    const p = options?.priority ?? 0;
+    timeline.push(`call ${p < 0 ? p + 12 : p}`);
     return generate(requests, signal, options);
   };
   await auditQuestions(model, dataset.questions, settingsFor(), { onRecord: (r) => timeline.push(`record ${r.id.slice(1)}`) }, { inFlight: 4 });
@@ -59,8 +61,12 @@ test('records come out one question at a time, earlier questions first, at most 
   assert.deepEqual([...recorded].sort((a, b) => a - b), [...Array(12).keys()]);
   // The first record is handed out before the last question's first generation was asked for.
   assert.ok(timeline.indexOf('record 0') < timeline.indexOf('call 11'));
-  // Every call carries its question's position as its priority (the engine serves lower first).
-  assert.deepEqual([...new Set(model.log.map((l) => l.priority))].sort((a, b) => a - b), [...Array(12).keys()]);
+  // Every call carries its question's position as its priority (the engine serves lower first);
+  // a search round, a link of the question's longest chain, goes ahead of all independent attempts.
+  const priorities = [...new Set(model.log.map((l) => l.priority))].sort((a, b) => a - b);
+  assert.deepEqual(priorities, [...[...Array(12).keys()].map((i) => i - 12), ...Array(12).keys()]);
+  const searchPriorities = new Set(model.log.filter((l) => l.priority < 0).map((l) => l.requests));
+  assert.deepEqual([...searchPriorities], [1], 'only single-request calls (search rounds) go ahead');
   // Never more than 4 questions open at once.
   const open = new Set<number>();
   for (const e of timeline) {

@@ -235,9 +235,20 @@ describe('generation: one queue for concurrent calls', () => {
     const narrow = await loadModel(f.written.dir, { cacheDir, threads: 1, maxBatch: 3 });
     try {
       const prefills: number[] = [];
-      narrow.onStep = (s) => { if (s.prefill) prefills.push(s.batch); };
+      let decodeSteps = 0;
+      narrow.onStep = (s) => { if (s.prefill) prefills.push(s.batch); else decodeSteps++; };
       const together = await narrow.generate(requests);
       together.forEach((g, i) => assert.deepEqual(g, alone[i], `request ${i}`));
+      // The queue's profile (the bench's account of an audit's time): each first token comes from
+      // a prefill, every later one from a decode step; its clock covers its steps and choices.
+      await new Promise((resolve) => setImmediate(resolve)); // the loop stops at its next turn
+      const p = narrow.schedulerProfile;
+      assert.equal(p.prefillSteps, prefills.length);
+      assert.equal(p.prefillRows, prefills.reduce((a, b) => a + b, 0));
+      assert.equal(p.decodeSteps, decodeSteps);
+      assert.equal(p.decodeRows, together.reduce((n, g) => n + g.tokens.length, 0) - requests.length);
+      assert.ok(p.prefillMs > 0 && p.decodeMs > 0 && p.chooseMs > 0);
+      assert.ok(p.runningMs >= p.prefillMs + p.decodeMs + p.chooseMs, JSON.stringify(p));
       // 2L + 1 same-length prompts and one other: each prefilled once; a place freeing admits one
       // and prefills up to maxBatch - 1 more to wait (at most maxBatch waiting), so far fewer
       // calls than one per prompt; no call carries more than maxBatch prompts.
