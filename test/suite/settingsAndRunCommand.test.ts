@@ -3,13 +3,14 @@
  * VS Code: the generated settings are VS Code's (inspect knows them); an int8 audit and a preset
  * audit whose weights and preset come from settings record int8 weights and the preset in their manifests;
  * the panel shows the run's command line under its title and its Copy button puts it on the
- * clipboard; Open Run Folder… lists a run from outside the workspace in the Runs view, and Copy
+ * clipboard, and that command run from a terminal writes the same records; Open Run Folder… lists a run from outside the workspace in the Runs view, and Copy
  * Command Line copies its command.
  *
  * Named to run after runsView.test.js (which checks activation and the workspace's run list), and
  * its audits write outside .reach-audit/runs, so the later files see the workspace's runs unchanged.
  */
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -85,6 +86,16 @@ suite('Options as settings, the command behind a run, runs from anywhere', funct
     // The panel: the command line under the title, and Copy puts it on the clipboard.
     const expected = reproduceCommand(manifestOf(int8.runDir)).command;
     assert.ok(expected.includes('--weights int8'));
+
+    // That command, run from a terminal (the bundled CLI for `reach-audit`, as the extension's
+    // terminals have it), gives the records the audit started in VS Code wrote, byte for byte.
+    const extension = vscode.extensions.getExtension<ReachAuditApi>(EXTENSION_ID);
+    assert.ok(extension);
+    const again = path.join(root, 'runs', 'int8-from-terminal');
+    const cli = `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(extension.extensionPath, 'dist', 'cli.js'))}`;
+    const terminal = spawnSync('bash', ['-c', `${expected.replace(/^reach-audit /, `${cli} `)} --out ${JSON.stringify(again)}`], { cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, encoding: 'utf8', env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
+    assert.equal(terminal.status, 0, terminal.stderr);
+    assert.equal(fs.readFileSync(path.join(again, 'records.jsonl'), 'utf8'), fs.readFileSync(path.join(int8.runDir, 'records.jsonl'), 'utf8'), 'the same records from the terminal');
     await vscode.commands.executeCommand('reachAudit.openPanel', { runDir: int8.runDir });
     if (!pageProbesAvailable) return;
     const shown = await panelEval<{ text: string; visible: boolean; copy: boolean }>(
