@@ -261,14 +261,21 @@ suite('A whole-file audit: the estimate with Cancel, live progress', function ()
     const rendered = toasts.map((t) => /: (base|tuned): \d+\/6 questions/.exec(t.message)?.[1]).filter((l) => l !== undefined);
     assert.ok(rendered.includes('base') && rendered.includes('tuned'), JSON.stringify(toasts.map((t) => t.message)));
     assert.ok(rendered.indexOf('tuned') > rendered.lastIndexOf('base'), `rendered ${rendered.join(', ')}`);
-    // The notifications follow the run in progress: while the tuned run's counts show, the base
-    // run's estimate is gone; the tuned run's estimate showed; after the end neither is left.
+    // The notifications follow the run in progress: once the tuned run has finished a question, the
+    // base run's estimate is gone; the tuned run's estimate showed; after the end neither is left.
+    // (Not from the tuned run's first count: VS Code keeps a progress notification up for at least
+    // 800 ms after it opened, and the demo's base run of 6 questions can end sooner than that.)
     const together = await workbenchEval<string[][]>(SHOWN_TOGETHER);
-    const duringTuned = together.filter((set) => set.some((m) => /: tuned: \d+\/6 questions/.test(m)));
+    const duringTuned = together.filter((set) => set.some((m) => /: tuned: [1-6]\/6 questions/.test(m)));
     assert.ok(duringTuned.length > 0, JSON.stringify(together));
     for (const set of duringTuned) assert.ok(!set.some((m) => m.startsWith('Reach Audit (base run): ')), `the base run's estimate beside the tuned run's progress: ${JSON.stringify(set)}`);
     assert.ok(together.some((set) => set.some((m) => m.startsWith('Reach Audit (tuned run): '))), 'the tuned run\'s estimate was shown');
-    const after = await workbenchEval<string[]>(SHOWN_NOW);
+    // (Within VS Code's 800 ms minimum display of a progress notification.)
+    let after = await workbenchEval<string[]>(SHOWN_NOW);
+    for (const deadline = Date.now() + 3_000; after.some((m) => m.includes('Estimate: about')) && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 100));
+      after = await workbenchEval<string[]>(SHOWN_NOW);
+    }
     assert.ok(!after.some((m) => m.includes('Estimate: about')), JSON.stringify(after));
   });
 

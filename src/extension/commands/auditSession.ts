@@ -159,8 +159,9 @@ export class AuditSession implements vscode.Disposable {
     let handle: EngineRequestHandle<B>;
     try {
       handle = this.engineProcess(key).request(body, (event) => {
-        // A comparison's next run began: the offer for the one before has nothing left to cancel.
-        if (offer && event.type === 'started' && event.label !== offer.label) {
+        // A comparison's next run began — its first event, whichever comes first (its model loads
+        // before it starts): the offer for the run before has nothing left to cancel.
+        if (offer && (event.type === 'started' || event.type === 'progress' || event.type === 'estimate') && event.label !== offer.label) {
           offer.close();
           offer = undefined;
         }
