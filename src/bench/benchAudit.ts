@@ -62,6 +62,28 @@ export interface AuditBenchFigures {
   /** Per round: the audit's tokens/s over the engine's mixed-route decode tokens/s. */
   engineRatios: number[];
   medianEngineRatio: number;
+  /**
+   * Per round, the gap split in two (see workAtEngineSpeed): the most audit/engine could reach with
+   * the prefill this workload needs, and the audit's wall time against the engine's time for the
+   * same work (its prefill as measured, every decoded token at the reference speed).
+   */
+  prefillBounds: number[];
+  schedulingEfficiencies: number[];
+}
+
+/**
+ * The audit's own work at the engine's speed. Every route runs its prompt through its own blocks
+ * (a route applies to prompt and generated tokens alike, design §1), so the audit must prefill each
+ * question's prompt once per route beyond what the prefix store shares: that work is not decode and
+ * no scheduling removes it. Its time is taken as measured in the audit (prompts of one length in
+ * calls of several, compute-bound); each token after a generation's first (which the prefill gives)
+ * at the reference decode speed.
+ */
+export function workAtEngineSpeed(p: Pick<AuditProfile, 'prefillSeconds' | 'wallSeconds'>, tokens: number, generations: number, referenceTokensPerSecond: number): { seconds: number; prefillBound: number; schedulingEfficiency: number } {
+  const decodeSeconds = Math.max(0, tokens - generations) / referenceTokensPerSecond;
+  const seconds = p.prefillSeconds + decodeSeconds;
+  const atReference = tokens / referenceTokensPerSecond;
+  return { seconds, prefillBound: seconds > 0 ? atReference / seconds : 0, schedulingEfficiency: p.wallSeconds > 0 ? seconds / p.wallSeconds : 0 };
 }
 
 /**
@@ -319,6 +341,8 @@ export async function benchAudit(model: Model, o: AuditBenchOptions): Promise<Au
     engine: { batch: Math.min(o.maxBatch, o.mixedRouteBatchLimit), promptTokens, mixedRouteDecodeTokensPerSecond: [] },
     engineRatios: [],
     medianEngineRatio: 0,
+    prefillBounds: [],
+    schedulingEfficiencies: [],
   };
   try {
     for (let round = 0; round < o.rounds; round++) {
@@ -346,6 +370,9 @@ export async function benchAudit(model: Model, o: AuditBenchOptions): Promise<Au
       figures.scheduled.tokensPerSecond.push(work.tokens / scheduled.seconds);
       figures.engine.mixedRouteDecodeTokensPerSecond.push(engineTokensPerSecond);
       figures.engineRatios.push(work.tokens / scheduled.seconds / engineTokensPerSecond);
+      const atEngine = workAtEngineSpeed(scheduled.profile, work.tokens, work.generations, engineTokensPerSecond);
+      figures.prefillBounds.push(atEngine.prefillBound);
+      figures.schedulingEfficiencies.push(atEngine.schedulingEfficiency);
       if (o.recordsFile && round === 0) {
         const sorted = [...scheduled.records].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
         fs.writeFileSync(o.recordsFile, sorted.map((r) => JSON.stringify(r)).join('\n') + '\n');
@@ -393,6 +420,8 @@ export function auditBenchText(f: AuditBenchFigures): string[] {
     ...(f.staged ? [`  ratio          ${f.medianRatio.toFixed(2)}x (median of ${f.ratios.length} interleaved rounds: ${f.ratios.map((r) => r.toFixed(2)).join(' ')}); records identical: ${f.recordsIdentical ? 'yes' : 'NO'}`] : []),
     `engine           ${med(f.engine.mixedRouteDecodeTokensPerSecond)} tokens/s mixed-route decode at batch ${f.engine.batch} (${f.engine.promptTokens}-token prompts, one skip or repeat per route)`,
     `audit / engine   ${f.medianEngineRatio.toFixed(2)} (median of ${f.engineRatios.length} rounds: ${f.engineRatios.map((r) => r.toFixed(2)).join(' ')}; target >= 0.8)`,
+    `  the gap       prefill bound ${median(f.prefillBounds).toFixed(2)} (the most audit / engine can reach with the prompts this workload prefills, every route its own, at the prefill speed measured); ` +
+      `scheduling ${median(f.schedulingEfficiencies).toFixed(2)} (the engine's time for the same work — that prefill plus every later token at the reference decode speed — over the audit's wall time); audit / engine = prefill bound × scheduling`,
     `  where it went  (medians, s) prefill ${prof('prefillSeconds').toFixed(1)}, decode ${prof('decodeSeconds').toFixed(1)}, token choice ${prof('chooseSeconds').toFixed(1)}, between steps ${prof('betweenSeconds').toFixed(1)} (grading ${prof('gradingSeconds').toFixed(2)}), queue empty ${prof('idleSeconds').toFixed(1)}; decode batch ${prof('meanDecodeBatch').toFixed(1)} of ${f.scheduled.maxBatch}; search-only decode ${prof('searchOnlySeconds').toFixed(1)} s`,
   ];
 }

@@ -15,14 +15,15 @@ export function estimateLines(label: string, e: AuditEstimate): string[] {
 
 /** What a progress line shows. */
 export type ProgressFigures = Pick<AuditProgress, 'done' | 'total' | 'tokensPerSecond' | 'remainingMs' | 'elapsedMs'> &
-  Partial<Pick<AuditProgress, 'generatedTokens' | 'engineTokens' | 'remainingLeastMs' | 'remainingBasis'>>;
+  Partial<Pick<AuditProgress, 'generatedTokens' | 'engineTokens' | 'remainingLeastMs' | 'remainingBasis' | 'remainingRepairMostMs'>>;
 
 /** "3m10s–4m02s left (from …)", or one duration when the range's ends read the same. */
 function leftText(p: ProgressFigures): string {
   if (p.remainingMs === undefined) return 'time left not measured yet';
   const most = formatDuration(p.remainingMs);
   const least = p.remainingLeastMs !== undefined ? formatDuration(p.remainingLeastMs) : most;
-  return `${least === most ? most : `${least}–${most}`} left${p.remainingBasis ? ` (from ${p.remainingBasis})` : ''}`;
+  const repair = p.remainingRepairMostMs !== undefined && p.remainingRepairMostMs > 0 ? ` (+ up to ${formatDuration(p.remainingRepairMostMs)} if the repair scan runs on the open questions)` : '';
+  return `${least === most ? most : `${least}–${most}`} left${repair}${p.remainingBasis ? ` (from ${p.remainingBasis})` : ''}`;
 }
 
 /** Tokens generated so far: the engine's live count when it has one, else the returned generations'. */

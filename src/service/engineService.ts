@@ -314,6 +314,7 @@ export class EngineService {
         rate,
         eta,
         ...(p.tokensPerSecond !== undefined ? { tokensPerSecond: p.tokensPerSecond } : {}),
+        ...(eta !== null && eta > 0 && p.remainingRepairMostMs !== undefined ? { etaRepairMost: p.remainingRepairMostMs / 1000 } : {}),
         ...(tokens > 0 ? { generatedTokens: tokens } : {}),
         ...labelled,
       });

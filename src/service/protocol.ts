@@ -109,6 +109,8 @@ export interface ProgressEvent {
   rate: number;
   /** Seconds left, estimated from this session's measured speed; null until measured. */
   eta: number | null;
+  /** The most the repair scan could add to `eta`, while its share is not measured yet (before questions finish). */
+  etaRepairMost?: number;
   /** Generated tokens per second in this session; absent until measured. */
   tokensPerSecond?: number;
   /** Tokens generated in this session, counted by the engine as it goes (sent about every second, not only when a question finishes). */

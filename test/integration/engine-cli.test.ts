@@ -97,13 +97,16 @@ describe('reach-audit engine commands', () => {
     const r = run(['bench', '--model', modelDir, '--audit', '--audit-questions', '2', '--audit-budget', '2', '--audit-tokens', '2-4', '--audit-rounds', '1', '--audit-no-staged', '--audit-records', records, '--decode-tokens', '1', '--threads', '1', '--json']);
     assert.equal(r.code, 0, r.stderr);
     type Profile = Record<'wallSeconds' | 'prefillSeconds' | 'decodeSeconds' | 'chooseSeconds' | 'betweenSeconds' | 'idleSeconds' | 'meanDecodeBatch' | 'decodeSteps' | 'prefillSteps', number>;
-    const { audit } = JSON.parse(r.stdout) as { audit: { staged: unknown; scheduled: { profile: Profile[] }; engine: { batch: number; mixedRouteDecodeTokensPerSecond: number[] }; engineRatios: number[]; generationsPerPath: number } };
+    const { audit } = JSON.parse(r.stdout) as { audit: { staged: unknown; scheduled: { profile: Profile[] }; engine: { batch: number; mixedRouteDecodeTokensPerSecond: number[] }; engineRatios: number[]; prefillBounds: number[]; schedulingEfficiencies: number[]; generationsPerPath: number } };
     assert.equal(audit.staged, null);
     // 2 questions x (deployment + 3 probes x 2 attempts).
     assert.equal(audit.generationsPerPath, 14);
     assert.equal(audit.engine.batch, 8, 'a 4-block model has 8 routes of one skip or repeat');
     assert.ok(audit.engine.mixedRouteDecodeTokensPerSecond[0] > 0);
     assert.ok(audit.engineRatios[0] > 0);
+    // The gap's two parts multiply to the ratio: prefill bound × scheduling = audit / engine.
+    assert.ok(audit.prefillBounds[0] > 0, String(audit.prefillBounds[0]));
+    assert.ok(Math.abs(audit.prefillBounds[0] * audit.schedulingEfficiencies[0] - audit.engineRatios[0]) < 1e-9 * audit.engineRatios[0] + 1e-12);
     const [p] = audit.scheduled.profile;
     assert.ok(p.decodeSteps > 0 && p.prefillSteps > 0 && p.meanDecodeBatch >= 1);
     // The parts add up to the wall time (the queue's own clock against the bench's).

@@ -37,8 +37,8 @@ export interface AuditEvents {
   onRecord?(record: QuestionRecord): void;
   /** A question of the failure set, handed out before its repair scan starts. */
   onFailureSet?(members: { id: string; reachableBy: string[] }[]): void;
-  /** Generations of a stage came back (generated tokens and per-stage counts). */
-  onGenerated?(stage: AuditStage, generations: readonly Generation[]): void;
+  /** Generations of a stage of a question came back (generated tokens, per-stage counts, the search's pace). */
+  onGenerated?(stage: AuditStage, generations: readonly Generation[], questionId: string): void;
 }
 
 export interface AuditOptions {
@@ -73,7 +73,7 @@ export async function auditQuestions(
   const signal = stop.signal;
 
   // `own`: a signal of the caller's besides the run's (an attempt the --until-reached window cancels).
-  const generate = async (stage: AuditStage, requests: GenerationRequest[], priority: number, own?: AbortSignal): Promise<Generation[]> => {
+  const generate = async (stage: AuditStage, q: Question, requests: GenerationRequest[], priority: number, own?: AbortSignal): Promise<Generation[]> => {
     if (signal.aborted) throw new AuditAborted();
     if (requests.length === 0) return [];
     let out: Generation[];
@@ -83,28 +83,28 @@ export async function auditQuestions(
       if (signal.aborted) throw new AuditAborted();
       throw err;
     }
-    events.onGenerated?.(stage, out);
+    events.onGenerated?.(stage, out, q.id);
     return out;
   };
 
   const untilReached = settings.untilReached === true;
 
   /** A probe's independent attempts: all at once, or under --until-reached up to the first correct one. */
-  async function independentAttempts(stage: AuditStage, count: number, request: (a: number) => GenerationRequest, attempt: (g: Generation, a: number) => Attempt, priority: number) {
-    if (untilReached) return untilFirstCorrect(count, request, (rs, own) => generate(stage, rs, priority, own), attempt);
-    const gens = await generate(stage, Array.from({ length: count }, (_, a) => request(a)), priority);
+  async function independentAttempts(stage: AuditStage, q: Question, count: number, request: (a: number) => GenerationRequest, attempt: (g: Generation, a: number) => Attempt, priority: number) {
+    if (untilReached) return untilFirstCorrect(count, request, (rs, own) => generate(stage, q, rs, priority, own), attempt);
+    const gens = await generate(stage, q, Array.from({ length: count }, (_, a) => request(a)), priority);
     return { attempts: gens.map((g, a) => attempt(g, a)), gens };
   }
 
   async function probe(spec: ProbeSpec, q: Question, ids: number[], priority: number): Promise<{ attempts: Attempt[]; gens: Generation[]; scoring?: number }> {
     if (spec.name === 'sample') {
       const seeds = Array.from({ length: spec.budget }, (_, a) => seedFor(seed, q.id, 'sample', a));
-      return independentAttempts('sample', spec.budget, (a) => deploymentRequest(d, ids, sampled(seeds[a])), (g, a) => ({ ...graded(g, q), seed: seeds[a] }), priority);
+      return independentAttempts('sample', q, spec.budget, (a) => deploymentRequest(d, ids, sampled(seeds[a])), (g, a) => ({ ...graded(g, q), seed: seeds[a] }), priority);
     }
     if (spec.name === 'routes') {
       const routes = drawQuestionRoutes(L, spec.budget, (a) => seededRandom(seed, q.id, 'routes', a), settings.routeSpace.maxEdits, bounds);
       const request = (a: number) => deploymentRequest(d, ids, routed(q.id, 'routes', a), { route: routes[a] });
-      return independentAttempts('routes', routes.length, request, (g, a) => ({ ...graded(g, q), route: routes[a] }), priority);
+      return independentAttempts('routes', q, routes.length, request, (g, a) => ({ ...graded(g, q), route: routes[a] }), priority);
     }
     // MCTS: each evaluation needs the previous one's reward, so one request at a time.
     const search = new RouteSearch(L, (i) => seededRandom(seed, q.id, 'search', i), settings.search, bounds);
@@ -114,7 +114,7 @@ export async function auditQuestions(
     for (let round = 0; round < spec.budget; round++) {
       const route = search.propose();
       if (!route) break;
-      const [g] = await generate('search', [deploymentRequest(d, ids, routed(q.id, 'search', round), { route })], chainPriority);
+      const [g] = await generate('search', q, [deploymentRequest(d, ids, routed(q.id, 'search', round), { route })], chainPriority);
       const a: Attempt = { ...graded(g, q), route: [...route] };
       // The gold-answer score is what steers the search before its first hit; a correct route needs none.
       const score = informed && !a.correct ? await scoreGoldAnswer(model, ids, g.text, q, route) : null;
@@ -138,9 +138,9 @@ export async function auditQuestions(
     const pool = settings.globalRoutes.routes;
     // Everything that does not depend on another generation goes into the queue together.
     const [[deployedOut], probeRuns, poolOut] = await Promise.all([
-      generate('deployment', [deploymentRequest(d, ids, deployed(q.id))], priority),
+      generate('deployment', q, [deploymentRequest(d, ids, deployed(q.id))], priority),
       Promise.all(settings.probes.map((spec) => probe(spec, q, ids, priority))),
-      generate('global-routes', pool.map((route, a) => deploymentRequest(d, ids, routed(q.id, 'global-route', a), { route })), priority),
+      generate('global-routes', q, pool.map((route, a) => deploymentRequest(d, ids, routed(q.id, 'global-route', a), { route })), priority),
     ]);
     record.realized = { ...graded(deployedOut, q), cost: costOf([deployedOut]) };
     settings.probes.forEach((spec, i) => {
@@ -169,7 +169,7 @@ export async function auditQuestions(
       if (member) events.onFailureSet?.([member]);
       if (scanned) {
         const requests = Array.from({ length: L }, (_, l) => deploymentRequest(d, ids, deployed(q.id), { silencedMlp: [l] }));
-        finishRepair(record, q, await generate('repair', requests, priority), settings.grading);
+        finishRepair(record, q, await generate('repair', q, requests, priority), settings.grading);
       }
     }
     return record;

@@ -10,6 +10,7 @@ import { type TextGenerator, NonFiniteActivations } from '../../engine';
 import { AuditAborted, auditQuestions } from './questionPipeline';
 import { estimateAudit, type AuditEstimate } from './auditEstimate';
 import { recordTokens, timeLeft } from './timeLeft';
+import { GenerationTally } from './generationTally';
 import type { Dataset, Question } from '../dataset';
 import { checkPresetFormat } from '../presets';
 import { manifestMismatches, FAILURE_SET_FILE, JsonLinesAppender, RECORDS_FILE, SUMMARY_FILE, TIMINGS_FILE, prepareRunFolder, readJsonFile, readJsonLines, readManifest, readRecords, writeFileAtomic, writeJson, writeManifest } from '../store';
@@ -49,6 +50,8 @@ export interface AuditProgress {
   remainingLeastMs?: number;
   /** What the range rests on, in words (finished questions, tokens each, measured speed). */
   remainingBasis?: string;
+  /** The most the repair scan could add to the range while its share is not measured yet (timeLeft.ts). */
+  remainingRepairMostMs?: number;
 }
 
 export interface RunAuditInput {
@@ -242,12 +245,14 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
   const position = new Map(remaining.map((q, i) => [q.id, i]));
   const byPosition: number[] = [];
   const inOrder: number[] = [];
+  const live = new GenerationTally(input.settings, input.model.numBlocks);
   const engineAtStart = input.model.tokensGenerated;
   const engineTokens = () => (engineAtStart === undefined || input.model.tokensGenerated === undefined ? undefined : input.model.tokensGenerated - engineAtStart);
   const progress = () => {
     const elapsedMs = performance.now() - started;
-    const left = timeLeft({ questions: remaining.length, finished: finishedTokens, inOrder, returnedTokens: generatedTokens, elapsedMs, ...(planned ? { planned } : {}) });
     const engine = engineTokens();
+    const generationWork = live.work(remaining.length - doneThisSession, engine);
+    const left = timeLeft({ questions: remaining.length, finished: finishedTokens, inOrder, returnedTokens: generatedTokens, elapsedMs, ...(planned ? { planned } : {}), generations: generationWork });
     const timed = engine ?? generatedTokens;
     input.onProgress?.({
       done: doneIds.size + doneThisSession,
@@ -259,6 +264,7 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
       ...(engine !== undefined ? { engineTokens: engine } : {}),
       ...(timed > 0 && elapsedMs > 0 ? { tokensPerSecond: (timed * 1000) / elapsedMs } : {}),
       ...(left !== undefined ? { remainingMs: left.mostMs, remainingLeastMs: left.leastMs, remainingBasis: left.basis } : {}),
+      ...(left?.repairMostMs !== undefined ? { remainingRepairMostMs: left.repairMostMs } : {}),
     });
   };
   progress();
@@ -277,6 +283,7 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
           recordOut.append(r);
           records.set(r.id, r);
           doneThisSession++;
+          live.finished(r.id);
           const tokens = recordTokens(r);
           finishedTokens.push(tokens);
           byPosition[position.get(r.id) ?? -1] = tokens;
@@ -291,7 +298,8 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
             inFailureFile.add(m.id);
           }
         },
-        onGenerated: (s, gens) => {
+        onGenerated: (s, gens, id) => {
+          live.returned(s, gens, id, performance.now() - started);
           const t = (timings[s] ??= { generations: 0, tokens: 0, calls: 0 });
           t.calls++;
           for (const g of gens) {
@@ -343,3 +351,4 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
   writeJson(folder, SUMMARY_FILE, summary);
   return { folder, summary, records: finished, stopped, timings };
 }
+

@@ -11,14 +11,15 @@ import type { ProgressEvent, RunLabel } from '../../service';
  * "3/24 questions · 40,312 tokens · 812.4 tokens/s · 1m05s left"; "0/24 questions · loading model: …" before any.
  * A comparison audits the base run, then the trained one: each count says which ("tuned: 3/24 …").
  */
-export function progressMessage(event: Pick<ProgressEvent, 'done' | 'total' | 'eta' | 'tokensPerSecond' | 'stage' | 'label'> & Partial<Pick<ProgressEvent, 'generatedTokens'>>): string {
+export function progressMessage(event: Pick<ProgressEvent, 'done' | 'total' | 'eta' | 'tokensPerSecond' | 'stage' | 'label'> & Partial<Pick<ProgressEvent, 'generatedTokens' | 'etaRepairMost'>>): string {
   const run = event.label ? `${event.label}: ` : '';
   const stage = event.stage ? ` · ${event.stage}` : '';
   // The engine's live count: moves every second even while no question has finished.
   const tokens = event.generatedTokens !== undefined && Number.isFinite(event.generatedTokens) ? ` · ${event.generatedTokens.toLocaleString('en-US')} tokens` : '';
   const speed = event.tokensPerSecond !== undefined && Number.isFinite(event.tokensPerSecond) ? ` · ${event.tokensPerSecond.toFixed(1)} tokens/s` : '';
   // null: not measured yet; at the end there is nothing left to estimate.
-  const eta = event.eta !== null && Number.isFinite(event.eta) && event.done < event.total ? ` · ${formatDuration(event.eta * 1000)} left` : '';
+  const repair = event.etaRepairMost !== undefined && Number.isFinite(event.etaRepairMost) && event.etaRepairMost > 0 ? ` (+ up to ${formatDuration(event.etaRepairMost * 1000)} for the repair scan)` : '';
+  const eta = event.eta !== null && Number.isFinite(event.eta) && event.done < event.total ? ` · ${formatDuration(event.eta * 1000)} left${repair}` : '';
   return `${run}${event.done}/${event.total} questions${stage}${tokens}${speed}${eta}`;
 }
 

@@ -132,3 +132,46 @@ test('a run hands out its estimate before the first question, and progress shows
   assert.ok(progress.some((p) => p.tokensPerSecond !== undefined));
   assert.equal(progress.at(-1)!.done, 6);
 });
+
+test('where the engine counts its tokens, the decode cost is the pace of the longer pass after its prompts, not the passes\' difference', async () => {
+  // A generator on the real clock: a one-token pass costs 250 ms (its prompts); the 16-token pass
+  // finds its prompts done already (40 ms, as the engine's prefix store serves them) and then decodes
+  // 15 steps of 20 ms, one token per sequence each. The passes' difference would read
+  // (40 + 300 - 250) / 15 ms per step, 3.3x too fast; the engine's count reads the 20 ms.
+  const dataset = smallDataset(5);
+  const inner = fakeFor(dataset);
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  let counted = 0;
+  let passes = 0;
+  const paced: TextGenerator = {
+    numBlocks: inner.numBlocks,
+    encodeChat: (m) => inner.encodeChat(m),
+    encodeRaw: (t) => inner.encodeRaw(t),
+    decode: (ids) => inner.decode(ids),
+    get tokensGenerated() {
+      return counted;
+    },
+    async generate(requests) {
+      passes++;
+      const n = requests.length;
+      const steps = requests[0].maxNewTokens;
+      await sleep(passes === 2 ? 250 : 40);
+      counted += n;
+      for (let s = 1; s < steps; s++) {
+        await sleep(20);
+        counted += n;
+      }
+      return requests.map((r) => {
+        const tokens = Array.from({ length: r.maxNewTokens }, () => 1);
+        return { tokens, text: '', logprobs: tokens.map(() => -1), finishReason: 'length' as const, cost: { generatedTokens: tokens.length, blockApplications: 0 } };
+      });
+    },
+  };
+  const settings = settingsFor(8, { deployment: { ...settingsFor().deployment, maxNewTokens: 64 } });
+  const e = await estimateAudit(paced, dataset.questions, settings);
+  assert.ok(e);
+  const truth = 0.02 / e.warmUp.sequences;
+  const got = e.warmUp.decodeSecondsPerToken!;
+  // Timers are late on a busy machine, never early: a generous band that the difference (0.3x) misses.
+  assert.ok(got > 0.7 * truth && got < 2 * truth, `${got} s per token vs ${truth}`);
+});

@@ -48,3 +48,52 @@ test('the run\'s first questions in order stand for the rest once two have finis
   assert.ok(inOrder.mostMs > cheapFirst.mostMs);
   assert.match(inOrder.basis, /the first 2 questions at 400 tokens each/);
 });
+
+test('before questions finish, counted in generations: those to go at the tokens the returned ones took, at the engine\'s live speed', () => {
+  // A model that never stops: 50 generations back, every one cut at the 256-token limit; 300 to go;
+  // the engine has chosen 2,000 more tokens for generations still running; 100 s in.
+  const engineTokens = 50 * 256 + 2000;
+  const base = { questions: 8, finished: [], returnedTokens: 50 * 256, elapsedMs: 100_000, planned: { least: 784, most: 18_688 } };
+  const work = { left: { least: 300, most: 300 }, returned: 50, cut: 50, cutTokens: 50 * 256, budget: 256, engineTokens };
+  const t = timeLeft({ ...base, generations: work })!;
+  const perMs = engineTokens / 100_000;
+  assert.equal(t.mostMs, (300 * 256 - 2000) / perMs);
+  // The low end: the cut share's Wilson lower bound at the limit (n of n: n / (n + z²) = 0.929).
+  const low = 50 / (50 + 1.96 ** 2);
+  assert.ok(Math.abs(t.leastMs - (300 * 256 * low - 2000) / perMs) < 1e-4 * t.leastMs, `${t.leastMs}`);
+  assert.ok(t.leastMs < t.mostMs && t.leastMs > 0.9 * t.mostMs);
+  assert.match(t.basis, /^300 generations to go at 238–256 tokens each \(50 of the 50 back were cut at the 256-token limit\), 148\.0 tokens\/s so far$/);
+  assert.equal(t.repairMostMs, undefined);
+  // Fewer than MIN_RETURNED_GENERATIONS back: the warm-up's range per question stands in.
+  const early = timeLeft({ ...base, generations: { ...work, returned: 3, cut: 3, cutTokens: 768 } })!;
+  assert.match(early.basis, /warm-up's 784–18688 tokens per question/);
+  // Two questions finished in order: the questions' own mean takes over.
+  const later = timeLeft({ ...base, finished: [12_544, 12_544], inOrder: [12_544, 12_544], generations: work })!;
+  assert.match(later.basis, /the first 2 questions at 12544 tokens each/);
+});
+
+test('outputs that stop: their mean length between the cut share\'s bounds; --until-reached: the fewest generations at the low end', () => {
+  // 40 back: 10 cut at 100 tokens, 30 stopped at 20 tokens on average.
+  const returnedTokens = 10 * 100 + 30 * 20;
+  const t = timeLeft({ questions: 4, finished: [], returnedTokens, elapsedMs: 10_000, generations: { left: { least: 10, most: 100 }, returned: 40, cut: 10, cutTokens: 1000, budget: 100 } })!;
+  const perMs = returnedTokens / 10_000;
+  const mean = returnedTokens / 40;
+  // The upper end pairs the most generations with more than the mean (the cut share's upper bound), the lower the fewest with less.
+  assert.ok(t.mostMs > (100 * mean) / perMs && t.mostMs < (100 * 100) / perMs, `${t.mostMs}`);
+  assert.ok(t.leastMs < (10 * mean) / perMs && t.leastMs > (10 * 20) / perMs, `${t.leastMs}`);
+});
+
+test('no sooner than the route search\'s longest chain allows, and the repair scan\'s possible share stated apart', () => {
+  const work = { left: { least: 20, most: 20 }, returned: 40, cut: 40, cutTokens: 40 * 100, budget: 100, engineTokens: 4000 };
+  const throughput = timeLeft({ questions: 2, finished: [], returnedTokens: 4000, elapsedMs: 40_000, generations: work })!;
+  // 20 × 100 tokens at 100 tokens/s: 20 s, unless a search has 5 rounds left at 30 s each.
+  assert.equal(throughput.mostMs, 20_000);
+  const chained = timeLeft({ questions: 2, finished: [], returnedTokens: 4000, elapsedMs: 40_000, generations: { ...work, chain: { roundsLeft: 5, roundSeconds: 30 } } })!;
+  assert.equal(chained.mostMs, 150_000);
+  assert.equal(chained.leastMs, throughput.leastMs, 'the chain may speed up as the batch empties: it sets only the upper end');
+  assert.match(chained.basis, /the search's longest chain 5 rounds at 30 s/);
+  const repair = timeLeft({ questions: 2, finished: [], returnedTokens: 4000, elapsedMs: 40_000, generations: { ...work, repairUndecided: 48 } })!;
+  assert.equal(repair.mostMs, 20_000, 'the scan is not folded into the range');
+  assert.equal(repair.repairMostMs, 48_000);
+  assert.match(repair.basis, /the repair scan may add up to 48 generations/);
+});
