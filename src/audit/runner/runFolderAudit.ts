@@ -351,4 +351,3 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
   writeJson(folder, SUMMARY_FILE, summary);
   return { folder, summary, records: finished, stopped, timings };
 }
-

@@ -21,6 +21,10 @@ test('once measured: the time left as a duration, not a raw second count', () =>
   assert.equal(progressMessage({ done: 23, total: 24, eta: 4.4, tokensPerSecond: 900 }), '23/24 questions · 900.0 tokens/s · 4s left');
 });
 
+test('before questions finish, the repair scan\'s possible share is said beside the time left, not in it', () => {
+  assert.equal(progressMessage({ done: 0, total: 8, eta: 1490, etaRepairMost: 784, tokensPerSecond: 62.7 }), '0/8 questions · 62.7 tokens/s · 24m50s left (+ up to 13m04s for the repair scan)');
+});
+
 test('finished: nothing left to estimate', () => {
   assert.equal(progressMessage({ done: 24, total: 24, eta: 0, tokensPerSecond: 900 }), '24/24 questions · 900.0 tokens/s');
 });
