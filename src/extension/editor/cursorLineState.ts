@@ -6,6 +6,7 @@
  * editor's context menu on an audited line.
  */
 import * as vscode from 'vscode';
+import { throttle } from '../sidebar/throttle';
 import { questionLabel } from './questionLabel';
 import type { QuestionRecords } from './questionRecords';
 
@@ -20,7 +21,8 @@ export class CursorLineState implements vscode.Disposable {
   /** What the active editor shows at its cursor's line (0-based), if anything; the suite reads it. */
   shown: { file: string; line: number; text: string } | undefined;
   private audited = false;
-  private pending: NodeJS.Timeout | undefined;
+  // Cursor moves come in bursts (a held arrow key): draw once they settle a little.
+  private readonly schedule = throttle<void>(30, () => void this.refresh());
 
   constructor(private readonly records: QuestionRecords) {
     this.subscriptions.push(
@@ -31,15 +33,6 @@ export class CursorLineState implements vscode.Disposable {
       }),
     );
     this.schedule();
-  }
-
-  private schedule(): void {
-    if (this.pending) return;
-    // Cursor moves come in bursts (a held arrow key): draw once they settle a little.
-    this.pending = setTimeout(() => {
-      this.pending = undefined;
-      void this.refresh();
-    }, 30);
   }
 
   async refresh(): Promise<void> {
@@ -63,7 +56,7 @@ export class CursorLineState implements vscode.Disposable {
   }
 
   dispose(): void {
-    if (this.pending) clearTimeout(this.pending);
+    this.schedule.cancel();
     for (const d of this.subscriptions) d.dispose();
     this.type.dispose();
   }

@@ -6,6 +6,7 @@
  * Reads the same records as the hover and the cursor line's state, so all three agree.
  */
 import * as vscode from 'vscode';
+import { throttle } from '../sidebar/throttle';
 import type { QuestionRecords } from './questionRecords';
 import { questionLabel, type QuestionStateName } from './questionLabel';
 
@@ -23,7 +24,7 @@ export class QuestionGutter implements vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[] = [];
   /** The lines (0-based) decorated per state in each editor's document, as last applied; the suite reads it. */
   readonly applied = new Map<string, Record<QuestionStateName, number[]>>();
-  private pending: NodeJS.Timeout | undefined;
+  private readonly schedule = throttle<void>(50, () => void this.refresh());
 
   constructor(extensionUri: vscode.Uri, private readonly records: QuestionRecords) {
     const icon = (state: QuestionStateName, kind: 'light' | 'dark') => vscode.Uri.joinPath(extensionUri, 'media', `gutter-${state}-${kind}.svg`);
@@ -45,14 +46,6 @@ export class QuestionGutter implements vscode.Disposable {
       }),
     );
     this.schedule();
-  }
-
-  private schedule(): void {
-    if (this.pending) return;
-    this.pending = setTimeout(() => {
-      this.pending = undefined;
-      void this.refresh();
-    }, 50);
   }
 
   /** Decorates every visible dataset editor from the audited records of its file. */
@@ -77,7 +70,7 @@ export class QuestionGutter implements vscode.Disposable {
   }
 
   dispose(): void {
-    if (this.pending) clearTimeout(this.pending);
+    this.schedule.cancel();
     for (const d of this.subscriptions) d.dispose();
     for (const t of Object.values(this.types)) t.dispose();
   }
