@@ -3,6 +3,7 @@
  * probes, budgets, selectors, repair settings, seeds and engine version — everything a record
  * depends on. `--resume` continues a run only when all of it matches.
  */
+import type { NumericsPlatform } from './numericsPlatform';
 
 /** A worked example shown before the question: the user turn and the answer the model should imitate. */
 export interface FewShotExample {
@@ -201,8 +202,13 @@ export interface RunManifest extends Omit<RunSettings, 'grading' | 'probeDecodin
   name: string;
   createdAt: string;
   tool: { name: 'reach-audit'; version: string };
-  /** weights: the engine's projection weights ('f32' when absent: runs made before int8 existed). */
-  engine: { version: string; weights?: 'f32' | 'int8' };
+  /**
+   * weights: the engine's projection weights ('f32' when absent: runs made before int8 existed).
+   * numerics: the machine the local engine started the run on (absent for remote backends, whose
+   * servers decide, and for runs made before it was recorded); numericsAlso: the other platforms
+   * that computed some of its questions (a resumed session or a merged shard on another machine).
+   */
+  engine: { version: string; weights?: 'f32' | 'int8'; numerics?: NumericsPlatform; numericsAlso?: NumericsPlatform[] };
   model: { path: string; contentHash: string; numBlocks: number };
   /** Set by `reach-audit regrade`: the run whose outputs these records grade again. */
   regradedFrom?: string;

@@ -22,6 +22,7 @@ export { contextProblem, checkContextLength, type ModelContext } from './text/co
 export { CONFIG_FILE, readModelConfig, type ModelConfig } from './checkpoint/config';
 export { openWeights, SINGLE_WEIGHTS_FILE, WEIGHTS_INDEX_FILE } from './checkpoint/safetensors';
 export { ENGINE_VERSION } from './graphs/graphCache';
+export { numericsPlatform } from './platform/numericsPlatform';
 export { Xoshiro128 } from './sampling/sampling';
 export { parseWeightPrecision, WEIGHT_PRECISIONS, type WeightPrecision } from './checkpoint/weightPrecision';
 export { RemoteGenerator, checkBaseUrl, publicUrl, type RemoteOptions } from './remote/remoteGenerator';

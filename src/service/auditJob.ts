@@ -7,7 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { assertFolderFree, ENGINE_VERSION, InputError, parseWeightPrecision, publicUrl, readModelConfig, type LoadOptions, type WeightPrecision } from '../engine/index';
+import { assertFolderFree, ENGINE_VERSION, numericsPlatform, InputError, parseWeightPrecision, publicUrl, readModelConfig, type LoadOptions, type WeightPrecision } from '../engine/index';
 import type { Dataset } from '../audit/dataset';
 import { modelContentHash, latestRunFolder, MANIFEST_FILE, newRunFolder, prepareRunFolder } from '../audit/store';
 import type { QuestionRecord } from '../contract';
@@ -162,6 +162,7 @@ export function prepareAuditJob(plan: AuditJobPlan): PreparedAuditJob {
           model,
           modelInfo: { path: plan.modelDir, contentHash, ...(lease.remote ? { backend: lease.remote } : {}) },
           engineVersion: ENGINE_VERSION,
+          ...(lease.remote ? {} : { numerics: numericsPlatform() }),
           dataset,
           questions: selection.questions,
           settings,

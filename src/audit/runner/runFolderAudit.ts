@@ -15,7 +15,7 @@ import type { Dataset, Question } from '../dataset';
 import { checkPresetFormat } from '../presets';
 import { manifestMismatches, FAILURE_SET_FILE, JsonLinesAppender, RECORDS_FILE, SUMMARY_FILE, TIMINGS_FILE, prepareRunFolder, readJsonFile, readJsonLines, readManifest, readRecords, writeFileAtomic, writeJson, writeManifest } from '../store';
 import { summarize } from '../results';
-import type { QuestionRecord, RunSummary, RemoteBackendInfo, RunManifest, RunSettings } from '../../contract';
+import { describeNumerics, numericsDifferences, type NumericsPlatform, type QuestionRecord, type RunSummary, type RemoteBackendInfo, type RunManifest, type RunSettings } from '../../contract';
 import { version as packageVersion } from '../../../package.json';
 
 /** The version of reach-audit that writes a run (the package's, so a release changes it in one place). */
@@ -59,6 +59,8 @@ export interface RunAuditInput {
   /** `backend`: the remote servers the generations ran on (absent: the in-process engine). */
   modelInfo: { path: string; contentHash: string; backend?: RemoteBackendInfo };
   engineVersion: string;
+  /** The machine the local engine computes on (numericsPlatform()); absent for a remote backend, whose servers decide. */
+  numerics?: NumericsPlatform;
   dataset: Dataset;
   questions: readonly Question[];
   settings: RunSettings;
@@ -94,12 +96,12 @@ export interface RunAuditResult {
   timings: Record<string, StageTiming>;
 }
 
-export function buildManifest(input: Pick<RunAuditInput, 'modelInfo' | 'engineVersion' | 'dataset' | 'questions' | 'settings' | 'name' | 'model'>): RunManifest {
+export function buildManifest(input: Pick<RunAuditInput, 'modelInfo' | 'engineVersion' | 'numerics' | 'dataset' | 'questions' | 'settings' | 'name' | 'model'>): RunManifest {
   return {
     name: input.name,
     createdAt: new Date().toISOString(),
     tool: { name: 'reach-audit', version: TOOL_VERSION },
-    engine: { version: input.engineVersion, weights: input.model.weights ?? 'f32' },
+    engine: { version: input.engineVersion, weights: input.model.weights ?? 'f32', ...(input.numerics ? { numerics: input.numerics } : {}) },
     model: { path: path.resolve(input.modelInfo.path), contentHash: input.modelInfo.contentHash, numBlocks: input.model.numBlocks },
     dataset: {
       path: path.resolve(input.dataset.path),
@@ -189,6 +191,21 @@ function overflowFailure(err: NonFiniteActivations, kept: number, folder: string
   );
 }
 
+/**
+ * A run resumed on a machine whose kernels differ from those that started it: its questions from
+ * here on may decode differently (docs/design.md, "Deterministic per question"). Said, and the
+ * platform added to the manifest's `numericsAlso`, so every later reader knows the run is mixed.
+ */
+function noteOtherNumerics(folder: string, previous: RunManifest, here: NumericsPlatform, onWarning?: (m: string) => void): void {
+  const known = [previous.engine.numerics, ...(previous.engine.numericsAlso ?? [])].filter((p): p is NumericsPlatform => p !== undefined);
+  if (known.length === 0 || known.some((p) => numericsDifferences(p, here).length === 0)) return;
+  onWarning?.(
+    `this machine computes with ${describeNumerics(here)}; the run was started with ${describeNumerics(known[0])} (${numericsDifferences(known[0], here).join(', ')}): ` +
+      'questions finished from now on may decode differently from the earlier ones; manifest.json records both',
+  );
+  writeManifest(folder, { ...previous, engine: { ...previous.engine, numericsAlso: [...(previous.engine.numericsAlso ?? []), here] } });
+}
+
 async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
   const { folder } = input;
   const manifest = buildManifest(input);
@@ -202,6 +219,7 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
     const read = readRecords(folder);
     for (const w of read.warnings) input.onWarning?.(w);
     stored = read.values;
+    if (input.numerics) noteOtherNumerics(folder, previous, input.numerics, input.onWarning);
   } else {
     if (hasRecords(folder)) throw new InputError(`${folder} already holds an audit (${RECORDS_FILE}); pass --resume to continue it, or choose another --out`);
     writeManifest(folder, manifest);

@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import { InputError, lockFolder } from '../../common';
 import { compareRecords, summarize } from '../results';
-import { isObject, type RunRef, type RunSummary, type StoredComparison, type RunManifest } from '../../contract';
+import { isObject, numericsDifferences, type NumericsPlatform, type RunRef, type RunSummary, type StoredComparison, type RunManifest } from '../../contract';
 import { validateStoredComparison } from './runFileValidation';
 import { comparisonMismatches } from './manifest';
 import { checkRecordSet } from './recordSetCheck';
@@ -35,11 +35,26 @@ export function compareRuns(baseFolder: string, tunedFolder: string, onWarning: 
   for (const [label, run, folder] of [['base', base, baseFolder], ['tuned', tuned, tunedFolder]] as const) {
     if (!run.finished) onWarning(`the ${label} run ${folder} has not finished (${run.records.values.length} of ${run.manifest.dataset?.questions ?? '?'} questions); comparing the finished questions`);
   }
+  const numerics = numericsNote(base.manifest, tuned.manifest);
+  if (numerics) onWarning(numerics);
   const problems = comparisonMismatches(base.manifest, tuned.manifest, options);
   if (problems.length > 0) throw new InputError(`cannot compare ${baseFolder} with ${tunedFolder}: a checkpoint comparison needs the same settings —\n  ${problems.join('\n  ')}`);
   const comparison = compareRecords(base.records.values, tuned.records.values, { margin: options.margin });
   const ref = (folder: string, run: typeof base): RunRef => ({ folder: path.resolve(folder), name: run.manifest.name, model: run.manifest.model.path, summary: run.summary });
   return { kind: 'reach-audit-comparison', createdAt: new Date().toISOString(), base: ref(baseFolder, base), tuned: ref(tunedFolder, tuned), comparison };
+}
+
+/**
+ * Two runs computed on machines whose kernels differ: part of any per-question difference may be
+ * the machines', not the checkpoints'. Said, not refused (the difference is usually far smaller than training's).
+ */
+function numericsNote(base: RunManifest, tuned: RunManifest): string | undefined {
+  const all = (m: RunManifest) => [m.engine.numerics, ...(m.engine.numericsAlso ?? [])].filter((p): p is NumericsPlatform => p !== undefined);
+  const [a, b] = [all(base), all(tuned)];
+  if (a.length === 0 || b.length === 0) return undefined;
+  const pairs = a.flatMap((x) => b.map((y) => numericsDifferences(x, y))).filter((d) => d.length > 0);
+  if (pairs.length === 0) return undefined;
+  return `the base and tuned runs were computed with different kernels (${pairs[0].join(', ')}): a question can decode differently for that reason alone, so a few of the paired changes may be the machines', not training's`;
 }
 
 export function writeComparison(folder: string, stored: StoredComparison): void {

@@ -288,6 +288,8 @@ export const runSummarySchema = object({
   untilReached: v.optional(texts),
 });
 
+const numericsPlatform = object({ onnxruntime: text, arch: text, cpu: text, f32Kernels: text, int8Kernels: text, features: texts });
+
 const examples = v.array(object({ user: text, assistant: text, source: v.optional(text) }), 'expected an array of examples');
 
 const deployment = object({
@@ -310,7 +312,12 @@ export const runManifestSchema = object({
   name: text,
   createdAt: text,
   tool: object({ name: v.literal('reach-audit', "expected 'reach-audit'"), version: text }),
-  engine: object({ version: text, weights: v.optional(v.picklist(['f32', 'int8'], "expected 'f32' or 'int8'")) }),
+  engine: object({
+    version: text,
+    weights: v.optional(v.picklist(['f32', 'int8'], "expected 'f32' or 'int8'")),
+    numerics: v.optional(numericsPlatform),
+    numericsAlso: v.optional(v.array(numericsPlatform, 'expected an array')),
+  }),
   model: object({ path: text, contentHash: text, numBlocks: positiveInteger }),
   regradedFrom: v.optional(text),
   dataset: object({ path: text, contentHash: text, format: text, schema: text, questions: nonNegativeInteger }),

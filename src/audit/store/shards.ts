@@ -17,7 +17,7 @@ import { type AnswerFormat, type Question, loadDataset } from '../dataset';
 import { recordsVsDataset } from './recordSetCheck';
 import { summarize } from '../results';
 import { manifestMismatches } from './manifest';
-import type { QuestionRecord, RunManifest, RunSummary, ShardSelection, ShardSpec } from '../../contract';
+import { describeNumerics, numericsDifferences, type NumericsPlatform, type QuestionRecord, type RunManifest, type RunSummary, type ShardSelection, type ShardSpec } from '../../contract';
 import {
   FAILURE_SET_FILE,
   JsonLinesAppender,
@@ -131,8 +131,10 @@ export function mergeShards(folders: readonly string[], outFolder: string, onWar
   const expected = first.shard.ofQuestions;
   if (records.length !== expected) throw new InputError(`cannot merge these shards: they hold ${records.length} questions, the run selected ${expected}`);
 
+  const numerics = mixedNumerics(runs, onWarning);
   const manifest: RunManifest = {
     ...first.manifest,
+    engine: numerics ? { ...first.manifest.engine, numericsAlso: numerics } : first.manifest.engine,
     name: name ?? first.manifest.name.replace(/-shard-\d+-of-\d+$/, ''),
     createdAt: runs.map((r) => r.manifest.createdAt).sort()[0],
     // A shard's manifest counts its own questions; the merged run holds them all.
@@ -173,6 +175,33 @@ export function mergeShards(folders: readonly string[], outFolder: string, onWar
   } finally {
     lock.release();
   }
+}
+
+/**
+ * The platforms beyond the first shard's that computed some shard (each shard's start and resumes),
+ * after saying which shard ran where; undefined when every shard computed alike. Not refused: the
+ * records are each right for the machine that made them, and a user may accept the mix.
+ */
+function mixedNumerics(runs: readonly ShardRun[], onWarning: (m: string) => void): NumericsPlatform[] | undefined {
+  const platforms = (m: RunManifest) => [m.engine.numerics, ...(m.engine.numericsAlso ?? [])].filter((p): p is NumericsPlatform => p !== undefined);
+  const first = platforms(runs[0].manifest)[0];
+  if (!first) return undefined;
+  const others: NumericsPlatform[] = [];
+  const where: string[] = [];
+  for (const run of runs) {
+    for (const p of platforms(run.manifest)) {
+      const differences = numericsDifferences(first, p);
+      if (differences.length === 0) continue;
+      where.push(`shard ${run.shard.index}/${run.shard.count} (${run.folder}): ${differences.join(', ')}`);
+      if (!others.some((o) => numericsDifferences(o, p).length === 0)) others.push(p);
+    }
+  }
+  if (others.length === 0) return undefined;
+  onWarning(
+    `the shards were computed on machines whose kernels differ from shard ${runs[0].shard.index}'s (${describeNumerics(first)}) —\n  ${where.join('\n  ')}\n` +
+      'each question is right for the machine that audited it, but the merged run may differ from one made on a single machine; manifest.json lists every platform (engine.numericsAlso)',
+  );
+  return others;
 }
 
 /** Every shard's records against the run's dataset, when it is still where the manifest says and unchanged. */
