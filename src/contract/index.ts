@@ -15,6 +15,7 @@ export type {
   ChanceSummary,
   ProbeExhaustion,
   ProbeComparison,
+  ProbePairing,
   BlindRetention,
   BlindDropped,
   TruncationCount,

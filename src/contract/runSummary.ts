@@ -128,6 +128,20 @@ export interface ProbeExhaustion {
   examples: { id: string; evaluated: number; budget: number }[];
 }
 
+/** Two probes' reach on one set of paired questions, with the paired test, interval and verdict. */
+export interface ProbePairing {
+  n: number;
+  onlyA: number;
+  onlyB: number;
+  both: number;
+  neither: number;
+  /** Exact McNemar p-value on onlyA vs onlyB. */
+  mcnemarP: number;
+  /** reachable(a) − reachable(b) with Newcombe's paired score 95% interval. */
+  difference: { estimate: number; lo: number; hi: number; method: DifferenceIntervalMethod };
+  decision: PairedDecision;
+}
+
 /** Two probes compared question by question over the questions both ran on. */
 export interface ProbeComparison {
   a: string;
@@ -148,8 +162,15 @@ export interface ProbeComparison {
   mcnemarP: number;
   /** reachable(a) − reachable(b) with its 95% interval: Newcombe's paired score interval (`method`; a bootstrap in older files). */
   difference: { estimate: number; lo: number; hi: number; method?: DifferenceIntervalMethod } | null;
-  /** a better / worse / equivalent within ±margin / inconclusive than b; absent in older files. */
+  /** a better / worse / equivalent within ±margin / inconclusive than b over all paired questions; absent in older files. */
   decision?: PairedDecision;
+  /**
+   * The same comparison over the gain set: the paired questions the deployment does not realize,
+   * the only ones on which a probe can add anything (on realized questions both probes mostly reach
+   * the answer, which shrinks the difference towards 0). It decides; the figures above stand beside
+   * it. Absent in older files.
+   */
+  gainSet?: ProbePairing;
   exhausted: { a: ProbeExhaustion; b: ProbeExhaustion };
 }
 
@@ -175,6 +196,13 @@ export interface BlindRetention {
   ci: { lo: number; hi: number } | null;
   /** Bootstrap resamples in which the probe gained nothing (left out of the interval). */
   undefinedResamples: number;
+  /**
+   * The ratio nets two things apart: on the gain set (questions the deployment does not realize)
+   * the blind pick is right on `blind` of them, where the probe reaches `reachable`; on the realized
+   * questions the blind pick is wrong on `lost`. Each a count with its Wilson interval. Absent in older files.
+   */
+  recovered?: { blind: Rate; reachable: Rate };
+  lost?: Rate;
 }
 
 /** Outputs that hit the token limit, of all outputs of one kind. */

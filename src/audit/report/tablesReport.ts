@@ -43,14 +43,25 @@ function searchCaveat(t: RoutesVsSearchTable): string {
   return `${reward} Route spaces differ: a random route applies at most the listed number of edits; the search adds one edit per tree level, within the same length bounds.`;
 }
 
+/** The row's one verdict (what the headline counts), with its margin where it has one. */
+function verdictCell(r: RoutesVsSearchTable['rows'][number]): string {
+  if (r.verdict === 'equivalent' || r.verdict === 'inconclusive') return pairedVerdictText(r.decision);
+  if (r.verdict === 'routes non-inferior') return `routes non-inferior at −${+(100 * r.decision.margin).toFixed(2)} pts`;
+  return r.verdict;
+}
+
 export function routesVsSearchView(t: RoutesVsSearchTable): TableView {
   const m = `${+(100 * t.margin).toFixed(2)} pts`;
-  const headline = `Random routes non-inferior to search (lower bound > −${m}) in ${t.nonInferior} of ${t.counted} settings; search better in ${t.searchBetter}; ${t.inconclusive} inconclusive${t.saturated > 0 ? `; ${t.saturated} saturated by chance, not counted` : ''}.`;
+  const headline = `Random routes non-inferior to search (gain set, Holm-adjusted, margin ±${m}) in ${t.nonInferior} of ${t.counted} settings; search better in ${t.searchBetter}; ${t.inconclusive} inconclusive${t.saturated > 0 ? `; ${t.saturated} saturated by chance, not counted` : ''}.`;
   return {
     id: 'routes-vs-search',
     title: 'Random routes vs route search at a matched budget',
     notes: [headline, `Margin: ±${m}. Rule: ${t.rule}.`, searchCaveat(t)],
-    headers: ['model', 'dataset', 'n', 'budget (gen/question)', 'route space: routes / search', 'routes tokens', 'search tokens', 'search/routes tokens', 'search/routes block applications', 'reachable · routes', 'reachable · search', 'chance · routes / search', 'only routes', 'only search', 'routes − search (pts) [95% CI]', 'McNemar p', 'Holm p', 'verdict', 'routes non-inferior'],
+    headers: [
+      'model', 'dataset', 'n', 'budget (gen/question)', 'route space: routes / search', 'routes tokens', 'search tokens', 'search/routes tokens', 'search/routes block applications',
+      'gain set n', 'gain set: reachable · routes', 'gain set: reachable · search', 'gain set: only routes / only search', 'gain set: routes − search (pts) [95% CI]', 'McNemar p', 'Holm p', 'equivalence / non-inferiority Holm p', 'verdict',
+      'reachable · routes', 'reachable · search', 'chance · routes / search', 'all questions: routes − search (pts) [95% CI] · verdict', 'routes non-inferior',
+    ],
     rows: t.rows.map((r) => [
       marked(r.model, r.finished),
       r.dataset,
@@ -61,24 +72,36 @@ export function routesVsSearchView(t: RoutesVsSearchTable): TableView {
       String(r.search.cost.tokens),
       ratio(r.costRatio.tokens),
       ratio(r.costRatio.blockApplications),
+      String(r.gainSet.n),
+      rateText(r.gainSet.routes),
+      rateText(r.gainSet.search),
+      `${r.gainSet.onlyRoutes} / ${r.gainSet.onlySearch}`,
+      intervalPts(r.gainSet.difference.delta, r.gainSet.difference),
+      pText(r.gainSet.mcnemarP),
+      pText(r.holmP),
+      `${pText(r.equivalenceHolmP)} / ${pText(r.nonInferiorHolmP)}`,
+      verdictCell(r),
       rateText(r.routes.reachable),
       rateText(r.search.reachable),
       r.routes.chance || r.search.chance ? `${chanceText(r.routes.chance)} / ${chanceText(r.search.chance)}` : 'n/a',
-      String(r.onlyRoutes),
-      String(r.onlySearch),
-      intervalPts(r.difference.delta, r.difference),
-      pText(r.mcnemarP),
-      pText(r.holmP),
-      pairedVerdictText(r.decision),
+      `${intervalPts(r.difference.delta, r.difference)} p ${pText(r.mcnemarP)} · ${pairedVerdictText(r.allDecision)}`,
       r.saturated ? `saturated (${r.saturated}); not counted` : claimText(r.nonInferior),
     ]),
-    csvHeaders: ['folder', 'model', 'dataset', 'finished', 'n', 'budget', 'random_route_max_edits', 'search_reward', 'routes_generations', 'routes_tokens', 'routes_block_applications', 'search_generations', 'search_tokens', 'search_block_applications', 'routes_reachable', 'routes_lo', 'routes_hi', 'routes_n', 'search_reachable', 'search_lo', 'search_hi', 'search_n', 'routes_chance', 'search_chance', 'only_routes', 'only_search', 'difference', 'difference_lo', 'difference_hi', 'mcnemar_p', 'holm_p', 'margin', 'verdict', 'questions_to_decide', 'routes_non_inferior', 'non_inferior_questions_needed', 'saturated'],
+    csvHeaders: [
+      'folder', 'model', 'dataset', 'finished', 'n', 'budget', 'random_route_max_edits', 'search_reward', 'routes_generations', 'routes_tokens', 'routes_block_applications', 'search_generations', 'search_tokens', 'search_block_applications',
+      'routes_reachable', 'routes_lo', 'routes_hi', 'routes_n', 'search_reachable', 'search_lo', 'search_hi', 'search_n', 'routes_chance', 'search_chance', 'only_routes', 'only_search', 'difference', 'difference_lo', 'difference_hi', 'mcnemar_p', 'all_questions_verdict',
+      'gain_set_n', 'gain_set_routes', 'gain_set_routes_lo', 'gain_set_routes_hi', 'gain_set_search', 'gain_set_search_lo', 'gain_set_search_hi', 'gain_set_only_routes', 'gain_set_only_search', 'gain_set_difference', 'gain_set_difference_lo', 'gain_set_difference_hi', 'gain_set_mcnemar_p',
+      'holm_p', 'equivalence_holm_p', 'non_inferiority_holm_p', 'margin', 'verdict', 'questions_to_decide', 'routes_non_inferior', 'non_inferior_questions_needed', 'saturated',
+    ],
     csvRows: t.rows.map((r) => [
       r.folder, r.model, r.dataset, r.finished, r.n, r.routes.cost.budget, r.randomRouteEdits, r.searchReward,
       r.routes.cost.generations, r.routes.cost.tokens, r.routes.cost.blockApplications,
       r.search.cost.generations, r.search.cost.tokens, r.search.cost.blockApplications,
       ...rateCsv(r.routes.reachable), ...rateCsv(r.search.reachable), r.routes.chance?.level ?? null, r.search.chance?.level ?? null,
-      r.onlyRoutes, r.onlySearch, r.difference.delta, r.difference.lo, r.difference.hi, r.mcnemarP, r.holmP, t.margin, r.decision.verdict, r.decision.questionsNeeded,
+      r.onlyRoutes, r.onlySearch, r.difference.delta, r.difference.lo, r.difference.hi, r.mcnemarP, r.allDecision.verdict,
+      r.gainSet.n, ...rateCsv(r.gainSet.routes).slice(0, 3), ...rateCsv(r.gainSet.search).slice(0, 3), r.gainSet.onlyRoutes, r.gainSet.onlySearch,
+      r.gainSet.difference.delta, r.gainSet.difference.lo, r.gainSet.difference.hi, r.gainSet.mcnemarP,
+      r.holmP, r.equivalenceHolmP, r.nonInferiorHolmP, t.margin, r.verdict, r.decision.questionsNeeded,
       r.nonInferior.holds, r.nonInferior.questionsNeeded, r.saturated,
     ]),
     apart: [
@@ -128,7 +151,7 @@ export function repairView(rows: readonly RepairRow[], missing: readonly { folde
 
 export function trainingView(t: TrainingTable): TableView {
   const m = `${+(100 * t.margin).toFixed(2)} pts`;
-  const headline = `Realized up (lower bound > 0) while the reachable ceiling does not rise (upper bound < +${m}) in ${t.realizedUpCeilingFlat} of ${t.counted} comparisons; not so in ${t.notSo}; ${t.inconclusive} inconclusive${t.saturated > 0 ? `; ${t.saturated} saturated by chance, not counted` : ''}.`;
+  const headline = `Realized up while the reachable ceiling does not rise (Holm-adjusted, margin +${m}) in ${t.realizedUpCeilingFlat} of ${t.counted} comparisons; not so in ${t.notSo}; ${t.inconclusive} inconclusive${t.saturated > 0 ? `; ${t.saturated} saturated by chance, not counted` : ''}.`;
   const delta = (d: TrainingTable['rows'][number]['realized']) => `${intervalPts(d.delta, d.ci)} p ${pText(d.mcnemarP)}, Holm ${pText(d.holmP)} · ${pairedVerdictText(d.decision!)}`;
   return {
     id: 'training',
@@ -142,17 +165,17 @@ export function trainingView(t: TrainingTable): TableView {
       `${pct(r.realized.base)} → ${pct(r.realized.tuned)}`,
       delta(r.realized),
       `${pct(r.ceiling.base)} → ${pct(r.ceiling.tuned)}`,
-      delta(r.ceiling),
+      `${delta(r.ceiling)} · not rising by +${m}: Holm p ${pText(r.ceiling.notRisingHolmP)}`,
       `${r.realizedNotReached.base} / ${r.realizedNotReached.tuned}`,
       r.chance ? `${chanceText(r.chance.base)} / ${chanceText(r.chance.tuned)}` : 'n/a',
       `${r.newlyRealized.alreadyReachable} / ${r.newlyRealized.newlyReachable} of ${r.newlyRealized.n}`,
       r.saturated ? `saturated (${r.saturated}); not counted` : claimText(r.claim),
     ]),
-    csvHeaders: ['folder', 'base', 'tuned', 'dataset', 'finished', 'n', 'realized_base', 'realized_tuned', 'realized_delta', 'realized_lo', 'realized_hi', 'realized_mcnemar_p', 'realized_holm_p', 'realized_verdict', 'ceiling_base', 'ceiling_tuned', 'ceiling_delta', 'ceiling_lo', 'ceiling_hi', 'ceiling_mcnemar_p', 'ceiling_holm_p', 'ceiling_verdict', 'margin', 'realized_not_reached_base', 'realized_not_reached_tuned', 'ceiling_chance_base', 'ceiling_chance_tuned', 'newly_realized', 'already_reachable', 'newly_reachable', 'realized_up_ceiling_not_rising', 'questions_needed', 'saturated'],
+    csvHeaders: ['folder', 'base', 'tuned', 'dataset', 'finished', 'n', 'realized_base', 'realized_tuned', 'realized_delta', 'realized_lo', 'realized_hi', 'realized_mcnemar_p', 'realized_holm_p', 'realized_verdict', 'ceiling_base', 'ceiling_tuned', 'ceiling_delta', 'ceiling_lo', 'ceiling_hi', 'ceiling_mcnemar_p', 'ceiling_holm_p', 'ceiling_verdict', 'ceiling_not_rising_holm_p', 'margin', 'realized_not_reached_base', 'realized_not_reached_tuned', 'ceiling_chance_base', 'ceiling_chance_tuned', 'newly_realized', 'already_reachable', 'newly_reachable', 'realized_up_ceiling_not_rising', 'questions_needed', 'saturated'],
     csvRows: t.rows.map((r) => [
       r.folder, r.base, r.tuned, r.dataset, r.finished, r.n,
       r.realized.base, r.realized.tuned, r.realized.delta, r.realized.ci.lo, r.realized.ci.hi, r.realized.mcnemarP, r.realized.holmP, r.realized.decision!.verdict,
-      r.ceiling.base, r.ceiling.tuned, r.ceiling.delta, r.ceiling.ci.lo, r.ceiling.ci.hi, r.ceiling.mcnemarP, r.ceiling.holmP, r.ceiling.decision!.verdict, t.margin,
+      r.ceiling.base, r.ceiling.tuned, r.ceiling.delta, r.ceiling.ci.lo, r.ceiling.ci.hi, r.ceiling.mcnemarP, r.ceiling.holmP, r.ceiling.decision!.verdict, r.ceiling.notRisingHolmP, t.margin,
       r.realizedNotReached.base, r.realizedNotReached.tuned, r.chance?.base.level ?? null, r.chance?.tuned.level ?? null,
       r.newlyRealized.n, r.newlyRealized.alreadyReachable, r.newlyRealized.newlyReachable, r.claim.holds, r.claim.questionsNeeded, r.saturated,
     ]),

@@ -5,6 +5,10 @@
  * beyond the deployment; 0 means it keeps none of that gain; it can be negative when selection
  * loses answers the deployment had. The interval is the paired percentile bootstrap of the ratio
  * (questions resampled with their three outcomes); it is undefined when the probe gains nothing.
+ * The ratio nets answers recovered against answers lost, so both are also given apart: the blind
+ * pick's right answers on the gain set (questions the deployment does not realize) beside the
+ * probe's reach there, and its wrong answers on the realized questions, each a count with its
+ * Wilson interval (0/1 per question).
  */
 import { type QuestionRecord, rateOf } from '../../contract';
 import { bootstrapRatio } from './stats/bootstrapStatistics';
@@ -21,6 +25,7 @@ export interface RetentionOutcome {
 export function blindRetention(outcomes: readonly RetentionOutcome[], seedKey: readonly string[]): BlindRetention {
   const n = outcomes.length;
   const count = (f: (o: RetentionOutcome) => boolean) => outcomes.filter(f).length;
+  const gain = count((o) => !o.realized);
   const boot = bootstrapRatio(
     outcomes.map((o) => Number(o.blind) - Number(o.realized)),
     outcomes.map((o) => Number(o.reachable) - Number(o.realized)),
@@ -34,6 +39,8 @@ export function blindRetention(outcomes: readonly RetentionOutcome[], seedKey: r
     retained: boot.estimate,
     ci: boot.lo === null || boot.hi === null ? null : { lo: boot.lo, hi: boot.hi },
     undefinedResamples: boot.undefinedResamples,
+    recovered: { blind: rateOf(count((o) => !o.realized && o.blind), gain), reachable: rateOf(count((o) => !o.realized && o.reachable), gain) },
+    lost: rateOf(count((o) => o.realized && !o.blind), n - gain),
   };
 }
 

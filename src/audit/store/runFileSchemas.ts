@@ -228,6 +228,18 @@ const probeComparison = object({
   mcnemarP: fraction,
   difference: v.nullable(object({ estimate: finite, lo: finite, hi: finite, method: v.optional(differenceMethod) })),
   decision: v.optional(pairedDecision),
+  gainSet: v.optional(
+    object({
+      n: nonNegativeInteger,
+      onlyA: nonNegativeInteger,
+      onlyB: nonNegativeInteger,
+      both: nonNegativeInteger,
+      neither: nonNegativeInteger,
+      mcnemarP: fraction,
+      difference: object({ estimate: finite, lo: finite, hi: finite, method: differenceMethod }),
+      decision: pairedDecision,
+    }),
+  ),
   exhausted: object({ a: probeExhaustion, b: probeExhaustion }),
 });
 const blindRetention = object({
@@ -238,6 +250,8 @@ const blindRetention = object({
   retained: v.nullable(finite),
   ci: v.nullable(object({ lo: finite, hi: finite })),
   undefinedResamples: nonNegativeInteger,
+  recovered: v.optional(object({ blind: rate, reachable: rate })),
+  lost: v.optional(rate),
 });
 const truncationCount = v.pipe(
   object({ truncated: nonNegativeInteger, outputs: nonNegativeInteger }),

@@ -102,11 +102,20 @@ test('random routes vs search: rates, discordant pairs, McNemar, interval and ve
     const se = Math.sqrt(onlyRoutes + onlySearch - (onlyRoutes - onlySearch) ** 2 / n) / n;
     assert.ok(Math.abs(row.difference.lo - (row.difference.delta - 1.96 * se)) < 0.06, `lo ${row.difference.lo}`);
     assert.ok(Math.abs(row.difference.hi - (row.difference.delta + 1.96 * se)) < 0.06, `hi ${row.difference.hi}`);
-    // Holm over the table's rows decides the direction; the verdict from its definition.
-    assert.equal(row.holmP, holmAdjust(t.rows.map((x) => x.mcnemarP))[t.rows.indexOf(row)]);
-    const expected = row.holmP < 0.05 && row.difference.lo > 0 ? 'better' : row.holmP < 0.05 && row.difference.hi < 0 ? 'worse' : row.difference.lo > -0.05 && row.difference.hi < 0.05 ? 'equivalent' : 'inconclusive';
-    assert.equal(row.decision.verdict, expected);
-    assert.equal(row.nonInferior.holds, row.difference.lo > -0.05 ? 'yes' : expected === 'worse' ? 'no' : 'inconclusive');
+    // The gain set (questions the deployment does not realize) decides; Holm over the table's rows decides the direction.
+    const gain = recs.filter((r) => !r.realized.correct);
+    const gainOnlyRoutes = gain.filter((r) => r.reachable.routes && !r.reachable.search).length;
+    const gainOnlySearch = gain.filter((r) => !r.reachable.routes && r.reachable.search).length;
+    assert.equal(row.gainSet.n, gain.length);
+    assert.equal(row.gainSet.onlyRoutes, gainOnlyRoutes);
+    assert.equal(row.gainSet.onlySearch, gainOnlySearch);
+    assert.ok(Math.abs(row.gainSet.mcnemarP - mcnemar(gainOnlyRoutes, gainOnlySearch)) < 1e-12);
+    assert.equal(row.holmP, holmAdjust(t.rows.map((x) => x.gainSet.mcnemarP))[t.rows.indexOf(row)]);
+    const g = row.gainSet.difference;
+    const direction = row.holmP < 0.05 && g.lo > 0 ? 'better' : row.holmP < 0.05 && g.hi < 0 ? 'worse' : undefined;
+    if (direction) assert.equal(row.decision.verdict, direction);
+    else assert.equal(row.decision.verdict, row.equivalenceHolmP < 0.025 ? 'equivalent' : 'inconclusive');
+    assert.equal(row.nonInferior.holds, row.verdict === 'search better' ? 'no' : row.verdict === 'inconclusive' ? 'inconclusive' : 'yes');
     assert.equal(row.saturated, null, 'not a choice format');
     assert.equal(row.routes.chance, null);
     const tokens = (p: string) => recs.reduce((s, r) => s + r.probes[p].cost.tokens, 0);
@@ -114,6 +123,7 @@ test('random routes vs search: rates, discordant pairs, McNemar, interval and ve
     assert.ok(Math.abs(row.costRatio.tokens - tokens('search') / tokens('routes')) < 1e-12);
   }
   assert.equal(t.nonInferior, t.rows.filter((r) => r.nonInferior.holds === 'yes').length);
+  assert.equal(t.searchBetter, t.rows.filter((r) => r.verdict === 'search better').length);
   assert.equal(t.nonInferior + t.searchBetter + t.inconclusive, t.counted);
   assert.equal(t.counted, t.rows.length);
 });
