@@ -35,12 +35,12 @@ export interface BlockRepair {
 export interface RepairNull {
   /** Held-out failure-set questions. */
   n: number;
-  /** Mean over held-out questions of the share of blocks that repair each: a block drawn at random per question (percentile-bootstrap 95% interval). */
-  randomBlock: { rate: number; lo: number; hi: number };
+  /** Mean over held-out questions of the share of blocks that repair each: a block drawn at random per question (percentile-bootstrap 95% interval; null below MIN_BOOTSTRAP_QUESTIONS questions). */
+  randomBlock: { rate: number; lo: number | null; hi: number | null };
   /** Median over blocks of their held-out repair rates. */
   medianBlock: number;
-  /** Identified − random block, mean of per-question differences (percentile-bootstrap 95% interval). */
-  difference: { estimate: number; lo: number; hi: number };
+  /** Identified − random block, mean of per-question differences (percentile-bootstrap 95% interval; null below MIN_BOOTSTRAP_QUESTIONS questions). */
+  difference: { estimate: number; lo: number | null; hi: number | null };
   /** Exact one-sided p of "no better than a random block": P(X ≥ repaired), X Poisson-binomial. */
   pValue: number;
   /** The identified block's held-out repair rate where the deployed output was cut at the token limit, and where it was not. */
@@ -240,7 +240,11 @@ export interface RunSummary {
   reachableNotRealized: Record<string, Rate>;
   /** passAtK[probe][k] for k = 1..budget. */
   passAtK: Record<string, Record<string, number>>;
-  /** 95% percentile-bootstrap interval of each pass@k value (questions resampled, 10,000 resamples). */
+  /**
+   * 95% interval of each pass@k value: Wilson where every question's value is 0 or 1 (pass@B; every k
+   * of a first-k curve), else the percentile bootstrap (questions resampled, 10,000 resamples), absent
+   * below MIN_BOOTSTRAP_QUESTIONS questions.
+   */
   passAtKCi: Record<string, Record<string, Interval>>;
   passAtKKind: Record<string, PassAtKKind>;
   /** blind[probe][selector], over answer-independent probes only (sample, routes). */

@@ -51,7 +51,7 @@ export function lineChart(title: string, series: Series[], xLabel: string): Html
       html`<rect x="${W - m.r - 150}" y="${m.t + i * 16 - 9}" width="10" height="10" fill="${color}"/><text x="${W - m.r - 135}" y="${m.t + i * 16}">${s.label}</text>`,
     ];
   });
-  const bandNote = series.some((s) => (s.band ?? []).length > 1) ? html` <span class="n">(shaded: 95% bootstrap interval)</span>` : '';
+  const bandNote = series.some((s) => (s.band ?? []).length > 1) ? html` <span class="n">(shaded: 95% interval: Wilson where each question is 0 or 1, else bootstrap)</span>` : '';
   return html`<figure><figcaption>${title}${bandNote}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${title}">${grid}${ticks}${lines}<text x="${(m.l + W - m.r) / 2}" y="${H - 4}" text-anchor="middle">${xLabel}</text></svg></figure>`;
 }
 

@@ -6,7 +6,7 @@
  * above 100% when a selector is right beyond the probe's attempts), so those cases are said in words
  * with the rates they compare, each with its interval and n.
  */
-import { formatPercent as pct, type BlindRetention, type Rate } from '../../contract';
+import { formatPercent as pct, MIN_BOOTSTRAP_QUESTIONS, type BlindRetention, type Rate } from '../../contract';
 
 export type RetentionKind =
   /** No question to measure on. */
@@ -78,7 +78,7 @@ export function retentionReading(probe: string, kept: BlindRetention): Retention
   }
   // summary.json's estimate; the same ratio of counts, which stands in for a run file without it.
   const share = kept.retained ?? (blind.successes - realized.successes) / (reachable.successes - realized.successes);
-  const interval = kept.ci ? `[${shareBound(kept.ci.lo)}, ${shareBound(kept.ci.hi)}]` : '[—]';
+  const interval = kept.ci ? `[${shareBound(kept.ci.lo)}, ${shareBound(kept.ci.hi)}]` : n < MIN_BOOTSTRAP_QUESTIONS ? `(no bootstrap interval below ${MIN_BOOTSTRAP_QUESTIONS} questions)` : '[—]';
   return {
     kind: 'keeps',
     verdict: `keeps ${pct(share)} ${interval} of the ${probe} probe's gain over the deployment, (blind − realized)/(reachable − realized)`,

@@ -4,6 +4,7 @@
  */
 import {
   formatPercent as pct,
+  MIN_BOOTSTRAP_QUESTIONS,
   storedVerdictText,
   type ChanceLevel,
   type Comparison,
@@ -50,7 +51,7 @@ export function chanceText(c: ChanceLevel): string {
 export function repairNullLines(block: number | null, r: RepairNull): string[] {
   const e = r.netEffect;
   return [
-    `against a random block on the same ${r.n} held-out questions: ${pct(r.randomBlock.rate)} [${pct(r.randomBlock.lo)}, ${pct(r.randomBlock.hi)}] (median block ${pct(r.medianBlock)}); identified − random ${signedPct(r.difference.estimate)} [${signedPct(r.difference.lo)}, ${signedPct(r.difference.hi)}] (bootstrap); exact one-sided p = ${pValueText(r.pValue)}`,
+    `against a random block on the same ${r.n} held-out questions: ${pct(r.randomBlock.rate)}${r.randomBlock.lo === null || r.randomBlock.hi === null ? '' : ` [${pct(r.randomBlock.lo)}, ${pct(r.randomBlock.hi)}]`} (median block ${pct(r.medianBlock)}); identified − random ${signedPct(r.difference.estimate)}${r.difference.lo === null || r.difference.hi === null ? ` (no bootstrap interval below ${MIN_BOOTSTRAP_QUESTIONS} questions)` : ` [${signedPct(r.difference.lo)}, ${signedPct(r.difference.hi)}] (bootstrap)`}; exact one-sided p = ${pValueText(r.pValue)}`,
     `held-out repair where the deployed output hit the token limit: ${rateText(r.byTruncation.truncated)}; where it did not: ${rateText(r.byTruncation.notTruncated)}`,
     `net effect of silencing block ${block ?? '—'} (held-out F and every realized question, n = ${e.n}): correct ${pct(e.base)} → ${pct(e.tuned)}, Δ ${signedPct(e.delta)} [${signedPct(e.ci.lo)}, ${signedPct(e.ci.hi)}], McNemar p = ${pValueText(e.mcnemarP)} (${e.gained} repaired, ${e.lost} broken); ${storedVerdictText(e.decision)}`,
   ];

@@ -3,7 +3,7 @@
  * "42.0% [35.1, 49.2] (n = 200)", CSV with every number in its own column (rate, interval bounds, n),
  * and a self-contained HTML page (the report's CSP; every value escaped).
  */
-import { pairedVerdictText, type Interval, type TableData, type TrajectoryPoint, type Rate, type TrajectoryResult } from '../../contract';
+import { MIN_BOOTSTRAP_QUESTIONS, pairedVerdictText, type Interval, type RepairNull, type TableData, type TrajectoryPoint, type Rate, type TrajectoryResult } from '../../contract';
 import type { ChanceColumn, Claim, RepairRow, RoutesVsSearchTable, TrainingTable } from '../results';
 import { lineChart, page, type Series } from './htmlReport';
 import { html, type Html } from './safeHtml';
@@ -20,7 +20,7 @@ const rateText = (r: Rate | null) => (!r || r.n === 0 ? '—' : `${pct(r.rate)} 
 const rateCsv = (r: Rate | null) => (!r || r.n === 0 ? [null, null, null, r?.n ?? 0] : [r.rate, r.ci.lo, r.ci.hi, r.n]);
 /** A mean with its interval and n (pass@k: a mean of per-question values, so not a Rate). */
 const meanText = (x: number | null, ci: Interval | null, n: number) =>
-  x === null || !Number.isFinite(x) || n === 0 ? '—' : `${pct(x)}${ci ? ` [${(100 * ci.lo).toFixed(1)}, ${(100 * ci.hi).toFixed(1)}]` : ''} (n = ${n})`;
+  x === null || !Number.isFinite(x) || n === 0 ? '—' : `${pct(x)}${ci ? ` [${(100 * ci.lo).toFixed(1)}, ${(100 * ci.hi).toFixed(1)}]` : ''} (n = ${n}${ci ? '' : `; no interval below ${MIN_BOOTSTRAP_QUESTIONS} questions`})`;
 const meanCsv = (x: number | null, ci: Interval | null, n: number) => (x === null ? [null, null, null, n] : [x, ci?.lo ?? null, ci?.hi ?? null, n]);
 const passAt1Text = (p: TrajectoryPoint) => meanText(p.passAt1, p.passAt1Ci, p.passAtKN);
 const passAtKText = (p: TrajectoryPoint) => meanText(p.passAtK, p.passAtKCi, p.passAtKN);
@@ -112,15 +112,17 @@ export function routesVsSearchView(t: RoutesVsSearchTable): TableView {
 }
 
 export function repairView(rows: readonly RepairRow[], missing: readonly { folder: string; reason: string }[]): TableView {
-  const nullText = (r: RepairRow) => (r.null ? `${pct(r.null.randomBlock.rate)} [${(100 * r.null.randomBlock.lo).toFixed(1)}, ${(100 * r.null.randomBlock.hi).toFixed(1)}] (median block ${pct(r.null.medianBlock)})` : '—');
-  const vsNull = (r: RepairRow) => (r.null ? `${intervalPts(r.null.difference.estimate, r.null.difference)} p ${pText(r.null.pValue)}, Holm ${pText(r.nullHolmP ?? Number.NaN)}` : '—');
+  const bounds = (lo: number | null, hi: number | null) => (lo === null || hi === null ? ' [no interval: n < 20]' : ` [${(100 * lo).toFixed(1)}, ${(100 * hi).toFixed(1)}]`);
+  const nullText = (r: RepairRow) => (r.null ? `${pct(r.null.randomBlock.rate)}${bounds(r.null.randomBlock.lo, r.null.randomBlock.hi)} (median block ${pct(r.null.medianBlock)})` : '—');
+  const difference = (d: RepairNull['difference']) => (d.lo === null || d.hi === null ? `${pts(d.estimate)} [no interval: n < 20]` : intervalPts(d.estimate, { lo: d.lo, hi: d.hi }));
+  const vsNull = (r: RepairRow) => (r.null ? `${difference(r.null.difference)} p ${pText(r.null.pValue)}, Holm ${pText(r.nullHolmP ?? Number.NaN)}` : '—');
   const net = (r: RepairRow) => (r.null ? `${intervalPts(r.null.netEffect.delta, r.null.netEffect.ci)} (n = ${r.null.netEffect.n}; ${r.null.netEffect.gained} repaired, ${r.null.netEffect.lost} broken) · ${pairedVerdictText(r.null.netEffect.decision!)}` : '—');
   return {
     id: 'repair',
     title: 'Repair: silencing one identified MLP block',
     notes: [
       'The block is chosen on a seeded selection half of the failure set; its repair rate is measured on the other (held-out) half, its damage on every realized question.',
-      "Null: on the same held-out questions, a block drawn at random per question (mean share of blocks that repair each, percentile-bootstrap interval); identified − random with its bootstrap interval and the exact one-sided p (Poisson-binomial), Holm-adjusted over the rows. Net effect: deployed → silenced correctness over the held-out failure set and every realized question (Newcombe's paired score interval, exact McNemar, verdict at ±5 pts).",
+      "Null: on the same held-out questions, a block drawn at random per question (mean share of blocks that repair each, percentile-bootstrap interval from 20 held-out questions on, none below); identified − random with its bootstrap interval (likewise) and the exact one-sided p (Poisson-binomial), Holm-adjusted over the rows. Net effect: deployed → silenced correctness over the held-out failure set and every realized question (Newcombe's paired score interval, exact McNemar, verdict at ±5 pts).",
     ],
     headers: ['model', 'dataset', 'failure set', 'selection / held-out', 'identified block', 'held-out repair', 'random block (null)', 'identified − random (pts) [95% CI]', 'held-out repair: output cut / not cut', 'damage to realized', 'net effect (pts) [95% CI]'],
     rows: rows.map((r) => [
@@ -187,7 +189,7 @@ export function trainingView(t: TrainingTable): TableView {
 export function trajectoryViews(t: TrajectoryResult): TableView[] {
   const probes = t.probes;
   const passNote = t.passAtKProbe
-    ? [`pass@1 and pass@${t.passAtKMax} of the ${t.passAtKProbe} probe: the mean over the n questions that ran it of each question's unbiased pass@k, with its 95% percentile-bootstrap interval (10,000 resamples of the questions), as in each run's summary.json.`]
+    ? [`pass@1 and pass@${t.passAtKMax} of the ${t.passAtKProbe} probe: the mean over the n questions that ran it of each question's unbiased pass@k, with its 95% interval as in each run's summary.json: Wilson where every question's value is 0 or 1 (pass@${t.passAtKMax} at a budget of ${t.passAtKMax}), otherwise the percentile bootstrap (10,000 resamples of the questions; none below 20 questions).`]
     : [];
   const points: TableView = {
     id: 'trajectory',

@@ -155,12 +155,11 @@ const pairedDelta = object({
   ciMethod: v.optional(differenceMethod),
   decision: v.optional(pairedDecision),
 });
-const estimateWithInterval = object({ estimate: finite, lo: finite, hi: finite });
 const repairNull = object({
   n: nonNegativeInteger,
-  randomBlock: object({ rate: fraction, lo: fraction, hi: fraction }),
+  randomBlock: object({ rate: fraction, lo: v.nullable(fraction), hi: v.nullable(fraction) }),
   medianBlock: fraction,
-  difference: estimateWithInterval,
+  difference: object({ estimate: finite, lo: v.nullable(finite), hi: v.nullable(finite) }),
   pValue: fraction,
   byTruncation: object({ truncated: rate, notTruncated: rate }),
   netEffect: pairedDelta,

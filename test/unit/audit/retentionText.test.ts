@@ -124,3 +124,13 @@ test('the text and HTML reports of a run whose blind pick is below the deploymen
 function pctOf(x: number): string {
   return `${(100 * x).toFixed(1)}%`;
 }
+
+test('below 20 questions the share has no percentile-bootstrap interval, and says so', () => {
+  // 10 questions: the deployment right on 2, the probe reaching 7, the blind pick right on 4 (2 of the 5 gained).
+  const kept = blindRetention(outcomes(10, 2, 7, (i) => i < 4), ['t']);
+  assert.ok(Math.abs(kept.retained! - 0.4) < 1e-12);
+  assert.equal(kept.ci, null);
+  assert.equal(kept.undefinedResamples, 0);
+  assert.match(retentionReading('routes', kept).verdict, /^keeps 40\.0% \(no bootstrap interval below 20 questions\) of the routes probe's gain/);
+  assert.deepEqual([kept.recovered?.blind.successes, kept.recovered?.blind.n, kept.lost?.successes], [2, 8, 0]);
+});
