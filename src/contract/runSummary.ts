@@ -171,6 +171,13 @@ export interface ProbeComparison {
    * it. Absent in older files.
    */
   gainSet?: ProbePairing;
+  /**
+   * The gain set again at matched block applications rather than matched generations: on each
+   * question the probe that spent more keeps only its first attempts up to the other's spend (at its
+   * mean cost per attempt on that question), so neither gets more compute. `spent`: the block
+   * applications counted, summed. Absent in older files.
+   */
+  gainSetAtMatchedBlockApplications?: ProbePairing & { spent: { a: number; b: number } };
   exhausted: { a: ProbeExhaustion; b: ProbeExhaustion };
 }
 

@@ -43,6 +43,9 @@ function searchCaveat(t: RoutesVsSearchTable): string {
   return `${reward} Route spaces differ: a random route applies at most the listed number of edits; the search adds one edit per tree level, within the same length bounds.`;
 }
 
+/** Hits per `unit` of spend ("12.3"), "—" with no spend. */
+const perUnit = (hits: number, spend: number, unit: number) => (spend > 0 ? ((hits * unit) / spend).toPrecision(3) : '—');
+
 /** The row's one verdict (what the headline counts), with its margin where it has one. */
 function verdictCell(r: RoutesVsSearchTable['rows'][number]): string {
   if (r.verdict === 'equivalent' || r.verdict === 'inconclusive') return pairedVerdictText(r.decision);
@@ -60,6 +63,7 @@ export function routesVsSearchView(t: RoutesVsSearchTable): TableView {
     headers: [
       'model', 'dataset', 'n', 'budget (gen/question)', 'route space: routes / search', 'routes tokens', 'search tokens', 'search/routes tokens', 'search/routes block applications',
       'gain set n', 'gain set: reachable · routes', 'gain set: reachable · search', 'gain set: only routes / only search', 'gain set: routes − search (pts) [95% CI]', 'McNemar p', 'Holm p', 'equivalence / non-inferiority Holm p', 'verdict',
+      'gain set at matched block applications: routes − search (pts) [95% CI] · verdict (not counted)', 'hits per 10⁶ block applications · routes / search', 'hits per 10³ tokens · routes / search',
       'reachable · routes', 'reachable · search', 'chance · routes / search', 'all questions: routes − search (pts) [95% CI] · verdict', 'routes non-inferior',
     ],
     rows: t.rows.map((r) => [
@@ -81,6 +85,9 @@ export function routesVsSearchView(t: RoutesVsSearchTable): TableView {
       pText(r.holmP),
       `${pText(r.equivalenceHolmP)} / ${pText(r.nonInferiorHolmP)}`,
       verdictCell(r),
+      `${intervalPts(r.atMatchedBlockApplications.difference.delta, r.atMatchedBlockApplications.difference)} (${r.atMatchedBlockApplications.onlyRoutes} / ${r.atMatchedBlockApplications.onlySearch}) · ${pairedVerdictText(r.atMatchedBlockApplications.decision)}`,
+      `${perUnit(r.routes.reachable.successes, r.routes.cost.blockApplications, 1e6)} / ${perUnit(r.search.reachable.successes, r.search.cost.blockApplications, 1e6)}`,
+      `${perUnit(r.routes.reachable.successes, r.routes.cost.tokens, 1e3)} / ${perUnit(r.search.reachable.successes, r.search.cost.tokens, 1e3)}`,
       rateText(r.routes.reachable),
       rateText(r.search.reachable),
       r.routes.chance || r.search.chance ? `${chanceText(r.routes.chance)} / ${chanceText(r.search.chance)}` : 'n/a',
@@ -92,6 +99,7 @@ export function routesVsSearchView(t: RoutesVsSearchTable): TableView {
       'routes_reachable', 'routes_lo', 'routes_hi', 'routes_n', 'search_reachable', 'search_lo', 'search_hi', 'search_n', 'routes_chance', 'search_chance', 'only_routes', 'only_search', 'difference', 'difference_lo', 'difference_hi', 'mcnemar_p', 'all_questions_verdict',
       'gain_set_n', 'gain_set_routes', 'gain_set_routes_lo', 'gain_set_routes_hi', 'gain_set_search', 'gain_set_search_lo', 'gain_set_search_hi', 'gain_set_only_routes', 'gain_set_only_search', 'gain_set_difference', 'gain_set_difference_lo', 'gain_set_difference_hi', 'gain_set_mcnemar_p',
       'holm_p', 'equivalence_holm_p', 'non_inferiority_holm_p', 'margin', 'verdict', 'questions_to_decide', 'routes_non_inferior', 'non_inferior_questions_needed', 'saturated',
+      'matched_block_applications_only_routes', 'matched_block_applications_only_search', 'matched_block_applications_difference', 'matched_block_applications_lo', 'matched_block_applications_hi', 'matched_block_applications_mcnemar_p', 'matched_block_applications_verdict', 'matched_block_applications_routes', 'matched_block_applications_search',
     ],
     csvRows: t.rows.map((r) => [
       r.folder, r.model, r.dataset, r.finished, r.n, r.routes.cost.budget, r.randomRouteEdits, r.searchReward,
@@ -103,6 +111,8 @@ export function routesVsSearchView(t: RoutesVsSearchTable): TableView {
       r.gainSet.difference.delta, r.gainSet.difference.lo, r.gainSet.difference.hi, r.gainSet.mcnemarP,
       r.holmP, r.equivalenceHolmP, r.nonInferiorHolmP, t.margin, r.verdict, r.decision.questionsNeeded,
       r.nonInferior.holds, r.nonInferior.questionsNeeded, r.saturated,
+      r.atMatchedBlockApplications.onlyRoutes, r.atMatchedBlockApplications.onlySearch, r.atMatchedBlockApplications.difference.delta, r.atMatchedBlockApplications.difference.lo, r.atMatchedBlockApplications.difference.hi,
+      r.atMatchedBlockApplications.mcnemarP, r.atMatchedBlockApplications.decision.verdict, r.atMatchedBlockApplications.spent.routes, r.atMatchedBlockApplications.spent.search,
     ]),
     apart: [
       ...t.unmatched.map((u) => `Not counted, unmatched budgets: ${u.model} on ${u.dataset} (routes ${u.routesBudget}, search ${u.searchBudget} generations per question) — ${u.folder}`),

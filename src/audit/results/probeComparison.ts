@@ -34,15 +34,19 @@ export function probeExhaustion(records: readonly QuestionRecord[], probe: strin
 
 const ratio = (x: number, y: number): number | null => (y > 0 ? x / y : null);
 
+/** Whether a probe reached a question: its record's verdict, or one decided otherwise (at matched compute). */
+type Reached = (r: QuestionRecord, probe: string) => boolean;
+const recordedReach: Reached = (r, probe) => r.reachable[probe] === true;
+
 /** a's and b's reach over `records` (each ran both): the 2×2 counts, exact McNemar, Newcombe's interval and the decision on them. */
-export function pairProbes(records: readonly QuestionRecord[], a: string, b: string, margin: number = DEFAULT_MARGIN): ProbePairing {
+export function pairProbes(records: readonly QuestionRecord[], a: string, b: string, margin: number = DEFAULT_MARGIN, reached: Reached = recordedReach): ProbePairing {
   let onlyA = 0;
   let onlyB = 0;
   let both = 0;
   let neither = 0;
   for (const r of records) {
-    const x = r.reachable[a] === true;
-    const y = r.reachable[b] === true;
+    const x = reached(r, a);
+    const y = reached(r, b);
     if (x && y) both++;
     else if (x) onlyA++;
     else if (y) onlyB++;
@@ -54,6 +58,35 @@ export function pairProbes(records: readonly QuestionRecord[], a: string, b: str
   const mcnemarP = mcnemarExact(onlyA, onlyB);
   const decision = pairedDecision({ estimate, lo: interval.lo, hi: interval.hi, p: mcnemarP, n, discordant: onlyA + onlyB }, margin);
   return { n, onlyA, onlyB, both, neither, mcnemarP, difference: { estimate, lo: interval.lo, hi: interval.hi, method: 'newcombe-score' }, decision };
+}
+
+/**
+ * The attempts of `probe` on `r` that fit in `spend` block applications, at the probe's mean cost per
+ * attempt on that question (per-attempt costs are not recorded; within a probe and a question the
+ * routes' lengths vary little next to the difference between probes).
+ */
+function attemptsWithin(r: QuestionRecord, probe: string, spend: number): number {
+  const p = r.probes[probe];
+  const n = p.attempts.length;
+  const perAttempt = n > 0 ? p.cost.blockApplications / n : 0;
+  return perAttempt > 0 ? Math.min(n, Math.floor(spend / perAttempt + 1e-9)) : n;
+}
+
+/** The gain set at matched block applications: each question's costlier probe cut to the other's spend. */
+export function pairAtMatchedBlockApplications(records: readonly QuestionRecord[], a: string, b: string, margin: number = DEFAULT_MARGIN): ProbePairing & { spent: { a: number; b: number } } {
+  const kept = new Map<QuestionRecord, Record<string, number>>();
+  const spent = { a: 0, b: 0 };
+  for (const r of records) {
+    const spend = Math.min(r.probes[a].cost.blockApplications, r.probes[b].cost.blockApplications);
+    const k = { [a]: attemptsWithin(r, a, spend), [b]: attemptsWithin(r, b, spend) };
+    kept.set(r, k);
+    for (const [side, probe] of [['a', a], ['b', b]] as const) {
+      const p = r.probes[probe];
+      spent[side] += p.attempts.length > 0 ? (p.cost.blockApplications * k[probe]) / p.attempts.length : 0;
+    }
+  }
+  const reached: Reached = (r, probe) => r.probes[probe].correct.slice(0, kept.get(r)![probe]).some(Boolean);
+  return { ...pairProbes(records, a, b, margin, reached), spent };
 }
 
 /** Compares probe a with probe b; undefined when no question ran both. */
@@ -86,6 +119,7 @@ export function compareProbes(records: readonly QuestionRecord[], a: string, b: 
     difference: all.difference,
     decision: all.decision,
     gainSet: pairProbes(paired.filter(inGainSet), a, b, margin),
+    gainSetAtMatchedBlockApplications: pairAtMatchedBlockApplications(paired.filter(inGainSet), a, b, margin),
     exhausted: { a: probeExhaustion(paired, a), b: probeExhaustion(paired, b) },
   };
 }

@@ -13,7 +13,7 @@ import { analyzeRepair } from '../repair';
 import { holmAdjust } from './stats/holm';
 import { ALPHA, DEFAULT_MARGIN, checkMargin } from './stats/pairedDecision';
 import { adjustOverRows, decideRoutesVsSearch, decideTraining, type Claim, type RoutesVsSearchVerdict, type RowComparison } from './headlineVerdicts';
-import { compareProbes } from './probeComparison';
+import { compareProbes, pairAtMatchedBlockApplications } from './probeComparison';
 import { compareRecords, insideCeiling } from './compare';
 import { chanceLevel } from './chanceLevel';
 
@@ -93,6 +93,8 @@ export interface RoutesVsSearchRow {
   decision: PairedDecision;
   /** The row's one verdict, which the headline counts. */
   verdict: RoutesVsSearchVerdict;
+  /** The gain set at matched block applications, on its own p: a view beside matched generations, not counted. */
+  atMatchedBlockApplications: RoutesVsSearchPairing & { decision: PairedDecision; spent: { routes: number; search: number } };
   /** Routes non-inferior to search: yes for routes better, equivalent or non-inferior (Holm p < 0.025); no for search better. */
   nonInferior: Claim;
   /** Set when chance saturates the setting: the reason; the row is then not counted. */
@@ -249,6 +251,11 @@ function pairingOf(g: ProbePairing | ProbeComparison | undefined): RoutesVsSearc
   };
 }
 
+function matchedCompute(c: ProbeComparison, records: readonly QuestionRecord[], margin: number): RoutesVsSearchRow['atMatchedBlockApplications'] {
+  const m = c.gainSetAtMatchedBlockApplications ?? pairAtMatchedBlockApplications(records.filter((r) => r.probes.routes && r.probes.search && !r.realized.correct), 'routes', 'search', margin);
+  return { ...pairingOf(m), decision: m.decision, spent: { routes: m.spent.a, search: m.spent.b } };
+}
+
 /** tuned − base of a stored paired delta as the test families read it (tuned first). */
 function deltaComparison(d: PairedDelta): RowComparison {
   const both = Math.round(d.base * d.n) - d.lost;
@@ -311,6 +318,7 @@ export function routesVsSearchTable(runs: readonly RunForTables[], options: Tabl
       nonInferiorHolmP: tests[i].aboveMinusMargin,
       decision,
       verdict,
+      atMatchedBlockApplications: matchedCompute(c, records, margin),
       nonInferior,
       saturated,
       randomRouteEdits: run.randomRouteEdits ?? null,

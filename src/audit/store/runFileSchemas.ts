@@ -239,6 +239,19 @@ const probeComparison = object({
       decision: pairedDecision,
     }),
   ),
+  gainSetAtMatchedBlockApplications: v.optional(
+    object({
+      n: nonNegativeInteger,
+      onlyA: nonNegativeInteger,
+      onlyB: nonNegativeInteger,
+      both: nonNegativeInteger,
+      neither: nonNegativeInteger,
+      mcnemarP: fraction,
+      difference: object({ estimate: finite, lo: finite, hi: finite, method: differenceMethod }),
+      decision: pairedDecision,
+      spent: object({ a: finite, b: finite }),
+    }),
+  ),
   exhausted: object({ a: probeExhaustion, b: probeExhaustion }),
 });
 const blindRetention = object({

@@ -156,3 +156,21 @@ test('equivalence sample size: at the questions it asks for, two one-sided tests
   const power = equivalent / runs;
   assert.ok(power > 0.76 && power < 0.86, `P(equivalent) at n = ${n}: ${power}`);
 });
+
+test('compute-matched view: at matched block applications a probe that spends twice as much per attempt keeps half its attempts', () => {
+  // 100 questions, none realized, 4 attempts each; a route costs 2 block applications, a search step 1.
+  // Routes hit on their 4th attempt on 30 questions; search never hits.
+  const records = Array.from({ length: 100 }, (_, i) => {
+    const routes = [false, false, false, i < 30];
+    const search = [false, false, false, false];
+    const probe = (correct: boolean[], perAttempt: number) => ({ budget: 4, attempts: correct.map((c) => ({ ...deployed(c) })), correct, cost: { generations: 4, tokens: 4, blockApplications: 4 * perAttempt } });
+    return testRecord(`q${i}`, i + 1, { realized: deployed(false), probes: { routes: probe(routes, 2), search: probe(search, 1) }, reachable: { routes: i < 30, search: false } });
+  });
+  const c = compareProbes(records, 'routes', 'search')!;
+  assert.equal(c.gainSet?.decision.verdict, 'better', 'at matched generations routes reach 30 more');
+  const m = c.gainSetAtMatchedBlockApplications!;
+  assert.deepEqual([m.onlyA, m.onlyB, m.spent.a, m.spent.b], [0, 0, 400, 400], 'at 4 block applications each, routes keep 2 attempts and miss');
+  const t = routesVsSearchTable([{ folder: '/r', model: 'm', dataset: 'd', seed: 1, records, finished: true }]);
+  assert.equal(t.rows[0].atMatchedBlockApplications.difference.delta, 0);
+  assert.deepEqual(t.rows[0].atMatchedBlockApplications.spent, { routes: 400, search: 400 });
+});

@@ -52,6 +52,9 @@ test('the card shows the gain set\'s verdict, with the all-question difference a
   assert.equal(tile('verdict').value, 'inconclusive');
   assert.equal(tile('allVerdict').value, 'equivalent', 'over all 300 the diluted difference reads equivalent: shown beside, not deciding');
   assert.equal(tile('difference').label, 'Δ reachable, all questions (routes − search)');
+  // Both probes spend one block application per attempt here: matched compute is matched generations.
+  assert.equal(tile('matchedCompute').value, '−7.0 pts');
+  assert.match(tile('matchedCompute').detail, /n=100 · inconclusive$/);
 });
 
 test('a 4-option run with 16 attempts per probe is saturated by chance: no verdict, a note saying why', () => {

@@ -103,6 +103,17 @@ export function routesVsSearchView(c: ProbeComparison | undefined, chance?: Chan
       }
     }
   }
+  const m = c.gainSetAtMatchedBlockApplications;
+  if (m && typeof m === 'object' && finite(m.n) && m.difference && finite(m.difference.estimate) && m.spent && finite(m.spent.a) && finite(m.spent.b) && !few) {
+    const verdict = decisionOf(m.decision);
+    tiles.push({
+      key: 'matchedCompute',
+      label: 'Gain set at matched block applications',
+      value: m.n < RATE_MIN_QUESTIONS ? `${count(m.onlyA)} − ${count(m.onlyB)}` : signedPoints(m.difference.estimate),
+      detail: `${m.n < RATE_MIN_QUESTIONS ? '' : `${pointsInterval(m.difference)} `}n=${count(m.n)}${verdict && m.n >= RATE_MIN_QUESTIONS ? ` · ${verdict.verdict}` : ''}`,
+      title: `On each gain-set question the probe that spent more keeps only its first attempts up to the other's block applications (${count(Math.round(m.spent.a))} ${c.a} / ${count(Math.round(m.spent.b))} ${c.b} in all): ${count(m.onlyA)} only ${c.a}, ${count(m.onlyB)} only ${c.b}, exact McNemar p ${pValueClause(m.mcnemarP)}; ${storedVerdictText(verdict)}. Beside the matched-generations verdict, not instead of it.`,
+    });
+  }
   tiles.push(
     { key: 'onlyA', label: `Only ${c.a}`, value: count(c.onlyA), detail: `of n=${count(c.n)}`, title: `Questions reached by ${c.a} and not by ${c.b}` },
     { key: 'onlyB', label: `Only ${c.b}`, value: count(c.onlyB), detail: `of n=${count(c.n)}`, title: `Questions reached by ${c.b} and not by ${c.a}` },
