@@ -128,22 +128,25 @@ export interface ProbeExhaustion {
   examples: { id: string; evaluated: number; budget: number }[];
 }
 
-/** Two probes' reach on one set of paired questions, with the paired test, interval and verdict. */
-export interface ProbePairing {
+/** Two probes' reach on a set of paired questions: the 2×2 counts and the exact McNemar p on onlyA vs onlyB. */
+export interface ProbeCounts {
   n: number;
   onlyA: number;
   onlyB: number;
   both: number;
   neither: number;
-  /** Exact McNemar p-value on onlyA vs onlyB. */
   mcnemarP: number;
+}
+
+/** Two probes' reach on one set of paired questions, with the paired test, interval and verdict. */
+export interface ProbePairing extends ProbeCounts {
   /** reachable(a) − reachable(b) with Newcombe's paired score 95% interval. */
   difference: { estimate: number; lo: number; hi: number; method: DifferenceIntervalMethod };
   decision: PairedDecision;
 }
 
-/** Two probes compared question by question over the questions both ran on. */
-export interface ProbeComparison {
+/** Two probes compared question by question over the questions both ran on; the counts are over all of them. */
+export interface ProbeComparison extends ProbeCounts {
   a: string;
   b: string;
   /** Per-question generation budgets B of the two probes. */
@@ -152,14 +155,6 @@ export interface ProbeComparison {
   match: 'matched' | 'unmatched';
   /** What each probe spent over the paired questions, and a / b. Ratios are null where b spent nothing. */
   cost: { a: Budget; b: Budget; ratio: { generations: number | null; tokens: number | null; blockApplications: number | null } };
-  /** Paired questions (both probes ran). */
-  n: number;
-  onlyA: number;
-  onlyB: number;
-  both: number;
-  neither: number;
-  /** Exact McNemar p-value on onlyA vs onlyB. */
-  mcnemarP: number;
   /** reachable(a) − reachable(b) with its 95% interval: Newcombe's paired score interval (`method`; a bootstrap in older files). */
   difference: { estimate: number; lo: number; hi: number; method?: DifferenceIntervalMethod } | null;
   /** a better / worse / equivalent within ±margin / inconclusive than b over all paired questions; absent in older files. */

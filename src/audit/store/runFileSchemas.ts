@@ -209,6 +209,16 @@ const probeExhaustion = object({
   questions: nonNegativeInteger,
   examples: v.array(object({ id: text, evaluated: nonNegativeInteger, budget: nonNegativeInteger }), 'expected an array'),
 });
+const probePairingEntries = {
+  n: nonNegativeInteger,
+  onlyA: nonNegativeInteger,
+  onlyB: nonNegativeInteger,
+  both: nonNegativeInteger,
+  neither: nonNegativeInteger,
+  mcnemarP: fraction,
+  difference: object({ estimate: finite, lo: finite, hi: finite, method: differenceMethod }),
+  decision: pairedDecision,
+};
 const probeComparison = object({
   a: text,
   b: text,
@@ -227,31 +237,8 @@ const probeComparison = object({
   mcnemarP: fraction,
   difference: v.nullable(object({ estimate: finite, lo: finite, hi: finite, method: v.optional(differenceMethod) })),
   decision: v.optional(pairedDecision),
-  gainSet: v.optional(
-    object({
-      n: nonNegativeInteger,
-      onlyA: nonNegativeInteger,
-      onlyB: nonNegativeInteger,
-      both: nonNegativeInteger,
-      neither: nonNegativeInteger,
-      mcnemarP: fraction,
-      difference: object({ estimate: finite, lo: finite, hi: finite, method: differenceMethod }),
-      decision: pairedDecision,
-    }),
-  ),
-  gainSetAtMatchedBlockApplications: v.optional(
-    object({
-      n: nonNegativeInteger,
-      onlyA: nonNegativeInteger,
-      onlyB: nonNegativeInteger,
-      both: nonNegativeInteger,
-      neither: nonNegativeInteger,
-      mcnemarP: fraction,
-      difference: object({ estimate: finite, lo: finite, hi: finite, method: differenceMethod }),
-      decision: pairedDecision,
-      spent: object({ a: finite, b: finite }),
-    }),
-  ),
+  gainSet: v.optional(object(probePairingEntries)),
+  gainSetAtMatchedBlockApplications: v.optional(object({ ...probePairingEntries, spent: object({ a: finite, b: finite }) })),
   exhausted: object({ a: probeExhaustion, b: probeExhaustion }),
 });
 const blindRetention = object({
