@@ -209,13 +209,16 @@ const probeExhaustion = object({
   questions: nonNegativeInteger,
   examples: v.array(object({ id: text, evaluated: nonNegativeInteger, budget: nonNegativeInteger }), 'expected an array'),
 });
-const probePairingEntries = {
+const probeCountEntries = {
   n: nonNegativeInteger,
   onlyA: nonNegativeInteger,
   onlyB: nonNegativeInteger,
   both: nonNegativeInteger,
   neither: nonNegativeInteger,
   mcnemarP: fraction,
+};
+const probePairingEntries = {
+  ...probeCountEntries,
   difference: object({ estimate: finite, lo: finite, hi: finite, method: differenceMethod }),
   decision: pairedDecision,
 };
@@ -229,12 +232,7 @@ const probeComparison = object({
     b: budget,
     ratio: object({ generations: v.nullable(finite), tokens: v.nullable(finite), blockApplications: v.nullable(finite) }),
   }),
-  n: nonNegativeInteger,
-  onlyA: nonNegativeInteger,
-  onlyB: nonNegativeInteger,
-  both: nonNegativeInteger,
-  neither: nonNegativeInteger,
-  mcnemarP: fraction,
+  ...probeCountEntries,
   difference: v.nullable(object({ estimate: finite, lo: finite, hi: finite, method: v.optional(differenceMethod) })),
   decision: v.optional(pairedDecision),
   gainSet: v.optional(object(probePairingEntries)),
