@@ -1,8 +1,8 @@
 /**
  * comparison.json of `reach-audit compare`: two runs of the same questions under the same
- * deployment, probes, budgets and seeds. Realized Δ and reachable-ceiling Δ with paired bootstrap
- * intervals and exact McNemar tests, the transition table between states, and the newly realized
- * questions split into already-reachable-by-base vs newly-reachable.
+ * deployment, probes, budgets and seeds. Realized Δ and reachable-ceiling Δ with Newcombe's paired
+ * score intervals, exact McNemar tests and verdicts against the margin, the transition table between
+ * states, and the newly realized questions split into already-reachable-by-base vs newly-reachable.
  */
 import type { Interval, Rate } from './interval';
 import type { DifferenceIntervalMethod, PairedDecision } from './pairedDecision';

@@ -15,6 +15,7 @@ export type {
   ChanceSummary,
   ProbeExhaustion,
   ProbeComparison,
+  ProbePairing,
   BlindRetention,
   BlindDropped,
   TruncationCount,
@@ -53,7 +54,7 @@ export type { RunData, RunCommandLine, UnfinishedNumbers, RunStatus, HostMessage
 export type { TrajectoryPoint, FlowKey, TrajectoryFlow, TrajectoryResult, StoredTrajectory } from './trajectory';
 export type { TableData, TablesTab, TablesHostMessage, TablesWebviewMessage } from './tablesMessages';
 export type { MechanismToken, BlockAccount, MechanismSkip, MechanismRecord, MechanismAgreement, MechanismSummary, MechanismData } from './mechanismRecord';
-export { Z95, wilsonInterval, rateOf, type Interval, type Rate } from './interval';
+export { Z95, MIN_BOOTSTRAP_QUESTIONS, wilsonInterval, rateOf, type Interval, type Rate } from './interval';
 export { passAtK, passAtKCurve, passAtKKindOf, questionPassAtK, passAtKRows, stopsAtFirstCorrect } from './passAtK';
 export { QUESTION_STATES, questionState, reachableBy, repairedBy, damagedBy, type QuestionState } from './questionState';
 export { NO_RATE, formatPercent } from './percent';

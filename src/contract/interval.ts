@@ -12,6 +12,14 @@ export interface Interval {
 /** z for a two-sided 95% normal interval (qnorm(0.975)). */
 export const Z95 = 1.959963984540054;
 
+/**
+ * Fewest questions a percentile bootstrap interval is computed from: below it the resampled
+ * distribution has too few distinct values to give its tails (at 6 questions it can exclude 0 beside
+ * an exact p of 1), so the interval is left out and said to be. Per-question 0/1 values get a Wilson
+ * (score) interval at any n instead.
+ */
+export const MIN_BOOTSTRAP_QUESTIONS = 20;
+
 /** A rate with its n and Wilson interval. */
 export interface Rate {
   n: number;

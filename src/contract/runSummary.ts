@@ -35,12 +35,12 @@ export interface BlockRepair {
 export interface RepairNull {
   /** Held-out failure-set questions. */
   n: number;
-  /** Mean over held-out questions of the share of blocks that repair each: a block drawn at random per question (percentile-bootstrap 95% interval). */
-  randomBlock: { rate: number; lo: number; hi: number };
+  /** Mean over held-out questions of the share of blocks that repair each: a block drawn at random per question (percentile-bootstrap 95% interval; null below MIN_BOOTSTRAP_QUESTIONS questions). */
+  randomBlock: { rate: number; lo: number | null; hi: number | null };
   /** Median over blocks of their held-out repair rates. */
   medianBlock: number;
-  /** Identified − random block, mean of per-question differences (percentile-bootstrap 95% interval). */
-  difference: { estimate: number; lo: number; hi: number };
+  /** Identified − random block, mean of per-question differences (percentile-bootstrap 95% interval; null below MIN_BOOTSTRAP_QUESTIONS questions). */
+  difference: { estimate: number; lo: number | null; hi: number | null };
   /** Exact one-sided p of "no better than a random block": P(X ≥ repaired), X Poisson-binomial. */
   pValue: number;
   /** The identified block's held-out repair rate where the deployed output was cut at the token limit, and where it was not. */
@@ -128,8 +128,25 @@ export interface ProbeExhaustion {
   examples: { id: string; evaluated: number; budget: number }[];
 }
 
-/** Two probes compared question by question over the questions both ran on. */
-export interface ProbeComparison {
+/** Two probes' reach on a set of paired questions: the 2×2 counts and the exact McNemar p on onlyA vs onlyB. */
+export interface ProbeCounts {
+  n: number;
+  onlyA: number;
+  onlyB: number;
+  both: number;
+  neither: number;
+  mcnemarP: number;
+}
+
+/** Two probes' reach on one set of paired questions, with the paired test, interval and verdict. */
+export interface ProbePairing extends ProbeCounts {
+  /** reachable(a) − reachable(b) with Newcombe's paired score 95% interval. */
+  difference: { estimate: number; lo: number; hi: number; method: DifferenceIntervalMethod };
+  decision: PairedDecision;
+}
+
+/** Two probes compared question by question over the questions both ran on; the counts are over all of them. */
+export interface ProbeComparison extends ProbeCounts {
   a: string;
   b: string;
   /** Per-question generation budgets B of the two probes. */
@@ -138,18 +155,24 @@ export interface ProbeComparison {
   match: 'matched' | 'unmatched';
   /** What each probe spent over the paired questions, and a / b. Ratios are null where b spent nothing. */
   cost: { a: Budget; b: Budget; ratio: { generations: number | null; tokens: number | null; blockApplications: number | null } };
-  /** Paired questions (both probes ran). */
-  n: number;
-  onlyA: number;
-  onlyB: number;
-  both: number;
-  neither: number;
-  /** Exact McNemar p-value on onlyA vs onlyB. */
-  mcnemarP: number;
   /** reachable(a) − reachable(b) with its 95% interval: Newcombe's paired score interval (`method`; a bootstrap in older files). */
   difference: { estimate: number; lo: number; hi: number; method?: DifferenceIntervalMethod } | null;
-  /** a better / worse / equivalent within ±margin / inconclusive than b; absent in older files. */
+  /** a better / worse / equivalent within ±margin / inconclusive than b over all paired questions; absent in older files. */
   decision?: PairedDecision;
+  /**
+   * The same comparison over the gain set: the paired questions the deployment does not realize,
+   * the only ones on which a probe can add anything (on realized questions both probes mostly reach
+   * the answer, which shrinks the difference towards 0). It decides; the figures above stand beside
+   * it. Absent in older files.
+   */
+  gainSet?: ProbePairing;
+  /**
+   * The gain set again at matched block applications rather than matched generations: on each
+   * question the probe that spent more keeps only its first attempts up to the other's spend (at its
+   * mean cost per attempt on that question), so neither gets more compute. `spent`: the block
+   * applications counted, summed. Absent in older files.
+   */
+  gainSetAtMatchedBlockApplications?: ProbePairing & { spent: { a: number; b: number } };
   exhausted: { a: ProbeExhaustion; b: ProbeExhaustion };
 }
 
@@ -175,6 +198,13 @@ export interface BlindRetention {
   ci: { lo: number; hi: number } | null;
   /** Bootstrap resamples in which the probe gained nothing (left out of the interval). */
   undefinedResamples: number;
+  /**
+   * The ratio nets two things apart: on the gain set (questions the deployment does not realize)
+   * the blind pick is right on `blind` of them, where the probe reaches `reachable`; on the realized
+   * questions the blind pick is wrong on `lost`. Each a count with its Wilson interval. Absent in older files.
+   */
+  recovered?: { blind: Rate; reachable: Rate };
+  lost?: Rate;
 }
 
 /** Outputs that hit the token limit, of all outputs of one kind. */
@@ -212,7 +242,11 @@ export interface RunSummary {
   reachableNotRealized: Record<string, Rate>;
   /** passAtK[probe][k] for k = 1..budget. */
   passAtK: Record<string, Record<string, number>>;
-  /** 95% percentile-bootstrap interval of each pass@k value (questions resampled, 10,000 resamples). */
+  /**
+   * 95% interval of each pass@k value: Wilson where every question's value is 0 or 1 (pass@B; every k
+   * of a first-k curve), else the percentile bootstrap (questions resampled, 10,000 resamples), absent
+   * below MIN_BOOTSTRAP_QUESTIONS questions.
+   */
   passAtKCi: Record<string, Record<string, Interval>>;
   passAtKKind: Record<string, PassAtKKind>;
   /** blind[probe][selector], over answer-independent probes only (sample, routes). */

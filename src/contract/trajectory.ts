@@ -20,7 +20,7 @@ export interface TrajectoryPoint {
   realizedNotReached: number;
   /** pass@1 of the pass@k probe (summary.json's passAtK[probe]['1']); null without the probe. */
   passAt1: number | null;
-  /** Its 95% percentile-bootstrap interval over questions (summary.json's passAtKCi); null with passAt1. */
+  /** Its 95% interval (summary.json's passAtKCi: Wilson where every question's value is 0 or 1, else a percentile bootstrap); null with passAt1 or below 20 questions. */
   passAt1Ci: Interval | null;
   /** pass@k at k = the trajectory's passAtKMax; null where this checkpoint's budget is smaller. */
   passAtK: number | null;

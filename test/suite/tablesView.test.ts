@@ -150,13 +150,13 @@ suite('Build Tables and the training trajectory', function () {
       for (const row of t.rows) assert.ok(text.includes(`| ${row.map((c) => mdText(c).replace(/\|/g, '\\|')).join(' | ')} |`), `${t.id}: ${row.join(' | ')}`);
     }
     // Four-way verdicts with the stated margin; the headlines count decisive rows only.
-    const verdict = /^(better|worse|equivalent within ±5 pts|inconclusive at ±5 pts( \(≈ [\d,]+ questions to decide\))?)$/;
+    const rowVerdict = /^(routes better|search better|routes non-inferior at −5 pts|equivalent within ±5 pts|inconclusive at ±5 pts( \(≈ [\d,]+ questions to decide\))?)$/;
     const rvs = message.tables[0];
-    assert.match(rvs.notes[0], /^Random routes non-inferior to search \(lower bound > −5 pts\) in \d of \d settings; search better in \d; \d inconclusive/);
+    assert.match(rvs.notes[0], /^Random routes non-inferior to search \(gain set, Holm-adjusted, margin ±5 pts\) in \d of \d settings; search better in \d; \d inconclusive/);
     assert.match(rvs.notes[1], /^Margin: ±5 pts\. Rule: /);
-    for (const row of rvs.rows) assert.match(row[rvs.headers.indexOf('verdict')], verdict);
+    for (const row of rvs.rows) assert.match(row[rvs.headers.indexOf('verdict')], rowVerdict);
     const training = message.tables[2];
-    assert.match(training.notes[0], /^Realized up \(lower bound > 0\) while the reachable ceiling does not rise \(upper bound < \+5 pts\) in \d of \d comparisons/);
+    assert.match(training.notes[0], /^Realized up while the reachable ceiling does not rise \(Holm-adjusted, margin \+5 pts\) in \d of \d comparisons/);
     assert.match(training.rows[0][training.headers.indexOf('Δ realized (pts) [95% CI]')], /Holm .* · (better|worse|equivalent within ±5 pts|inconclusive at ±5 pts)/);
     // The margin is a setting, as --margin is a flag.
     const config = vscode.workspace.getConfiguration('reachAudit');
@@ -219,7 +219,8 @@ suite('Build Tables and the training trajectory', function () {
     assert.deepEqual(shown.trajectory.points.map((p) => [p.realized, p.ceiling]), stored.points.map((p) => [p.realized, p.ceiling]), 'the same numbers as reach-audit trajectory');
     const passAtK = (p: TrajectoryPoint) => [p.passAt1, p.passAt1Ci, p.passAtK, p.passAtKCi, p.passAtKN];
     assert.deepEqual(shown.trajectory.points.map(passAtK), stored.points.map(passAtK), 'pass@1 and pass@k with the same intervals and n');
-    assert.ok(shown.trajectory.points.every((p) => p.passAt1Ci !== null && p.passAtKCi !== null && p.passAtKN === 12), JSON.stringify(shown.trajectory.points.map(passAtK)));
+    // 12 questions: pass@4 (0/1 per question at a budget of 4) has its Wilson interval, pass@1 none (no bootstrap below 20 questions).
+    assert.ok(shown.trajectory.points.every((p) => p.passAt1Ci === null && p.passAtKCi !== null && p.passAtKN === 12), JSON.stringify(shown.trajectory.points.map(passAtK)));
     assert.deepEqual(shown.trajectory.flows.map((f) => f.ids), stored.flows.map((f) => f.ids));
     await api.tables.whenReady();
     if (!pageProbesAvailable) return;
@@ -229,10 +230,13 @@ suite('Build Tables and the training trajectory', function () {
     assert.deepEqual(dom.moved, movedIds(shown, 1));
     assert.ok(dom.passk, 'pass@1 vs pass@k is drawn (the sample probe ran)');
     // Each checkpoint's pass@1 and pass@4 with its interval and n, as text under the chart and in the table.
-    const at = (x: number | null, ci: Interval | null, n: number) => `${(100 * x!).toFixed(1)}% [${(100 * ci!.lo).toFixed(1)}–${(100 * ci!.hi).toFixed(1)}] (n = ${n})`;
+    const at = (x: number | null, ci: Interval | null, n: number) => (ci ? `${(100 * x!).toFixed(1)}% [${(100 * ci.lo).toFixed(1)}–${(100 * ci.hi).toFixed(1)}] (n = ${n})` : `${(100 * x!).toFixed(1)}% (n = ${n}; no interval below 20 questions)`);
     assert.deepEqual(dom.passkValues, shown.trajectory.points.map((p) => `${p.label}: pass@1 ${at(p.passAt1, p.passAt1Ci, p.passAtKN)} · pass@4 ${at(p.passAtK, p.passAtKCi, p.passAtKN)}`));
     assert.deepEqual(dom.checkpointRows, shown.tables[0].rows, 'the checkpoints table as sent');
-    for (const row of dom.checkpointRows) for (const cell of row.slice(-2)) assert.match(cell, /^\d+\.\d% \[\d+\.\d, \d+\.\d\] \(n = 12\)$/, 'pass@1 and pass@4 cells with interval and n');
+    for (const row of dom.checkpointRows) {
+      assert.match(row[row.length - 2], /^\d+\.\d% \(n = 12; no interval below 20 questions\)$/, 'pass@1 with n, no bootstrap interval over 12 questions');
+      assert.match(row[row.length - 1], /^\d+\.\d% \[\d+\.\d, \d+\.\d\] \(n = 12\)$/, 'pass@4 with its Wilson interval and n');
+    }
     const shot = await screenshot('trajectory-dark', FRAME);
     for (const file of shot.files) assert.ok(fs.statSync(file).size > 10_000, `${file} looks empty`);
 

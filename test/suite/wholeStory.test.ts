@@ -189,15 +189,17 @@ suite('A run of few questions; random routes vs search', function () {
         const tiles = Array.from(document.querySelectorAll('.rvs-tile'));
         return tiles.length ? Object.fromEntries(tiles.map((t) => [t.className.match(/rvs-(\\w+)$/)[1], Array.from(t.children).map((x) => x.textContent).join('|')])) : null;
       }`);
-      assert.equal(tiles.difference, `Δ reachable (routes − search)|${signedPoints(c.difference!.estimate)}|${pointsInterval(c.difference!)} n=20`);
+      assert.equal(tiles.difference, `Δ reachable, all questions (routes − search)|${signedPoints(c.difference!.estimate)}|${pointsInterval(c.difference!)} n=20`);
+      const g = c.gainSet!;
+      assert.equal(tiles.gain, `Δ reachable on the gain set (routes − search)|${signedPoints(g.difference.estimate)}|${g.n < 20 ? `${g.onlyA} − ${g.onlyB} of n=${g.n}` : `${pointsInterval(g.difference)} n=${g.n}`}`);
       assert.equal(tiles.onlyA, `Only routes|${c.onlyA}|of n=20`);
       assert.equal(tiles.onlyB, `Only search|${c.onlyB}|of n=20`);
       assert.equal(tiles.both, `Both|${c.both}|neither ${c.neither}`);
       assert.equal(tiles.mcnemar, `McNemar (exact)|${pValueClause(c.mcnemarP)}|${c.onlyA + c.onlyB} discordant`);
-      // The four-way verdict with its margin: 20 questions decide nothing at ±5 pts.
-      const d = c.decision!;
+      // The four-way verdict with its margin, on the gain set: 20 questions decide nothing at ±5 pts.
+      const d = g.decision;
       assert.equal(d.verdict, 'inconclusive');
-      assert.equal(tiles.verdict, `Verdict (routes vs search)|inconclusive|margin ±5 pts${d.questionsNeeded !== null ? ` · ≈ ${d.questionsNeeded.toLocaleString('en-US')} questions to decide` : ''}`);
+      assert.equal(tiles.verdict, `Verdict on the gain set (routes vs search)|inconclusive|margin ±5 pts${d.questionsNeeded !== null ? ` · ≈ ${d.questionsNeeded.toLocaleString('en-US')} questions to decide` : ''}`);
       const costs = await panelEval<string[][]>(`() => { const rows = Array.from(document.querySelectorAll('tr[data-measure]')).map((tr) => Array.from(tr.children).map((x) => x.textContent)); return rows.length ? rows : null; }`);
       const n = (x: number) => x.toLocaleString('en-US');
       const ratio = (x: number | null) => (x === null ? '—' : `${x.toFixed(2)}×`);

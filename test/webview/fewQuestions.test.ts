@@ -142,14 +142,18 @@ describe('a run of few questions, and routes vs search (Chromium, strict CSP)', 
     await page.locator('vscode-panel-tab#tab-charts').click();
     await page.waitForSelector('.rvs-tile');
     const tiles = await evaluate<Record<string, string>>(page, `Object.fromEntries(Array.from(document.querySelectorAll('.rvs-tile')).map((t) => [t.className.match(/rvs-(\\w+)$/)[1], Array.from(t.children).map((x) => x.textContent).join('|')]))`);
-    assert.equal(tiles.difference, `Δ reachable (routes − search)|${signedPoints(c.difference!.estimate)}|${pointsInterval(c.difference!)} n=60`);
+    assert.equal(tiles.difference, `Δ reachable, all questions (routes − search)|${signedPoints(c.difference!.estimate)}|${pointsInterval(c.difference!)} n=60`);
+    // The gain set (questions the deployment does not realize) decides; summary.json carries it.
+    const g = c.gainSet!;
+    assert.equal(tiles.gain, `Δ reachable on the gain set (routes − search)|${signedPoints(g.difference.estimate)}|${g.n < 20 ? `${g.onlyA} − ${g.onlyB} of n=${g.n}` : `${pointsInterval(g.difference)} n=${g.n}`}`);
     assert.equal(tiles.onlyA, `Only routes|${c.onlyA}|of n=60`);
     assert.equal(tiles.onlyB, `Only search|${c.onlyB}|of n=60`);
     assert.equal(tiles.both, `Both|${c.both}|neither ${c.neither}`);
     assert.equal(tiles.mcnemar, `McNemar (exact)|${pValueClause(c.mcnemarP)}|${c.onlyA + c.onlyB} discordant`);
-    // The four-way verdict with its margin, as summary.json decided it.
-    const d = c.decision!;
-    assert.equal(tiles.verdict, `Verdict (routes vs search)|${d.verdict}|margin ±5 pts${d.questionsNeeded !== null ? ` · ≈ ${d.questionsNeeded.toLocaleString('en-US')} questions to decide` : ''}`);
+    // The four-way verdict with its margin, as summary.json decided it on the gain set; all questions beside.
+    const d = g.decision;
+    assert.equal(tiles.verdict, `Verdict on the gain set (routes vs search)|${d.verdict}|margin ±5 pts${d.questionsNeeded !== null ? ` · ≈ ${d.questionsNeeded.toLocaleString('en-US')} questions to decide` : ''}`);
+    assert.equal(tiles.allVerdict, `All questions (beside)|${c.decision!.verdict}|n=60`);
     const costs = await evaluate<string[][]>(page, `Array.from(document.querySelectorAll('tr[data-measure]')).map((tr) => Array.from(tr.children).map((x) => x.textContent))`);
     assert.deepEqual(costs[1], ['generated tokens', c.cost.a.tokens.toLocaleString('en-US'), c.cost.b.tokens.toLocaleString('en-US'), `${c.cost.ratio.tokens!.toFixed(2)}×`]);
     assert.deepEqual(costs[0].slice(0, 3), ['generations', c.cost.a.generations.toLocaleString('en-US'), c.cost.b.generations.toLocaleString('en-US')]);

@@ -323,6 +323,15 @@ describe('audit panel (Chromium, strict CSP)', () => {
     assert.equal(rows.length, 5, 'realized, the ceiling and three probes');
     for (const row of rows) assert.match(row[9], /^(better|worse|equivalent within ±5 pts|inconclusive at ±5 pts( \(≈ [\d,]+ questions to decide\))?)$/);
 
+    // Random routes vs search on each checkpoint, decided on its gain set (the questions its deployment misses), all questions beside.
+    const gain = await evaluate<string[][]>(page, `Array.from(document.querySelectorAll('.compare-gain-set tbody tr')).map((r) => Array.from(r.children).map((c) => c.textContent))`);
+    assert.deepEqual(gain, (['base', 'tuned'] as const).map((label) => {
+      const c = COMPARED[label].summary!.routesVsSearch!;
+      const g = c.gainSet!;
+      assert.equal(g.n, COMPARED[label].records.filter((r) => !r.realized.correct).length);
+      return [label, String(g.n), `${g.onlyA} / ${g.onlyB}`, signedPoints(g.difference.estimate), pointsInterval(g.difference), pValueText(g.mcnemarP), pairedVerdictText(g.decision), pairedVerdictText(c.decision!)];
+    }));
+
     const newly = await evaluate<string[][]>(page, `Array.from(document.querySelectorAll('.compare-newly tbody tr')).map((r) => Array.from(r.children).map((c) => c.textContent))`);
     const { alreadyReachable, newlyReachable, n } = COMPARISON.newlyRealized;
     const wilsonText = (r: { ci: { lo: number; hi: number } }) => `[${(r.ci.lo * 100).toFixed(1)}–${(r.ci.hi * 100).toFixed(1)}]`;

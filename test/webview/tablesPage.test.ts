@@ -12,6 +12,9 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { Interval } from '../../src/contract';
 import { buildTrajectoryMessage, type TrajectoryMessage } from '../../src/extension/tables/tablesData';
+import { routesVsSearchTable, type RunForTables } from '../../src/audit/results/tables';
+import { routesVsSearchView } from '../../src/audit/report/tablesReport';
+import { deployed, testRecord } from '../support/questionRecord';
 import { probeSeries, probeThemeColours } from './probeSeries';
 import { buildBundles, launchBrowser, openPanel, ROOT, waitFor, type Browser, type Bundles, type Harness, startHarness } from './harness';
 
@@ -22,10 +25,11 @@ async function evaluate<T>(page: Page, expression: string): Promise<T> {
   return (await page.evaluate(expression)) as T;
 }
 
-/** "31.8% [26.1–37.5] (n = 100)", written out here as the page should show it. */
+/** "31.8% [26.1–37.5] (n = 100)", or without an interval below 20 questions, written out here as the page should show it. */
 function shown(value: number | null, ci: Interval | null, n: number): string {
   if (value === null) return '–';
-  return `${(100 * value).toFixed(1)}% [${(100 * ci!.lo).toFixed(1)}–${(100 * ci!.hi).toFixed(1)}] (n = ${n})`;
+  if (!ci) return `${(100 * value).toFixed(1)}% (n = ${n}; no interval below 20 questions)`;
+  return `${(100 * value).toFixed(1)}% [${(100 * ci.lo).toFixed(1)}–${(100 * ci.hi).toFixed(1)}] (n = ${n})`;
 }
 
 describe('Tables page: the trajectory (Chromium, strict CSP)', () => {
@@ -59,7 +63,8 @@ describe('Tables page: the trajectory (Chromium, strict CSP)', () => {
   test('pass@1 and pass@k of each checkpoint with their interval and n; both charts drawn; labels stay text', async () => {
     const t = message.trajectory;
     assert.equal(t.passAtKProbe, 'sample', 'the fixtures ran the sampling probe');
-    for (const p of t.points) assert.ok(p.passAt1Ci && p.passAtKCi && p.passAtKN > 0, `${p.label}: interval and n sent`);
+    // The fixtures have 8 questions: pass@k (0/1 per question) has its Wilson interval, pass@1 none (no bootstrap below 20 questions).
+    for (const p of t.points) assert.ok(p.passAt1Ci === null && p.passAtKCi && p.passAtKN > 0, `${p.label}: interval and n sent`);
     await evaluate(page, `window.postMessage(${JSON.stringify(message)}, '*')`);
     await waitFor(page, `document.querySelectorAll('.tj-passk-values li').length === ${t.points.length} && document.querySelector('canvas.tj-passk').width > 0`);
 
@@ -69,12 +74,15 @@ describe('Tables page: the trajectory (Chromium, strict CSP)', () => {
     const alt = await evaluate<string>(page, `document.querySelector('canvas.tj-passk').getAttribute('aria-label')`);
     for (const p of t.points) assert.ok(alt.includes(`pass@1 ${shown(p.passAt1, p.passAt1Ci, p.passAtKN)}`), alt);
     const caption = await evaluate<string>(page, `document.querySelector('canvas.tj-passk').closest('figure').querySelector('figcaption').textContent`);
-    assert.match(caption, new RegExp(`over the ${t.points[0].passAtKN} questions that ran it; 95% bootstrap intervals`));
+    assert.match(caption, new RegExp(`over the ${t.points[0].passAtKN} questions that ran it; 95% intervals: Wilson where each question's value is 0 or 1, else bootstrap`));
 
     // The checkpoints table: the CLI's cells, the pass@ columns each with an interval and n.
     const rows = await evaluate<string[][]>(page, `Array.from(document.querySelectorAll('.rt-section[data-table="trajectory"] tbody tr')).map((tr) => Array.from(tr.children).map((c) => c.textContent))`);
     assert.deepEqual(rows, message.tables[0].rows);
-    for (const row of rows) for (const cell of row.slice(-2)) assert.match(cell, /^\d+\.\d% \[\d+\.\d, \d+\.\d\] \(n = \d+\)$/);
+    for (const row of rows) {
+      assert.match(row[row.length - 2], /^\d+\.\d% \(n = \d+; no interval below 20 questions\)$/);
+      assert.match(row[row.length - 1], /^\d+\.\d% \[\d+\.\d, \d+\.\d\] \(n = \d+\)$/);
+    }
     assert.ok(await evaluate<boolean>(page, `document.querySelector('canvas.tj-rates').width > 0`));
     // Each probe's reachable line in the colour the panel's charts give that probe.
     const series = await probeSeries(page);
@@ -91,6 +99,34 @@ describe('Tables page: the trajectory (Chromium, strict CSP)', () => {
     assert.deepEqual(await evaluate(page, 'window.__harness.errors'), [], 'no script errors');
     assert.deepEqual(await evaluate(page, 'window.__harness.alerts'), [], 'no alert() ran');
     assert.deepEqual(browser.problems, [], 'no console errors, failed requests or dialogs');
+  });
+
+  test('Tables tab: random routes vs search shows the gain-set verdict the headline counts, all questions beside', async () => {
+    // 300 questions: both probes reach the 200 realized; on the 100 others routes reach 3, search 10.
+    // Over all 300 the difference reads "equivalent"; on the gain set it is inconclusive, and the headline counts that.
+    const probe = (ok: boolean) => ({ budget: 1, attempts: [deployed(ok)], correct: [ok], cost: { generations: 1, tokens: 1, blockApplications: 1 } });
+    const records = Array.from({ length: 300 }, (_, i) => {
+      const [realized, r, s] = i < 200 ? [true, true, true] : i < 203 ? [false, true, false] : i < 213 ? [false, false, true] : [false, false, false];
+      return testRecord(`q${i}`, i + 1, { realized: deployed(realized), probes: { routes: probe(r), search: probe(s) }, reachable: { routes: r, search: s } });
+    });
+    const run: RunForTables = { folder: '/runs/diluted', model: HOSTILE, dataset: 'arith.jsonl', seed: 1, records, finished: true };
+    const view = routesVsSearchView(routesVsSearchTable([run]));
+    await evaluate(page, `window.postMessage(${JSON.stringify({ type: 'showTab', tab: 'tables' })}, '*')`);
+    await evaluate(page, `window.postMessage(${JSON.stringify({ type: 'showTables', sources: ['/runs/diluted'], tables: [view], warnings: [] })}, '*')`);
+    await waitFor(page, `document.querySelectorAll('.rt-section[data-table="routes-vs-search"] tbody tr').length === 1`);
+    const headline = await evaluate<string>(page, `document.querySelector('.rt-section[data-table="routes-vs-search"] .rt-headline').textContent`);
+    assert.equal(headline, 'Random routes non-inferior to search (gain set, Holm-adjusted, margin ±5 pts) in 0 of 1 settings; search better in 0; 1 inconclusive.');
+    const cells = await evaluate<Record<string, string>>(page, `(() => { const s = document.querySelector('.rt-section[data-table="routes-vs-search"]'); const hs = Array.from(s.querySelectorAll('thead th')).map((x) => x.textContent); const cs = Array.from(s.querySelectorAll('tbody tr')[0].children).map((x) => x.textContent); return Object.fromEntries(hs.map((x, i) => [x, cs[i]])); })()`);
+    assert.equal(cells['gain set n'], '100');
+    assert.equal(cells['gain set: only routes / only search'], '3 / 10');
+    assert.match(cells['gain set: routes − search (pts) [95% CI]'], /^-7\.0 \[-\d+\.\d, [-+]\d+\.\d\]$/);
+    assert.match(cells.verdict, /^inconclusive at ±5 pts/);
+    assert.match(cells['all questions: routes − search (pts) [95% CI] · verdict'], /^-2\.3 \[.*\] p \d\.\d+ · equivalent within ±5 pts$/);
+    assert.match(cells['routes non-inferior'], /^inconclusive/);
+    assert.equal(cells.model, HOSTILE, 'a model name with markup stays text');
+    assert.equal(await evaluate<number>(page, `document.querySelectorAll('img').length`), 0);
+    assert.deepEqual(await evaluate(page, 'window.__harness.violations'), [], 'no Content-Security-Policy violations');
+    assert.deepEqual(await evaluate(page, 'window.__harness.errors'), [], 'no script errors');
   });
 
   test('a trajectory of one checkpoint (a watched run after its first audit) is drawn, with no step yet', async () => {

@@ -20,6 +20,7 @@ import '../styles/panel.css';
 import { ChartsView, type ChartRun } from './charts/charts';
 import { resolveSelection, type CompareSelection } from './comparison/comparisonModel';
 import { ComparisonView } from './comparison/comparisonView';
+import { gainSetRows, type GainSetRow } from './comparison/gainSetRows';
 import { DetailPane } from './questions/detailPane';
 import { count, h, replaceChildren } from './common/element';
 import { activeTab, isChecked, setActiveTab, setChecked, setValue, valueOf } from './common/toolkit';
@@ -273,7 +274,7 @@ class AuditPanel {
 
     // A stored comparison filter comes back only if this comparison has that count.
     this.useSelection(this.state.compareFilter);
-    this.comparison.show(this.compare, this.compareLabels(), this.selection?.key, !this.state.compareFolded);
+    this.comparison.show(this.compare, this.compareLabels(), this.selection?.key, !this.state.compareFolded, this.gainSetRows());
 
     // A stored scroll offset belongs to the run it was taken in (a live run is loaded again as it
     // fills); another run starts at its top, or it would open scrolled past its first rows.
@@ -310,6 +311,16 @@ class AuditPanel {
     const selected = findFilter(this.filters, this.state.filter).value;
     replaceChildren(this.filterBox, ...this.filters.map((f) => h('vscode-option', { value: f.value, selected: f.value === selected }, f.label)));
     setValue(this.filterBox, selected);
+  }
+
+  /** Routes vs search on the gain set of each compared checkpoint, from their summaries. */
+  private gainSetRows(): GainSetRow[] {
+    if (!this.compare) return [];
+    const labels = this.compareLabels();
+    return gainSetRows([
+      { checkpoint: labels.base, routesVsSearch: this.base?.data.summary?.routesVsSearch },
+      { checkpoint: labels.tuned, routesVsSearch: this.run?.data.summary?.routesVsSearch },
+    ]);
   }
 
   private compareLabels(): { base: string; tuned: string } {

@@ -7,7 +7,8 @@
  *   it (a block drawn at random for that question repairs it with this probability); its mean is
  *   the null rate, and the median over blocks of their held-out rates is shown beside it;
  * - identified − null: the mean of per-question differences with a percentile-bootstrap interval
- *   (no closed form), and the exact one-sided p of "the identified block repairs no more than a
+ *   (no closed form; none below MIN_BOOTSTRAP_QUESTIONS held-out questions, where the exact p
+ *   stands alone), and the exact one-sided p of "the identified block repairs no more than a
  *   random block": P(X ≥ repaired), X the Poisson-binomial count of a random block per question;
  * - the same repair rate split by whether the deployed output was cut at the token limit (a
  *   truncated deployment can be "repaired" by any block that shortens the output);
@@ -15,7 +16,7 @@
  *   failure set and every realized question (the questions the scan ran on, less those that chose
  *   the block).
  */
-import { rateOf, type QuestionRecord, type RepairNull } from '../../contract';
+import { MIN_BOOTSTRAP_QUESTIONS, rateOf, type QuestionRecord, type RepairNull } from '../../contract';
 import { median } from '../../common';
 import { poissonBinomialUpperTail, bootstrapColumnMeans, seedFor, pairedDelta, DEFAULT_MARGIN } from '../results';
 
@@ -34,7 +35,11 @@ export function repairNull(
   const n = heldOut.length;
   const repaired = identifiedRepairs.reduce((s: number, x) => s + x, 0);
   const rows = heldOut.map((_, i) => [randomBlock[i], identifiedRepairs[i] - randomBlock[i]]);
-  const [nullCi, differenceCi] = bootstrapColumnMeans(rows, { seed: seedFor('summary', 'repair-null'), resamples: 10000 });
+  const mean = (column: number) => rows.reduce((s, row) => s + row[column], 0) / n;
+  const [nullCi, differenceCi] =
+    n >= MIN_BOOTSTRAP_QUESTIONS
+      ? bootstrapColumnMeans(rows, { seed: seedFor('summary', 'repair-null'), resamples: 10000 })
+      : [{ estimate: mean(0), lo: null, hi: null }, { estimate: mean(1), lo: null, hi: null }];
   const medianBlock = median(blocks.map((b) => heldOut.filter((r) => correctUnder(r, b)).length / n));
   const cut = heldOut.filter((r) => r.realized.truncated);
   const whole = heldOut.filter((r) => !r.realized.truncated);

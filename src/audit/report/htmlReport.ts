@@ -9,7 +9,7 @@
 import { formatPercent as pct, questionState, repairedBy, storedVerdictText, type QuestionRecord, type Rate, type RunSummary, type StoredComparison } from '../../contract';
 import { fixed, Html, html, joinHtml } from './safeHtml';
 import { chanceText, exhaustionText, probeComparisonLines, repairNullLines, repairStaleText, untilReachedText } from './summaryText';
-import { retentionReading } from './retentionText';
+import { retentionReading, retentionSplit } from './retentionText';
 import { blindDroppedText } from './blindDroppedText';
 
 const rateCell = (r: Rate | undefined): Html => (!r || r.n === 0 ? html`— <span class="n">n = 0</span>` : html`${pct(r.rate)} <span class="ci">[${pct(r.ci?.lo)}, ${pct(r.ci?.hi)}]</span> <span class="n">${r.successes}/${r.n}</span>`);
@@ -51,7 +51,7 @@ export function lineChart(title: string, series: Series[], xLabel: string): Html
       html`<rect x="${W - m.r - 150}" y="${m.t + i * 16 - 9}" width="10" height="10" fill="${color}"/><text x="${W - m.r - 135}" y="${m.t + i * 16}">${s.label}</text>`,
     ];
   });
-  const bandNote = series.some((s) => (s.band ?? []).length > 1) ? html` <span class="n">(shaded: 95% bootstrap interval)</span>` : '';
+  const bandNote = series.some((s) => (s.band ?? []).length > 1) ? html` <span class="n">(shaded: 95% interval: Wilson where each question is 0 or 1, else bootstrap)</span>` : '';
   return html`<figure><figcaption>${title}${bandNote}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${title}">${grid}${ticks}${lines}<text x="${(m.l + W - m.r) / 2}" y="${H - 4}" text-anchor="middle">${xLabel}</text></svg></figure>`;
 }
 
@@ -156,6 +156,8 @@ function summaryTable(s: RunSummary): Html {
       if (kept) {
         const reading = retentionReading(p, kept);
         rows.push(html`<tr><th class="sub">share of the ${p} probe's gain kept</th><td>${reading.verdict}</td><td class="n">${reading.basis}${reading.kind === 'keeps' ? ' · paired bootstrap' : ''}</td></tr>`);
+        const split = retentionSplit(p, kept);
+        if (split) rows.push(html`<tr><th class="sub">recovered on the gain set / lost on realized</th><td colspan="2" class="n">${split} · Wilson intervals</td></tr>`);
       }
     }
     const left = s.blindDropped?.[p];

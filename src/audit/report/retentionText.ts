@@ -6,7 +6,7 @@
  * above 100% when a selector is right beyond the probe's attempts), so those cases are said in words
  * with the rates they compare, each with its interval and n.
  */
-import { formatPercent as pct, type BlindRetention, type Rate } from '../../contract';
+import { formatPercent as pct, MIN_BOOTSTRAP_QUESTIONS, type BlindRetention, type Rate } from '../../contract';
 
 export type RetentionKind =
   /** No question to measure on. */
@@ -19,6 +19,18 @@ export type RetentionKind =
   | 'beyond'
   /** Between the deployment and the probe's reach: the share kept, 0–100%. */
   | 'keeps';
+
+/**
+ * What the ratio nets, said apart: the blind pick's right answers on the gain set beside the
+ * probe's reach there, and its wrong answers on the realized questions; empty for an older file.
+ */
+export function retentionSplit(probe: string, kept: BlindRetention): string {
+  const { recovered, lost } = kept;
+  if (!recovered || !lost) return '';
+  const gain = recovered.blind.n === 0 ? 'no question outside the deployment' : `recovers ${recovered.blind.successes} of the ${recovered.blind.n} questions the deployment misses (${rateWithInterval(recovered.blind)}; ${probe} reaches ${recovered.reachable.successes}, ${rateWithInterval(recovered.reachable)})`;
+  const realized = lost.n === 0 ? 'no realized question to lose' : `loses ${lost.successes} of the ${lost.n} realized (${rateWithInterval(lost)})`;
+  return `${gain}; ${realized}`;
+}
 
 export interface RetentionReading {
   kind: RetentionKind;
@@ -54,7 +66,7 @@ export function retentionReading(probe: string, kept: BlindRetention): Retention
   if (blind.successes < realized.successes) {
     return {
       kind: 'below',
-      verdict: gain ? `below the deployment: keeps none of the ${probe} probe's gain` : `below the deployment; ${probe} reaches no more than the deployment either`,
+      verdict: gain ? `below the deployment: it loses more realized answers than it recovers of the ${probe} probe's gain` : `below the deployment; ${probe} reaches no more than the deployment either`,
       basis: `${b} vs ${d}; ${r}; n = ${n}`,
     };
   }
@@ -66,7 +78,7 @@ export function retentionReading(probe: string, kept: BlindRetention): Retention
   }
   // summary.json's estimate; the same ratio of counts, which stands in for a run file without it.
   const share = kept.retained ?? (blind.successes - realized.successes) / (reachable.successes - realized.successes);
-  const interval = kept.ci ? `[${shareBound(kept.ci.lo)}, ${shareBound(kept.ci.hi)}]` : '[—]';
+  const interval = kept.ci ? `[${shareBound(kept.ci.lo)}, ${shareBound(kept.ci.hi)}]` : n < MIN_BOOTSTRAP_QUESTIONS ? `(no bootstrap interval below ${MIN_BOOTSTRAP_QUESTIONS} questions)` : '[—]';
   return {
     kind: 'keeps',
     verdict: `keeps ${pct(share)} ${interval} of the ${probe} probe's gain over the deployment, (blind − realized)/(reachable − realized)`,
@@ -77,5 +89,6 @@ export function retentionReading(probe: string, kept: BlindRetention): Retention
 /** One line for the text report: the verdict, then the rates it compares. */
 export function retentionLine(probe: string, kept: BlindRetention): string {
   const reading = retentionReading(probe, kept);
-  return `${reading.verdict} (${reading.basis})`;
+  const split = retentionSplit(probe, kept);
+  return `${reading.verdict} (${reading.basis})${split ? `; ${split}` : ''}`;
 }

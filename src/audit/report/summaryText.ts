@@ -4,6 +4,7 @@
  */
 import {
   formatPercent as pct,
+  MIN_BOOTSTRAP_QUESTIONS,
   storedVerdictText,
   type ChanceLevel,
   type Comparison,
@@ -50,7 +51,7 @@ export function chanceText(c: ChanceLevel): string {
 export function repairNullLines(block: number | null, r: RepairNull): string[] {
   const e = r.netEffect;
   return [
-    `against a random block on the same ${r.n} held-out questions: ${pct(r.randomBlock.rate)} [${pct(r.randomBlock.lo)}, ${pct(r.randomBlock.hi)}] (median block ${pct(r.medianBlock)}); identified − random ${signedPct(r.difference.estimate)} [${signedPct(r.difference.lo)}, ${signedPct(r.difference.hi)}] (bootstrap); exact one-sided p = ${pValueText(r.pValue)}`,
+    `against a random block on the same ${r.n} held-out questions: ${pct(r.randomBlock.rate)}${r.randomBlock.lo === null || r.randomBlock.hi === null ? '' : ` [${pct(r.randomBlock.lo)}, ${pct(r.randomBlock.hi)}]`} (median block ${pct(r.medianBlock)}); identified − random ${signedPct(r.difference.estimate)}${r.difference.lo === null || r.difference.hi === null ? ` (no bootstrap interval below ${MIN_BOOTSTRAP_QUESTIONS} questions)` : ` [${signedPct(r.difference.lo)}, ${signedPct(r.difference.hi)}] (bootstrap)`}; exact one-sided p = ${pValueText(r.pValue)}`,
     `held-out repair where the deployed output hit the token limit: ${rateText(r.byTruncation.truncated)}; where it did not: ${rateText(r.byTruncation.notTruncated)}`,
     `net effect of silencing block ${block ?? '—'} (held-out F and every realized question, n = ${e.n}): correct ${pct(e.base)} → ${pct(e.tuned)}, Δ ${signedPct(e.delta)} [${signedPct(e.ci.lo)}, ${signedPct(e.ci.hi)}], McNemar p = ${pValueText(e.mcnemarP)} (${e.gained} repaired, ${e.lost} broken); ${storedVerdictText(e.decision)}`,
   ];
@@ -68,9 +69,21 @@ const ratioText = (x: number | null | undefined) => (typeof x === 'number' && Nu
 export function probeComparisonLines(c: ProbeComparison): string[] {
   const label = c.match === 'matched' ? `matched budget, ${c.budget.a} generations each` : `UNMATCHED budgets: ${c.a} ${c.budget.a} vs ${c.b} ${c.budget.b} generations per question`;
   const d = c.difference;
+  const g = c.gainSet;
+  const m = c.gainSetAtMatchedBlockApplications;
   return [
     `${c.a} vs ${c.b} (${label}; n = ${c.n} paired questions): only ${c.a} ${c.onlyA}, only ${c.b} ${c.onlyB}, both ${c.both}, neither ${c.neither}; exact McNemar p = ${pValueText(c.mcnemarP)}`,
-    `    Δ reachable (${c.a} − ${c.b}) ${d ? `${signedPct(d.estimate)}  [${signedPct(d.lo)}, ${signedPct(d.hi)}] (${d.method === 'newcombe-score' ? 'paired score interval' : 'paired bootstrap'})` : '—'}${c.decision ? `; verdict: ${storedVerdictText(c.decision)}` : ''}`,
+    `    Δ reachable (${c.a} − ${c.b})${g ? ', all questions' : ''} ${d ? `${signedPct(d.estimate)}  [${signedPct(d.lo)}, ${signedPct(d.hi)}] (${d.method === 'newcombe-score' ? 'paired score interval' : 'paired bootstrap'})` : '—'}${c.decision ? `; verdict: ${storedVerdictText(c.decision)}` : ''}`,
+    ...(g
+      ? [
+          `    gain set, which decides (the ${g.n} questions the deployment does not realize): only ${c.a} ${g.onlyA}, only ${c.b} ${g.onlyB}, both ${g.both}, neither ${g.neither}; Δ reachable ${signedPct(g.difference.estimate)}  [${signedPct(g.difference.lo)}, ${signedPct(g.difference.hi)}] (paired score interval); exact McNemar p = ${pValueText(g.mcnemarP)}; verdict: ${storedVerdictText(g.decision)}`,
+        ]
+      : []),
+    ...(m
+      ? [
+          `    gain set at matched block applications (each question's costlier probe cut to the other's spend: ${Math.round(m.spent.a)} / ${Math.round(m.spent.b)}): only ${c.a} ${m.onlyA}, only ${c.b} ${m.onlyB}; Δ reachable ${signedPct(m.difference.estimate)}  [${signedPct(m.difference.lo)}, ${signedPct(m.difference.hi)}]; exact McNemar p = ${pValueText(m.mcnemarP)}; ${storedVerdictText(m.decision)}`,
+        ]
+      : []),
     `    spent ${c.a} / ${c.b}: generations ${c.cost.a.generations}/${c.cost.b.generations} (${ratioText(c.cost.ratio.generations)}), tokens ${c.cost.a.tokens}/${c.cost.b.tokens} (${ratioText(c.cost.ratio.tokens)}), block applications ${c.cost.a.blockApplications}/${c.cost.b.blockApplications} (${ratioText(c.cost.ratio.blockApplications)})`,
   ];
 }

@@ -3,7 +3,7 @@
  * "42.0% [35.1, 49.2] (n = 200)", CSV with every number in its own column (rate, interval bounds, n),
  * and a self-contained HTML page (the report's CSP; every value escaped).
  */
-import { pairedVerdictText, type Interval, type TableData, type TrajectoryPoint, type Rate, type TrajectoryResult } from '../../contract';
+import { MIN_BOOTSTRAP_QUESTIONS, pairedVerdictText, type Interval, type RepairNull, type TableData, type TrajectoryPoint, type Rate, type TrajectoryResult } from '../../contract';
 import type { ChanceColumn, Claim, RepairRow, RoutesVsSearchTable, TrainingTable } from '../results';
 import { lineChart, page, type Series } from './htmlReport';
 import { html, type Html } from './safeHtml';
@@ -20,7 +20,7 @@ const rateText = (r: Rate | null) => (!r || r.n === 0 ? '—' : `${pct(r.rate)} 
 const rateCsv = (r: Rate | null) => (!r || r.n === 0 ? [null, null, null, r?.n ?? 0] : [r.rate, r.ci.lo, r.ci.hi, r.n]);
 /** A mean with its interval and n (pass@k: a mean of per-question values, so not a Rate). */
 const meanText = (x: number | null, ci: Interval | null, n: number) =>
-  x === null || !Number.isFinite(x) || n === 0 ? '—' : `${pct(x)}${ci ? ` [${(100 * ci.lo).toFixed(1)}, ${(100 * ci.hi).toFixed(1)}]` : ''} (n = ${n})`;
+  x === null || !Number.isFinite(x) || n === 0 ? '—' : `${pct(x)}${ci ? ` [${(100 * ci.lo).toFixed(1)}, ${(100 * ci.hi).toFixed(1)}]` : ''} (n = ${n}${ci ? '' : `; no interval below ${MIN_BOOTSTRAP_QUESTIONS} questions`})`;
 const meanCsv = (x: number | null, ci: Interval | null, n: number) => (x === null ? [null, null, null, n] : [x, ci?.lo ?? null, ci?.hi ?? null, n]);
 const passAt1Text = (p: TrajectoryPoint) => meanText(p.passAt1, p.passAt1Ci, p.passAtKN);
 const passAtKText = (p: TrajectoryPoint) => meanText(p.passAtK, p.passAtKCi, p.passAtKN);
@@ -43,14 +43,29 @@ function searchCaveat(t: RoutesVsSearchTable): string {
   return `${reward} Route spaces differ: a random route applies at most the listed number of edits; the search adds one edit per tree level, within the same length bounds.`;
 }
 
+/** Hits per `unit` of spend ("12.3"), "—" with no spend. */
+const perUnit = (hits: number, spend: number, unit: number) => (spend > 0 ? ((hits * unit) / spend).toPrecision(3) : '—');
+
+/** The row's one verdict (what the headline counts), with its margin where it has one. */
+function verdictCell(r: RoutesVsSearchTable['rows'][number]): string {
+  if (r.verdict === 'equivalent' || r.verdict === 'inconclusive') return pairedVerdictText(r.decision);
+  if (r.verdict === 'routes non-inferior') return `routes non-inferior at −${+(100 * r.decision.margin).toFixed(2)} pts`;
+  return r.verdict;
+}
+
 export function routesVsSearchView(t: RoutesVsSearchTable): TableView {
   const m = `${+(100 * t.margin).toFixed(2)} pts`;
-  const headline = `Random routes non-inferior to search (lower bound > −${m}) in ${t.nonInferior} of ${t.counted} settings; search better in ${t.searchBetter}; ${t.inconclusive} inconclusive${t.saturated > 0 ? `; ${t.saturated} saturated by chance, not counted` : ''}.`;
+  const headline = `Random routes non-inferior to search (gain set, Holm-adjusted, margin ±${m}) in ${t.nonInferior} of ${t.counted} settings; search better in ${t.searchBetter}; ${t.inconclusive} inconclusive${t.saturated > 0 ? `; ${t.saturated} saturated by chance, not counted` : ''}.`;
   return {
     id: 'routes-vs-search',
     title: 'Random routes vs route search at a matched budget',
     notes: [headline, `Margin: ±${m}. Rule: ${t.rule}.`, searchCaveat(t)],
-    headers: ['model', 'dataset', 'n', 'budget (gen/question)', 'route space: routes / search', 'routes tokens', 'search tokens', 'search/routes tokens', 'search/routes block applications', 'reachable · routes', 'reachable · search', 'chance · routes / search', 'only routes', 'only search', 'routes − search (pts) [95% CI]', 'McNemar p', 'Holm p', 'verdict', 'routes non-inferior'],
+    headers: [
+      'model', 'dataset', 'n', 'budget (gen/question)', 'route space: routes / search', 'routes tokens', 'search tokens', 'search/routes tokens', 'search/routes block applications',
+      'gain set n', 'gain set: reachable · routes', 'gain set: reachable · search', 'gain set: only routes / only search', 'gain set: routes − search (pts) [95% CI]', 'McNemar p', 'Holm p', 'equivalence / non-inferiority Holm p', 'verdict',
+      'gain set at matched block applications: routes − search (pts) [95% CI] · verdict (not counted)', 'hits per 10⁶ block applications · routes / search', 'hits per 10³ tokens · routes / search',
+      'reachable · routes', 'reachable · search', 'chance · routes / search', 'all questions: routes − search (pts) [95% CI] · verdict', 'routes non-inferior',
+    ],
     rows: t.rows.map((r) => [
       marked(r.model, r.finished),
       r.dataset,
@@ -61,25 +76,43 @@ export function routesVsSearchView(t: RoutesVsSearchTable): TableView {
       String(r.search.cost.tokens),
       ratio(r.costRatio.tokens),
       ratio(r.costRatio.blockApplications),
+      String(r.gainSet.n),
+      rateText(r.gainSet.routes),
+      rateText(r.gainSet.search),
+      `${r.gainSet.onlyRoutes} / ${r.gainSet.onlySearch}`,
+      intervalPts(r.gainSet.difference.delta, r.gainSet.difference),
+      pText(r.gainSet.mcnemarP),
+      pText(r.holmP),
+      `${pText(r.equivalenceHolmP)} / ${pText(r.nonInferiorHolmP)}`,
+      verdictCell(r),
+      `${intervalPts(r.atMatchedBlockApplications.difference.delta, r.atMatchedBlockApplications.difference)} (${r.atMatchedBlockApplications.onlyRoutes} / ${r.atMatchedBlockApplications.onlySearch}) · ${pairedVerdictText(r.atMatchedBlockApplications.decision)}`,
+      `${perUnit(r.routes.reachable.successes, r.routes.cost.blockApplications, 1e6)} / ${perUnit(r.search.reachable.successes, r.search.cost.blockApplications, 1e6)}`,
+      `${perUnit(r.routes.reachable.successes, r.routes.cost.tokens, 1e3)} / ${perUnit(r.search.reachable.successes, r.search.cost.tokens, 1e3)}`,
       rateText(r.routes.reachable),
       rateText(r.search.reachable),
       r.routes.chance || r.search.chance ? `${chanceText(r.routes.chance)} / ${chanceText(r.search.chance)}` : 'n/a',
-      String(r.onlyRoutes),
-      String(r.onlySearch),
-      intervalPts(r.difference.delta, r.difference),
-      pText(r.mcnemarP),
-      pText(r.holmP),
-      pairedVerdictText(r.decision),
+      `${intervalPts(r.difference.delta, r.difference)} p ${pText(r.mcnemarP)} · ${pairedVerdictText(r.allDecision)}`,
       r.saturated ? `saturated (${r.saturated}); not counted` : claimText(r.nonInferior),
     ]),
-    csvHeaders: ['folder', 'model', 'dataset', 'finished', 'n', 'budget', 'random_route_max_edits', 'search_reward', 'routes_generations', 'routes_tokens', 'routes_block_applications', 'search_generations', 'search_tokens', 'search_block_applications', 'routes_reachable', 'routes_lo', 'routes_hi', 'routes_n', 'search_reachable', 'search_lo', 'search_hi', 'search_n', 'routes_chance', 'search_chance', 'only_routes', 'only_search', 'difference', 'difference_lo', 'difference_hi', 'mcnemar_p', 'holm_p', 'margin', 'verdict', 'questions_to_decide', 'routes_non_inferior', 'non_inferior_questions_needed', 'saturated'],
+    csvHeaders: [
+      'folder', 'model', 'dataset', 'finished', 'n', 'budget', 'random_route_max_edits', 'search_reward', 'routes_generations', 'routes_tokens', 'routes_block_applications', 'search_generations', 'search_tokens', 'search_block_applications',
+      'routes_reachable', 'routes_lo', 'routes_hi', 'routes_n', 'search_reachable', 'search_lo', 'search_hi', 'search_n', 'routes_chance', 'search_chance', 'only_routes', 'only_search', 'difference', 'difference_lo', 'difference_hi', 'mcnemar_p', 'all_questions_verdict',
+      'gain_set_n', 'gain_set_routes', 'gain_set_routes_lo', 'gain_set_routes_hi', 'gain_set_search', 'gain_set_search_lo', 'gain_set_search_hi', 'gain_set_only_routes', 'gain_set_only_search', 'gain_set_difference', 'gain_set_difference_lo', 'gain_set_difference_hi', 'gain_set_mcnemar_p',
+      'holm_p', 'equivalence_holm_p', 'non_inferiority_holm_p', 'margin', 'verdict', 'questions_to_decide', 'routes_non_inferior', 'non_inferior_questions_needed', 'saturated',
+      'matched_block_applications_only_routes', 'matched_block_applications_only_search', 'matched_block_applications_difference', 'matched_block_applications_lo', 'matched_block_applications_hi', 'matched_block_applications_mcnemar_p', 'matched_block_applications_verdict', 'matched_block_applications_routes', 'matched_block_applications_search',
+    ],
     csvRows: t.rows.map((r) => [
       r.folder, r.model, r.dataset, r.finished, r.n, r.routes.cost.budget, r.randomRouteEdits, r.searchReward,
       r.routes.cost.generations, r.routes.cost.tokens, r.routes.cost.blockApplications,
       r.search.cost.generations, r.search.cost.tokens, r.search.cost.blockApplications,
       ...rateCsv(r.routes.reachable), ...rateCsv(r.search.reachable), r.routes.chance?.level ?? null, r.search.chance?.level ?? null,
-      r.onlyRoutes, r.onlySearch, r.difference.delta, r.difference.lo, r.difference.hi, r.mcnemarP, r.holmP, t.margin, r.decision.verdict, r.decision.questionsNeeded,
+      r.onlyRoutes, r.onlySearch, r.difference.delta, r.difference.lo, r.difference.hi, r.mcnemarP, r.allDecision.verdict,
+      r.gainSet.n, ...rateCsv(r.gainSet.routes).slice(0, 3), ...rateCsv(r.gainSet.search).slice(0, 3), r.gainSet.onlyRoutes, r.gainSet.onlySearch,
+      r.gainSet.difference.delta, r.gainSet.difference.lo, r.gainSet.difference.hi, r.gainSet.mcnemarP,
+      r.holmP, r.equivalenceHolmP, r.nonInferiorHolmP, t.margin, r.verdict, r.decision.questionsNeeded,
       r.nonInferior.holds, r.nonInferior.questionsNeeded, r.saturated,
+      r.atMatchedBlockApplications.onlyRoutes, r.atMatchedBlockApplications.onlySearch, r.atMatchedBlockApplications.difference.delta, r.atMatchedBlockApplications.difference.lo, r.atMatchedBlockApplications.difference.hi,
+      r.atMatchedBlockApplications.mcnemarP, r.atMatchedBlockApplications.decision.verdict, r.atMatchedBlockApplications.spent.routes, r.atMatchedBlockApplications.spent.search,
     ]),
     apart: [
       ...t.unmatched.map((u) => `Not counted, unmatched budgets: ${u.model} on ${u.dataset} (routes ${u.routesBudget}, search ${u.searchBudget} generations per question) — ${u.folder}`),
@@ -89,15 +122,17 @@ export function routesVsSearchView(t: RoutesVsSearchTable): TableView {
 }
 
 export function repairView(rows: readonly RepairRow[], missing: readonly { folder: string; reason: string }[]): TableView {
-  const nullText = (r: RepairRow) => (r.null ? `${pct(r.null.randomBlock.rate)} [${(100 * r.null.randomBlock.lo).toFixed(1)}, ${(100 * r.null.randomBlock.hi).toFixed(1)}] (median block ${pct(r.null.medianBlock)})` : '—');
-  const vsNull = (r: RepairRow) => (r.null ? `${intervalPts(r.null.difference.estimate, r.null.difference)} p ${pText(r.null.pValue)}, Holm ${pText(r.nullHolmP ?? Number.NaN)}` : '—');
+  const bounds = (lo: number | null, hi: number | null) => (lo === null || hi === null ? ' [no interval: n < 20]' : ` [${(100 * lo).toFixed(1)}, ${(100 * hi).toFixed(1)}]`);
+  const nullText = (r: RepairRow) => (r.null ? `${pct(r.null.randomBlock.rate)}${bounds(r.null.randomBlock.lo, r.null.randomBlock.hi)} (median block ${pct(r.null.medianBlock)})` : '—');
+  const difference = (d: RepairNull['difference']) => (d.lo === null || d.hi === null ? `${pts(d.estimate)} [no interval: n < 20]` : intervalPts(d.estimate, { lo: d.lo, hi: d.hi }));
+  const vsNull = (r: RepairRow) => (r.null ? `${difference(r.null.difference)} p ${pText(r.null.pValue)}, Holm ${pText(r.nullHolmP ?? Number.NaN)}` : '—');
   const net = (r: RepairRow) => (r.null ? `${intervalPts(r.null.netEffect.delta, r.null.netEffect.ci)} (n = ${r.null.netEffect.n}; ${r.null.netEffect.gained} repaired, ${r.null.netEffect.lost} broken) · ${pairedVerdictText(r.null.netEffect.decision!)}` : '—');
   return {
     id: 'repair',
     title: 'Repair: silencing one identified MLP block',
     notes: [
       'The block is chosen on a seeded selection half of the failure set; its repair rate is measured on the other (held-out) half, its damage on every realized question.',
-      "Null: on the same held-out questions, a block drawn at random per question (mean share of blocks that repair each, percentile-bootstrap interval); identified − random with its bootstrap interval and the exact one-sided p (Poisson-binomial), Holm-adjusted over the rows. Net effect: deployed → silenced correctness over the held-out failure set and every realized question (Newcombe's paired score interval, exact McNemar, verdict at ±5 pts).",
+      "Null: on the same held-out questions, a block drawn at random per question (mean share of blocks that repair each, percentile-bootstrap interval from 20 held-out questions on, none below); identified − random with its bootstrap interval (likewise) and the exact one-sided p (Poisson-binomial), Holm-adjusted over the rows. Net effect: deployed → silenced correctness over the held-out failure set and every realized question (Newcombe's paired score interval, exact McNemar, verdict at ±5 pts).",
     ],
     headers: ['model', 'dataset', 'failure set', 'selection / held-out', 'identified block', 'held-out repair', 'random block (null)', 'identified − random (pts) [95% CI]', 'held-out repair: output cut / not cut', 'damage to realized', 'net effect (pts) [95% CI]'],
     rows: rows.map((r) => [
@@ -128,7 +163,7 @@ export function repairView(rows: readonly RepairRow[], missing: readonly { folde
 
 export function trainingView(t: TrainingTable): TableView {
   const m = `${+(100 * t.margin).toFixed(2)} pts`;
-  const headline = `Realized up (lower bound > 0) while the reachable ceiling does not rise (upper bound < +${m}) in ${t.realizedUpCeilingFlat} of ${t.counted} comparisons; not so in ${t.notSo}; ${t.inconclusive} inconclusive${t.saturated > 0 ? `; ${t.saturated} saturated by chance, not counted` : ''}.`;
+  const headline = `Realized up while the reachable ceiling does not rise (Holm-adjusted, margin +${m}) in ${t.realizedUpCeilingFlat} of ${t.counted} comparisons; not so in ${t.notSo}; ${t.inconclusive} inconclusive${t.saturated > 0 ? `; ${t.saturated} saturated by chance, not counted` : ''}.`;
   const delta = (d: TrainingTable['rows'][number]['realized']) => `${intervalPts(d.delta, d.ci)} p ${pText(d.mcnemarP)}, Holm ${pText(d.holmP)} · ${pairedVerdictText(d.decision!)}`;
   return {
     id: 'training',
@@ -142,17 +177,17 @@ export function trainingView(t: TrainingTable): TableView {
       `${pct(r.realized.base)} → ${pct(r.realized.tuned)}`,
       delta(r.realized),
       `${pct(r.ceiling.base)} → ${pct(r.ceiling.tuned)}`,
-      delta(r.ceiling),
+      `${delta(r.ceiling)} · not rising by +${m}: Holm p ${pText(r.ceiling.notRisingHolmP)}`,
       `${r.realizedNotReached.base} / ${r.realizedNotReached.tuned}`,
       r.chance ? `${chanceText(r.chance.base)} / ${chanceText(r.chance.tuned)}` : 'n/a',
       `${r.newlyRealized.alreadyReachable} / ${r.newlyRealized.newlyReachable} of ${r.newlyRealized.n}`,
       r.saturated ? `saturated (${r.saturated}); not counted` : claimText(r.claim),
     ]),
-    csvHeaders: ['folder', 'base', 'tuned', 'dataset', 'finished', 'n', 'realized_base', 'realized_tuned', 'realized_delta', 'realized_lo', 'realized_hi', 'realized_mcnemar_p', 'realized_holm_p', 'realized_verdict', 'ceiling_base', 'ceiling_tuned', 'ceiling_delta', 'ceiling_lo', 'ceiling_hi', 'ceiling_mcnemar_p', 'ceiling_holm_p', 'ceiling_verdict', 'margin', 'realized_not_reached_base', 'realized_not_reached_tuned', 'ceiling_chance_base', 'ceiling_chance_tuned', 'newly_realized', 'already_reachable', 'newly_reachable', 'realized_up_ceiling_not_rising', 'questions_needed', 'saturated'],
+    csvHeaders: ['folder', 'base', 'tuned', 'dataset', 'finished', 'n', 'realized_base', 'realized_tuned', 'realized_delta', 'realized_lo', 'realized_hi', 'realized_mcnemar_p', 'realized_holm_p', 'realized_verdict', 'ceiling_base', 'ceiling_tuned', 'ceiling_delta', 'ceiling_lo', 'ceiling_hi', 'ceiling_mcnemar_p', 'ceiling_holm_p', 'ceiling_verdict', 'ceiling_not_rising_holm_p', 'margin', 'realized_not_reached_base', 'realized_not_reached_tuned', 'ceiling_chance_base', 'ceiling_chance_tuned', 'newly_realized', 'already_reachable', 'newly_reachable', 'realized_up_ceiling_not_rising', 'questions_needed', 'saturated'],
     csvRows: t.rows.map((r) => [
       r.folder, r.base, r.tuned, r.dataset, r.finished, r.n,
       r.realized.base, r.realized.tuned, r.realized.delta, r.realized.ci.lo, r.realized.ci.hi, r.realized.mcnemarP, r.realized.holmP, r.realized.decision!.verdict,
-      r.ceiling.base, r.ceiling.tuned, r.ceiling.delta, r.ceiling.ci.lo, r.ceiling.ci.hi, r.ceiling.mcnemarP, r.ceiling.holmP, r.ceiling.decision!.verdict, t.margin,
+      r.ceiling.base, r.ceiling.tuned, r.ceiling.delta, r.ceiling.ci.lo, r.ceiling.ci.hi, r.ceiling.mcnemarP, r.ceiling.holmP, r.ceiling.decision!.verdict, r.ceiling.notRisingHolmP, t.margin,
       r.realizedNotReached.base, r.realizedNotReached.tuned, r.chance?.base.level ?? null, r.chance?.tuned.level ?? null,
       r.newlyRealized.n, r.newlyRealized.alreadyReachable, r.newlyRealized.newlyReachable, r.claim.holds, r.claim.questionsNeeded, r.saturated,
     ]),
@@ -164,7 +199,7 @@ export function trainingView(t: TrainingTable): TableView {
 export function trajectoryViews(t: TrajectoryResult): TableView[] {
   const probes = t.probes;
   const passNote = t.passAtKProbe
-    ? [`pass@1 and pass@${t.passAtKMax} of the ${t.passAtKProbe} probe: the mean over the n questions that ran it of each question's unbiased pass@k, with its 95% percentile-bootstrap interval (10,000 resamples of the questions), as in each run's summary.json.`]
+    ? [`pass@1 and pass@${t.passAtKMax} of the ${t.passAtKProbe} probe: the mean over the n questions that ran it of each question's unbiased pass@k, with its 95% interval as in each run's summary.json: Wilson where every question's value is 0 or 1 (pass@${t.passAtKMax} at a budget of ${t.passAtKMax}), otherwise the percentile bootstrap (10,000 resamples of the questions; none below 20 questions).`]
     : [];
   const points: TableView = {
     id: 'trajectory',

@@ -4,9 +4,14 @@
  * the questions the selector chose on. 1 means the selector finds every answer the probe reaches
  * beyond the deployment; 0 means it keeps none of that gain; it can be negative when selection
  * loses answers the deployment had. The interval is the paired percentile bootstrap of the ratio
- * (questions resampled with their three outcomes); it is undefined when the probe gains nothing.
+ * (questions resampled with their three outcomes), from 20 questions on; it is undefined when the
+ * probe gains nothing.
+ * The ratio nets answers recovered against answers lost, so both are also given apart: the blind
+ * pick's right answers on the gain set (questions the deployment does not realize) beside the
+ * probe's reach there, and its wrong answers on the realized questions, each a count with its
+ * Wilson interval (0/1 per question).
  */
-import { type QuestionRecord, rateOf } from '../../contract';
+import { MIN_BOOTSTRAP_QUESTIONS, type QuestionRecord, rateOf } from '../../contract';
 import { bootstrapRatio } from './stats/bootstrapStatistics';
 import { seedFor } from './stats';
 import type { BlindRetention } from '../../contract';
@@ -21,11 +26,15 @@ export interface RetentionOutcome {
 export function blindRetention(outcomes: readonly RetentionOutcome[], seedKey: readonly string[]): BlindRetention {
   const n = outcomes.length;
   const count = (f: (o: RetentionOutcome) => boolean) => outcomes.filter(f).length;
-  const boot = bootstrapRatio(
-    outcomes.map((o) => Number(o.blind) - Number(o.realized)),
-    outcomes.map((o) => Number(o.reachable) - Number(o.realized)),
-    { seed: seedFor('summary', 'blind-retention', ...seedKey), resamples: 10000 },
-  );
+  const gain = count((o) => !o.realized);
+  const num = outcomes.map((o) => Number(o.blind) - Number(o.realized));
+  const den = outcomes.map((o) => Number(o.reachable) - Number(o.realized));
+  const sum = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0);
+  // Below MIN_BOOTSTRAP_QUESTIONS the ratio stands without a percentile interval (the split below has Wilson intervals at any n).
+  const boot =
+    n >= MIN_BOOTSTRAP_QUESTIONS
+      ? bootstrapRatio(num, den, { seed: seedFor('summary', 'blind-retention', ...seedKey), resamples: 10000 })
+      : { estimate: sum(den) > 0 ? sum(num) / sum(den) : null, lo: null, hi: null, undefinedResamples: 0 };
   return {
     n,
     blind: rateOf(count((o) => o.blind), n),
@@ -34,6 +43,8 @@ export function blindRetention(outcomes: readonly RetentionOutcome[], seedKey: r
     retained: boot.estimate,
     ci: boot.lo === null || boot.hi === null ? null : { lo: boot.lo, hi: boot.hi },
     undefinedResamples: boot.undefinedResamples,
+    recovered: { blind: rateOf(count((o) => !o.realized && o.blind), gain), reachable: rateOf(count((o) => !o.realized && o.reachable), gain) },
+    lost: rateOf(count((o) => o.realized && !o.blind), n - gain),
   };
 }
 

@@ -10,9 +10,13 @@ import { bootstrapColumnMeans } from './stats/bootstrapStatistics';
 import { chanceSummary } from './chanceLevel';
 import { compareProbes, probeExhaustion } from './probeComparison';
 import { blindRetention, blindRetentionByProbe } from './blindRetention';
-import { orderedKeys, passAtKRows, runRates, stopsAtFirstCorrect, rateOf, type BlindDropped, type Budget, type GlobalRouteSummary, type Interval, type PassAtKKind, type QuestionRecord, type Rate, type ReadingSummary, type RunSummary, type TruncationCount, isAnswerBlindProbe } from '../../contract';
+import { MIN_BOOTSTRAP_QUESTIONS, wilsonInterval, orderedKeys, passAtKRows, runRates, stopsAtFirstCorrect, rateOf, type BlindDropped, type Budget, type GlobalRouteSummary, type Interval, type PassAtKKind, type QuestionRecord, type Rate, type ReadingSummary, type RunSummary, type TruncationCount, isAnswerBlindProbe } from '../../contract';
 
-/** A probe's pass@k curve (the contract's rows, averaged) with its bootstrap interval per k. */
+/**
+ * A probe's pass@k curve (the contract's rows, averaged) with its interval per k: Wilson where every
+ * question's value is 0 or 1 (pass@B, and every k of a first-k curve: a plain rate), otherwise the
+ * percentile bootstrap over questions, left out below MIN_BOOTSTRAP_QUESTIONS questions.
+ */
 function passAtKCurve(records: readonly QuestionRecord[], probe: string): { kind: PassAtKKind; curve: Record<string, number>; ci: Record<string, Interval> } {
   const { kind, budget, rows } = passAtKRows(records, probe);
   const curve: Record<string, number> = {};
@@ -23,9 +27,12 @@ function passAtKCurve(records: readonly QuestionRecord[], probe: string): { kind
     for (const row of rows) sum += row[k - 1];
     curve[String(k)] = sum / rows.length;
   }
-  bootstrapColumnMeans(rows, { seed: seedFor('summary', 'pass-at-k', probe), resamples: 10000 }).forEach((b, i) => {
-    ci[String(i + 1)] = { lo: b.lo, hi: b.hi };
-  });
+  const boot = rows.length >= MIN_BOOTSTRAP_QUESTIONS ? bootstrapColumnMeans(rows, { seed: seedFor('summary', 'pass-at-k', probe), resamples: 10000 }) : [];
+  for (let k = 1; k <= budget; k++) {
+    const binary = rows.every((row) => row[k - 1] === 0 || row[k - 1] === 1);
+    if (binary) ci[String(k)] = wilsonInterval(rows.reduce((s, row) => s + row[k - 1], 0), rows.length);
+    else if (boot[k - 1]) ci[String(k)] = { lo: boot[k - 1].lo, hi: boot[k - 1].hi };
+  }
   return { kind, curve, ci };
 }
 

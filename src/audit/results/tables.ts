@@ -3,14 +3,17 @@
  * numbers): random routes vs search at a matched budget per setting, the repair analysis per run,
  * and realized vs reachable-ceiling movement per checkpoint comparison. Each row carries its n, 95%
  * intervals, the exact McNemar p beside its Holm adjustment over the table's rows, the chance level
- * of a choice format, and a four-way decision against the stated margin; each headline ("X of Y")
- * counts only decisive, unsaturated rows and says how many were inconclusive.
+ * of a choice format, and a decision against the stated margin made once per row
+ * (headlineVerdicts.ts, every test Holm-adjusted over the rows); each headline ("X of Y") counts
+ * those decisions over the unsaturated rows and says how many were inconclusive. Routes vs search
+ * is decided on the gain set (questions the deployment does not realize), all questions beside.
  */
-import { chanceSaturation, SATURATION_LEVEL, type PairedDecision, type PairedDelta, type ProbeComparison, type QuestionRecord, type RepairNull, type SearchReward, rateOf, type Rate } from '../../contract';
+import { chanceSaturation, SATURATION_LEVEL, type PairedDecision, type PairedDelta, type ProbeComparison, type ProbePairing, type QuestionRecord, type RepairNull, type SearchReward, rateOf, type Rate } from '../../contract';
 import { analyzeRepair } from '../repair';
 import { holmAdjust } from './stats/holm';
-import { ALPHA, DEFAULT_MARGIN, checkMargin, evidenceOf, pairedDecision, questionsToClear, type PairedEvidence } from './stats/pairedDecision';
-import { compareProbes } from './probeComparison';
+import { ALPHA, DEFAULT_MARGIN, checkMargin } from './stats/pairedDecision';
+import { adjustOverRows, decideRoutesVsSearch, decideTraining, type Claim, type RoutesVsSearchVerdict, type RowComparison } from './headlineVerdicts';
+import { compareProbes, pairAtMatchedBlockApplications } from './probeComparison';
 import { compareRecords, insideCeiling } from './compare';
 import { chanceLevel } from './chanceLevel';
 
@@ -48,12 +51,18 @@ export interface ChanceColumn {
   aboveChance: boolean;
 }
 
-/** yes / no decided by the data, or inconclusive with roughly how many questions would decide it. */
-export interface Claim {
-  holds: 'yes' | 'no' | 'inconclusive';
-  questionsNeeded: number | null;
-  /** Inconclusive with no sample size: why more questions at the observed difference would not decide it. */
-  why?: string;
+export type { Claim, RoutesVsSearchVerdict } from './headlineVerdicts';
+
+/** Routes and search on one set of paired questions: rates, discordant counts, routes − search and its exact McNemar p. */
+export interface RoutesVsSearchPairing {
+  n: number;
+  routes: Rate;
+  search: Rate;
+  onlyRoutes: number;
+  onlySearch: number;
+  /** routes − search with Newcombe's paired score 95% interval. */
+  difference: { delta: number; lo: number; hi: number };
+  mcnemarP: number;
 }
 
 export interface RoutesVsSearchRow {
@@ -61,6 +70,7 @@ export interface RoutesVsSearchRow {
   model: string;
   dataset: string;
   finished: boolean;
+  /** Everything up to mcnemarP is over all paired questions, shown beside the gain set's decision. */
   n: number;
   routes: { reachable: Rate; cost: ProbeCost; chance: ChanceColumn | null };
   search: { reachable: Rate; cost: ProbeCost; chance: ChanceColumn | null };
@@ -71,10 +81,21 @@ export interface RoutesVsSearchRow {
   /** routes − search with Newcombe's paired score 95% interval. */
   difference: { delta: number; lo: number; hi: number };
   mcnemarP: number;
-  /** mcnemarP Holm-adjusted over the table's rows; it decides better / worse. */
+  /** The all-question verdict on its own p (for reference: it does not count). */
+  allDecision: PairedDecision;
+  /** The same over the gain set (paired questions the deployment does not realize): everything below is decided on it. */
+  gainSet: RoutesVsSearchPairing;
+  /** Gain-set mcnemarP Holm-adjusted over the table's rows; it decides better / worse. */
   holmP: number;
+  /** Gain-set equivalence (two one-sided tests) and non-inferiority p, each Holm-adjusted over the table's rows. */
+  equivalenceHolmP: number;
+  nonInferiorHolmP: number;
   decision: PairedDecision;
-  /** Routes non-inferior to search: lower bound above −margin (yes); search better after Holm (no). */
+  /** The row's one verdict, which the headline counts. */
+  verdict: RoutesVsSearchVerdict;
+  /** The gain set at matched block applications, on its own p: a view beside matched generations, not counted. */
+  atMatchedBlockApplications: RoutesVsSearchPairing & { decision: PairedDecision; spent: { routes: number; search: number } };
+  /** Routes non-inferior to search: yes for routes better, equivalent or non-inferior (Holm p < 0.025); no for search better. */
   nonInferior: Claim;
   /** Set when chance saturates the setting: the reason; the row is then not counted. */
   saturated: string | null;
@@ -125,16 +146,16 @@ export interface TrainingRow {
   dataset: string;
   finished: boolean;
   n: number;
-  /** Decisions use the Holm-adjusted p (holmP) over the table's rows. */
-  realized: PairedDelta & { holmP: number };
-  /** The ceiling: realized, or reachable by any probe. */
-  ceiling: PairedDelta & { holmP: number };
+  /** Decisions use the Holm-adjusted p (holmP, and equivalenceHolmP for equivalence) over the table's rows. */
+  realized: PairedDelta & { holmP: number; equivalenceHolmP: number };
+  /** The ceiling: realized, or reachable by any probe; notRisingHolmP: one-sided p of Δ < +margin, Holm-adjusted over the rows. */
+  ceiling: PairedDelta & { holmP: number; equivalenceHolmP: number; notRisingHolmP: number };
   /** Realized questions no probe reached, per checkpoint (inside the ceiling through the deployment alone). */
   realizedNotReached: { base: number; tuned: number };
   newlyRealized: { n: number; alreadyReachable: number; newlyReachable: number };
   /** Chance reach of the ceiling (deployment and every probe attempt as guesses), per checkpoint. */
   chance: { base: ChanceColumn; tuned: ChanceColumn } | null;
-  /** Realized up (lower bound > 0, Holm p < α) while the ceiling does not rise (upper bound < +margin). */
+  /** Realized up (better after Holm) while the ceiling does not rise (Holm-adjusted one-sided p < 0.025) and is not better. */
   claim: Claim;
   saturated: string | null;
 }
@@ -161,9 +182,11 @@ const pts = (margin: number) => `${+(100 * margin).toFixed(2)} pts`;
 
 function routesRule(margin: number): string {
   return [
+    `decided on the gain set (the paired questions the deployment does not realize, where a probe can add an answer), with the all-question figures beside`,
     `interval: Newcombe's paired score 95% interval of the reachable-rate difference (routes − search)`,
-    `verdict: "better"/"worse" needs Holm-adjusted exact McNemar p < ${ALPHA} (over this table's rows) and the interval on that side of 0; "equivalent" needs the interval inside ±${pts(margin)}; otherwise "inconclusive"`,
-    `the headline counts routes as non-inferior when the lower bound is above −${pts(margin)} (one-sided 2.5%, per setting, unadjusted) and search as better on a "worse" verdict; the rest are inconclusive`,
+    `each test is Holm-adjusted over this table's rows: the exact McNemar p, the equivalence p (two one-sided tests against ±${pts(margin)}) and the non-inferiority p (one-sided, against −${pts(margin)}; both by inverting the score interval)`,
+    `verdict: "search better"/"routes better" needs Holm p < ${ALPHA} and the interval on that side of 0; else "equivalent" needs the equivalence Holm p < ${ALPHA / 2}; else "routes non-inferior" needs the non-inferiority Holm p < ${ALPHA / 2}; otherwise "inconclusive"`,
+    `the headline counts routes better, equivalent and routes non-inferior as non-inferior, search better as search better, the rest as inconclusive`,
     `settings with unequal budgets, and choice-format settings that chance saturates (a uniform guesser's reach ≥ ${100 * SATURATION_LEVEL}% with the same attempts, or a probe's reachable rate not above it), are listed apart and not counted`,
   ].join('; ');
 }
@@ -171,8 +194,9 @@ function routesRule(margin: number): string {
 function trainingRule(margin: number): string {
   return [
     `ceiling = realized, or reachable by any probe; intervals: Newcombe's paired score 95% interval of tuned − base`,
-    `realized up: lower bound > 0 and Holm-adjusted exact McNemar p < ${ALPHA} (over this table's rows); the ceiling does not rise: upper bound < +${pts(margin)}`,
-    `"no" when realized is equivalent within ±${pts(margin)} or down, or the ceiling rises (lower bound > 0, Holm p < ${ALPHA}); otherwise inconclusive`,
+    `each test is Holm-adjusted over this table's rows: exact McNemar p of realized and of the ceiling, their equivalence p (two one-sided tests against ±${pts(margin)}), and the ceiling's one-sided p of Δ < +${pts(margin)} (by inverting the score interval)`,
+    `realized up: lower bound > 0 and Holm p < ${ALPHA}; the ceiling does not rise: its one-sided Holm p < ${ALPHA / 2}`,
+    `"no" when realized is equivalent within ±${pts(margin)} or down, or the ceiling is better (lower bound > 0, Holm p < ${ALPHA}); otherwise inconclusive`,
     `choice-format comparisons whose ceiling chance saturates (≥ ${100 * SATURATION_LEVEL}%, or not above chance) are not counted`,
   ].join('; ');
 }
@@ -207,6 +231,37 @@ function saturation(columns: readonly (readonly [string, ChanceColumn | null])[]
 
 const realRecords = (records: readonly QuestionRecord[]) => records.filter((r) => !r.skipped);
 
+/** A probe pairing as the test families read it (routes first). */
+function rowComparison(g: ProbePairing | ProbeComparison | undefined): RowComparison {
+  if (!g || !g.difference) return { counts: { both: 0, onlyFirst: 0, onlySecond: 0, neither: 0 }, estimate: 0, lo: -1, hi: 1, mcnemarP: 1 };
+  return { counts: { both: g.both, onlyFirst: g.onlyA, onlySecond: g.onlyB, neither: g.neither }, estimate: g.difference.estimate, lo: g.difference.lo, hi: g.difference.hi, mcnemarP: g.mcnemarP };
+}
+
+function pairingOf(g: ProbePairing | ProbeComparison | undefined): RoutesVsSearchPairing {
+  const c = rowComparison(g);
+  const n = c.counts.both + c.counts.onlyFirst + c.counts.onlySecond + c.counts.neither;
+  return {
+    n,
+    routes: rateOf(c.counts.both + c.counts.onlyFirst, n),
+    search: rateOf(c.counts.both + c.counts.onlySecond, n),
+    onlyRoutes: c.counts.onlyFirst,
+    onlySearch: c.counts.onlySecond,
+    difference: { delta: c.estimate, lo: c.lo, hi: c.hi },
+    mcnemarP: c.mcnemarP,
+  };
+}
+
+function matchedCompute(c: ProbeComparison, records: readonly QuestionRecord[], margin: number): RoutesVsSearchRow['atMatchedBlockApplications'] {
+  const m = c.gainSetAtMatchedBlockApplications ?? pairAtMatchedBlockApplications(records.filter((r) => r.probes.routes && r.probes.search && !r.realized.correct), 'routes', 'search', margin);
+  return { ...pairingOf(m), decision: m.decision, spent: { routes: m.spent.a, search: m.spent.b } };
+}
+
+/** tuned − base of a stored paired delta as the test families read it (tuned first). */
+function deltaComparison(d: PairedDelta): RowComparison {
+  const both = Math.round(d.base * d.n) - d.lost;
+  return { counts: { both, onlyFirst: d.gained, onlySecond: d.lost, neither: d.n - both - d.gained - d.lost }, estimate: d.delta, lo: d.ci.lo, hi: d.ci.hi, mcnemarP: d.mcnemarP };
+}
+
 /** One row per run, from the same paired comparison summary.json carries (compareProbes). */
 export function routesVsSearchTable(runs: readonly RunForTables[], options: TableOptions = {}): RoutesVsSearchTable {
   const margin = checkMargin(options.margin ?? DEFAULT_MARGIN);
@@ -225,30 +280,23 @@ export function routesVsSearchTable(runs: readonly RunForTables[], options: Tabl
     }
     matched.push({ run, records, c });
   }
-  const holm = holmAdjust(matched.map((m) => m.c.mcnemarP));
+  const gainSets = matched.map((m) => m.c.gainSet ?? compareProbes(m.records.filter((r) => !r.realized.correct), 'routes', 'search', { margin }));
+  const comparisons = gainSets.map((g): RowComparison => rowComparison(g));
+  const tests = adjustOverRows(comparisons, margin);
   matched.forEach(({ run, records, c }, i) => {
     const d = c.difference!;
     const inverse = (x: number | null) => (x === null || x === 0 ? Number.NaN : 1 / x);
     const paired = records.filter((r) => r.probes.routes && r.probes.search);
     const chance = { routes: probeChance(paired, 'routes'), search: probeChance(paired, 'search') };
     const saturated = saturation([['routes', chance.routes], ['search', chance.search]]);
-    const evidence: PairedEvidence = { estimate: d.estimate, lo: d.lo, hi: d.hi, p: holm[i], n: c.n, discordant: c.onlyA + c.onlyB };
-    // The direction is decided by the Holm-adjusted p over the table's rows, not the row's own.
-    const decision = pairedDecision(evidence, margin);
-    const nonInferior: Claim =
-      d.lo > -margin
-        ? { holds: 'yes', questionsNeeded: null }
-        : decision.verdict === 'worse'
-          ? { holds: 'no', questionsNeeded: null }
-          : d.estimate > -margin
-            ? { holds: 'inconclusive', questionsNeeded: Math.max(c.n + 1, questionsToClear(evidence, d.estimate + margin) ?? 0) }
-            : { holds: 'inconclusive', questionsNeeded: null, why: 'the observed difference is beyond −margin' };
+    // One function decides the row from its Holm-adjusted tests; the headline counts its answer.
+    const { decision, verdict, nonInferior } = decideRoutesVsSearch(comparisons[i], tests[i], margin);
     if (saturated) table.saturated++;
     else {
       table.counted++;
-      if (nonInferior.holds === 'yes') table.nonInferior++;
-      else if (nonInferior.holds === 'no') table.searchBetter++;
-      else table.inconclusive++;
+      if (verdict === 'search better') table.searchBetter++;
+      else if (verdict === 'inconclusive') table.inconclusive++;
+      else table.nonInferior++;
     }
     table.rows.push({
       folder: run.folder,
@@ -263,8 +311,14 @@ export function routesVsSearchTable(runs: readonly RunForTables[], options: Tabl
       onlySearch: c.onlyB,
       difference: { delta: d.estimate, lo: d.lo, hi: d.hi },
       mcnemarP: c.mcnemarP,
-      holmP: holm[i],
+      allDecision: c.decision!,
+      gainSet: pairingOf(gainSets[i]),
+      holmP: tests[i].difference,
+      equivalenceHolmP: tests[i].equivalence,
+      nonInferiorHolmP: tests[i].aboveMinusMargin,
       decision,
+      verdict,
+      atMatchedBlockApplications: matchedCompute(c, records, margin),
       nonInferior,
       saturated,
       randomRouteEdits: run.randomRouteEdits ?? null,
@@ -318,30 +372,22 @@ export function trainingTable(comparisons: readonly ComparisonForTables[], optio
   const margin = checkMargin(options.margin ?? DEFAULT_MARGIN);
   const table: TrainingTable = { rule: trainingRule(margin), margin, rows: [], counted: 0, realizedUpCeilingFlat: 0, notSo: 0, inconclusive: 0, saturated: 0 };
   const cmps = comparisons.map((c) => compareRecords(c.base.records, c.tuned.records, { margin }));
-  const holmRealized = holmAdjust(cmps.map((c) => c.realized.mcnemarP));
-  const holmCeiling = holmAdjust(cmps.map((c) => c.reachableCeiling.mcnemarP));
+  const realizedRows = cmps.map((c) => deltaComparison(c.realized));
+  const ceilingRows = cmps.map((c) => deltaComparison(c.reachableCeiling));
+  const realizedTests = adjustOverRows(realizedRows, margin);
+  const ceilingTests = adjustOverRows(ceilingRows, margin);
   comparisons.forEach((c, i) => {
     const cmp = cmps[i];
     const paired = pairs(c);
-    // compareRecords decided each difference on its own p; in the table the Holm-adjusted p decides.
-    const withHolm = (d: PairedDelta, p: number) => ({ ...d, decision: pairedDecision(evidenceOf(d, p), margin), holmP: p });
-    const realized = withHolm(cmp.realized, holmRealized[i]);
-    const ceiling = withHolm(cmp.reachableCeiling, holmCeiling[i]);
+    // compareRecords decided each difference on its own p; in the table one function decides the row on the Holm-adjusted tests.
+    const decided = decideTraining(realizedRows[i], realizedTests[i], ceilingRows[i], ceilingTests[i], margin);
+    const realized = { ...cmp.realized, decision: decided.realized, holmP: realizedTests[i].difference, equivalenceHolmP: realizedTests[i].equivalence };
+    const ceiling = { ...cmp.reachableCeiling, decision: decided.ceiling, holmP: ceilingTests[i].difference, equivalenceHolmP: ceilingTests[i].equivalence, notRisingHolmP: ceilingTests[i].belowMargin };
+    const claim = decided.claim;
     const baseChance = ceilingChance(paired.map(([b]) => b));
     const tunedChance = ceilingChance(paired.map(([, t]) => t));
     const chance = baseChance && tunedChance ? { base: baseChance, tuned: tunedChance } : null;
     const saturated = saturation([['base ceiling', chance?.base ?? null], ['tuned ceiling', chance?.tuned ?? null]]);
-    const up = realized.decision!.verdict === 'better';
-    const flat = ceiling.ci.hi < margin;
-    let claim: Claim;
-    if (up && flat) claim = { holds: 'yes', questionsNeeded: null };
-    else if (realized.decision!.verdict === 'worse' || realized.decision!.verdict === 'equivalent' || ceiling.decision!.verdict === 'better') claim = { holds: 'no', questionsNeeded: null };
-    else {
-      const forUp = up ? 0 : realized.delta > 0 ? questionsToClear(evidenceOf(realized), realized.delta) : null;
-      const forFlat = flat ? 0 : ceiling.delta < margin ? questionsToClear(evidenceOf(ceiling), margin - ceiling.delta) : null;
-      const why = forUp === null ? 'realized did not rise in this sample' : forFlat === null ? 'the observed ceiling rise is beyond +margin' : undefined;
-      claim = forUp === null || forFlat === null ? { holds: 'inconclusive', questionsNeeded: null, why } : { holds: 'inconclusive', questionsNeeded: Math.max(cmp.n + 1, forUp, forFlat) };
-    }
     if (saturated) table.saturated++;
     else {
       table.counted++;

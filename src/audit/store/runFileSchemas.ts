@@ -155,12 +155,11 @@ const pairedDelta = object({
   ciMethod: v.optional(differenceMethod),
   decision: v.optional(pairedDecision),
 });
-const estimateWithInterval = object({ estimate: finite, lo: finite, hi: finite });
 const repairNull = object({
   n: nonNegativeInteger,
-  randomBlock: object({ rate: fraction, lo: fraction, hi: fraction }),
+  randomBlock: object({ rate: fraction, lo: v.nullable(fraction), hi: v.nullable(fraction) }),
   medianBlock: fraction,
-  difference: estimateWithInterval,
+  difference: object({ estimate: finite, lo: v.nullable(finite), hi: v.nullable(finite) }),
   pValue: fraction,
   byTruncation: object({ truncated: rate, notTruncated: rate }),
   netEffect: pairedDelta,
@@ -210,6 +209,19 @@ const probeExhaustion = object({
   questions: nonNegativeInteger,
   examples: v.array(object({ id: text, evaluated: nonNegativeInteger, budget: nonNegativeInteger }), 'expected an array'),
 });
+const probeCountEntries = {
+  n: nonNegativeInteger,
+  onlyA: nonNegativeInteger,
+  onlyB: nonNegativeInteger,
+  both: nonNegativeInteger,
+  neither: nonNegativeInteger,
+  mcnemarP: fraction,
+};
+const probePairingEntries = {
+  ...probeCountEntries,
+  difference: object({ estimate: finite, lo: finite, hi: finite, method: differenceMethod }),
+  decision: pairedDecision,
+};
 const probeComparison = object({
   a: text,
   b: text,
@@ -220,14 +232,11 @@ const probeComparison = object({
     b: budget,
     ratio: object({ generations: v.nullable(finite), tokens: v.nullable(finite), blockApplications: v.nullable(finite) }),
   }),
-  n: nonNegativeInteger,
-  onlyA: nonNegativeInteger,
-  onlyB: nonNegativeInteger,
-  both: nonNegativeInteger,
-  neither: nonNegativeInteger,
-  mcnemarP: fraction,
+  ...probeCountEntries,
   difference: v.nullable(object({ estimate: finite, lo: finite, hi: finite, method: v.optional(differenceMethod) })),
   decision: v.optional(pairedDecision),
+  gainSet: v.optional(object(probePairingEntries)),
+  gainSetAtMatchedBlockApplications: v.optional(object({ ...probePairingEntries, spent: object({ a: finite, b: finite }) })),
   exhausted: object({ a: probeExhaustion, b: probeExhaustion }),
 });
 const blindRetention = object({
@@ -238,6 +247,8 @@ const blindRetention = object({
   retained: v.nullable(finite),
   ci: v.nullable(object({ lo: finite, hi: finite })),
   undefinedResamples: nonNegativeInteger,
+  recovered: v.optional(object({ blind: rate, reachable: rate })),
+  lost: v.optional(rate),
 });
 const truncationCount = v.pipe(
   object({ truncated: nonNegativeInteger, outputs: nonNegativeInteger }),

@@ -39,7 +39,7 @@ test('the HTML report shows routes vs search (budgets, spend ratios, paired coun
   assert.match(html, /of which not realized/);
   assert.match(html, /reachable ceiling \(any probe, 14 attempts: sample 4 \+ routes 6 \+ search 4\)/);
   assert.match(html, /share of the routes probe's gain kept|keeps — of routes/);
-  assert.match(html, /shaded: 95% bootstrap interval/);
+  assert.match(html, /shaded: 95% interval: Wilson where each question is 0 or 1, else bootstrap/);
   assert.match(html, /<polygon points="[\d.,\s]+" fill="#/);
   assert.doesNotMatch(html, /answer-blind search/);
 });

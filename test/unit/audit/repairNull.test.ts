@@ -6,6 +6,8 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { analyzeRepair } from '../../../src/audit/repair/repairScan';
+import { formatSummary } from '../../../src/audit/report/summaryText';
+import { summarize } from '../../../src/audit/results/summary';
 import type { QuestionRecord } from '../../../src/contract';
 import { deployed, repairScan, testRecord } from '../../support/questionRecord';
 
@@ -43,7 +45,8 @@ test('repair null: random-block rate, exact p by enumeration, truncation split a
   const shares = heldOut.map((h) => h.repairedBy.length / BLOCKS);
   const mean = shares.reduce((s, x) => s + x, 0) / shares.length;
   assert.ok(Math.abs(nullModel.randomBlock.rate - mean) < 1e-12);
-  assert.ok(nullModel.randomBlock.lo <= mean && mean <= nullModel.randomBlock.hi);
+  // Six held-out questions: too few for a percentile bootstrap, so no interval (the exact p stands).
+  assert.deepEqual([nullModel.randomBlock.lo, nullModel.randomBlock.hi, nullModel.difference.lo, nullModel.difference.hi], [null, null, null, null]);
   assert.ok(Math.abs(nullModel.difference.estimate - (4 / 6 - mean)) < 1e-12);
   // Median over blocks of held-out repair rates: block 0 2/6, 1 2/6, 2 4/6, 3 2/6 → 2/6.
   assert.ok(Math.abs(nullModel.medianBlock - 2 / 6) < 1e-12);
@@ -76,4 +79,15 @@ test('repair null: a block no better than the rest is not called better than ran
   assert.equal(summary.null!.randomBlock.rate, 1);
   assert.equal(summary.null!.difference.estimate, 0);
   assert.equal(summary.null!.pValue, 1, 'a random block repairs all 8 for certain');
+});
+
+test('repair null: the bootstrap intervals from 20 held-out questions on', () => {
+  const heldOut = Array.from({ length: 20 }, (_, i) => ({ repairedBy: i % 2 === 0 ? [2] : [0, 1], truncated: false }));
+  const nullModel = analyzeRepair(runRecords(heldOut))!.null!;
+  assert.equal(analyzeRepair(runRecords(heldOut))!.n, 20);
+  const { rate, lo, hi } = nullModel.randomBlock;
+  assert.ok(lo !== null && hi !== null && lo <= rate && rate <= hi, `${lo} ≤ ${rate} ≤ ${hi}`);
+  assert.ok(nullModel.difference.lo !== null && nullModel.difference.lo <= nullModel.difference.estimate);
+  const text = formatSummary({ ...summarize(runRecords(heldOut.slice(0, 6))) });
+  assert.match(text, /identified − random \+12\.5 pts \(no bootstrap interval below 20 questions\); exact one-sided p = /);
 });

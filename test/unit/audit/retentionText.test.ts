@@ -26,12 +26,25 @@ test('blind below the deployment: said in words with both rates, never "−450%"
   assert.ok(Math.abs(kept.retained! - -4.5) < 1e-12, 'the ratio summary.json keeps is unchanged');
   const reading = retentionReading('routes', kept);
   assert.equal(reading.kind, 'below');
-  assert.equal(reading.verdict, "below the deployment: keeps none of the routes probe's gain");
+  assert.equal(reading.verdict, "below the deployment: it loses more realized answers than it recovers of the routes probe's gain");
   assert.equal(
     reading.basis,
     `blind 2.5% [${pctOf(kept.blind.ci.lo)}, ${pctOf(kept.blind.ci.hi)}] vs deployed 25.0% [${pctOf(kept.realized.ci.lo)}, ${pctOf(kept.realized.ci.hi)}]; reachable by routes 30.0% [${pctOf(kept.reachable.ci.lo)}, ${pctOf(kept.reachable.ci.hi)}]; n = 40`,
   );
   assert.doesNotMatch(retentionLine('routes', kept), NEGATIVE_OR_OVER);
+});
+
+test('retention split: recovered on the gain set and lost on realized questions, each a count with its Wilson interval', () => {
+  // 40 questions, the deployment right on 10, the probe reaching 12, the blind pick right on 1 (a realized one).
+  const kept = blindRetention(outcomes(40, 10, 12, (i) => i === 0), ['t']);
+  assert.deepEqual([kept.recovered?.blind.successes, kept.recovered?.blind.n, kept.recovered?.reachable.successes, kept.lost?.successes, kept.lost?.n], [0, 30, 2, 9, 10]);
+  // Wilson (1927) 9 of 10 written out: centre (p + z²/2n)/(1 + z²/n), half z/(1 + z²/n)·sqrt(p(1 − p)/n + z²/4n²).
+  const z = 1.959963984540054;
+  const centre = (0.9 + (z * z) / 20) / (1 + (z * z) / 10);
+  const half = (z / (1 + (z * z) / 10)) * Math.sqrt(0.09 / 10 + (z * z) / 400);
+  assert.ok(Math.abs(kept.lost!.ci.lo - (centre - half)) < 1e-12 && Math.abs(kept.lost!.ci.hi - (centre + half)) < 1e-12);
+  assert.equal(kept.recovered!.blind.ci.lo, 0);
+  assert.match(retentionLine('routes', kept), /; recovers 0 of the 30 questions the deployment misses \(0\.0% \[0\.0%, 11\.4%\]; routes reaches 2, 6\.7% \[1\.8%, 21\.3%\]\); loses 9 of the 10 realized \(90\.0% \[59\.6%, 98\.2%\]\)$/);
 });
 
 test('blind below the deployment while the probe gains nothing either', () => {
@@ -98,13 +111,26 @@ test('the text and HTML reports of a run whose blind pick is below the deploymen
   const summary = summarize(records);
   assert.equal(summary.blindRetention.routes.majority.retained, -4);
   const text = formatSummary(summary);
-  assert.match(text, /\n {6}below the deployment: keeps none of the routes probe's gain \(blind 10\.0% \[\d+\.\d%, \d+\.\d%\] vs deployed 50\.0% \[\d+\.\d%, \d+\.\d%\]; reachable by routes 60\.0% \[\d+\.\d%, \d+\.\d%\]; n = 20\)\n/);
+  assert.match(text, /\n {6}below the deployment: it loses more realized answers than it recovers of the routes probe's gain \(blind 10\.0% \[\d+\.\d%, \d+\.\d%\] vs deployed 50\.0% \[\d+\.\d%, \d+\.\d%\]; reachable by routes 60\.0% \[\d+\.\d%, \d+\.\d%\]; n = 20\)/);
   assert.doesNotMatch(text, /−400|-400/);
+  // The net said apart: none recovered of the 10 the deployment misses (routes reaches 2 of them), 8 lost of the 10 realized.
+  assert.match(text, /n = 20\); recovers 0 of the 10 questions the deployment misses \(0\.0% \[0\.0%, 27\.8%\]; routes reaches 2, 20\.0% \[5\.7%, 51\.0%\]\); loses 8 of the 10 realized \(80\.0% \[49\.0%, 94\.3%\]\)\n/);
   const html = runReportHtml({ name: 'run', model: '/m', dataset: '/d', summary, records });
-  assert.match(html, /<th class="sub">share of the routes probe's gain kept<\/th><td>below the deployment: keeps none of the routes probe&#39;s gain<\/td><td class="n">blind 10\.0% \[/);
+  assert.match(html, /<th class="sub">share of the routes probe's gain kept<\/th><td>below the deployment: it loses more realized answers than it recovers of the routes probe&#39;s gain<\/td><td class="n">blind 10\.0% \[/);
   assert.doesNotMatch(html, /−400|-400/);
+  assert.match(html, /recovered on the gain set \/ lost on realized<\/th><td colspan="2" class="n">recovers 0 of the 10 questions/);
 });
 
 function pctOf(x: number): string {
   return `${(100 * x).toFixed(1)}%`;
 }
+
+test('below 20 questions the share has no percentile-bootstrap interval, and says so', () => {
+  // 10 questions: the deployment right on 2, the probe reaching 7, the blind pick right on 4 (2 of the 5 gained).
+  const kept = blindRetention(outcomes(10, 2, 7, (i) => i < 4), ['t']);
+  assert.ok(Math.abs(kept.retained! - 0.4) < 1e-12);
+  assert.equal(kept.ci, null);
+  assert.equal(kept.undefinedResamples, 0);
+  assert.match(retentionReading('routes', kept).verdict, /^keeps 40\.0% \(no bootstrap interval below 20 questions\) of the routes probe's gain/);
+  assert.deepEqual([kept.recovered?.blind.successes, kept.recovered?.blind.n, kept.lost?.successes], [2, 8, 0]);
+});

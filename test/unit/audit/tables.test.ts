@@ -102,11 +102,20 @@ test('random routes vs search: rates, discordant pairs, McNemar, interval and ve
     const se = Math.sqrt(onlyRoutes + onlySearch - (onlyRoutes - onlySearch) ** 2 / n) / n;
     assert.ok(Math.abs(row.difference.lo - (row.difference.delta - 1.96 * se)) < 0.06, `lo ${row.difference.lo}`);
     assert.ok(Math.abs(row.difference.hi - (row.difference.delta + 1.96 * se)) < 0.06, `hi ${row.difference.hi}`);
-    // Holm over the table's rows decides the direction; the verdict from its definition.
-    assert.equal(row.holmP, holmAdjust(t.rows.map((x) => x.mcnemarP))[t.rows.indexOf(row)]);
-    const expected = row.holmP < 0.05 && row.difference.lo > 0 ? 'better' : row.holmP < 0.05 && row.difference.hi < 0 ? 'worse' : row.difference.lo > -0.05 && row.difference.hi < 0.05 ? 'equivalent' : 'inconclusive';
-    assert.equal(row.decision.verdict, expected);
-    assert.equal(row.nonInferior.holds, row.difference.lo > -0.05 ? 'yes' : expected === 'worse' ? 'no' : 'inconclusive');
+    // The gain set (questions the deployment does not realize) decides; Holm over the table's rows decides the direction.
+    const gain = recs.filter((r) => !r.realized.correct);
+    const gainOnlyRoutes = gain.filter((r) => r.reachable.routes && !r.reachable.search).length;
+    const gainOnlySearch = gain.filter((r) => !r.reachable.routes && r.reachable.search).length;
+    assert.equal(row.gainSet.n, gain.length);
+    assert.equal(row.gainSet.onlyRoutes, gainOnlyRoutes);
+    assert.equal(row.gainSet.onlySearch, gainOnlySearch);
+    assert.ok(Math.abs(row.gainSet.mcnemarP - mcnemar(gainOnlyRoutes, gainOnlySearch)) < 1e-12);
+    assert.equal(row.holmP, holmAdjust(t.rows.map((x) => x.gainSet.mcnemarP))[t.rows.indexOf(row)]);
+    const g = row.gainSet.difference;
+    const direction = row.holmP < 0.05 && g.lo > 0 ? 'better' : row.holmP < 0.05 && g.hi < 0 ? 'worse' : undefined;
+    if (direction) assert.equal(row.decision.verdict, direction);
+    else assert.equal(row.decision.verdict, row.equivalenceHolmP < 0.025 ? 'equivalent' : 'inconclusive');
+    assert.equal(row.nonInferior.holds, row.verdict === 'search better' ? 'no' : row.verdict === 'inconclusive' ? 'inconclusive' : 'yes');
     assert.equal(row.saturated, null, 'not a choice format');
     assert.equal(row.routes.chance, null);
     const tokens = (p: string) => recs.reduce((s, r) => s + r.probes[p].cost.tokens, 0);
@@ -114,6 +123,7 @@ test('random routes vs search: rates, discordant pairs, McNemar, interval and ve
     assert.ok(Math.abs(row.costRatio.tokens - tokens('search') / tokens('routes')) < 1e-12);
   }
   assert.equal(t.nonInferior, t.rows.filter((r) => r.nonInferior.holds === 'yes').length);
+  assert.equal(t.searchBetter, t.rows.filter((r) => r.verdict === 'search better').length);
   assert.equal(t.nonInferior + t.searchBetter + t.inconclusive, t.counted);
   assert.equal(t.counted, t.rows.length);
 });
@@ -220,7 +230,9 @@ test('trajectory: pass@1 and pass@k per checkpoint carry their n and bootstrap i
     assert.deepEqual(p.passAt1Ci, summary.passAtKCi.sample['1']);
     assert.deepEqual(p.passAtKCi, summary.passAtKCi.sample[String(k)]);
     for (const [ci, values, value] of [[p.passAt1Ci!, at1, p.passAt1!], [p.passAtKCi!, atK, p.passAtK!]] as const) {
-      const ref = percentileBootstrap(values);
+      // Per-question values all 0 or 1 (pass@B): the Wilson interval of the count; otherwise the bootstrap.
+      const binary = values.every((x) => x === 0 || x === 1);
+      const ref = binary ? wilson(values.filter((x) => x === 1).length, values.length) : percentileBootstrap(values);
       const tolerance = 1 / values.length + 0.005;
       assert.ok(Math.abs(ci.lo - ref.lo) < tolerance && Math.abs(ci.hi - ref.hi) < tolerance, `${ci.lo}..${ci.hi} vs ${ref.lo}..${ref.hi}`);
       assert.ok(ci.lo <= value && value <= ci.hi && ci.hi - ci.lo > 0.02, `${value} in ${ci.lo}..${ci.hi}`);
@@ -232,13 +244,13 @@ test('trajectory: pass@1 and pass@k per checkpoint carry their n and bootstrap i
   const cell = (x: number, ci: { lo: number; hi: number }, n: number) => `${(100 * x).toFixed(1)}% [${(100 * ci.lo).toFixed(1)}, ${(100 * ci.hi).toFixed(1)}] (n = ${n})`;
   assert.deepEqual(view.headers.slice(-2), ['pass@1 · sample', `pass@${k} · sample`]);
   assert.deepEqual(view.rows.map((r) => r.slice(-2)), t.points.map((p) => [cell(p.passAt1!, p.passAt1Ci!, p.passAtKN), cell(p.passAtK!, p.passAtKCi!, p.passAtKN)]));
-  assert.ok(view.notes.some((n) => /percentile-bootstrap interval/.test(n)), 'the interval used is named');
+  assert.ok(view.notes.some((n) => /Wilson where every question's value is 0 or 1 .*otherwise the percentile bootstrap/.test(n)), 'the interval used is named');
   assert.deepEqual(view.csvHeaders.slice(-8), ['pass_at_1', 'pass_at_1_lo', 'pass_at_1_hi', 'pass_at_1_n', 'pass_at_k', 'pass_at_k_lo', 'pass_at_k_hi', 'pass_at_k_n']);
   assert.deepEqual(view.csvRows.map((r) => r.slice(-8)), t.points.map((p) => [p.passAt1, p.passAt1Ci!.lo, p.passAt1Ci!.hi, p.passAtKN, p.passAtK, p.passAtKCi!.lo, p.passAtKCi!.hi, p.passAtKN]));
   const csvLine = tableCsv(view).split('\r\n')[1];
   assert.ok(csvLine.endsWith([t.points[0].passAt1, t.points[0].passAt1Ci!.lo, t.points[0].passAt1Ci!.hi, t.points[0].passAtKN, t.points[0].passAtK, t.points[0].passAtKCi!.lo, t.points[0].passAtKCi!.hi, t.points[0].passAtKN].join(',')), csvLine);
   // The HTML shades the pass@k intervals and says what they are.
-  assert.match(tablesHtml('t', [view], [trajectoryPassChart(t)]), /shaded: 95% bootstrap interval/);
+  assert.match(tablesHtml('t', [view], [trajectoryPassChart(t)]), /shaded: 95% interval: Wilson where each question is 0 or 1, else bootstrap/);
 
   // Without the sampling probe there is no pass@k: no value, no interval, n = 0, no pass@k columns.
   const noSample = await auditWith(DEFAULT_RATES, settingsFor(8, { probes: [{ name: 'routes', budget: 4 }, { name: 'search', budget: 4 }] }));

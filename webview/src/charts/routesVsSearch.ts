@@ -3,7 +3,9 @@
  * summary.json's `routesVsSearch` (the audit's paired comparison; design "Budget accounting"):
  * whether the budgets match, what each probe spent and the ratio, the questions reached only by
  * one of them, the exact McNemar p, the paired score interval of the difference and the verdict
- * against the equivalence margin (a bootstrap interval and no verdict in older files). The
+ * against the equivalence margin (a bootstrap interval and no verdict in older files). The verdict
+ * is the gain set's (the questions the deployment does not realize: where a probe can add an
+ * answer), with the all-question difference and verdict beside it. The
  * summary crosses postMessage from a file on disk, so a part that is not there is left out rather
  * than shown wrong. DOM-free.
  */
@@ -66,23 +68,51 @@ export function routesVsSearchView(c: ProbeComparison | undefined, chance?: Chan
   const few = c.n < RATE_MIN_QUESTIONS;
   const tiles: Tile[] = [];
   const d = c.difference;
+  const g = c.gainSet && typeof c.gainSet === 'object' && finite(c.gainSet.n) && c.gainSet.difference && finite(c.gainSet.difference.estimate) ? c.gainSet : undefined;
+  if (g && !few) {
+    const fewGain = g.n < RATE_MIN_QUESTIONS;
+    tiles.push({
+      key: 'gain',
+      label: `Δ reachable on the gain set (${c.a} − ${c.b})`,
+      value: signedPoints(g.difference.estimate),
+      detail: fewGain ? `${count(g.onlyA)} − ${count(g.onlyB)} of n=${count(g.n)}` : `${pointsInterval(g.difference)} n=${count(g.n)}`,
+      title: `reachable by ${c.a} − reachable by ${c.b} over the ${count(g.n)} paired questions the deployment does not realize (the only ones on which a probe can add an answer); 95% Newcombe's paired score interval${fewGain ? `, left out below ${RATE_MIN_QUESTIONS} questions` : ''}; exact McNemar p ${pValueClause(g.mcnemarP)} (${count(g.onlyA)} vs ${count(g.onlyB)})`,
+    });
+  }
   if (d && finite(d.estimate) && !few) {
     tiles.push({
       key: 'difference',
-      label: `Δ reachable (${c.a} − ${c.b})`,
+      label: `Δ reachable${g ? ', all questions' : ''} (${c.a} − ${c.b})`,
       value: signedPoints(d.estimate),
       detail: `${pointsInterval(d)} n=${count(c.n)}`,
       title: `reachable by ${c.a} − reachable by ${c.b} over the ${count(c.n)} questions both ran; 95% ${intervalMethodText(d.method)}`,
     });
-    const decision = decisionOf(c.decision);
+    // The gain set's decision decides where the file has one; the all-question one stands beside it.
+    const allDecision = decisionOf(c.decision);
+    const decision = g ? decisionOf(g.decision) : allDecision;
     const saturated = saturation(chance, [c.a, c.b]);
+    const label = `Verdict${g ? ' on the gain set' : ''} (${c.a} vs ${c.b})`;
     if (decision && saturated) {
-      tiles.push({ key: 'verdict', label: `Verdict (${c.a} vs ${c.b})`, value: 'saturated', detail: 'by chance: no evidence either way', title: `Saturated by chance (${saturated}): the cross-run tables do not count this setting.` });
+      tiles.push({ key: 'verdict', label, value: 'saturated', detail: 'by chance: no evidence either way', title: `Saturated by chance (${saturated}): the cross-run tables do not count this setting.` });
     } else if (decision) {
       const margin = `±${+(100 * decision.margin).toFixed(2)} pts`;
       const needed = decision.questionsNeeded !== null ? ` · ≈ ${count(decision.questionsNeeded)} questions to decide` : '';
-      tiles.push({ key: 'verdict', label: `Verdict (${c.a} vs ${c.b})`, value: decision.verdict, detail: `margin ${margin}${needed}`, title: `${storedVerdictText(decision)}. ${verdictRule(decision)}` });
+      tiles.push({ key: 'verdict', label, value: decision.verdict, detail: `margin ${margin}${needed}`, title: `${storedVerdictText(decision)}${g ? ` on the ${count(g.n)} questions the deployment does not realize` : ''}. ${verdictRule(decision)}` });
+      if (g && allDecision && !saturated) {
+        tiles.push({ key: 'allVerdict', label: 'All questions (beside)', value: allDecision.verdict, detail: `n=${count(c.n)}`, title: `${storedVerdictText(allDecision)} over all ${count(c.n)} paired questions, most of which the deployment already answers: shown beside the gain set's verdict, which decides.` });
+      }
     }
+  }
+  const m = c.gainSetAtMatchedBlockApplications;
+  if (m && typeof m === 'object' && finite(m.n) && m.difference && finite(m.difference.estimate) && m.spent && finite(m.spent.a) && finite(m.spent.b) && !few) {
+    const verdict = decisionOf(m.decision);
+    tiles.push({
+      key: 'matchedCompute',
+      label: 'Gain set at matched block applications',
+      value: m.n < RATE_MIN_QUESTIONS ? `${count(m.onlyA)} − ${count(m.onlyB)}` : signedPoints(m.difference.estimate),
+      detail: `${m.n < RATE_MIN_QUESTIONS ? '' : `${pointsInterval(m.difference)} `}n=${count(m.n)}${verdict && m.n >= RATE_MIN_QUESTIONS ? ` · ${verdict.verdict}` : ''}`,
+      title: `On each gain-set question the probe that spent more keeps only its first attempts up to the other's block applications (${count(Math.round(m.spent.a))} ${c.a} / ${count(Math.round(m.spent.b))} ${c.b} in all): ${count(m.onlyA)} only ${c.a}, ${count(m.onlyB)} only ${c.b}, exact McNemar p ${pValueClause(m.mcnemarP)}; ${storedVerdictText(verdict)}. Beside the matched-generations verdict, not instead of it.`,
+    });
   }
   tiles.push(
     { key: 'onlyA', label: `Only ${c.a}`, value: count(c.onlyA), detail: `of n=${count(c.n)}`, title: `Questions reached by ${c.a} and not by ${c.b}` },

@@ -2,7 +2,8 @@
  * The Comparison section of the Questions tab (checkpoint comparison, docs/design.md section 1): the paired
  * differences (realized, reachable ceiling, each probe) with n, the 95% paired score interval,
  * the exact McNemar p, lost/gained and the verdict against the equivalence margin; the base → tuned transition table; and the newly realized
- * questions split into already-reachable-by-base vs newly-reachable with Wilson intervals. It sits
+ * questions split into already-reachable-by-base vs newly-reachable with Wilson intervals; random
+ * routes vs search on each checkpoint, decided on its gain set (gainSetRows.ts). It sits
  * above the question table because its counts are filters of that table: a click shows the
  * questions behind a number right under it. A native <details>, so it folds away by keyboard too.
  */
@@ -10,6 +11,7 @@ import { COUNTED_DELTA_NOTE, deltaRows, deltaText, intervalMethodText, NEWLY_LAB
 import { count, h, intervalText, percent, replaceChildren } from '../common/element';
 import { type Comparison, RATE_MIN_QUESTIONS } from '../../../src/contract';
 import { transitionTable } from './transitionTable';
+import { GAIN_SET_HEADERS, type GainSetRow } from './gainSetRows';
 
 export interface ComparisonCallbacks {
   /** A count was clicked: filter the table to its questions (the same key again clears it). */
@@ -55,7 +57,7 @@ export class ComparisonView {
   }
 
   /** Draws the comparison, or hides the section when there is none. */
-  show(compare: Comparison | undefined, labels: ComparisonLabels, selectedKey: string | undefined, open: boolean): void {
+  show(compare: Comparison | undefined, labels: ComparisonLabels, selectedKey: string | undefined, open: boolean, gainSet: readonly GainSetRow[] = []): void {
     const deltas = deltaRows(compare);
     const grid = transitionGrid(compare);
     const newly = newlySplit(compare);
@@ -118,6 +120,15 @@ export class ComparisonView {
         h('table', { class: 'mini-table compare-newly', 'aria-label': 'Newly realized questions by what base could reach' },
           h('thead', {}, h('tr', {}, ...['part', 'questions', 'share', '95% CI', 'n'].map((t, i) => h('th', { scope: 'col', class: i === 0 ? undefined : 'num' }, t)))),
           h('tbody', {}, ...rows)),
+      ));
+    }
+    if (gainSet.length > 0) {
+      blocks.push(block(
+        'Random routes vs search on each checkpoint',
+        "Decided on the gain set: the questions that checkpoint's deployment does not realize, the only ones where a probe can add an answer (over all questions the realized ones, which both probes mostly reach, dilute the difference; that verdict is beside it). 95% Newcombe's paired score interval, exact McNemar test, verdict against the margin.",
+        h('table', { class: 'mini-table compare-gain-set', 'aria-label': 'Random routes vs search on the gain set of each checkpoint' },
+          h('thead', {}, h('tr', {}, ...GAIN_SET_HEADERS.map((t, i) => h('th', { scope: 'col', class: i === 0 || i >= 6 ? undefined : 'num' }, t)))),
+          h('tbody', {}, ...gainSet.map((row) => h('tr', { 'data-checkpoint': row.checkpoint }, h('th', { scope: 'row' }, row.checkpoint), ...row.cells.map((c, i) => h('td', { class: i >= 5 ? 'verdict' : 'num' }, c)))))),
       ));
     }
     replaceChildren(this.body, ...blocks);

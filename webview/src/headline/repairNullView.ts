@@ -5,7 +5,7 @@
  * deployment, and the block's net effect. The summary crosses postMessage from a file, so a part
  * that is not there, or not numbers, leaves the sentences out. DOM-free.
  */
-import { storedVerdictText, type RepairNull } from '../../../src/contract';
+import { MIN_BOOTSTRAP_QUESTIONS, storedVerdictText, type RepairNull } from '../../../src/contract';
 import { pValueClause, signedPoints } from '../comparison/comparisonModel';
 import { count, percent } from '../common/numberText';
 
@@ -15,7 +15,7 @@ const isRate = (r: unknown): r is { successes: number; n: number } => typeof r =
 export function repairNullSentences(block: number | null | undefined, value: RepairNull | undefined): string[] {
   if (!value || typeof value !== 'object' || !finite(value.n) || !finite(value.randomBlock?.rate) || !finite(value.difference?.estimate) || !finite(value.pValue)) return [];
   const out = [
-    `Against a block drawn at random per question, on the same ${count(value.n)} held-out questions: ${percent(value.randomBlock.rate)} [${percent(value.randomBlock.lo)}–${percent(value.randomBlock.hi)}] (median block ${percent(value.medianBlock)}); identified − random ${signedPoints(value.difference.estimate)} [${signedPoints(value.difference.lo)}, ${signedPoints(value.difference.hi)}], exact one-sided p ${pValueClause(value.pValue)}.`,
+    `Against a block drawn at random per question, on the same ${count(value.n)} held-out questions: ${percent(value.randomBlock.rate)}${finite(value.randomBlock.lo) && finite(value.randomBlock.hi) ? ` [${percent(value.randomBlock.lo)}–${percent(value.randomBlock.hi)}]` : ''} (median block ${percent(value.medianBlock)}); identified − random ${signedPoints(value.difference.estimate)}${finite(value.difference.lo) && finite(value.difference.hi) ? ` [${signedPoints(value.difference.lo)}, ${signedPoints(value.difference.hi)}]` : ` (no bootstrap interval below ${MIN_BOOTSTRAP_QUESTIONS} questions)`}, exact one-sided p ${pValueClause(value.pValue)}.`,
   ];
   const t = value.byTruncation;
   if (t && isRate(t.truncated) && isRate(t.notTruncated)) {

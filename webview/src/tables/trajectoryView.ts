@@ -21,6 +21,7 @@ import {
 import { count, h, replaceChildren } from '../common/element';
 import { themeColors, type ThemeColors } from '../common/themeColors';
 import type { FlowKey, Interval, QuestionState, Rate, TableData, TrajectoryPoint, TrajectoryResult } from '../../../src/contract';
+import { MIN_BOOTSTRAP_QUESTIONS } from '../../../src/contract';
 import { tableSection } from './tablesList';
 import { drawWhisker } from '../common/whisker';
 import { probeColor } from '../charts/probeColors';
@@ -49,6 +50,12 @@ export function pointText(value: number | null, interval: PointInterval | null):
 }
 
 export const passAt1Interval = (p: TrajectoryPoint): PointInterval | null => meanInterval(p.passAt1, p.passAt1Ci, p.passAtKN);
+
+/** pointText of a pass@k value; without an interval (fewer than 20 questions, no bootstrap) it still gives n and says why. */
+export function passText(value: number | null, interval: PointInterval | null, n: number): string {
+  const text = pointText(value, interval);
+  return interval || value === null || !Number.isFinite(value) ? text : `${text} (n = ${n}; no interval below ${MIN_BOOTSTRAP_QUESTIONS} questions)`;
+}
 export const passAtKInterval = (p: TrajectoryPoint): PointInterval | null => meanInterval(p.passAtK, p.passAtKCi, p.passAtKN);
 
 /** A vertical whisker at each point for its 95% interval. */
@@ -126,9 +133,9 @@ export class TrajectoryView {
         h('figure', { class: 'tj-figure' }, h('figcaption', {}, 'Realized and reachable per checkpoint (95% Wilson intervals); click a checkpoint for the questions that moved into it'), h('div', { class: 'tj-canvas' }, h('canvas', { class: 'tj-rates', role: 'img', 'aria-label': this.ratesAlt(data) }))),
         data.passAtKProbe
           ? h('figure', { class: 'tj-figure' },
-              h('figcaption', {}, `pass@1 vs pass@${data.passAtKMax} of the ${data.passAtKProbe} probe (unbiased estimator, mean over the ${this.passN(data)} questions that ran it; 95% bootstrap intervals)`),
+              h('figcaption', {}, `pass@1 vs pass@${data.passAtKMax} of the ${data.passAtKProbe} probe (unbiased estimator, mean over the ${this.passN(data)} questions that ran it; 95% intervals: Wilson where each question's value is 0 or 1, else bootstrap)`),
               h('div', { class: 'tj-canvas' }, h('canvas', { class: 'tj-passk', role: 'img', 'aria-label': this.passAlt(data) })),
-              h('ul', { class: 'tj-passk-values muted' }, ...data.points.map((p) => h('li', { 'data-checkpoint': p.label }, `${p.label}: pass@1 ${pointText(p.passAt1, passAt1Interval(p))} · pass@${data.passAtKMax} ${pointText(p.passAtK, passAtKInterval(p))}`))))
+              h('ul', { class: 'tj-passk-values muted' }, ...data.points.map((p) => h('li', { 'data-checkpoint': p.label }, `${p.label}: pass@1 ${passText(p.passAt1, passAt1Interval(p), p.passAtKN)} · pass@${data.passAtKMax} ${passText(p.passAtK, passAtKInterval(p), p.passAtKN)}`))))
           : null),
       this.steps,
       this.moved,
@@ -157,7 +164,7 @@ export class TrajectoryView {
   }
 
   private passAlt(d: TrajectoryResult): string {
-    return d.points.map((p) => `${p.label}: pass@1 ${pointText(p.passAt1, passAt1Interval(p))}, pass@${d.passAtKMax} ${pointText(p.passAtK, passAtKInterval(p))}`).join('; ');
+    return d.points.map((p) => `${p.label}: pass@1 ${passText(p.passAt1, passAt1Interval(p), p.passAtKN)}, pass@${d.passAtKMax} ${passText(p.passAtK, passAtKInterval(p), p.passAtKN)}`).join('; ');
   }
 
   /** "100", or "100 / 98 / 100" when the checkpoints differ. */

@@ -5,7 +5,8 @@
  * - better / worse: the exact McNemar p (Holm-adjusted where the difference is one of a table's
  *   rows) is below α and the score interval (pairedScoreInterval) lies on that side of 0. Both are
  *   required because the asymptotic interval alone excludes 0 at 5 : 0 discordant (exact p 0.0625);
- * - equivalent: the 95% interval lies inside (−m, +m): two one-sided tests, each at 2.5%;
+ * - equivalent: two one-sided tests, each at 2.5%: the 95% interval lies inside (−m, +m), or, in
+ *   a table, the TOST p (stats/marginTests.ts) Holm-adjusted over its rows is below 2.5%;
  * - inconclusive: neither. Its rough sample size says how many questions a decision would take.
  */
 import type { PairedDecision, PairedDelta, PairedVerdict } from '../../../contract';
@@ -15,8 +16,15 @@ import { Z95 } from '../../../contract';
 export const DEFAULT_MARGIN = 0.05;
 /** Significance level of the directional tests. */
 export const ALPHA = 0.05;
-/** z of 80% power (qnorm(0.8)), for the rough sample sizes. */
+/** One-sided level of each half of an equivalence or non-inferiority test (the 95% interval's side). */
+export const ONE_SIDED_ALPHA = ALPHA / 2;
+/** z of 80% power (qnorm(0.8)), for the sample size of a test in one direction. */
 const Z_POWER = 0.8416212335729143;
+/**
+ * z of 80% power for two one-sided tests (qnorm(0.9)): equivalence needs both halves to clear their
+ * bounds; at a true difference near 0 each fails with probability β/2 (Chow, Shao & Wang 2008, §3.2).
+ */
+const Z_POWER_EQUIVALENCE = 1.2815515655446004;
 
 export interface PairedEvidence {
   /** first − second, on the paired questions. */
@@ -29,6 +37,8 @@ export interface PairedEvidence {
   /** Paired questions, and those on which the two sides disagree. */
   n: number;
   discordant: number;
+  /** Set in a table: the equivalence test's p (TOST), Holm-adjusted over the table's rows; it then decides "equivalent". */
+  equivalenceP?: number;
 }
 
 /** The evidence of a stored paired difference; `p` replaces its exact McNemar p (a table's Holm-adjusted one). */
@@ -45,22 +55,24 @@ export function checkMargin(margin: number): number {
  * Questions needed, roughly, for a 95% interval to clear a bound `distance` away from the observed
  * difference with 80% power, if the observed difference and discordance held: the normal
  * approximation n = (z₀.₉₇₅ + z₀.₈)² · (ψ − δ²) / distance², ψ the discordant share (Connor 1987's
- * McNemar sample size with its null variance replaced by the alternative's). With no discordant
+ * McNemar sample size with its null variance replaced by the alternative's); for equivalence
+ * z₀.₉ replaces z₀.₈ (two one-sided tests must both pass). With no discordant
  * question yet, one is assumed, since ψ = 0 would promise a decision at n = 0. Null when the bound
  * is on the wrong side of the estimate (no sample size reaches it).
  */
-export function questionsToClear(e: PairedEvidence, distance: number): number | null {
+export function questionsToClear(e: PairedEvidence, distance: number, power: 'one-sided' | 'equivalence' = 'one-sided'): number | null {
   if (!(distance > 0) || e.n === 0) return null;
   const discordance = Math.max(e.discordant, 1) / e.n;
   const variance = Math.max(discordance - e.estimate * e.estimate, 1 / (e.n * e.n));
-  return Math.ceil(((Z95 + Z_POWER) ** 2 * variance) / (distance * distance));
+  const zPower = power === 'equivalence' ? Z_POWER_EQUIVALENCE : Z_POWER;
+  return Math.ceil(((Z95 + zPower) ** 2 * variance) / (distance * distance));
 }
 
 export function pairedVerdict(e: PairedEvidence, margin: number): PairedVerdict {
   checkMargin(margin);
   if (e.p < ALPHA && e.lo > 0) return 'better';
   if (e.p < ALPHA && e.hi < 0) return 'worse';
-  if (e.lo > -margin && e.hi < margin) return 'equivalent';
+  if (e.equivalenceP !== undefined ? e.equivalenceP < ONE_SIDED_ALPHA : e.lo > -margin && e.hi < margin) return 'equivalent';
   return 'inconclusive';
 }
 
@@ -71,7 +83,7 @@ export function pairedDecision(e: PairedEvidence, margin: number = DEFAULT_MARGI
   if (verdict === 'inconclusive') {
     // The nearer decision: a direction (clear 0) or equivalence (clear the nearer margin).
     const toDirection = e.estimate !== 0 ? questionsToClear(e, Math.abs(e.estimate)) : null;
-    const toEquivalence = Math.abs(e.estimate) < margin ? questionsToClear(e, margin - Math.abs(e.estimate)) : null;
+    const toEquivalence = Math.abs(e.estimate) < margin ? questionsToClear(e, margin - Math.abs(e.estimate), 'equivalence') : null;
     const candidates = [toDirection, toEquivalence].filter((x): x is number => x !== null);
     questionsNeeded = candidates.length > 0 ? Math.max(e.n + 1, Math.min(...candidates)) : null;
   }

@@ -1,0 +1,109 @@
+/**
+ * What a table's headline counts, decided once per row. Each row's tests (the difference, the
+ * equivalence test, and the one-sided claim the headline is about) are Holm-adjusted over the
+ * table's rows, each test its own family, so a claim for the paper (equivalent, non-inferior, the
+ * ceiling not rising) needs the same family-wise evidence as a claim against it. One function per
+ * table then decides the row from those adjusted p-values, and the headline only counts its
+ * answers: a row that says "worse" can never be counted as non-inferior, nor a ceiling that rose
+ * as one that did not.
+ */
+import type { PairedDecision } from '../../contract';
+import { holmAdjust } from './stats/holm';
+import type { PairedCounts } from './stats/pairedScoreInterval';
+import { pAbove, pBelow, pEquivalent } from './stats/marginTests';
+import { ONE_SIDED_ALPHA, pairedDecision, questionsToClear, type PairedEvidence } from './stats/pairedDecision';
+
+/** yes / no decided by the data, or inconclusive with roughly how many questions would decide it. */
+export interface Claim {
+  holds: 'yes' | 'no' | 'inconclusive';
+  questionsNeeded: number | null;
+  /** Inconclusive with no sample size: why more questions at the observed difference would not decide it. */
+  why?: string;
+}
+
+/** One row's paired comparison (first − second) before adjustment. */
+export interface RowComparison {
+  counts: PairedCounts;
+  estimate: number;
+  lo: number;
+  hi: number;
+  mcnemarP: number;
+}
+
+/** A row's tests, Holm-adjusted over the table's rows (one family per test). */
+export interface AdjustedTests {
+  /** Exact McNemar, two-sided: decides better / worse. */
+  difference: number;
+  /** Two one-sided tests against ±margin: decides equivalent. */
+  equivalence: number;
+  /** One-sided test of first − second > −margin (non-inferiority of the first). */
+  aboveMinusMargin: number;
+  /** One-sided test of first − second < +margin (the first does not rise by the margin). */
+  belowMargin: number;
+}
+
+const countsN = (c: PairedCounts) => c.both + c.onlyFirst + c.onlySecond + c.neither;
+
+/** Every test of every row, each family Holm-adjusted over the rows. */
+export function adjustOverRows(rows: readonly RowComparison[], margin: number): AdjustedTests[] {
+  const difference = holmAdjust(rows.map((r) => r.mcnemarP));
+  const equivalence = holmAdjust(rows.map((r) => pEquivalent(r.counts, margin)));
+  const above = holmAdjust(rows.map((r) => pAbove(r.counts, -margin)));
+  const below = holmAdjust(rows.map((r) => pBelow(r.counts, margin)));
+  return rows.map((_, i) => ({ difference: difference[i], equivalence: equivalence[i], aboveMinusMargin: above[i], belowMargin: below[i] }));
+}
+
+/** The evidence a decision reads: the interval, with the adjusted difference and equivalence p. */
+export function adjustedEvidence(r: RowComparison, tests: AdjustedTests): PairedEvidence {
+  return { estimate: r.estimate, lo: r.lo, hi: r.hi, p: tests.difference, n: countsN(r.counts), discordant: r.counts.onlyFirst + r.counts.onlySecond, equivalenceP: tests.equivalence };
+}
+
+/** routes − search, as the headline counts it. */
+export type RoutesVsSearchVerdict = 'routes better' | 'search better' | 'equivalent' | 'routes non-inferior' | 'inconclusive';
+
+export interface RoutesVsSearchDecision {
+  decision: PairedDecision;
+  verdict: RoutesVsSearchVerdict;
+  /** Routes non-inferior to search: yes for routes better, equivalent or non-inferior; no for search better. */
+  nonInferior: Claim;
+}
+
+/** Decides one routes-vs-search row (routes first) from its adjusted tests. */
+export function decideRoutesVsSearch(r: RowComparison, tests: AdjustedTests, margin: number): RoutesVsSearchDecision {
+  const evidence = adjustedEvidence(r, tests);
+  const decision = pairedDecision(evidence, margin);
+  if (decision.verdict === 'worse') return { decision, verdict: 'search better', nonInferior: { holds: 'no', questionsNeeded: null } };
+  if (decision.verdict === 'better') return { decision, verdict: 'routes better', nonInferior: { holds: 'yes', questionsNeeded: null } };
+  if (decision.verdict === 'equivalent') return { decision, verdict: 'equivalent', nonInferior: { holds: 'yes', questionsNeeded: null } };
+  if (tests.aboveMinusMargin < ONE_SIDED_ALPHA) return { decision, verdict: 'routes non-inferior', nonInferior: { holds: 'yes', questionsNeeded: null } };
+  const nonInferior: Claim =
+    r.estimate > -margin
+      ? { holds: 'inconclusive', questionsNeeded: Math.max(evidence.n + 1, questionsToClear(evidence, r.estimate + margin) ?? 0) }
+      : { holds: 'inconclusive', questionsNeeded: null, why: 'the observed difference is beyond −margin' };
+  return { decision, verdict: 'inconclusive', nonInferior };
+}
+
+export interface TrainingDecision {
+  realized: PairedDecision;
+  ceiling: PairedDecision;
+  /** Realized up while the ceiling does not rise. */
+  claim: Claim;
+}
+
+/** Decides one training row (tuned − base for realized and for the ceiling) from its adjusted tests. */
+export function decideTraining(realized: RowComparison, realizedTests: AdjustedTests, ceiling: RowComparison, ceilingTests: AdjustedTests, margin: number): TrainingDecision {
+  const realizedEvidence = adjustedEvidence(realized, realizedTests);
+  const ceilingEvidence = adjustedEvidence(ceiling, ceilingTests);
+  const r = pairedDecision(realizedEvidence, margin);
+  const c = pairedDecision(ceilingEvidence, margin);
+  const out = (claim: Claim): TrainingDecision => ({ realized: r, ceiling: c, claim });
+  if (r.verdict === 'worse' || r.verdict === 'equivalent' || c.verdict === 'better') return out({ holds: 'no', questionsNeeded: null });
+  const up = r.verdict === 'better';
+  const flat = ceilingTests.belowMargin < ONE_SIDED_ALPHA;
+  if (up && flat) return out({ holds: 'yes', questionsNeeded: null });
+  const forUp = up ? 0 : realized.estimate > 0 ? questionsToClear(realizedEvidence, realized.estimate) : null;
+  const forFlat = flat ? 0 : ceiling.estimate < margin ? questionsToClear(ceilingEvidence, margin - ceiling.estimate) : null;
+  if (forUp === null) return out({ holds: 'inconclusive', questionsNeeded: null, why: 'realized did not rise in this sample' });
+  if (forFlat === null) return out({ holds: 'inconclusive', questionsNeeded: null, why: 'the observed ceiling rise is beyond +margin' });
+  return out({ holds: 'inconclusive', questionsNeeded: Math.max(realizedEvidence.n + 1, forUp, forFlat) });
+}
