@@ -206,7 +206,8 @@ export interface RunManifest extends Omit<RunSettings, 'grading' | 'probeDecodin
   model: { path: string; contentHash: string; numBlocks: number };
   /** Set by `reach-audit regrade`: the run whose outputs these records grade again. */
   regradedFrom?: string;
-  dataset: { path: string; contentHash: string; format: string; schema: string; questions: number };
+  /** `split`: a hub dataset folder's split that was read (absent for a single file). */
+  dataset: { path: string; contentHash: string; format: string; schema: string; questions: number; split?: string };
   /** Where the generations ran when not in this process (--backend openai): servers, model name, seed check. */
   backend?: RemoteBackendInfo;
 }

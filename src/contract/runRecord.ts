@@ -146,8 +146,10 @@ export interface RepairResult {
 export interface QuestionRecord {
   /** The dataset's `id`, or the question's line number when the dataset has none. */
   id: string;
-  /** 1-based line (or array position) of the question in the dataset file. */
+  /** 1-based line (or array position) of the question in the dataset file; in a parquet benchmark the 1-based row across its files. */
   line: number;
+  /** Parquet benchmarks only: the file (relative to the dataset path) and 0-based row the question was read from. */
+  place?: { file: string; row: number };
   gold: string;
   question: string;
   /** Choice formats: the question's number of answer options (for its chance level). */

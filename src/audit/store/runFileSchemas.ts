@@ -130,6 +130,7 @@ const repairResult = object({
 export const questionRecordSchema = object({
   id: text,
   line: positiveInteger,
+  place: v.optional(object({ file: text, row: nonNegativeInteger })),
   gold: text,
   question: text,
   options: v.optional(positiveInteger),
@@ -313,7 +314,7 @@ export const runManifestSchema = object({
   engine: object({ version: text, weights: v.optional(v.picklist(['f32', 'int8'], "expected 'f32' or 'int8'")) }),
   model: object({ path: text, contentHash: text, numBlocks: positiveInteger }),
   regradedFrom: v.optional(text),
-  dataset: object({ path: text, contentHash: text, format: text, schema: text, questions: nonNegativeInteger }),
+  dataset: object({ path: text, contentHash: text, format: text, schema: text, questions: nonNegativeInteger, split: v.optional(text) }),
   backend: v.optional(
     object({
       backend: v.literal('openai', "expected 'openai'"),
