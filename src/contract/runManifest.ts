@@ -203,6 +203,7 @@ export interface RunManifest extends Omit<RunSettings, 'grading' | 'probeDecodin
   tool: { name: 'reach-audit'; version: string };
   /** weights: the engine's projection weights ('f32' when absent: runs made before int8 existed). */
   engine: { version: string; weights?: 'f32' | 'int8' };
+  /** numBlocks 0: not known (an imported log names a model, not its weights). */
   model: { path: string; contentHash: string; numBlocks: number };
   /** Set by `reach-audit regrade`: the run whose outputs these records grade again. */
   regradedFrom?: string;
@@ -210,4 +211,23 @@ export interface RunManifest extends Omit<RunSettings, 'grading' | 'probeDecodin
   dataset: { path: string; contentHash: string; format: string; schema: string; questions: number; split?: string };
   /** Where the generations ran when not in this process (--backend openai): servers, model name, seed check. */
   backend?: RemoteBackendInfo;
+  /** Set by `reach-audit import`: the evaluation log these records were read from, and what it cannot say. */
+  imported?: ImportedLog;
+}
+
+/** An evaluation harness's log imported as a run (docs/design.md, "Imported logs"). */
+export interface ImportedLog {
+  /** Each log file read, with the sha256 of its bytes. */
+  sources: { file: string; sha256: string }[];
+  /** The harness that wrote it: lm-evaluation-harness, inspect_ai, lighteval. */
+  tool: string;
+  /** Its version when the log states it, else null. */
+  toolVersion: string | null;
+  task: string;
+  /** The model as the log names it (null: the log does not say). */
+  model: string | null;
+  /** The generation settings as the log states them, unchanged. */
+  generation: Record<string, unknown>;
+  /** What the log cannot say, each in a sentence (no routes, whether a seed was honoured, token counts…). */
+  unknown: string[];
 }

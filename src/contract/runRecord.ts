@@ -165,4 +165,17 @@ export interface QuestionRecord {
   blind: Record<string, Record<string, BlindChoice>>;
   globalRoutes?: GlobalRoutesResult;
   repair?: RepairResult;
+  /** Imported runs only: what the evaluation harness itself extracted and scored for this question. */
+  harness?: HarnessVerdict;
+}
+
+/**
+ * The harness's own reading of an imported question (reach-audit import), kept beside ours: per
+ * filter or scorer, the answer it extracted from the deployment's output and whether it scored it
+ * correct (null when its score is not a 0/1 verdict).
+ */
+export interface HarnessVerdict {
+  /** The prompt the harness sent, as its log states it. */
+  prompt: string;
+  readings: Record<string, { extracted: string | null; correct: boolean | null; scores: Record<string, number> }>;
 }

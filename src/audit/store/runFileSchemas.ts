@@ -142,6 +142,12 @@ export const questionRecordSchema = object({
   blind: map(map(blindChoice)),
   globalRoutes: v.optional(globalRoutesResult),
   repair: v.optional(repairResult),
+  harness: v.optional(
+    object({
+      prompt: v.string('expected a string'),
+      readings: map(object({ extracted: v.nullable(v.string('expected a string')), correct: v.nullable(flag), scores: map(finite) })),
+    }),
+  ),
 });
 
 const pairedDelta = object({
@@ -312,7 +318,7 @@ export const runManifestSchema = object({
   createdAt: text,
   tool: object({ name: v.literal('reach-audit', "expected 'reach-audit'"), version: text }),
   engine: object({ version: text, weights: v.optional(v.picklist(['f32', 'int8'], "expected 'f32' or 'int8'")) }),
-  model: object({ path: text, contentHash: text, numBlocks: positiveInteger }),
+  model: object({ path: text, contentHash: text, numBlocks: nonNegativeInteger }),
   regradedFrom: v.optional(text),
   dataset: object({ path: text, contentHash: text, format: text, schema: text, questions: nonNegativeInteger, split: v.optional(text) }),
   backend: v.optional(
@@ -323,6 +329,17 @@ export const runManifestSchema = object({
       layerAccess: flag,
       seedHonoured: v.nullable(flag),
       concurrency: positiveInteger,
+    }),
+  ),
+  imported: v.optional(
+    object({
+      sources: v.array(object({ file: text, sha256: text }), 'expected an array'),
+      tool: text,
+      toolVersion: v.nullable(text),
+      task: text,
+      model: v.nullable(text),
+      generation: v.record(v.string(), v.unknown(), 'expected an object'),
+      unknown: texts,
     }),
   ),
   deployment,
