@@ -79,9 +79,21 @@ describe('reach-audit import of lm-evaluation-harness samples', () => {
     assert.deepEqual(manifest.probes, []);
     assert.equal(manifest.dataset.format, 'gsm8k');
 
+    // Interface failures: strict-match missed questions 2 and 5, whose answers our rules find.
+    const summary = JSON.parse(fs.readFileSync(path.join(folder, 'summary.json'), 'utf8')) as RunSummary;
+    const strict = summary.interfaceFailures!['strict-match'];
+    assert.deepEqual(strict.missed, [
+      { id: '2', harness: '[invalid]', ours: '3' },
+      { id: '5', harness: '[invalid]', ours: '20' },
+    ]);
+    assert.deepEqual([strict.missedRate.successes, strict.missedRate.n, strict.reverse.length], [2, 3, 0]);
+    assert.deepEqual(summary.interfaceFailures!['flexible-extract'].missed, []);
+
     const report = run(['report', folder]);
     assert.equal(report.code, 0, report.stderr);
     assert.match(report.stdout, /realized \(deployment\)\s+80\.0%/);
+    assert.match(report.stdout, /interface failures, harness strict-match \(n = 5\): it missed 2 answers that are in the output by our rules, of the 3 it scored wrong/);
+    assert.match(report.stdout, /question 2: harness "\[invalid\]", ours "3"; question 5: harness "\[invalid\]", ours "20"/);
     assert.match(report.stdout, /reach-audit import .*samples_gsm8k_2026-12-01T10-00-00\.000000\.jsonl --answer-format gsm8k/);
   });
 

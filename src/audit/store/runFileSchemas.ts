@@ -252,8 +252,11 @@ const truncationCount = v.pipe(
 );
 const readingSummary = object({ realized: rate, reachable: map(rate) });
 
+const disagreements = v.array(object({ id: text, harness: v.nullable(v.string('expected a string')), ours: v.nullable(v.string('expected a string')) }), 'expected an array');
+
 export const runSummarySchema = object({
   n: nonNegativeInteger,
+  interfaceFailures: v.optional(map(object({ n: nonNegativeInteger, missedRate: rate, reverseRate: rate, missed: disagreements, reverse: disagreements }))),
   realized: rate,
   reachable: map(rate),
   reachableAny: rate,
