@@ -12,13 +12,13 @@ import { UsageError } from './command';
 import { parseFlagsAndFolders } from './flags';
 import { readGrading } from './grade';
 import { ANSWER_FORMATS, type AnswerFormat } from '../audit/dataset';
-import { importedRun, lmEvalFileName, looksLikeLmEvalSamples, readLmEvalSamples, type HarnessLog, type LmEvalFile } from '../audit/imports';
+import { importedRun, lmEvalFileName, looksLikeLmEvalSamples, readInspectLog, readLmEvalSamples, type HarnessLog, type LmEvalFile } from '../audit/imports';
 import { MANIFEST_FILE, RECORDS_FILE, SUMMARY_FILE, newRunFolder } from '../audit/store';
 import { summarize } from '../audit/results';
 import { formatSummary } from '../audit/report';
 import { CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES } from '../audit/answers';
 
-const LOG_FORMATS = ['lm-eval'] as const;
+const LOG_FORMATS = ['lm-eval', 'inspect'] as const;
 type LogFormat = (typeof LOG_FORMATS)[number];
 
 const help = [
@@ -26,7 +26,8 @@ const help = [
   '                          [--correct-by V] [--grade-truncated R]',
   '',
   "Turns an evaluation harness's log into a run folder without running a model: lm-evaluation-harness",
-  '`--log_samples` files (samples_<task>_<date>.jsonl; several files of one task are read together).',
+  '`--log_samples` files (samples_<task>_<date>.jsonl; several files of one task are read together), or',
+  'an Inspect log (.eval, flat or chunked samples, or .json; its epochs are the repeats).',
   "Each question's gold is read from the logged benchmark row; its first output is the deployment's",
   "(realized), graded by Reach Audit's rules; several outputs per question (repeats) are the sample",
   "probe, with pass@k. The harness's own extraction and score are kept beside ours in each record",
@@ -59,11 +60,12 @@ function resultsBeside(file: string): Record<string, unknown> | undefined {
 
 function detectFormat(file: string, bytes: Buffer): LogFormat {
   if (looksLikeLmEvalSamples(bytes.subarray(0, 1 << 20).toString('utf8'))) return 'lm-eval';
-  const zip = bytes.subarray(0, 4).equals(Buffer.from([0x50, 0x4b, 0x03, 0x04]));
+  // A zip (an Inspect .eval log, or one cut short: its reader says which) or a JSON object that opens like an Inspect log.
+  if (bytes[0] === 0x50 && bytes[1] === 0x4b) return 'inspect';
+  if (/^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"/.test(bytes.subarray(0, 200).toString('utf8'))) return 'inspect';
   throw new UsageError(
-    `${file}: not a log this version imports` +
-      (zip ? ' (a zip archive: an Inspect .eval log, which this version does not read yet)' : '') +
-      '; expected lm-evaluation-harness samples (samples_<task>_<date>.jsonl: one JSON object per line with doc_id, doc, arguments, resps, filtered_resps)',
+    `${file}: not a log this version imports; expected lm-evaluation-harness samples (samples_<task>_<date>.jsonl: one JSON object per line with doc_id, doc, arguments, resps, filtered_resps) ` +
+      'or an Inspect log (.eval, or .json with "version", "status", "eval" and "samples")',
   );
 }
 
@@ -102,6 +104,7 @@ export const importCommand: Command = {
 
     const sources: { file: string; sha256: string }[] = [];
     const lmEval: LmEvalFile[] = [];
+    const inspect: HarnessLog[] = [];
     for (const file of positionals) {
       let bytes: Buffer;
       try {
@@ -113,8 +116,11 @@ export const importCommand: Command = {
       const format = (values.format as LogFormat | undefined) ?? detectFormat(file, bytes);
       sources.push({ file: path.resolve(file), sha256: createHash('sha256').update(bytes).digest('hex') });
       if (format === 'lm-eval') lmEval.push({ file, text: bytes.toString('utf8'), results: resultsBeside(file) });
+      else inspect.push(readInspectLog(file, bytes));
     }
-    const log: HarnessLog = readLmEvalSamples(lmEval);
+    if (lmEval.length > 0 && inspect.length > 0) throw new UsageError('the logs are of two harnesses (lm-evaluation-harness and Inspect); import one at a time');
+    if (inspect.length > 1) throw new UsageError(`${positionals.length} Inspect logs: import one at a time (one log holds every epoch of its task)`);
+    const log: HarnessLog = inspect[0] ?? readLmEvalSamples(lmEval);
     const name = values.name ?? `${log.task}-imported`;
     const { manifest, records } = importedRun(log, { name, createdAt: new Date().toISOString(), sources, format: answerFormat as AnswerFormat | 'auto', grading });
     const summary = summarize(records);

@@ -136,14 +136,17 @@ describe('reach-audit import of lm-evaluation-harness samples', () => {
     fs.writeFileSync(loglik, JSON.stringify({ doc_id: 0, doc: { question: 'Q?', choices: { text: ['a', 'b'], label: ['A', 'B'] }, answerKey: 'A' }, arguments: { gen_args_0: { arg_0: 'Question: Q?\nAnswer:', arg_1: ' a' } }, resps: [[[-1.5, false]]], filtered_resps: [[-1.5, false]], acc: 1.0 }) + '\n');
     const inspectJson = path.join(bad, 'inspect-log.json');
     fs.writeFileSync(inspectJson, JSON.stringify({ version: 2, status: 'success', eval: { task: 'x' }, samples: [] }, null, 2));
+    const csv = path.join(bad, 'predictions.csv');
+    fs.writeFileSync(csv, 'id,prediction\n1,18\n');
     const zip = path.join(bad, 'log.eval');
     fs.writeFileSync(zip, Buffer.from([0x50, 0x4b, 0x03, 0x04, 0, 0]));
     for (const [log, pattern] of [
       [cut, /samples_gsm8k_cut\.jsonl:4: /],
       [noGold, /the logged benchmark rows cannot be graded \(every question needs its gold answer in the row the harness logged\): .*samples_gsm8k_nogold\.jsonl: no usable question; line 1 has fields \{question\}.*GSM8K .*field "answer" is missing/],
       [loglik, /samples_arc_easy\.jsonl:1: field "resps" holds \[log-probability, is-greedy\] pairs: this task is scored by log-likelihood/],
-      [inspectJson, /inspect-log\.json: not a log this version imports; expected lm-evaluation-harness samples/],
-      [zip, /log\.eval: not a log this version imports \(a zip archive: an Inspect \.eval log/],
+      [inspectJson, /inspect-log\.json: the log has no samples/],
+      [zip, /log\.eval: not a complete zip archive/],
+      [csv, /predictions\.csv: not a log this version imports; expected lm-evaluation-harness samples .* or an Inspect log/],
     ] as const) {
       const out = path.join(root, `out-${path.basename(log)}`);
       const r = run(['import', log, '--out', out]);
