@@ -49,7 +49,7 @@ export async function benchEstimate(args: string[]): Promise<number> {
   const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'reach-audit-bench-estimate-'));
   const { out: _out, resume: _resume, ...options } = optionsFromFlags(values);
   try {
-    const job = prepareAuditJob({ options, modelDir, workspace, name: 'estimate', warn: log });
+    const job = await prepareAuditJob({ options, modelDir, workspace, name: 'estimate', warn: log });
     let estimate: { at: number; e: AuditEstimate } | undefined;
     const progress: { at: number; p: AuditProgress }[] = [];
     await job.run({

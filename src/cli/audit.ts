@@ -38,7 +38,7 @@ export const auditCommand: Command = {
     if (!values.model) throw new UsageError('--model: expected a model folder');
     if (!values.data) throw new UsageError('--data: expected a benchmark file (JSONL or JSON)');
     const name = values.name ?? defaultRunName(values.model, values.data);
-    const start = prepareAudit({ values, modelDir: values.model, name, folder: values.out, label: name });
+    const start = await prepareAudit({ values, modelDir: values.model, name, folder: values.out, label: name });
     let folder = values.out ?? '';
     const interrupt = interruptSignal(() => `resume with --resume${folder ? ` --out ${folder}` : ''}`);
     try {

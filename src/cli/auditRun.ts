@@ -30,11 +30,11 @@ export interface PreparedCliAudit {
 }
 
 /** Checks everything that does not need the model; returns a function that runs the audit. */
-export function prepareAudit(plan: AuditPlan): PreparedCliAudit {
+export async function prepareAudit(plan: AuditPlan): Promise<PreparedCliAudit> {
   // The run folder is the plan's: --out for audit, a sub-folder of it for compare.
   const { out: _out, ...given } = optionsFromFlags(plan.values);
   const options = plan.folder !== undefined ? { ...given, out: plan.folder } : given;
-  const job = prepareAuditJob({
+  const job = await prepareAuditJob({
     options,
     modelDir: plan.modelDir,
     workspace: process.cwd(),

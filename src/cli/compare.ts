@@ -80,9 +80,10 @@ export const compareCommand: Command = {
       // Both audits are checked before either starts, so bad input fails before any model work.
       const warned = new Set<string>();
       const noteWarning = (message: string) => (warned.add(message), warn(message));
-      const { base: startBase, tuned: startTuned } = prepareComparisonSides({ name, out: values.out, baseModel, tunedModel, backend: values.backend }, (side) =>
+      const sides = prepareComparisonSides({ name, out: values.out, baseModel, tunedModel, backend: values.backend }, (side) =>
         prepareAudit({ values, modelDir: side.modelDir, name: side.name, folder: side.folder, label: side.label, resumeOrStart: true, warn: noteWarning }),
       );
+      const [startBase, startTuned] = await Promise.all([sides.base, sides.tuned]);
       const plan = planSideBySide({
         oneAtATime: values['one-at-a-time'] === true,
         remote: engineProcessRefuses(startBase.options),

@@ -9,7 +9,7 @@ import type { Command } from './command';
 import { UsageError, warn } from './command';
 import { parseFlagsAndFolders, parseWholeNumber, progressToStderr } from './flags';
 import { loadModel } from '../engine/index';
-import { loadDataset } from '../audit/dataset';
+import { readBenchmark } from '../audit/dataset';
 import type { AnswerFormat, Question } from '../audit/dataset';
 import { readManifest, readRecords } from '../audit/store';
 import { modelContentHash } from '../audit/store';
@@ -67,7 +67,7 @@ export async function explainFolder(options: ExplainFolderOptions): Promise<Expl
   if ((await modelContentHash(modelDir)) !== manifest.model.contentHash) throw new UsageError(`${modelDir}: not the model this run audited (its content hash differs from manifest.json's)`);
   const dataFile = options.dataFile ?? manifest.dataset.path;
   if (!fs.existsSync(dataFile)) throw new UsageError(`${dataFile}: the run's dataset is not there; give it with --data FILE`);
-  const dataset = loadDataset(dataFile, { format: manifest.dataset.format as AnswerFormat });
+  const dataset = await readBenchmark(dataFile, { format: manifest.dataset.format as AnswerFormat, split: manifest.dataset.split });
   if (dataset.contentHash !== manifest.dataset.contentHash) throw new UsageError(`${dataFile}: not the dataset this run audited (its content hash differs from manifest.json's)`);
   const questions = new Map<string, Question>(dataset.questions.map((q) => [q.id, q]));
 

@@ -67,7 +67,7 @@ export const fidelityCommand: Command = {
     if (!values.model) throw new UsageError('--model: expected a model folder');
     const weights = parseWeights(values.weights) ?? 'int8';
     if (weights === 'f32') throw new UsageError('--weights: f32 is the reference; give the precision to check (int8)');
-    const dataset = readDataset(options);
+    const dataset = await readDataset(options);
     const { questions } = selectQuestions(dataset, options);
     if (questions.length === 0) throw new UsageError('no questions selected');
     const pre = readPreSettings(options);

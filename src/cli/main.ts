@@ -20,6 +20,7 @@ const commands: Record<string, () => Promise<Command>> = {
   merge: async () => (await import('./merge.js')).mergeCommand,
   grade: async () => (await import('./grade.js')).gradeCommand,
   regrade: async () => (await import('./regrade.js')).regradeCommand,
+  import: async () => (await import('./import.js')).importCommand,
   table: async () => (await import('./table.js')).tableCommand,
   trajectory: async () => (await import('./trajectory.js')).trajectoryCommand,
   explain: async () => (await import('./explain.js')).explainCommand,

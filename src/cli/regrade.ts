@@ -9,7 +9,7 @@ import type { Command } from './command';
 import { UsageError, warn } from './command';
 import { parseFlagsAndFolders } from './flags';
 import { readGrading } from './grade';
-import { loadDataset, ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset';
+import { readBenchmark, ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset';
 import { emptyRegradeCounts, regradeRecord } from '../audit/runner';
 import { checkRecordSet, recordsVsDataset, FAILURE_SET_FILE, MANIFEST_FILE, prepareRunFolder, readManifest, readRecords, RECORDS_FILE, SUMMARY_FILE, writeFileAtomic, writeJson, writeManifest } from '../audit/store';
 import { summarize } from '../audit/results';
@@ -64,7 +64,7 @@ export const regradeCommand: Command = {
     if (format === 'choice' || values.data !== undefined) {
       const file = values.data ?? manifest.dataset.path;
       if (!fs.existsSync(file)) throw new UsageError(`${file}: the run's dataset is not there; give it with --data FILE`);
-      const dataset = loadDataset(file, { format });
+      const dataset = await readBenchmark(file, { format, split: manifest.dataset.split });
       if (dataset.contentHash !== manifest.dataset.contentHash) throw new UsageError(`${file}: not the dataset this run audited (its content hash differs from ${MANIFEST_FILE}'s)`);
       for (const q of dataset.questions) byId.set(q.id, q);
       datasetFile = file;

@@ -97,9 +97,9 @@ export const trajectoryCommand: Command = {
       out ??= path.join(process.cwd(), TRAJECTORIES_FOLDER, name.replace(/[^A-Za-z0-9._-]+/g, '_'));
       folders = models.map((m, i) => path.join(out!, `${i}-${path.basename(path.resolve(m)).replace(/[^A-Za-z0-9._-]+/g, '_')}`));
       // Every checkpoint is checked before any audit starts; finished ones are reused (resume), others start or resume.
-      const starts = models.map((m, i) =>
+      const starts = await Promise.all(models.map((m, i) =>
         prepareAudit({ values: { ...values, resume: fs.existsSync(path.join(folders[i], 'manifest.json')), out: undefined }, modelDir: m, name: `${name}-${i}`, folder: folders[i], label: labels[i] }),
-      );
+      ));
       const interrupt = interruptSignal(() => 'run the same command again to resume');
       try {
         for (let i = 0; i < starts.length; i++) {
@@ -187,7 +187,7 @@ async function watch(values: TrajectoryValues): Promise<number> {
       signal: interrupt.signal,
       audit: async (checkpoint, signal) => {
         const folder = runOf(checkpoint.name);
-        const start = prepareAudit({
+        const start = await prepareAudit({
           values: { ...values, resume: fs.existsSync(path.join(folder, 'manifest.json')), out: undefined },
           modelDir: checkpoint.dir,
           name: `${name}-${runFolderName(checkpoint.name)}`,

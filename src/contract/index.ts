@@ -4,7 +4,7 @@
  * side needs. The audit writes these types; the CLI, the extension and the webview read them. Imports nothing
  * outside this folder and touches no DOM or Node API, so the browser bundle can use it too.
  */
-export type { Budget, AnswerView, AnswerMatch, ContextSkip, ExemplarSkip, SkipReason, GradedOutput, Attempt, ProbeResult, BlindChoice, GlobalRoutesResult, RepairResult, QuestionRecord } from './runRecord';
+export type { Budget, AnswerView, AnswerMatch, ContextSkip, ExemplarSkip, SkipReason, GradedOutput, Attempt, ProbeResult, BlindChoice, GlobalRoutesResult, RepairResult, QuestionRecord, HarnessVerdict } from './runRecord';
 export type {
   GlobalRouteSummary,
   BlockRepair,
@@ -22,6 +22,7 @@ export type {
   ReadingSummary,
   SkippedQuestion,
   RunSummary,
+  InterfaceFailures,
 } from './runSummary';
 export {
   PROBE_NAMES,
@@ -35,6 +36,7 @@ export {
   type TruncatedRule,
   type GradingSettings,
   type RemoteBackendInfo,
+  type ImportedLog,
   type ProbeName,
   type ProbeSpec,
   type SelectorName,
@@ -65,3 +67,4 @@ export { pairedVerdictText, decisionOf, storedVerdictText, type PairedVerdict, t
 export { ANSWER_BLIND_PROBES, isAnswerBlindProbe, orderedKeys, runRates, type RunRates } from './runRates';
 export { RATE_MIN_QUESTIONS, STORY_MAX_QUESTIONS, STORY_WORDS, answerText, attemptText, blindLine, countsText, gradingText, lineText, notAuditedText, ofText, probeLine, questionStory, questionTitle, questionsText, readingText, repairLine, routeText, skippedSteps, storyCounts, type QuestionStory, type SkippedStep, type StoryCounts } from './questionStory';
 export { identifiedBlockDamage } from './repairDamage';
+export { harnessDisagreement, type HarnessDisagreement } from './harnessDisagreement';

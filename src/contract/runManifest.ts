@@ -209,10 +209,31 @@ export interface RunManifest extends Omit<RunSettings, 'grading' | 'probeDecodin
    * that computed some of its questions (a resumed session or a merged shard on another machine).
    */
   engine: { version: string; weights?: 'f32' | 'int8'; numerics?: NumericsPlatform; numericsAlso?: NumericsPlatform[] };
+  /** numBlocks 0: not known (an imported log names a model, not its weights). */
   model: { path: string; contentHash: string; numBlocks: number };
   /** Set by `reach-audit regrade`: the run whose outputs these records grade again. */
   regradedFrom?: string;
-  dataset: { path: string; contentHash: string; format: string; schema: string; questions: number };
+  /** `split`: a hub dataset folder's split that was read (absent for a single file). */
+  dataset: { path: string; contentHash: string; format: string; schema: string; questions: number; split?: string };
   /** Where the generations ran when not in this process (--backend openai): servers, model name, seed check. */
   backend?: RemoteBackendInfo;
+  /** Set by `reach-audit import`: the evaluation log these records were read from, and what it cannot say. */
+  imported?: ImportedLog;
+}
+
+/** An evaluation harness's log imported as a run (docs/design.md, "Imported logs"). */
+export interface ImportedLog {
+  /** Each log file read, with the sha256 of its bytes. */
+  sources: { file: string; sha256: string }[];
+  /** The harness that wrote it: lm-evaluation-harness, inspect_ai, lighteval. */
+  tool: string;
+  /** Its version when the log states it, else null. */
+  toolVersion: string | null;
+  task: string;
+  /** The model as the log names it (null: the log does not say). */
+  model: string | null;
+  /** The generation settings as the log states them, unchanged. */
+  generation: Record<string, unknown>;
+  /** What the log cannot say, each in a sentence (no routes, whether a seed was honoured, token counts…). */
+  unknown: string[];
 }

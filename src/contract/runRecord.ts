@@ -146,8 +146,10 @@ export interface RepairResult {
 export interface QuestionRecord {
   /** The dataset's `id`, or the question's line number when the dataset has none. */
   id: string;
-  /** 1-based line (or array position) of the question in the dataset file. */
+  /** 1-based line (or array position) of the question in the dataset file; in a parquet benchmark the 1-based row across its files. */
   line: number;
+  /** Parquet benchmarks only: the file (relative to the dataset path) and 0-based row the question was read from. */
+  place?: { file: string; row: number };
   gold: string;
   question: string;
   /** Choice formats: the question's number of answer options (for its chance level). */
@@ -163,4 +165,17 @@ export interface QuestionRecord {
   blind: Record<string, Record<string, BlindChoice>>;
   globalRoutes?: GlobalRoutesResult;
   repair?: RepairResult;
+  /** Imported runs only: what the evaluation harness itself extracted and scored for this question. */
+  harness?: HarnessVerdict;
+}
+
+/**
+ * The harness's own reading of an imported question (reach-audit import), kept beside ours: per
+ * filter or scorer, the answer it extracted from the deployment's output and whether it scored it
+ * correct (null when its score is not a 0/1 verdict).
+ */
+export interface HarnessVerdict {
+  /** The prompt the harness sent, as its log states it. */
+  prompt: string;
+  readings: Record<string, { extracted: string | null; correct: boolean | null; scores: Record<string, number> }>;
 }

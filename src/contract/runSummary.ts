@@ -228,8 +228,27 @@ export interface SkippedQuestion {
   contextLimit: number;
 }
 
+/**
+ * An imported run's interface failures per harness reading: of the questions the reading scored
+ * wrong, those whose output holds the gold by Reach Audit's rules (missed), and of those it scored
+ * right, those our rules find wrong (reverse); each with both extractions.
+ */
+export type InterfaceFailures = Record<
+  string,
+  {
+    /** Questions the reading scored 0 or 1. */
+    n: number;
+    missedRate: Rate;
+    reverseRate: Rate;
+    missed: { id: string; harness: string | null; ours: string | null }[];
+    reverse: { id: string; harness: string | null; ours: string | null }[];
+  }
+>;
+
 export interface RunSummary {
   n: number;
+  /** Imported runs only: where the harness's own scoring and ours disagree on the same output. */
+  interfaceFailures?: InterfaceFailures;
   realized: Rate;
   reachable: Record<string, Rate>;
   /** The reachable ceiling: realized, or reachable by any probe run (older files: by any probe only). */

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import { InputError } from '../engine/index';
 import { globalRoutePool } from '../audit/runner';
-import { loadDataset, type Dataset, ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset';
+import { readBenchmark, type Dataset, ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset';
 import { checkDeployment, DEFAULT_DEPLOYMENT, QUESTION_SLOT, PROMPT_TRUNCATIONS, DEFAULT_SEARCH, checkSampleDecoding, DEFAULT_PROBE_DECODING, DEFAULT_SAMPLE_DECODING, lengthBoundsOf, lengthBoundsProblem, routeLengthBounds, isRouteProbe, parseProbeSpecs, parseSelectors, globalRouteSkipReason } from '../audit/probes';
 import { presetDeployment, readMmluDevSplit } from '../audit/presets';
 import { CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES } from '../audit/answers';
@@ -15,14 +15,15 @@ import { SEARCH_REWARDS, type Deployment, type FewShotExample, type RunSettings,
 import { parseShard, shardQuestions, shardSelection } from '../audit/store';
 import { AUDIT_DEFAULTS, DEFAULT_PROBES, type AuditOptions } from './auditOptions';
 
-export function readDataset(options: AuditOptions): Dataset {
-  if (!options.data) throw new InputError('--data: expected a benchmark file (JSONL or JSON)');
+export async function readDataset(options: AuditOptions): Promise<Dataset> {
+  if (!options.data) throw new InputError('--data: expected a benchmark file (JSONL, JSON or parquet) or a hub dataset folder');
   const format = options.format ?? 'auto';
   if (format !== 'auto' && !(ANSWER_FORMATS as readonly string[]).includes(format)) {
     throw new InputError(`--format ${format}: unknown answer format; expected auto, ${ANSWER_FORMATS.join(', ')}`);
   }
   if (format === 'regex' && !options.pattern) throw new InputError('--format regex needs --pattern REGEX (the prediction pattern)');
-  return loadDataset(options.data, { format: format as AnswerFormat | 'auto', field: options.field, pattern: options.pattern });
+  if (options.split !== undefined && options.split.trim() === '') throw new InputError('--split: expected a split name such as test');
+  return readBenchmark(options.data, { format: format as AnswerFormat | 'auto', field: options.field, pattern: options.pattern, split: options.split });
 }
 
 /** The questions of a run and how they were chosen (recorded in the manifest). */

@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { assertFolderFree, ENGINE_VERSION, numericsPlatform, InputError, parseWeightPrecision, publicUrl, readModelConfig, type LoadOptions, type WeightPrecision } from '../engine/index';
-import type { Dataset } from '../audit/dataset';
+import { issueWhere, type Dataset } from '../audit/dataset';
 import { modelContentHash, latestRunFolder, MANIFEST_FILE, newRunFolder, prepareRunFolder } from '../audit/store';
 import type { QuestionRecord } from '../contract';
 import { RUN_FOLDER_ADVICE, runAudit, type AuditProgress, type RunAuditResult, type AuditEstimate } from '../audit/runner';
@@ -113,16 +113,16 @@ function chooseRunFolder(plan: AuditJobPlan, name: string): { folder: string; re
 }
 
 /** Checks everything that does not need the model; the returned job loads it and runs. */
-export function prepareAuditJob(plan: AuditJobPlan): PreparedAuditJob {
+export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAuditJob> {
   const { options } = plan;
   checkOptionRanges(options);
   const pre: PreSettings = readPreSettings(options);
   const weights = parseWeightPrecision(options.weights);
   readModelConfig(path.resolve(plan.modelDir)); // a missing or broken model folder fails before any work
-  const dataset = readDataset(options);
+  const dataset = await readDataset(options);
   checkPresetFormat(pre.deployment, dataset.format);
   const shown = dataset.issues.slice(0, 10);
-  for (const issue of shown) plan.warn(`${dataset.path}:${issue.line}: ${issue.message} (skipped)`);
+  for (const issue of shown) plan.warn(`${dataset.path}${issue.place ? `: ${issueWhere(issue)}` : `:${issue.line}`}: ${issue.message} (skipped)`);
   if (dataset.issues.length > shown.length) plan.warn(`${dataset.path}: ${dataset.issues.length - shown.length} more malformed lines skipped`);
   const selection = plan.select ? plan.select(dataset) : selectQuestions(dataset, options);
   for (const w of presetWarnings(pre.deployment, selection.questions)) plan.warn(w);

@@ -53,10 +53,11 @@ const atLeastZero = { allows: (n: number) => n >= 0, expected: 'a number >= 0' }
 
 /** Every audit option, in `--help` order. */
 export const AUDIT_OPTIONS = {
-  data: { flag: 'data', kind: 'string', arg: 'FILE', path: true, help: 'benchmark file: JSONL or a JSON array (GSM8K, ARC, MATH, MMLU, generic)' },
+  data: { flag: 'data', kind: 'string', arg: 'FILE', path: true, help: 'benchmark: JSONL, a JSON array, a .parquet file or a hub dataset folder (GSM8K, ARC, MATH, MMLU, generic)' },
   format: { flag: 'format', kind: 'string', arg: 'F', help: `answer format: auto (default, from the schema), ${ANSWER_FORMATS.join(', ')}` },
   field: { flag: 'field', kind: 'string', arg: 'NAME', help: 'gold answer field (exact/regex datasets)' },
   pattern: { flag: 'pattern', kind: 'string', arg: 'REGEX', help: 'prediction pattern for --format regex' },
+  split: { flag: 'split', kind: 'string', arg: 'NAME', help: 'with --data FOLDER (a hub dataset): the split whose data/NAME-NNNNN-of-NNNNN.parquet shards are read (default test)' },
   probes: {
     flag: 'probe',
     kind: 'strings',

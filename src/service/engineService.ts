@@ -248,7 +248,7 @@ export class EngineService {
         this.prepareAudit(active, { options: { ...o, model: side.modelDir, out: side.folder }, workspace, name: side.name, resumeOrStart: true, label: side.label }),
       );
       const runs: string[] = [];
-      for (const run of [sides.base, sides.tuned]) {
+      for (const run of await Promise.all([sides.base, sides.tuned])) {
         const result = await run();
         if (!result.summary) {
           this.stopped(active);
@@ -264,13 +264,13 @@ export class EngineService {
 
   /** One audit job into a run folder, streaming its events. */
   private async audit(active: Active, job: JobOf): Promise<AuditJobResult> {
-    return this.prepareAudit(active, job)();
+    return (await this.prepareAudit(active, job))();
   }
 
   /** Checks an audit job (everything that does not need the model) and chooses its run folder; the function returned runs it. */
-  private prepareAudit(active: Active, job: JobOf): () => Promise<AuditJobResult> {
+  private async prepareAudit(active: Active, job: JobOf): Promise<() => Promise<AuditJobResult>> {
     const { id } = active;
-    const prepared = prepareAuditJob({
+    const prepared = await prepareAuditJob({
       options: job.options,
       modelDir: job.options.model,
       workspace: job.workspace,

@@ -81,6 +81,7 @@ export const OPTIONS_REACHED_OTHERWISE: Readonly<Partial<Record<keyof typeof AUD
 const OPTION_SETTINGS: Readonly<Partial<Record<keyof typeof AUDIT_OPTIONS, OptionSettingForm>>> = {
   format: { group: 'model', values: ANSWER_FORMATS, note: 'Empty: detected from the dataset\'s fields.' },
   field: { group: 'model' },
+  split: { group: 'model' },
   pattern: { group: 'model' },
   probes: {
     group: 'probes',

@@ -9,15 +9,31 @@ import { InputError } from '../../common';
 import { lastBoxed, gsm8kGold, compilePattern, parseRational } from '../answers';
 import { SCHEMAS, type SchemaMatch, type SchemaSpec } from './schemas';
 import { readJsonRecords } from '../store';
-import { ANSWER_FORMATS, type AnswerFormat, type DatasetSchema, type Question } from './question';
+import { ANSWER_FORMATS, type AnswerFormat, type DatasetSchema, type Question, type QuestionPlace } from './question';
 import { isObject } from '../../contract';
 
 export { userMessage } from './question';
 
-/** A record that could not be used: reported with its line, skipped, and the rest still runs. */
+/** A record that could not be used: reported with its line (or parquet file and row), skipped, and the rest still runs. */
 export interface DatasetIssue {
   line: number;
+  place?: QuestionPlace;
   message: string;
+}
+
+/** One record of a benchmark before its schema is known: a JSON value, or why it could not be read. */
+export interface DatasetRow {
+  line: number;
+  /** 1-based position, the question's id when it has none. */
+  index: number;
+  value?: unknown;
+  error?: string;
+  place?: QuestionPlace;
+}
+
+/** Where an issue is, for messages: "line N" in a text file, "FILE row N" in a parquet benchmark. */
+export function issueWhere(issue: Pick<DatasetIssue, 'line' | 'place'>): string {
+  return issue.place ? `${issue.place.file} row ${issue.place.row}` : `line ${issue.line}`;
 }
 
 export interface Dataset {
@@ -26,8 +42,10 @@ export interface Dataset {
   issues: DatasetIssue[];
   schema: DatasetSchema;
   format: AnswerFormat;
-  /** sha256 (hex) of the file's bytes, so a run can tell whether its dataset changed. */
+  /** sha256 (hex) of the file's bytes (a parquet folder: of its split's files, names and bytes), so a run can tell whether its dataset changed. */
   contentHash: string;
+  /** A hub dataset folder: the split whose shards were read. */
+  split?: string;
 }
 
 export interface DatasetOptions {
@@ -130,22 +148,32 @@ function validateOptions(path: string, options: DatasetOptions): AnswerFormat | 
 const MAX_LISTED = 3;
 
 function listIssues(issues: DatasetIssue[]): string {
-  const shown = issues.slice(0, MAX_LISTED).map((i) => `line ${i.line}: ${i.message}`);
+  const shown = issues.slice(0, MAX_LISTED).map((i) => `${issueWhere(i)}: ${i.message}`);
   if (issues.length > MAX_LISTED) shown.push(`… and ${issues.length - MAX_LISTED} more`);
   return shown.join('; ');
 }
 
 function parseWithHash(path: string, text: string, contentHash: string, options: DatasetOptions): Dataset {
-  const requested = validateOptions(path, options);
+  validateOptions(path, options);
   const read = readJsonRecords(text);
   if (read.fatal) throw new InputError(`${path}:${read.fatal.line}: ${read.fatal.message}`);
+  return datasetFromRows(path, read.records, contentHash, options);
+}
 
+/**
+ * Questions from a benchmark's records, whatever file they came from (JSONL, a JSON array, parquet
+ * rows): the schema detected by majority, golds read in the answer format. Throws InputError when no
+ * record is usable.
+ */
+export function datasetFromRows(path: string, rows: readonly DatasetRow[], contentHash: string, options: DatasetOptions): Dataset {
+  const requested = validateOptions(path, options);
   const issues: DatasetIssue[] = [];
-  const objects: { line: number; index: number; obj: Record<string, unknown> }[] = [];
-  for (const r of read.records) {
-    if (r.error !== undefined) issues.push({ line: r.line, message: r.error });
-    else if (!isObject(r.value)) issues.push({ line: r.line, message: `expected a JSON object, got ${describeValue(r.value)}` });
-    else objects.push({ line: r.line, index: r.index, obj: r.value });
+  const objects: { line: number; index: number; obj: Record<string, unknown>; place?: QuestionPlace }[] = [];
+  const at = (r: DatasetRow) => (r.place ? { line: r.line, place: r.place } : { line: r.line });
+  for (const r of rows) {
+    if (r.error !== undefined) issues.push({ ...at(r), message: r.error });
+    else if (!isObject(r.value)) issues.push({ ...at(r), message: `expected a JSON object, got ${describeValue(r.value)}` });
+    else objects.push({ ...at(r), index: r.index, obj: r.value });
   }
   if (objects.length === 0) {
     const why = issues.length === 0 ? 'the file has no records' : listIssues(issues);
@@ -172,7 +200,7 @@ function parseWithHash(path: string, text: string, contentHash: string, options:
     const first = objects[0];
     const missing = SCHEMAS.map((s) => `${s.describe}: ${s.match(first.obj, field) as string}`);
     throw new InputError(
-      `${path}: no usable question; line ${first.line} has fields {${Object.keys(first.obj).join(', ')}} and fits no known schema. ` +
+      `${path}: no usable question; ${issueWhere(first)} has ${first.place ? 'columns' : 'fields'} {${Object.keys(first.obj).join(', ')}} and fits no known schema. ` +
         `Tried ${missing.join('; ')}` +
         (field !== undefined ? ` (gold field "${field}")` : ''),
     );
@@ -185,32 +213,33 @@ function parseWithHash(path: string, text: string, contentHash: string, options:
     );
   }
 
-  const matched: { line: number; index: number; obj: Record<string, unknown>; m: SchemaMatch }[] = [];
+  const matched: { line: number; index: number; obj: Record<string, unknown>; place?: QuestionPlace; m: SchemaMatch }[] = [];
   for (const o of objects) {
     const m = spec.match(o.obj, field);
-    if (typeof m === 'string') issues.push({ line: o.line, message: `expected ${spec.describe}: ${m}` });
+    if (typeof m === 'string') issues.push({ line: o.line, ...(o.place ? { place: o.place } : {}), message: `expected ${spec.describe}: ${m}` });
     else matched.push({ ...o, m });
   }
   const format = requested === 'auto' ? autoFormat(spec, matched.map((x) => x.m)) : requested;
 
   const questions: Question[] = [];
   const goldIssues: DatasetIssue[] = [];
-  const seen = new Map<string, number>();
-  for (const { line, index, obj, m } of matched) {
+  const seen = new Map<string, { line: number; place?: QuestionPlace }>();
+  for (const { line, index, obj, place, m } of matched) {
     const gold = readGold(format, spec, m, field !== undefined);
     if (typeof gold !== 'string') {
-      goldIssues.push({ line, message: gold.error });
+      goldIssues.push({ line, ...(place ? { place } : {}), message: gold.error });
       continue;
     }
     const rawId = obj.id;
     const id = (typeof rawId === 'string' && rawId.trim() !== '') || (typeof rawId === 'number' && Number.isFinite(rawId)) ? String(rawId).trim() : String(index);
-    const firstLine = seen.get(id);
-    if (firstLine !== undefined) {
-      issues.push({ line, message: `duplicate question id ${JSON.stringify(id)} (first at line ${firstLine}); ids must be unique` });
+    const first = seen.get(id);
+    if (first !== undefined) {
+      issues.push({ line, ...(place ? { place } : {}), message: `duplicate question id ${JSON.stringify(id)} (first at ${issueWhere(first)}); ids must be unique` });
       continue;
     }
-    seen.set(id, line);
+    seen.set(id, { line, place });
     const q: Question = { id, line, schema: spec.name, format, text: m.text, gold, raw: obj };
+    if (place) q.place = place;
     if (m.choices) q.choices = m.choices;
     if (format === 'regex') q.pattern = options.pattern;
     questions.push(q);
@@ -235,6 +264,7 @@ export function parseDataset(path: string, text: string, options: DatasetOptions
 
 /** Reads and parses a dataset file; the content hash is over the file's bytes. */
 export function loadDataset(path: string, options: DatasetOptions = {}): Dataset {
+  if (/\.parquet$/i.test(path)) throw new InputError(`${path}: a parquet benchmark; this step reads JSONL or JSON text only`);
   let bytes: Buffer;
   try {
     bytes = readFileSync(path);

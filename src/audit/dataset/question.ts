@@ -16,11 +16,21 @@ export interface Choice {
   text: string;
 }
 
+/** Where a question sits in a parquet benchmark, which is not text and has no lines: its shard file and row. */
+export interface QuestionPlace {
+  /** The parquet file, relative to the dataset path given (its own name when that path is the file). */
+  file: string;
+  /** 0-based row within that file. */
+  row: number;
+}
+
 export interface Question {
-  /** The `id` field when present, else the 1-based line number (JSONL) or 1-based index (JSON array). */
+  /** The `id` field when present, else the 1-based line number (JSONL), 1-based index (JSON array) or 1-based row across a parquet benchmark's files. */
   id: string;
-  /** 1-based line in the file where the question starts, so the editor can point at it. */
+  /** 1-based line in the file where the question starts, so the editor can point at it; in a parquet benchmark the 1-based row across its files, in order. */
   line: number;
+  /** Parquet benchmarks only: the file and row the question was read from. */
+  place?: QuestionPlace;
   schema: DatasetSchema;
   format: AnswerFormat;
   /** Question text / stem / problem / prompt. */

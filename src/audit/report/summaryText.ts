@@ -94,6 +94,26 @@ export function untilReachedText(probes: readonly string[]): string {
   return `pass@k and answer-blind picks of ${names}: not computed — --until-reached stopped each question's attempts at its first correct one (reachable is exact; the pools are partial)`;
 }
 
+const SHOWN_DISAGREEMENTS = 3;
+
+/** An imported run's interface failures per harness reading, with the first few questions and both extractions. */
+export function interfaceFailureLines(f: RunSummary['interfaceFailures']): string[] {
+  if (!f) return [];
+  const quoted = (x: string | null) => (x === null ? 'none' : JSON.stringify(x));
+  const examples = (list: { id: string; harness: string | null; ours: string | null }[]) =>
+    list.slice(0, SHOWN_DISAGREEMENTS).map((d) => `question ${d.id}: harness ${quoted(d.harness)}, ours ${quoted(d.ours)}`).join('; ') + (list.length > SHOWN_DISAGREEMENTS ? '; …' : '');
+  const out: string[] = [];
+  for (const [reading, x] of Object.entries(f)) {
+    const m = x.missedRate;
+    const r = x.reverseRate;
+    out.push(`interface failures, harness ${reading} (n = ${x.n}): it missed ${m.successes} answer${m.successes === 1 ? '' : 's'} that ${m.successes === 1 ? 'is' : 'are'} in the output by our rules, of the ${m.n} it scored wrong ${rateText(m)}`);
+    if (x.missed.length > 0) out.push(`    ${examples(x.missed)}`);
+    out.push(`    of the ${r.n} it scored right, our rules find ${r.successes} wrong ${rateText(r)}`);
+    if (x.reverse.length > 0) out.push(`    ${examples(x.reverse)}`);
+  }
+  return out;
+}
+
 export function formatSummary(s: RunSummary, title = 'Reach Audit summary'): string {
   const out: string[] = [`${title} — ${s.n} question${s.n === 1 ? '' : 's'} (rates with 95% Wilson intervals)`];
   if (s.skipped && s.skipped.n > 0) {
@@ -148,6 +168,7 @@ export function formatSummary(s: RunSummary, title = 'Reach Audit summary'): str
     }
     out.push('    (strict: the answer marker only; flexible: every fallback — for GSM8K lm-eval\'s strict-match and flexible-extract; no truncation rule)');
   }
+  for (const line of interfaceFailureLines(s.interfaceFailures)) out.push(`  ${line}`);
   const t = s.truncated;
   const cut = [`deployment ${t.realized}/${s.n}`, ...Object.entries(t.probes ?? {}).map(([p, c]) => `${p} ${c.truncated}/${c.outputs}`)];
   if (t.globalRoutes) cut.push(`global route pool ${t.globalRoutes.truncated}/${t.globalRoutes.outputs}`);

@@ -4,6 +4,7 @@
  * budget per probe. A resumed run and an uninterrupted one have the same records, so the same summary.
  */
 import { addBudget, emptyBudget, chooseGlobalRoute } from '../probes';
+import { interfaceFailures } from './interfaceFailures';
 import { analyzeRepair, splitBySeededKey } from '../repair';
 import { seedFor } from './stats';
 import { bootstrapColumnMeans } from './stats/bootstrapStatistics';
@@ -211,6 +212,8 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
   if (chance) summary.chance = chance;
   const routesVsSearch = probes.includes('routes') && probes.includes('search') ? compareProbes(records, 'routes', 'search') : undefined;
   if (routesVsSearch) summary.routesVsSearch = routesVsSearch;
+  const disagreements = interfaceFailures(ordered);
+  if (disagreements) summary.interfaceFailures = disagreements;
   const readings = readingSummaries(records, probes);
   if (readings) summary.readings = readings;
   const repair = analyzeRepair(records);

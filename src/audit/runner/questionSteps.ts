@@ -100,6 +100,7 @@ export function startRecord(q: Question, settings: RunSettings, model: TextGener
   const record: QuestionRecord = {
     id: q.id,
     line: q.line,
+    ...(q.place ? { place: q.place } : {}),
     gold: q.gold,
     question: q.text,
     ...(q.format === 'choice' && q.choices && q.choices.length > 0 ? { options: q.choices.length } : {}),

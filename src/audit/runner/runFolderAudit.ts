@@ -109,6 +109,7 @@ export function buildManifest(input: Pick<RunAuditInput, 'modelInfo' | 'engineVe
       format: input.dataset.format,
       schema: input.dataset.schema,
       questions: input.questions.length,
+      ...(input.dataset.split !== undefined ? { split: input.dataset.split } : {}),
     },
     ...input.settings,
     ...(input.modelInfo.backend ? { backend: input.modelInfo.backend } : {}),

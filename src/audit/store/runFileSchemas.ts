@@ -130,6 +130,7 @@ const repairResult = object({
 export const questionRecordSchema = object({
   id: text,
   line: positiveInteger,
+  place: v.optional(object({ file: text, row: nonNegativeInteger })),
   gold: text,
   question: text,
   options: v.optional(positiveInteger),
@@ -141,6 +142,12 @@ export const questionRecordSchema = object({
   blind: map(map(blindChoice)),
   globalRoutes: v.optional(globalRoutesResult),
   repair: v.optional(repairResult),
+  harness: v.optional(
+    object({
+      prompt: v.string('expected a string'),
+      readings: map(object({ extracted: v.nullable(v.string('expected a string')), correct: v.nullable(flag), scores: map(finite) })),
+    }),
+  ),
 });
 
 const pairedDelta = object({
@@ -256,8 +263,11 @@ const truncationCount = v.pipe(
 );
 const readingSummary = object({ realized: rate, reachable: map(rate) });
 
+const disagreements = v.array(object({ id: text, harness: v.nullable(v.string('expected a string')), ours: v.nullable(v.string('expected a string')) }), 'expected an array');
+
 export const runSummarySchema = object({
   n: nonNegativeInteger,
+  interfaceFailures: v.optional(map(object({ n: nonNegativeInteger, missedRate: rate, reverseRate: rate, missed: disagreements, reverse: disagreements }))),
   realized: rate,
   reachable: map(rate),
   reachableAny: rate,
@@ -329,9 +339,9 @@ export const runManifestSchema = object({
     numerics: v.optional(numericsPlatform),
     numericsAlso: v.optional(v.array(numericsPlatform, 'expected an array')),
   }),
-  model: object({ path: text, contentHash: text, numBlocks: positiveInteger }),
+  model: object({ path: text, contentHash: text, numBlocks: nonNegativeInteger }),
   regradedFrom: v.optional(text),
-  dataset: object({ path: text, contentHash: text, format: text, schema: text, questions: nonNegativeInteger }),
+  dataset: object({ path: text, contentHash: text, format: text, schema: text, questions: nonNegativeInteger, split: v.optional(text) }),
   backend: v.optional(
     object({
       backend: v.literal('openai', "expected 'openai'"),
@@ -340,6 +350,17 @@ export const runManifestSchema = object({
       layerAccess: flag,
       seedHonoured: v.nullable(flag),
       concurrency: positiveInteger,
+    }),
+  ),
+  imported: v.optional(
+    object({
+      sources: v.array(object({ file: text, sha256: text }), 'expected an array'),
+      tool: text,
+      toolVersion: v.nullable(text),
+      task: text,
+      model: v.nullable(text),
+      generation: v.record(v.string(), v.unknown(), 'expected an object'),
+      unknown: texts,
     }),
   ),
   deployment,

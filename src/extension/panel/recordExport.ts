@@ -1,8 +1,9 @@
 /**
  * Export of a run's records: JSON (the records as stored, one array) and CSV (one row per
- * question: id, line, gold, deployed answer, realized, reachable per probe, repair). Pure.
+ * question: id, line, gold, deployed answer, realized, reachable per probe, repair; for an imported
+ * run, per harness reading its answer, its verdict and the interface failure). Pure.
  */
-import { repairedBy, type QuestionRecord } from '../../contract';
+import { harnessDisagreement, repairedBy, type QuestionRecord } from '../../contract';
 
 /** RFC 4180 field: quoted when it holds a comma, quote or line break; quotes doubled. */
 export function csvField(value: unknown): string {
@@ -18,9 +19,16 @@ function probesOf(records: readonly QuestionRecord[]): string[] {
   return [...names];
 }
 
+/** An imported run's harness readings (lm-eval filters), in first-seen order; none for an audit. */
+function readingsOf(records: readonly QuestionRecord[]): string[] {
+  return [...new Set(records.flatMap((r) => Object.keys(r.harness?.readings ?? {})))];
+}
+
 export function recordsToCsv(records: readonly QuestionRecord[]): string {
   const probes = probesOf(records);
-  const header = ['id', 'line', 'question', 'gold', 'answer', 'rule', 'realized', ...probes.map((p) => `reachable_${p}`), 'failure_set', 'repaired_by_blocks'];
+  const readings = readingsOf(records);
+  const harnessHeader = readings.flatMap((h) => [`harness_${h}_answer`, `harness_${h}_correct`, `interface_failure_${h}`]);
+  const header = ['id', 'line', 'question', 'gold', 'answer', 'rule', 'realized', ...probes.map((p) => `reachable_${p}`), 'failure_set', 'repaired_by_blocks', ...harnessHeader];
   const rows = records.map((r) => [
     r.id,
     r.line,
@@ -32,6 +40,7 @@ export function recordsToCsv(records: readonly QuestionRecord[]): string {
     ...probes.map((p) => (r.reachable[p] === undefined ? '' : r.reachable[p])),
     r.repair ? r.repair.inFailureSet : '',
     r.repair ? repairedBy(r).join(' ') : '',
+    ...readings.flatMap((h) => [r.harness?.readings[h]?.extracted ?? '', r.harness?.readings[h]?.correct ?? '', harnessDisagreement(r, h) ?? '']),
   ]);
   return [header, ...rows].map((row) => row.map(csvField).join(',')).join('\r\n') + '\r\n';
 }
