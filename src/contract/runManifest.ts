@@ -82,6 +82,8 @@ export interface RemoteBackendInfo {
   apiModel: string;
   /** Every server announced route / silenced-MLP extensions for a model of this block count. */
   layerAccess: boolean;
+  /** Every server announced the residual-perturbation extension too. Absent: not announced (and in runs made before it existed). */
+  perturbation?: true;
   /** Two identical seeded samples agreed (null: not checked). Without it sampling is not reproducible. */
   seedHonoured: boolean | null;
   concurrency: number;

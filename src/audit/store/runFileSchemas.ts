@@ -320,6 +320,7 @@ export const runManifestSchema = object({
       baseUrls: texts,
       apiModel: text,
       layerAccess: flag,
+      perturbation: v.optional(v.literal(true, 'expected true (absent when not announced)')),
       seedHonoured: v.nullable(flag),
       concurrency: positiveInteger,
     }),
