@@ -89,8 +89,8 @@ export interface RemoteBackendInfo {
   concurrency: number;
 }
 
-export type ProbeName = 'sample' | 'routes' | 'search';
-export const PROBE_NAMES: readonly ProbeName[] = ['sample', 'routes', 'search'];
+export type ProbeName = 'sample' | 'routes' | 'search' | 'perturb';
+export const PROBE_NAMES: readonly ProbeName[] = ['sample', 'routes', 'search', 'perturb'];
 
 /** A probe and its budget B: B candidate outputs per question. */
 export interface ProbeSpec {

@@ -78,10 +78,23 @@ export interface GradedOutput {
   tokens: number;
 }
 
-/** One probe attempt: a sample (seed) or a route evaluation (route). */
+/**
+ * A perturbation attempt's draw (docs/design.md, "Perturbation probe"): the direction's seed, the
+ * block after which it was added, which tokens it touched (`all`, `prompt`, or `continuation`: the
+ * prompt's last token and every generated one) and its length as a share of the residual's norm.
+ */
+export interface AttemptPerturbation {
+  afterBlock: number;
+  positions: 'all' | 'prompt' | 'continuation';
+  scale: number;
+  seed: number;
+}
+
+/** One probe attempt: a sample (seed), a route evaluation (route) or a perturbed deployment (perturbation). */
 export interface Attempt extends GradedOutput {
   route?: number[];
   seed?: number;
+  perturbation?: AttemptPerturbation;
   /** Search with the gold-logprob reward, a wrong route: its mean teacher-forced log-probability of the gold answer. */
   goldLogprob?: number;
 }

@@ -28,7 +28,7 @@ import type { Question } from '../dataset';
 import { type Attempt, type GlobalRoutesResult, type QuestionRecord, type RunSettings, isAnswerBlindProbe, type ProbeSpec } from '../../contract';
 import { seedFor, seededRandom } from '../results';
 import { untilFirstCorrect } from './untilFirstCorrect';
-import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, checkSearchReward, finishRepair, gradedUnder, probeResult, startRecord, startRepair } from './questionSteps';
+import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, checkSearchReward, finishRepair, gradedUnder, probeResult, questionPerturbation, startRecord, startRepair } from './questionSteps';
 
 export { AuditAborted, globalRoutePool, type AuditStage } from './questionSteps';
 
@@ -105,6 +105,11 @@ export async function auditQuestions(
       const routes = drawQuestionRoutes(L, spec.budget, (a) => seededRandom(seed, q.id, 'routes', a), settings.routeSpace.maxEdits, bounds);
       const request = (a: number) => deploymentRequest(d, ids, routed(q.id, 'routes', a), { route: routes[a] });
       return independentAttempts('routes', q, routes.length, request, (g, a) => ({ ...graded(g, q), route: routes[a] }), priority);
+    }
+    if (spec.name === 'perturb') {
+      const draws = Array.from({ length: spec.budget }, (_, a) => questionPerturbation(L, seed, q.id, a));
+      const request = (a: number) => deploymentRequest(d, ids, routed(q.id, 'perturb', a), { perturbation: draws[a] });
+      return independentAttempts('perturb', q, spec.budget, request, (g, a) => ({ ...graded(g, q), perturbation: draws[a] }), priority);
     }
     // MCTS: each evaluation needs the previous one's reward, so one request at a time.
     const search = new RouteSearch(L, (i) => seededRandom(seed, q.id, 'search', i), settings.search, bounds);

@@ -90,6 +90,14 @@ const attempt = object({
   ...gradedEntries,
   route: v.optional(blockIndices),
   seed: v.optional(nonNegativeInteger),
+  perturbation: v.optional(
+    object({
+      afterBlock: nonNegativeInteger,
+      positions: v.picklist(['all', 'prompt', 'continuation'], "expected 'all', 'prompt' or 'continuation'"),
+      scale: v.pipe(finite, v.minValue(0, 'expected a share ≥ 0')),
+      seed: nonNegativeInteger,
+    }),
+  ),
   goldLogprob: v.optional(v.pipe(finite, v.maxValue(0, 'expected a log-probability ≤ 0'))),
 });
 
