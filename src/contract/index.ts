@@ -4,7 +4,8 @@
  * side needs. The audit writes these types; the CLI, the extension and the webview read them. Imports nothing
  * outside this folder and touches no DOM or Node API, so the browser bundle can use it too.
  */
-export type { Budget, AnswerView, AnswerMatch, ContextSkip, ExemplarSkip, SkipReason, GradedOutput, Attempt, AttemptPerturbation, ProbeResult, BlindChoice, GlobalRoutesResult, RepairResult, QuestionRecord } from './runRecord';
+export type { Budget, AnswerView, AnswerMatch, ContextSkip, ExemplarSkip, SkipReason, GradedOutput, Attempt, AttemptPerturbation, DepthMark, DepthPoint, DepthResult, ProbeResult, BlindChoice, GlobalRoutesResult, RepairResult, QuestionRecord } from './runRecord';
+export { DEPTH_MARKS } from './runRecord';
 export type {
   GlobalRouteSummary,
   BlockRepair,
@@ -20,6 +21,7 @@ export type {
   TruncationCount,
   ReadingSummary,
   SkippedQuestion,
+  DepthSummary,
   RunSummary,
 } from './runSummary';
 export {

@@ -188,6 +188,11 @@ export interface RunSettings {
    * from the probes). Absent: every probe spends its budget.
    */
   untilReached?: true;
+  /**
+   * `--depth-probe B`: B seeded continuations from each depth prefix of a failure-set question's
+   * deployed output (docs/design.md, "Depth of loss"). Absent: not run.
+   */
+  depthProbe?: { budget: number };
   /** Which questions: --limit and --ids as given; `shard` only in a shard's run (--shard I/N). */
   selection: { limit: number | null; ids: string[] | null; shard?: ShardSelection | null };
 }

@@ -6,7 +6,7 @@
 import type { Interval, Rate } from './interval';
 import type { DifferenceIntervalMethod, PairedDecision } from './pairedDecision';
 import type { PairedDelta } from './comparison';
-import type { Budget } from './runRecord';
+import type { Budget, DepthMark } from './runRecord';
 
 export interface GlobalRouteSummary {
   poolSize: number;
@@ -198,6 +198,24 @@ export interface SkippedQuestion {
   contextLimit: number;
 }
 
+/**
+ * Depth of loss over a run's failure set (docs/design.md, "Depth of loss"): the share of questions
+ * reached from each depth of their deployed output, and where each was lost.
+ */
+export interface DepthSummary {
+  /** Failure-set questions the depth probe ran on. */
+  n: number;
+  budget: number;
+  /** Per depth mark: questions reached from it (n: those whose output had that prefix), and the prefix's mean share of the output. */
+  curve: { at: DepthMark; reached: Rate; meanDepth: number }[];
+  /** Where the point of no return fell: not reached from any prefix ('start'), or the quarter of the output (each over n). */
+  lostIn: { start: Rate; quarter: [Rate, Rate, Rate, Rate] };
+  /** Lost in the first quarter, and in the other three. */
+  early: Rate;
+  late: Rate;
+  cost: Budget;
+}
+
 export interface RunSummary {
   n: number;
   realized: Rate;
@@ -264,5 +282,7 @@ export interface RunSummary {
    * reachable rates are exact, but their pools are partial, so they have no pass@k curve, no
    * answer-blind picks or retention and no strict/flexible reachable. Absent: every probe spent its budget.
    */
+  /** --depth-probe: depth of loss over the failure set. Absent when not run. */
+  depth?: DepthSummary;
   untilReached?: string[];
 }

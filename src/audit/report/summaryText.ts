@@ -16,6 +16,7 @@ import {
 } from '../../contract';
 import { retentionLine } from './retentionText';
 import { blindDroppedText } from './blindDroppedText';
+import { depthLines } from './depthText';
 
 export function rateText(r: Rate | undefined): string {
   if (!r || r.n === 0) return '— (n = 0)';
@@ -156,6 +157,7 @@ export function formatSummary(s: RunSummary, title = 'Reach Audit summary'): str
     if (blocks.length > 0) out.push(`    by block — ${blocks.join('; ')}`);
   }
   const c = s.cost;
+  if (s.depth) out.push(...depthLines(s.depth));
   out.push(`  other cost: deployment ${c.deployment.generations} generations; global route pool ${c.globalRoutes.generations}; repair scan ${c.repair.generations}`);
   return out.join('\n');
 }

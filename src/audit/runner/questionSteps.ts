@@ -13,7 +13,7 @@ import { seedFor, seededRandom } from '../results';
 import type { Question } from '../dataset';
 import type { Attempt, AttemptPerturbation, BlindChoice, ProbeResult, QuestionRecord, RepairResult, GradingSettings, RunSettings } from '../../contract';
 
-export type AuditStage = 'deployment' | 'sample' | 'routes' | 'search' | 'perturb' | 'global-routes' | 'repair';
+export type AuditStage = 'deployment' | 'sample' | 'routes' | 'search' | 'perturb' | 'global-routes' | 'repair' | 'depth';
 
 export class AuditAborted extends Error {
   override name = 'AuditAborted';
