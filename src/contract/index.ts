@@ -22,6 +22,7 @@ export type {
   ReadingSummary,
   SkippedQuestion,
   DepthSummary,
+  CoverAtTau,
   RunSummary,
 } from './runSummary';
 export {

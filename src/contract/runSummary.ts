@@ -216,6 +216,12 @@ export interface DepthSummary {
   cost: Budget;
 }
 
+/** Cover@τ (arXiv 2510.08325): questions with at least a share τ of the probe's attempts correct. */
+export interface CoverAtTau {
+  tau: number;
+  covered: Rate;
+}
+
 export interface RunSummary {
   n: number;
   realized: Rate;
@@ -282,6 +288,8 @@ export interface RunSummary {
    * reachable rates are exact, but their pools are partial, so they have no pass@k curve, no
    * answer-blind picks or retention and no strict/flexible reachable. Absent: every probe spent its budget.
    */
+  /** Choice formats: Cover@τ per probe beside pass@k, where a guesser's pass@k is high. */
+  coverAtTau?: Record<string, CoverAtTau[]>;
   /** --depth-probe: depth of loss over the failure set. Absent when not run. */
   depth?: DepthSummary;
   untilReached?: string[];

@@ -12,6 +12,7 @@ import { compareProbes, probeExhaustion } from './probeComparison';
 import { blindRetention, blindRetentionByProbe } from './blindRetention';
 import { orderedKeys, passAtKRows, runRates, stopsAtFirstCorrect, rateOf, type BlindDropped, type Budget, type GlobalRouteSummary, type Interval, type PassAtKKind, type QuestionRecord, type Rate, type ReadingSummary, type RunSummary, type TruncationCount, isAnswerBlindProbe } from '../../contract';
 import { depthSummary } from './depthSummary';
+import { coverAtTau } from './coverAtTau';
 
 /** A probe's pass@k curve (the contract's rows, averaged) with its bootstrap interval per k. */
 function passAtKCurve(records: readonly QuestionRecord[], probe: string): { kind: PassAtKKind; curve: Record<string, number>; ci: Record<string, Interval> } {
@@ -209,6 +210,8 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
   if (readings) summary.readings = readings;
   const repair = analyzeRepair(records);
   if (repair) summary.repair = repair;
+  const cover = coverAtTau(records, probes);
+  if (cover) summary.coverAtTau = cover;
   const depth = depthSummary(records);
   if (depth) summary.depth = depth;
   return summary;

@@ -303,6 +303,7 @@ export const runSummarySchema = object({
     repair: v.optional(truncationCount),
   }),
   readings: v.optional(object({ strict: readingSummary, flexible: readingSummary })),
+  coverAtTau: v.optional(map(v.array(object({ tau: fraction, covered: rate }), 'expected an array of thresholds'))),
   depth: v.optional(
     object({
       n: nonNegativeInteger,
