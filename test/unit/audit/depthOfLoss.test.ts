@@ -11,6 +11,13 @@ import { type Fixture, fixture, promptIds } from '../engine/engineTestModels';
 import { depthCuts, depthRequest, depthResult } from '../../../src/audit/runner/depthOfLoss';
 import { DEFAULT_DEPLOYMENT } from '../../../src/audit/probes';
 import type { Generation } from '../../../src/engine';
+import type { QuestionRecord } from '../../../src/contract';
+import { auditQuestions } from '../../../src/audit/runner/questionPipeline';
+import { emptyRegradeCounts, regradeRecord } from '../../../src/audit/runner/regrade';
+import { DEFAULT_GRADING } from '../../../src/audit/answers/gradingSettings';
+import { questionRecordSchema } from '../../../src/audit/store/runFileSchemas';
+import { fakeFor, settingsFor, smallDataset } from './fixtures';
+import * as v from 'valibot';
 
 const greedy = { temperature: 0, topP: 1, seed: 0 };
 
@@ -84,5 +91,27 @@ describe('depth of loss: definitions', () => {
     assert.equal(all.lostIn, 4);
     const early = depthResult(1, 20, cuts, [v(true), v(false), v(false), v(false)], output, prefixText, []);
     assert.equal(early.lostIn, 1);
+  });
+});
+
+describe('depth of loss in the audit', () => {
+  it('runs on exactly the failure set, writes records the run-file schema accepts, and regrade drops it', async () => {
+    const dataset = smallDataset(24);
+    const settings = settingsFor(8, { depthProbe: { budget: 2 } });
+    const records: QuestionRecord[] = [];
+    await auditQuestions(fakeFor(dataset), dataset.questions, settings, { onRecord: (r) => records.push(r) }, { inFlight: 6 });
+    const members = records.filter((r) => r.repair?.inFailureSet);
+    assert.ok(members.length > 0, 'the fake gives a failure set');
+    for (const r of records) {
+      assert.equal(r.depth !== undefined, r.repair!.inFailureSet, r.id);
+      v.parse(questionRecordSchema, r);
+    }
+    const d = members[0].depth!;
+    assert.equal(d.points[0].at, '0');
+    assert.ok(d.points.every((p) => p.correct.length === 2));
+    assert.equal(d.cost.generations, 2 * d.points.length);
+    const byId = new Map(dataset.questions.map((q) => [q.id, q]));
+    const regraded = regradeRecord(members[0], byId.get(members[0].id)!, DEFAULT_GRADING, emptyRegradeCounts(), settings.repair.referenceProbes);
+    assert.equal(regraded.depth, undefined);
   });
 });
