@@ -12,7 +12,7 @@ import { costOf, deploymentRequest, RouteSearch, drawQuestionRoutes, lengthBound
 import type { Question } from '../audit/dataset';
 import { type Attempt, type GlobalRoutesResult, type QuestionRecord, type RunSettings, isAnswerBlindProbe } from '../contract';
 import { seedFor, seededRandom } from '../audit/results';
-import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, finishRepair, gradedUnder, probeResult, startRecord, startRepair } from '../audit/runner';
+import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, finishRepair, gradedUnder, probeResult, questionPerturbation, startRecord, startRepair } from '../audit/runner';
 
 export interface StagedAuditEvents {
   /** A question finished; called in dataset order, one chunk at a time. */
@@ -118,6 +118,17 @@ export async function auditQuestionsByStage(
           const mine = gens.slice(at, at + routesOf[i].length);
           at += routesOf[i].length;
           return { attempts: mine.map((g, a) => ({ ...graded(g, w.q), route: routesOf[i][a] })), gens: mine };
+        });
+      } else if (probe.name === 'perturb') {
+        const drawsOf = work.map((w) => Array.from({ length: probe.budget }, (_, a) => questionPerturbation(L, seed, w.q.id, a)));
+        const requests: GenerationRequest[] = [];
+        work.forEach((w, i) => {
+          drawsOf[i].forEach((perturbation, a) => requests.push(deploymentRequest(d, w.ids, routed(w.q.id, 'perturb', a), { perturbation })));
+        });
+        const gens = await run('perturb', requests, chunk);
+        results = work.map((w, i) => {
+          const mine = gens.slice(i * probe.budget, (i + 1) * probe.budget);
+          return { attempts: mine.map((g, a) => ({ ...graded(g, w.q), perturbation: drawsOf[i][a] })), gens: mine };
         });
       } else {
         results = await searchInLockstep(work, probe.budget, chunk);

@@ -1,6 +1,7 @@
 /**
  * `reach-audit table`: the paper's tables built from many runs and comparisons — random routes vs
- * search at a matched budget per setting, repair per run, realized vs ceiling per comparison.
+ * search at a matched budget per setting, repair per run, realized vs ceiling per comparison, the
+ * perturbation probe against sampling and routes.
  */
 import type { Command } from './command';
 import { parseFlagsAndFolders } from './flags';
@@ -27,6 +28,13 @@ const help = [
   '                    probe) base -> tuned with paired intervals, raw and Holm p and verdicts, the',
   '                    newly realized split, and "realized up while the ceiling does not rise in X',
   '                    of Y; Z inconclusive" with the rule used',
+  '  perturbation      one row per run with --probe perturb: on the gain set (questions not',
+  '                    realized), the reach of perturb, sample and routes at matched generations with',
+  '                    intervals, tokens and block applications per generation, answer-blind picks,',
+  '                    and the Jaccard overlap of the questions each probe reaches (bootstrap interval)',
+  '  depth             one row per run with --depth-probe: the failure set\'s reach from each depth',
+  '                    of the deployed output with intervals, the share lost in each quarter, early vs',
+  '                    late, and the cost',
   'A comparison whose two runs no longer match (deployment, budgets, seeds) is refused with the',
   'differences, as compare does, and so is a run that has not finished unless --allow-unfinished.',
   'Everything is recomputed from records.jsonl. An inconclusive row says roughly how many questions',

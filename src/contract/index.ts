@@ -4,7 +4,8 @@
  * side needs. The audit writes these types; the CLI, the extension and the webview read them. Imports nothing
  * outside this folder and touches no DOM or Node API, so the browser bundle can use it too.
  */
-export type { Budget, AnswerView, AnswerMatch, ContextSkip, ExemplarSkip, SkipReason, GradedOutput, Attempt, ProbeResult, BlindChoice, GlobalRoutesResult, RepairResult, QuestionRecord, HarnessVerdict } from './runRecord';
+export type { Budget, AnswerView, AnswerMatch, ContextSkip, ExemplarSkip, SkipReason, GradedOutput, Attempt, AttemptPerturbation, DepthMark, DepthPoint, DepthResult, ProbeResult, BlindChoice, GlobalRoutesResult, RepairResult, QuestionRecord, HarnessVerdict } from './runRecord';
+export { DEPTH_MARKS } from './runRecord';
 export type {
   GlobalRouteSummary,
   BlockRepair,
@@ -21,6 +22,8 @@ export type {
   TruncationCount,
   ReadingSummary,
   SkippedQuestion,
+  DepthSummary,
+  CoverAtTau,
   RunSummary,
   InterfaceFailures,
 } from './runSummary';

@@ -83,13 +83,15 @@ export interface RemoteBackendInfo {
   apiModel: string;
   /** Every server announced route / silenced-MLP extensions for a model of this block count. */
   layerAccess: boolean;
+  /** Every server announced the residual-perturbation extension too. Absent: not announced (and in runs made before it existed). */
+  perturbation?: true;
   /** Two identical seeded samples agreed (null: not checked). Without it sampling is not reproducible. */
   seedHonoured: boolean | null;
   concurrency: number;
 }
 
-export type ProbeName = 'sample' | 'routes' | 'search';
-export const PROBE_NAMES: readonly ProbeName[] = ['sample', 'routes', 'search'];
+export type ProbeName = 'sample' | 'routes' | 'search' | 'perturb';
+export const PROBE_NAMES: readonly ProbeName[] = ['sample', 'routes', 'search', 'perturb'];
 
 /** A probe and its budget B: B candidate outputs per question. */
 export interface ProbeSpec {
@@ -187,6 +189,11 @@ export interface RunSettings {
    * from the probes). Absent: every probe spends its budget.
    */
   untilReached?: true;
+  /**
+   * `--depth-probe B`: B seeded continuations from each depth prefix of a failure-set question's
+   * deployed output (docs/design.md, "Depth of loss"). Absent: not run.
+   */
+  depthProbe?: { budget: number };
   /** Which questions: --limit and --ids as given; `shard` only in a shard's run (--shard I/N). */
   selection: { limit: number | null; ids: string[] | null; shard?: ShardSelection | null };
 }

@@ -14,7 +14,7 @@ import type { QuestionRecord } from './runRecord';
  * Probes whose candidates were produced without the gold answer. The search's candidates were
  * chosen with a reward that graded them, so a selector over them would see the answer indirectly.
  */
-export const ANSWER_BLIND_PROBES: readonly string[] = ['sample', 'routes'];
+export const ANSWER_BLIND_PROBES: readonly string[] = ['sample', 'routes', 'perturb'];
 
 export function isAnswerBlindProbe(probe: string): boolean {
   return ANSWER_BLIND_PROBES.includes(probe);

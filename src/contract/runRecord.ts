@@ -78,10 +78,23 @@ export interface GradedOutput {
   tokens: number;
 }
 
-/** One probe attempt: a sample (seed) or a route evaluation (route). */
+/**
+ * A perturbation attempt's draw (docs/design.md, "Perturbation probe"): the direction's seed, the
+ * block after which it was added, which tokens it touched (`all`, `prompt`, or `continuation`: the
+ * prompt's last token and every generated one) and its length as a share of the residual's norm.
+ */
+export interface AttemptPerturbation {
+  afterBlock: number;
+  positions: 'all' | 'prompt' | 'continuation';
+  scale: number;
+  seed: number;
+}
+
+/** One probe attempt: a sample (seed), a route evaluation (route) or a perturbed deployment (perturbation). */
 export interface Attempt extends GradedOutput {
   route?: number[];
   seed?: number;
+  perturbation?: AttemptPerturbation;
   /** Search with the gold-logprob reward, a wrong route: its mean teacher-forced log-probability of the gold answer. */
   goldLogprob?: number;
 }
@@ -143,6 +156,40 @@ export interface RepairResult {
   scannedAs?: { inFailureSet: boolean; realized: boolean };
 }
 
+/** Where a depth prefix ends: a fraction of the deployed output's tokens, or right after its last line break. */
+export type DepthMark = '0' | '1/4' | '1/2' | '3/4' | 'last-line';
+export const DEPTH_MARKS: readonly DepthMark[] = ['0', '1/4', '1/2', '3/4', 'last-line'];
+
+/** One prefix of the deployed output that the depth probe resampled from (docs/design.md, "Depth of loss"). */
+export interface DepthPoint {
+  at: DepthMark;
+  /** Tokens of the deployed output kept as the prefix. */
+  tokens: number;
+  /** The continuations' verdicts (prefix + continuation graded as one output), in seed order. */
+  correct: boolean[];
+  answers: (string | null)[];
+  reached: boolean;
+}
+
+/**
+ * Depth of loss for a failure-set question: B seeded continuations from prefixes of its deployed
+ * output. `lostIn` is the quarter of the output that holds the point of no return ('start': no
+ * prefix reaches the answer, not even the empty one; 4 also when the deepest prefix still does).
+ */
+export interface DepthResult {
+  budget: number;
+  /** Tokens of the deployed output that a prefix may keep (the token that stopped it left out). */
+  outputTokens: number;
+  /** In order of depth. */
+  points: DepthPoint[];
+  /** Index into points of the deepest prefix from which the answer is still reached; null when none. */
+  deepestReached: number | null;
+  /** The first prefix from which the answer is not reached again, with the deployed text around its cut; null when the deepest prefix still reaches it. */
+  noReturn: { point: number; before: string; after: string } | null;
+  lostIn: 'start' | 1 | 2 | 3 | 4;
+  cost: Budget;
+}
+
 export interface QuestionRecord {
   /** The dataset's `id`, or the question's line number when the dataset has none. */
   id: string;
@@ -165,6 +212,8 @@ export interface QuestionRecord {
   blind: Record<string, Record<string, BlindChoice>>;
   globalRoutes?: GlobalRoutesResult;
   repair?: RepairResult;
+  /** --depth-probe B, failure-set questions only. */
+  depth?: DepthResult;
   /** Imported runs only: what the evaluation harness itself extracted and scored for this question. */
   harness?: HarnessVerdict;
 }

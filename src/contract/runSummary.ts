@@ -6,7 +6,7 @@
 import type { Interval, Rate } from './interval';
 import type { DifferenceIntervalMethod, PairedDecision } from './pairedDecision';
 import type { PairedDelta } from './comparison';
-import type { Budget } from './runRecord';
+import type { Budget, DepthMark } from './runRecord';
 
 export interface GlobalRouteSummary {
   poolSize: number;
@@ -245,6 +245,30 @@ export type InterfaceFailures = Record<
   }
 >;
 
+/**
+ * Depth of loss over a run's failure set (docs/design.md, "Depth of loss"): the share of questions
+ * reached from each depth of their deployed output, and where each was lost.
+ */
+export interface DepthSummary {
+  /** Failure-set questions the depth probe ran on. */
+  n: number;
+  budget: number;
+  /** Per depth mark: questions reached from it (n: those whose output had that prefix), and the prefix's mean share of the output. */
+  curve: { at: DepthMark; reached: Rate; meanDepth: number }[];
+  /** Where the point of no return fell: not reached from any prefix ('start'), or the quarter of the output (each over n). */
+  lostIn: { start: Rate; quarter: [Rate, Rate, Rate, Rate] };
+  /** Lost in the first quarter, and in the other three. */
+  early: Rate;
+  late: Rate;
+  cost: Budget;
+}
+
+/** Cover@τ (arXiv 2510.08325): questions with at least a share τ of the probe's attempts correct. */
+export interface CoverAtTau {
+  tau: number;
+  covered: Rate;
+}
+
 export interface RunSummary {
   n: number;
   /** Imported runs only: where the harness's own scoring and ours disagree on the same output. */
@@ -317,5 +341,9 @@ export interface RunSummary {
    * reachable rates are exact, but their pools are partial, so they have no pass@k curve, no
    * answer-blind picks or retention and no strict/flexible reachable. Absent: every probe spent its budget.
    */
+  /** Choice formats: Cover@τ per probe beside pass@k, where a guesser's pass@k is high. */
+  coverAtTau?: Record<string, CoverAtTau[]>;
+  /** --depth-probe: depth of loss over the failure set. Absent when not run. */
+  depth?: DepthSummary;
   untilReached?: string[];
 }

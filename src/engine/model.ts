@@ -103,6 +103,7 @@ export class Model implements TextGenerator {
       executor,
       numBlocks: config.numBlocks,
       vocabSize: config.vocabSize,
+      hiddenSize: config.hiddenSize,
       eosIds: new Set([...config.eosTokenIds, ...tokenizer.eosTokenIds]),
       decode: (ids) => tokenizer.decode(ids),
       maxBatch: () => this.maxBatch,

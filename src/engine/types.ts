@@ -19,6 +19,29 @@ export interface Decoding {
   seed: number;
 }
 
+/**
+ * Which tokens a residual perturbation touches: every token, the prompt's tokens only, or the
+ * prompt's last token and every generated one (what the model writes from).
+ */
+export type PerturbedPositions = 'all' | 'prompt' | 'continuation';
+export const PERTURBED_POSITIONS: readonly PerturbedPositions[] = ['all', 'prompt', 'continuation'];
+
+/**
+ * A seeded random direction added to the residual stream after one block (design: perturbation
+ * probe). At each touched token t the residual h_t after the block becomes h_t + scale·‖h_t‖·u,
+ * u the unit direction drawn from `seed` (perturbationDirection), so the push is the same share of
+ * the residual at every token. Applied wherever the token is computed (prompt or decode step), so
+ * every later block's keys and values see the perturbed stream.
+ */
+export interface ResidualPerturbation {
+  /** The block after which the vector is added (its first position in the route). */
+  afterBlock: number;
+  seed: number;
+  /** The added vector's length as a share of the residual's norm at that token. */
+  scale: number;
+  positions: PerturbedPositions;
+}
+
 /** One sequence to generate, with its own route, silenced MLPs and decoding. */
 export interface GenerationRequest {
   promptIds: readonly number[];
@@ -26,6 +49,8 @@ export interface GenerationRequest {
   route?: Route;
   /** Blocks whose MLP output is zeroed at every position and every occurrence in the route. */
   silencedMlp?: readonly number[];
+  /** A random direction added to the residual stream after one block. */
+  perturbation?: ResidualPerturbation;
   maxNewTokens: number;
   decoding: Decoding;
   /** Generation stops when the decoded text contains one of these (the stop string is cut off). */

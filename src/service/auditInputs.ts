@@ -133,6 +133,8 @@ export interface PreSettings {
   repair: RunSettings['repair'];
   /** --until-reached: probes stop at a question's first correct attempt. */
   untilReached: boolean;
+  /** --depth-probe B. */
+  depthProbe?: number;
   globalRoutes: number;
   seed: number;
   maxEdits: number;
@@ -183,6 +185,7 @@ export function readPreSettings(options: AuditOptions): PreSettings {
     selectors,
     repair: { enabled: options.repair === true, referenceProbes },
     untilReached: options.untilReached === true,
+    ...(options.depthProbe !== undefined ? { depthProbe: options.depthProbe } : {}),
     globalRoutes,
     seed,
     maxEdits: options.maxEdits ?? AUDIT_DEFAULTS.maxEdits,
@@ -267,6 +270,7 @@ export function runSettings(pre: PreSettings, numBlocks: number, selection: RunS
     grading: pre.grading,
     // Recorded only when set, so every full run's manifest stays as it was.
     ...(pre.untilReached ? { untilReached: true as const } : {}),
+    ...(pre.depthProbe !== undefined ? { depthProbe: { budget: pre.depthProbe } } : {}),
     selection,
   };
 }

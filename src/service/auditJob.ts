@@ -154,7 +154,7 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
         const refused = layerProbesRefused(settings, lease.remote);
         if (refused.length > 0) {
           throw new InputError(
-            `${refused.join(', ')} need layer access (routes, silenced MLPs), which ${lease.remote!.baseUrls.join(', ')} does not offer: ` +
+            `${refused.join(', ')} need layer access (routes, silenced MLPs, residual perturbation), which ${lease.remote!.baseUrls.join(', ')} does not offer: ` +
               'drop them (e.g. --probe sample:16 --select majority,confidence), run them with --backend local, or serve the model with `reach-audit serve --http`',
           );
         }

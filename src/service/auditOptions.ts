@@ -80,6 +80,13 @@ export const AUDIT_OPTIONS = {
     kind: 'boolean',
     help: "ceiling only: each probe stops a question's attempts at its first correct one; reachable is\nunchanged, pass@k and answer-blind selection are not computed for the probes (recorded)",
   },
+  depthProbe: {
+    flag: 'depth-probe',
+    kind: 'wholeNumber',
+    min: 1,
+    arg: 'B',
+    help: "depth of loss: for each failure-set question, B seeded samples (the sample probe's decoding)\nfrom prefixes of the deployed output at 0, 1/4, 1/2, 3/4 of its tokens and after its last line break",
+  },
   referenceProbes: { flag: 'reference-probes', kind: 'strings', arg: 'LIST', help: 'probes that define the failure set (default: every probe run)' },
   globalRoutes: { flag: 'global-routes', kind: 'wholeNumber', min: 1, arg: 'N', help: 'size of the shared route pool for global-route (default: the route budget)' },
   maxEdits: { flag: 'max-edits', kind: 'wholeNumber', min: 1, arg: 'N', help: `most edits in a random route (default ${AUDIT_DEFAULTS.maxEdits})` },

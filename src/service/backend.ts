@@ -75,8 +75,13 @@ export async function openBackend(options: BackendOptions, modelDir: string, loa
 
 /** Probes of these settings that need layer access the backend does not give; empty when all can run. */
 export function layerProbesRefused(settings: RunSettings, remote: RemoteBackendInfo | undefined): string[] {
-  if (!remote || remote.layerAccess) return [];
+  if (!remote) return [];
+  // The perturbation probe needs its own extension, which a server may lack while it offers routes.
+  const perturb = settings.probes.find((p) => p.name === 'perturb');
+  const perturbRefused = perturb && remote.perturbation !== true ? [`--probe perturb:${perturb.budget}`] : [];
+  if (remote.layerAccess) return perturbRefused;
   const refused = settings.probes.filter((p) => p.name === 'routes' || p.name === 'search').map((p) => `--probe ${p.name}:${p.budget}`);
+  refused.push(...perturbRefused);
   if (settings.repair.enabled) refused.push('--repair');
   if (settings.globalRoutes.routes.length > 0) refused.push('the global-route selector');
   return refused;

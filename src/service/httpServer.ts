@@ -1,7 +1,7 @@
 /**
  * The engine over HTTP (`reach-audit serve --http`): the OpenAI completions API plus the layer
  * extensions `route` and `silenced_mlp`, so route, search and repair probes can run on another
- * machine. Requests that arrive together are decoded in one engine batch. Binds to loopback unless
+ * machine, and `residual_perturbation` for the perturbation probe. Requests that arrive together are decoded in one engine batch. Binds to loopback unless
  * told otherwise, and beyond it only with a bearer token (or an explicit flag); request bodies,
  * prompts, routes and token budgets are bounded before anything is tokenized or allocated.
  */
@@ -15,11 +15,13 @@ import {
   EXTENSIONS_VERSION,
   InputError,
   LAYER_EXTENSIONS,
+  PERTURBATION_EXTENSION,
   quoteValue,
   type CompletionRequestBody,
   type CompletionResponseBody,
   type GenerationRequest,
   type HealthBody,
+  type ResidualPerturbation,
   type TextGenerator,
 } from '../engine/index';
 
@@ -114,7 +116,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
         model: options.modelName,
         reach_audit: {
           extensions_version: EXTENSIONS_VERSION,
-          extensions: [...LAYER_EXTENSIONS],
+          extensions: [...LAYER_EXTENSIONS, PERTURBATION_EXTENSION],
           num_blocks: model.numBlocks,
           max_position_embeddings: model.config.maxPositionEmbeddings,
         },
@@ -240,6 +242,17 @@ const isInt = (v: unknown): v is number => Number.isInteger(v);
 const isIntArray = (v: unknown): v is number[] => Array.isArray(v) && v.every(isInt);
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string');
 const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
+type PerturbationBody = NonNullable<CompletionRequestBody['residual_perturbation']>;
+const isPerturbationBody = (v: unknown): v is PerturbationBody => {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const o = v as Record<string, unknown>;
+  return isInt(o.after_block) && isInt(o.seed) && isNumber(o.scale) && typeof o.positions === 'string' && Object.keys(o).length === 4;
+};
+
+/** The body's perturbation in the engine's words; the engine checks its values against the route (a 400 naming them). */
+function toPerturbation(p: PerturbationBody): ResidualPerturbation {
+  return { afterBlock: p.after_block, seed: p.seed, scale: p.scale, positions: p.positions as ResidualPerturbation['positions'] };
+}
 
 /** A validated engine request, or a 400 naming the field. */
 export function toRequest(body: Record<string, unknown>, model: ServedModel, maxNewTokensLimit: number): GenerationRequest {
@@ -284,6 +297,7 @@ export function toRequest(body: Record<string, unknown>, model: ServedModel, max
   }
   const routeField = field(body, 'route', isIntArray, 'an array of block indices');
   const silencedField = field(body, 'silenced_mlp', isIntArray, 'an array of block indices');
+  const perturbationField = field(body, 'residual_perturbation', isPerturbationBody, 'an object {after_block, seed, scale, positions}');
   try {
     checkTokenIds(promptIds, model.vocabSize, 'prompt');
     const route = routeField === undefined ? undefined : checkRoute(routeField, model.numBlocks, 'route');
@@ -294,6 +308,7 @@ export function toRequest(body: Record<string, unknown>, model: ServedModel, max
       decoding: { temperature, topP, seed: seed >>> 0 },
       ...(route ? { route } : {}),
       ...(silenced && silenced.length > 0 ? { silencedMlp: silenced } : {}),
+      ...(perturbationField ? { perturbation: toPerturbation(perturbationField) } : {}),
       ...(stop && stop.length > 0 ? { stop } : {}),
     };
   } catch (err) {

@@ -41,6 +41,11 @@ export interface ReferenceConfig {
 export interface RouteOptions {
   route?: number[];
   silencedMlp?: number[];
+  /**
+   * A vector added to the residual stream right after the first application of `block`: at token
+   * t, `vector(t, residual)` (null: nothing added there), before any later block reads it.
+   */
+  addAfter?: { block: number; vector(t: number, residual: Float64Array): Float64Array | null };
 }
 
 const ARCHITECTURES = ['LlamaForCausalLM', 'MistralForCausalLM', 'Qwen2ForCausalLM', 'Qwen3ForCausalLM'];
@@ -298,7 +303,16 @@ export class ReferenceModel {
     const silenced = new Set(opts.silencedMlp ?? []);
     const embed = this.w('model.embed_tokens.weight', [c.vocabSize, H]);
     let x: Float64Array[] = ids.map((id) => embed.slice(id * H, (id + 1) * H));
-    for (const l of route) x = this.block(x, l, silenced.has(l));
+    const add = opts.addAfter;
+    const addAt = add ? route.indexOf(add.block) : -1;
+    route.forEach((l, p) => {
+      x = this.block(x, l, silenced.has(l));
+      if (p !== addAt || !add) return;
+      x = x.map((r, t) => {
+        const v = add.vector(t, r);
+        return v ? r.map((value, i) => value + v[i]) : r;
+      });
+    });
     const head = c.tieWordEmbeddings ? embed : this.w('lm_head.weight', [c.vocabSize, H]);
     const normW = this.w('model.norm.weight', [H]);
     return x.map((v) => linear(head, c.vocabSize, rmsNorm(v, normW, c.rmsNormEps)));

@@ -104,7 +104,7 @@ export function deploymentRequest(
   deployment: Deployment,
   ids: readonly number[],
   decoding: Decoding,
-  extra: Pick<GenerationRequest, 'route' | 'silencedMlp'> = {},
+  extra: Pick<GenerationRequest, 'route' | 'silencedMlp' | 'perturbation'> = {},
 ): GenerationRequest {
   return {
     promptIds: ids,

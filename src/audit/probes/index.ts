@@ -4,6 +4,7 @@ export { addBudget, costOf, emptyBudget } from './budget';
 export { PROMPT_TRUNCATIONS, fitQuestionPrompt } from './contextFit';
 export { DEFAULT_DEPLOYMENT, QUESTION_SLOT, checkDeployment, deploymentRequest, isFewShotExample, promptIds, questionSubject } from './deployment';
 export { globalRouteSkipReason } from './globalRoutePlan';
+export { PERTURBATION_POSITIONS, PERTURBATION_SCALE, drawPerturbation } from './perturbations';
 export { scoreGoldAnswer, searchReward } from './goldAnswerScore';
 export { DEFAULT_PROBE_DECODING, DEFAULT_SAMPLE_DECODING, LEGACY_PROBE_DECODING, checkSampleDecoding, decodingOf, routeDecodingRule } from './probeDecoding';
 export { isRouteProbe, parseProbeSpecs, parseSelectors } from './probeSpec';

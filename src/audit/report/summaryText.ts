@@ -17,6 +17,7 @@ import {
 } from '../../contract';
 import { retentionLine } from './retentionText';
 import { blindDroppedText } from './blindDroppedText';
+import { depthLines } from './depthText';
 
 export function rateText(r: Rate | undefined): string {
   if (!r || r.n === 0) return '— (n = 0)';
@@ -158,6 +159,8 @@ export function formatSummary(s: RunSummary, title = 'Reach Audit summary'): str
     const ci = s.passAtKCi?.[p];
     const at = (k: number) => `@${k} ${pct(curve[String(k)])}${ci?.[String(k)] ? ` [${pct(ci[String(k)].lo)}, ${pct(ci[String(k)].hi)}]` : ''}`;
     if (shown.length > 0) out.push(`  ${pad(`pass@k ${p} (${s.passAtKKind[p]})`, 34)} ${shown.map(at).join('  ')}   n = ${s.reachable[p]?.n ?? s.n}`);
+    const cover = s.coverAtTau?.[p];
+    if (cover) out.push(`  ${pad(`cover@τ ${p}`, 34)} ${cover.map((c) => `τ ${c.tau} ${pct(c.covered.rate)} [${pct(c.covered.ci.lo)}, ${pct(c.covered.ci.hi)}]`).join('  ')}   n = ${cover[0].covered.n}`);
   }
   if (s.untilReached && s.untilReached.length > 0) out.push(`  ${untilReachedText(s.untilReached)}`);
   if (s.readings) {
@@ -190,6 +193,7 @@ export function formatSummary(s: RunSummary, title = 'Reach Audit summary'): str
     if (blocks.length > 0) out.push(`    by block — ${blocks.join('; ')}`);
   }
   const c = s.cost;
+  if (s.depth) out.push(...depthLines(s.depth));
   out.push(`  other cost: deployment ${c.deployment.generations} generations; global route pool ${c.globalRoutes.generations}; repair scan ${c.repair.generations}`);
   return out.join('\n');
 }

@@ -1,12 +1,15 @@
 /**
  * The cross-run tables as `reach-audit table` and the Tables page both assemble them: random routes
- * vs search and repair over the runs, training over the comparisons, each with its view (a
- * training view only when a comparison is among the sources).
+ * vs search and repair over the runs, training over the comparisons, the perturbation probe against
+ * sampling and routes, depth of loss, each with its view (a training view only when a comparison is
+ * among the sources, a perturbation or depth view only when a run has that probe's results).
  */
-import { repairTable, routesVsSearchTable, trainingTable, type ComparisonForTables, type RepairRow, type RoutesVsSearchTable, type RunForTables, type TableOptions, type TrainingTable } from '../results';
+import { perturbationTable, repairTable, routesVsSearchTable, trainingTable, type ComparisonForTables, type PerturbationTable, type RepairRow, type RoutesVsSearchTable, type RunForTables, type TableOptions, type TrainingTable } from '../results';
 import { repairView, routesVsSearchView, trainingView, type TableView } from './tablesReport';
+import { perturbationView } from './perturbationView';
+import { depthRows, depthView, type DepthRow } from './depthView';
 
-export const TABLE_KINDS = ['routes-vs-search', 'repair', 'training'] as const;
+export const TABLE_KINDS = ['routes-vs-search', 'repair', 'training', 'perturbation', 'depth'] as const;
 export type TableKind = (typeof TABLE_KINDS)[number];
 
 export interface TableSet {
@@ -14,11 +17,13 @@ export interface TableSet {
     routesVsSearch?: RoutesVsSearchTable;
     repair?: { rows: RepairRow[]; missing: { folder: string; reason: string }[] };
     training?: TrainingTable;
+    perturbation?: PerturbationTable;
+    depth?: { rows: DepthRow[]; missing: { folder: string; reason: string }[] };
   };
   views: TableView[];
 }
 
-/** The tables of `kinds` (default all three), in the order routes vs search, repair, training. */
+/** The tables of `kinds` (default all five), in the order routes vs search, repair, training, perturbation, depth. */
 export function tableSet(runs: readonly RunForTables[], comparisons: readonly ComparisonForTables[], options: TableOptions & { kinds?: readonly TableKind[] } = {}): TableSet {
   const { kinds = TABLE_KINDS, ...tableOptions } = options;
   const set: TableSet = { tables: {}, views: [] };
@@ -36,6 +41,17 @@ export function tableSet(runs: readonly RunForTables[], comparisons: readonly Co
     const t = trainingTable(comparisons, tableOptions);
     set.tables.training = t;
     if (comparisons.length > 0) set.views.push(trainingView(t));
+  }
+  if (kinds.includes('perturbation')) {
+    const t = perturbationTable(runs);
+    set.tables.perturbation = t;
+    // Shown only where a run tried the probe, so tables of runs without it read as before.
+    if (t.rows.length > 0) set.views.push(perturbationView(t));
+  }
+  if (kinds.includes('depth')) {
+    const t = depthRows(runs);
+    set.tables.depth = t;
+    if (t.rows.length > 0) set.views.push(depthView(t.rows, t.missing));
   }
   return set;
 }

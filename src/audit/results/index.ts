@@ -6,6 +6,8 @@ export { bootstrapColumnMeans } from './stats/bootstrapStatistics';
 export { poissonBinomialUpperTail } from './stats/chance';
 export { DEFAULT_MARGIN } from './stats/pairedDecision';
 export { pairedDelta } from './stats/pairedDelta';
+export { depthSummary } from './depthSummary';
+export { perturbationTable, type PerturbationRow, type PerturbationTable, type ProbeOnGainSet, type ProbeOverlap } from './perturbationTable';
 export { seedFor, seededRandom } from './stats/prng';
 export { summarize } from './summary';
 export { TRAJECTORIES_FOLDER, TRAJECTORY_FILE, TableSourceError, loadRunForTables, loadTableSources, loadTrajectoryCheckpoints, readTrajectoryFile, type CheckpointRef, type SourceOptions } from './tableSources';

@@ -12,6 +12,8 @@ import { chanceSummary } from './chanceLevel';
 import { compareProbes, probeExhaustion } from './probeComparison';
 import { blindRetention, blindRetentionByProbe } from './blindRetention';
 import { MIN_BOOTSTRAP_QUESTIONS, wilsonInterval, orderedKeys, passAtKRows, runRates, stopsAtFirstCorrect, rateOf, type BlindDropped, type Budget, type GlobalRouteSummary, type Interval, type PassAtKKind, type QuestionRecord, type Rate, type ReadingSummary, type RunSummary, type TruncationCount, isAnswerBlindProbe } from '../../contract';
+import { depthSummary } from './depthSummary';
+import { coverAtTau } from './coverAtTau';
 
 /**
  * A probe's pass@k curve (the contract's rows, averaged) with its interval per k: Wilson where every
@@ -218,5 +220,9 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
   if (readings) summary.readings = readings;
   const repair = analyzeRepair(records);
   if (repair) summary.repair = repair;
+  const cover = coverAtTau(records, probes);
+  if (cover) summary.coverAtTau = cover;
+  const depth = depthSummary(records);
+  if (depth) summary.depth = depth;
   return summary;
 }

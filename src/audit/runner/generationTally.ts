@@ -44,7 +44,8 @@ export class GenerationTally {
         this.cutTokens += g.tokens.length;
       }
     }
-    const into = stage === 'repair' ? this.repairBack : this.back;
+    // The depth probe, like the repair scan, runs on the failure set only, outside the per-question plan.
+    const into = stage === 'repair' || stage === 'depth' ? this.repairBack : this.back;
     into.set(id, (into.get(id) ?? 0) + gens.length);
     if (stage !== 'search') return;
     this.searchBack.set(id, (this.searchBack.get(id) ?? 0) + 1);

@@ -28,7 +28,9 @@ import type { Question } from '../dataset';
 import { type Attempt, type GlobalRoutesResult, type QuestionRecord, type RunSettings, isAnswerBlindProbe, type ProbeSpec } from '../../contract';
 import { seedFor, seededRandom } from '../results';
 import { untilFirstCorrect } from './untilFirstCorrect';
-import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, checkSearchReward, finishRepair, gradedUnder, probeResult, startRecord, startRepair } from './questionSteps';
+import { depthOfLoss } from './depthOfLoss';
+import { inFailureSet } from '../repair';
+import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, checkSearchReward, finishRepair, gradedUnder, probeResult, questionPerturbation, startRecord, startRepair } from './questionSteps';
 
 export { AuditAborted, globalRoutePool, type AuditStage } from './questionSteps';
 
@@ -106,6 +108,11 @@ export async function auditQuestions(
       const request = (a: number) => deploymentRequest(d, ids, routed(q.id, 'routes', a), { route: routes[a] });
       return independentAttempts('routes', q, routes.length, request, (g, a) => ({ ...graded(g, q), route: routes[a] }), priority);
     }
+    if (spec.name === 'perturb') {
+      const draws = Array.from({ length: spec.budget }, (_, a) => questionPerturbation(L, seed, q.id, a));
+      const request = (a: number) => deploymentRequest(d, ids, routed(q.id, 'perturb', a), { perturbation: draws[a] });
+      return independentAttempts('perturb', q, spec.budget, request, (g, a) => ({ ...graded(g, q), perturbation: draws[a] }), priority);
+    }
     // MCTS: each evaluation needs the previous one's reward, so one request at a time.
     const search = new RouteSearch(L, (i) => seededRandom(seed, q.id, 'search', i), settings.search, bounds);
     const out = { attempts: [] as Attempt[], gens: [] as Generation[], scoring: 0 };
@@ -163,6 +170,24 @@ export async function auditQuestions(
       };
       record.globalRoutes = result;
     }
+    // Depth of loss runs beside the repair scan, on the same failure set, fixed before either generates.
+    const depthBudget = settings.depthProbe?.budget;
+    const depth =
+      depthBudget !== undefined && inFailureSet(record.realized.correct, record.reachable, settings.repair.referenceProbes)
+        ? depthOfLoss({
+            q,
+            promptIds: ids,
+            deployed: deployedOut,
+            budget: depthBudget,
+            deployment: d,
+            decoding: (at, b) => sampled(seedFor(seed, q.id, 'depth', at, b)),
+            decode: (tokens) => model.decode(tokens),
+            generate: (requests) => generate('depth', q, requests, priority),
+            grade: (text, g) => graded({ ...g, text }, q),
+          })
+        : null;
+    // Handled here so that a failure while the repair scan runs is not an unhandled rejection.
+    depth?.catch(() => undefined);
     if (settings.repair.enabled) {
       // F membership is fixed from the probe results and handed out before any silenced generation runs.
       const { member, scanned } = startRepair(record, settings, q);
@@ -172,6 +197,7 @@ export async function auditQuestions(
         finishRepair(record, q, await generate('repair', q, requests, priority), settings.grading);
       }
     }
+    if (depth) record.depth = await depth;
     return record;
   }
 

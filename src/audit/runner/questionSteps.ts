@@ -6,14 +6,14 @@
  */
 import type { Generation, TextGenerator, Decoding } from '../../engine';
 import { InputError } from '../../common';
-import { costOf, fitQuestionPrompt, isFewShotExample, drawQuestionRoutes, type LengthBounds, selectConfidence, selectMajority, decodingOf, routeDecodingRule } from '../probes';
+import { costOf, fitQuestionPrompt, isFewShotExample, drawQuestionRoutes, drawPerturbation, type LengthBounds, selectConfidence, selectMajority, decodingOf, routeDecodingRule } from '../probes';
 import { grade, normalizeAnswer } from '../answers';
 import { inFailureSet } from '../repair';
 import { seedFor, seededRandom } from '../results';
 import type { Question } from '../dataset';
-import type { Attempt, BlindChoice, ProbeResult, QuestionRecord, RepairResult, GradingSettings, RunSettings } from '../../contract';
+import type { Attempt, AttemptPerturbation, BlindChoice, ProbeResult, QuestionRecord, RepairResult, GradingSettings, RunSettings } from '../../contract';
 
-export type AuditStage = 'deployment' | 'sample' | 'routes' | 'search' | 'global-routes' | 'repair';
+export type AuditStage = 'deployment' | 'sample' | 'routes' | 'search' | 'perturb' | 'global-routes' | 'repair' | 'depth';
 
 export class AuditAborted extends Error {
   override name = 'AuditAborted';
@@ -46,6 +46,11 @@ export function auditDecodings(settings: RunSettings): AuditDecodings {
 /** The shared global route pool: drawn from the run seed alone, the same for every question. */
 export function globalRoutePool(numBlocks: number, seed: number, count: number, maxEdits: number, bounds?: LengthBounds): number[][] {
   return drawQuestionRoutes(numBlocks, count, (a) => seededRandom(seed, 'global-route-pool', a), maxEdits, bounds);
+}
+
+/** The perturbation probe's attempt `a` of a question: its draw, keyed by (run seed, question, attempt). */
+export function questionPerturbation(numBlocks: number, runSeed: number, qid: string, a: number): AttemptPerturbation {
+  return drawPerturbation(numBlocks, seededRandom(runSeed, qid, 'perturb', a), seedFor(runSeed, qid, 'perturb-direction', a));
 }
 
 /** A deployment budget that leaves no room for any prompt is a settings error, before any work. */

@@ -5,6 +5,7 @@
  * verdicts (reachable, the blind selections, the failure set) is recomputed. The repair scan stores
  * answers, not outputs, and was run for the old failure set, so its verdicts are kept as they were
  * graded, with the membership they were measured for (`repair.scannedAs`): the scan is stale.
+ * Depth-of-loss results are dropped (answers only, for the old failure set).
  */
 import { grade, normalizeAnswer } from '../answers';
 import { selectConfidence, selectMajority } from '../probes';
@@ -56,6 +57,9 @@ export function regradeRecord(r: QuestionRecord, q: Question, grading: GradingSe
       out.blind[p] = blind;
     }
   }
+  // Depth results keep answers, not outputs, for a failure set the new verdicts may change: they
+  // cannot be graded again, so a regraded run has none (rerun with --depth-probe to measure them).
+  delete out.depth;
   if (r.globalRoutes) out.globalRoutes = { ...r.globalRoutes, attempts: r.globalRoutes.attempts.map((a) => regraded(a, q, grading, counts)) };
   if (r.repair) {
     // Regrading a regraded run keeps the membership of the scan itself, not of the last regrade.

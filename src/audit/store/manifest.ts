@@ -98,6 +98,7 @@ export function manifestMismatches(stored: RunManifest, wanted: RunManifest): st
   check('grading', stored.grading ?? noGrading, wanted.grading ?? noGrading);
   // A ceiling-only run's probes hold partial pools: its records cannot be completed, or compared, as full ones.
   check('--until-reached (probes stop at the first correct attempt)', stored.untilReached === true, wanted.untilReached === true);
+  check('--depth-probe', stored.depthProbe ?? 'not run', wanted.depthProbe ?? 'not run');
   check('question selection', stored.selection, wanted.selection);
   check('backend', backendIdentity(stored), backendIdentity(wanted));
   return out;

@@ -90,6 +90,14 @@ const attempt = object({
   ...gradedEntries,
   route: v.optional(blockIndices),
   seed: v.optional(nonNegativeInteger),
+  perturbation: v.optional(
+    object({
+      afterBlock: nonNegativeInteger,
+      positions: v.picklist(['all', 'prompt', 'continuation'], "expected 'all', 'prompt' or 'continuation'"),
+      scale: v.pipe(finite, v.minValue(0, 'expected a share ≥ 0')),
+      seed: nonNegativeInteger,
+    }),
+  ),
   goldLogprob: v.optional(v.pipe(finite, v.maxValue(0, 'expected a log-probability ≤ 0'))),
 });
 
@@ -127,6 +135,26 @@ const repairResult = object({
   scannedAs: v.optional(object({ inFailureSet: flag, realized: flag })),
 });
 
+const depthMark = v.picklist(['0', '1/4', '1/2', '3/4', 'last-line'], "expected '0', '1/4', '1/2', '3/4' or 'last-line'");
+const depthResult = object({
+  budget: positiveInteger,
+  outputTokens: nonNegativeInteger,
+  points: v.array(
+    object({
+      at: depthMark,
+      tokens: nonNegativeInteger,
+      correct: v.array(flag, 'expected an array of true/false'),
+      answers: v.array(v.nullable(text), 'expected an array of answers'),
+      reached: flag,
+    }),
+    'expected an array of depth points',
+  ),
+  deepestReached: v.nullable(nonNegativeInteger),
+  noReturn: v.nullable(object({ point: nonNegativeInteger, before: v.string('expected a string'), after: v.string('expected a string') })),
+  lostIn: v.union([v.literal('start'), v.literal(1), v.literal(2), v.literal(3), v.literal(4)], "expected 'start' or a quarter 1-4"),
+  cost: budget,
+});
+
 export const questionRecordSchema = object({
   id: text,
   line: positiveInteger,
@@ -148,6 +176,7 @@ export const questionRecordSchema = object({
       readings: map(object({ extracted: v.nullable(v.string('expected a string')), correct: v.nullable(flag), scores: map(finite) })),
     }),
   ),
+  depth: v.optional(depthResult),
 });
 
 const pairedDelta = object({
@@ -295,6 +324,18 @@ export const runSummarySchema = object({
     repair: v.optional(truncationCount),
   }),
   readings: v.optional(object({ strict: readingSummary, flexible: readingSummary })),
+  coverAtTau: v.optional(map(v.array(object({ tau: fraction, covered: rate }), 'expected an array of thresholds'))),
+  depth: v.optional(
+    object({
+      n: nonNegativeInteger,
+      budget: positiveInteger,
+      curve: v.array(object({ at: depthMark, reached: rate, meanDepth: fraction }), 'expected an array of depth marks'),
+      lostIn: object({ start: rate, quarter: v.tuple([rate, rate, rate, rate], 'expected four rates') }),
+      early: rate,
+      late: rate,
+      cost: budget,
+    }),
+  ),
   skipped: object({
     n: nonNegativeInteger,
     questions: v.array(
@@ -348,6 +389,7 @@ export const runManifestSchema = object({
       baseUrls: texts,
       apiModel: text,
       layerAccess: flag,
+      perturbation: v.optional(v.literal(true, 'expected true (absent when not announced)')),
       seedHonoured: v.nullable(flag),
       concurrency: positiveInteger,
     }),
@@ -377,6 +419,7 @@ export const runManifestSchema = object({
     widening: v.optional(v.union([v.pipe(finite, v.minValue(0, 'expected a number ≥ 0')), v.literal('off')], "expected a number ≥ 0 or 'off'")),
     reward: v.optional(v.picklist(['correct', 'gold-logprob'], "expected 'correct' or 'gold-logprob'")),
   }),
+  depthProbe: v.optional(object({ budget: positiveInteger })),
   untilReached: v.optional(v.literal(true, 'expected true')),
   grading: v.optional(
     object({

@@ -13,7 +13,8 @@
  * Waiting requests are served by priority (lower first; equal priorities in submission order), so
  * an audit's earlier questions finish first while later ones fill the slots they leave free.
  *
- * Shared prompts: waiting requests with the same priority, prompt, route and silenced MLPs (the B
+ * Shared prompts: waiting requests with the same priority, prompt, route, silenced MLPs and residual
+ * perturbation (the B
  * samples of one question and its deployment) are prefilled once; each forks that prefill's
  * caches (copy on write) and draws its first token from the shared last-position logits with its
  * own PRNG.
@@ -24,6 +25,7 @@
 import { InputError } from '../../common';
 import { checkRoute, checkSilenced, checkTokenIds } from './routeValidation';
 import { type RouteExecutor, SequenceSlot } from './routeExecutor';
+import { type AppliedPerturbation, checkPerturbation } from './residualPerturbation';
 import { type TokenChoice, Xoshiro128 } from '../sampling/sampling';
 import type { TokenChoicePool } from '../sampling/tokenChoicePool';
 import type { LogSumExp } from '../sampling/logSumExp';
@@ -35,6 +37,8 @@ export interface GenerationContext {
   executor: RouteExecutor;
   numBlocks: number;
   vocabSize: number;
+  /** Width of the residual stream (a perturbation's direction has this many values). */
+  hiddenSize: number;
   eosIds: ReadonlySet<number>;
   decode(ids: readonly number[]): string;
   /** Most sequences in one decode step (read at every step, so it can be changed between calls). */
@@ -83,13 +87,15 @@ export interface Checked {
   request: GenerationRequest;
   route: number[];
   silenced: Set<number>;
+  perturbation: AppliedPerturbation | null;
 }
 
-export function checkRequest(r: GenerationRequest, index: number, numBlocks: number, vocabSize: number): Checked {
+export function checkRequest(r: GenerationRequest, index: number, numBlocks: number, vocabSize: number, hiddenSize: number): Checked {
   const what = `request ${index}`;
   checkTokenIds(r.promptIds, vocabSize, `${what} promptIds`);
   const route = checkRoute(r.route, numBlocks, `${what} route`);
   const silenced = checkSilenced(r.silencedMlp, numBlocks, `${what} silencedMlp`);
+  const perturbation = checkPerturbation(r.perturbation, route, hiddenSize, `${what} perturbation`);
   if (!Number.isInteger(r.maxNewTokens) || r.maxNewTokens < 0) {
     throw new InputError(`${what} maxNewTokens: expected a whole number >= 0, got ${String(r.maxNewTokens)}`);
   }
@@ -101,7 +107,7 @@ export function checkRequest(r: GenerationRequest, index: number, numBlocks: num
     throw new InputError(`${what} decoding.topP: expected a number in (0, 1], got ${String(d.topP)}`);
   }
   if (!Number.isInteger(d.seed)) throw new InputError(`${what} decoding.seed: expected a whole number, got ${String(d.seed)}`);
-  return { index, request: r, route, silenced };
+  return { index, request: r, route, silenced, perturbation };
 }
 
 export function abortError(): Error {
@@ -188,7 +194,7 @@ export class GenerationScheduler {
   submit(requests: readonly GenerationRequest[], signal: AbortSignal | undefined, priority = 0): Promise<Generation[]> {
     let checked: Checked[];
     try {
-      checked = requests.map((r, i) => checkRequest(r, i, this.ctx.numBlocks, this.ctx.vocabSize));
+      checked = requests.map((r, i) => checkRequest(r, i, this.ctx.numBlocks, this.ctx.vocabSize, this.ctx.hiddenSize));
     } catch (err) {
       return Promise.reject(err);
     }
@@ -225,7 +231,7 @@ export class GenerationScheduler {
   }
 
   private enqueue(r: Running, priority: number): void {
-    const key = JSON.stringify([priority, r.c.request.promptIds, r.c.route, [...r.c.silenced].sort((x, y) => x - y)]);
+    const key = JSON.stringify([priority, r.c.request.promptIds, r.c.route, [...r.c.silenced].sort((x, y) => x - y), r.c.perturbation?.key ?? null]);
     let g = this.groups.get(key);
     if (!g) {
       g = { key, priority, order: this.order++, waiting: [], prefix: null, logits: null };
@@ -332,7 +338,7 @@ export class GenerationScheduler {
       firsts.push(...ahead.map((g) => g.waiting[0].c));
       toPrefill.push(...ahead);
       const started = performance.now();
-      const slots = firsts.map((c) => new SequenceSlot(c.route, c.silenced));
+      const slots = firsts.map((c) => new SequenceSlot(c.route, c.silenced, c.perturbation));
       // A prompt is still wanted while a caller waits for any request of its group; a long prefill
       // whose callers all cancelled stops at the next block (routeExecutor.ts).
       const live = (r: Running) => !r.call.settled;

@@ -17,9 +17,9 @@
  */
 import { KvBuffer, KvCache, copySlots } from './kvCache';
 
-/** One route step: block `block`, its MLP silenced or not. */
-export function stepKey(block: number, silenced: boolean): string {
-  return silenced ? `${block}s` : `${block}`;
+/** One route step: block `block`, its MLP silenced or not, its output perturbed (the perturbation's key) or not. */
+export function stepKey(block: number, silenced: boolean, perturbed?: string): string {
+  return `${block}${silenced ? 's' : ''}${perturbed ?? ''}`;
 }
 
 export class PrefixNode {

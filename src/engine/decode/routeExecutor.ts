@@ -22,6 +22,7 @@ import { KvBuffer, KvCache, type KvStats, append, bufferFor, capacityFor } from 
 import { NonFiniteActivations, firstNonFinite, nonFiniteName } from './nonFiniteActivations';
 import { MaskCache, type MaskRow } from '../graphs/attentionMask';
 import { type PrefixNode, PromptPrefixStore, stepKey } from './promptPrefixStore';
+import { type AppliedPerturbation, perturbRows } from './residualPerturbation';
 
 /**
  * Whether sequence i of a step still has a caller waiting for it. When none of a group's sequences
@@ -47,8 +48,16 @@ export class SequenceSlot {
   constructor(
     readonly route: readonly number[],
     readonly silenced: ReadonlySet<number>,
+    /** A random direction added to the residual after one route position (residualPerturbation.ts). */
+    readonly perturbation: AppliedPerturbation | null = null,
   ) {
     this.kv = route.map(() => null);
+  }
+
+  /** Route position p as a prefix-sharing step: its block, silenced MLP and perturbation. */
+  step(p: number): string {
+    const block = this.route[p];
+    return stepKey(block, this.silenced.has(block), this.perturbation?.position === p ? this.perturbation.key : undefined);
   }
 
   /**
@@ -56,7 +65,7 @@ export class SequenceSlot {
    * silenced MLPs, every cache shared until it first writes (copy on write, see kvCache.ts).
    */
   fork(): SequenceSlot {
-    const child = new SequenceSlot(this.route, this.silenced);
+    const child = new SequenceSlot(this.route, this.silenced, this.perturbation);
     child.length = this.length;
     child.promptLength = this.promptLength;
     this.kv.forEach((c, p) => { child.kv[p] = c ? c.fork() : null; });
@@ -112,7 +121,9 @@ interface StepRow {
 /** "route [0,1,1,2]", with any silenced MLPs. */
 function routeText(seq: SequenceSlot): string {
   const silenced = [...seq.silenced].sort((a, b) => a - b);
-  return `route [${seq.route.join(',')}]${silenced.length > 0 ? ` with the MLP of block${silenced.length > 1 ? 's' : ''} ${silenced.join(', ')} silenced` : ''}`;
+  const p = seq.perturbation?.spec;
+  const perturbed = p ? `, perturbed after block ${p.afterBlock} (seed ${p.seed}, scale ${p.scale}, ${p.positions})` : '';
+  return `route [${seq.route.join(',')}]${silenced.length > 0 ? ` with the MLP of block${silenced.length > 1 ? 's' : ''} ${silenced.join(', ')} silenced` : ''}${perturbed}`;
 }
 
 /** Which token of a row: "token 12 of the 20-token prompt" or "generated token 3". */
@@ -144,17 +155,17 @@ class PrefixStates {
   }
 
   /** Row `i` went through `block` without running it (its output came from the prefix store). */
-  skip(i: number, block: number, silenced: boolean): void {
-    this.state[i] = this.id(`${this.state[i]}|${stepKey(block, silenced)}`);
+  skip(i: number, step: string): void {
+    this.state[i] = this.id(`${this.state[i]}|${step}`);
   }
 
-  /** Moves `members` through `block`: which of them must run it, and which copy whose output. */
-  advance(members: readonly number[], block: number, silenced: (i: number) => boolean): { run: number[]; copies: [number, number][] } {
+  /** Moves `members` through their next step (`step(i)`): which of them must run it, and which copy whose output. */
+  advance(members: readonly number[], step: (i: number) => string): { run: number[]; copies: [number, number][] } {
     const first = new Map<number, number>();
     const run: number[] = [];
     const copies: [number, number][] = [];
     for (const i of members) {
-      this.state[i] = this.id(`${this.state[i]}|${stepKey(block, silenced(i))}`);
+      this.state[i] = this.id(`${this.state[i]}|${step(i)}`);
       const from = first.get(this.state[i]);
       if (from === undefined) {
         first.set(this.state[i], i);
@@ -264,12 +275,12 @@ export class RouteExecutor {
     const storing = seqs.map(() => prefix !== null && this.store.budgetBytes > 0);
     if (prefix && this.store.budgetBytes > 0) {
       seqs.forEach((seq, i) => {
-        const steps = seq.route.map((b) => stepKey(b, seq.silenced.has(b)));
+        const steps = seq.route.map((_, p) => seq.step(p));
         const path = this.store.lookup(keys[i], steps);
         if (path.length === 0) return;
         path.forEach((n, p) => {
           seq.kv[p] = n.kv.fork();
-          prefix.skip(i, seq.route[p], seq.silenced.has(seq.route[p]));
+          prefix.skip(i, seq.step(p));
         });
         const last = path[path.length - 1];
         rows[i].hidden = last.hidden;
@@ -298,7 +309,7 @@ export class RouteExecutor {
       // its routes up to where each leaves the identity, a silenced MLP up to its block) get the
       // same numbers from this block: one of them runs it, the others take its output and fork its
       // cache. Rows of a same-length call do not depend on their batch-mates, so this changes no bit.
-      const { run, copies } = prefix ? prefix.advance(members, block, (i) => seqs[i].silenced.has(block)) : { run: members, copies: [] };
+      const { run, copies } = prefix ? prefix.advance(members, (i) => seqs[i].step(pointer[i])) : { run: members, copies: [] };
       await this.runBlock(block, run.map((i) => ({ row: rows[i], position: pointer[i] })), S);
       for (const [i, from] of copies) {
         rows[i].hidden = rows[from].hidden;
@@ -309,7 +320,7 @@ export class RouteExecutor {
         for (const i of run) {
           if (!storing[i]) continue;
           const seq = seqs[i];
-          const stored = this.store.insert(keys[i], node[i], stepKey(block, seq.silenced.has(block)), rows[i].hidden.subarray(0, rows[i].count * H), seq.kv[pointer[i]] as KvCache);
+          const stored = this.store.insert(keys[i], node[i], seq.step(pointer[i]), rows[i].hidden.subarray(0, rows[i].count * H), seq.kv[pointer[i]] as KvCache);
           node[i] = stored;
           storing[i] = stored !== null;
         }
@@ -428,6 +439,10 @@ export class RouteExecutor {
     });
     members.forEach(({ row, position }, j) => {
       row.hidden = h.subarray(rowOf[j] * S * H, (rowOf[j] + 1) * S * H);
+      // The perturbation goes in before anything reads this output: later blocks, their caches,
+      // row copies and the prefix store all see the perturbed stream.
+      const p = row.seq.perturbation;
+      if (p?.position === position) perturbRows(row.hidden, row.count, row.seq.length, prompt ? row.count : row.seq.promptLength, p);
       let cache = row.seq.kv[position];
       if (fresh) {
         cache = new KvCache(fresh, j, 0);

@@ -26,6 +26,8 @@ export interface CompletionRequestBody {
   route?: number[];
   /** Extension: blocks whose MLP output is zeroed. */
   silenced_mlp?: number[];
+  /** Extension: a seeded random direction added to the residual after one block (the engine's ResidualPerturbation). */
+  residual_perturbation?: { after_block: number; seed: number; scale: number; positions: string };
 }
 
 export interface CompletionChoice {
@@ -66,3 +68,5 @@ export interface HealthBody {
 
 export const EXTENSIONS_VERSION = 1;
 export const LAYER_EXTENSIONS = ['route', 'silenced_mlp'] as const;
+/** Announced apart from the layer extensions: a server without it still serves routes and repair, and refuses only the perturbation probe. */
+export const PERTURBATION_EXTENSION = 'residual_perturbation';

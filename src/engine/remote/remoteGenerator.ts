@@ -8,14 +8,15 @@
  * (retryPolicy.ts): bounded, announced, and stopped at once by the caller's abort.
  *
  * Layer routes and silenced MLPs need layer access: only a server that announces the extensions on
- * its health endpoint (our own) gets them; anything else is refused before a request is sent.
+ * its health endpoint (our own) gets them; anything else is refused before a request is sent. A
+ * residual perturbation needs its own announced extension likewise.
  */
 import OpenAI from 'openai';
 import { readModelConfig, type ModelConfig } from '../checkpoint/config';
 import { InputError, RemoteServerError } from '../../common';
 import { loadModelTokenizer, type ModelTokenizer } from '../text/tokenizer';
 import type { ChatMessage, Generation, GenerationRequest, PromptSource, TextGenerator } from '../types';
-import { EXTENSIONS_VERSION, LAYER_EXTENSIONS, type CompletionRequestBody, type CompletionResponseBody, type HealthBody } from './completionApi';
+import { EXTENSIONS_VERSION, LAYER_EXTENSIONS, PERTURBATION_EXTENSION, type CompletionRequestBody, type CompletionResponseBody, type HealthBody } from './completionApi';
 import { boundedFetch, readBounded } from './boundedFetch';
 import { toGeneration } from './completionResponse';
 import { remoteError } from './remoteErrors';
@@ -83,6 +84,8 @@ interface Server {
   url: string;
   client: OpenAI;
   layerAccess: boolean;
+  /** It announced the residual-perturbation extension too. */
+  perturbation: boolean;
   /** When each request now waiting on this server was sent (for the slow-server line). */
   waiting: Set<{ since: number }>;
 }
@@ -131,7 +134,8 @@ export class RemoteGenerator implements TextGenerator {
         timeout: timeoutMs,
         fetch: boundedFetch(),
       });
-      servers.push({ url, client, layerAccess: await announcesLayerAccess(raw, config, url, limits), waiting: new Set() });
+      const access = await announcedAccess(raw, config, url, limits);
+      servers.push({ url, client, layerAccess: access.layer, perturbation: access.perturbation, waiting: new Set() });
     }
     const apiModel = options.apiModel ?? (await firstModel(servers[0], limits));
     const info: RemoteBackendInfo = {
@@ -139,6 +143,8 @@ export class RemoteGenerator implements TextGenerator {
       baseUrls: servers.map((s) => s.url),
       apiModel,
       layerAccess: servers.every((s) => s.layerAccess),
+      // Recorded only when given, so the manifests of servers without it read as before.
+      ...(servers.every((s) => s.perturbation) ? { perturbation: true } : {}),
       seedHonoured: null,
       concurrency,
     };
@@ -173,6 +179,12 @@ export class RemoteGenerator implements TextGenerator {
         throw new InputError(
           'route, search and repair probes need layer access, which this OpenAI-compatible server does not offer ' +
             `(${this.info.baseUrls.join(', ')}): run them on the local engine, or serve the model with \`reach-audit serve --http\``,
+        );
+      }
+      if (r.perturbation && this.info.perturbation !== true) {
+        throw new InputError(
+          `the perturbation probe needs the residual_perturbation extension, which ${this.info.baseUrls.join(', ')} does not announce: ` +
+            'run it on the local engine, or serve the model with a `reach-audit serve --http` that offers it',
         );
       }
     }
@@ -226,6 +238,7 @@ export class RemoteGenerator implements TextGenerator {
       ...(request.stop && request.stop.length > 0 ? { stop: [...request.stop] } : {}),
       ...(layered && request.route ? { route: [...request.route] } : {}),
       ...(layered && request.silencedMlp && request.silencedMlp.length > 0 ? { silenced_mlp: [...request.silencedMlp] } : {}),
+      ...(request.perturbation ? { residual_perturbation: { after_block: request.perturbation.afterBlock, seed: request.perturbation.seed, scale: request.perturbation.scale, positions: request.perturbation.positions } } : {}),
     };
     const waiting = { since: Date.now() };
     server.waiting.add(waiting);
@@ -278,7 +291,9 @@ async function withRetries<T>(server: Server, limits: Limits, signal: AbortSigna
   }
 }
 
-async function announcesLayerAccess(baseUrl: string, config: ModelConfig, url: string, limits: Limits): Promise<boolean> {
+/** Whether the server announced the layer extensions, and the residual-perturbation one besides. */
+async function announcedAccess(baseUrl: string, config: ModelConfig, url: string, limits: Limits): Promise<{ layer: boolean; perturbation: boolean }> {
+  const none = { layer: false, perturbation: false };
   let health: Partial<HealthBody> | undefined;
   try {
     // Our server shows its details only to a client with the token (a bare /health just says ok).
@@ -289,19 +304,19 @@ async function announcesLayerAccess(baseUrl: string, config: ModelConfig, url: s
     });
     if (!response.ok) {
       await response.body?.cancel();
-      return false;
+      return none;
     }
     health = JSON.parse(await readBounded(response, 64 * 1024)) as Partial<HealthBody>;
   } catch {
-    return false;
+    return none;
   }
   const ext = health?.reach_audit;
-  if (!ext || ext.extensions_version !== EXTENSIONS_VERSION) return false;
-  if (!Array.isArray(ext.extensions) || !LAYER_EXTENSIONS.every((e) => ext.extensions.includes(e))) return false;
+  if (!ext || ext.extensions_version !== EXTENSIONS_VERSION) return none;
+  if (!Array.isArray(ext.extensions) || !LAYER_EXTENSIONS.every((e) => ext.extensions.includes(e))) return none;
   if (ext.num_blocks !== config.numBlocks) {
     throw new InputError(`${url}: the server's model has ${ext.num_blocks} blocks, the local model folder's config.json says ${config.numBlocks}: not the same model`);
   }
-  return true;
+  return { layer: true, perturbation: ext.extensions.includes(PERTURBATION_EXTENSION) };
 }
 
 async function firstModel(server: Server, limits: Limits): Promise<string> {

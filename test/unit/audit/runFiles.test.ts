@@ -105,7 +105,7 @@ test('a wrong manifest or comparison names its file and field', () => {
   fs.writeFileSync(file, JSON.stringify(manifest));
   assert.throws(() => readManifest(folder), {
     name: 'InputError',
-    message: `${file}: field model.numBlocks: expected a non-negative integer, got -1; field probes[0].name: expected one of sample, routes, search, got "guess"`,
+    message: `${file}: field model.numBlocks: expected a non-negative integer, got -1; field probes[0].name: expected one of sample, routes, search, perturb, got "guess"`,
   });
 
   const comparisons = tempDir();

@@ -1,0 +1,70 @@
+/**
+ * The depth-of-loss table: one row per run with --depth-probe, from the run's records (the same
+ * depthSummary its summary.json carries): the reach curve over depth with intervals, the share
+ * of failures lost in each quarter of the deployed output, early against late, and the cost.
+ */
+import { DEPTH_MARKS, type DepthSummary, type Rate } from '../../contract';
+import { depthSummary, type RunForTables } from '../results';
+import type { TableView } from './tablesReport';
+
+const rateText = (r: Rate | undefined) => (!r || r.n === 0 ? '—' : `${(100 * r.rate).toFixed(1)}% [${(100 * r.ci.lo).toFixed(1)}, ${(100 * r.ci.hi).toFixed(1)}] (n = ${r.n})`);
+const rateCsv = (r: Rate | undefined) => (!r ? [null, null, null, 0] : [r.rate, r.ci.lo, r.ci.hi, r.n]);
+const MARKS = ['from start', 'from ¼', 'from ½', 'from ¾', 'from last line break'];
+const QUARTERS = ['1', '2', '3', '4'];
+
+export interface DepthRow {
+  folder: string;
+  model: string;
+  dataset: string;
+  finished: boolean;
+  depth: DepthSummary;
+}
+
+export function depthRows(runs: readonly RunForTables[]): { rows: DepthRow[]; missing: { folder: string; reason: string }[] } {
+  const rows: DepthRow[] = [];
+  const missing: { folder: string; reason: string }[] = [];
+  for (const run of runs) {
+    const depth = depthSummary(run.records.filter((r) => !r.skipped));
+    if (depth) rows.push({ folder: run.folder, model: run.model, dataset: run.dataset, finished: run.finished, depth });
+    else missing.push({ folder: run.folder, reason: 'no depth probe results (audit with --depth-probe B; only failure-set questions get one)' });
+  }
+  return { rows, missing };
+}
+
+const markOf = (d: DepthSummary, at: string) => d.curve.find((c) => c.at === at)?.reached;
+
+export function depthView(rows: readonly DepthRow[], missing: readonly { folder: string; reason: string }[]): TableView {
+  return {
+    id: 'depth',
+    title: 'Depth of loss: where the deployed output loses a reachable answer',
+    notes: [
+      "For each failure-set question (reachable, not realized), B seeded samples with the sample probe's decoding continue the deployed output from 0, ¼, ½, ¾ of its tokens and from after its last line break. Reached: a continuation from that prefix is correct (Wilson 95% interval). Lost in quarter q: the first prefix after the deepest one that still reaches the answer lies in that quarter (4 also when the deepest prefix still reaches it); not reached from any prefix: not even from the empty one.",
+    ],
+    headers: ['model', 'dataset', 'failures', 'B', ...MARKS.map((m) => `reached ${m}`), ...QUARTERS.map((q) => `lost in quarter ${q}`), 'not reached from any prefix', 'early (quarter 1) / late', 'cost (generations / tokens / block applications)'],
+    rows: rows.map((r) => [
+      r.finished ? r.model : `${r.model} (unfinished)`,
+      r.dataset,
+      String(r.depth.n),
+      String(r.depth.budget),
+      ...DEPTH_MARKS.map((m) => rateText(markOf(r.depth, m))),
+      ...r.depth.lostIn.quarter.map(rateText),
+      rateText(r.depth.lostIn.start),
+      `${r.depth.early.successes} / ${r.depth.late.successes}`,
+      `${r.depth.cost.generations} / ${r.depth.cost.tokens} / ${r.depth.cost.blockApplications}`,
+    ]),
+    csvHeaders: [
+      'folder', 'model', 'dataset', 'finished', 'failures', 'budget',
+      ...DEPTH_MARKS.flatMap((m) => [`reached_${m}`, `reached_${m}_lo`, `reached_${m}_hi`, `reached_${m}_n`]),
+      ...QUARTERS.flatMap((q) => [`lost_q${q}`, `lost_q${q}_lo`, `lost_q${q}_hi`, `lost_q${q}_n`]),
+      'lost_start', 'lost_start_lo', 'lost_start_hi', 'lost_start_n', 'early', 'late', 'generations', 'tokens', 'block_applications',
+    ],
+    csvRows: rows.map((r) => [
+      r.folder, r.model, r.dataset, r.finished, r.depth.n, r.depth.budget,
+      ...DEPTH_MARKS.flatMap((m) => rateCsv(markOf(r.depth, m))),
+      ...r.depth.lostIn.quarter.flatMap(rateCsv),
+      ...rateCsv(r.depth.lostIn.start),
+      r.depth.early.successes, r.depth.late.successes, r.depth.cost.generations, r.depth.cost.tokens, r.depth.cost.blockApplications,
+    ]),
+    apart: missing.map((m) => `Not in the table: ${m.folder} — ${m.reason}`),
+  };
+}
