@@ -10,7 +10,7 @@ import { globalRoutePool } from '../audit/runner';
 import { loadDataset, type Dataset, ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset';
 import { checkDeployment, DEFAULT_DEPLOYMENT, QUESTION_SLOT, PROMPT_TRUNCATIONS, DEFAULT_SEARCH, checkSampleDecoding, DEFAULT_PROBE_DECODING, DEFAULT_SAMPLE_DECODING, lengthBoundsOf, lengthBoundsProblem, routeLengthBounds, isRouteProbe, parseProbeSpecs, parseSelectors, globalRouteSkipReason } from '../audit/probes';
 import { presetDeployment, readMmluDevSplit } from '../audit/presets';
-import { CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES } from '../audit/answers';
+import { parseThinkingMarkers, CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES } from '../audit/answers';
 import { SEARCH_REWARDS, type Deployment, type FewShotExample, type RunSettings, type DecodingRule, type ProbeDecoding, type GradingSettings, SELECTOR_NAMES, type ProbeSpec, type ShardSelection } from '../contract';
 import { parseShard, shardQuestions, shardSelection } from '../audit/store';
 import { AUDIT_DEFAULTS, DEFAULT_PROBES, type AuditOptions } from './auditOptions';
@@ -145,6 +145,8 @@ export interface PreSettings {
   inFlight: number;
   maxBatch?: number;
   grading: GradingSettings;
+  /** --thinking-markers as given; the run's markers are settled once the model loads (thinkingOfRun). */
+  thinkingMarkers?: { open: string; close: string };
 }
 
 function oneOf<T extends string>(value: string | undefined, flag: string, allowed: readonly T[], fallback: T): T {
@@ -200,6 +202,7 @@ export function readPreSettings(options: AuditOptions): PreSettings {
       correctBy: oneOf(options.correctBy, '--correct-by', CORRECT_BY, DEFAULT_GRADING.correctBy),
       truncated: oneOf(options.gradeTruncated, '--grade-truncated', TRUNCATED_RULES, DEFAULT_GRADING.truncated),
     },
+    ...(options.thinkingMarkers !== undefined && options.thinkingMarkers.trim() !== '' ? { thinkingMarkers: parseThinkingMarkers(options.thinkingMarkers) } : {}),
     inFlight: options.batch ?? AUDIT_DEFAULTS.batch,
     maxBatch: options.maxBatch,
   };

@@ -174,6 +174,15 @@ export const AUDIT_OPTIONS = {
       'answer, else the last number; strict: the marker only, lm-eval strict-match for GSM8K;\n' +
       'flexible: lm-eval flexible-extract for GSM8K). Both other readings are recorded too',
   },
+  thinkingMarkers: {
+    flag: 'thinking-markers',
+    kind: 'string',
+    arg: 'OPEN,CLOSE',
+    help:
+      "the markers around a reasoning model's thought (default: the tokenizer's own thinking\n" +
+      "tokens, else '<think>,</think>'): the answer is read after the last closing marker; an\n" +
+      'output whose thought never closed is cut while thinking and not graded as an answer',
+  },
   shard: {
     flag: 'shard',
     kind: 'string',

@@ -126,6 +126,7 @@ const OPTION_SETTINGS: Readonly<Partial<Record<keyof typeof AUDIT_OPTIONS, Optio
   truncatePrompt: { group: 'deployment', values: PROMPT_TRUNCATIONS },
   gradeTruncated: { group: 'grading', values: TRUNCATED_RULES },
   correctBy: { group: 'grading', values: CORRECT_BY },
+  thinkingMarkers: { group: 'grading', note: 'Empty: the tokenizer\'s own thinking tokens, else `<think>,</think>`.' },
   weights: { group: 'engine', values: WEIGHT_VALUES },
   batch: { group: 'engine' },
   maxBatch: { group: 'engine' },

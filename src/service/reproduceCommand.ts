@@ -88,6 +88,7 @@ export function reproduceCommand(manifest: RunManifest): ReproduceCommand {
   const grading = manifest.grading ?? DEFAULT_GRADING;
   if (grading.correctBy !== DEFAULT_GRADING.correctBy) flag('correct-by', grading.correctBy);
   if (grading.truncated !== DEFAULT_GRADING.truncated) flag('grade-truncated', grading.truncated);
+  if (grading.thinking?.from === 'flag') flag('thinking-markers', `${grading.thinking.open},${grading.thinking.close}`);
 
   const { selection } = manifest;
   if (selection.limit !== null) flag('limit', selection.limit);

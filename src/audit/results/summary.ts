@@ -10,6 +10,7 @@ import { bootstrapColumnMeans } from './stats/bootstrapStatistics';
 import { chanceSummary } from './chanceLevel';
 import { compareProbes, probeExhaustion } from './probeComparison';
 import { blindRetention, blindRetentionByProbe } from './blindRetention';
+import { unfinishedThoughts } from './thoughtCounts';
 import { orderedKeys, passAtKRows, runRates, stopsAtFirstCorrect, rateOf, type BlindDropped, type Budget, type GlobalRouteSummary, type Interval, type PassAtKKind, type QuestionRecord, type Rate, type ReadingSummary, type RunSummary, type TruncationCount, isAnswerBlindProbe } from '../../contract';
 
 /** A probe's pass@k curve (the contract's rows, averaged) with its bootstrap interval per k. */
@@ -168,6 +169,7 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
   if (pooled.length > 0) truncation.globalRoutes = count(pooled);
   const repaired = records.flatMap((r) => Object.values(r.repair?.truncatedBySilencedBlock ?? {}).map((t) => ({ truncated: t })));
   if (repaired.length > 0) truncation.repair = count(repaired);
+  const thoughts = unfinishedThoughts(records, probes);
 
   const summary: RunSummary = {
     n,
@@ -187,6 +189,7 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
     cost,
     states: rates.states,
     truncated: truncation,
+    ...(thoughts ? { unfinishedThoughts: thoughts } : {}),
     skipped: {
       n: skipped.length,
       questions: skipped.flatMap((r) => (r.skipped?.reason === 'context' ? [{ id: r.id, line: r.line, promptTokens: r.skipped.promptTokens, maxNewTokens: r.skipped.maxNewTokens, contextLimit: r.skipped.contextLimit }] : [])),

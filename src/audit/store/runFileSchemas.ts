@@ -79,6 +79,7 @@ const gradedEntries = {
   answer: v.nullable(text),
   correct: flag,
   truncated: flag,
+  thought: v.optional(v.picklist(['finished', 'unfinished'], "expected 'finished' or 'unfinished'")),
   rule: text,
   match: v.optional(object({ rule: text, note: v.optional(text) })),
   strict: v.optional(answerView),
@@ -122,6 +123,7 @@ const repairResult = object({
   correctBySilencedBlock: map(flag),
   answerBySilencedBlock: map(v.nullable(text)),
   truncatedBySilencedBlock: v.optional(map(flag)),
+  unfinishedThoughtBySilencedBlock: v.optional(map(flag)),
   splitKey: finite,
   cost: budget,
   scannedAs: v.optional(object({ inFailureSet: flag, realized: flag })),
@@ -243,6 +245,10 @@ const truncationCount = v.pipe(
   object({ truncated: nonNegativeInteger, outputs: nonNegativeInteger }),
   v.check((t) => t.truncated <= t.outputs, 'expected truncated ≤ outputs'),
 );
+const thoughtCount = v.pipe(
+  object({ unfinished: nonNegativeInteger, outputs: nonNegativeInteger }),
+  v.check((t) => t.unfinished <= t.outputs, 'expected unfinished ≤ outputs'),
+);
 const readingSummary = object({ realized: rate, reachable: map(rate) });
 
 export const runSummarySchema = object({
@@ -273,6 +279,14 @@ export const runSummarySchema = object({
     globalRoutes: v.optional(truncationCount),
     repair: v.optional(truncationCount),
   }),
+  unfinishedThoughts: v.optional(
+    object({
+      realized: nonNegativeInteger,
+      probes: map(thoughtCount),
+      globalRoutes: v.optional(thoughtCount),
+      repair: v.optional(thoughtCount),
+    }),
+  ),
   readings: v.optional(object({ strict: readingSummary, flexible: readingSummary })),
   skipped: object({
     n: nonNegativeInteger,
@@ -343,6 +357,14 @@ export const runManifestSchema = object({
     object({
       correctBy: v.picklist(['stated', 'strict', 'flexible'], "expected 'stated', 'strict' or 'flexible'"),
       truncated: v.picklist(['strict', 'lenient'], "expected 'strict' or 'lenient'"),
+      thinking: v.optional(
+        object({
+          open: v.pipe(text, v.minLength(1, 'expected a marker')),
+          close: v.pipe(text, v.minLength(1, 'expected a marker')),
+          from: v.picklist(['default', 'flag', 'tokenizer'], "expected 'default', 'flag' or 'tokenizer'"),
+          startsInThought: flag,
+        }),
+      ),
     }),
   ),
   probeDecoding: v.optional(
