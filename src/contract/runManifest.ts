@@ -28,6 +28,8 @@ export interface Deployment {
   template?: string;
   /** Optional system message (chat prompts only). */
   system?: string;
+  /** Chat prompts: further chat-template variables (--chat-template-kwargs, e.g. Qwen3's `enable_thinking`); absent when none were given. */
+  chatTemplateKwargs?: Record<string, unknown>;
   /** The few-shot preset this deployment was made from (--preset), when it was. */
   preset?: string;
   /** Raw prompts: text before the few-shot examples (an instruction line). */

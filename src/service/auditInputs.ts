@@ -84,10 +84,27 @@ function presetFor(name: string, base: Deployment, options: AuditOptions): Deplo
     options.template !== undefined ? '--template' : undefined,
     options.fewshot !== undefined ? '--fewshot' : undefined,
     options.system !== undefined ? '--system' : undefined,
+    options.chatTemplateKwargs !== undefined && options.chatTemplateKwargs.trim() !== '' ? '--chat-template-kwargs' : undefined,
   ].filter((x) => x !== undefined);
   if (own.length > 0) throw new InputError(`--preset ${name} sets the whole prompt (a raw few-shot prompt); leave out ${own.join(', ')}`);
   if (options.fewshotFile !== undefined && name !== 'mmlu-5shot') throw new InputError(`--fewshot-file gives MMLU dev-split examples per subject; it is for --preset mmlu-5shot, not ${name}`);
   return presetDeployment(name, base, options.fewshotFile !== undefined ? readMmluDevSplit(options.fewshotFile) : undefined);
+}
+
+/** --chat-template-kwargs: a JSON object of template variables, for chat prompts only; nothing when empty. */
+function readTemplateKwargs(value: string | undefined, prompt: 'chat' | 'raw'): Pick<Deployment, 'chatTemplateKwargs'> {
+  if (value === undefined || value.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new InputError(`--chat-template-kwargs ${value}: not JSON; expected an object such as '{"enable_thinking": false}'`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new InputError(`--chat-template-kwargs ${value}: expected a JSON object such as '{"enable_thinking": false}'`);
+  if (prompt !== 'chat') throw new InputError('--chat-template-kwargs sets chat-template variables: it is for --prompt chat, not a raw prompt or a --preset');
+  const taken = Object.keys(parsed).filter((k) => k === 'messages' || k === 'add_generation_prompt');
+  if (taken.length > 0) throw new InputError(`--chat-template-kwargs: ${taken.join(', ')} is the audit's own to set`);
+  return Object.keys(parsed).length === 0 ? {} : { chatTemplateKwargs: parsed as Record<string, unknown> };
 }
 
 export function readDeployment(options: AuditOptions): Deployment {
@@ -108,6 +125,7 @@ export function readDeployment(options: AuditOptions): Deployment {
     prompt,
     ...(template !== undefined ? { template } : {}),
     ...(options.system !== undefined ? { system: options.system } : {}),
+    ...readTemplateKwargs(options.chatTemplateKwargs, prompt),
     fewShot: options.fewshot ? readFewShot(options.fewshot) : [],
     maxNewTokens: options.maxNewTokens ?? DEFAULT_DEPLOYMENT.maxNewTokens,
     temperature: options.temperature ?? DEFAULT_DEPLOYMENT.temperature,

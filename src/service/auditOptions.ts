@@ -149,6 +149,14 @@ export const AUDIT_OPTIONS = {
   },
   topP: { flag: 'top-p', kind: 'number', range: { allows: (n: number) => n > 0 && n <= 1, expected: 'a number in (0, 1]' }, arg: 'P', help: `deployment top-p (default ${DEFAULT_DEPLOYMENT.topP})` },
   stop: { flag: 'stop', kind: 'strings', repeated: true, arg: 'TEXT', help: 'stop string; repeat for several' },
+  chatTemplateKwargs: {
+    flag: 'chat-template-kwargs',
+    kind: 'string',
+    arg: 'JSON',
+    help:
+      'further chat-template variables, a JSON object (vLLM\'s name), e.g. \'{"enable_thinking": false}\'\n' +
+      'for Qwen3; recorded in the manifest; a key the template never reads is refused',
+  },
   truncatePrompt: {
     flag: 'truncate-prompt',
     kind: 'string',

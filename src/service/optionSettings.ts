@@ -123,6 +123,7 @@ const OPTION_SETTINGS: Readonly<Partial<Record<keyof typeof AUDIT_OPTIONS, Optio
   temperature: { group: 'deployment', key: 'deploymentTemperature', note: 'The deployment\'s own temperature (`reachAudit.temperature` is the sample probe\'s).' },
   topP: { group: 'deployment', key: 'deploymentTopP' },
   stop: { group: 'deployment' },
+  chatTemplateKwargs: { group: 'deployment', note: 'A JSON object, e.g. `{"enable_thinking": false}`; empty: none.' },
   truncatePrompt: { group: 'deployment', values: PROMPT_TRUNCATIONS },
   gradeTruncated: { group: 'grading', values: TRUNCATED_RULES },
   correctBy: { group: 'grading', values: CORRECT_BY },

@@ -84,6 +84,7 @@ export function reproduceCommand(manifest: RunManifest): ReproduceCommand {
   if (d.topP !== DEFAULT_DEPLOYMENT.topP) flag('top-p', d.topP);
   for (const s of d.stop.filter((s) => !presetStops.includes(s))) flag('stop', s);
   if (d.truncatePrompt === 'left') flag('truncate-prompt', 'left');
+  if (d.chatTemplateKwargs) flag('chat-template-kwargs', JSON.stringify(d.chatTemplateKwargs));
 
   const grading = manifest.grading ?? DEFAULT_GRADING;
   if (grading.correctBy !== DEFAULT_GRADING.correctBy) flag('correct-by', grading.correctBy);
