@@ -28,6 +28,8 @@ export interface Deployment {
   template?: string;
   /** Optional system message (chat prompts only). */
   system?: string;
+  /** Chat prompts: a directive after the question, on a new line, in its user message (a reasoning preset's); absent when none. */
+  instruction?: string;
   /** Chat prompts: further chat-template variables (--chat-template-kwargs, e.g. Qwen3's `enable_thinking`); absent when none were given. */
   chatTemplateKwargs?: Record<string, unknown>;
   /** The few-shot preset this deployment was made from (--preset), when it was. */

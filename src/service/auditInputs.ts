@@ -79,6 +79,12 @@ function readFewShot(file: string): FewShotExample[] {
 
 /** A preset's deployment; a prompt of the user's own alongside it is refused, naming both. */
 function presetFor(name: string, base: Deployment, options: AuditOptions): Deployment {
+  if (name === 'deepseek-r1') {
+    // The published setting has no system prompt, and is the model's chat template.
+    const own = [options.prompt === 'raw' ? '--prompt raw' : undefined, options.template !== undefined ? '--template' : undefined, options.fewshot !== undefined ? '--fewshot' : undefined, options.system !== undefined ? '--system' : undefined].filter((x) => x !== undefined);
+    if (own.length > 0) throw new InputError(`--preset ${name} is the model's chat template with the published directive and no system prompt; leave out ${own.join(', ')}`);
+    return presetDeployment(name, base, undefined, { temperature: options.temperature, topP: options.topP });
+  }
   const own = [
     options.prompt === 'chat' ? '--prompt chat' : undefined,
     options.template !== undefined ? '--template' : undefined,

@@ -127,7 +127,11 @@ export const AUDIT_OPTIONS = {
     flag: 'preset',
     kind: 'string',
     arg: 'NAME',
-    help: `few-shot prompt for a base model, in its benchmark's published layout, with its stop strings:\n${PRESET_NAMES.join(', ')}`,
+    help:
+      `few-shot prompt for a base model, in its benchmark's published layout, with its stop strings:\n${PRESET_NAMES.filter((n) => n !== 'deepseek-r1').join(', ')};\n` +
+      'or a reasoning model\'s published evaluation settings: deepseek-r1 (chat template, no system\n' +
+      'prompt, "Please reason step by step, and put your final answer within \\boxed{}." after the\n' +
+      'question, temperature 0.6, top-p 0.95 unless --temperature/--top-p say otherwise)',
   },
   template: { flag: 'template', kind: 'string', arg: 'FILE', path: true, help: 'raw prompt template containing {question} (with --prompt raw)' },
   system: { flag: 'system', kind: 'string', arg: 'TEXT', help: 'system message (chat prompts)' },

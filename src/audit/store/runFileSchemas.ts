@@ -308,6 +308,7 @@ const deployment = object({
   prompt: v.picklist(['chat', 'raw'], "expected 'chat' or 'raw'"),
   template: v.optional(text),
   system: v.optional(text),
+  instruction: v.optional(text),
   chatTemplateKwargs: v.optional(map(v.unknown())),
   preset: v.optional(text),
   preamble: v.optional(text),
