@@ -174,7 +174,7 @@ class SpreadTokenLimits implements TextGenerator {
   constructor(private readonly model: Model, private readonly min: number, private readonly max: number) {}
   get numBlocks(): number { return this.model.numBlocks; }
   get context() { return this.model.context; }
-  encodeChat(messages: Parameters<TextGenerator['encodeChat']>[0]): number[] { return this.model.encodeChat(messages); }
+  encodeChat(...args: Parameters<TextGenerator['encodeChat']>): number[] { return this.model.encodeChat(...args); }
   encodeRaw(text: string): number[] { return this.model.encodeRaw(text); }
   decode(ids: readonly number[]): string { return this.model.decode(ids); }
   async generate(requests: readonly GenerationRequest[], signal?: AbortSignal, options?: GenerateOptions): Promise<Generation[]> {

@@ -86,13 +86,24 @@ export const WEIGHTS_HELP = '  --weights P          f32 (default) or int8: 8-bit
 export const PROMPT_FLAGS = {
   prompt: { type: 'string' },
   raw: { type: 'boolean' },
+  'chat-template-kwargs': { type: 'string' },
   route: { type: 'string' },
   'silence-mlp': { type: 'string' },
 } as const;
 
-/** Tokenizes --prompt with the chat template (one user message), or as is with --raw. */
-export function encodePrompt(model: TextGenerator, prompt: string, raw: boolean | undefined): number[] {
-  const ids = raw ? model.encodeRaw(prompt) : model.encodeChat([{ role: 'user', content: prompt }]);
+/** Tokenizes --prompt with the chat template (one user message; --chat-template-kwargs its variables), or as is with --raw. */
+export function encodePrompt(model: TextGenerator, prompt: string, raw: boolean | undefined, templateKwargs?: string): number[] {
+  let kwargs: Record<string, unknown> | undefined;
+  if (templateKwargs !== undefined) {
+    if (raw) throw new UsageError('--chat-template-kwargs sets chat-template variables; --raw has no template');
+    try {
+      kwargs = JSON.parse(templateKwargs) as Record<string, unknown>;
+    } catch {
+      throw new UsageError(`--chat-template-kwargs ${templateKwargs}: not JSON; expected an object such as '{"enable_thinking": false}'`);
+    }
+    if (typeof kwargs !== 'object' || kwargs === null || Array.isArray(kwargs)) throw new UsageError(`--chat-template-kwargs ${templateKwargs}: expected a JSON object such as '{"enable_thinking": false}'`);
+  }
+  const ids = raw ? model.encodeRaw(prompt) : model.encodeChat([{ role: 'user', content: prompt }], kwargs);
   if (ids.length === 0) throw new UsageError('--prompt: the prompt encodes to no tokens');
   return ids;
 }

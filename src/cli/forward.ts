@@ -16,6 +16,7 @@ const help = [
   ...MODEL_FLAGS_HELP,
   '  --prompt TEXT        prompt, rendered with the chat template as one user message',
   '  --raw                tokenize --prompt as is (no chat template)',
+  '  --chat-template-kwargs JSON  further chat-template variables, e.g. \'{"enable_thinking": false}\'',
   '  --ids LIST           token ids to feed, e.g. 1,2,3 (instead of --prompt)',
   '  --route LIST         blocks to run, in order, e.g. 0,1,1,3 (default: every block once)',
   '  --silence-mlp LIST   blocks whose MLP output is zeroed, e.g. 2,5',
@@ -45,7 +46,7 @@ export const forwardCommand: Command = {
 
     const model = await loadModel(dir, { cacheDir: v['cache-dir'], threads, weights: parseWeights(v.weights), onProgress: progressToStderr() });
     try {
-      const ids = parsedIds ?? encodePrompt(model, v.prompt as string, v.raw);
+      const ids = parsedIds ?? encodePrompt(model, v.prompt as string, v.raw, v['chat-template-kwargs']);
       const logits = await model.forward(ids, routing);
       if (v.json) {
         process.stdout.write(JSON.stringify({ ids, logits: Array.from(logits) }) + '\n');

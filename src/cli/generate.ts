@@ -16,6 +16,7 @@ const help = [
   ...MODEL_FLAGS_HELP,
   '  --prompt TEXT          prompt, rendered with the chat template as one user message',
   '  --raw                  tokenize --prompt as is (no chat template)',
+  '  --chat-template-kwargs JSON  further chat-template variables, e.g. \'{"enable_thinking": false}\'',
   '  --route LIST           blocks to run, in order, e.g. 0,1,1,3 (default: every block once)',
   '  --silence-mlp LIST     blocks whose MLP output is zeroed, e.g. 2,5',
   '  --max-new-tokens N     token budget (default 256)',
@@ -51,7 +52,7 @@ export const generateCommand: Command = {
 
     const model = await loadModel(dir, { cacheDir: v['cache-dir'], threads, weights: parseWeights(v.weights), onProgress: progressToStderr() });
     try {
-      const ids = encodePrompt(model, v.prompt, v.raw);
+      const ids = encodePrompt(model, v.prompt, v.raw, v['chat-template-kwargs']);
       const [g] = await model.generate([{ promptIds: ids, ...routing, maxNewTokens, decoding: { temperature, topP, seed }, stop: v.stop }]);
       if (v.json) {
         process.stdout.write(JSON.stringify({ ids, tokens: g.tokens, text: g.text, finishReason: g.finishReason }) + '\n');

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import type { Command } from './command';
 import { UsageError } from './command';
 import { parseFlagsAndFolders } from './flags';
-import { CORRECT_BY, DEFAULT_GRADING, grade, TRUNCATED_RULES, type Grade } from '../audit/answers';
+import { CORRECT_BY, DEFAULT_GRADING, DEFAULT_THINKING, grade, parseThinkingMarkers, TRUNCATED_RULES, type Grade } from '../audit/answers';
 import type { AnswerMatch, GradingSettings } from '../contract';
 import type { AnswerFormat, Choice, Question } from '../audit/dataset';
 
@@ -26,6 +26,10 @@ const help = [
   'different; the note says why the algebra check gave up), the verdict, and the strict reading (the',
   'answer marker only; lm-eval strict-match for GSM8K) and the flexible one (every fallback; lm-eval',
   'flexible-extract for GSM8K). The rules are in docs/design.md, section 2.',
+  'A reasoning model\'s thought is read apart: the answer is read after the last closing marker',
+  '(`</think>`), and an output whose thought never closed is cut while thinking: no answer, not',
+  'correct. "read" says which part was read: the whole output, after the thought (from character',
+  'N), or nothing.',
   '',
   'Options:',
   '  --format F            answer format: gsm8k, boxed, choice, exact',
@@ -35,6 +39,9 @@ const help = [
   '  --outputs FILE        JSONL, one {"gold", "output", "choices"?, "truncated"?} per line; prints one',
   '                        JSON object per line',
   '  --truncated           the output hit the token limit (for --output)',
+  "  --thinking-markers OPEN,CLOSE  the thought's markers (default '<think>,</think>')",
+  '  --starts-in-thought   the prompt opened the thought (a template ending in <think>): the output',
+  '                        starts inside it',
   `  --grade-truncated R   ${TRUNCATED_RULES.join('|')} (default ${DEFAULT_GRADING.truncated}); --correct-by V: ${CORRECT_BY.join('|')} (default ${DEFAULT_GRADING.correctBy})`,
   '  --json                print JSON (always for --outputs)',
 ].join('\n');
@@ -102,6 +109,8 @@ interface Printed {
   match: AnswerMatch | null;
   correct: boolean | null;
   truncated: boolean;
+  /** Which part was read: `whole`, `after-thought` (from character `from`), or `nothing` (cut while thinking). */
+  read: { part: 'whole' | 'after-thought' | 'nothing'; from: number };
   strict: PrintedView;
   flexible: PrintedView;
 }
@@ -113,7 +122,15 @@ function gradeCase(c: Case, format: AnswerFormat, grading: GradingSettings): Pri
   const g = grade(c.output, q, { truncated: c.truncated, grading });
   const known = c.gold !== null;
   const printed = (v: Grade['strict']): PrintedView => ({ answer: v.answer, correct: known ? v.correct : null });
-  return { answer: g.answer, rule: g.rule, match: known ? (g.match ?? null) : null, correct: known ? g.correct : null, truncated: g.truncated, strict: printed(g.strict), flexible: printed(g.flexible) };
+  const part = g.thought === 'unfinished' ? 'nothing' : g.thought === 'finished' ? 'after-thought' : 'whole';
+  return { answer: g.answer, rule: g.rule, match: known ? (g.match ?? null) : null, correct: known ? g.correct : null, truncated: g.truncated, read: { part, from: g.readFrom }, strict: printed(g.strict), flexible: printed(g.flexible) };
+}
+
+/** --thinking-markers and --starts-in-thought as grading settings; absent when neither is given. */
+export function readThinking(values: { 'thinking-markers'?: string; 'starts-in-thought'?: boolean }): GradingSettings['thinking'] {
+  if (values['thinking-markers'] === undefined && !values['starts-in-thought']) return undefined;
+  const pair = values['thinking-markers'] === undefined ? DEFAULT_THINKING : { ...parseThinkingMarkers(values['thinking-markers']), from: 'flag' as const };
+  return { open: pair.open, close: pair.close, from: pair.from, startsInThought: values['starts-in-thought'] === true };
 }
 
 export function readGrading(values: { 'grade-truncated'?: string; 'correct-by'?: string }): GradingSettings {
@@ -140,13 +157,16 @@ export const gradeCommand: Command = {
       truncated: { type: 'boolean' },
       'grade-truncated': { type: 'string' },
       'correct-by': { type: 'string' },
+      'thinking-markers': { type: 'string' },
+      'starts-in-thought': { type: 'boolean' },
       json: { type: 'boolean' },
     });
     if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'; give the output with --output TEXT or --outputs FILE`);
     const format = values.format;
     if (!format || !(FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format: expected one of ${FORMATS.join(', ')}${format ? `, got '${format}'` : ''}`);
     if ((values.output === undefined) === (values.outputs === undefined)) throw new UsageError('expected exactly one of --output TEXT and --outputs FILE.jsonl');
-    const grading = readGrading(values);
+    const thinking = readThinking(values);
+    const grading = { ...readGrading(values), ...(thinking ? { thinking } : {}) };
     let choices: string[] | undefined;
     if (values.choices !== undefined) {
       let parsed: unknown;
@@ -168,6 +188,7 @@ export const gradeCommand: Command = {
             `rule:     ${result.rule}`,
             `match:    ${result.match === null ? '—' : `${result.match.rule}${result.match.note ? ` (${result.match.note})` : ''}`}`,
             `correct:  ${result.correct === null ? '— (no --gold)' : result.correct}${result.truncated ? ' (truncated output)' : ''}`,
+            `read:     ${result.read.part === 'whole' ? 'the whole output' : result.read.part === 'after-thought' ? `after the thought (from character ${result.read.from})` : 'nothing: cut while thinking (the thought never closed)'}`,
             `strict:   ${view(result.strict)}`,
             `flexible: ${view(result.flexible)}`,
           ].join('\n') + '\n',

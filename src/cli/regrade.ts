@@ -8,16 +8,16 @@ import * as path from 'node:path';
 import type { Command } from './command';
 import { UsageError, warn } from './command';
 import { parseFlagsAndFolders } from './flags';
-import { readGrading } from './grade';
+import { readGrading, readThinking } from './grade';
 import { readBenchmark, ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset';
 import { emptyRegradeCounts, regradeRecord } from '../audit/runner';
 import { checkRecordSet, recordsVsDataset, FAILURE_SET_FILE, MANIFEST_FILE, prepareRunFolder, readManifest, readRecords, RECORDS_FILE, SUMMARY_FILE, writeFileAtomic, writeJson, writeManifest } from '../audit/store';
 import { summarize } from '../audit/results';
 import { formatSummary } from '../audit/report';
-import { CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES } from '../audit/answers';
+import { CORRECT_BY, DEFAULT_GRADING, DEFAULT_THINKING, TRUNCATED_RULES } from '../audit/answers';
 
 const help = [
-  'Usage: reach-audit regrade RUN_FOLDER [--out FOLDER] [--grade-truncated R] [--correct-by V] [--data FILE] [--pattern REGEX]',
+  'Usage: reach-audit regrade RUN_FOLDER [--out FOLDER] [--grade-truncated R] [--correct-by V] [--thinking-markers OPEN,CLOSE] [--data FILE] [--pattern REGEX]',
   '',
   "Grades every stored output of a run again with today's grading rules (docs/design.md section 2)",
   'and writes the result as a new run folder (manifest, records, summary); the original is not',
@@ -31,6 +31,9 @@ const help = [
   '  --out FOLDER          the new run folder (default: RUN_FOLDER-regraded beside it)',
   `  --grade-truncated R   ${TRUNCATED_RULES.join('|')} (default ${DEFAULT_GRADING.truncated})`,
   `  --correct-by V        ${CORRECT_BY.join('|')} (default ${DEFAULT_GRADING.correctBy})`,
+  "  --thinking-markers OPEN,CLOSE  a reasoning model's thought markers (default: the run's, else",
+  "                        '<think>,</think>'); prints how many outputs were read after a thought and",
+  '                        how many were cut while thinking (not graded as answers)',
   '  --data FILE           the dataset, when it moved (choice runs need its choices); its content must',
   "                        match the run's",
   '  --pattern REGEX       the prediction pattern of a regex-format run',
@@ -43,6 +46,7 @@ export const regradeCommand: Command = {
       out: { type: 'string' },
       'grade-truncated': { type: 'string' },
       'correct-by': { type: 'string' },
+      'thinking-markers': { type: 'string' },
       data: { type: 'string' },
       pattern: { type: 'string' },
     });
@@ -52,7 +56,12 @@ export const regradeCommand: Command = {
     const manifest = readManifest(run);
     // Its attempts stopped at the first correct one under the old rules: under new rules the stop would have fallen elsewhere.
     if (manifest.untilReached) throw new UsageError(`${run} was audited with --until-reached: each probe stopped at its first correct attempt under the grading it ran with, so regrading its partial pools would not give the run the new rules make; audit again instead`);
-    const grading = readGrading(values);
+    // The run's markers, and whether its prompt opened the thought, unless other markers are given.
+    const stored = manifest.grading?.thinking;
+    const given = readThinking(values);
+    const thinking = given ? { ...given, startsInThought: stored?.startsInThought ?? false } : stored;
+    const grading = { ...readGrading(values), ...(thinking ? { thinking } : {}) };
+    const markers = thinking ?? DEFAULT_THINKING;
     const format = manifest.dataset?.format as AnswerFormat | undefined;
     if (!format || !(ANSWER_FORMATS as readonly string[]).includes(format)) throw new UsageError(`${path.join(run, MANIFEST_FILE)}: field "dataset.format" is ${JSON.stringify(format)}; expected one of ${ANSWER_FORMATS.join(', ')}`);
     if (format === 'regex' && !values.pattern) throw new UsageError(`${run} is a regex-format run: give its prediction pattern with --pattern REGEX`);
@@ -102,6 +111,11 @@ export const regradeCommand: Command = {
     process.stderr.write(
       `reach-audit: regraded ${records.length} questions (${counts.outputs} outputs) into ${folder}: ${counts.changed} verdicts changed; ` +
         `realized changed on ${counts.realized} questions; reachable changed on ${reach || 'none'}.\n`,
+    );
+    const read = counts.read;
+    process.stderr.write(
+      `reach-audit: read ${counts.outputs - read.afterThought - read.unfinishedThought} outputs whole, ${read.afterThought} after their thought (${markers.open}…${markers.close}); ` +
+        `${read.unfinishedThought} cut while thinking (the thought never closed: no answer read).\n`,
     );
     if (counts.staleRepair > 0) {
       const f = counts.failureSet;

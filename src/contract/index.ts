@@ -4,7 +4,7 @@
  * side needs. The audit writes these types; the CLI, the extension and the webview read them. Imports nothing
  * outside this folder and touches no DOM or Node API, so the browser bundle can use it too.
  */
-export type { Budget, AnswerView, AnswerMatch, ContextSkip, ExemplarSkip, SkipReason, GradedOutput, Attempt, AttemptPerturbation, DepthMark, DepthPoint, DepthResult, ProbeResult, BlindChoice, GlobalRoutesResult, RepairResult, QuestionRecord, HarnessVerdict } from './runRecord';
+export type { Budget, AnswerView, AnswerMatch, ContextSkip, ExemplarSkip, SkipReason, ThoughtState, GradedOutput, Attempt, AttemptPerturbation, DepthMark, DepthPoint, DepthResult, ProbeResult, BlindChoice, GlobalRoutesResult, RepairResult, QuestionRecord, HarnessVerdict } from './runRecord';
 export { DEPTH_MARKS } from './runRecord';
 export type {
   GlobalRouteSummary,
@@ -20,6 +20,7 @@ export type {
   BlindRetention,
   BlindDropped,
   TruncationCount,
+  ThoughtCount,
   ReadingSummary,
   SkippedQuestion,
   DepthSummary,
@@ -38,6 +39,7 @@ export {
   type CorrectBy,
   type TruncatedRule,
   type GradingSettings,
+  type ThinkingMarkers,
   type RemoteBackendInfo,
   type ImportedLog,
   type ProbeName,

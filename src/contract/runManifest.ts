@@ -29,6 +29,10 @@ export interface Deployment {
   template?: string;
   /** Optional system message (chat prompts only). */
   system?: string;
+  /** Chat prompts: a directive after the question, on a new line, in its user message (a reasoning preset's); absent when none. */
+  instruction?: string;
+  /** Chat prompts: further chat-template variables (--chat-template-kwargs, e.g. Qwen3's `enable_thinking`); absent when none were given. */
+  chatTemplateKwargs?: Record<string, unknown>;
   /** The few-shot preset this deployment was made from (--preset), when it was. */
   preset?: string;
   /** Raw prompts: text before the few-shot examples (an instruction line). */
@@ -70,10 +74,28 @@ export type CorrectBy = 'stated' | 'strict' | 'flexible';
  */
 export type TruncatedRule = 'strict' | 'lenient';
 
+/**
+ * The markers around a reasoning model's thought (docs/design.md section 2, thinking): the answer
+ * is read after the last closing marker, and an output whose thought never closed is not graded.
+ */
+export interface ThinkingMarkers {
+  open: string;
+  close: string;
+  /** Where the markers came from: the default (`<think>`, `</think>`), --thinking-markers, or the tokenizer's own tokens. */
+  from: 'default' | 'flag' | 'tokenizer';
+  /** The prompt itself opens the thought (a template ending in `<think>`): every output starts inside it. */
+  startsInThought: boolean;
+}
+
 /** The grading settings a run records in its manifest. */
 export interface GradingSettings {
   correctBy: CorrectBy;
   truncated: TruncatedRule;
+  /**
+   * Recorded only when not the default (`<think>`, `</think>`, no thought opened by the prompt),
+   * which is how its absence reads, in older runs too.
+   */
+  thinking?: ThinkingMarkers;
 }
 
 /** A remote backend (--backend openai) as the manifest records it. */

@@ -55,6 +55,9 @@ export interface ExemplarSkip {
 /** Why a question was not audited: its prompt does not fit the context, or it is one of the prompt's examples. */
 export type SkipReason = ContextSkip | ExemplarSkip;
 
+/** How far an output's thought got: closed before its answer, or never closed. */
+export type ThoughtState = 'finished' | 'unfinished';
+
 /** One graded model output. */
 export interface GradedOutput {
   output: string;
@@ -64,6 +67,12 @@ export interface GradedOutput {
   correct: boolean;
   /** The output stopped at the token limit. */
   truncated: boolean;
+  /**
+   * The output had a thought (manifest `grading.thinking`): `finished` — the answer was read after
+   * its last closing marker; `unfinished` — it never closed (cut while thinking), so nothing was
+   * read as an answer. Absent when the output has no thinking marker: it was read whole.
+   */
+  thought?: ThoughtState;
   /** The extraction rule that matched, `none` when none did. */
   rule: string;
   /** How the verdict's answer compared with the gold. Absent when there was no answer, and in older runs. */
@@ -144,6 +153,8 @@ export interface RepairResult {
   answerBySilencedBlock: Record<string, string | null>;
   /** Whether the output under each silenced block hit the token limit. Absent in older runs. */
   truncatedBySilencedBlock?: Record<string, boolean>;
+  /** The blocks whose output was cut while thinking (its thought never closed). Absent when no scan output had a thinking marker. */
+  unfinishedThoughtBySilencedBlock?: Record<string, boolean>;
   /** Orders the failure set for the seeded selection/held-out split. */
   splitKey: number;
   cost: Budget;

@@ -213,6 +213,12 @@ export interface TruncationCount {
   outputs: number;
 }
 
+/** Outputs whose thought never closed (cut while thinking), of all outputs of one kind. */
+export interface ThoughtCount {
+  unfinished: number;
+  outputs: number;
+}
+
 /** One reading of every output (the record's `strict` / `flexible`), before the truncation rule. */
 export interface ReadingSummary {
   realized: Rate;
@@ -321,6 +327,17 @@ export interface RunSummary {
     probes: Record<string, TruncationCount>;
     globalRoutes?: TruncationCount;
     repair?: TruncationCount;
+  };
+  /**
+   * Outputs cut while thinking (their thought never closed, so no answer was read), counted apart
+   * like `truncated`. Absent when no output of the run had a thinking marker.
+   */
+  unfinishedThoughts?: {
+    /** Deployed outputs (of n). */
+    realized: number;
+    probes: Record<string, ThoughtCount>;
+    globalRoutes?: ThoughtCount;
+    repair?: ThoughtCount;
   };
   /**
    * The strict and flexible readings (for GSM8K lm-eval's strict-match and flexible-extract), raw:

@@ -16,7 +16,7 @@ import { RouteExecutor, SequenceSlot } from './decode/routeExecutor';
 import { GenerationScheduler, type SchedulerProfile, type StepTiming } from './decode/generationScheduler';
 import { checkRoute, checkSilenced, checkTokenIds } from './decode/routeValidation';
 import { checkContextLength, type ModelContext } from './text/contextLength';
-import { DEFAULT_MAX_BATCH, type ChatMessage, type ContinuationScore, type GenerateOptions, type Generation, type GenerationRequest, type PromptSource, type Route, type ScoreRequest, type TextGenerator } from './types';
+import { DEFAULT_MAX_BATCH, type ChatMessage, type ContinuationScore, type GenerateOptions, type Generation, type GenerationRequest, type PromptSource, type Route, type ScoreRequest, type TemplateKwargs, type TextGenerator } from './types';
 import { scoreContinuations } from './decode/continuationScore';
 import { NonFiniteActivations } from './decode/nonFiniteActivations';
 import { TokenChoicePool } from './sampling/tokenChoicePool';
@@ -208,8 +208,8 @@ export class Model implements TextGenerator {
     return this.tokenizer.hasChatTemplate;
   }
 
-  encodeChat(messages: readonly ChatMessage[]): number[] {
-    return this.tokenizer.encodeChat(messages);
+  encodeChat(messages: readonly ChatMessage[], templateKwargs?: TemplateKwargs): number[] {
+    return this.tokenizer.encodeChat(messages, templateKwargs);
   }
 
   encodeRaw(text: string): number[] {

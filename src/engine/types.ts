@@ -111,8 +111,14 @@ export interface ChatMessage {
   content: string;
 }
 
-/** A prompt before it is tokenized: messages for the chat template, or raw text. */
-export type PromptSource = { chat: readonly ChatMessage[] } | { raw: string };
+/**
+ * Extra variables for the chat template (vLLM's `chat_template_kwargs`, e.g. Qwen3's
+ * `{"enable_thinking": false}`), JSON values.
+ */
+export type TemplateKwargs = Readonly<Record<string, unknown>>;
+
+/** A prompt before it is tokenized: messages for the chat template (with its extra variables), or raw text. */
+export type PromptSource = { chat: readonly ChatMessage[]; templateKwargs?: TemplateKwargs } | { raw: string };
 
 /** What the audit layer needs from a loaded model. Implemented by the engine; faked in audit unit tests. */
 export interface TextGenerator {
@@ -122,8 +128,11 @@ export interface TextGenerator {
   readonly weights?: 'f32' | 'int8';
   /** The context a sequence must fit in (prompt + new tokens); absent when the backend does not say. */
   readonly context?: ModelContext;
-  /** Render messages with the model's chat template (add_generation_prompt = true) and tokenize. */
-  encodeChat(messages: readonly ChatMessage[]): number[];
+  /**
+   * Render messages with the model's chat template (add_generation_prompt = true) and tokenize;
+   * `templateKwargs` are further template variables, refused (InputError) when the template reads none of that name.
+   */
+  encodeChat(messages: readonly ChatMessage[], templateKwargs?: TemplateKwargs): number[];
   /** Tokenize raw text (special tokens such as bos added as the tokenizer's post-processor says). */
   encodeRaw(text: string): number[];
   decode(ids: readonly number[]): string;

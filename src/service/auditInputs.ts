@@ -10,7 +10,7 @@ import { globalRoutePool } from '../audit/runner';
 import { readBenchmark, type Dataset, ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset';
 import { checkDeployment, DEFAULT_DEPLOYMENT, QUESTION_SLOT, PROMPT_TRUNCATIONS, DEFAULT_SEARCH, checkSampleDecoding, DEFAULT_PROBE_DECODING, DEFAULT_SAMPLE_DECODING, lengthBoundsOf, lengthBoundsProblem, routeLengthBounds, isRouteProbe, parseProbeSpecs, parseSelectors, globalRouteSkipReason } from '../audit/probes';
 import { presetDeployment, readMmluDevSplit } from '../audit/presets';
-import { CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES } from '../audit/answers';
+import { parseThinkingMarkers, CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES } from '../audit/answers';
 import { SEARCH_REWARDS, type Deployment, type FewShotExample, type RunSettings, type DecodingRule, type ProbeDecoding, type GradingSettings, SELECTOR_NAMES, type ProbeSpec, type ShardSelection } from '../contract';
 import { parseShard, shardQuestions, shardSelection } from '../audit/store';
 import { AUDIT_DEFAULTS, DEFAULT_PROBES, type AuditOptions } from './auditOptions';
@@ -80,15 +80,38 @@ function readFewShot(file: string): FewShotExample[] {
 
 /** A preset's deployment; a prompt of the user's own alongside it is refused, naming both. */
 function presetFor(name: string, base: Deployment, options: AuditOptions): Deployment {
+  if (name === 'deepseek-r1') {
+    // The published setting has no system prompt, and is the model's chat template.
+    const own = [options.prompt === 'raw' ? '--prompt raw' : undefined, options.template !== undefined ? '--template' : undefined, options.fewshot !== undefined ? '--fewshot' : undefined, options.system !== undefined ? '--system' : undefined].filter((x) => x !== undefined);
+    if (own.length > 0) throw new InputError(`--preset ${name} is the model's chat template with the published directive and no system prompt; leave out ${own.join(', ')}`);
+    return presetDeployment(name, base, undefined, { temperature: options.temperature, topP: options.topP });
+  }
   const own = [
     options.prompt === 'chat' ? '--prompt chat' : undefined,
     options.template !== undefined ? '--template' : undefined,
     options.fewshot !== undefined ? '--fewshot' : undefined,
     options.system !== undefined ? '--system' : undefined,
+    options.chatTemplateKwargs !== undefined && options.chatTemplateKwargs.trim() !== '' ? '--chat-template-kwargs' : undefined,
   ].filter((x) => x !== undefined);
   if (own.length > 0) throw new InputError(`--preset ${name} sets the whole prompt (a raw few-shot prompt); leave out ${own.join(', ')}`);
   if (options.fewshotFile !== undefined && name !== 'mmlu-5shot') throw new InputError(`--fewshot-file gives MMLU dev-split examples per subject; it is for --preset mmlu-5shot, not ${name}`);
   return presetDeployment(name, base, options.fewshotFile !== undefined ? readMmluDevSplit(options.fewshotFile) : undefined);
+}
+
+/** --chat-template-kwargs: a JSON object of template variables, for chat prompts only; nothing when empty. */
+function readTemplateKwargs(value: string | undefined, prompt: 'chat' | 'raw'): Pick<Deployment, 'chatTemplateKwargs'> {
+  if (value === undefined || value.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new InputError(`--chat-template-kwargs ${value}: not JSON; expected an object such as '{"enable_thinking": false}'`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new InputError(`--chat-template-kwargs ${value}: expected a JSON object such as '{"enable_thinking": false}'`);
+  if (prompt !== 'chat') throw new InputError('--chat-template-kwargs sets chat-template variables: it is for --prompt chat, not a raw prompt or a --preset');
+  const taken = Object.keys(parsed).filter((k) => k === 'messages' || k === 'add_generation_prompt');
+  if (taken.length > 0) throw new InputError(`--chat-template-kwargs: ${taken.join(', ')} is the audit's own to set`);
+  return Object.keys(parsed).length === 0 ? {} : { chatTemplateKwargs: parsed as Record<string, unknown> };
 }
 
 export function readDeployment(options: AuditOptions): Deployment {
@@ -109,6 +132,7 @@ export function readDeployment(options: AuditOptions): Deployment {
     prompt,
     ...(template !== undefined ? { template } : {}),
     ...(options.system !== undefined ? { system: options.system } : {}),
+    ...readTemplateKwargs(options.chatTemplateKwargs, prompt),
     fewShot: options.fewshot ? readFewShot(options.fewshot) : [],
     maxNewTokens: options.maxNewTokens ?? DEFAULT_DEPLOYMENT.maxNewTokens,
     temperature: options.temperature ?? DEFAULT_DEPLOYMENT.temperature,
@@ -148,6 +172,8 @@ export interface PreSettings {
   inFlight: number;
   maxBatch?: number;
   grading: GradingSettings;
+  /** --thinking-markers as given; the run's markers are settled once the model loads (thinkingOfRun). */
+  thinkingMarkers?: { open: string; close: string };
 }
 
 function oneOf<T extends string>(value: string | undefined, flag: string, allowed: readonly T[], fallback: T): T {
@@ -204,6 +230,7 @@ export function readPreSettings(options: AuditOptions): PreSettings {
       correctBy: oneOf(options.correctBy, '--correct-by', CORRECT_BY, DEFAULT_GRADING.correctBy),
       truncated: oneOf(options.gradeTruncated, '--grade-truncated', TRUNCATED_RULES, DEFAULT_GRADING.truncated),
     },
+    ...(options.thinkingMarkers !== undefined && options.thinkingMarkers.trim() !== '' ? { thinkingMarkers: parseThinkingMarkers(options.thinkingMarkers) } : {}),
     inFlight: options.batch ?? AUDIT_DEFAULTS.batch,
     maxBatch: options.maxBatch,
   };

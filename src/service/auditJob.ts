@@ -7,11 +7,11 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { assertFolderFree, ENGINE_VERSION, numericsPlatform, InputError, parseWeightPrecision, publicUrl, readModelConfig, type LoadOptions, type WeightPrecision } from '../engine/index';
+import { assertFolderFree, ENGINE_VERSION, numericsPlatform, InputError, keptAddedTokens, parseWeightPrecision, publicUrl, readModelConfig, type LoadOptions, type WeightPrecision } from '../engine/index';
 import { issueWhere, type Dataset } from '../audit/dataset';
 import { modelContentHash, latestRunFolder, MANIFEST_FILE, newRunFolder, prepareRunFolder } from '../audit/store';
 import type { QuestionRecord } from '../contract';
-import { RUN_FOLDER_ADVICE, runAudit, type AuditProgress, type RunAuditResult, type AuditEstimate } from '../audit/runner';
+import { RUN_FOLDER_ADVICE, runAudit, thinkingOfRun, type AuditProgress, type RunAuditResult, type AuditEstimate } from '../audit/runner';
 import { checkOptionRanges, type AuditOptions } from './auditOptions';
 import { checkBackendOptions, isRemoteBackend, layerProbesRefused, openBackend, type OpenedBackend } from './backend';
 import { checkPresetFormat, presetWarnings } from '../audit/presets';
@@ -150,6 +150,8 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
         how.onModelReady?.();
         const model = lease.generator;
         const settings = runSettings(pre, model.numBlocks, { limit: selection.limit, ids: selection.ids, ...(selection.shard ? { shard: selection.shard } : {}) }, selection.shard?.ofQuestions ?? selection.questions.length);
+        const thinking = thinkingOfRun(pre.thinkingMarkers, keptAddedTokens(plan.modelDir), model, settings.deployment, selection.questions[0]);
+        if (thinking) settings.grading = { ...settings.grading, thinking };
         if (settings.globalRoutes.skipped) plan.warn(settings.globalRoutes.skipped);
         const refused = layerProbesRefused(settings, lease.remote);
         if (refused.length > 0) {

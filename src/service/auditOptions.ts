@@ -135,7 +135,11 @@ export const AUDIT_OPTIONS = {
     flag: 'preset',
     kind: 'string',
     arg: 'NAME',
-    help: `few-shot prompt for a base model, in its benchmark's published layout, with its stop strings:\n${PRESET_NAMES.join(', ')}`,
+    help:
+      `few-shot prompt for a base model, in its benchmark's published layout, with its stop strings:\n${PRESET_NAMES.filter((n) => n !== 'deepseek-r1').join(', ')};\n` +
+      'or a reasoning model\'s published evaluation settings: deepseek-r1 (chat template, no system\n' +
+      'prompt, "Please reason step by step, and put your final answer within \\boxed{}." after the\n' +
+      'question, temperature 0.6, top-p 0.95 unless --temperature/--top-p say otherwise)',
   },
   template: { flag: 'template', kind: 'string', arg: 'FILE', path: true, help: 'raw prompt template containing {question} (with --prompt raw)' },
   system: { flag: 'system', kind: 'string', arg: 'TEXT', help: 'system message (chat prompts)' },
@@ -157,6 +161,14 @@ export const AUDIT_OPTIONS = {
   },
   topP: { flag: 'top-p', kind: 'number', range: { allows: (n: number) => n > 0 && n <= 1, expected: 'a number in (0, 1]' }, arg: 'P', help: `deployment top-p (default ${DEFAULT_DEPLOYMENT.topP})` },
   stop: { flag: 'stop', kind: 'strings', repeated: true, arg: 'TEXT', help: 'stop string; repeat for several' },
+  chatTemplateKwargs: {
+    flag: 'chat-template-kwargs',
+    kind: 'string',
+    arg: 'JSON',
+    help:
+      'further chat-template variables, a JSON object (vLLM\'s name), e.g. \'{"enable_thinking": false}\'\n' +
+      'for Qwen3; recorded in the manifest; a key the template never reads is refused',
+  },
   truncatePrompt: {
     flag: 'truncate-prompt',
     kind: 'string',
@@ -181,6 +193,15 @@ export const AUDIT_OPTIONS = {
       `the reading that defines correct: ${CORRECT_BY.join('|')} (default stated: the stated\n` +
       'answer, else the last number; strict: the marker only, lm-eval strict-match for GSM8K;\n' +
       'flexible: lm-eval flexible-extract for GSM8K). Both other readings are recorded too',
+  },
+  thinkingMarkers: {
+    flag: 'thinking-markers',
+    kind: 'string',
+    arg: 'OPEN,CLOSE',
+    help:
+      "the markers around a reasoning model's thought (default: the tokenizer's own thinking\n" +
+      "tokens, else '<think>,</think>'): the answer is read after the last closing marker; an\n" +
+      'output whose thought never closed is cut while thinking and not graded as an answer',
   },
   shard: {
     flag: 'shard',

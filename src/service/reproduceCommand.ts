@@ -95,10 +95,12 @@ export function reproduceCommand(manifest: RunManifest): ReproduceCommand {
   if (d.topP !== DEFAULT_DEPLOYMENT.topP) flag('top-p', d.topP);
   for (const s of d.stop.filter((s) => !presetStops.includes(s))) flag('stop', s);
   if (d.truncatePrompt === 'left') flag('truncate-prompt', 'left');
+  if (d.chatTemplateKwargs) flag('chat-template-kwargs', JSON.stringify(d.chatTemplateKwargs));
 
   const grading = manifest.grading ?? DEFAULT_GRADING;
   if (grading.correctBy !== DEFAULT_GRADING.correctBy) flag('correct-by', grading.correctBy);
   if (grading.truncated !== DEFAULT_GRADING.truncated) flag('grade-truncated', grading.truncated);
+  if (grading.thinking?.from === 'flag') flag('thinking-markers', `${grading.thinking.open},${grading.thinking.close}`);
 
   const { selection } = manifest;
   if (selection.limit !== null) flag('limit', selection.limit);

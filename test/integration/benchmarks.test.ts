@@ -103,7 +103,18 @@ describe('audits of real benchmark samples with the demo model', () => {
   it('reach-audit grade reads outputs with the audit\'s code; bad lines are named', () => {
     const one = run(['grade', '--format', 'gsm8k', '--gold', '18', '--output', 'The answer is 18 dollars. She sold 9 eggs.', '--json']);
     assert.equal(one.code, 0, one.stderr);
-    assert.deepEqual(JSON.parse(one.stdout), { answer: '18', rule: 'gsm8k-answer-phrase', match: { rule: 'rational' }, correct: true, truncated: false, strict: { answer: null, correct: false }, flexible: { answer: '9', correct: false } });
+    assert.deepEqual(JSON.parse(one.stdout), { answer: '18', rule: 'gsm8k-answer-phrase', match: { rule: 'rational' }, correct: true, truncated: false, read: { part: 'whole', from: 0 }, strict: { answer: null, correct: false }, flexible: { answer: '9', correct: false } });
+    // A reasoning model's thought: cut while thinking is no answer; an answer inside the thought never counts.
+    const cut = run(['grade', '--format', 'gsm8k', '--gold', '18', '--output', '<think>Let me see: 16 - 3 = 13, then 13 + 5 = 18', '--json']);
+    assert.deepEqual(JSON.parse(cut.stdout), { answer: null, rule: 'none', match: null, correct: false, truncated: false, read: { part: 'nothing', from: 48 }, strict: { answer: null, correct: false }, flexible: { answer: null, correct: false } });
+    const inside = run(['grade', '--format', 'boxed', '--gold', '18', '--output', '<think>so \\boxed{17}? no</think> Final: \\boxed{18}']);
+    assert.match(inside.stdout, /^answer: +18$/m);
+    assert.match(inside.stdout, /^read: +after the thought \(from character 32\)$/m);
+    assert.match(run(['grade', '--format', 'gsm8k', '--gold', '18', '--output', '16 - 3 = 13, then 13 + 5 = 18', '--starts-in-thought']).stdout, /^read: +nothing: cut while thinking/m);
+    assert.match(run(['grade', '--format', 'gsm8k', '--gold', '18', '--output', '[T]17[/T] 18', '--thinking-markers', '[T],[/T]']).stdout, /^answer: +18$/m);
+    const badMarkers = run(['grade', '--format', 'gsm8k', '--output', 'x', '--thinking-markers', '<think>']);
+    assert.equal(badMarkers.code, 2);
+    assert.match(badMarkers.stderr, /--thinking-markers <think>: expected two different markers, OPEN,CLOSE/);
     // The equality rule that matched, through the computer-algebra library bundled apart (dist/computeEngine.js).
     const cas = run(['grade', '--format', 'boxed', '--gold', '\\frac{\\sqrt{3}}{2}', '--output', 'so $\\sin 60^\\circ = \\boxed{\\sqrt{3}/2}$', '--json']);
     assert.equal(cas.code, 0, cas.stderr);

@@ -133,7 +133,7 @@ describe('few-shot presets and probe decoding through the CLI, with the demo mod
   it('a preset on a benchmark of another format, and alongside a prompt of its own, is refused before the model loads', () => {
     const r = run(['audit', '--model', model, '--data', path.join(benchmarks, 'gsm8k-test-sample.jsonl'), '--preset', 'arc-5shot', '--limit', '1', '--out', path.join(root, 'wrong')]);
     assert.notEqual(r.code, 0);
-    assert.match(r.stderr, /--preset arc-5shot is for choice-format benchmarks; this dataset's answer format is gsm8k \(choose a preset for it: gsm8k-cot-8shot\)/);
+    assert.match(r.stderr, /--preset arc-5shot is for choice-format benchmarks; this dataset's answer format is gsm8k \(choose a preset for it: gsm8k-cot-8shot, deepseek-r1\)/);
     const both = run(['audit', '--model', model, '--data', path.join(benchmarks, 'gsm8k-test-sample.jsonl'), '--preset', 'gsm8k-cot-8shot', '--prompt', 'chat', '--limit', '1']);
     assert.notEqual(both.code, 0);
     assert.match(both.stderr, /--preset/);

@@ -459,6 +459,46 @@ describe('audit panel (Chromium, strict CSP)', () => {
     await assertClean(page, browser);
   });
 
+  test('an output cut while thinking shows its own state: one chip in the table, whole at the default width, and in the detail', async () => {
+    await evaluate(page, 'window.__harness.clearState()');
+    await page.reload();
+    await waitFor(page, 'window.__harness && window.__harness.posted.some(m => m.type === "ready")');
+    const run = makeSyntheticRun({ n: 12, budget: 4, seed: 3, runId: 'thinking', label: 'thinking' });
+    // The widest set with a thought cut by the token limit: every probe reaching, every blind pick, three repairing blocks.
+    const r = run.records[0];
+    r.realized = { ...r.realized, output: '<think>16 - 3 = 13, then 13 + 5 = 18', answer: null, correct: false, truncated: true, thought: 'unfinished' };
+    for (const probe of Object.keys(r.probes)) {
+      r.probes[probe].correct[0] = true;
+      r.probes[probe].attempts[0] = { ...r.probes[probe].attempts[0], correct: true, thought: 'finished' };
+      r.reachable[probe] = true;
+      for (const pick of Object.values(r.blind[probe])) pick.correct = true;
+    }
+    r.probes[Object.keys(r.probes)[0]].attempts[1] = { ...r.probes[Object.keys(r.probes)[0]].attempts[1], answer: null, correct: false, thought: 'unfinished' };
+    const map = Object.fromEntries(Array.from({ length: 24 }, (_, b) => [String(b), b === 12 || b === 15 || b === 21]));
+    r.repair = { ...r.repair!, inFailureSet: true, realized: false, correctBySilencedBlock: map };
+    await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'loadRun', run })})`);
+    await waitFor(page, `document.querySelector('.count').textContent === '12 questions'`);
+    const cell = await evaluate<{ text: string; overflow: number; title: string }>(
+      page,
+      `(() => { const row = Array.from(document.querySelectorAll('.qt-body-row')).find((x) => x.querySelector('.col-id').textContent === ${JSON.stringify(r.id)}); const box = row.querySelector('.chips'); const chip = box.querySelector('.chip-thinking'); return { text: Array.from(box.children).map((c) => c.textContent).join(' | '), overflow: box.scrollWidth - box.clientWidth, title: chip ? chip.title : '' }; })()`,
+    );
+    assert.equal(cell.text, 'reach ×3 | blind ×6 | repair: L12 +2 | thinking…');
+    assert.equal(cell.overflow, 0, 'the chip set fits the States column');
+    assert.match(cell.title, /thought never closed \(it hit the token limit\): no answer was read/);
+    // Other rows carry no such chip.
+    assert.equal(await evaluate(page, `document.querySelectorAll('.qt-body-row .chip-thinking').length`), 1);
+    await page.locator('.qt-body-row', { hasText: r.id }).click();
+    const chips = await evaluate<string[]>(page, `Array.from(document.querySelectorAll('.detail-header .chip')).map((c) => c.textContent)`);
+    assert.ok(chips.includes('cut while thinking') && chips.includes('truncated'), chips.join(' | '));
+    const detail = await evaluate<string>(page, `document.querySelector('.detail').textContent`);
+    assert.ok(detail.includes('cut while thinking: no answer read'), 'the deployed output\'s facts say so');
+    await page.locator('.detail details.attempt-details summary').nth(1).click();
+    await page.waitForSelector('.detail details.attempt-details pre');
+    assert.ok((await evaluate<string>(page, `document.querySelectorAll('.detail details.attempt-details')[1].textContent`)).includes('cut while thinking'), 'an attempt cut while thinking says so');
+    await evaluate(page, 'window.__harness.clearState()');
+    await assertClean(page, browser);
+  });
+
   test('long ids are cut in the middle with the whole id on hover; columns resize and the widths are kept', async () => {
     await evaluate(page, 'window.__harness.clearState()');
     await page.reload();

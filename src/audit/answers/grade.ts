@@ -11,8 +11,10 @@ import { choiceKey, extractChoice, extractChoiceStrict } from './choice';
 import { extractGsm8k, extractGsm8kStrict, extractLastNumber, gsm8kKey, gsm8kMatch } from './gsm8k';
 import { compilePattern, extractExact, extractRegex, textEqual, textKey } from './text';
 import { DEFAULT_GRADING } from './gradingSettings';
+import { DEFAULT_THINKING } from './thinkingMarkers';
+import { splitThought } from './thoughtSplit';
 import type { AnswerFormat, Question } from '../dataset';
-import type { AnswerMatch, AnswerView, GradingSettings } from '../../contract';
+import type { AnswerMatch, AnswerView, GradingSettings, ThoughtState } from '../../contract';
 
 export interface Grade {
   /** The extracted answer as it appears in the output, or null when no rule found one. */
@@ -33,6 +35,10 @@ export interface Grade {
   strict: AnswerView;
   /** The whole extraction chain; for GSM8K the last number in the output. */
   flexible: AnswerView;
+  /** The output's thought: `finished` (read after it), `unfinished` (cut while thinking: nothing read); absent without thinking markers. */
+  thought?: ThoughtState;
+  /** Where the part read as the answer starts in the output (0: the whole output was read). */
+  readFrom: number;
 }
 
 export interface GradeOptions {
@@ -116,9 +122,16 @@ function matchOf(m: { rule: string; note?: string }): AnswerMatch {
   return m.note === undefined ? { rule: m.rule } : { rule: m.rule, note: m.note };
 }
 
-export function grade(output: string, q: Question, options: GradeOptions = {}): Grade {
+const NO_ANSWER: AnswerView = { answer: null, correct: false };
+
+export function grade(whole: string, q: Question, options: GradeOptions = {}): Grade {
   const truncated = options.truncated ?? false;
   const grading = options.grading ?? DEFAULT_GRADING;
+  // A thought is read apart: only what follows it is the answer, and an unfinished one has none.
+  const split = splitThought(whole, grading.thinking ?? DEFAULT_THINKING);
+  const thought = split.thought === null ? {} : { thought: split.thought };
+  if (split.thought === 'unfinished') return { answer: null, rule: 'none', correct: false, truncated, strict: NO_ANSWER, flexible: NO_ANSWER, ...thought, readFrom: split.answerFrom };
+  const output = whole.slice(split.answerFrom);
   const found = extract(output, q, options);
   const strict = view(extractStrict(output, q, options), q);
   const flexible = view(q.format === 'gsm8k' ? extractLastNumber(output) : (found?.answer ?? null), q);
@@ -130,7 +143,7 @@ export function grade(output: string, q: Question, options: GradeOptions = {}): 
   const marker = strict.answer !== null || found?.rule === 'gsm8k-boxed';
   const correct = chosen.correct && (!truncated || grading.truncated === 'lenient' || marker);
   const match = chosen.answer === null ? undefined : matchAnswers(chosen.answer, q.gold, q.format);
-  return { answer: chosen.answer, ...(match ? { match: matchOf(match) } : {}), rule: chosen.rule, correct, truncated, strict, flexible };
+  return { answer: chosen.answer, ...(match ? { match: matchOf(match) } : {}), rule: chosen.rule, correct, truncated, strict, flexible, ...thought, readFrom: split.answerFrom };
 }
 
 /**

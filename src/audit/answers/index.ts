@@ -7,3 +7,5 @@ export { CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES } from './gradingSettings'
 export { gsm8kGold } from './gsm8k';
 export { parseRational } from './rational';
 export { compilePattern } from './text';
+export { DEFAULT_THINKING, parseThinkingMarkers, runThinking, thinkingMarkersIn } from './thinkingMarkers';
+export { splitThought } from './thoughtSplit';

@@ -1,5 +1,5 @@
 /** Prompt presets: published few-shot exemplars and the warnings about them. Everything outside this folder reaches it through here. */
 export { readMmluDevSplit } from './mmluDevSplit';
-export { PRESET_NAMES } from './presetNames';
+export { FEW_SHOT_PRESET_NAMES, PRESET_NAMES } from './presetNames';
 export { presetWarnings } from './presetWarnings';
 export { checkPresetFormat, presetDeployment } from './presets';

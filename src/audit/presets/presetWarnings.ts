@@ -8,11 +8,11 @@ import { questionSubject } from '../probes';
 import type { Deployment } from '../../contract';
 import { PRESETS, TEST_SPLIT_SETS } from './presets';
 import { MMLU_SHOTS } from './mmluDevSplit';
-import type { PresetName } from './presetNames';
+import type { FewShotPresetName } from './presetNames';
 
 export function presetWarnings(d: Deployment, questions: readonly Question[]): string[] {
   if (!d.preset || !(d.preset in PRESETS)) return [];
-  const name = d.preset as PresetName;
+  const name = d.preset as FewShotPresetName;
   const set = TEST_SPLIT_SETS[name];
   const generic = set ? `${d.fewShot.length} test-split lines of ${set.file}${name === 'mmlu-5shot' ? ' (all high-school mathematics)' : ''}` : 'the generic set';
   const out: string[] = [];

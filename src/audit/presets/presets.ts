@@ -15,10 +15,11 @@ import { exemplarQuestions, type ExemplarSet } from './exemplarSet';
 import { GSM8K_COT_SET, MINERVA_MATH_SET, publishedExamples } from './publishedExemplars';
 import { ARC_EXEMPLARS } from './arcExemplars';
 import { MMLU_EXEMPLARS } from './mmluExemplars';
-import { PRESET_NAMES, type PresetName } from './presetNames';
+import { PRESET_NAMES, type FewShotPresetName, type PresetName } from './presetNames';
+import { DEEPSEEK_R1 } from './reasoningPresets';
 
 export interface Preset {
-  name: PresetName;
+  name: FewShotPresetName;
   /** The answer format of the benchmarks it is written for. */
   format: AnswerFormat;
   /** One line for --help. */
@@ -39,7 +40,7 @@ function testSplitExamples(set: ExemplarSet, answer: (q: Question) => string): F
   return exemplarQuestions(set).map(({ question, provenance }) => ({ user: userMessage(question), assistant: answer(question), source: provenance }));
 }
 
-export const PRESETS: Record<PresetName, Preset> = {
+export const PRESETS: Record<FewShotPresetName, Preset> = {
   'gsm8k-cot-8shot': {
     name: 'gsm8k-cot-8shot',
     format: 'gsm8k',
@@ -82,11 +83,28 @@ export const PRESETS: Record<PresetName, Preset> = {
 };
 
 /** The test-split lines a preset's generic examples come from (ARC, MMLU), for its warning; none for the published sets. */
-export const TEST_SPLIT_SETS: Partial<Record<PresetName, ExemplarSet>> = { 'arc-5shot': ARC_EXEMPLARS, 'mmlu-5shot': MMLU_EXEMPLARS };
+export const TEST_SPLIT_SETS: Partial<Record<FewShotPresetName, ExemplarSet>> = { 'arc-5shot': ARC_EXEMPLARS, 'mmlu-5shot': MMLU_EXEMPLARS };
 
-export function presetNamed(name: string): Preset {
+export function presetNamed(name: string): Preset | typeof DEEPSEEK_R1 {
   if (!(PRESET_NAMES as readonly string[]).includes(name)) throw new InputError(`--preset ${name}: unknown preset; expected one of ${PRESET_NAMES.join(', ')}`);
-  return PRESETS[name as PresetName];
+  return name === DEEPSEEK_R1.name ? DEEPSEEK_R1 : PRESETS[name as FewShotPresetName];
+}
+
+/** The formats a preset is written for. */
+function formatsOf(name: PresetName): readonly AnswerFormat[] {
+  const preset = presetNamed(name);
+  return 'formats' in preset ? preset.formats : [preset.format];
+}
+
+/**
+ * The deployment of a reasoning preset: the model's chat template, no system message or examples,
+ * the directive after the question, and the published decoding where `given` sets none.
+ */
+function reasoningDeployment(base: Deployment, given: { temperature?: number; topP?: number }): Deployment {
+  const rest: Deployment = { ...base };
+  delete rest.template;
+  delete rest.system;
+  return { ...rest, prompt: 'chat', preset: DEEPSEEK_R1.name, fewShot: [], instruction: DEEPSEEK_R1.instruction, temperature: given.temperature ?? DEEPSEEK_R1.temperature, topP: given.topP ?? DEEPSEEK_R1.topP };
 }
 
 /** The preset's worked examples as the deployment shows them. */
@@ -99,8 +117,12 @@ export function presetExamples(preset: Preset): FewShotExample[] {
  * strings (plus any stop strings of `base`); budget and decoding stay those of `base`. `bySubject`
  * (MMLU's dev split, mmluDevSplit.ts) gives each of its subjects its own header and examples.
  */
-export function presetDeployment(name: string, base: Deployment, bySubject?: Record<string, SubjectPrompt>): Deployment {
+export function presetDeployment(name: string, base: Deployment, bySubject?: Record<string, SubjectPrompt>, given: { temperature?: number; topP?: number } = {}): Deployment {
   const preset = presetNamed(name);
+  if ('formats' in preset) {
+    if (bySubject) throw new InputError(`--fewshot-file gives MMLU dev-split examples per subject; it is for --preset mmlu-5shot, not ${preset.name}`);
+    return reasoningDeployment(base, given);
+  }
   if (bySubject && preset.name !== 'mmlu-5shot') throw new InputError(`--fewshot-file gives MMLU dev-split examples per subject; it is for --preset mmlu-5shot, not ${preset.name}`);
   // A preset is a raw prompt: a chat system message or another template has no place in it.
   const rest: Deployment = { ...base };
@@ -122,8 +144,9 @@ export function presetDeployment(name: string, base: Deployment, bySubject?: Rec
 /** A preset is written for one answer format; a dataset of another is refused, naming both. */
 export function checkPresetFormat(deployment: Deployment, format: AnswerFormat): void {
   if (!deployment.preset) return;
-  const preset = presetNamed(deployment.preset);
-  if (preset.format !== format) {
-    throw new InputError(`--preset ${preset.name} is for ${preset.format}-format benchmarks; this dataset's answer format is ${format} (choose a preset for it: ${PRESET_NAMES.filter((n) => PRESETS[n].format === format).join(', ') || 'none yet'})`);
+  const name = presetNamed(deployment.preset).name;
+  const formats = formatsOf(name);
+  if (!formats.includes(format)) {
+    throw new InputError(`--preset ${name} is for ${formats.join(' and ')}-format benchmarks; this dataset's answer format is ${format} (choose a preset for it: ${PRESET_NAMES.filter((n) => formatsOf(n).includes(format)).join(', ') || 'none yet'})`);
   }
 }

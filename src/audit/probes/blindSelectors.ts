@@ -14,13 +14,14 @@ const NO_CHOICE: BlindChoice = { answer: null, correct: false, attempt: null };
  * extracted answer, and, when cut at the token limit, an answer marker in them. A cut output with
  * no marker stopped wherever the limit fell — its "answer" is whatever number or letter came last —
  * and degenerate repetitive outputs, which run to the limit, score high mean log-probs; both would
- * vote or win for reasons that are not the model's answer. Only the output is looked at, never the
- * gold, so the pool stays answer-blind.
+ * vote or win for reasons that are not the model's answer. An output cut while thinking (its
+ * thought never closed) has no answer either, whatever a record of older grading says. Only the
+ * output is looked at, never the gold, so the pool stays answer-blind.
  */
 export function cleanPool(attempts: readonly Attempt[]): number[] {
   const pool: number[] = [];
   attempts.forEach((a, i) => {
-    if (a.answer !== null && (!a.truncated || hasAnswerMarker(a))) pool.push(i);
+    if (a.answer !== null && a.thought !== 'unfinished' && (!a.truncated || hasAnswerMarker(a))) pool.push(i);
   });
   return pool;
 }

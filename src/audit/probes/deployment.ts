@@ -4,7 +4,7 @@
  * its token budget and stop strings. realized(q) = grade(D(q)).
  */
 import { InputError, MissingChatTemplateError } from '../../common';
-import { PRESET_NAMES } from '../presets';
+import { FEW_SHOT_PRESET_NAMES } from '../presets';
 import type { ChatMessage, Decoding, GenerationRequest, PromptSource, TextGenerator } from '../../engine';
 import { userMessage, type Question } from '../dataset';
 import type { Deployment, FewShotExample } from '../../contract';
@@ -56,20 +56,21 @@ export function chatMessages(deployment: Deployment, q: Question): ChatMessage[]
   for (const ex of promptExamples(deployment, q).fewShot) {
     messages.push({ role: 'user', content: ex.user }, { role: 'assistant', content: ex.assistant });
   }
-  messages.push({ role: 'user', content: userMessage(q) });
+  messages.push({ role: 'user', content: deployment.instruction ? `${userMessage(q)}\n${deployment.instruction}` : userMessage(q) });
   return messages;
 }
 
 /** The deployment's prompt for a question, before it is tokenized. */
 export function promptSource(deployment: Deployment, q: Question): PromptSource {
-  return deployment.prompt === 'raw' ? { raw: rawPromptText(deployment, q) } : { chat: chatMessages(deployment, q) };
+  if (deployment.prompt === 'raw') return { raw: rawPromptText(deployment, q) };
+  return { chat: chatMessages(deployment, q), ...(deployment.chatTemplateKwargs ? { templateKwargs: deployment.chatTemplateKwargs } : {}) };
 }
 
 /** Token ids of the deployment's prompt for a question. */
 export function promptIds(deployment: Deployment, q: Question, model: TextGenerator): number[] {
   return withChatTemplate(() => {
     const prompt = promptSource(deployment, q);
-    return 'raw' in prompt ? model.encodeRaw(prompt.raw) : model.encodeChat(prompt.chat);
+    return 'raw' in prompt ? model.encodeRaw(prompt.raw) : model.encodeChat(prompt.chat, prompt.templateKwargs);
   });
 }
 
@@ -94,7 +95,7 @@ function withChatTemplate<T>(fn: () => T): T {
 export function noChatTemplateMessage(configFile: string): string {
   return (
     `${configFile}: the model has no chat_template (a base model?), so the default chat prompt cannot be built. ` +
-    `Give it a few-shot prompt with --preset NAME (${PRESET_NAMES.join(', ')}), ` +
+    `Give it a few-shot prompt with --preset NAME (${FEW_SHOT_PRESET_NAMES.join(', ')}), ` +
     'or a raw prompt with --prompt raw [--template FILE with {question}] [--fewshot FILE]'
   );
 }

@@ -138,6 +138,11 @@ function summaryTable(s: RunSummary): Html {
   }
   if (typeof s.promptTruncated === 'number' && s.promptTruncated > 0) rows.unshift(html`<tr><th>prompts cut from the left</th><td>${s.promptTruncated}</td><td class="n">--truncate-prompt left</td></tr>`);
   rows.push(note(safeLine(() => (s.chance ? chanceText(s.chance.realized) : undefined))));
+  const u = s.unfinishedThoughts;
+  if (u && typeof u.realized === 'number') {
+    const probes = Object.entries(u.probes ?? {}).map(([p, c]) => `${p} ${c?.unfinished}/${c?.outputs}`).join(' · ');
+    rows.push(html`<tr><th class="sub">cut while thinking</th><td>${u.realized}/${s.n}</td><td class="n">deployed outputs whose thought never closed: no answer read${probes ? ` · probe attempts: ${probes}` : ''}</td></tr>`);
+  }
   for (const [p, r] of Object.entries(s.reachable ?? {})) {
     const b = s.budget?.[p];
     rows.push(html`<tr><th>reachable by ${p}</th><td>${rateCell(r)}</td><td class="n">${b ? `${b.generations} generations · ${b.tokens} tokens · ${b.blockApplications} block applications` : ''}</td></tr>`);
@@ -216,7 +221,7 @@ function questionTable(records: readonly QuestionRecord[]): Html {
     const repaired = r.repair?.inFailureSet ? repairedBy(r).join(', ') || 'none' : '';
     const question = String(r.question);
     const text = question.length > 160 ? question.slice(0, 159) + '…' : question;
-    return html`<tr class="${state}"><td>${r.id}</td><td>${text}</td><td>${r.gold}</td><td>${r.realized?.answer ?? '—'}${r.realized?.truncated ? html` <span class="n">(truncated)</span>` : ''}</td><td>${state}</td><td>${reach}</td><td>${blind}</td><td>${repaired}</td></tr>`;
+    return html`<tr class="${state}"><td>${r.id}</td><td>${text}</td><td>${r.gold}</td><td>${r.realized?.answer ?? '—'}${r.realized?.thought === 'unfinished' ? html` <span class="n">(cut while thinking)</span>` : ''}${r.realized?.truncated ? html` <span class="n">(truncated)</span>` : ''}</td><td>${state}</td><td>${reach}</td><td>${blind}</td><td>${repaired}</td></tr>`;
   });
   const more = records.length > limit ? html`<p class="n">showing ${limit} of ${records.length} questions; records.jsonl has all of them</p>` : '';
   return html`<table class="questions"><thead><tr><th>id</th><th>question</th><th>gold</th><th>deployed answer</th><th>state</th><th>reachable by</th><th>blind-correct</th><th>repaired by block</th></tr></thead><tbody>${rows}</tbody></table>${more}`;

@@ -177,6 +177,13 @@ export function formatSummary(s: RunSummary, title = 'Reach Audit summary'): str
   if (t.globalRoutes) cut.push(`global route pool ${t.globalRoutes.truncated}/${t.globalRoutes.outputs}`);
   if (t.repair) cut.push(`repair scan ${t.repair.truncated}/${t.repair.outputs}`);
   out.push(`  hit the token limit: ${cut.join('; ')}`);
+  const u = s.unfinishedThoughts;
+  if (u) {
+    const thinking = [`deployment ${u.realized}/${s.n}`, ...Object.entries(u.probes).map(([p, c]) => `${p} ${c.unfinished}/${c.outputs}`)];
+    if (u.globalRoutes) thinking.push(`global route pool ${u.globalRoutes.unfinished}/${u.globalRoutes.outputs}`);
+    if (u.repair) thinking.push(`repair scan ${u.repair.unfinished}/${u.repair.outputs}`);
+    out.push(`  cut while thinking (the thought never closed; no answer read): ${thinking.join('; ')}`);
+  }
   out.push(`  states: ${s.states.realized} realized, ${s.states.reachableNotRealized} reachable but not realized, ${s.states.unreached} unreached; ${s.truncated.realized} deployed outputs hit the token limit`);
   if (s.globalRoute) {
     const g = s.globalRoute;

@@ -14,6 +14,7 @@ import { blindRetention, blindRetentionByProbe } from './blindRetention';
 import { MIN_BOOTSTRAP_QUESTIONS, wilsonInterval, orderedKeys, passAtKRows, runRates, stopsAtFirstCorrect, rateOf, type BlindDropped, type Budget, type GlobalRouteSummary, type Interval, type PassAtKKind, type QuestionRecord, type Rate, type ReadingSummary, type RunSummary, type TruncationCount, isAnswerBlindProbe } from '../../contract';
 import { depthSummary } from './depthSummary';
 import { coverAtTau } from './coverAtTau';
+import { unfinishedThoughts } from './thoughtCounts';
 
 /**
  * A probe's pass@k curve (the contract's rows, averaged) with its interval per k: Wilson where every
@@ -178,6 +179,7 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
   if (pooled.length > 0) truncation.globalRoutes = count(pooled);
   const repaired = records.flatMap((r) => Object.values(r.repair?.truncatedBySilencedBlock ?? {}).map((t) => ({ truncated: t })));
   if (repaired.length > 0) truncation.repair = count(repaired);
+  const thoughts = unfinishedThoughts(records, probes);
 
   const summary: RunSummary = {
     n,
@@ -197,6 +199,7 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
     cost,
     states: rates.states,
     truncated: truncation,
+    ...(thoughts ? { unfinishedThoughts: thoughts } : {}),
     skipped: {
       n: skipped.length,
       questions: skipped.flatMap((r) => (r.skipped?.reason === 'context' ? [{ id: r.id, line: r.line, promptTokens: r.skipped.promptTokens, maxNewTokens: r.skipped.maxNewTokens, contextLimit: r.skipped.contextLimit }] : [])),

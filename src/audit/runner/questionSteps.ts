@@ -86,6 +86,7 @@ export function gradedUnder(g: Generation, q: Question, grading: GradingSettings
     answer: gr.answer,
     correct: gr.correct,
     truncated: gr.truncated,
+    ...(gr.thought ? { thought: gr.thought } : {}),
     rule: gr.rule,
     ...(gr.match ? { match: gr.match } : {}),
     strict: gr.strict,
@@ -160,12 +161,18 @@ export function startRepair(record: QuestionRecord, settings: RunSettings, q: Qu
 export function finishRepair(record: QuestionRecord, q: Question, gens: readonly Generation[], grading: GradingSettings): void {
   const repair = record.repair as RepairResult;
   const truncatedBy: Record<string, boolean> = {};
+  const unfinishedBy: Record<string, boolean> = {};
   repair.truncatedBySilencedBlock = truncatedBy;
+  let thoughts = false;
   gens.forEach((g, l) => {
     const a = gradedUnder(g, q, grading);
     repair.correctBySilencedBlock[String(l)] = a.correct;
     repair.answerBySilencedBlock[String(l)] = a.answer;
     truncatedBy[String(l)] = a.truncated;
+    unfinishedBy[String(l)] = a.thought === 'unfinished';
+    if (a.thought) thoughts = true;
   });
+  // Recorded only where the scan's outputs think, so records of other models stay as they were.
+  if (thoughts) repair.unfinishedThoughtBySilencedBlock = unfinishedBy;
   repair.cost = costOf(gens);
 }

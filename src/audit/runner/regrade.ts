@@ -18,6 +18,8 @@ export interface RegradeCounts {
   outputs: number;
   /** Outputs whose verdict changed. */
   changed: number;
+  /** Which part was read: outputs read after their finished thought, and outputs cut while thinking (nothing read). */
+  read: { afterThought: number; unfinishedThought: number };
   /** Questions whose realized verdict changed. */
   realized: number;
   /** Per probe: questions whose reachable verdict changed. */
@@ -32,8 +34,11 @@ function regraded<T extends GradedOutput>(o: T, q: Question, grading: GradingSet
   const g = grade(o.output, q, { truncated: o.truncated, grading });
   counts.outputs++;
   if (g.correct !== o.correct) counts.changed++;
-  const out: T = { ...o, answer: g.answer, correct: g.correct, rule: g.rule, match: g.match, strict: g.strict, flexible: g.flexible };
+  if (g.thought === 'finished') counts.read.afterThought++;
+  if (g.thought === 'unfinished') counts.read.unfinishedThought++;
+  const out: T = { ...o, answer: g.answer, correct: g.correct, rule: g.rule, match: g.match, strict: g.strict, flexible: g.flexible, thought: g.thought };
   if (!g.match) delete out.match; // no answer: no comparison (and none left from the old grading)
+  if (!g.thought) delete out.thought;
   return out;
 }
 
@@ -76,5 +81,5 @@ export function regradeRecord(r: QuestionRecord, q: Question, grading: GradingSe
 }
 
 export function emptyRegradeCounts(): RegradeCounts {
-  return { outputs: 0, changed: 0, realized: 0, reachable: {}, failureSet: { before: 0, after: 0, joined: 0, left: 0 }, staleRepair: 0 };
+  return { outputs: 0, changed: 0, read: { afterThought: 0, unfinishedThought: 0 }, realized: 0, reachable: {}, failureSet: { before: 0, after: 0, joined: 0, left: 0 }, staleRepair: 0 };
 }

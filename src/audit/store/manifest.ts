@@ -4,6 +4,7 @@
  * record depends on. `--resume` continues a run only when all of it matches.
  */
 import { DEFAULT_SEARCH, lengthBoundsOf, routeLengthBounds, LEGACY_PROBE_DECODING, routeDecodingRule } from '../probes';
+import { DEFAULT_THINKING } from '../answers';
 import type { Deployment, RouteSpaceSettings, RunManifest, SearchSettings } from '../../contract';
 
 /** The backend as far as it decides the numbers: which kind, and which served model. */
@@ -62,6 +63,16 @@ function describeExamples(d: Deployment | undefined): string {
 }
 
 /**
+ * The grading settings as they decide verdicts: a run made before thinking markers were recorded
+ * read them as the default, and where the markers came from (flag, tokenizer) changes no verdict.
+ */
+function gradingOf(m: RunManifest): unknown {
+  if (!m.grading) return undefined;
+  const { from: _from, ...thinking } = m.grading.thinking ?? DEFAULT_THINKING;
+  return { ...m.grading, thinking };
+}
+
+/**
  * What differs between a stored run and the run asked for now, worded for the user; empty when
  * the run can be resumed. Paths may move; contents (hashes) and settings may not change.
  */
@@ -95,7 +106,7 @@ export function manifestMismatches(stored: RunManifest, wanted: RunManifest): st
   check('search settings', searchOf(stored), searchOf(wanted));
   // Both sides fall back: compare reads two stored manifests, and two runs made before grading settings match.
   const noGrading = 'none recorded (a run made before grading settings were)';
-  check('grading', stored.grading ?? noGrading, wanted.grading ?? noGrading);
+  check('grading', gradingOf(stored) ?? noGrading, gradingOf(wanted) ?? noGrading);
   // A ceiling-only run's probes hold partial pools: its records cannot be completed, or compared, as full ones.
   check('--until-reached (probes stop at the first correct attempt)', stored.untilReached === true, wanted.untilReached === true);
   check('--depth-probe', stored.depthProbe ?? 'not run', wanted.depthProbe ?? 'not run');

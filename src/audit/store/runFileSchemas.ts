@@ -79,6 +79,7 @@ const gradedEntries = {
   answer: v.nullable(text),
   correct: flag,
   truncated: flag,
+  thought: v.optional(v.picklist(['finished', 'unfinished'], "expected 'finished' or 'unfinished'")),
   rule: text,
   match: v.optional(object({ rule: text, note: v.optional(text) })),
   strict: v.optional(answerView),
@@ -130,6 +131,7 @@ const repairResult = object({
   correctBySilencedBlock: map(flag),
   answerBySilencedBlock: map(v.nullable(text)),
   truncatedBySilencedBlock: v.optional(map(flag)),
+  unfinishedThoughtBySilencedBlock: v.optional(map(flag)),
   splitKey: finite,
   cost: budget,
   scannedAs: v.optional(object({ inFailureSet: flag, realized: flag })),
@@ -290,6 +292,10 @@ const truncationCount = v.pipe(
   object({ truncated: nonNegativeInteger, outputs: nonNegativeInteger }),
   v.check((t) => t.truncated <= t.outputs, 'expected truncated ≤ outputs'),
 );
+const thoughtCount = v.pipe(
+  object({ unfinished: nonNegativeInteger, outputs: nonNegativeInteger }),
+  v.check((t) => t.unfinished <= t.outputs, 'expected unfinished ≤ outputs'),
+);
 const readingSummary = object({ realized: rate, reachable: map(rate) });
 
 const disagreements = v.array(object({ id: text, harness: v.nullable(v.string('expected a string')), ours: v.nullable(v.string('expected a string')) }), 'expected an array');
@@ -323,6 +329,14 @@ export const runSummarySchema = object({
     globalRoutes: v.optional(truncationCount),
     repair: v.optional(truncationCount),
   }),
+  unfinishedThoughts: v.optional(
+    object({
+      realized: nonNegativeInteger,
+      probes: map(thoughtCount),
+      globalRoutes: v.optional(thoughtCount),
+      repair: v.optional(thoughtCount),
+    }),
+  ),
   readings: v.optional(object({ strict: readingSummary, flexible: readingSummary })),
   coverAtTau: v.optional(map(v.array(object({ tau: fraction, covered: rate }), 'expected an array of thresholds'))),
   depth: v.optional(
@@ -358,6 +372,8 @@ const deployment = object({
   prompt: v.picklist(['chat', 'raw'], "expected 'chat' or 'raw'"),
   template: v.optional(text),
   system: v.optional(text),
+  instruction: v.optional(text),
+  chatTemplateKwargs: v.optional(map(v.unknown())),
   preset: v.optional(text),
   preamble: v.optional(text),
   fewShot: examples,
@@ -425,6 +441,14 @@ export const runManifestSchema = object({
     object({
       correctBy: v.picklist(['stated', 'strict', 'flexible'], "expected 'stated', 'strict' or 'flexible'"),
       truncated: v.picklist(['strict', 'lenient'], "expected 'strict' or 'lenient'"),
+      thinking: v.optional(
+        object({
+          open: v.pipe(text, v.minLength(1, 'expected a marker')),
+          close: v.pipe(text, v.minLength(1, 'expected a marker')),
+          from: v.picklist(['default', 'flag', 'tokenizer'], "expected 'default', 'flag' or 'tokenizer'"),
+          startsInThought: flag,
+        }),
+      ),
     }),
   ),
   probeDecoding: v.optional(

@@ -15,7 +15,7 @@ import OpenAI from 'openai';
 import { readModelConfig, type ModelConfig } from '../checkpoint/config';
 import { InputError, RemoteServerError } from '../../common';
 import { loadModelTokenizer, type ModelTokenizer } from '../text/tokenizer';
-import type { ChatMessage, Generation, GenerationRequest, PromptSource, TextGenerator } from '../types';
+import type { ChatMessage, Generation, GenerationRequest, PromptSource, TemplateKwargs, TextGenerator } from '../types';
 import { EXTENSIONS_VERSION, LAYER_EXTENSIONS, PERTURBATION_EXTENSION, type CompletionRequestBody, type CompletionResponseBody, type HealthBody } from './completionApi';
 import { boundedFetch, readBounded } from './boundedFetch';
 import { toGeneration } from './completionResponse';
@@ -157,8 +157,8 @@ export class RemoteGenerator implements TextGenerator {
     return this.tokenizer.hasChatTemplate;
   }
 
-  encodeChat(messages: readonly ChatMessage[]): number[] {
-    return this.tokenizer.encodeChat(messages);
+  encodeChat(messages: readonly ChatMessage[], templateKwargs?: TemplateKwargs): number[] {
+    return this.tokenizer.encodeChat(messages, templateKwargs);
   }
 
   encodeRaw(text: string): number[] {

@@ -11,14 +11,15 @@ import { Tokenizer } from '@huggingface/tokenizers';
 import { ModelConfig, readJsonObject } from '../checkpoint/config';
 import { InputError, MissingChatTemplateError } from '../../common';
 import { renderChatTemplate } from './chatTemplateLimits';
-import { ChatMessage, type PromptSource } from '../types';
+import { ChatMessage, type PromptSource, type TemplateKwargs } from '../types';
+import { unreadTemplateKwargs } from './templateVariables';
 import { bytesPerTokenBound, tokensAtLeast } from './tokenCountBound';
 
 export interface ModelTokenizer {
   /** The prompt text the chat template renders (add_generation_prompt = true). */
-  renderChat(messages: readonly ChatMessage[]): string;
+  renderChat(messages: readonly ChatMessage[], templateKwargs?: TemplateKwargs): string;
   /** renderChat, then tokenized without adding special tokens again (the template already has them). */
-  encodeChat(messages: readonly ChatMessage[]): number[];
+  encodeChat(messages: readonly ChatMessage[], templateKwargs?: TemplateKwargs): number[];
   /** Tokenizes text; special tokens (e.g. bos) are added as the tokenizer's post-processor says. */
   encodeRaw(text: string): number[];
   /** Tokenizes a piece of generated text: no special tokens added (a server's output without ids). */
@@ -159,14 +160,20 @@ export function loadModelTokenizer(dir: string, config: ModelConfig): ModelToken
     }
   }
   const templateVariables: Record<string, unknown> = { ...specialTokens, additional_special_tokens: additionalSpecialTokens };
-  const renderChat = (messages: readonly ChatMessage[]): string => {
+  const renderChat = (messages: readonly ChatMessage[], templateKwargs: TemplateKwargs = {}): string => {
     if (!template) {
       throw new MissingChatTemplateError(configFile);
+    }
+    // A variable the template never reads would change nothing: refused by name rather than recorded as if it had.
+    const unread = unreadTemplateKwargs(template, source!.text, templateKwargs);
+    if (unread.length > 0) {
+      throw new InputError(`--chat-template-kwargs: the chat template (${source!.where}) reads no variable ${unread.map((k) => JSON.stringify(k)).join(', ')}, so it would change nothing`);
     }
     const chars = messages.reduce((n, m) => n + m.content.length + m.role.length, 0);
     return renderChatTemplate(
       template,
-      { ...templateVariables, messages: messages.map((m) => ({ role: m.role, content: m.content })), add_generation_prompt: true },
+      // As transformers' apply_chat_template: the extra variables beside the special tokens; messages and the generation prompt are its own.
+      { ...templateVariables, ...templateKwargs, messages: messages.map((m) => ({ role: m.role, content: m.content })), add_generation_prompt: true },
       source!.where,
       chars,
     );
@@ -177,14 +184,14 @@ export function loadModelTokenizer(dir: string, config: ModelConfig): ModelToken
     eosTokenIds,
     vocabSize,
     renderChat,
-    encodeChat(messages: readonly ChatMessage[]): number[] {
-      return tokenizer.encode(renderChat(messages), { add_special_tokens: false }).ids;
+    encodeChat(messages: readonly ChatMessage[], templateKwargs?: TemplateKwargs): number[] {
+      return tokenizer.encode(renderChat(messages, templateKwargs), { add_special_tokens: false }).ids;
     },
     encodeRaw(text: string): number[] {
       return tokenizer.encode(text).ids;
     },
     tokensAtLeast(prompt: PromptSource): number {
-      return tokensAtLeast('chat' in prompt ? renderChat(prompt.chat) : prompt.raw, bytesPerToken);
+      return tokensAtLeast('chat' in prompt ? renderChat(prompt.chat, prompt.templateKwargs) : prompt.raw, bytesPerToken);
     },
     encodeText(text: string): number[] {
       return tokenizer.encode(text, { add_special_tokens: false }).ids;

@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { PRESETS, TEST_SPLIT_SETS, checkPresetFormat, presetDeployment } from '../../../src/audit/presets/presets';
 import { GSM8K_COT_SET, MINERVA_MATH_SET } from '../../../src/audit/presets/publishedExemplars';
-import { PRESET_NAMES } from '../../../src/audit/presets/presetNames';
+import { FEW_SHOT_PRESET_NAMES, PRESET_NAMES } from '../../../src/audit/presets/presetNames';
 import { DEFAULT_DEPLOYMENT, deploymentRequest, promptIds, rawPromptText } from '../../../src/audit/probes/deployment';
 import { loadDataset } from '../../../src/audit/dataset/dataset';
 import { grade } from '../../../src/audit/answers/grade';
@@ -29,8 +29,8 @@ const fixtureLines = (file: string) => fs.readFileSync(path.join(benchmarks, fil
 
 test('every test-split exemplar is the benchmark line its provenance names, byte for byte, and the README names each source and licence', () => {
   const readme = fs.readFileSync(path.join(root, 'src/audit/presets/README.md'), 'utf8');
-  for (const name of PRESET_NAMES) {
-    assert.ok(readme.includes(name), `README.md names the preset ${name}`);
+  for (const name of PRESET_NAMES) assert.ok(readme.includes(name), `README.md names the preset ${name}`);
+  for (const name of FEW_SHOT_PRESET_NAMES) {
     const set = TEST_SPLIT_SETS[name];
     if (!set) continue;
     const lines = fixtureLines(set.file);
@@ -38,13 +38,13 @@ test('every test-split exemplar is the benchmark line its provenance names, byte
     assert.ok(readme.includes(set.file) && readme.includes(set.licence), `README.md names ${set.file} and its licence`);
   }
   assert.deepEqual(Object.keys(TEST_SPLIT_SETS).sort(), ['arc-5shot', 'mmlu-5shot']);
-  assert.deepEqual([...PRESET_NAMES].sort(), Object.keys(PRESETS).sort());
+  assert.deepEqual([...FEW_SHOT_PRESET_NAMES].sort(), Object.keys(PRESETS).sort());
 });
 
 test('each preset has its published number of examples and its stop strings, and every example has its provenance', () => {
   const shots = { 'gsm8k-cot-8shot': 8, 'math-minerva-4shot': 4, 'arc-5shot': 5, 'mmlu-5shot': 5 };
   const origin = { 'gsm8k-cot-8shot': 'published', 'math-minerva-4shot': 'published', 'arc-5shot': 'test-split', 'mmlu-5shot': 'test-split' };
-  for (const name of PRESET_NAMES) {
+  for (const name of FEW_SHOT_PRESET_NAMES) {
     const d = presetDeployment(name, DEFAULT_DEPLOYMENT);
     assert.equal(d.fewShot.length, shots[name]);
     assert.equal(d.prompt, 'raw');
@@ -126,7 +126,7 @@ test("the engine's incremental stop detector cuts a generation at the preset's s
 });
 
 test('a preset is refused on a benchmark of another answer format, and an unknown name lists the presets', () => {
-  assert.throws(() => checkPresetFormat(presetDeployment('math-minerva-4shot', DEFAULT_DEPLOYMENT), 'gsm8k'), /--preset math-minerva-4shot is for boxed-format benchmarks; this dataset's answer format is gsm8k \(choose a preset for it: gsm8k-cot-8shot\)/);
+  assert.throws(() => checkPresetFormat(presetDeployment('math-minerva-4shot', DEFAULT_DEPLOYMENT), 'gsm8k'), /--preset math-minerva-4shot is for boxed-format benchmarks; this dataset's answer format is gsm8k \(choose a preset for it: gsm8k-cot-8shot, deepseek-r1\)/);
   assert.throws(() => presetDeployment('gsm8k', DEFAULT_DEPLOYMENT), /--preset gsm8k: unknown preset; expected one of gsm8k-cot-8shot, math-minerva-4shot, arc-5shot, mmlu-5shot/);
   checkPresetFormat(presetDeployment('arc-5shot', DEFAULT_DEPLOYMENT), 'choice');
   checkPresetFormat(DEFAULT_DEPLOYMENT, 'exact');
@@ -168,4 +168,25 @@ test('a model without a chat template: the error names --preset and --prompt raw
   );
   // The raw prompt of a preset needs no chat template.
   assert.ok(promptIds(presetDeployment('gsm8k-cot-8shot', DEFAULT_DEPLOYMENT), ds.questions[0], model).length > 0);
+});
+
+test("deepseek-r1: the published evaluation settings on the model's chat template (deepseek-ai/DeepSeek-R1 README)", () => {
+  const d = presetDeployment('deepseek-r1', { ...DEFAULT_DEPLOYMENT, system: 'be brief', stop: ['END'] });
+  assert.deepEqual(
+    { prompt: d.prompt, preset: d.preset, system: d.system, fewShot: d.fewShot, temperature: d.temperature, topP: d.topP, stop: d.stop, maxNewTokens: d.maxNewTokens },
+    { prompt: 'chat', preset: 'deepseek-r1', system: undefined, fewShot: [], temperature: 0.6, topP: 0.95, stop: ['END'], maxNewTokens: DEFAULT_DEPLOYMENT.maxNewTokens },
+  );
+  assert.equal(d.instruction, 'Please reason step by step, and put your final answer within \\boxed{}.');
+  // Flags given beside it win.
+  const given = presetDeployment('deepseek-r1', DEFAULT_DEPLOYMENT, undefined, { temperature: 0, topP: 1 });
+  assert.deepEqual([given.temperature, given.topP], [0, 1]);
+  // The question, then the directive on a new line, as the one user message.
+  const q = { id: 'q', line: 1, schema: 'math' as const, format: 'boxed' as const, text: 'What is 1 + 1?', gold: '2', raw: {} };
+  const seen: unknown[] = [];
+  const model = { encodeChat: (m: unknown) => (seen.push(m), [1]), encodeRaw: () => [2] } as unknown as Parameters<typeof promptIds>[2];
+  promptIds(d, q, model);
+  assert.deepEqual(seen, [[{ role: 'user', content: 'What is 1 + 1?\nPlease reason step by step, and put your final answer within \\boxed{}.' }]]);
+  checkPresetFormat(d, 'boxed');
+  checkPresetFormat(d, 'gsm8k');
+  assert.throws(() => checkPresetFormat(d, 'choice'), /--preset deepseek-r1 is for boxed and gsm8k-format benchmarks; this dataset's answer format is choice \(choose a preset for it: arc-5shot, mmlu-5shot\)/);
 });

@@ -64,7 +64,7 @@ function attemptRow(probe: string, attempt: Attempt, index: number, numBlocks: n
     if (details.open && details.childElementCount === 1) {
       details.appendChild(
         h('div', { class: 'attempt-output' },
-          attempt.rule ? h('div', { class: 'muted' }, `rule: ${attempt.rule}${attempt.truncated ? ' · truncated' : ''}`) : null,
+          attempt.rule ? h('div', { class: 'muted' }, `rule: ${attempt.rule}${attempt.thought === 'unfinished' ? ' · cut while thinking' : ''}${attempt.truncated ? ' · truncated' : ''}`) : null,
           h('pre', { class: 'text' }, attempt.output ?? '')),
       );
     }
@@ -175,6 +175,7 @@ export class DetailPane {
       ...fact('Deployed answer', h('span', { class: 'answer' }, answerText(realized.answer)), ' ', mark(realized.correct)),
       ...fact('Rule', realized.rule ? realized.rule : h('span', { class: 'muted' }, realized.answer === null ? 'no rule matched' : 'not recorded')),
       ...fact('Truncated', realized.truncated ? h('span', { class: 'chip chip-truncated' }, 'hit the token limit') : 'no'),
+      ...(realized.thought ? fact('Thought', realized.thought === 'unfinished' ? h('span', { class: 'chip chip-thinking' }, 'cut while thinking: no answer read') : 'closed; the answer was read after it') : []),
     );
     const deployed = h('section', { class: 'detail-section' }, h('h3', {}, 'Deployed output'), facts, h('pre', { class: 'text output' }, realized.output ?? ''));
 

@@ -15,6 +15,8 @@ export const Flag = {
   failureSet: 32,
   truncated: 64,
   damaged: 128,
+  /** The deployed output's thought never closed: cut while thinking, no answer read. */
+  unfinishedThought: 256,
 } as const;
 
 /** Sort order of the state column: what a reader wants first is what the deployment missed. */
@@ -73,6 +75,7 @@ export function deriveRow(record: QuestionRecord, index: number): QuestionRow {
   if (inFailureSet) flags |= Flag.failureSet;
   if (record.realized.truncated) flags |= Flag.truncated;
   if (damaged.length > 0) flags |= Flag.damaged;
+  if (record.realized.thought === 'unfinished') flags |= Flag.unfinishedThought;
 
   const stateRank = realized
     ? StateRank.realized

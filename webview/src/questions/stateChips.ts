@@ -33,7 +33,11 @@ export function stateChips(row: QuestionRow, compact: boolean): HTMLElement[] {
   if (!compact && row.damagedBy.length > 0) {
     chips.push(chip('damage', `broken by: ${blockList(row.damagedBy, 64)}`, `Silencing the MLP of these blocks breaks this realized answer`));
   }
-  if (row.flags & Flag.truncated) chips.push(chip('truncated', 'truncated', 'The deployed output hit the token limit'));
+  const thinking = (row.flags & Flag.unfinishedThought) !== 0;
+  const truncated = (row.flags & Flag.truncated) !== 0;
+  // In the table one chip says both: a thought is mostly cut by the token limit.
+  if (thinking) chips.push(chip('thinking', compact ? 'thinking…' : 'cut while thinking', `The deployed output's thought never closed${truncated ? ' (it hit the token limit)' : ''}: no answer was read from it`));
+  if (truncated && !(compact && thinking)) chips.push(chip('truncated', 'truncated', 'The deployed output hit the token limit'));
   return chips;
 }
 
