@@ -25,6 +25,7 @@ export { ENGINE_VERSION } from './graphs/graphCache';
 export { Xoshiro128 } from './sampling/sampling';
 export { parseWeightPrecision, WEIGHT_PRECISIONS, type WeightPrecision } from './checkpoint/weightPrecision';
 export { RemoteGenerator, checkBaseUrl, publicUrl, type RemoteOptions } from './remote/remoteGenerator';
+export { checkApiKey } from './remote/remoteErrors';
 export type { RemoteBackendInfo } from '../contract';
 export { EXTENSIONS_VERSION, LAYER_EXTENSIONS } from './remote/completionApi';
 export { quoteValue } from './remote/quoteValue';
