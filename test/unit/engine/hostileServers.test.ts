@@ -358,4 +358,15 @@ describe('remote backend: hostile servers', () => {
       await new Promise<void>((r) => server.close(() => r()));
     }
   });
+
+  it('honours x-should-retry: false: one request, the reason named (issue 39, weak case)', async () => {
+    const s = await hostileServer((_req, res) => json(res, 503, { error: { message: 'overloaded' } }, { 'x-should-retry': 'false' }));
+    try {
+      const { err } = await failure(s.url, { maxRetries: 3 });
+      assert.equal(s.posts(), 1, 'not tried again');
+      assert.match(err.message, /the server answered 503: .*overloaded; the server says not to retry \(x-should-retry: false\)$/);
+    } finally {
+      await s.close();
+    }
+  });
 });
