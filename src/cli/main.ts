@@ -3,6 +3,9 @@
  * The reach-audit command. Each subcommand lives in its own file and registers here.
  * Errors that are the user's (bad input) are printed as one line without a stack trace.
  */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import { UsageError, type Command } from './command';
 import { guardTerminalOutput } from './terminalText';
 
@@ -84,9 +87,51 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-if (require.main === module) {
+/**
+ * onnxruntime reads /proc/self/cmdline when it starts and matches it recursively, one stack frame
+ * group per character: a command line of about 30 KB (a long --stop, thousands of --ids) overflows
+ * the main thread's stack and the process dies of SIGSEGV with nothing written. A command line over
+ * this many bytes is therefore handed to a copy of this process whose own command line is short.
+ */
+const LONG_COMMAND_LINE_BYTES = 4096;
+/** Set in that copy: the descriptor its arguments arrive on, as JSON. */
+const ARGUMENTS_FD_ENV = 'REACH_AUDIT_ARGUMENTS_FD';
+
+/** This process's arguments, from its command line or from the descriptor its parent wrote them to. */
+function commandArguments(): string[] {
+  const fd = process.env[ARGUMENTS_FD_ENV];
+  if (fd === undefined) return process.argv.slice(2);
+  delete process.env[ARGUMENTS_FD_ENV];
+  const text = fs.readFileSync(Number(fd), 'utf8');
+  fs.closeSync(Number(fd));
+  return JSON.parse(text) as string[];
+}
+
+function commandLineBytes(argv: readonly string[]): number {
+  return argv.reduce((n, a) => n + Buffer.byteLength(a) + 1, 0);
+}
+
+/** Runs the command in a copy of this process given `args` on a pipe; this one waits and exits as it does. */
+function runWithShortCommandLine(args: string[]): void {
+  const child = spawn(process.execPath, [...process.execArgv, process.argv[1]], {
+    stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
+    env: { ...process.env, [ARGUMENTS_FD_ENV]: '3' },
+  });
+  (child.stdio[3] as NodeJS.WritableStream).end(JSON.stringify(args));
+  // A terminal's Ctrl-C reaches both processes already; a signal sent to this one alone is passed on.
+  const forwarded: NodeJS.Signals[] = process.stdin.isTTY ? ['SIGTERM', 'SIGHUP'] : ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const signal of forwarded) process.on(signal, () => child.kill(signal));
+  if (process.stdin.isTTY) process.on('SIGINT', () => {});
+  child.on('exit', (code, signal) => {
+    process.exitCode = code ?? 128 + (signal ? os.constants.signals[signal] : 0);
+  });
+}
+
+if (require.main === module && commandLineBytes(process.argv) > LONG_COMMAND_LINE_BYTES && process.env[ARGUMENTS_FD_ENV] === undefined) {
+  runWithShortCommandLine(process.argv.slice(2));
+} else if (require.main === module) {
   guardTerminalOutput();
-  main(process.argv.slice(2)).then(
+  main(commandArguments()).then(
     (code) => { process.exitCode = code; },
     (err: unknown) => {
       // Unexpected failures still get one readable line; REACH_AUDIT_DEBUG=1 shows the stack.

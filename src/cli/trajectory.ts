@@ -5,6 +5,7 @@
  * states at each step. With --watch, the checkpoints are those a training run writes into a folder,
  * audited as they appear (the watching itself is the engine service's, src/service/trainingRunWatch.ts).
  */
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Command } from './command';
@@ -146,9 +147,30 @@ function writeTrajectory(checkpoints: readonly TrajectoryCheckpoint[], out: stri
   return result;
 }
 
-/** A checkpoint's run folder in the trajectory's folder: its own name, made safe for a path. */
+/**
+ * A checkpoint's run folder in the trajectory's folder: its own name when that is safe for a path;
+ * otherwise made safe, with a short hash of the real name, so that two names that map alike
+ * ("ckpt 100" and "ckpt_100") never share a run folder.
+ */
 function runFolderName(checkpoint: string): string {
-  return checkpoint.replace(/[^A-Za-z0-9._-]+/g, '_');
+  const safe = checkpoint.replace(/[^A-Za-z0-9._-]+/g, '_');
+  return safe === checkpoint ? safe : `${safe}-${createHash('sha256').update(checkpoint).digest('hex').slice(0, 8)}`;
+}
+
+/**
+ * Checkpoints audited by an earlier watch into `out` whose folders are no longer in the watched
+ * folder, by their own names (read from each run's manifest, so a name changed for its folder is
+ * matched with the checkpoint it came from and not counted twice).
+ */
+function earlierCheckpoints(out: string, present: ReadonlySet<string>): string[] {
+  if (!fs.existsSync(out)) return [];
+  const names: string[] = [];
+  for (const f of fs.readdirSync(out)) {
+    if (!fs.existsSync(path.join(out, f, SUMMARY_FILE))) continue;
+    const checkpoint = path.basename(readManifest(path.join(out, f)).model.path);
+    if (runFolderName(checkpoint) === f && !present.has(checkpoint)) names.push(checkpoint);
+  }
+  return names;
 }
 
 /** `trajectory --watch DIR`: audits the checkpoints a training run writes as they appear. */
@@ -166,13 +188,9 @@ async function watch(values: TrajectoryValues): Promise<number> {
   const runOf = (checkpoint: string) => path.join(out, runFolderName(checkpoint));
   // Finished checkpoints the trainer has since deleted stay in the trajectory; those still in DIR
   // are resumed like the rest (no question is redone, and a change of settings is refused).
-  const present = new Set(fs.readdirSync(dir));
-  const earlier = fs.existsSync(out) ? fs.readdirSync(out).filter((f) => !present.has(f) && fs.existsSync(path.join(out, f, SUMMARY_FILE))) : [];
-  // Their labels are their checkpoints' folder names, as the manifest has them.
-  const labelOf = new Map(earlier.map((f) => [f, path.basename(readManifest(path.join(out, f)).model.path)]));
+  const earlier = earlierCheckpoints(out, new Set(fs.readdirSync(dir)));
 
-  const checkpointsOf = (done: readonly string[]): TrajectoryCheckpoint[] =>
-    done.map((c) => ({ label: labelOf.get(c) ?? c, folder: runOf(c), records: loadRunForTables(runOf(c)).records }));
+  const checkpointsOf = (done: readonly string[]): TrajectoryCheckpoint[] => done.map((c) => ({ label: c, folder: runOf(c), records: loadRunForTables(runOf(c)).records }));
   let last: TrajectoryResult | undefined;
   process.stderr.write(`reach-audit: watching ${dir} for checkpoints (every ${pollMs / 1000} s); trajectory in ${out}\n`);
   const interrupt = interruptSignal(() => 'run the same command again to resume');

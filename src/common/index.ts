@@ -4,3 +4,4 @@ export { createFolder, describeFsError, isStorageError } from './folderCreation'
 export { FolderLockedError, assertFolderFree, describeHolder, lockFolder, recoveredNote, type FolderLock } from './folderLock';
 export { escapeHtml } from './escapeHtml';
 export { median } from './median';
+export { forEachLine, isRegularFile, openRegularFile, readRegularBytes, readRegularText } from './boundedRead';

@@ -4,8 +4,9 @@
  * happens here, before it loads; a bad value becomes one InputError naming the flag and what was
  * expected. The CLI and the engine service both come through here.
  */
-import * as fs from 'node:fs';
 import { InputError } from '../engine/index';
+import { readRegularText } from '../common';
+
 import { globalRoutePool } from '../audit/runner';
 import { readBenchmark, type Dataset, ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset';
 import { checkDeployment, DEFAULT_DEPLOYMENT, QUESTION_SLOT, PROMPT_TRUNCATIONS, DEFAULT_SEARCH, checkSampleDecoding, DEFAULT_PROBE_DECODING, DEFAULT_SAMPLE_DECODING, lengthBoundsOf, lengthBoundsProblem, routeLengthBounds, isRouteProbe, parseProbeSpecs, parseSelectors, globalRouteSkipReason } from '../audit/probes';
@@ -14,6 +15,9 @@ import { parseThinkingMarkers, CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES } fr
 import { SEARCH_REWARDS, type Deployment, type FewShotExample, type RunSettings, type DecodingRule, type ProbeDecoding, type GradingSettings, SELECTOR_NAMES, type ProbeSpec, type ShardSelection } from '../contract';
 import { parseShard, shardQuestions, shardSelection } from '../audit/store';
 import { AUDIT_DEFAULTS, DEFAULT_PROBES, type AuditOptions } from './auditOptions';
+
+/** The largest --fewshot or --template file read (a prompt, not a corpus). */
+const MAX_PROMPT_FILE_BYTES = 16 * 1024 * 1024;
 
 export async function readDataset(options: AuditOptions): Promise<Dataset> {
   if (!options.data) throw new InputError('--data: expected a benchmark file (JSONL, JSON or parquet) or a hub dataset folder');
@@ -58,7 +62,7 @@ export function selectQuestions(dataset: Dataset, options: Pick<AuditOptions, 'l
 function readFewShot(file: string): FewShotExample[] {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readRegularText(file, MAX_PROMPT_FILE_BYTES);
   } catch (err) {
     throw new InputError(`--fewshot ${file}: cannot read it (${(err as Error).message})`);
   }
@@ -121,7 +125,7 @@ export function readDeployment(options: AuditOptions): Deployment {
   if (options.template !== undefined) {
     if (prompt !== 'raw') throw new InputError('--template is for --prompt raw');
     try {
-      template = fs.readFileSync(options.template, 'utf8');
+      template = readRegularText(options.template, MAX_PROMPT_FILE_BYTES);
     } catch (err) {
       throw new InputError(`--template ${options.template}: cannot read it (${(err as Error).message})`);
     }

@@ -4,7 +4,7 @@
  * access (routes, search, the repair scan, the global-route selector) are refused unless every
  * server announces the layer extensions.
  */
-import { checkBaseUrl, InputError, loadModel, RemoteGenerator, type LoadOptions, type TextGenerator } from '../engine/index';
+import { checkApiKey, checkBaseUrl, InputError, loadModel, RemoteGenerator, type LoadOptions, type TextGenerator } from '../engine/index';
 import type { RemoteBackendInfo, RunSettings } from '../contract';
 import { AUDIT_OPTIONS, type AuditOptions } from './auditOptions';
 
@@ -48,6 +48,7 @@ export function checkBackendOptions(options: BackendOptions): void {
   if (options.apiKeyEnv !== undefined && !process.env[options.apiKeyEnv]) {
     throw new InputError(`--api-key-env: the environment variable ${options.apiKeyEnv} is empty or not set`);
   }
+  if (options.apiKeyEnv !== undefined) checkApiKey(process.env[options.apiKeyEnv] ?? '', `--api-key-env ${options.apiKeyEnv}`);
   // A file:// or credential-bearing URL is refused now, not retried for seconds at the first request.
   for (const url of options.baseUrl ?? []) checkBaseUrl(url);
 }

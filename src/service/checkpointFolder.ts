@@ -43,17 +43,19 @@ export function snapshotFolder(folder: string): FolderSnapshot | undefined {
     return undefined;
   }
   const files = [];
+  const special: string[] = [];
   for (const e of entries) {
     if (e.isDirectory()) continue;
     try {
       const s = fs.statSync(path.join(folder, e.name));
       if (s.isFile()) files.push({ name: e.name, size: s.size, mtimeMs: s.mtimeMs });
+      else if (!s.isDirectory()) special.push(e.name);
     } catch {
       // A file removed between the listing and its stat: the next poll sees the folder as it is then.
     }
   }
   files.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { files };
+  return special.length > 0 ? { files, special: special.sort() } : { files };
 }
 
 /** config.json and the weights' headers read as the engine reads them at load. */

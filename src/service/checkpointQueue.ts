@@ -8,7 +8,8 @@
 import { compareCheckpointNames, inTrainingOrder } from './checkpointOrder';
 import type { Readiness } from './checkpointReadiness';
 
-type Entry = { state: 'writing'; why: string } | { state: 'queued' } | { state: 'auditing' } | { state: 'done' } | { state: 'skipped'; why: string };
+/** `final`: skipped because it could not be audited; not queued again by this watch (a restarted one tries it again). */
+type Entry = { state: 'writing'; why: string } | { state: 'queued' } | { state: 'auditing' } | { state: 'done' } | { state: 'skipped'; why: string; final?: boolean };
 
 export interface WatchStatus {
   auditing: string | undefined;
@@ -36,6 +37,7 @@ export class CheckpointQueue {
     for (const [name, readiness] of present) {
       const entry = this.entries.get(name);
       if (entry && (entry.state === 'done' || entry.state === 'auditing' || entry.state === 'queued')) continue;
+      if (entry?.state === 'skipped' && entry.final) continue;
       if (readiness.state === 'not-a-checkpoint') {
         if (entry?.state === 'writing') this.entries.delete(name);
         continue;
@@ -49,10 +51,10 @@ export class CheckpointQueue {
     }
   }
 
-  /** Queued, being audited or done: its folder needs no more reading (its headers are not read again each poll). */
+  /** Queued, being audited, done or failed: its folder needs no more reading (its headers are not read again each poll). */
   settled(name: string): boolean {
-    const state = this.entries.get(name)?.state;
-    return state === 'queued' || state === 'auditing' || state === 'done';
+    const entry = this.entries.get(name);
+    return entry?.state === 'queued' || entry?.state === 'auditing' || entry?.state === 'done' || (entry?.state === 'skipped' && entry.final === true);
   }
 
   /** The queued checkpoint earliest in training order. */
@@ -73,6 +75,11 @@ export class CheckpointQueue {
   /** A checkpoint that went away during its audit (or could not be read): skipped, with why. */
   skip(name: string, why: string): void {
     this.entries.set(name, { state: 'skipped', why });
+  }
+
+  /** A checkpoint that is there but cannot be audited (it does not load, or its run refuses it): skipped for this watch, with why. */
+  fail(name: string, why: string): void {
+    this.entries.set(name, { state: 'skipped', why, final: true });
   }
 
   /** A stopped audit: the checkpoint is queued again (a restarted watch resumes it). */

@@ -15,6 +15,8 @@ export interface FolderFile {
 /** What one poll saw of a folder: its top-level files, sorted by name. */
 export interface FolderSnapshot {
   files: readonly FolderFile[];
+  /** Entries that are neither files nor folders (a FIFO, a link to a device): such a folder is never ready. */
+  special?: readonly string[];
 }
 
 /** The header check's answer: nothing wrong, or what is (a missing shard, a truncated header…). */
@@ -48,6 +50,8 @@ export function readiness(previous: FolderSnapshot | undefined, current: FolderS
   const names = current.files.map((f) => f.name);
   if (!names.includes(CONFIG) && !names.some(isWeightsFile)) return { state: 'not-a-checkpoint' };
   if (!previous || !sameSnapshot(previous, current)) return { state: 'writing', why: previous ? 'files still changing' : 'checking that its files hold still' };
+  // Checked before any file is read: a FIFO would block the reader, a link to /dev/zero never end.
+  if (current.special && current.special.length > 0) return { state: 'writing', why: `${current.special[0]} is not a regular file` };
   if (!names.includes(CONFIG)) return { state: 'writing', why: `no ${CONFIG} yet` };
   if (!names.some(isWeightsFile)) return { state: 'writing', why: 'no weights file yet' };
   const check = checkWeights();

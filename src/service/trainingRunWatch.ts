@@ -7,6 +7,7 @@
  * once enough checkpoints are done.
  */
 import * as path from 'node:path';
+import { InputError, isStorageError } from '../common';
 import { CheckpointQueue, type WatchStatus } from './checkpointQueue';
 import { readiness, sameSnapshot, type FolderSnapshot, type Readiness } from './checkpointReadiness';
 import { candidateFolders, checkCheckpointWeights, checkpointGoneWhy, snapshotFolder } from './checkpointFolder';
@@ -115,8 +116,12 @@ export async function watchTrainingRun(plan: TrainingRunWatchPlan): Promise<Trai
       outcome = await plan.audit({ name, dir }, plan.signal);
     } catch (err) {
       const gone = checkpointGoneWhy(dir);
-      if (gone === undefined) throw err;
-      queue.skip(name, gone);
+      if (gone !== undefined) queue.skip(name, gone);
+      // One checkpoint that cannot be audited (no tokenizer files, config and weights that disagree,
+      // a run folder made with other settings) is skipped and named; the watch goes on. A full or
+      // read-only disk, or a bug, still stops it.
+      else if (err instanceof InputError && !isStorageError(err)) queue.fail(name, `cannot be audited: ${oneLine(err.message)}`);
+      else throw err;
       report();
       continue;
     }
@@ -129,4 +134,10 @@ export async function watchTrainingRun(plan: TrainingRunWatchPlan): Promise<Trai
     report();
     await plan.onDone(queue.done());
   }
+}
+
+/** A message on one status line, cut to a readable length. */
+function oneLine(message: string): string {
+  const line = message.replace(/\s*\n\s*/g, ' ');
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }

@@ -102,4 +102,90 @@ describe('storage faults', () => {
     assert.ok(fs.existsSync(path.join(out, 'summary.json')));
     assert.deepEqual(leftovers(out), []);
   });
+
+  describe('run files that are huge or not regular files (issue 39, defects 1 and 7)', () => {
+    const out = path.join(root, 'special');
+    const records = path.join(out, 'records.jsonl');
+    let kept = '';
+    before(() => {
+      const r = run(['audit', ...FLAGS, '--limit', '2', '--out', out]);
+      assert.equal(r.code, 0, r.stderr);
+      kept = fs.readFileSync(records, 'utf8');
+    });
+    const restore = () => {
+      fs.rmSync(records, { force: true });
+      fs.writeFileSync(records, kept);
+    };
+
+    it('report and --resume read a records.jsonl longer than the longest JavaScript string (540 MB)', () => {
+      // Blank lines after the records: past V8's 0x1fffffe8-character limit as a whole, small line by line.
+      const fd = fs.openSync(records, 'a');
+      const block = Buffer.from((' '.repeat(1023) + '\n').repeat(8192));
+      for (let i = 0; i < 66; i++) fs.writeSync(fd, block);
+      fs.closeSync(fd);
+      try {
+        assert.ok(fs.statSync(records).size > 0x1fffffe8);
+        const report = run(['report', out]);
+        assert.equal(report.code, 0, report.stderr);
+        assert.match(report.stdout, /n = 2|2 questions|\/2\b/);
+        const resume = run(['audit', ...FLAGS, '--limit', '2', '--out', out, '--resume']);
+        assert.equal(resume.code, 0, resume.stderr);
+      } finally {
+        restore();
+      }
+    });
+
+    for (const [what, make, expected] of [
+      ['a symlink to /dev/zero', () => fs.symlinkSync('/dev/zero', records), /is a character device; expected a regular file/],
+      ['a FIFO', () => spawnSync('mkfifo', [records]), /is a FIFO \(named pipe\); expected a regular file/],
+    ] as const) {
+      it(`report and --resume refuse a records.jsonl that is ${what}, naming it, in bounded time`, () => {
+        fs.rmSync(records);
+        make();
+        try {
+          for (const args of [['report', out], ['audit', ...FLAGS, '--limit', '2', '--out', out, '--resume']]) {
+            const r = run(args, 30_000);
+            assert.equal(r.code, 2, `${args[0]}: ${r.stderr}`);
+            assert.ok(r.stderr.includes(records), r.stderr);
+            assert.match(r.stderr, expected);
+            assert.ok(r.ms < 20_000, `${args[0]} answered in ${r.ms} ms`);
+          }
+        } finally {
+          restore();
+        }
+      });
+    }
+
+    it('--resume does not write through a records.jsonl replaced by a symlink (weak case)', () => {
+      const elsewhere = path.join(root, 'elsewhere.jsonl');
+      // One question of two recorded: a resume has one to write.
+      const first = kept.slice(0, kept.indexOf('\n') + 1);
+      fs.writeFileSync(elsewhere, first);
+      fs.rmSync(records);
+      fs.symlinkSync(elsewhere, records);
+      try {
+        const r = run(['audit', ...FLAGS, '--limit', '2', '--out', out, '--resume']);
+        assert.equal(r.code, 2, r.stderr);
+        assert.match(r.stderr, /records\.jsonl: it is a symbolic link; expected a regular file/);
+        assert.equal(fs.readFileSync(elsewhere, 'utf8'), first, 'the link target is untouched');
+      } finally {
+        restore();
+      }
+    });
+
+    it('a model whose config.json is a symlink to /dev/zero or a FIFO is refused, naming it', () => {
+      const bad = path.join(root, 'bad-model');
+      fs.cpSync(model, bad, { recursive: true });
+      const config = path.join(bad, 'config.json');
+      for (const make of [() => fs.symlinkSync('/dev/zero', config), () => spawnSync('mkfifo', [config])]) {
+        fs.rmSync(config);
+        make();
+        const r = run(['audit', ...FLAGS.map((f) => (f === model ? bad : f)), '--limit', '1', '--out', path.join(root, 'bad-run')], 30_000);
+        assert.equal(r.code, 2, r.stderr);
+        assert.ok(r.stderr.includes(config), r.stderr);
+        assert.match(r.stderr, /expected a regular file/);
+        assert.ok(r.ms < 20_000, `answered in ${r.ms} ms`);
+      }
+    });
+  });
 });

@@ -6,7 +6,7 @@
  * resumes to the uninterrupted result; checkpoints the trainer deletes are skipped and named.
  */
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -133,6 +133,41 @@ describe('reach-audit trajectory --watch', () => {
     assert.match(watch.stderr(), /reach-audit: watch: next checkpoint-2 · 1 queued · 1 done\n/, 'between two audits');
     assert.match(watch.stderr(), /watch ended: nothing new for 1 s; waiting for checkpoints · 0 queued · 1 done · skipped checkpoint-2 \(deleted before its audit\), checkpoint-3 \(deleted before it was complete\)/);
     assert.deepEqual(pointsOf(path.join(root, 'rotated')).map((p) => p.label), ['checkpoint-1']);
+  });
+
+  it('skips and names checkpoints that cannot be audited and goes on; names that collide as folder names are told apart; a restart adds nothing (issue 39, defects 5 and 6)', async () => {
+    const bad = path.join(root, 'bad-run');
+    fs.mkdirSync(bad);
+    fs.cpSync(base, path.join(bad, 'ckpt 100'), { recursive: true });
+    fs.cpSync(tuned, path.join(bad, 'ckpt_100'), { recursive: true });
+    // A Trainer checkpoint: no tokenizer files.
+    fs.cpSync(base, path.join(bad, 'ckpt_50'), { recursive: true });
+    for (const f of ['tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json']) fs.rmSync(path.join(bad, 'ckpt_50', f), { force: true });
+    // A context of one position.
+    fs.cpSync(base, path.join(bad, 'ckpt_70'), { recursive: true });
+    const config = path.join(bad, 'ckpt_70', 'config.json');
+    fs.writeFileSync(config, JSON.stringify({ ...JSON.parse(fs.readFileSync(config, 'utf8')), max_position_embeddings: 1 }));
+    // A FIFO beside the weights: never ready, never read.
+    fs.cpSync(base, path.join(bad, 'ckpt_80'), { recursive: true });
+    spawnSync('mkfifo', [path.join(bad, 'ckpt_80', 'tokenizer.json.fifo')]);
+    const into = path.join(root, 'bad-out');
+    const args = ['trajectory', '--watch', bad, ...FLAGS, '--out', into, '--until-idle', '1'];
+    const first = runCli(args, { cwd: root, env });
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stderr, /skipped ckpt_50 \(cannot be audited: [^)]*tokenizer\.json/);
+    assert.match(first.stderr, /ckpt_70 \(cannot be audited: /);
+    assert.match(first.stderr, /being written \(ckpt_80: tokenizer\.json\.fifo is not a regular file\)/);
+    assert.deepEqual(pointsOf(into).map((p) => p.label), ['ckpt 100', 'ckpt_100']);
+    assert.equal(fs.readdirSync(into).filter((f) => fs.existsSync(path.join(into, f, 'summary.json'))).length, 2, 'two finished run folders, one per checkpoint');
+    // Run again: nothing is redone or listed twice, the bad ones are named again.
+    const again = runCli(args, { cwd: root, env });
+    assert.equal(again.code, 0, again.stderr);
+    assert.deepEqual(pointsOf(into).map((p) => p.label), ['ckpt 100', 'ckpt_100']);
+    // The trainer deletes "ckpt 100": a restart keeps it once, under its own name.
+    fs.rmSync(path.join(bad, 'ckpt 100'), { recursive: true });
+    const later = runCli(args, { cwd: root, env });
+    assert.equal(later.code, 0, later.stderr);
+    assert.deepEqual(pointsOf(into).map((p) => p.label), ['ckpt 100', 'ckpt_100']);
   });
 
   it('refuses what cannot be watched, naming the flag', () => {

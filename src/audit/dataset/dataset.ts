@@ -4,8 +4,7 @@
  * DatasetIssue with its line and is skipped; a file with no usable record is an InputError.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { InputError } from '../../common';
+import { InputError, readRegularBytes } from '../../common';
 import { lastBoxed, gsm8kGold, compilePattern, parseRational } from '../answers';
 import { SCHEMAS, type SchemaMatch, type SchemaSpec } from './schemas';
 import { readJsonRecords } from '../store';
@@ -262,13 +261,17 @@ export function parseDataset(path: string, text: string, options: DatasetOptions
   return parseWithHash(path, text, createHash('sha256').update(text, 'utf8').digest('hex'), options);
 }
 
+/** The largest dataset file read (its text must fit one JavaScript string). */
+const MAX_DATASET_BYTES = 512 * 1024 * 1024;
+
 /** Reads and parses a dataset file; the content hash is over the file's bytes. */
 export function loadDataset(path: string, options: DatasetOptions = {}): Dataset {
   if (/\.parquet$/i.test(path)) throw new InputError(`${path}: a parquet benchmark; this step reads JSONL or JSON text only`);
   let bytes: Buffer;
   try {
-    bytes = readFileSync(path);
+    bytes = readRegularBytes(path, MAX_DATASET_BYTES);
   } catch (e) {
+    if (e instanceof InputError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder, expected a .jsonl or .json file' : (e as Error).message;
     throw new InputError(`cannot read dataset ${path}: ${why}`);

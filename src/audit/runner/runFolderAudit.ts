@@ -13,7 +13,7 @@ import { recordTokens, timeLeft } from './timeLeft';
 import { GenerationTally } from './generationTally';
 import type { Dataset, Question } from '../dataset';
 import { checkPresetFormat } from '../presets';
-import { manifestMismatches, FAILURE_SET_FILE, JsonLinesAppender, RECORDS_FILE, SUMMARY_FILE, TIMINGS_FILE, prepareRunFolder, readJsonFile, readJsonLines, readManifest, readRecords, writeFileAtomic, writeJson, writeManifest } from '../store';
+import { manifestMismatches, FAILURE_SET_FILE, JsonLinesAppender, RECORDS_FILE, SUMMARY_FILE, TIMINGS_FILE, UnwritableLineError, prepareRunFolder, readJsonFile, readJsonLines, readManifest, readRecords, writeFileAtomic, writeJson, writeManifest } from '../store';
 import { summarize } from '../results';
 import { describeNumerics, numericsDifferences, type NumericsPlatform, type QuestionRecord, type RunSummary, type RemoteBackendInfo, type RunManifest, type RunSettings } from '../../contract';
 import { version as packageVersion } from '../../../package.json';
@@ -299,7 +299,15 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
       input.settings,
       {
         onRecord: (r) => {
-          recordOut.append(r);
+          try {
+            recordOut.append(r);
+          } catch (err) {
+            // One record that cannot be written does not end the run: the others are kept, and a
+            // resume audits this question again.
+            if (!(err instanceof UnwritableLineError)) throw err;
+            input.onWarning?.(`question ${r.id} is not recorded: ${err.message}`);
+            return;
+          }
           records.set(r.id, r);
           doneThisSession++;
           live.finished(r.id);

@@ -5,7 +5,7 @@ export { comparisonMismatches, manifestMismatches } from './manifest';
 export { modelContentHash } from './modelFingerprint';
 export { checkRecordSet, recordsVsDataset } from './recordSetCheck';
 export { validateManifest, validateSummary } from './runFileValidation';
-export { FAILURE_SET_FILE, JsonLinesAppender, MANIFEST_FILE, RECORDS_FILE, SUMMARY_FILE, TIMINGS_FILE, latestRunFolder, newRunFolder, prepareRunFolder, readJsonFile, readJsonLines, readManifest, readRecords, readSummary, writeFileAtomic, writeJson, writeManifest } from './runStore';
+export { FAILURE_SET_FILE, JsonLinesAppender, MANIFEST_FILE, RECORDS_FILE, SUMMARY_FILE, TIMINGS_FILE, UnwritableLineError, latestRunFolder, newRunFolder, prepareRunFolder, readJsonFile, readJsonLines, readManifest, readRecords, readSummary, writeFileAtomic, writeJson, writeManifest } from './runStore';
 export { mergeShards, parseShard, shardQuestions, shardSelection } from './shards';
 export { type JsonLines } from './runStore';
 export { validated } from './runFileValidation';

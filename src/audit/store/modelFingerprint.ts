@@ -7,14 +7,16 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { InputError } from '../../common';
+import { InputError, openRegularFile } from '../../common';
 
 const MODEL_FILE = /\.(json|safetensors|model|txt|jinja)$/;
 
 function hashFile(file: string): Promise<string> {
+  // Opened non-blocking and checked first (boundedRead.ts): a FIFO named like a model file would never end.
+  const { fd } = openRegularFile(file, Number.MAX_SAFE_INTEGER);
   return new Promise((resolve, reject) => {
     const h = createHash('sha256');
-    fs.createReadStream(file)
+    fs.createReadStream(file, { fd })
       .on('data', (chunk) => h.update(chunk))
       .on('error', reject)
       .on('end', () => resolve(h.digest('hex')));

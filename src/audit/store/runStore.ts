@@ -11,7 +11,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { InputError, createFolder, describeFsError } from '../../common';
+import { InputError, createFolder, describeFsError, forEachLine, openRegularFile, readRegularText } from '../../common';
 import { runRates, type QuestionRecord, type RunManifest, type RunSummary } from '../../contract';
 import { validateManifest, validateRecord, validateSummary } from './runFileValidation';
 
@@ -21,6 +21,10 @@ export const RECORDS_FILE = 'records.jsonl';
 export const FAILURE_SET_FILE = 'failure-set.jsonl';
 export const SUMMARY_FILE = 'summary.json';
 export const TIMINGS_FILE = 'timings.json';
+/** The longest line of a run's JSON-lines files that is read (a record of thousands of long outputs is a few MB). */
+export const MAX_RUN_LINE_BYTES = 256 * 1024 * 1024;
+/** The largest JSON file of a run that is read whole (manifest.json, summary.json, timings.json). */
+export const MAX_RUN_JSON_BYTES = 64 * 1024 * 1024;
 
 /** `2026-12-02T11-51-09Z`: sortable, and free of characters some file systems refuse. */
 export function runTimeStamp(date: Date): string {
@@ -93,8 +97,9 @@ export function readManifest(folder: string): RunManifest {
   const file = path.join(folder, MANIFEST_FILE);
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readRegularText(file, MAX_RUN_JSON_BYTES);
   } catch (err) {
+    if (err instanceof InputError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     throw new InputError(code === 'ENOENT' ? `${folder} is not a Reach Audit run: ${MANIFEST_FILE} is missing` : `cannot read ${file}: ${describeFsError(err)}`);
   }
@@ -122,38 +127,31 @@ export interface JsonLines<T> {
  * an InputError naming the line.
  */
 export function readJsonLines<T>(file: string, check: (value: unknown, line: number) => T = (value) => value as T): JsonLines<T> {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { values: [], warnings: [] };
-    throw new InputError(`cannot read ${file}: ${describeFsError(err)}`);
-  }
-  const lines = text.split('\n');
-  const last = lines.pop() ?? '';
   const values: T[] = [];
   const warnings: string[] = [];
-  lines.forEach((line, i) => {
-    if (line.trim() === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (err) {
-      throw new InputError(`${file}:${i + 1}: not valid JSON (${(err as Error).message}); the file was edited or damaged`);
-    }
-    values.push(check(value, i + 1));
-  });
   let torn: string | undefined;
-  if (last.trim() !== '') {
-    let value: unknown;
-    try {
-      value = JSON.parse(last);
-    } catch {
-      torn = last;
-      warnings.push(`${file}:${lines.length + 1}: ignoring a torn last line (the run stopped while writing it)`);
-    }
-    // Complete JSON but no newline: keep it, and make the next append start a new line.
-    if (torn === undefined) values.push(check(value, lines.length + 1));
+  try {
+    // Line by line: a file larger than the longest JavaScript string (a run of huge replies) is still read.
+    forEachLine(file, MAX_RUN_LINE_BYTES, (line, number, terminated) => {
+      if (line.trim() === '') return;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch (err) {
+        if (!terminated) {
+          torn = line;
+          warnings.push(`${file}:${number}: ignoring a torn last line (the run stopped while writing it)`);
+          return;
+        }
+        throw new InputError(`${file}:${number}: not valid JSON (${(err as Error).message}); the file was edited or damaged`);
+      }
+      // Complete JSON but no newline: kept, and the next append starts a new line.
+      values.push(check(value, number));
+    });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { values: [], warnings: [] };
+    if (err instanceof InputError) throw err;
+    throw new InputError(`cannot read ${file}: ${describeFsError(err)}`);
   }
   return { values, ...(torn !== undefined ? { torn } : {}), warnings };
 }
@@ -189,35 +187,49 @@ export class JsonLinesAppender {
 
   constructor(readonly file: string) {
     try {
+      if (fs.lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink()) {
+        throw new InputError(`cannot write ${file}: it is a symbolic link; expected a regular file (a run's files are written in place, never through a link)`);
+      }
       if (fs.existsSync(file)) {
-        const text = fs.readFileSync(file, 'utf8');
-        const cut = text.lastIndexOf('\n') + 1;
-        const tail = text.slice(cut);
+        const tail = lastLineOf(file);
         // Any leftover, even one JavaScript calls blank (a vertical tab) but JSON does not, is set aside.
-        if (tail !== '') {
+        if (tail.text !== '') {
           let complete = true;
           try {
-            JSON.parse(tail);
+            JSON.parse(tail.text);
           } catch {
             complete = false;
           }
           if (complete) fs.appendFileSync(file, '\n');
           else {
-            fs.appendFileSync(`${file}.torn.txt`, tail + '\n');
-            fs.truncateSync(file, Buffer.byteLength(text.slice(0, cut), 'utf8'));
+            fs.appendFileSync(`${file}.torn.txt`, tail.text + '\n');
+            fs.truncateSync(file, tail.start);
           }
         }
       }
-      this.fd = fs.openSync(file, 'a');
+      // O_NOFOLLOW: a records.jsonl replaced by a symlink is not written through to where it points.
+      this.fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o666);
     } catch (err) {
-      throw new InputError(`cannot write ${file}: ${describeFsError(err)}`);
+      if (err instanceof InputError) throw err;
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new InputError(`cannot write ${file}: ${code === 'ELOOP' ? 'it is a symbolic link; expected a regular file' : describeFsError(err)}`);
     }
   }
 
-  /** Throws the file-system error with `path` set to the file (a write by descriptor names none). */
+  /**
+   * Appends one value. A value that cannot be made into one line (a string past the JavaScript
+   * limit) throws an InputError naming the file and writes nothing; a file-system error is thrown
+   * with `path` set to the file (a write by descriptor names none).
+   */
   append(value: unknown): void {
+    let line: string;
     try {
-      fs.writeSync(this.fd, JSON.stringify(value) + '\n');
+      line = JSON.stringify(value) + '\n';
+    } catch (err) {
+      throw new UnwritableLineError(`${this.file}: a line could not be built (${(err as Error).message}); nothing was written`);
+    }
+    try {
+      fs.writeSync(this.fd, line);
       fs.fsyncSync(this.fd);
     } catch (err) {
       (err as NodeJS.ErrnoException).path ??= this.file;
@@ -230,6 +242,35 @@ export class JsonLinesAppender {
   }
 }
 
+/** A value too large to be one JSON line: the caller decides whether the run goes on without it. */
+export class UnwritableLineError extends InputError {
+  override name = 'UnwritableLineError';
+}
+
+/** The bytes after the last newline of a file and where they start, read from the end (the file may be huge). */
+function lastLineOf(file: string): { text: string; start: number } {
+  const { fd, size } = openRegularFile(file, Number.MAX_SAFE_INTEGER);
+  try {
+    const parts: Buffer[] = [];
+    let end = size;
+    while (end > 0) {
+      const length = Math.min(end, 1 << 20);
+      const chunk = Buffer.alloc(length);
+      fs.readSync(fd, chunk, 0, length, end - length);
+      const nl = chunk.lastIndexOf(10);
+      if (nl >= 0) {
+        parts.unshift(chunk.subarray(nl + 1));
+        return { text: Buffer.concat(parts).toString('utf8'), start: end - length + nl + 1 };
+      }
+      parts.unshift(chunk);
+      end -= length;
+      if (size - end > MAX_RUN_LINE_BYTES) throw new InputError(`${file}: the last line is over ${MAX_RUN_LINE_BYTES} bytes`);
+    }
+    return { text: Buffer.concat(parts).toString('utf8'), start: 0 };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
 export function writeJson(folder: string, file: string, value: unknown): void {
   writeFileAtomic(path.join(folder, file), JSON.stringify(value, null, 2) + '\n');
 }
@@ -241,9 +282,10 @@ export function writeJson(folder: string, file: string, value: unknown): void {
 export function readJsonFile<T = unknown>(file: string): T | undefined {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readRegularText(file, MAX_RUN_JSON_BYTES);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (err instanceof InputError) throw err;
     throw new InputError(`cannot read ${file}: ${describeFsError(err)}`);
   }
   try {

@@ -3,9 +3,8 @@
  * the engine needs. Defaults follow the Hugging Face transformers config classes of each
  * architecture; anything the engine cannot compute faithfully is rejected with the field named.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { InputError } from '../../common';
+import { InputError, readRegularText } from '../../common';
 import { isObject } from '../../contract';
 
 export type Architecture = 'LlamaForCausalLM' | 'MistralForCausalLM' | 'Qwen2ForCausalLM' | 'Qwen3ForCausalLM';
@@ -62,12 +61,16 @@ const DEFAULTS: Record<Architecture, { rmsNormEps: number; ropeTheta: number; ma
 
 type Json = Record<string, unknown>;
 
+/** The largest config.json (or generation_config.json, tokenizer_config.json) read: real ones are a few KB. */
+export const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
+
 /** Reads and parses a JSON object file; `undefined` when the file is absent and optional. */
-export function readJsonObject(file: string, optional: boolean, expected: string): Json | undefined {
+export function readJsonObject(file: string, optional: boolean, expected: string, maxBytes = MAX_CONFIG_BYTES): Json | undefined {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readRegularText(file, maxBytes);
   } catch (e) {
+    if (e instanceof InputError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' && optional) return undefined;
     if (code === 'ENOENT') throw new InputError(`${file}: not found; expected ${expected}`);

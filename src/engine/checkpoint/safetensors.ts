@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { InputError } from '../../common';
+import { InputError, openRegularFile, readRegularText } from '../../common';
 import { isObject } from '../../contract';
 import { decodeBF16, decodeF16 } from './halfFloat';
 
@@ -44,6 +44,8 @@ export const SINGLE_WEIGHTS_FILE = 'model.safetensors';
 export const WEIGHTS_INDEX_FILE = 'model.safetensors.index.json';
 
 /** The format's own limit on header size; larger is a corrupt or hostile file. */
+/** The largest model.safetensors.index.json read (a few hundred KB for the largest models). */
+const MAX_INDEX_BYTES = 64 * 1024 * 1024;
 const MAX_HEADER_BYTES = 100 * 1024 * 1024;
 /** Read/hash chunk size: big enough for throughput, small enough to keep memory flat. */
 const CHUNK_BYTES = 16 * 1024 * 1024;
@@ -82,8 +84,10 @@ function readFully(fd: number, target: Uint8Array, position: number, file: strin
 export function readSafetensorsHeader(file: string): TensorInfo[] {
   let fd: number;
   try {
-    fd = fs.openSync(file, 'r');
+    // A FIFO or device would block or never end: only a regular file is opened for its header.
+    fd = openRegularFile(file, Number.MAX_SAFE_INTEGER).fd;
   } catch (e) {
+    if (e instanceof InputError) throw e;
     throw new InputError(`${file}: cannot open safetensors file (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
   }
   try {
@@ -178,8 +182,9 @@ function readIndex(dir: string): TensorInfo[] {
   const indexFile = path.join(dir, WEIGHTS_INDEX_FILE);
   let index: unknown;
   try {
-    index = JSON.parse(fs.readFileSync(indexFile, 'utf8'));
+    index = JSON.parse(readRegularText(indexFile, MAX_INDEX_BYTES));
   } catch (e) {
+    if (e instanceof InputError) throw e;
     throw new InputError(`${indexFile}: not valid JSON (${(e as Error).message}); expected {"weight_map": {"tensor name": "shard file"}}`);
   }
   if (!isObject(index) || !isObject(index.weight_map)) {
@@ -241,8 +246,9 @@ class DiskWeightStore implements WeightStore {
     let fd = this.fds.get(file);
     if (fd === undefined) {
       try {
-        fd = fs.openSync(file, 'r');
+        fd = openRegularFile(file, Number.MAX_SAFE_INTEGER).fd;
       } catch (e) {
+        if (e instanceof InputError) throw e;
         throw new InputError(`${file}: cannot open weight file (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
       }
       this.fds.set(file, fd);

@@ -15,22 +15,28 @@ export function checkRoute(route: Route | undefined, numBlocks: number, what = '
   if (!Array.isArray(route) || route.length === 0) {
     throw new InputError(`${what}: expected a non-empty list of block indices in 0..${numBlocks - 1}`);
   }
-  for (const b of route) {
-    if (!Number.isInteger(b) || b < 0 || b >= numBlocks) {
-      throw new InputError(`${what}: block index ${String(b)} is out of range; the model has blocks 0..${numBlocks - 1}`);
-    }
-  }
+  route.forEach((b, i) => checkBlock(b, numBlocks, `${what}[${i}]`));
   return [...route];
+}
+
+/**
+ * One block index; the message names the element and shows the value as given (a string "0" is
+ * not the number 0, 0.5 is not out of range but not whole, 1e999 arrives as Infinity).
+ */
+function checkBlock(b: unknown, numBlocks: number, where: string): void {
+  if (typeof b !== 'number' || !Number.isInteger(b)) {
+    const shown = typeof b === 'string' ? JSON.stringify(b.length > 40 ? `${b.slice(0, 40)}…` : b) : typeof b === 'number' ? String(b) : typeof b;
+    throw new InputError(`${where}: block index ${shown} is not a whole number; expected a block index in 0..${numBlocks - 1}`);
+  }
+  if (b < 0 || b >= numBlocks) throw new InputError(`${where}: block index ${b} is out of range; the model has blocks 0..${numBlocks - 1}`);
 }
 
 export function checkSilenced(blocks: readonly number[] | undefined, numBlocks: number, what = 'silenced MLP blocks'): Set<number> {
   const out = new Set<number>();
-  for (const b of blocks ?? []) {
-    if (!Number.isInteger(b) || b < 0 || b >= numBlocks) {
-      throw new InputError(`${what}: block index ${String(b)} is out of range; the model has blocks 0..${numBlocks - 1}`);
-    }
+  (blocks ?? []).forEach((b, i) => {
+    checkBlock(b, numBlocks, `${what}[${i}]`);
     out.add(b);
-  }
+  });
   return out;
 }
 

@@ -10,6 +10,7 @@ import type { ModelTokenizer } from '../text/tokenizer';
 import type { Generation, GenerationRequest } from '../types';
 import type { CompletionResponseBody } from './completionApi';
 import { quoteValue } from './quoteValue';
+import { redactSecret } from './remoteErrors';
 
 /**
  * Bytes one token may spell when the tokenizer gives no bound of its own (non-BPE vocabularies):
@@ -25,6 +26,7 @@ export function toGeneration(
   tokenizer: Pick<ModelTokenizer, 'encodeText' | 'tokensAtLeast' | 'vocabSize'>,
   numBlocks: number,
   url: string,
+  secret?: string,
 ): Generation {
   const bad = (field: string, what: string) => new RemoteServerError(`${url}: the completion response's ${field} ${what}`);
   const body: unknown = response;
@@ -36,7 +38,15 @@ export function toGeneration(
     throw bad('choices[0].text', `is missing or not a string (got ${quoteValue(choice?.text)})`);
   }
   const budget = request.maxNewTokens;
-  const text = choice.text;
+  // A server that echoes the key into its completions does not get it stored in records.jsonl.
+  const text = redactSecret(choice.text, secret);
+  // The text is bounded whether or not the server sends token ids: three ids beside 15 MB of text
+  // would otherwise be stored whole, question after question, until records.jsonl cannot be read.
+  const least = tokenizer.tokensAtLeast({ raw: text });
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (least > budget || (least === 0 && bytes > budget * FALLBACK_BYTES_PER_TOKEN)) {
+    throw bad('choices[0].text', `is ${bytes} bytes, more than ${budget} tokens (max_tokens) can spell`);
+  }
 
   let tokens: number[];
   let generated: number;
@@ -52,12 +62,7 @@ export function toGeneration(
     tokens = ids as number[];
     generated = tokens.length;
   } else {
-    // No ids (llama.cpp, Ollama): the text is tokenized locally, once it is known to be short enough.
-    const least = tokenizer.tokensAtLeast({ raw: text });
-    const bytes = Buffer.byteLength(text, 'utf8');
-    if (least > budget || (least === 0 && bytes > budget * FALLBACK_BYTES_PER_TOKEN)) {
-      throw bad('choices[0].text', `is ${bytes} bytes, more than ${budget} tokens (max_tokens) can spell`);
-    }
+    // No ids (llama.cpp, Ollama): the text is tokenized locally (it is known to be short enough).
     tokens = tokenizer.encodeText(text);
     generated = tokens.length;
     const usage: unknown = response.usage?.completion_tokens;

@@ -19,7 +19,7 @@ import type { ChatMessage, Generation, GenerationRequest, PromptSource, Template
 import { EXTENSIONS_VERSION, LAYER_EXTENSIONS, PERTURBATION_EXTENSION, type CompletionRequestBody, type CompletionResponseBody, type HealthBody } from './completionApi';
 import { boundedFetch, readBounded } from './boundedFetch';
 import { toGeneration } from './completionResponse';
-import { remoteError } from './remoteErrors';
+import { checkApiKey, redactSecret, remoteError } from './remoteErrors';
 import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from './remoteLimits';
 import { formatSeconds, retryDecision, sleep } from './retryPolicy';
 import { runPooled } from './requestPool';
@@ -107,12 +107,15 @@ export class RemoteGenerator implements TextGenerator {
     private readonly servers: Server[],
     readonly info: RemoteBackendInfo,
     private readonly limits: Limits,
+    /** The model name sent in requests (info.apiModel is the one recorded, the key blanked out). */
+    private readonly requestModel: string,
   ) {
     this.numBlocks = config.numBlocks;
   }
 
   static async open(options: RemoteOptions): Promise<RemoteGenerator> {
     if (options.baseUrls.length === 0) throw new InputError('--base-url: expected at least one server URL');
+    if (options.apiKey !== undefined) checkApiKey(options.apiKey, '--api-key-env');
     const config = readModelConfig(options.modelDir);
     const tokenizer = loadModelTokenizer(options.modelDir, config);
     const concurrency = options.concurrency ?? 4;
@@ -141,14 +144,16 @@ export class RemoteGenerator implements TextGenerator {
     const info: RemoteBackendInfo = {
       backend: 'openai',
       baseUrls: servers.map((s) => s.url),
-      apiModel,
+      // What is recorded (manifest.json, the report's rerun command) never holds the key, even when
+      // a server reflects it into its model name; requests still name the model as the server does.
+      apiModel: redactSecret(apiModel, options.apiKey),
       layerAccess: servers.every((s) => s.layerAccess),
       // Recorded only when given, so the manifests of servers without it read as before.
       ...(servers.every((s) => s.perturbation) ? { perturbation: true } : {}),
       seedHonoured: null,
       concurrency,
     };
-    const generator = new RemoteGenerator(config, tokenizer, servers, info, limits);
+    const generator = new RemoteGenerator(config, tokenizer, servers, info, limits, apiModel);
     if (options.checkSeed ?? true) info.seedHonoured = await generator.seedIsHonoured();
     return generator;
   }
@@ -226,7 +231,7 @@ export class RemoteGenerator implements TextGenerator {
   private async complete(server: Server, request: GenerationRequest, signal: AbortSignal): Promise<Generation> {
     const layered = needsLayerAccess(request, this.numBlocks);
     const body: CompletionRequestBody = {
-      model: this.info.apiModel,
+      model: this.requestModel,
       prompt: [...request.promptIds],
       max_tokens: request.maxNewTokens,
       temperature: request.decoding.temperature,
@@ -248,7 +253,7 @@ export class RemoteGenerator implements TextGenerator {
       const response = await withRetries(server, this.limits, signal, () =>
         server.client.completions.create(body as unknown as OpenAI.CompletionCreateParamsNonStreaming, { signal }) as unknown as Promise<CompletionResponseBody>,
       );
-      return toGeneration(response, request, this.tokenizer, this.numBlocks, server.url);
+      return toGeneration(response, request, this.tokenizer, this.numBlocks, server.url, this.limits.apiKey);
     } finally {
       server.waiting.delete(waiting);
       this.watchWaiting();

@@ -52,6 +52,9 @@ function backoffMs(attempt: number, random: () => number): number {
 export function retryDecision(err: unknown, attempt: number, maxRetries: number, random: () => number = Math.random): RetryDecision {
   const why = failure(err);
   if (why === undefined) return { retry: false };
+  // OpenAI's own servers (and proxies copying them) say when a retry would be pointless.
+  const headers = err instanceof OpenAI.APIError ? (err.headers as Headers | undefined) : undefined;
+  if (headers?.get('x-should-retry')?.trim().toLowerCase() === 'false') return { retry: false, reason: 'the server says not to retry (x-should-retry: false)' };
   if (attempt >= maxRetries) return { retry: false, reason: maxRetries === 0 ? undefined : `gave up after ${maxRetries} ${maxRetries === 1 ? 'retry' : 'retries'} (--max-retries)` };
   const asked = err instanceof OpenAI.APIError ? requestedWaitMs(err.headers as Headers | undefined) : undefined;
   if (asked !== undefined && asked > MAX_RETRY_AFTER_MS) {

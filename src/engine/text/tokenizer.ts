@@ -8,8 +8,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Template } from '@huggingface/jinja';
 import { Tokenizer } from '@huggingface/tokenizers';
-import { ModelConfig, readJsonObject } from '../checkpoint/config';
-import { InputError, MissingChatTemplateError } from '../../common';
+import { MAX_CONFIG_BYTES, ModelConfig, readJsonObject } from '../checkpoint/config';
+import { InputError, MissingChatTemplateError, readRegularText } from '../../common';
 import { renderChatTemplate } from './chatTemplateLimits';
 import { ChatMessage, type PromptSource, type TemplateKwargs } from '../types';
 import { unreadTemplateKwargs } from './templateVariables';
@@ -36,6 +36,8 @@ export interface ModelTokenizer {
 }
 
 export const TOKENIZER_FILE = 'tokenizer.json';
+/** The largest tokenizer.json read (the largest real ones, 250k-token vocabularies, are about 35 MB). */
+const MAX_TOKENIZER_BYTES = 512 * 1024 * 1024;
 export const TOKENIZER_CONFIG_FILE = 'tokenizer_config.json';
 /** Newer transformers save the template beside tokenizer_config.json instead of inside it. */
 export const CHAT_TEMPLATE_FILE = 'chat_template.jinja';
@@ -78,7 +80,7 @@ function chatTemplateSource(dir: string, configFile: string, config: Json): { te
     throw new InputError(`${configFile}: field chat_template is ${typeof value}; expected a string or a list of {"name", "template"}`);
   }
   const separate = path.join(dir, CHAT_TEMPLATE_FILE);
-  if (fs.existsSync(separate)) return { text: fs.readFileSync(separate, 'utf8'), where: `${separate}: the chat template` };
+  if (fs.existsSync(separate)) return { text: readRegularText(separate, MAX_CONFIG_BYTES), where: `${separate}: the chat template` };
   return undefined;
 }
 
@@ -86,7 +88,7 @@ function chatTemplateSource(dir: string, configFile: string, config: Json): { te
 export function loadModelTokenizer(dir: string, config: ModelConfig): ModelTokenizer {
   const tokenizerFile = path.join(dir, TOKENIZER_FILE);
   const configFile = path.join(dir, TOKENIZER_CONFIG_FILE);
-  const tokenizerJson = readJsonObject(tokenizerFile, false, 'a Hugging Face tokenizers tokenizer.json') as Json;
+  const tokenizerJson = readJsonObject(tokenizerFile, false, 'a Hugging Face tokenizers tokenizer.json', MAX_TOKENIZER_BYTES) as Json;
   if (typeof tokenizerJson.model !== 'object' || tokenizerJson.model === null || Array.isArray(tokenizerJson.model)) {
     throw new InputError(`${tokenizerFile}: field model ${tokenizerJson.model === undefined ? 'missing' : 'is not an object'}; expected the tokenizer model ({"type": "BPE", ...})`);
   }

@@ -174,7 +174,7 @@ describe('generation: sampling, stops, errors', () => {
   it('rejects bad requests with an InputError naming the field', async () => {
     const bad: [Partial<GenerationRequest>, RegExp][] = [
       [{ route: [] }, /request 0 route/],
-      [{ route: [0, 9] }, /request 0 route: block index 9 is out of range/],
+      [{ route: [0, 9] }, /request 0 route\[1\]: block index 9 is out of range/],
       [{ silencedMlp: [-1] }, /request 0 silencedMlp/],
       [{ promptIds: [] }, /request 0 promptIds/],
       [{ promptIds: [V + 1] }, /out of range/],

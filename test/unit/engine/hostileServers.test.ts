@@ -125,6 +125,17 @@ describe('remote backend: hostile servers', () => {
     }
   });
 
+  it('refuses 3 token ids beside 15 MB of text: the text is bounded whatever ids the server claims (issue 39, defect 1)', async () => {
+    const s = await hostileServer((_req, res) => json(res, 200, completion({ text: 'z'.repeat(15 * 1024 * 1024), token_ids: [1, 2, 3] })));
+    try {
+      const { err, ms } = await failure(s.url);
+      assert.match(err.message, /: the completion response's choices\[0\]\.text is 15728640 bytes, more than 6 tokens \(max_tokens\) can spell$/);
+      assert.ok(ms < 5000, `took ${ms} ms`);
+    } finally {
+      await s.close();
+    }
+  });
+
   for (const [what, choice, usage, expected] of [
     ['token ids over max_tokens', { text: 'a', token_ids: [1, 2, 3, 4, 5, 6, 7] }, undefined, /choices\[0\]\.token_ids holds 7 tokens; max_tokens was 6/],
     ['a negative token id', { text: 'a', token_ids: [1, -5] }, undefined, /choices\[0\]\.token_ids\[1\] is -5; expected a token id in 0\.\.299/],
@@ -305,6 +316,55 @@ describe('remote backend: hostile servers', () => {
       assert.ok(!err.message.includes(key), err.message.slice(0, 200));
       assert.match(err.message, /bad request from Bearer \[redacted\]: e+… \(\d+ more characters\)$/);
       assert.ok(err.message.length < 800, `${err.message.length} characters`);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('refuses a key holding a line break before sending it, without showing it (issue 39, defect 2)', async () => {
+    const key = 'sk-two-line-9f8e7d\r\nX-Injected: 1';
+    const s = await hostileServer((_req, res) => json(res, 200, completion({ text: 'a' })));
+    try {
+      const err = await RemoteGenerator.open({ modelDir, baseUrls: [s.url], apiModel: 'm', apiKey: key, checkSeed: false }).then(
+        () => assert.fail('expected a refusal'),
+        (e: unknown) => e as Error,
+      );
+      assert.match(err.message, /the API key holds a line break or control character/);
+      assert.ok(!err.message.includes('sk-two-line'), err.message);
+      assert.equal(s.posts(), 0, 'nothing was sent');
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('keeps a key a server reflects out of the model name it records and out of the text it stores (issue 39, defect 3)', async () => {
+    const key = 'sk-reflected-4b3c2a1d';
+    const server = http.createServer((req, res) => {
+      const auth = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
+      req.resume();
+      req.on('end', () => {
+        if (req.url === '/v1/models') return json(res, 200, { object: 'list', data: [{ id: `model-${auth}`, object: 'model', created: 0, owned_by: 'x' }] });
+        json(res, 200, completion({ text: `k=${auth}` }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+      const remote = await RemoteGenerator.open({ modelDir, baseUrls: [url], apiKey: key, checkSeed: false });
+      assert.equal(remote.info.apiModel, 'model-[redacted]');
+      const [g] = await remote.generate([{ ...request, maxNewTokens: 64 }]);
+      assert.equal(g.text, 'k=[redacted]');
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+
+  it('honours x-should-retry: false: one request, the reason named (issue 39, weak case)', async () => {
+    const s = await hostileServer((_req, res) => json(res, 503, { error: { message: 'overloaded' } }, { 'x-should-retry': 'false' }));
+    try {
+      const { err } = await failure(s.url, { maxRetries: 3 });
+      assert.equal(s.posts(), 1, 'not tried again');
+      assert.match(err.message, /the server answered 503: .*overloaded; the server says not to retry \(x-should-retry: false\)$/);
     } finally {
       await s.close();
     }
