@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Command } from './command';
 import { UsageError } from './command';
+import { InputError, readRegularBytes, readRegularText } from '../common';
 import { parseFlagsAndFolders } from './flags';
 import { readGrading } from './grade';
 import { ANSWER_FORMATS, type AnswerFormat } from '../audit/dataset';
@@ -44,6 +45,9 @@ const help = [
   `  --grade-truncated R   ${TRUNCATED_RULES.join('|')} (default ${DEFAULT_GRADING.truncated})`,
 ].join('\n');
 
+/** The largest log file read (an lm-eval samples file or an Inspect log of a whole benchmark). */
+const MAX_LOG_BYTES = 512 * 1024 * 1024;
+
 /** A results_<date>.json beside an lm-eval samples file, from the same run (same date id), when there is one. */
 function resultsBeside(file: string): Record<string, unknown> | undefined {
   const { date } = lmEvalFileName(file);
@@ -51,7 +55,7 @@ function resultsBeside(file: string): Record<string, unknown> | undefined {
   const results = path.join(path.dirname(file), `results_${date}.json`);
   if (!fs.existsSync(results)) return undefined;
   try {
-    const v: unknown = JSON.parse(fs.readFileSync(results, 'utf8'));
+    const v: unknown = JSON.parse(readRegularText(results, MAX_LOG_BYTES));
     return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
   } catch {
     throw new UsageError(`${results}: not valid JSON (the results file beside ${path.basename(file)})`);
@@ -108,8 +112,9 @@ export const importCommand: Command = {
     for (const file of positionals) {
       let bytes: Buffer;
       try {
-        bytes = fs.readFileSync(file);
+        bytes = readRegularBytes(file, MAX_LOG_BYTES);
       } catch (e) {
+        if (e instanceof InputError) throw e;
         const code = (e as NodeJS.ErrnoException).code;
         throw new UsageError(`cannot read log ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder, expected a log file' : (e as Error).message}`);
       }

@@ -262,7 +262,7 @@ export function parseDataset(path: string, text: string, options: DatasetOptions
 }
 
 /** The largest dataset file read (its text must fit one JavaScript string). */
-const MAX_DATASET_BYTES = 512 * 1024 * 1024;
+export const MAX_DATASET_BYTES = 512 * 1024 * 1024;
 
 /** Reads and parses a dataset file; the content hash is over the file's bytes. */
 export function loadDataset(path: string, options: DatasetOptions = {}): Dataset {

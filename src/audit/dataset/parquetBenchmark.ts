@@ -8,8 +8,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parquetMetadata, parquetRead, type FileMetaData } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
-import { InputError } from '../../common';
-import type { DatasetRow } from './dataset';
+import { InputError, readRegularBytes } from '../../common';
+import { MAX_DATASET_BYTES, type DatasetRow } from './dataset';
 
 /** A parquet benchmark's rows in file order, and one hash over all its files' bytes. */
 export interface ParquetRows {
@@ -116,7 +116,8 @@ export async function readParquetRows(target: string, split: string): Promise<Pa
   const hash = createHash('sha256');
   const rows: DatasetRow[] = [];
   for (const file of files) {
-    const buffer = fs.readFileSync(file);
+    // A FIFO or a link to /dev/zero named as a shard is refused before a byte is read.
+    const buffer = readRegularBytes(file, MAX_DATASET_BYTES);
     hash.update(isFolder ? `${path.relative(target, file)}\n` : '').update(buffer);
     const bytes = buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) as ArrayBuffer;
     await fileRows(file, isFolder ? path.relative(target, file) : path.basename(file), rows.length + 1, bytes, rows);
