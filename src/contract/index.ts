@@ -39,6 +39,7 @@ export {
   type SelectorName,
   type SearchSettings,
   type SearchReward,
+  type SearchRewardScale,
   SEARCH_REWARDS,
   type RouteSpaceSettings,
   type DecodingRule,

@@ -191,7 +191,9 @@ export function readPreSettings(options: AuditOptions): PreSettings {
       exploration: options.searchRandomChild ?? DEFAULT_SEARCH.exploration,
       widening: readWidening(options.searchWidening),
       // Recorded only when not the default, so every manifest that reads as the 0/1 search stays as it was.
-      ...(oneOf(options.searchReward, '--search-reward', SEARCH_REWARDS, 'correct') === 'gold-logprob' ? { reward: 'gold-logprob' as const } : {}),
+      // The dense reward's wrong routes span a narrow band (0–0.5), far below the exploration term's
+      // steps: the tree compares them in units of their spread on this question (docs/design.md, "Search reward").
+      ...(oneOf(options.searchReward, '--search-reward', SEARCH_REWARDS, 'correct') === 'gold-logprob' ? { reward: 'gold-logprob' as const, rewardScale: 'spread' as const } : {}),
     },
     routeLengths: readRouteLengths(options),
     publishedBounds: published && options.minRouteLength === undefined && options.maxRouteLength === undefined,

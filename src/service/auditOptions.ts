@@ -109,7 +109,7 @@ export const AUDIT_OPTIONS = {
     flag: 'search-reward',
     kind: 'string',
     arg: 'R',
-    help: "what a route scores in the search: correct (1 or 0, default) or gold-logprob (1 when correct,\nelse ½·exp of the route's teacher-forced mean log-probability of the gold answer at its answer\nslot: the search learns before its first hit; local engine only, not --format regex)",
+    help: "what a route scores in the search: correct (1 or 0, default) or gold-logprob (1 when correct,\nelse ½·exp of the route's teacher-forced mean log-probability of the gold answer at its answer\nslot, compared in units of its spread on each question: the search learns before its first hit;\nlocal engine only, not --format regex)",
   },
   limit: { flag: 'limit', kind: 'wholeNumber', min: 1, arg: 'N', selection: true, help: 'audit the first N questions' },
   ids: { flag: 'ids', kind: 'strings', arg: 'a,b', selection: true, help: 'audit only these question ids' },

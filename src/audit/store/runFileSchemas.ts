@@ -337,6 +337,7 @@ export const runManifestSchema = object({
     exploration: fraction,
     widening: v.optional(v.union([v.pipe(finite, v.minValue(0, 'expected a number ≥ 0')), v.literal('off')], "expected a number ≥ 0 or 'off'")),
     reward: v.optional(v.picklist(['correct', 'gold-logprob'], "expected 'correct' or 'gold-logprob'")),
+    rewardScale: v.optional(v.picklist(['none', 'spread'], "expected 'none' or 'spread'")),
   }),
   untilReached: v.optional(v.literal(true, 'expected true')),
   grading: v.optional(
