@@ -4,7 +4,7 @@
  * side needs. The audit writes these types; the CLI, the extension and the webview read them. Imports nothing
  * outside this folder and touches no DOM or Node API, so the browser bundle can use it too.
  */
-export type { Budget, AnswerView, AnswerMatch, ContextSkip, ExemplarSkip, SkipReason, GradedOutput, Attempt, ProbeResult, BlindChoice, GlobalRoutesResult, RepairResult, QuestionRecord } from './runRecord';
+export type { Budget, AnswerView, AnswerMatch, ContextSkip, ExemplarSkip, SkipReason, GradedOutput, Attempt, ProbeResult, BlindChoice, GlobalRoutesResult, RepairResult, QuestionRecord, SearchSweepPoint } from './runRecord';
 export type {
   GlobalRouteSummary,
   BlockRepair,

@@ -130,6 +130,8 @@ export interface SearchSettings {
    * gold-logprob. Absent: 'none' (raw rewards: the 0/1 search, and gold-logprob runs made before it).
    */
   rewardScale?: SearchRewardScale;
+  /** `--search-sweep`: the exploration constants the search is re-run at, reach only; absent: no sweep. */
+  sweep?: number[];
 }
 
 export type SearchRewardScale = 'none' | 'spread';

@@ -163,4 +163,17 @@ export interface QuestionRecord {
   blind: Record<string, Record<string, BlindChoice>>;
   globalRoutes?: GlobalRoutesResult;
   repair?: RepairResult;
+  /** The search re-run at the sweep's exploration constants (--search-sweep), reach only; absent without the sweep. */
+  searchSweep?: SearchSweepPoint[];
+}
+
+/** The route search at one exploration constant of the sweep, stopped at its first correct route. */
+export interface SearchSweepPoint {
+  c: number;
+  reached: boolean;
+  /** Routes it evaluated (≤ the search budget), of which `reused` had been evaluated for the question before. */
+  evaluated: number;
+  reused: number;
+  /** What its new routes cost: generations, and block applications (gold scoring included). */
+  cost: { generations: number; blockApplications: number };
 }

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import { InputError } from '../engine/index';
 import { globalRoutePool } from '../audit/runner';
 import { loadDataset, type Dataset, ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset';
-import { checkDeployment, DEFAULT_DEPLOYMENT, QUESTION_SLOT, PROMPT_TRUNCATIONS, DEFAULT_SEARCH, checkSampleDecoding, DEFAULT_PROBE_DECODING, DEFAULT_SAMPLE_DECODING, lengthBoundsOf, lengthBoundsProblem, routeLengthBounds, isRouteProbe, parseProbeSpecs, parseSelectors, globalRouteSkipReason } from '../audit/probes';
+import { checkDeployment, DEFAULT_DEPLOYMENT, QUESTION_SLOT, PROMPT_TRUNCATIONS, DEFAULT_SEARCH, checkSampleDecoding, DEFAULT_PROBE_DECODING, DEFAULT_SAMPLE_DECODING, lengthBoundsOf, lengthBoundsProblem, routeLengthBounds, isRouteProbe, parseProbeSpecs, parseSelectors, globalRouteSkipReason, sweepConstants } from '../audit/probes';
 import { presetDeployment, readMmluDevSplit } from '../audit/presets';
 import { CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES } from '../audit/answers';
 import { SEARCH_REWARDS, type Deployment, type FewShotExample, type RunSettings, type DecodingRule, type ProbeDecoding, type GradingSettings, SELECTOR_NAMES, type ProbeSpec, type ShardSelection } from '../contract';
@@ -194,6 +194,7 @@ export function readPreSettings(options: AuditOptions): PreSettings {
       // The dense reward's wrong routes span a narrow band (0–0.5), far below the exploration term's
       // steps: the tree compares them in units of their spread on this question (docs/design.md, "Search reward").
       ...(oneOf(options.searchReward, '--search-reward', SEARCH_REWARDS, 'correct') === 'gold-logprob' ? { reward: 'gold-logprob' as const, rewardScale: 'spread' as const } : {}),
+      ...(options.searchSweep === true ? { sweep: sweepConstants(options.searchC ?? (published ? PUBLISHED_SEARCH.c : DEFAULT_SEARCH.c)) } : {}),
     },
     routeLengths: readRouteLengths(options),
     publishedBounds: published && options.minRouteLength === undefined && options.maxRouteLength === undefined,

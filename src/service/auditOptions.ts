@@ -105,6 +105,11 @@ export const AUDIT_OPTIONS = {
     arg: 'published',
     help: 'the released Chain-of-Layers MCTS constants: c = 1.414, λ = 5 and its length bounds for\n28/36/48-block models (flags given beside it win; docs/design.md, Deviations)',
   },
+  searchSweep: {
+    flag: 'search-sweep',
+    kind: 'boolean',
+    help: 'also run the search at c/9, c/3 and 3c (default c: 0.2, 0.6, 5.4), reach only, each stopped at\nits first correct route; routes already evaluated for a question are reused, not generated again.\nOff by default: up to 3 more search budgets of generations (recorded; the tables show the sweep)',
+  },
   searchReward: {
     flag: 'search-reward',
     kind: 'string',

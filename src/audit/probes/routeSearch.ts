@@ -25,7 +25,7 @@ import { identityRoute, neighbourRoutes, routeKey, routeLengthBounds, type Lengt
 import type { SearchSettings } from '../../contract';
 
 /** The tree's constants; the reward (SearchSettings.reward) is the caller's: RouteSearch only sees its numbers (and rescales them under rewardScale 'spread'). */
-export const DEFAULT_SEARCH: Required<Omit<SearchSettings, 'reward' | 'rewardScale'>> = { c: 1.8, lambda: 0, exploration: 0.1, widening: 0.5 };
+export const DEFAULT_SEARCH: Required<Omit<SearchSettings, 'reward' | 'rewardScale' | 'sweep'>> = { c: 1.8, lambda: 0, exploration: 0.1, widening: 0.5 };
 
 interface SearchNode {
   route: number[];

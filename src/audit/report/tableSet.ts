@@ -3,8 +3,9 @@
  * vs search and repair over the runs, training over the comparisons, each with its view (a
  * training view only when a comparison is among the sources).
  */
-import { repairTable, routesVsSearchTable, trainingTable, type ComparisonForTables, type RepairRow, type RoutesVsSearchTable, type RunForTables, type TableOptions, type TrainingTable } from '../results';
+import { repairTable, routesVsSearchTable, searchSweepRows, trainingTable, type ComparisonForTables, type RepairRow, type RoutesVsSearchTable, type RunForTables, type SearchSweepRow, type TableOptions, type TrainingTable } from '../results';
 import { repairView, routesVsSearchView, trainingView, type TableView } from './tablesReport';
+import { searchSweepView } from './searchSweepView';
 
 export const TABLE_KINDS = ['routes-vs-search', 'repair', 'training'] as const;
 export type TableKind = (typeof TABLE_KINDS)[number];
@@ -12,6 +13,8 @@ export type TableKind = (typeof TABLE_KINDS)[number];
 export interface TableSet {
   tables: {
     routesVsSearch?: RoutesVsSearchTable;
+    /** The search over its exploration sweep: only runs audited with --search-sweep. */
+    searchSweep?: SearchSweepRow[];
     repair?: { rows: RepairRow[]; missing: { folder: string; reason: string }[] };
     training?: TrainingTable;
   };
@@ -26,6 +29,11 @@ export function tableSet(runs: readonly RunForTables[], comparisons: readonly Co
     const t = routesVsSearchTable(runs, tableOptions);
     set.tables.routesVsSearch = t;
     set.views.push(routesVsSearchView(t));
+    const sweep = searchSweepRows(runs);
+    if (sweep.length > 0) {
+      set.tables.searchSweep = sweep;
+      set.views.push(searchSweepView(sweep));
+    }
   }
   if (kinds.includes('repair')) {
     const t = repairTable(runs);

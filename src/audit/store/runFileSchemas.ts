@@ -141,6 +141,18 @@ export const questionRecordSchema = object({
   blind: map(map(blindChoice)),
   globalRoutes: v.optional(globalRoutesResult),
   repair: v.optional(repairResult),
+  searchSweep: v.optional(
+    v.array(
+      object({
+        c: finite,
+        reached: flag,
+        evaluated: nonNegativeInteger,
+        reused: nonNegativeInteger,
+        cost: object({ generations: nonNegativeInteger, blockApplications: nonNegativeInteger }),
+      }),
+      'expected an array of sweep points',
+    ),
+  ),
 });
 
 const pairedDelta = object({
@@ -338,6 +350,7 @@ export const runManifestSchema = object({
     widening: v.optional(v.union([v.pipe(finite, v.minValue(0, 'expected a number ≥ 0')), v.literal('off')], "expected a number ≥ 0 or 'off'")),
     reward: v.optional(v.picklist(['correct', 'gold-logprob'], "expected 'correct' or 'gold-logprob'")),
     rewardScale: v.optional(v.picklist(['none', 'spread'], "expected 'none' or 'spread'")),
+    sweep: v.optional(v.array(finite, 'expected an array of numbers')),
   }),
   untilReached: v.optional(v.literal(true, 'expected true')),
   grading: v.optional(
