@@ -19,21 +19,13 @@ import { mcnemarExact, seededRandom } from '../../../src/audit/results/stats';
 import { optionsFromFlags } from '../../../src/service/auditOptions';
 import { readPreSettings, runSettings } from '../../../src/service/auditInputs';
 import type { Route } from '../../../src/engine/types';
+import { routeEditDistance } from '../../support/routeEditDistance';
 
 const L = 8;
 const QUESTIONS = 240;
 const BUDGET = 64;
 
-/** Edit distance (insert, delete, substitute a block) between two routes. */
-function distance(a: readonly number[], b: readonly number[]): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = current;
-  }
-  return previous[b.length];
-}
+const distance = routeEditDistance;
 
 /** Every route exactly 3 edits from the identity (breadth-first over the search's own edits). */
 function routesThreeEditsAway(): number[][] {
