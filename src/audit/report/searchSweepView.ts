@@ -19,7 +19,7 @@ export function searchSweepView(rows: readonly SearchSweepRow[]): TableView {
     title: 'Route search over its exploration constant c (--search-sweep)',
     notes: [
       `routes − search keeps one side of 0 (or stays across it) over every c in ${stable} of ${rows.length} settings.`,
-      'Each sweep search is the same search (same random stream) at another c, stopped at its first correct route, so this is reach only; routes a question had already evaluated were reused, not generated again. Intervals: Wilson for reach, Newcombe paired score for routes − search; p: exact McNemar, unadjusted.',
+      'Each sweep search is the same search (same random stream) at another c, stopped at its first correct route, so this is reach only; routes a question had already evaluated were reused, not generated again. Intervals: Wilson for reach, Newcombe paired score for routes − search; p: exact McNemar, unadjusted. Under the 0/1 reward c cannot change reach (every mean is 0 before the first hit, so c scales every exploration term alike): the sweep matters for the informed search.',
     ],
     headers: ['model', 'dataset', 'n', 'budget', 'c', 'reachable · routes', 'reachable · search', 'only routes', 'only search', 'routes − search (pts) [95% CI]', 'McNemar p', 'sweep cost'],
     rows: rows.flatMap((r) =>
