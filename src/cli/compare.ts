@@ -14,7 +14,8 @@ import { parseFlags } from './flags';
 import { writeHtmlReport } from './reportFiles';
 import { MARGIN_FLAG, MARGIN_HELP, parseMargin } from './marginFlag';
 import { COMPARISON_FILE, readRecords } from '../audit/store';
-import { comparisonReportHtml, formatComparison, formatSummary } from '../audit/report';
+import { comparisonReportHtml, formatComparison, formatSummary, passAtKDeltaLines } from '../audit/report';
+import { passAtKDeltas } from '../audit/results';
 
 const help = [
   'Usage: reach-audit compare --base-run RUN --tuned-run RUN [--html FILE] [--json] [--out DIR]',
@@ -159,6 +160,8 @@ export const compareCommand: Command = {
           formatSummary(stored.tuned.summary, `Tuned — ${stored.tuned.name}`),
           '',
           formatComparison(stored.comparison),
+          '',
+          ...passAtKDeltaLines(passAtKDeltas(readRecords(baseFolder).values, readRecords(tunedFolder).values)),
         ].join('\n') + '\n',
       );
     }

@@ -72,10 +72,12 @@ export interface MechanismAgreement {
   agree: number;
   rate: number;
   ci: { lo: number; hi: number };
-  /** Expected agreements if the suppressor were a uniformly random block. */
+  /** Expected agreements under the null: the suppressors shuffled across the questions. */
   chanceExpected: number;
-  /** Exact one-sided p of agreeing at least this often by chance (binomial / Poisson-binomial). */
+  /** One-sided p of agreeing at least this often under that permutation null. */
   p: number;
+  /** The null: suppressors shuffled across questions, enumerated ('exact') or this many seeded permutations. */
+  permutations: number | 'exact';
 }
 
 /** The run-level reading of mechanism.jsonl. */

@@ -148,7 +148,18 @@ export interface SearchSettings {
    * 'correct' (every run made before it could be set, and every run that keeps the default).
    */
   reward?: SearchReward;
+  /**
+   * How the tree compares rewards: 'spread' divides a child's mean reward (less its length penalty)
+   * by the standard deviation of the rewards this question's search has seen, so c weighs the same
+   * against a reward of any scale (the dense reward's wrong routes span a narrow band). Recorded for
+   * gold-logprob. Absent: 'none' (raw rewards: the 0/1 search, and gold-logprob runs made before it).
+   */
+  rewardScale?: SearchRewardScale;
+  /** `--search-sweep`: the exploration constants the search is re-run at, reach only; absent: no sweep. */
+  sweep?: number[];
 }
+
+export type SearchRewardScale = 'none' | 'spread';
 
 /** A run's route space as manifest.json records it; runs made before the length flags have no bounds (the defaults). */
 export interface RouteSpaceSettings {

@@ -227,6 +227,8 @@ export interface QuestionRecord {
   depth?: DepthResult;
   /** Imported runs only: what the evaluation harness itself extracted and scored for this question. */
   harness?: HarnessVerdict;
+  /** The search re-run at the sweep's exploration constants (--search-sweep), reach only; absent without the sweep. */
+  searchSweep?: SearchSweepPoint[];
 }
 
 /**
@@ -238,4 +240,15 @@ export interface HarnessVerdict {
   /** The prompt the harness sent, as its log states it. */
   prompt: string;
   readings: Record<string, { extracted: string | null; correct: boolean | null; scores: Record<string, number> }>;
+}
+
+/** The route search at one exploration constant of the sweep, stopped at its first correct route. */
+export interface SearchSweepPoint {
+  c: number;
+  reached: boolean;
+  /** Routes it evaluated (≤ the search budget), of which `reused` had been evaluated for the question before. */
+  evaluated: number;
+  reused: number;
+  /** What its new routes cost: generations, and block applications (gold scoring included). */
+  cost: { generations: number; blockApplications: number };
 }

@@ -9,7 +9,7 @@ import { readRegularText } from '../common';
 
 import { globalRoutePool } from '../audit/runner';
 import { readBenchmark, type Dataset, ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset';
-import { checkDeployment, DEFAULT_DEPLOYMENT, QUESTION_SLOT, PROMPT_TRUNCATIONS, DEFAULT_SEARCH, checkSampleDecoding, DEFAULT_PROBE_DECODING, DEFAULT_SAMPLE_DECODING, lengthBoundsOf, lengthBoundsProblem, routeLengthBounds, isRouteProbe, parseProbeSpecs, parseSelectors, globalRouteSkipReason } from '../audit/probes';
+import { checkDeployment, DEFAULT_DEPLOYMENT, QUESTION_SLOT, PROMPT_TRUNCATIONS, DEFAULT_SEARCH, checkSampleDecoding, DEFAULT_PROBE_DECODING, DEFAULT_SAMPLE_DECODING, lengthBoundsOf, lengthBoundsProblem, routeLengthBounds, isRouteProbe, parseProbeSpecs, parseSelectors, globalRouteSkipReason, sweepConstants } from '../audit/probes';
 import { presetDeployment, readMmluDevSplit } from '../audit/presets';
 import { parseThinkingMarkers, CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES } from '../audit/answers';
 import { SEARCH_REWARDS, type Deployment, type FewShotExample, type RunSettings, type DecodingRule, type ProbeDecoding, type GradingSettings, SELECTOR_NAMES, type ProbeSpec, type ShardSelection } from '../contract';
@@ -225,7 +225,10 @@ export function readPreSettings(options: AuditOptions): PreSettings {
       exploration: options.searchRandomChild ?? DEFAULT_SEARCH.exploration,
       widening: readWidening(options.searchWidening),
       // Recorded only when not the default, so every manifest that reads as the 0/1 search stays as it was.
-      ...(oneOf(options.searchReward, '--search-reward', SEARCH_REWARDS, 'correct') === 'gold-logprob' ? { reward: 'gold-logprob' as const } : {}),
+      // The dense reward's wrong routes span a narrow band (0–0.5), far below the exploration term's
+      // steps: the tree compares them in units of their spread on this question (docs/design.md, "Search reward").
+      ...(oneOf(options.searchReward, '--search-reward', SEARCH_REWARDS, 'correct') === 'gold-logprob' ? { reward: 'gold-logprob' as const, rewardScale: 'spread' as const } : {}),
+      ...(options.searchSweep === true ? { sweep: sweepConstants(options.searchC ?? (published ? PUBLISHED_SEARCH.c : DEFAULT_SEARCH.c)) } : {}),
     },
     routeLengths: readRouteLengths(options),
     publishedBounds: published && options.minRouteLength === undefined && options.maxRouteLength === undefined,

@@ -113,11 +113,16 @@ export const AUDIT_OPTIONS = {
     arg: 'published',
     help: 'the released Chain-of-Layers MCTS constants: c = 1.414, λ = 5 and its length bounds for\n28/36/48-block models (flags given beside it win; docs/design.md, Deviations)',
   },
+  searchSweep: {
+    flag: 'search-sweep',
+    kind: 'boolean',
+    help: 'also run the search at c/9, c/3 and 3c (default c: 0.2, 0.6, 5.4), reach only, each stopped at\nits first correct route; routes already evaluated for a question are reused, not generated again.\nOff by default: up to 3 more search budgets of generations (recorded; the tables show the sweep)',
+  },
   searchReward: {
     flag: 'search-reward',
     kind: 'string',
     arg: 'R',
-    help: "what a route scores in the search: correct (1 or 0, default) or gold-logprob (1 when correct,\nelse ½·exp of the route's teacher-forced mean log-probability of the gold answer at its answer\nslot: the search learns before its first hit; local engine only, not --format regex)",
+    help: "what a route scores in the search: correct (1 or 0, default) or gold-logprob (1 when correct,\nelse ½·exp of the route's teacher-forced mean log-probability of the gold answer at its answer\nslot, compared in units of its spread on each question: the search learns before its first hit;\nlocal engine only, not --format regex)",
   },
   limit: { flag: 'limit', kind: 'wholeNumber', min: 1, arg: 'N', selection: true, help: 'audit the first N questions' },
   ids: { flag: 'ids', kind: 'strings', arg: 'a,b', selection: true, help: 'audit only these question ids' },

@@ -112,6 +112,7 @@ const OPTION_SETTINGS: Readonly<Partial<Record<keyof typeof AUDIT_OPTIONS, Optio
   searchWidening: { group: 'search' },
   searchPreset: { group: 'search', values: ['published'] },
   searchReward: { group: 'search', values: SEARCH_REWARDS },
+  searchSweep: { group: 'search' },
   repair: { group: 'repair', note: 'On by default in VS Code.', schema: { default: true } },
   referenceProbes: { group: 'repair' },
   prompt: { group: 'deployment', values: ['chat', 'raw'] },

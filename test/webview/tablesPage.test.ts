@@ -2,7 +2,8 @@
  * The Tables page's Trajectory tab in Chromium under the extension's CSP, on the trajectory Show
  * Training Trajectory builds from the fixture runs: pass@1 and pass@k of every checkpoint are shown
  * with their bootstrap interval and n (under the chart, in its text alternative and in the table),
- * both charts are drawn, and a checkpoint label with markup stays text.
+ * both charts are drawn, and a checkpoint label with markup stays text. Its Tables tab shows the
+ * exploration sweep (--search-sweep) as `reach-audit table` builds it.
  * Run: npx tsc -p . && node --test out/test/webview/tablesPage.test.js
  */
 import assert from 'node:assert/strict';
@@ -10,16 +11,18 @@ import { rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import type { Interval } from '../../src/contract';
+import type { Interval, ProbeResult, TableData } from '../../src/contract';
+import { tableSet } from '../../src/audit/report/tableSet';
+import { deployed, testRecord } from '../support/questionRecord';
 import { buildTrajectoryMessage, type TrajectoryMessage } from '../../src/extension/tables/tablesData';
 import { routesVsSearchTable, type RunForTables } from '../../src/audit/results/tables';
 import { routesVsSearchView } from '../../src/audit/report/tablesReport';
-import { deployed, testRecord } from '../support/questionRecord';
 import { probeSeries, probeThemeColours } from './probeSeries';
 import { buildBundles, launchBrowser, openPanel, ROOT, waitFor, type Browser, type Bundles, type Harness, startHarness } from './harness';
 
 const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'runs');
 const HOSTILE = 'tuned <img src=x onerror=alert(1)>';
+const HOSTILE_MODEL = 'base <img src=x onerror=alert(1)>';
 
 async function evaluate<T>(page: Page, expression: string): Promise<T> {
   return (await page.evaluate(expression)) as T;
@@ -30,6 +33,23 @@ function shown(value: number | null, ci: Interval | null, n: number): string {
   if (value === null) return '–';
   if (!ci) return `${(100 * value).toFixed(1)}% (n = ${n}; no interval below 20 questions)`;
   return `${(100 * value).toFixed(1)}% [${(100 * ci.lo).toFixed(1)}–${(100 * ci.hi).toFixed(1)}] (n = ${n})`;
+}
+
+/** A showTables message with the exploration sweep, built by `reach-audit table`'s code from constructed records. */
+function sweepMessage() {
+  const probe = (reached: boolean): ProbeResult => ({ budget: 4, attempts: [], correct: [reached, false, false, false], cost: { generations: 4, tokens: 4, blockApplications: 32 } });
+  const point = (c: number, reached: boolean) => ({ c, reached, evaluated: 4, reused: 2, cost: { generations: 2, blockApplications: 16 } });
+  const records = Array.from({ length: 30 }, (_, i) =>
+    testRecord(`q${i}`, i + 1, {
+      realized: deployed(false),
+      probes: { routes: probe(i < 6), search: probe(i < 6) },
+      reachable: { routes: i < 6, search: i < 6 },
+      searchSweep: [point(0.2, i < 20), point(0.6, i < 8), point(5.4, i < 3)],
+    }),
+  );
+  const { views } = tableSet([{ folder: '/runs/base', model: HOSTILE_MODEL, dataset: 'd.jsonl', seed: 0, records, finished: true, searchC: 1.8 }], []);
+  const tables: TableData[] = views.map((v) => ({ id: v.id, title: v.title, notes: v.notes, headers: v.headers, rows: v.rows, apart: v.apart }));
+  return { type: 'showTables', sources: ['/runs/base'], tables, warnings: [] };
 }
 
 describe('Tables page: the trajectory (Chromium, strict CSP)', () => {
@@ -139,6 +159,25 @@ describe('Tables page: the trajectory (Chromium, strict CSP)', () => {
     assert.match(one.tables[0].notes[0], /^1 checkpoint in training order/);
     const rows = await evaluate<string[][]>(page, `Array.from(document.querySelectorAll('.rt-section[data-table="trajectory"] tbody tr')).map((tr) => Array.from(tr.children).map((c) => c.textContent))`);
     assert.deepEqual(rows, one.tables[0].rows);
+    assert.deepEqual(await evaluate(page, 'window.__harness.errors'), [], 'no script errors');
+    assert.deepEqual(browser.problems, [], 'no console errors, failed requests or dialogs');
+  });
+
+  test('one row per c with intervals and n, the own c marked, the sign statement above; names stay text', async () => {
+    const message = sweepMessage();
+    const sweep = message.tables.find((t) => t.id === 'search-sweep')!;
+    assert.ok(sweep, 'the sweep table is built');
+    await evaluate(page, `window.postMessage(${JSON.stringify(message)}, '*')`);
+    await waitFor(page, `document.querySelectorAll('.rt-section[data-table="search-sweep"] tbody tr').length === 4`);
+    const rows = await evaluate<string[][]>(page, `Array.from(document.querySelectorAll('.rt-section[data-table="search-sweep"] tbody tr')).map((tr) => Array.from(tr.children).map((c) => c.textContent))`);
+    assert.deepEqual(rows, sweep.rows);
+    assert.deepEqual(rows.map((r) => r[4]), ['0.2', '0.6', "1.8 (the probe's)", '5.4']);
+    for (const r of rows) for (const cell of [r[5], r[6]]) assert.match(cell, /^\d+\.\d% \[\d+\.\d, \d+\.\d\] \(n = 30\)$/);
+    const headline = await evaluate<string>(page, `document.querySelector('.rt-section[data-table="search-sweep"] .rt-headline').textContent`);
+    assert.equal(headline, 'routes − search keeps one side of 0 (or stays across it) over every c in 0 of 1 settings.');
+    assert.equal(rows[0][0], HOSTILE_MODEL);
+    assert.equal(await evaluate<number>(page, `document.querySelectorAll('img').length`), 0);
+    assert.deepEqual(await evaluate(page, 'window.__harness.violations'), [], 'no Content-Security-Policy violations');
     assert.deepEqual(await evaluate(page, 'window.__harness.errors'), [], 'no script errors');
     assert.deepEqual(browser.problems, [], 'no console errors, failed requests or dialogs');
   });

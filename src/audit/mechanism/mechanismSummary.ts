@@ -1,25 +1,19 @@
 /**
  * The run-level reading of mechanism.jsonl beside the repair scan: how often each block is the
- * suppressor over the failure set, and whether the suppressor agrees with the scan's identified
- * block and with the blocks whose silenced MLP repairs each question — more often than a block
- * drawn uniformly at random would (exact binomial / Poisson-binomial upper tail, Wilson interval).
+ * suppressor over the failure set, and whether the suppressor agrees with the blocks whose silenced
+ * MLP repairs each question, and is the scan's identified block on the questions that block repairs,
+ * more often than the same suppressors shuffled across the questions would (agreementNull.ts; Wilson
+ * interval on the share). A uniformly random block is not the null: suppressors and repairs both
+ * lean to late blocks, and that alone agrees more often than 1/L.
  */
 import { rateOf, type MechanismAgreement, type MechanismRecord, type MechanismSummary, type QuestionRecord, type RunManifest } from '../../contract';
-import { poissonBinomialUpperTail } from '../results';
 import { inFailureSet } from '../repair';
 import { analyzeRepair } from '../repair';
+import { hypergeometricUpperTail, repairingPermutationNull, type PermutationNull } from './agreementNull';
 
-function agreement(pairs: readonly { agree: boolean; chance: number }[]): MechanismAgreement {
-  const agree = pairs.filter((p) => p.agree).length;
-  const r = rateOf(agree, pairs.length);
-  return {
-    n: pairs.length,
-    agree,
-    rate: r.rate,
-    ci: r.ci,
-    chanceExpected: pairs.reduce((s, p) => s + p.chance, 0),
-    p: poissonBinomialUpperTail(pairs.map((p) => p.chance), agree),
-  };
+function agreement(n: number, agree: number, nullOf: PermutationNull): MechanismAgreement {
+  const r = rateOf(agree, n);
+  return { n, agree, rate: r.rate, ci: r.ci, chanceExpected: nullOf.expected, p: nullOf.p, permutations: nullOf.permutations };
 }
 
 /** The blocks whose silenced MLP makes the question come out right in the repair scan. */
@@ -52,16 +46,24 @@ export function summarizeMechanism(input: {
     topIsDeployed: explained.length === 0 ? 0 : explained.filter((a) => a.top?.id === a.deployed?.id).length / explained.length,
     identifiedBlock: input.identifiedBlock,
   };
-  if (input.identifiedBlock !== null && withSuppressor.length > 0) {
-    summary.withIdentified = agreement(withSuppressor.map((a) => ({ agree: a.suppressor === input.identifiedBlock, chance: 1 / L })));
+  const scanned = withSuppressor.map((a) => ({ suppressor: a.suppressor as number, ...repairingBlocks(byId.get(a.id)) })).filter((q) => q.scanned > 0);
+  const b = input.identifiedBlock;
+  if (b !== null && scanned.length > 0) {
+    // Of the questions the identified block repairs, how many have it as their suppressor; shuffling
+    // the suppressors across the scanned questions makes that count hypergeometric (exact).
+    const repairedByB = scanned.filter((q) => q.repairing.includes(b));
+    const marked = scanned.filter((q) => q.suppressor === b).length;
+    const agree = repairedByB.filter((q) => q.suppressor === b).length;
+    if (repairedByB.length > 0) {
+      const expected = (repairedByB.length * marked) / scanned.length;
+      summary.withIdentified = agreement(repairedByB.length, agree, { expected, p: hypergeometricUpperTail(scanned.length, marked, repairedByB.length, agree), permutations: 'exact' });
+    }
   }
-  const repairPairs: { agree: boolean; chance: number }[] = [];
-  for (const a of withSuppressor) {
-    const { repairing, scanned } = repairingBlocks(byId.get(a.id));
-    if (repairing.length === 0 || scanned === 0) continue;
-    repairPairs.push({ agree: repairing.includes(a.suppressor as number), chance: repairing.length / scanned });
+  const repairs = scanned.filter((q) => q.repairing.length > 0);
+  if (repairs.length > 0) {
+    const agree = repairs.filter((q) => q.repairing.includes(q.suppressor)).length;
+    summary.withRepairing = agreement(repairs.length, agree, repairingPermutationNull(repairs.map((q) => q.suppressor), repairs.map((q) => q.repairing)));
   }
-  if (repairPairs.length > 0) summary.withRepairing = agreement(repairPairs);
   return summary;
 }
 

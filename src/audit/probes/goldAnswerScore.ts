@@ -24,8 +24,13 @@ export interface GoldAnswerScore {
 export const DENSE_WEIGHT = 0.5;
 
 export function searchReward(correct: boolean, score: GoldAnswerScore | null): number {
+  return rewardOfAttempt(correct, score?.meanLogprob);
+}
+
+/** The same reward from a recorded attempt: its grade and its `goldLogprob` (absent: none scored). */
+export function rewardOfAttempt(correct: boolean, goldLogprob: number | undefined): number {
   if (correct) return 1;
-  return score === null ? 0 : DENSE_WEIGHT * Math.exp(score.meanLogprob);
+  return goldLogprob === undefined ? 0 : DENSE_WEIGHT * Math.exp(goldLogprob);
 }
 
 /** Token ids of `text` without the special tokens the tokenizer adds to every encoding (a bos). */

@@ -12,7 +12,9 @@
  * child (any valid edit whose subtree is not used up); otherwise it expands a new child while the
  * node has fewer expanded children than its widening limit 1 + floor(visits^α) (α = 0.5 by
  * default), and else moves to the expanded child with the best UCB = mean − λ·len/L +
- * c·sqrt(ln N / n). Moving to a child not yet evaluated evaluates it, which ends the simulation.
+ * c·sqrt(ln N / n) (under rewardScale 'spread' the first two terms in units of the standard
+ * deviation of the rewards this question's search has seen). Moving to a child not yet evaluated
+ * evaluates it, which ends the simulation.
  * Progressive widening is what lets a small budget go deeper than the first layer of edits; with
  * widening off (plain UCT) the first |children| simulations are all spent on single edits of the
  * identity. Where this departs from the published route searches, and why: docs/design.md
@@ -22,8 +24,8 @@ import type { Route } from '../../engine';
 import { identityRoute, neighbourRoutes, routeKey, routeLengthBounds, type LengthBounds } from './routes';
 import type { SearchSettings } from '../../contract';
 
-/** The tree's constants; the reward (SearchSettings.reward) is the caller's: RouteSearch only sees its numbers. */
-export const DEFAULT_SEARCH: Required<Omit<SearchSettings, 'reward'>> = { c: 1.8, lambda: 0, exploration: 0.1, widening: 0.5 };
+/** The tree's constants; the reward (SearchSettings.reward) is the caller's: RouteSearch only sees its numbers (and rescales them under rewardScale 'spread'). */
+export const DEFAULT_SEARCH: Required<Omit<SearchSettings, 'reward' | 'rewardScale' | 'sweep'>> = { c: 1.8, lambda: 0, exploration: 0.1, widening: 0.5 };
 
 interface SearchNode {
   route: number[];
@@ -43,6 +45,9 @@ export class RouteSearch {
   private readonly seen = new Set<string>();
   private pending?: SearchNode;
   private simulations = 0;
+  /** Sum and sum of squares of the rewards reported so far (this question's search), for their spread. */
+  private rewardSum = 0;
+  private rewardSquares = 0;
 
   constructor(
     private readonly numBlocks: number,
@@ -82,6 +87,8 @@ export class RouteSearch {
     if (!node) throw new Error('report() without a proposed route');
     this.pending = undefined;
     this.simulations++;
+    this.rewardSum += reward;
+    this.rewardSquares += reward * reward;
     for (let n: SearchNode | undefined = node; n; n = n.parent) {
       n.visits++;
       n.rewardSum += reward;
@@ -132,15 +139,26 @@ export class RouteSearch {
     }
   }
 
+  /** The standard deviation of the rewards seen so far; 0 while they are all equal. */
+  private rewardSpread(): number {
+    const n = this.simulations;
+    if (n < 2) return 0;
+    const mean = this.rewardSum / n;
+    return Math.sqrt(Math.max(this.rewardSquares / n - mean * mean, 0));
+  }
+
   private bestChild(node: SearchNode, live: SearchNode[]): SearchNode {
     const { c, lambda } = this.settings;
     const logN = Math.log(Math.max(node.visits, 1));
+    const spread = this.settings.rewardScale === 'spread' ? this.rewardSpread() : 0;
     let best = live[0];
     let bestScore = -Infinity;
     for (const child of live) {
       // An evaluated child always has visits ≥ 1.
       const n = Math.max(child.visits, 1);
-      const score = child.rewardSum / n - (lambda * child.route.length) / this.numBlocks + c * Math.sqrt(logN / n);
+      const value = child.rewardSum / n - (lambda * child.route.length) / this.numBlocks;
+      // In units of the rewards' spread, c weighs the same against any reward's scale.
+      const score = (spread > 0 ? value / spread : value) + c * Math.sqrt(logN / n);
       if (score > bestScore) {
         bestScore = score;
         best = child;

@@ -5,3 +5,4 @@ export { formatComparison, formatSummary } from './summaryText';
 export { repairView, routesVsSearchView, tableCsv, tablesHtml, tablesMarkdown, tablesText, trainingView, trajectoryChart, trajectoryPassChart, trajectoryViews, type TableView } from './tablesReport';
 export { TABLE_KINDS, tableSet, type TableKind, type TableSet } from './tableSet';
 export { mechanismStrip, mechanismTable } from './mechanismText';
+export { passAtKDeltaLines } from './passAtKDeltaText';

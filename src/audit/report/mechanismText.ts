@@ -38,7 +38,8 @@ function agreementLine(label: string, a: MechanismAgreement | undefined): string
   if (!a) return `  ${label}: nothing to compare`;
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
   const p = a.p < 1e-4 ? a.p.toExponential(1) : a.p.toFixed(4);
-  return `  ${label}: ${a.agree}/${a.n} = ${pct(a.rate)} [95% ${pct(a.ci.lo)}–${pct(a.ci.hi)}], chance ${a.chanceExpected.toFixed(1)} expected, exact p = ${p}`;
+  const how = a.permutations === 'exact' ? 'exact' : `${a.permutations.toLocaleString('en-US')} seeded permutations`;
+  return `  ${label}: ${a.agree}/${a.n} = ${pct(a.rate)} [95% ${pct(a.ci.lo)}–${pct(a.ci.hi)}], ${a.chanceExpected.toFixed(1)} expected under the null, p = ${p} (${how})`;
 }
 
 export function mechanismTable(s: MechanismSummary): string {
@@ -48,8 +49,8 @@ export function mechanismTable(s: MechanismSummary): string {
     row('block', blocks),
     row('questions', s.suppressorCounts.map(String)),
     `  no suppressing MLP: ${s.noSuppressor}; the deployed token is the context's top token in ${(100 * s.topIsDeployed).toFixed(1)}% of accounts`,
-    `Agreement with the repair scan (chance: a uniformly random block of ${s.numBlocks}):`,
-    agreementLine(`identified block ${s.identifiedBlock ?? '—'}`, s.withIdentified),
+    'Agreement with the repair scan (null: the same suppressors shuffled across the questions, each keeping its repair result):',
+    agreementLine(`suppressor is the identified block ${s.identifiedBlock ?? '—'}, on the questions it repairs`, s.withIdentified),
     agreementLine("a block that repairs the question", s.withRepairing),
   ].join('\n');
 }

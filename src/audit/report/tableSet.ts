@@ -4,10 +4,11 @@
  * sampling and routes, depth of loss, each with its view (a training view only when a comparison is
  * among the sources, a perturbation or depth view only when a run has that probe's results).
  */
-import { perturbationTable, repairTable, routesVsSearchTable, trainingTable, type ComparisonForTables, type PerturbationTable, type RepairRow, type RoutesVsSearchTable, type RunForTables, type TableOptions, type TrainingTable } from '../results';
+import { perturbationTable, repairTable, routesVsSearchTable, searchSweepRows, trainingTable, type ComparisonForTables, type PerturbationTable, type RepairRow, type RoutesVsSearchTable, type RunForTables, type SearchSweepRow, type TableOptions, type TrainingTable } from '../results';
 import { repairView, routesVsSearchView, trainingView, type TableView } from './tablesReport';
 import { perturbationView } from './perturbationView';
 import { depthRows, depthView, type DepthRow } from './depthView';
+import { searchSweepView } from './searchSweepView';
 
 export const TABLE_KINDS = ['routes-vs-search', 'repair', 'training', 'perturbation', 'depth'] as const;
 export type TableKind = (typeof TABLE_KINDS)[number];
@@ -15,6 +16,8 @@ export type TableKind = (typeof TABLE_KINDS)[number];
 export interface TableSet {
   tables: {
     routesVsSearch?: RoutesVsSearchTable;
+    /** The search over its exploration sweep: only runs audited with --search-sweep. */
+    searchSweep?: SearchSweepRow[];
     repair?: { rows: RepairRow[]; missing: { folder: string; reason: string }[] };
     training?: TrainingTable;
     perturbation?: PerturbationTable;
@@ -31,6 +34,11 @@ export function tableSet(runs: readonly RunForTables[], comparisons: readonly Co
     const t = routesVsSearchTable(runs, tableOptions);
     set.tables.routesVsSearch = t;
     set.views.push(routesVsSearchView(t));
+    const sweep = searchSweepRows(runs);
+    if (sweep.length > 0) {
+      set.tables.searchSweep = sweep;
+      set.views.push(searchSweepView(sweep));
+    }
   }
   if (kinds.includes('repair')) {
     const t = repairTable(runs);

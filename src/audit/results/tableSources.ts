@@ -43,6 +43,7 @@ export function loadRunForTables(folder: string, warn: (message: string) => void
     // Absent in runs made before the route space was recorded: their random routes used the default, 4 edits.
     randomRouteEdits: run.manifest.routeSpace?.maxEdits ?? 4,
     searchReward: run.manifest.search?.reward ?? 'correct',
+    searchC: run.manifest.search?.c,
   };
 }
 

@@ -30,6 +30,8 @@ export interface RunForTables {
   randomRouteEdits?: number;
   /** The route search's reward (manifest search.reward); absent: correct (0/1). */
   searchReward?: SearchReward;
+  /** The route search's exploration constant (manifest search.c), for the exploration sweep's table. */
+  searchC?: number;
 }
 
 export interface TableOptions {

@@ -23,9 +23,9 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { Generation, GenerationRequest, TextGenerator } from '../../engine';
-import { costOf, deploymentRequest, RouteSearch, scoreGoldAnswer, searchReward, drawQuestionRoutes, lengthBoundsOf } from '../probes';
+import { costOf, deploymentRequest, RouteSearch, scoreGoldAnswer, searchReward, rewardOfAttempt, drawQuestionRoutes, lengthBoundsOf, SearchSweep } from '../probes';
 import type { Question } from '../dataset';
-import { type Attempt, type GlobalRoutesResult, type QuestionRecord, type RunSettings, isAnswerBlindProbe, type ProbeSpec } from '../../contract';
+import { type Attempt, type GlobalRoutesResult, type QuestionRecord, type RunSettings, isAnswerBlindProbe, type ProbeSpec, type SearchSweepPoint } from '../../contract';
 import { seedFor, seededRandom } from '../results';
 import { untilFirstCorrect } from './untilFirstCorrect';
 import { depthOfLoss } from './depthOfLoss';
@@ -98,7 +98,33 @@ export async function auditQuestions(
     return { attempts: gens.map((g, a) => attempt(g, a)), gens };
   }
 
-  async function probe(spec: ProbeSpec, q: Question, ids: number[], priority: number): Promise<{ attempts: Attempt[]; gens: Generation[]; scoring?: number }> {
+  /**
+   * The exploration sweep (--search-sweep) after the probe's search: the same search at the other c
+   * values, reach only, fed the grades of routes already evaluated for the question instead of
+   * generating them again. A new route's sampling seed is keyed by the route itself, so its grade
+   * does not depend on which sweep search proposed it first.
+   */
+  async function exploreSweep(q: Question, ids: number[], budget: number, earlier: readonly Attempt[], constants: readonly number[], priority: number): Promise<SearchSweepPoint[]> {
+    const informed = settings.search.reward === 'gold-logprob';
+    const rewardOf = (a: Attempt) => (informed ? rewardOfAttempt(a.correct, a.goldLogprob) : a.correct ? 1 : 0);
+    const evaluated = earlier.flatMap((a) => (a.route ? [{ route: a.route, correct: a.correct, reward: rewardOf(a) }] : []));
+    const sweep = new SearchSweep(L, (i) => seededRandom(seed, q.id, 'search', i), settings.search, constants, budget, bounds, evaluated);
+    for (let wanted = sweep.wanted(); wanted.length > 0; wanted = sweep.wanted()) {
+      const requests = wanted.map((w) => deploymentRequest(d, ids, routed(q.id, `search-sweep ${w.route.join(',')}`, 0), { route: w.route }));
+      const gens = await generate('search', q, requests, priority);
+      for (const [j, w] of wanted.entries()) {
+        const a: Attempt = { ...graded(gens[j], q), route: [...w.route] };
+        const score = informed && !a.correct ? await scoreGoldAnswer(model, ids, gens[j].text, q, w.route) : null;
+        if (signal.aborted) throw new AuditAborted();
+        if (score) a.goldLogprob = score.meanLogprob;
+        const cost = { generations: 1, blockApplications: gens[j].cost.blockApplications + (score?.blockApplications ?? 0) };
+        sweep.report(w.route, { correct: a.correct, reward: rewardOf(a) }, w.chargedTo, cost);
+      }
+    }
+    return sweep.points;
+  }
+
+  async function probe(spec: ProbeSpec, q: Question, ids: number[], priority: number): Promise<{ attempts: Attempt[]; gens: Generation[]; scoring?: number; sweep?: SearchSweepPoint[] }> {
     if (spec.name === 'sample') {
       const seeds = Array.from({ length: spec.budget }, (_, a) => seedFor(seed, q.id, 'sample', a));
       return independentAttempts('sample', q, spec.budget, (a) => deploymentRequest(d, ids, sampled(seeds[a])), (g, a) => ({ ...graded(g, q), seed: seeds[a] }), priority);
@@ -115,7 +141,7 @@ export async function auditQuestions(
     }
     // MCTS: each evaluation needs the previous one's reward, so one request at a time.
     const search = new RouteSearch(L, (i) => seededRandom(seed, q.id, 'search', i), settings.search, bounds);
-    const out = { attempts: [] as Attempt[], gens: [] as Generation[], scoring: 0 };
+    const out: { attempts: Attempt[]; gens: Generation[]; scoring: number; sweep?: SearchSweepPoint[] } = { attempts: [], gens: [], scoring: 0 };
     const informed = settings.search.reward === 'gold-logprob';
     const chainPriority = priority - questions.length;
     for (let round = 0; round < spec.budget; round++) {
@@ -136,6 +162,7 @@ export async function auditQuestions(
       // Ceiling only: the question is reached, and later rounds could not change that.
       if (untilReached && a.correct) break;
     }
+    if (settings.search.sweep) out.sweep = await exploreSweep(q, ids, spec.budget, out.attempts, settings.search.sweep, chainPriority);
     return out;
   }
 
@@ -151,7 +178,8 @@ export async function auditQuestions(
     ]);
     record.realized = { ...graded(deployedOut, q), cost: costOf([deployedOut]) };
     settings.probes.forEach((spec, i) => {
-      const { attempts, gens, scoring } = probeRuns[i];
+      const { attempts, gens, scoring, sweep } = probeRuns[i];
+      if (sweep) record.searchSweep = sweep;
       record.probes[spec.name] = probeResult(spec.budget, attempts, gens);
       if (untilReached) record.probes[spec.name].untilReached = true;
       // The gold-answer scoring passes of an informed search cost block applications, no generations.

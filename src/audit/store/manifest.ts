@@ -34,9 +34,11 @@ function routeSpaceOf(m: RunManifest): RouteSpaceSettings | undefined {
   return { maxEdits: m.routeSpace.maxEdits, ...(min !== d.min ? { minLength: min } : {}), ...(max !== d.max ? { maxLength: max } : {}) };
 }
 
-/** The search settings with every field spelled out (a run made before widening or the reward was recorded had the default). */
+/** The search settings with every field spelled out (a run made before widening, the reward or its scale was recorded had the default). */
 function searchOf(m: RunManifest): SearchSettings | undefined {
-  return m.search ? { ...m.search, widening: m.search.widening ?? DEFAULT_SEARCH.widening, reward: m.search.reward ?? 'correct' } : undefined;
+  return m.search
+    ? { ...m.search, widening: m.search.widening ?? DEFAULT_SEARCH.widening, reward: m.search.reward ?? 'correct', rewardScale: m.search.rewardScale ?? 'none' }
+    : undefined;
 }
 
 /** A deployment's few-shot examples and where they come from (absent fields as older runs wrote them). */

@@ -179,6 +179,18 @@ export const questionRecordSchema = object({
     }),
   ),
   depth: v.optional(depthResult),
+  searchSweep: v.optional(
+    v.array(
+      object({
+        c: finite,
+        reached: flag,
+        evaluated: nonNegativeInteger,
+        reused: nonNegativeInteger,
+        cost: object({ generations: nonNegativeInteger, blockApplications: nonNegativeInteger }),
+      }),
+      'expected an array of sweep points',
+    ),
+  ),
 });
 
 const pairedDelta = object({
@@ -434,6 +446,8 @@ export const runManifestSchema = object({
     exploration: fraction,
     widening: v.optional(v.union([v.pipe(finite, v.minValue(0, 'expected a number ≥ 0')), v.literal('off')], "expected a number ≥ 0 or 'off'")),
     reward: v.optional(v.picklist(['correct', 'gold-logprob'], "expected 'correct' or 'gold-logprob'")),
+    rewardScale: v.optional(v.picklist(['none', 'spread'], "expected 'none' or 'spread'")),
+    sweep: v.optional(v.array(finite, 'expected an array of numbers')),
   }),
   depthProbe: v.optional(object({ budget: positiveInteger })),
   untilReached: v.optional(v.literal(true, 'expected true')),

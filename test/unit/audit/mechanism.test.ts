@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { divergencePoint, firstDifference } from '../../../src/audit/mechanism/divergence';
 import { accountFor, mostNegative, rankOf } from '../../../src/audit/mechanism/blockAccount';
 import { summarizeMechanism } from '../../../src/audit/mechanism/mechanismSummary';
+import { poissonBinomialUpperTail, seededRandom } from '../../../src/audit/results';
 import { MECHANISM_FILE, readMechanism } from '../../../src/audit/mechanism/mechanismStore';
 import { failureSetOf } from '../../../src/audit/mechanism/mechanismSummary';
 import type { BlockInspection } from '../../../src/engine';
@@ -77,22 +78,24 @@ function account(id: string, suppressor: number | null): MechanismRecord {
 }
 
 describe('mechanism summary', () => {
-  it('counts suppressors per block and tests agreement with the identified block against 1/L', () => {
+  it('counts suppressors per block and tests agreement with the identified block on the questions it repairs, suppressors shuffled', () => {
+    const scan = (...repairing: number[]) => repairScan(true, false, Object.fromEntries([0, 1, 2, 3].map((b) => [b, repairing.includes(b)])));
+    // Block 2 repairs a, b, d; suppressors: a 2, b 2, c 2, d 0; e has none; f has no account.
+    const records = [testRecord('a', 1, { repair: scan(2) }), testRecord('b', 2, { repair: scan(2, 3) }), testRecord('c', 3, { repair: scan(1) }), testRecord('d', 4, { repair: scan(2) }), testRecord('e', 5, { repair: scan(2) })];
     const accounts = [account('a', 2), account('b', 2), account('c', 2), account('d', 0), account('e', null), { id: 'f', skipped: 'same-tokens' as const }];
-    const s = summarizeMechanism({ numBlocks: 4, failureSetSize: 6, accounts, records: [], identifiedBlock: 2 });
+    const s = summarizeMechanism({ numBlocks: 4, failureSetSize: 6, accounts, records, identifiedBlock: 2 });
     assert.deepEqual(s.suppressorCounts, [1, 0, 3, 0]);
     assert.equal(s.explained, 5);
     assert.equal(s.skipped, 1);
     assert.equal(s.noSuppressor, 1);
     const w = s.withIdentified!;
-    assert.equal(w.n, 4);
-    assert.equal(w.agree, 3);
-    assert.equal(w.chanceExpected, 1);
-    // P(Bin(4, 1/4) ≥ 3) = 4·(1/4)³·(3/4) + (1/4)⁴ = 13/256.
-    assert.ok(Math.abs(w.p - 13 / 256) < 1e-12, `p ${w.p}`);
-    assert.ok(w.ci.lo < 0.75 && w.ci.hi > 0.75);
+    // Of a, b, d (block 2 repairs them), a and b have suppressor 2; shuffling the 4 suppressors (three are 2):
+    // hypergeometric, 4 questions, 3 marked, 3 drawn: expected 9/4, P(X ≥ 2) = 1 (at least 2 of any 3 are marked).
+    assert.deepEqual([w.n, w.agree, w.permutations], [3, 2, 'exact']);
+    assert.equal(w.chanceExpected, 9 / 4);
+    assert.ok(Math.abs(w.p - 1) < 1e-12, `p ${w.p}`);
   });
-  it("tests agreement with each question's repairing blocks against their share of the blocks", () => {
+  it("tests agreement with each question's repairing blocks against the suppressors shuffled across questions (exact when few)", () => {
     const records = [
       testRecord('a', 1, { repair: repairScan(true, false, { 0: false, 1: true, 2: true, 3: false }) }),
       testRecord('b', 2, { repair: repairScan(true, false, { 0: true, 1: false, 2: false, 3: false }) }),
@@ -101,11 +104,50 @@ describe('mechanism summary', () => {
     const s = summarizeMechanism({ numBlocks: 4, failureSetSize: 3, accounts: [account('a', 2), account('b', 3), account('c', 1)], records, identifiedBlock: null });
     assert.equal(s.withIdentified, undefined);
     const w = s.withRepairing!;
-    // c has no repairing block: left out. a agrees (chance 2/4), b does not (chance 1/4).
-    assert.equal(w.n, 2);
-    assert.equal(w.agree, 1);
-    assert.equal(w.chanceExpected, 0.75);
-    assert.ok(Math.abs(w.p - (1 - 0.5 * 0.75)) < 1e-12);
+    // c has no repairing block: left out. a agrees (2 ∈ {1, 2}), b does not; swapped, neither does: p = 1/2, expected 1/2.
+    assert.deepEqual([w.n, w.agree, w.permutations], [2, 1, 'exact']);
+    assert.equal(w.chanceExpected, 0.5);
+    assert.equal(w.p, 0.5);
+  });
+  it('under a late-leaning null (suppressor and repair unrelated question by question) the uniform-block tests reject often, the permutation nulls near α', () => {
+    // 8 blocks; suppressors and repairing blocks drawn independently, both leaning late (block 7 most).
+    const L = 8;
+    const weights = [1, 1, 1, 1, 2, 3, 6, 12];
+    const total = weights.reduce((a, b) => a + b, 0);
+    const draw = (random: () => number) => {
+      let u = random() * total;
+      for (let b = 0; b < L; b++) if ((u -= weights[b]) < 0) return b;
+      return L - 1;
+    };
+    const runs = 200;
+    const questions = 30;
+    const rejected = { uniformRepairing: 0, uniformIdentified: 0, repairing: 0, identified: 0 };
+    for (let run = 0; run < runs; run++) {
+      const random = seededRandom(21, 'late-null', run);
+      const records: ReturnType<typeof testRecord>[] = [];
+      const accounts: MechanismRecord[] = [];
+      for (let q = 0; q < questions; q++) {
+        const repairing = new Set([draw(random), draw(random)]);
+        records.push(testRecord(`q${q}`, q + 1, { repair: repairScan(true, false, Object.fromEntries(Array.from({ length: L }, (_, b) => [b, repairing.has(b)]))) }));
+        accounts.push(account(`q${q}`, draw(random)));
+      }
+      // The identified block: the one that repairs most questions.
+      const repairs = Array.from({ length: L }, (_, b) => records.filter((r) => r.repair!.correctBySilencedBlock[b]).length);
+      const identified = repairs.indexOf(Math.max(...repairs));
+      const s = summarizeMechanism({ numBlocks: L, failureSetSize: questions, accounts, records, identifiedBlock: identified });
+      if (s.withRepairing!.p < 0.05) rejected.repairing++;
+      if (s.withIdentified!.p < 0.05) rejected.identified++;
+      // The uniform-block tests as they were: binomial / Poisson-binomial against a random block.
+      const chances = accounts.map((a) => Object.values(records.find((r) => r.id === a.id)!.repair!.correctBySilencedBlock).filter(Boolean).length / L);
+      const agreeRepairing = accounts.filter((a) => records.find((r) => r.id === a.id)!.repair!.correctBySilencedBlock[a.suppressor as number]).length;
+      if (poissonBinomialUpperTail(chances, agreeRepairing) < 0.05) rejected.uniformRepairing++;
+      const agreeIdentified = accounts.filter((a) => a.suppressor === identified).length;
+      if (poissonBinomialUpperTail(accounts.map(() => 1 / L), agreeIdentified) < 0.05) rejected.uniformIdentified++;
+    }
+    const rate = (k: number) => k / runs;
+    assert.ok(rate(rejected.uniformRepairing) > 0.5 && rate(rejected.uniformIdentified) > 0.5, `uniform nulls reject ${JSON.stringify(rejected)} of ${runs}`);
+    // Near α = 0.05: within the binomial noise of 200 runs (sd ≈ 0.015), and never far above.
+    assert.ok(rate(rejected.repairing) <= 0.09 && rate(rejected.identified) <= 0.09, `permutation nulls reject ${JSON.stringify(rejected)} of ${runs}`);
   });
 });
 

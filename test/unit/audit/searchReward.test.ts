@@ -16,21 +16,14 @@ import { answerSlot } from '../../../src/audit/answers/answerSlot';
 import { searchReward } from '../../../src/audit/probes/goldAnswerScore';
 import { settingsFor, smallDataset, tempDir } from './fixtures';
 import type { RunSettings } from '../../../src/contract';
+import { routeEditDistance } from '../../support/routeEditDistance';
 
 const L = 4;
 /** The one route that answers correctly: block 1 repeated, block 2 skipped. */
 const TARGET = [0, 1, 1, 3];
 
 /** Edit distance (insert, delete, substitute a block) to the target: 0 only at the target. */
-function distance(route: readonly number[]): number {
-  let previous = Array.from({ length: TARGET.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= route.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= TARGET.length; j++) current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (route[i - 1] === TARGET[j - 1] ? 0 : 1));
-    previous = current;
-  }
-  return previous[TARGET.length];
-}
+const distance = (route: readonly number[]) => routeEditDistance(route, TARGET);
 
 /** The fake engine's character tokenizer, with answers and scores of its own. */
 class NeedleModel extends FakeGenerator {

@@ -29,6 +29,9 @@ test('search flags and route length bounds are read into the run settings, defau
   assert.equal(settingsOf({ 'search-widening': '0.75' }).search.widening, 0.75);
   // The reward is recorded only when it is not the 0/1 default, so older manifests read the same.
   assert.equal(settingsOf({ 'search-reward': 'gold-logprob' }).search.reward, 'gold-logprob');
+  // The dense reward is compared in units of its spread (issue 38), and that is recorded; the 0/1 search records no scale.
+  assert.equal(settingsOf({ 'search-reward': 'gold-logprob' }).search.rewardScale, 'spread');
+  assert.equal(settingsOf({}).search.rewardScale, undefined);
   assert.equal(settingsOf({ 'search-reward': 'correct' }).search.reward, undefined);
   assert.throws(() => settingsOf({ 'search-reward': 'logprob' }), /--search-reward logprob: expected one of correct, gold-logprob/);
   // The published constants, and its length bounds where it gave them (28 blocks: 16-32); flags beside it win.
@@ -82,6 +85,9 @@ test('a resume under other search settings or bounds is refused; a run recorded 
   const old: RunManifest = { ...manifest, search: { c: 1.8, lambda: 0, exploration: 0.1 }, routeSpace: { maxEdits: 4 } };
   assert.deepEqual(manifestMismatches(old, manifest), []);
   assert.equal(manifestMismatches(old, { ...manifest, search: { ...manifest.search, widening: 1 } }).length, 1);
+  // A gold-logprob run made before the scaling compared raw rewards: it does not resume under the scaled search.
+  const informed: RunManifest = { ...manifest, search: { ...manifest.search, reward: 'gold-logprob', rewardScale: 'spread' } };
+  assert.match(manifestMismatches({ ...informed, search: { ...informed.search, rewardScale: undefined } }, informed).join('\n'), /"rewardScale":"none".*"rewardScale":"spread"/);
 });
 
 test('a comparison is refused when the search settings or set bounds differ; default bounds follow each model', async () => {

@@ -55,8 +55,8 @@ export class MechanismHeatmap {
         h('thead', {}, h('tr', {}, h('th', {}, 'block'), ...s.suppressorCounts.map((_, b) => h('th', { class: 'num' }, String(b))))),
         h('tbody', {}, h('tr', {}, h('th', { scope: 'row' }, 'suppressor of'), ...s.suppressorCounts.map((c) => h('td', { class: 'num' }, count(c)))))),
       h('table', { class: 'mini-table numbers' },
-        h('thead', {}, h('tr', {}, h('th', {}, 'suppressor agrees with'), h('th', {}, 'rate'), h('th', {}, '95% CI'), h('th', {}, 'k/n'), h('th', {}, 'chance'), h('th', {}, 'exact p'))),
-        h('tbody', {}, agreement(`identified block ${s.identifiedBlock ?? '—'}`, s.withIdentified), agreement('a block that repairs it', s.withRepairing))));
+        h('thead', {}, h('tr', {}, h('th', {}, 'suppressor agrees with'), h('th', {}, 'rate'), h('th', {}, '95% CI'), h('th', {}, 'k/n'), h('th', { title: 'the same suppressors shuffled across the questions' }, 'expected (shuffled)'), h('th', {}, 'permutation p'))),
+        h('tbody', {}, agreement(`identified block ${s.identifiedBlock ?? '—'}, where it repairs`, s.withIdentified), agreement('a block that repairs it', s.withRepairing))));
     const swatches = this.grid.legend.querySelectorAll<HTMLElement>('.swatch');
     swatches[0]?.style.setProperty('background', colors.damage);
     swatches[1]?.style.setProperty('background', colors.reachable);

@@ -1,0 +1,105 @@
+/**
+ * The route search over its exploration sweep (--search-sweep; docs/design.md "Exploration sweep"),
+ * for the routes-vs-search table: per run that recorded a sweep, the search's reach at its own c and
+ * at each sweep c, each beside random routes on the same questions (routes − search with Newcombe's
+ * paired score interval and the exact McNemar p), so a reader sees whether the comparison's sign
+ * depends on c. What the sweep cost in new generations, and how many of its routes were reused.
+ * Reach only: the sweep searches stop at their first correct route, so no pass@k.
+ */
+import { rateOf, type Interval, type QuestionRecord, type Rate } from '../../contract';
+import { mcnemarExact } from './stats/mcnemar';
+import { pairedScoreInterval } from './stats/pairedScoreInterval';
+
+export interface SweepPointRow {
+  c: number;
+  /** True for the search probe's own constant (its full-budget records). */
+  own: boolean;
+  search: Rate;
+  /** routes − search at this c, paired on the same questions. */
+  difference: { delta: number } & Interval;
+  onlyRoutes: number;
+  onlySearch: number;
+  mcnemarP: number;
+}
+
+export interface SearchSweepRow {
+  folder: string;
+  model: string;
+  dataset: string;
+  finished: boolean;
+  n: number;
+  budget: number;
+  routes: Rate;
+  points: SweepPointRow[];
+  /** Generations the sweep spent on new routes, and route evaluations it reused instead. */
+  generations: number;
+  reused: number;
+  evaluated: number;
+  /** Whether routes − search keeps one sign over the sweep (every interval on the same side of 0 or every one across it). */
+  signStable: boolean;
+}
+
+export interface SweepSource {
+  folder: string;
+  model: string;
+  dataset: string;
+  finished: boolean;
+  records: readonly QuestionRecord[];
+  /** The search probe's own c (manifest search.c). */
+  searchC?: number;
+}
+
+function pointRow(c: number, own: boolean, routes: readonly boolean[], search: readonly boolean[]): SweepPointRow {
+  let both = 0;
+  let onlyRoutes = 0;
+  let onlySearch = 0;
+  routes.forEach((r, i) => {
+    if (r && search[i]) both++;
+    else if (r) onlyRoutes++;
+    else if (search[i]) onlySearch++;
+  });
+  const n = routes.length;
+  const ci = pairedScoreInterval({ both, onlyFirst: onlyRoutes, onlySecond: onlySearch, neither: n - both - onlyRoutes - onlySearch });
+  return {
+    c,
+    own,
+    search: rateOf(both + onlySearch, n),
+    difference: { delta: n === 0 ? 0 : (onlyRoutes - onlySearch) / n, lo: ci.lo, hi: ci.hi },
+    onlyRoutes,
+    onlySearch,
+    mcnemarP: mcnemarExact(onlyRoutes, onlySearch),
+  };
+}
+
+const side = (p: SweepPointRow) => (p.difference.lo > 0 ? 1 : p.difference.hi < 0 ? -1 : 0);
+
+/** One row per run whose records carry a sweep and both route probes; runs without one are left out. */
+export function searchSweepRows(sources: readonly SweepSource[]): SearchSweepRow[] {
+  const rows: SearchSweepRow[] = [];
+  for (const s of sources) {
+    const records = s.records.filter((r) => !r.skipped && r.searchSweep && r.probes.routes && r.probes.search);
+    if (records.length === 0) continue;
+    const routes = records.map((r) => r.reachable.routes === true);
+    const constants = records[0].searchSweep!.map((p) => p.c);
+    const points = [
+      ...(s.searchC === undefined ? [] : [pointRow(s.searchC, true, routes, records.map((r) => r.reachable.search === true))]),
+      ...constants.map((c, j) => pointRow(c, false, routes, records.map((r) => r.searchSweep![j]?.reached === true))),
+    ].sort((a, b) => a.c - b.c);
+    const sweep = records.flatMap((r) => r.searchSweep!);
+    rows.push({
+      folder: s.folder,
+      model: s.model,
+      dataset: s.dataset,
+      finished: s.finished,
+      n: records.length,
+      budget: records[0].probes.search.budget,
+      routes: rateOf(routes.filter(Boolean).length, routes.length),
+      points,
+      generations: sweep.reduce((t, p) => t + p.cost.generations, 0),
+      reused: sweep.reduce((t, p) => t + p.reused, 0),
+      evaluated: sweep.reduce((t, p) => t + p.evaluated, 0),
+      signStable: new Set(points.map(side)).size === 1,
+    });
+  }
+  return rows;
+}
