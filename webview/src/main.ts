@@ -25,7 +25,7 @@ import { count, h, replaceChildren } from './common/element';
 import { activeTab, isChecked, setActiveTab, setChecked, setValue, valueOf } from './common/toolkit';
 import { renderHeadline } from './headline/headline';
 import { renderStory } from './headline/storyView';
-import { type Comparison, type HostMessage, type PanelUiState, type RunData, type RunStatus, type SortKey, type WebviewMessage, RATE_MIN_QUESTIONS } from '../../src/contract';
+import { type Comparison, type HostMessage, type PanelUiState, type RunData, type RunStatus, type SortKey, type WebviewMessage, RATE_MIN_QUESTIONS, auditedCount, skippedText } from '../../src/contract';
 import { QuestionIndex, type Query } from './questions/questionIndex';
 import { BASE_FILTERS, findFilter, probeFilter, type QuestionRow, type StateFilter } from './questions/questionRow';
 import { QuestionTable } from './questions/questionTable';
@@ -214,6 +214,7 @@ class AuditPanel {
         if (this.run && message.runId === this.run.data.runId && Array.isArray(message.records)) {
           this.run.index.add(message.records);
           if (this.run.numBlocks <= 0) this.run.numBlocks = countBlocks(this.run.data.manifest, this.run.index.rows);
+          if (this.status && this.status.status !== 'running') this.renderStatus();
           this.invalidate();
         }
         break;
@@ -527,12 +528,17 @@ class AuditPanel {
       return;
     }
     const progress = `${count(s.done)} / ${count(s.total)}`;
+    // A finished run that skipped questions says how many were audited and why the rest were not:
+    // a run whose every prompt overflows the context is not a result.
+    const counted = s.status === 'done' && this.run ? auditedCount(this.run.index.rows.map((r) => r.record)) : undefined;
+    const skipped = counted ? skippedText(counted) : undefined;
+    const done = skipped ? `${counted?.audited === 0 ? 'Nothing audited' : 'Done'} · ${skipped}` : `Done · ${count(s.done)} questions`;
     const text =
-      s.status === 'running' ? `Running · ${progress}` : s.status === 'done' ? `Done · ${count(s.done)} questions` : s.status === 'cancelled' ? `Cancelled · ${progress} kept` : `Failed · ${progress} kept`;
+      s.status === 'running' ? `Running · ${progress}` : s.status === 'done' ? done : s.status === 'cancelled' ? `Cancelled · ${progress} kept` : `Failed · ${progress} kept`;
     replaceChildren(
       this.statusBox,
       s.status === 'running' ? h('vscode-progress-ring', { class: 'ring', 'aria-hidden': 'true' }) : null,
-      h('span', { class: `status-text status-${s.status}` }, text),
+      h('span', { class: `status-text status-${s.status}${skipped ? ' status-skipped' : ''}` }, text),
       s.message ? h('span', { class: 'muted status-message' }, ` ${s.message}`) : null,
     );
   }

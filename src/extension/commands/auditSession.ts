@@ -26,6 +26,7 @@ import {
 } from '../../service';
 import { estimateText } from '../../audit/runner';
 import { estimateMessage, progressMessage, progressShare } from './progressMessage';
+import { FAILURE_ACTION_COMMANDS, SHOW_LOG, failureActions } from './failureActions';
 
 export interface SessionListener {
   /** A run folder was opened (a resumed run included); `label` tells base from tuned in a comparison. */
@@ -236,7 +237,12 @@ export class AuditSession implements vscode.Disposable {
             this.output.appendLine(`[extension] ${title} failed (${error.kind}): ${error.message}`);
             if (error.stderrTail) this.output.appendLine(error.stderrTail);
             this.emit((l) => l.onEnded?.(runDir, 'failed', error.message));
-            if (!options.quiet) void vscode.window.showErrorMessage(`Reach Audit: ${error.message}`, 'Show Log').then((a) => a && this.output.show());
+            if (!options.quiet) {
+              void vscode.window.showErrorMessage(`Reach Audit: ${error.message}`, ...failureActions(error.message)).then((a) => {
+                if (a === SHOW_LOG) this.output.show();
+                else if (a && FAILURE_ACTION_COMMANDS[a]) void vscode.commands.executeCommand(FAILURE_ACTION_COMMANDS[a]);
+              });
+            }
             return { error, runDir };
           } finally {
             cancel.dispose();

@@ -10,7 +10,9 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { flagsFromOptions, LineSplitter, withServerKey, type AuditOptions } from '../../service';
+import { flagsFromOptions, LineSplitter, reproduceCommand, withServerKey, type AuditOptions } from '../../service';
+import type { RunManifest } from '../../contract';
+import { auditFlagsOf, conflictMessage, earlierCheckpointRun, nextWatchFolder, settingsConflict, type SettingsConflict } from './watchSettingsConflict';
 import { TRAJECTORY_FILE } from '../../audit/results';
 import type { TablesPanelHost } from '../tables/tablesPanel';
 import { trajectoryFromFile } from '../tables/tablesData';
@@ -18,6 +20,17 @@ import { parseWatchOutput } from './watchOutput';
 import { readAuditSettings } from './workspaceSettings';
 
 export const WATCH_TRAINING_RUN_COMMAND = 'reachAudit.watchTrainingRun';
+const NEW_FOLDER = 'Watch into a New Folder';
+const KEEP_SETTINGS = 'Keep the Earlier Settings';
+
+/** The command that audits an earlier checkpoint's run again (its manifest's settings); undefined for an unreadable manifest. */
+function reproduceOf(runFolder: string): ReturnType<typeof reproduceCommand> | undefined {
+  try {
+    return reproduceCommand(JSON.parse(fs.readFileSync(path.join(runFolder, 'manifest.json'), 'utf8')) as RunManifest);
+  } catch {
+    return undefined;
+  }
+}
 
 export interface WatchArgs {
   /** The folder the trainer writes checkpoint folders into (default: a folder picker). */
@@ -26,6 +39,10 @@ export interface WatchArgs {
   data?: string;
   /** Options over the workspace's settings (the suite's small budgets). */
   options?: AuditOptions;
+  /** Audit flags that replace the settings' and `options` (the earlier checkpoints' settings, kept). */
+  flags?: string[];
+  /** Where the checkpoints' runs and the trajectory go (the CLI's --out; default: under the workspace). */
+  out?: string;
   /** Seconds between looks at the folder (the CLI's --poll). */
   poll?: number;
   /** The CLI's --until-idle and --max-checkpoints: end the watch on its own. */
@@ -40,6 +57,8 @@ export interface WatchOutcome {
   /** The last status line. */
   status?: string;
   message?: string;
+  /** The buttons its failure's notification offered (a settings change: the ways forward). */
+  choices?: string[];
 }
 
 export interface WatchDeps {
@@ -73,7 +92,8 @@ function cliArgs(dir: string, data: string, args: WatchArgs): string[] {
   // be the one served model), so the stored key never goes to this child.
   const options: AuditOptions = withServerKey({ ...fromSettings, ...(args.options ?? {}) }, false);
   return [
-    'trajectory', '--watch', dir, '--data', data, ...flagsFromOptions(options),
+    'trajectory', '--watch', dir, '--data', data, ...(args.flags ?? flagsFromOptions(options)),
+    ...(args.out !== undefined ? ['--out', args.out] : []),
     ...(args.poll !== undefined ? ['--poll', String(args.poll)] : []),
     ...(args.untilIdle !== undefined ? ['--until-idle', String(args.untilIdle)] : []),
     ...(args.maxCheckpoints !== undefined ? ['--max-checkpoints', String(args.maxCheckpoints)] : []),
@@ -119,12 +139,17 @@ export function registerWatchCommand(deps: WatchDeps): WatchCommand {
             deps.output.appendLine(`[watch] reach-audit ${argv.join(' ')}`);
             // ELECTRON_RUN_AS_NODE: in desktop VS Code process.execPath is Electron; this makes it plain Node.
             const child = spawn(process.execPath, [deps.cliPath, ...argv], { cwd: workspace, env: { ...process.env, ...deps.env(), ELECTRON_RUN_AS_NODE: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-            let lastError = '';
+            // The CLI's last error, its first line and the ones that go on from it (a settings change lists the differences).
+            let errorLines: string[] = [];
+            let inError = false;
             const lines = new LineSplitter((line) => {
               deps.output.appendLine(line);
               const seen = parseWatchOutput(line);
               // The CLI's errors: `reach-audit: …`, or `reach-audit trajectory: …` for a flag; not its notes.
-              if (!seen && /^reach-audit( trajectory)?: /.test(line) && !/^reach-audit: (warning|wrote|watch ended|watch stopped)/.test(line)) lastError = line.replace(/^reach-audit( trajectory)?: /, '');
+              const error = !seen && /^reach-audit( trajectory)?: /.test(line) && !/^reach-audit: (warning|wrote|watch ended|watch stopped)/.test(line);
+              if (error) errorLines = [line.replace(/^reach-audit( trajectory)?: /, '')];
+              else if (inError && !/^reach-audit/.test(line) && line.trim() !== '') errorLines.push(line.replace(/\r$/, ''));
+              inError = error || (inError && !/^reach-audit/.test(line));
               if (seen?.kind === 'status') {
                 outcome.status = seen.line;
                 progress.report({ message: seen.line });
@@ -152,7 +177,7 @@ export function registerWatchCommand(deps: WatchDeps): WatchCommand {
               cancel.dispose();
               if (cancelled) resolve({ ...outcome, how: 'cancelled' });
               else if (code === 0) resolve(outcome);
-              else resolve({ ...outcome, how: 'failed', message: lastError || `reach-audit trajectory --watch exited with ${code}` });
+              else resolve({ ...outcome, how: 'failed', message: errorLines.length > 0 ? errorLines.join('\n') : `reach-audit trajectory --watch exited with ${code}` });
             });
             child.on('error', (err) => {
               cancel.dispose();
@@ -160,7 +185,9 @@ export function registerWatchCommand(deps: WatchDeps): WatchCommand {
             });
           }),
       ).then((result) => {
-        if (result.how === 'failed') void vscode.window.showErrorMessage(`Reach Audit: ${result.message}`);
+        const conflict = result.how === 'failed' ? settingsConflict((result.message ?? '').split('\n')) : undefined;
+        if (conflict) return offerWaysForward(conflict, { ...args, dir, data }, result);
+        if (result.how === 'failed') void vscode.window.showErrorMessage(`Reach Audit: ${(result.message ?? '').split('\n').map((l) => l.trim()).join(' ')}`, 'Show Log').then((a) => a && deps.output.show());
         else void vscode.window.showInformationMessage(`Reach Audit: ${result.how === 'cancelled' ? 'watch stopped; finished checkpoints are kept, and watching the same folder again resumes' : 'watch ended'} (${result.status ?? 'no checkpoint seen'}).`);
         return result;
       });
@@ -168,5 +195,25 @@ export function registerWatchCommand(deps: WatchDeps): WatchCommand {
       bar.dispose();
     }
   });
+  /**
+   * A watch refused for a settings change: the whole message, and a button for each way forward,
+   * each of which starts the watch again (a new folder with the new settings, or the same folder
+   * with the earlier checkpoints' settings, when their command line says all of them).
+   */
+  function offerWaysForward(conflict: SettingsConflict, args: WatchArgs & { dir: string; data: string }, result: WatchOutcome): WatchOutcome {
+    const newFolder = nextWatchFolder(conflict.out);
+    const earlier = earlierCheckpointRun(conflict.out);
+    const reproduce = earlier ? reproduceOf(earlier) : undefined;
+    const keep = reproduce && reproduce.gaps.length === 0 ? auditFlagsOf(reproduce.args) : undefined;
+    const choices = [NEW_FOLDER, ...(keep ? [KEEP_SETTINGS] : []), 'Show Log'];
+    deps.output.appendLine(`[watch] ${conflictMessage(conflict)}`);
+    void vscode.window.showWarningMessage(conflictMessage(conflict), ...choices).then((a) => {
+      if (a === NEW_FOLDER) void vscode.commands.executeCommand(WATCH_TRAINING_RUN_COMMAND, { ...args, out: newFolder });
+      else if (a === KEEP_SETTINGS && keep) void vscode.commands.executeCommand(WATCH_TRAINING_RUN_COMMAND, { ...args, out: conflict.out, flags: keep });
+      else if (a) deps.output.show();
+    });
+    return { ...result, choices };
+  }
+
   return { dispose: () => command.dispose(), cancelAll: () => [...running].forEach((stop) => stop()) };
 }
