@@ -55,6 +55,16 @@ const WATCH_TOASTS = `() => {
   return true;
 }`;
 const RENDERED_TOASTS = `() => window.__reachAuditToasts ?? null`;
+/** Page-side (the audit panel): the status line's count and the headline's, read at once while running. */
+const PANEL_COUNTS = `() => {
+  const status = document.querySelector('.run-status .status-text')?.textContent ?? '';
+  if (status.startsWith('Done')) return 'done';
+  const running = /^Running · (\\d+) \\/ 24$/.exec(status);
+  const story = /^(\\d+) questions? so far/.exec(document.querySelector('.story-counts strong')?.textContent ?? '');
+  const metric = document.querySelector('.metric-n .metric-value')?.textContent;
+  const headline = story ? Number(story[1]) : metric ? Number(metric.replace(/,/g, '')) : undefined;
+  return running && headline !== undefined ? { status: Number(running[1]), headline } : null;
+}`;
 const SHOWN_TOGETHER = `() => window.__reachAuditToastSets ?? null`;
 /** Page-side: the messages the notifications center shows now. */
 const SHOWN_NOW = `() => Array.from(document.querySelectorAll('.notifications-center .notification-list-item-message')).map((m) => m.textContent.trim())`;
@@ -146,18 +156,25 @@ suite('A whole-file audit: the estimate with Cancel, live progress', function ()
     let liveDir: string | undefined;
     let records = 0;
     let headerSeen: Promise<string | null> | undefined;
+    // Walkthrough 3, point 6: at each sample, the notification, the status bar, the Runs view's row
+    // and the Audit view give one count (read in one turn of the extension host).
+    const together: { notification?: number; statusBar?: number; row?: number; auditView?: number }[] = [];
+    const panelCounts: Promise<{ status: number; headline: number } | 'done' | string>[] = [];
+    let entry: Awaited<ReturnType<typeof api.runs.runs>>[number] | undefined;
     const sampler = setInterval(() => {
       for (const m of api.panel.sent) if (m.type === 'runStatus' && m.status === 'running') live.header.add(m.done);
       if (!liveDir) return;
-      void api.runs.runs().then((runs) => {
-        const entry = runs.find((r) => r.folder === liveDir);
-        if (!entry) return;
+      if (entry) {
         const description = String(api.runs.getTreeItem({ kind: 'run', run: entry }).description ?? '');
-        const counted = /^unfinished · (\d+) recorded$/.exec(description)?.[1] ?? (entry.finished ? undefined : String(entry.headline?.n ?? ''));
+        const counted = /^running · (\d+) \/ 24 questions$/.exec(description)?.[1];
         if (counted) live.row.add(Number(counted));
-        const said = /Unfinished: (\d+) questions? recorded/.exec(api.auditView.html)?.[1];
+        const said = /Running · (\d+) \/ 24 questions/.exec(api.auditView.html)?.[1];
         if (said) live.auditView.add(Number(said));
-      });
+        const bar = /: (\d+)\/24$/.exec(api.session.statusBarText ?? '')?.[1];
+        const last = messages.length > 0 ? doneIn(messages[messages.length - 1]) : undefined;
+        if (counted && said && bar && last !== undefined && last > 0 && last < N) together.push({ notification: last, statusBar: Number(bar), row: Number(counted), auditView: Number(said) });
+      }
+      void api.runs.runs().then((runs) => (entry = runs.find((r) => r.folder === liveDir)));
     }, 200);
     const counting = api.session.listen({
       onStarted: (e) => (liveDir = e.runDir),
@@ -167,6 +184,8 @@ suite('A whole-file audit: the estimate with Cancel, live progress', function ()
         if (++records === 4 && pageProbesAvailable) {
           headerSeen = panelEval<string>(`() => { const t = document.querySelector('.run-status .status-text')?.textContent ?? ''; return /^(Running · ([4-9]|1\\d|2[0-4]) \\/ 24|Done · 24 questions)$/.test(t) ? t : null; }`).catch((err: Error) => `probe failed: ${err.message}`);
         }
+        // The panel's status line and its headline, read in one go: one count.
+        if (records % 4 === 2 && records < N && pageProbesAvailable) panelCounts.push(panelEval<{ status: number; headline: number } | 'done'>(PANEL_COUNTS).catch((err: Error) => `probe failed: ${err.message}`));
       },
     });
     let result: CommandResult;
@@ -189,6 +208,10 @@ suite('A whole-file audit: the estimate with Cancel, live progress', function ()
     assert.ok(midRun(live.row).length >= 2, `Runs view row counts while running: ${[...live.row].join(', ')}`);
     assert.ok(midRun(live.auditView).length >= 2, `Audit view counts while running: ${[...live.auditView].join(', ')}`);
     if (headerSeen) assert.match((await headerSeen) ?? '', /^(Running · \d+ \/ 24|Done · 24 questions)$/);
+    assert.ok(together.length >= 2, `samples with every count shown: ${JSON.stringify(together)}`);
+    for (const t of together) assert.ok(t.statusBar === t.notification && t.row === t.notification && t.auditView === t.notification, `one count: ${JSON.stringify(t)}`);
+    const inPanel = (await Promise.all(panelCounts)).filter((c) => c !== 'done');
+    for (const c of inPanel) assert.ok(typeof c === 'object' && c.status === c.headline, `the panel's status line and headline: ${JSON.stringify(c)}`);
 
     // The plan and its measured cost, offered once, before any question finished.
     assert.equal(estimates.length, 1, JSON.stringify(estimates));

@@ -89,6 +89,11 @@ export class AuditSession implements vscode.Disposable {
     return this.active > 0;
   }
 
+  /** What the status-bar item says while work goes (the test suite reads it); undefined when it is hidden. */
+  get statusBarText(): string | undefined {
+    return this.active > 0 ? this.statusBar.text : undefined;
+  }
+
   /** The engine child's pid, undefined until a request has started one. */
   get enginePid(): number | undefined {
     return this.engine?.pid;
