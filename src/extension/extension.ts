@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import { registerAuditCommands } from './commands/auditCommands';
 import { registerExplainCommand } from './commands/explainQuestion';
 import { registerWatchCommand, type WatchCommand } from './commands/watchTrainingRun';
+import { AuditChoices } from './commands/auditChoices';
 import { AuditPanelHost } from './panel/auditPanel';
 import { AuditSession } from './commands/auditSession';
 import { readAuditSettings } from './commands/workspaceSettings';
@@ -110,7 +111,7 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     await vscode.commands.executeCommand('reachAudit.showQuestion', { runDir, id, ...(typeof line === 'number' ? { line } : {}) });
   });
 
-  const watches = registerWatchCommand({ tables, output, cliPath: context.asAbsolutePath(path.join('dist', 'cli.js')), env: childEnv });
+  const watches = registerWatchCommand({ tables, output, cliPath: context.asAbsolutePath(path.join('dist', 'cli.js')), env: childEnv, choices: new AuditChoices(context.workspaceState) });
 
   const selectedRun = (): string | undefined => {
     const node = runsView.selection[0];

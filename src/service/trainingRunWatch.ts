@@ -11,6 +11,12 @@ import { CheckpointQueue, type WatchStatus } from './checkpointQueue';
 import { readiness, sameSnapshot, type FolderSnapshot, type Readiness } from './checkpointReadiness';
 import { candidateFolders, checkCheckpointWeights, checkpointGoneWhy, snapshotFolder } from './checkpointFolder';
 
+/**
+ * `every-question`: off a terminal, the CLI's audits print a progress line each time a question
+ * finishes (not every 5 s), for a reader that counts them (VS Code's Watch Training Run).
+ */
+export const PROGRESS_LINES_ENV = 'REACH_AUDIT_PROGRESS_LINES';
+
 export interface WatchedCheckpoint {
   name: string;
   dir: string;
@@ -26,6 +32,11 @@ export interface TrainingRunWatchPlan {
   maxCheckpoints?: number;
   /** Checkpoints audited by an earlier watch whose folders the trainer has since deleted. */
   done?: Iterable<string>;
+  /**
+   * A checkpoint still in `dir` that an earlier watch audited to the end: its files held still then,
+   * so it is ready at first sight (resumed at once, not shown as being written after a restart).
+   */
+  auditedBefore?: (name: string) => boolean;
   signal: AbortSignal;
   /** Audits one checkpoint; resolves 'stopped' when the signal stopped it. */
   audit(checkpoint: WatchedCheckpoint, signal: AbortSignal): Promise<'done' | 'stopped'>;
@@ -80,7 +91,8 @@ export async function watchTrainingRun(plan: TrainingRunWatchPlan): Promise<Trai
       const current = snapshotFolder(folder);
       if (!current) continue;
       const previous = snapshots.get(name);
-      const now: Readiness = queue.settled(name) ? { state: 'ready' } : readiness(previous, current, () => checkCheckpointWeights(folder));
+      const known = queue.settled(name) || (!previous && plan.auditedBefore?.(name) === true);
+      const now: Readiness = known ? { state: 'ready' } : readiness(previous, current, () => checkCheckpointWeights(folder));
       if (now.state !== 'not-a-checkpoint' && (!previous || !sameSnapshot(previous, current))) changed = true;
       present.set(name, now);
       snapshots.set(name, current);
