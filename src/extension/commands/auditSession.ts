@@ -26,7 +26,8 @@ import {
 } from '../../service';
 import { estimateText } from '../../audit/runner';
 import { estimateMessage, progressMessage, progressShare } from './progressMessage';
-import { FAILURE_ACTION_COMMANDS, SHOW_LOG, failureActions } from './failureActions';
+import { SET_SERVER_KEY, SHOW_LOG, failureActions } from './failureActions';
+import { SERVER_KEY_COMMANDS } from './serverKeyCommands';
 
 export interface SessionListener {
   /** A run folder was opened (a resumed run included); `label` tells base from tuned in a comparison. */
@@ -245,7 +246,7 @@ export class AuditSession implements vscode.Disposable {
             if (!options.quiet) {
               void vscode.window.showErrorMessage(`Reach Audit: ${error.message}`, ...failureActions(error.message)).then((a) => {
                 if (a === SHOW_LOG) this.output.show();
-                else if (a && FAILURE_ACTION_COMMANDS[a]) void vscode.commands.executeCommand(FAILURE_ACTION_COMMANDS[a]);
+                else if (a === SET_SERVER_KEY) void vscode.commands.executeCommand(SERVER_KEY_COMMANDS.set);
               });
             }
             return { error, runDir };

@@ -3,8 +3,6 @@
  * request for its key (401 missing or wrong, 403 not allowed), Set Server API Key… first, the way
  * forward. Pure: the session shows them, tests read them.
  */
-import { SERVER_KEY_COMMANDS } from './serverKeyCommands';
-
 export const SHOW_LOG = 'Show Log';
 export const SET_SERVER_KEY = 'Set Server API Key…';
 
@@ -14,6 +12,3 @@ const KEY_REFUSED = /\bthe server answered 40[13]\b/;
 export function failureActions(message: string): string[] {
   return KEY_REFUSED.test(message) ? [SET_SERVER_KEY, SHOW_LOG] : [SHOW_LOG];
 }
-
-/** The command a button other than Show Log runs. */
-export const FAILURE_ACTION_COMMANDS: Record<string, string> = { [SET_SERVER_KEY]: SERVER_KEY_COMMANDS.set };
