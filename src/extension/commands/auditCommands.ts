@@ -242,7 +242,7 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
   /**
    * The Runs view's first step for a new user: Compare Checkpoints on the bundled demo pair and its
    * arithmetic benchmark, on the first few questions with small budgets so it finishes in about
-   * half a minute; the panel then shows the comparison. Arguments override the demo's settings.
+   * 20 seconds; the panel then shows the comparison. Arguments override the demo's settings.
    */
   async function tryDemo(arg?: unknown): Promise<CommandResult> {
     if (!trusted()) return { how: 'untrusted' };

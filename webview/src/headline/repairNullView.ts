@@ -15,7 +15,7 @@ const isRate = (r: unknown): r is { successes: number; n: number } => typeof r =
 export function repairNullSentences(block: number | null | undefined, value: RepairNull | undefined): string[] {
   if (!value || typeof value !== 'object' || !finite(value.n) || !finite(value.randomBlock?.rate) || !finite(value.difference?.estimate) || !finite(value.pValue)) return [];
   const out = [
-    `Against a block drawn at random per question, on the same ${count(value.n)} held-out questions: ${percent(value.randomBlock.rate)} [${percent(value.randomBlock.lo)}–${percent(value.randomBlock.hi)}] (median block ${percent(value.medianBlock)}); identified − random ${signedPoints(value.difference.estimate)} [${signedPoints(value.difference.lo)}, ${signedPoints(value.difference.hi)}], exact one-sided p ${pValueClause(value.pValue)}.`,
+    `Against a block drawn at random per question, on the same ${count(value.n)} held-out questions: ${percent(value.randomBlock.rate)} [${percent(value.randomBlock.lo)}–${percent(value.randomBlock.hi)}] (median block ${percent(value.medianBlock)}); identified − random ${signedPoints(value.difference.estimate)} [${signedPoints(value.difference.lo)}, ${signedPoints(value.difference.hi)}], exact one-sided ${pValueClause(value.pValue)}.`,
   ];
   const t = value.byTruncation;
   if (t && isRate(t.truncated) && isRate(t.notTruncated)) {
