@@ -155,6 +155,10 @@ suite('Runs view', () => {
       await waitFor(`the panel on ${label}`, () => (api.panel.runFolder === target ? true : undefined));
       await waitFor(`the Audit view on ${label}`, () => (api.auditView.html.includes(`<h2>${label}</h2>`) ? true : undefined));
     }
+    // The next suites start with nothing selected: the Audit view shows the newest run, a live one included.
+    await vscode.commands.executeCommand('reachAudit.runs.focus');
+    await vscode.commands.executeCommand('list.clear');
+    await waitFor('the selection cleared', () => (api.runsView.selection.length === 0 ? true : undefined));
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 });

@@ -4,8 +4,8 @@
  * notification that closes when its run ends (a comparison's base estimate is gone while the tuned
  * run works); the
  * progress notification counts finished questions one at a time (not a chunk at once), shows the
- * generated tokens per second, and gives no time left until one has been measured (a question has
- * finished); a comparison's counts say which run they are of. Cancel on the estimate cancels
+ * generated tokens per second, and gives no time left until the engine has measured one (beside the
+ * speed it rests on); a comparison's counts say which run they are of. Cancel on the estimate cancels
  * the run before any question is recorded. The notifications are read from the workbench DOM as
  * they render (a mutation observer keeps every message shown); the extension's own messages are
  * read beside them. The launcher's smoke-test driver keeps VS Code from showing toasts, so the
@@ -227,8 +227,10 @@ suite('A whole-file audit: the estimate with Cancel, live progress', function ()
     assert.deepEqual([...new Set(counts)], Array.from({ length: N + 1 }, (_, i) => i));
     // Tokens are timed before the first question finishes; the time left only after one has.
     assert.ok(messages.some((m) => doneIn(m) === 0 && /· [\d.]+ tokens\/s/.test(m)), messages.slice(0, 8).join('\n'));
-    for (const m of messages) if (/ left$/.test(m)) assert.ok(doneIn(m)! >= 1, `time left before any question finished: ${m}`);
-    for (const m of messages.filter((x) => doneIn(x) === 0)) assert.doesNotMatch(m, /left/, m);
+    // A time left only once measured (timeLeft.ts: returned generations timed for 5 s), always beside the
+    // speed it rests on; on a loaded machine that can come before the first question finishes.
+    assert.doesNotMatch(messages[0], /left/, messages[0]);
+    for (const m of messages) if (/ left\b/.test(m)) assert.match(m, /· [\d.]+ tokens\/s · /, `time left without a measured speed: ${m}`);
     assert.ok(messages.some((m) => /^\d+\/24 questions( · [\d,]+ tokens)? · [\d.]+ tokens\/s · (\d+h\d\dm|\d+m\d\ds|\d+s) left$/.test(m)), `a measured time left is shown once a question has finished:\n${messages.filter((m) => (doneIn(m) ?? 0) >= 1).slice(0, 8).join('\n')}`);
 
     if (!pageProbesAvailable) return;
@@ -247,7 +249,7 @@ suite('A whole-file audit: the estimate with Cancel, live progress', function ()
     for (let i = 1; i < rendered.length; i++) assert.ok(rendered[i] >= rendered[i - 1], `rendered count went back: ${rendered.join(', ')}`);
     assert.ok(progress.some((t) => / [\d.]+ tokens\/s/.test(t.message)), 'tokens/s rendered');
     for (const t of progress) {
-      if (doneIn(t.message) === 0) assert.doesNotMatch(t.message, /left/, `rendered a time left before one was measured: ${t.message}`);
+      if (/ left\b/.test(t.message)) assert.match(t.message, /· [\d.]+ tokens\/s · /, `rendered a time left before one was measured: ${t.message}`);
     }
     assert.ok(progress.some((t) => / left$/.test(t.message) && doneIn(t.message)! >= 1), 'a measured time left was rendered');
 
