@@ -88,10 +88,23 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
   const auditView = new AuditViewProvider((folder) => liveCounts.get(folder));
   // One count of a live run everywhere: the events that move the notification and the status bar
   // move the Runs view's row and the Audit view in the same turn.
+  // A comparison's base run is over when its tuned run starts; the request's end names only the last.
+  const baseRuns = new Set<string>();
+  const endBaseRuns = () => {
+    for (const folder of baseRuns) liveCounts.end(folder);
+    baseRuns.clear();
+  };
   const counting = session.listen({
-    onStarted: (e) => liveCounts.set(e.runDir, e.done, e.total),
+    onStarted: (e) => {
+      if (e.label === 'tuned') endBaseRuns();
+      if (e.label === 'base') baseRuns.add(e.runDir);
+      liveCounts.set(e.runDir, e.done, e.total);
+    },
     onProgress: (e, runDir) => runDir && liveCounts.set(runDir, e.done, e.total),
-    onEnded: (runDir) => runDir && liveCounts.end(runDir),
+    onEnded: (runDir) => {
+      endBaseRuns();
+      if (runDir) liveCounts.end(runDir);
+    },
   });
   liveCounts.onDidChange((folder) => {
     runs.liveChanged();

@@ -277,6 +277,10 @@ suite('A whole-file audit: the estimate with Cancel, live progress', function ()
       listener.dispose();
     }
     assert.equal(result.how, 'done', result.message);
+    // Both runs over: neither Runs-view row still counts as running (the request's end names only the tuned run).
+    const compared = (await api.runs.refresh()).filter((r) => path.basename(r.folder).includes('progress-compare'));
+    assert.equal(compared.length, 2, compared.map((r) => r.folder).join(', '));
+    for (const run of compared) assert.doesNotMatch(String(api.runs.getTreeItem({ kind: 'run', run }).description), /^running/, run.folder);
     assert.deepEqual(estimates.map((e) => /^Reach Audit \((base|tuned) run\): 6 questions × /.exec(e)?.[1]), ['base', 'tuned'], estimates.join('\n'));
     const counts = messages.map((m) => /^(base|tuned): (\d+)\/6 questions/.exec(m)).filter((m) => m !== null).map((m) => `${m[1]} ${m[2]}`);
     const steps = [...new Set(counts)];
