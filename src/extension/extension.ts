@@ -88,21 +88,22 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
   const auditView = new AuditViewProvider((folder) => liveCounts.get(folder));
   // One count of a live run everywhere: the events that move the notification and the status bar
   // move the Runs view's row and the Audit view in the same turn.
-  // A comparison's base run is over when its tuned run starts; the request's end names only the last.
-  const baseRuns = new Set<string>();
-  const endBaseRuns = () => {
-    for (const folder of baseRuns) liveCounts.end(folder);
-    baseRuns.clear();
+  // A comparison's base run is over when its tuned run starts; at the request's end every run it
+  // started is (the end names the comparison's folder, not its runs).
+  const started = new Set<string>();
+  const endStarted = () => {
+    for (const folder of started) liveCounts.end(folder);
+    started.clear();
   };
   const counting = session.listen({
     onStarted: (e) => {
-      if (e.label === 'tuned') endBaseRuns();
-      if (e.label === 'base') baseRuns.add(e.runDir);
+      if (e.label === 'tuned') endStarted();
+      started.add(e.runDir);
       liveCounts.set(e.runDir, e.done, e.total);
     },
     onProgress: (e, runDir) => runDir && liveCounts.set(runDir, e.done, e.total),
     onEnded: (runDir) => {
-      endBaseRuns();
+      endStarted();
       if (runDir) liveCounts.end(runDir);
     },
   });
