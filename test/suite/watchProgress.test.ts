@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ReachAuditApi } from '../../src/extension/extension';
 import type { WatchArgs, WatchOutcome } from '../../src/extension/commands/watchTrainingRun';
-import { pageProbesAvailable, quickInputType } from './pageProbe';
+import { pageProbesAvailable, quickInputType, workbenchEval } from './pageProbe';
 import { EXTENSION_ID } from './suiteFixtures';
 
 const ASKED = /^auditing checkpoint-100 · 0 queued · 0 done — checkpoint-100: (\d+)\/20 questions \(\d+%\)/;
@@ -50,21 +50,21 @@ suite('Watch Training Run: sized from the palette, its progress question by ques
 
   const base = (): WatchArgs => ({ dir: path.join(root, 'run'), data: path.join(demo, 'data', 'arith-test.jsonl'), poll: 0.2, untilIdle: 1.5, out: path.join(root, 'trajectory') });
 
-  /** Types `text` into the picker VS Code shows now and presses Enter. */
-  async function answer(text: string): Promise<void> {
+  /** Types `text` into the picker titled `title` (waits for it: under load the next one comes late) and presses Enter. */
+  async function answer(title: string, text: string): Promise<void> {
+    await workbenchEval<boolean>(`(t) => { const w = document.querySelector('.quick-input-widget'); return w && w.offsetParent !== null && (w.querySelector('.quick-input-title')?.textContent ?? '').includes(t) ? true : null; }`, title, 60_000);
     const file = path.join(typed, `${Date.now()}.txt`);
     fs.writeFileSync(file, text);
     await quickInputType(file);
-    await new Promise((r) => setTimeout(r, 400)); // the next picker replaces this one
   }
 
   test('asks how many questions and what budget, then shows the estimate and each question done', async function () {
     if (!pageProbesAvailable) this.skip(); // the answers are typed into VS Code's pickers
     const from = api.watches.reported.length;
     const watching = vscode.commands.executeCommand<WatchOutcome>('reachAudit.watchTrainingRun', base());
-    await answer('First 20'); // how many questions
-    await answer(''); // which probes: the ones offered
-    await answer('2'); // the budget of each
+    await answer('questions of arith-test.jsonl', 'First 20'); // how many questions
+    await answer('Reach Audit: probes', ''); // which probes: the ones offered
+    await answer('budget per probe', '2'); // the budget of each
     first = await watching;
     assert.equal(first.how, 'ended', first.message);
     const argv = (first.argv ?? []).join(' ');
