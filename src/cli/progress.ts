@@ -4,6 +4,7 @@
  */
 import { type AuditProgress, estimateText, formatDuration, type AuditEstimate } from '../audit/runner';
 import { writeControl } from './terminalText';
+import { PROGRESS_LINES_ENV } from '../service';
 
 export { formatDuration };
 
@@ -50,6 +51,8 @@ const QUIET_LOG_MS = 15_000;
 
 export function progressReporter(label: string): { update(p: AuditProgress): void; done(): void } {
   const tty = process.stderr.isTTY === true;
+  // Off a terminal, a line per finished question for a reader that counts them (VS Code's Watch Training Run).
+  const everyQuestion = process.env[PROGRESS_LINES_ENV] === 'every-question';
   let lastPrinted = 0;
   let lastDone = -1;
   let wroteInPlace = false;
@@ -81,7 +84,7 @@ export function progressReporter(label: string): { update(p: AuditProgress): voi
       writeControl(process.stderr, '\r\x1b[2K');
       process.stderr.write(line);
       wroteInPlace = true;
-    } else if ((p.done !== lastDone && (now - lastPrinted > 5000 || p.done === p.total || lastDone < 0)) || now - lastPrinted > QUIET_LOG_MS) {
+    } else if ((p.done !== lastDone && (everyQuestion || now - lastPrinted > 5000 || p.done === p.total || lastDone < 0)) || now - lastPrinted > QUIET_LOG_MS) {
       process.stderr.write(`${line}\n`);
       lastPrinted = now;
       lastDone = p.done;

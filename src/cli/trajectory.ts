@@ -202,6 +202,7 @@ async function watch(values: TrajectoryValues): Promise<number> {
       ...(idle !== undefined ? { untilIdleMs: idle * 1000 } : {}),
       ...(maxCheckpoints !== undefined ? { maxCheckpoints } : {}),
       done: earlier,
+      auditedBefore: (checkpoint) => fs.existsSync(path.join(runOf(checkpoint), SUMMARY_FILE)),
       signal: interrupt.signal,
       audit: async (checkpoint, signal) => {
         const folder = runOf(checkpoint.name);

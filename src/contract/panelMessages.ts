@@ -68,7 +68,8 @@ export type HostMessage =
   | { type: 'updateSummary'; runId: string; summary: RunSummary }
   | { type: 'updateUnfinished'; runId: string; unfinished: UnfinishedNumbers }
   | { type: 'runStatus'; runId: string; status: RunStatus; done: number; total: number; message?: string }
-  | { type: 'selectQuestion'; id: string };
+  /** `reveal`: a section of the question's detail to scroll into view (Explain This Question's "Why not realized"). */
+  | { type: 'selectQuestion'; id: string; reveal?: 'mechanism' };
 
 export type PanelTab = 'questions' | 'charts';
 

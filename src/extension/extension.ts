@@ -9,10 +9,12 @@ import * as vscode from 'vscode';
 import { registerAuditCommands } from './commands/auditCommands';
 import { registerExplainCommand } from './commands/explainQuestion';
 import { registerWatchCommand, type WatchCommand } from './commands/watchTrainingRun';
+import { AuditChoices } from './commands/auditChoices';
 import { AuditPanelHost } from './panel/auditPanel';
 import { AuditSession } from './commands/auditSession';
 import { readAuditSettings } from './commands/workspaceSettings';
 import { AUDIT_VIEW_ID, AuditViewProvider } from './sidebar/auditView';
+import { LiveCounts } from './sidebar/liveCounts';
 import { QuestionRecords } from './editor/questionRecords';
 import { QuestionHoverProvider } from './editor/questionHover';
 import { CursorLineState } from './editor/cursorLineState';
@@ -44,9 +46,11 @@ export interface ReachAuditApi {
 }
 
 export function activate(context: vscode.ExtensionContext): ReachAuditApi {
+  const liveCounts = new LiveCounts();
   const runs = new RunsTreeProvider(
     () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri),
     () => openedFolders(context.workspaceState),
+    (folder) => liveCounts.get(folder),
   );
   const runsView = vscode.window.createTreeView(RUNS_VIEW_ID, { treeDataProvider: runs, showCollapseAll: true, canSelectMany: true });
   const output = vscode.window.createOutputChannel('Reach Audit');
@@ -81,7 +85,32 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     terminal.show();
     return terminal;
   };
-  const auditView = new AuditViewProvider();
+  const auditView = new AuditViewProvider((folder) => liveCounts.get(folder));
+  // One count of a live run everywhere: the events that move the notification and the status bar
+  // move the Runs view's row and the Audit view in the same turn.
+  // A comparison's base run is over when its tuned run starts; at the request's end every run it
+  // started is (the end names the comparison's folder, not its runs).
+  const started = new Set<string>();
+  const endStarted = () => {
+    for (const folder of started) liveCounts.end(folder);
+    started.clear();
+  };
+  const counting = session.listen({
+    onStarted: (e) => {
+      if (e.label === 'tuned') endStarted();
+      started.add(e.runDir);
+      liveCounts.set(e.runDir, e.done, e.total);
+    },
+    onProgress: (e, runDir) => runDir && liveCounts.set(runDir, e.done, e.total),
+    onEnded: (runDir) => {
+      endStarted();
+      if (runDir) liveCounts.end(runDir);
+    },
+  });
+  liveCounts.onDidChange((folder) => {
+    runs.liveChanged();
+    auditView.liveChanged(folder);
+  });
   const runFolders = async () => (await runs.runs()).map((r) => r.folder);
   const records = new QuestionRecords(async (file) => {
     const target = path.resolve(file);
@@ -96,11 +125,21 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     await vscode.commands.executeCommand('reachAudit.showQuestion', { runDir, id, ...(typeof line === 'number' ? { line } : {}) });
   });
 
-  const watches = registerWatchCommand({ tables, output, cliPath: context.asAbsolutePath(path.join('dist', 'cli.js')), env: childEnv });
+  const watches = registerWatchCommand({ tables, output, cliPath: context.asAbsolutePath(path.join('dist', 'cli.js')), env: childEnv, choices: new AuditChoices(context.workspaceState) });
 
   const selectedRun = (): string | undefined => {
     const node = runsView.selection[0];
     return node && 'run' in node ? node.run.folder : undefined;
+  };
+  // A run clicked in the Runs view: the open panel follows it (a question row has its own command, Show Question).
+  const panelFollowsSelection = () => {
+    const [node] = runsView.selection;
+    if (runsView.selection.length !== 1 || node?.kind !== 'run' || !panel.open || panel.runFolder === node.run.folder) return;
+    try {
+      panel.show(node.run.folder, { preserveFocus: true });
+    } catch (err) {
+      output.appendLine(`[panel] cannot show ${node.run.folder}: ${(err as Error).message}`);
+    }
   };
   const showInAuditView = async () => {
     const all = await runs.runs();
@@ -127,6 +166,8 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
   watcher.onDidDelete(() => refreshSoon(undefined));
 
   context.subscriptions.push(
+    liveCounts,
+    counting,
     runs,
     runsView,
     watcher,
@@ -140,7 +181,10 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     watches,
     vscode.window.registerWebviewViewProvider(AUDIT_VIEW_ID, auditView),
     vscode.languages.registerHoverProvider([{ scheme: 'file', pattern: '**/*.jsonl' }, { scheme: 'file', pattern: '**/*.json' }], new QuestionHoverProvider(records)),
-    runsView.onDidChangeSelection(() => void showInAuditView()),
+    runsView.onDidChangeSelection(() => {
+      panelFollowsSelection();
+      void showInAuditView();
+    }),
     vscode.commands.registerCommand(REFRESH_RUNS_COMMAND, async () => {
       const result = await runs.refresh();
       records.invalidate();

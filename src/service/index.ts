@@ -1,7 +1,7 @@
 /** The engine service: the child-process protocol and its codec, the engine process client, the audit job and its options. Everything outside this folder reaches it through here. */
 export { ENGINE_ALLOCATOR_ENV } from './allocatorTuning';
 export { readDataset, readPreSettings, selectQuestions } from './auditInputs';
-export { watchTrainingRun, type TrainingRunWatchPlan, type TrainingRunWatchResult, type WatchedCheckpoint } from './trainingRunWatch';
+export { PROGRESS_LINES_ENV, watchTrainingRun, type TrainingRunWatchPlan, type TrainingRunWatchResult, type WatchedCheckpoint } from './trainingRunWatch';
 export { watchStatusLine, type WatchStatus } from './checkpointQueue';
 export { defaultComparisonName, defaultRunName, prepareAuditJob, type AuditJobResult } from './auditJob';
 export { AUDIT_FLAGS, AUDIT_FLAGS_HELP, CLI_ONLY_OPTION_NAMES, DEFAULT_PROBES, flagsFromOptions, optionsFromFlags, type AuditFlagValues, type AuditOptions } from './auditOptions';

@@ -8,9 +8,16 @@
  */
 import * as path from 'node:path';
 import { InputError, isStorageError } from '../common';
+import { ResumeRefused } from '../audit/runner';
 import { CheckpointQueue, type WatchStatus } from './checkpointQueue';
 import { readiness, sameSnapshot, type FolderSnapshot, type Readiness } from './checkpointReadiness';
 import { candidateFolders, checkCheckpointWeights, checkpointGoneWhy, snapshotFolder } from './checkpointFolder';
+
+/**
+ * `every-question`: off a terminal, the CLI's audits print a progress line each time a question
+ * finishes (not every 5 s), for a reader that counts them (VS Code's Watch Training Run).
+ */
+export const PROGRESS_LINES_ENV = 'REACH_AUDIT_PROGRESS_LINES';
 
 export interface WatchedCheckpoint {
   name: string;
@@ -27,6 +34,11 @@ export interface TrainingRunWatchPlan {
   maxCheckpoints?: number;
   /** Checkpoints audited by an earlier watch whose folders the trainer has since deleted. */
   done?: Iterable<string>;
+  /**
+   * A checkpoint still in `dir` that an earlier watch audited to the end: its files held still then,
+   * so it is ready at first sight (resumed at once, not shown as being written after a restart).
+   */
+  auditedBefore?: (name: string) => boolean;
   signal: AbortSignal;
   /** Audits one checkpoint; resolves 'stopped' when the signal stopped it. */
   audit(checkpoint: WatchedCheckpoint, signal: AbortSignal): Promise<'done' | 'stopped'>;
@@ -81,7 +93,8 @@ export async function watchTrainingRun(plan: TrainingRunWatchPlan): Promise<Trai
       const current = snapshotFolder(folder);
       if (!current) continue;
       const previous = snapshots.get(name);
-      const now: Readiness = queue.settled(name) ? { state: 'ready' } : readiness(previous, current, () => checkCheckpointWeights(folder));
+      const known = queue.settled(name) || (!previous && plan.auditedBefore?.(name) === true);
+      const now: Readiness = known ? { state: 'ready' } : readiness(previous, current, () => checkCheckpointWeights(folder));
       if (now.state !== 'not-a-checkpoint' && (!previous || !sameSnapshot(previous, current))) changed = true;
       present.set(name, now);
       snapshots.set(name, current);
@@ -118,8 +131,11 @@ export async function watchTrainingRun(plan: TrainingRunWatchPlan): Promise<Trai
       const gone = checkpointGoneWhy(dir);
       if (gone !== undefined) queue.skip(name, gone);
       // One checkpoint that cannot be audited (no tokenizer files, config and weights that disagree,
-      // a run folder made with other settings) is skipped and named; the watch goes on. A full or
-      // read-only disk, or a bug, still stops it.
+      // a checkpoint rewritten after its audit) is skipped and named; the watch goes on. Settings
+      // that differ from the earlier watch's are every checkpoint's: they stop the watch with the
+      // whole message (VS Code offers a new folder or the earlier settings). A full or read-only
+      // disk, or a bug, still stops it.
+      else if (err instanceof ResumeRefused && !err.onlyModelChanged) throw err;
       else if (err instanceof InputError && !isStorageError(err)) queue.fail(name, `cannot be audited: ${oneLine(err.message)}`);
       else throw err;
       report();

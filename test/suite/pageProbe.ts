@@ -77,3 +77,8 @@ export async function workbenchClick(selector: string, text: string): Promise<vo
 export function quickInputType(file: string): Promise<{ typed: number; password: boolean }> {
   return ask<{ typed: number; password: boolean }>('quickInputType', { file });
 }
+
+/** Resizes the window's page to `width` × `height` (CSS px); the launcher opens it at 1600 × 1000. */
+export function setViewport(width: number, height: number): Promise<{ width: number; height: number }> {
+  return ask<{ width: number; height: number }>('viewport', { width, height });
+}

@@ -5,7 +5,8 @@
  * the command that gives the records of the same audit on the extension's own engine, byte for
  * byte, with the estimate and the progress measured on the server. The key is in no file under
  * the run folder, in none of VS Code's logs (the "Reach Audit" output channel's file among them)
- * and in no settings.json; cleared, the server refuses the next audit.
+ * and in no settings.json; cleared, the server refuses the next audit and its notification offers
+ * Set Server API Key… beside Show Log.
  *
  * Its audits write outside .reach-audit/runs, so the other files see the workspace's runs unchanged.
  */
@@ -19,6 +20,7 @@ import type { CommandResult } from '../../src/extension/commands/auditCommands';
 import type { RunManifest } from '../../src/contract';
 import { startHttpServe } from '../support/cliRun';
 import { pageProbesAvailable, quickInputType } from './pageProbe';
+import { clearNotifications, renderedNotification } from './notifications';
 import { EXTENSION_ID } from './suiteFixtures';
 
 /** Long and distinctive, so finding it anywhere means it was written there. */
@@ -179,10 +181,14 @@ suite('Remote servers from VS Code: the key in secret storage, the audit on a se
     await config().update('backend', 'openai', ws);
     await config().update('repair', false, ws);
     await config().update('maxNewTokens', 8, ws);
+    await clearNotifications();
     const result = await audit('cleared');
     assert.equal(result.how, 'failed');
     assert.match(result.message ?? '', /401/);
     assert.ok(!(result.message ?? '').includes(KEY));
+    // The way forward beside the log (walkthrough 3, point 8).
+    const shown = await renderedNotification('answered 401');
+    assert.deepEqual(shown.buttons, ['Set Server API Key…', 'Show Log'], shown.message);
     // The engine child had the key in its environment: it was replaced by one without, quietly.
     assert.ok(channel, 'the output channel\'s file was found');
     let said = '';

@@ -2,7 +2,8 @@
  * The Runs view inside a real VS Code: the extension activates through its contributed view,
  * lists the fixture runs of the workspace with their names and headline numbers (counts for these
  * runs of fewer than 20 questions), and its refresh
- * command picks up a run written while VS Code is open.
+ * command picks up a run written while VS Code is open; a run clicked in it is the one the open
+ * panel and the Audit view show.
  */
 import * as assert from 'node:assert/strict';
 import { cpSync, mkdirSync, rmSync } from 'node:fs';
@@ -11,6 +12,7 @@ import * as vscode from 'vscode';
 import type { ReachAuditApi } from '../../src/extension/extension';
 import type { RunsNode } from '../../src/extension/sidebar/runsView';
 import { EXTENSION_ID, FIXTURE_RUNS, BASE_RUN } from './suiteFixtures';
+import { pageProbesAvailable, workbenchClick } from './pageProbe';
 
 const UNFINISHED_RUN = '2026-12-01T11-00-00Z-demo-base-rerun';
 const TUNED_RUN = '2026-12-01T10-15-00Z-demo-tuned';
@@ -139,5 +141,24 @@ suite('Runs view', () => {
     const tuned = (await rootRows(api)).find((r) => r.label === 'demo-tuned');
     assert.ok(tuned, 'the view lists the new run');
     assert.equal(tuned.description, 'realized 3 of 8 · reachable sample 5 of 8, routes 2 of 8');
+  });
+
+  test('a run clicked in the Runs view: the open panel and the Audit view both follow it', async function () {
+    if (!pageProbesAvailable) this.skip(); // the click is the user's, on the rendered tree
+    const base = path.join(runsDir, BASE_RUN);
+    await vscode.commands.executeCommand('reachAudit.openPanel', { runDir: base });
+    assert.equal(api.panel.runFolder, base);
+    await vscode.commands.executeCommand('reachAudit.runs.focus');
+    for (const [label, folder] of [['demo-tuned', TUNED_RUN], ['demo-base-rerun', UNFINISHED_RUN]]) {
+      await workbenchClick('.monaco-list-row', label);
+      const target = path.join(runsDir, folder);
+      await waitFor(`the panel on ${label}`, () => (api.panel.runFolder === target ? true : undefined));
+      await waitFor(`the Audit view on ${label}`, () => (api.auditView.html.includes(`<h2>${label}</h2>`) ? true : undefined));
+    }
+    // The next suites start with nothing selected: the Audit view shows the newest run, a live one included.
+    await vscode.commands.executeCommand('reachAudit.runs.focus');
+    await vscode.commands.executeCommand('list.clear');
+    await waitFor('the selection cleared', () => (api.runsView.selection.length === 0 ? true : undefined));
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 });

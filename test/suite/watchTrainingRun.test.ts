@@ -41,7 +41,9 @@ suite('Watch Training Run', function () {
   let demo: string;
   let trajectoryFolder: string | undefined;
 
-  const lastTrajectory = () => [...api.tables.sent].reverse().find((m): m is TrajectoryMessage => m.type === 'showTrajectory');
+  /** What the Tables page was sent before this suite (other suites' watches): not this suite's trajectories. */
+  let earlier = new Set<unknown>();
+  const lastTrajectory = () => [...api.tables.sent].reverse().find((m): m is TrajectoryMessage => m.type === 'showTrajectory' && !earlier.has(m));
   const labels = (m: TrajectoryMessage | undefined) => m?.trajectory.points.map((p) => p.label) ?? [];
 
   suiteSetup(async () => {
@@ -54,6 +56,7 @@ suite('Watch Training Run', function () {
     assert.ok(extension);
     api = await extension.activate();
     demo = path.join(extension.extensionPath, 'media', 'demo');
+    earlier = new Set(api.tables.sent);
   });
 
   // The next suites start without this suite's pages, run folders and trajectory.

@@ -17,6 +17,7 @@
  *   workbenchClick {selector, text} → clicks the workbench element `selector` whose text is `text`
  *   viewEval    {fn, arg, selector} → as panelEval, in the webview frame whose document has an
  *                             element matching `selector` (a side view such as the Audit view)
+ *   viewport    {width, height} → resizes the browser window's page (the layout at that size)
  *   quickInputType {file}  → types the text of `file` into the open quick input (an input box a
  *                             command shows) and presses Enter; answers whether it was a password
  *                             box. The text travels in a file, so a secret is in no log line.
@@ -32,7 +33,7 @@ export const PAGE_PROBE_FOLDER = '.reach-audit-page';
 
 export interface PageProbeRequest {
   id: string;
-  kind: 'panelDom' | 'panelClick' | 'screenshot' | 'panelEval' | 'panelDrag' | 'workbenchEval' | 'workbenchClick' | 'viewEval' | 'quickInputType';
+  kind: 'panelDom' | 'panelClick' | 'screenshot' | 'panelEval' | 'panelDrag' | 'workbenchEval' | 'workbenchClick' | 'viewEval' | 'quickInputType' | 'viewport';
   args: Record<string, unknown>;
 }
 
@@ -175,6 +176,12 @@ async function workbenchClick(page: Page, args: Record<string, unknown>): Promis
   return { clicked: String(args.text) };
 }
 
+async function setViewport(page: Page, args: Record<string, unknown>): Promise<{ width: number; height: number }> {
+  const size = { width: Number(args.width), height: Number(args.height) };
+  await page.setViewportSize(size);
+  return size;
+}
+
 async function quickInputType(page: Page, args: Record<string, unknown>): Promise<{ typed: number; password: boolean }> {
   const text = readFileSync(String(args.file), 'utf8');
   const input = page.locator('.quick-input-widget .quick-input-box input').first();
@@ -244,6 +251,7 @@ export class PageProbes {
         : request.kind === 'workbenchEval' ? await evalUntil('the workbench page-side check', async () => this.page.mainFrame(), request.args)
         : request.kind === 'workbenchClick' ? await workbenchClick(this.page, request.args)
         : request.kind === 'quickInputType' ? await quickInputType(this.page, request.args)
+        : request.kind === 'viewport' ? await setViewport(this.page, request.args)
         : request.kind === 'viewEval' ? await evalUntil(`the webview with ${String(request.args.selector)}`, () => webviewFrame(this.page, String(request.args.selector)), request.args)
         : undefined;
       reply = result === undefined ? { error: `unknown page probe '${String(request.kind)}'` } : { result };

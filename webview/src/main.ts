@@ -26,7 +26,7 @@ import { count, h, replaceChildren } from './common/element';
 import { activeTab, isChecked, setActiveTab, setChecked, setValue, valueOf } from './common/toolkit';
 import { renderHeadline } from './headline/headline';
 import { renderStory } from './headline/storyView';
-import { type Comparison, type HostMessage, type PanelUiState, type RunData, type RunStatus, type SortKey, type WebviewMessage, RATE_MIN_QUESTIONS } from '../../src/contract';
+import { type Comparison, type HostMessage, type PanelUiState, type RunData, type RunStatus, type SortKey, type WebviewMessage, RATE_MIN_QUESTIONS, auditedCount, skippedText } from '../../src/contract';
 import { QuestionIndex, type Query } from './questions/questionIndex';
 import { BASE_FILTERS, findFilter, probeFilter, type QuestionRow, type StateFilter } from './questions/questionRow';
 import { QuestionTable } from './questions/questionTable';
@@ -95,6 +95,8 @@ class AuditPanel {
 
   private refreshFrame = 0;
   private statsTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Questions the headline's numbers were last drawn over, while a run goes (the status line counts the same). */
+  private numbersOver: number | undefined;
   private statsDirty = true;
   private chartsDirty = true;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
@@ -215,6 +217,7 @@ class AuditPanel {
         if (this.run && message.runId === this.run.data.runId && Array.isArray(message.records)) {
           this.run.index.add(message.records);
           if (this.run.numBlocks <= 0) this.run.numBlocks = countBlocks(this.run.data.manifest, this.run.index.rows);
+          if (this.status && this.status.status !== 'running') this.renderStatus();
           this.invalidate();
         }
         break;
@@ -233,8 +236,11 @@ class AuditPanel {
         break;
       case 'runStatus':
         if (!this.run || message.runId === this.run.data.runId) {
+          const moved = message.status === 'running' && message.done !== this.status?.done;
           this.status = { status: message.status, done: message.done, total: message.total, message: message.message };
           this.renderStatus();
+          // A question finished: the numbers follow now, so the header and the status line give one count.
+          if (moved) this.numbersSoon();
           this.renderExport();
           if (message.status !== 'running') this.invalidate();
         }
@@ -242,6 +248,7 @@ class AuditPanel {
       case 'selectQuestion':
         this.setTab('questions');
         this.selectQuestion(String(message.id));
+        if (message.reveal === 'mechanism') this.detail.reveal('.mechanism');
         break;
     }
   }
@@ -250,6 +257,7 @@ class AuditPanel {
     if (this.run && this.run.data.runId !== data.runId) {
       // A different run: the previous run's status does not describe it.
       this.status = undefined;
+      this.numbersOver = undefined;
       this.renderStatus();
     }
     const records = Array.isArray(data.records) ? data.records : [];
@@ -485,6 +493,17 @@ class AuditPanel {
     }
   }
 
+  /** The numbers in the next frame, instead of after the live run's half-second wait. */
+  private numbersSoon(): void {
+    if (this.statsTimer !== undefined) clearTimeout(this.statsTimer);
+    this.statsTimer = setTimeout(() => {
+      requestAnimationFrame(() => {
+        this.statsTimer = undefined;
+        this.updateNumbers();
+      });
+    }, 0);
+  }
+
   private isLive(): boolean {
     return this.status?.status === 'running';
   }
@@ -519,6 +538,11 @@ class AuditPanel {
       renderHeadline(this.headline, stats, this.run.data.summary, this.compare, this.isLive());
     }
     if (this.state.tab === 'charts') this.drawCharts();
+    // While a run goes, the status line counts the questions these numbers are over: one count.
+    if (this.isLive()) {
+      this.numbersOver = this.run.index.rows.length;
+      this.renderStatus();
+    }
   }
 
   private drawCharts(): void {
@@ -537,13 +561,18 @@ class AuditPanel {
       replaceChildren(this.statusBox);
       return;
     }
-    const progress = `${count(s.done)} / ${count(s.total)}`;
+    const progress = `${count(s.status === 'running' && this.numbersOver !== undefined ? this.numbersOver : s.done)} / ${count(s.total)}`;
+    // A finished run that skipped questions says how many were audited and why the rest were not:
+    // a run whose every prompt overflows the context is not a result.
+    const counted = s.status === 'done' && this.run ? auditedCount(this.run.index.rows.map((r) => r.record)) : undefined;
+    const skipped = counted ? skippedText(counted) : undefined;
+    const done = skipped ? `${counted?.audited === 0 ? 'Nothing audited' : 'Done'} · ${skipped}` : `Done · ${count(s.done)} questions`;
     const text =
-      s.status === 'running' ? `Running · ${progress}` : s.status === 'done' ? `Done · ${count(s.done)} questions` : s.status === 'cancelled' ? `Cancelled · ${progress} kept` : `Failed · ${progress} kept`;
+      s.status === 'running' ? `Running · ${progress}` : s.status === 'done' ? done : s.status === 'cancelled' ? `Cancelled · ${progress} kept` : `Failed · ${progress} kept`;
     replaceChildren(
       this.statusBox,
       s.status === 'running' ? h('vscode-progress-ring', { class: 'ring', 'aria-hidden': 'true' }) : null,
-      h('span', { class: `status-text status-${s.status}` }, text),
+      h('span', { class: `status-text status-${s.status}${skipped ? ' status-skipped' : ''}` }, text),
       s.message ? h('span', { class: 'muted status-message' }, ` ${s.message}`) : null,
     );
   }

@@ -207,6 +207,24 @@ function noteOtherNumerics(folder: string, previous: RunManifest, here: Numerics
   writeManifest(folder, { ...previous, engine: { ...previous.engine, numericsAlso: [...(previous.engine.numericsAlso ?? []), here] } });
 }
 
+/**
+ * `--resume` of a run made with other settings. The problems are kept apart so a caller can tell a
+ * changed checkpoint (its content hash alone) from changed settings, which every checkpoint shares.
+ */
+export class ResumeRefused extends InputError {
+  constructor(
+    readonly folder: string,
+    readonly problems: readonly string[],
+  ) {
+    super(`cannot resume ${folder}: it was made with different settings —\n  ${problems.join('\n  ')}\nStart a new run (leave out --resume) or resume with the original settings.`);
+  }
+
+  /** Whether only the model's contents differ (the checkpoint was rewritten), not the settings. */
+  get onlyModelChanged(): boolean {
+    return this.problems.every((p) => p.startsWith('model content hash'));
+  }
+}
+
 async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
   const { folder } = input;
   const manifest = buildManifest(input);
@@ -215,7 +233,7 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
     const previous = readManifest(folder);
     const problems = manifestMismatches(previous, manifest);
     if (problems.length > 0) {
-      throw new InputError(`cannot resume ${folder}: it was made with different settings —\n  ${problems.join('\n  ')}\nStart a new run (leave out --resume) or resume with the original settings.`);
+      throw new ResumeRefused(folder, problems);
     }
     const read = readRecords(folder);
     for (const w of read.warnings) input.onWarning?.(w);

@@ -46,7 +46,8 @@ export class AuditChoices {
   async dataset(): Promise<string | undefined> {
     const active = vscode.window.activeTextEditor?.document.uri;
     if (isDatasetFile(active)) return active.fsPath;
-    const found = await vscode.workspace.findFiles('**/*.{jsonl,json}', '{**/node_modules/**,**/.reach-audit/**,**/.vscode/**,**/package*.json,**/tsconfig*.json}', 500);
+    // Not a model folder's files (config, tokenizer, shard index) nor a run's: they are no benchmark.
+    const found = await vscode.workspace.findFiles('**/*.{jsonl,json}', '{**/node_modules/**,**/.reach-audit/**,**/.vscode/**,**/package*.json,**/tsconfig*.json,**/config.json,**/generation_config.json,**/tokenizer.json,**/tokenizer_config.json,**/special_tokens_map.json,**/*.safetensors.index.json,**/trajectory.json,**/manifest.json,**/summary.json,**/comparison.json}', 500);
     const last = this.state.get<string>(DATASET_KEY);
     const items: (vscode.QuickPickItem & { file?: string })[] = found
       .map((uri) => ({ label: vscode.workspace.asRelativePath(uri), file: uri.fsPath }))

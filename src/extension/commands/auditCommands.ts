@@ -18,6 +18,7 @@ import { readAuditSettings, runOptionsOf } from './workspaceSettings';
 import type { QuestionRecords } from '../editor/questionRecords';
 import { loadRunFolder } from '../panel/runData';
 import { demoDataFile } from './demoData';
+import { showSkippedNotice } from './skippedNotice';
 
 export const COMMANDS = {
   runAudit: 'reachAudit.runAudit',
@@ -56,6 +57,8 @@ export interface CommandResult {
   runDir?: string;
   how: 'done' | 'cancelled' | 'failed' | 'dismissed' | 'untrusted';
   message?: string;
+  /** The notification of a finished run that skipped questions (how many were audited, why not the rest). */
+  skipped?: string;
 }
 
 export interface CommandDeps {
@@ -124,10 +127,12 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     }
     deps.runsChanged();
     const runDir = result.runDir ?? liveDir;
-    const kept = runDir ? loadRunFolder(runDir).data.records.length : 0;
+    const keptRecords = runDir ? loadRunFolder(runDir).data.records : [];
+    const kept = keptRecords.length;
     if (result.outcome?.type === 'result') {
       if (runDir) panel.setStatus(runDir, { status: 'done', done: kept, total: kept });
-      return { runDir, how: 'done' };
+      const skipped = showSkippedNotice(keptRecords, session.output);
+      return { runDir, how: 'done', ...(skipped ? { skipped } : {}) };
     }
     const how = result.outcome?.type === 'stopped' ? 'cancelled' : 'failed';
     if (runDir) {
@@ -229,13 +234,15 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     if (runs.tuned) panel.show(runs.tuned, { baseFolder: runs.base, compare: compareSummary });
     const how = result.outcome?.type === 'result' ? 'done' : result.outcome?.type === 'stopped' ? 'cancelled' : 'failed';
     if (how === 'cancelled') void vscode.window.showInformationMessage('Reach Audit: comparison stopped; finished questions are kept in both run folders (reach-audit compare --resume continues them).');
-    return { runDir: result.runDir, how, message: result.error?.message };
+    // Both runs audit the same prompts under the same budget: the tuned run's skips are the comparison's.
+    const skipped = how === 'done' && runs.tuned ? showSkippedNotice(loadRunFolder(runs.tuned).data.records, session.output, 'comparison') : undefined;
+    return { runDir: result.runDir, how, message: result.error?.message, ...(skipped ? { skipped } : {}) };
   }
 
   /**
    * The Runs view's first step for a new user: Compare Checkpoints on the bundled demo pair and its
    * arithmetic benchmark, on the first few questions with small budgets so it finishes in about
-   * half a minute; the panel then shows the comparison. Arguments override the demo's settings.
+   * 20 seconds; the panel then shows the comparison. Arguments override the demo's settings.
    */
   async function tryDemo(arg?: unknown): Promise<CommandResult> {
     if (!trusted()) return { how: 'untrusted' };

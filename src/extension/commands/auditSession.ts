@@ -26,6 +26,8 @@ import {
 } from '../../service';
 import { estimateText } from '../../audit/runner';
 import { estimateMessage, progressMessage, progressShare } from './progressMessage';
+import { SET_SERVER_KEY, SHOW_LOG, failureActions } from './failureActions';
+import { SERVER_KEY_COMMANDS } from './serverKeyCommands';
 
 export interface SessionListener {
   /** A run folder was opened (a resumed run included); `label` tells base from tuned in a comparison. */
@@ -86,6 +88,11 @@ export class AuditSession implements vscode.Disposable {
 
   get running(): boolean {
     return this.active > 0;
+  }
+
+  /** What the status-bar item says while work goes (the test suite reads it); undefined when it is hidden. */
+  get statusBarText(): string | undefined {
+    return this.active > 0 ? this.statusBar.text : undefined;
   }
 
   /** The engine child's pid, undefined until a request has started one. */
@@ -236,7 +243,12 @@ export class AuditSession implements vscode.Disposable {
             this.output.appendLine(`[extension] ${title} failed (${error.kind}): ${error.message}`);
             if (error.stderrTail) this.output.appendLine(error.stderrTail);
             this.emit((l) => l.onEnded?.(runDir, 'failed', error.message));
-            if (!options.quiet) void vscode.window.showErrorMessage(`Reach Audit: ${error.message}`, 'Show Log').then((a) => a && this.output.show());
+            if (!options.quiet) {
+              void vscode.window.showErrorMessage(`Reach Audit: ${error.message}`, ...failureActions(error.message)).then((a) => {
+                if (a === SHOW_LOG) this.output.show();
+                else if (a === SET_SERVER_KEY) void vscode.commands.executeCommand(SERVER_KEY_COMMANDS.set);
+              });
+            }
             return { error, runDir };
           } finally {
             cancel.dispose();

@@ -123,7 +123,8 @@ export function registerExplainCommand(deps: ExplainDeps): vscode.Disposable {
     }
     deps.panel.show(runDir, { preserveFocus: true });
     await deps.panel.whenReady();
-    deps.panel.selectQuestion(id);
+    // The account it wrote, in sight: "Why not realized" is below the fold of the detail pane.
+    deps.panel.selectQuestion(id, 'mechanism');
     return { how: 'done', runDir, id };
   });
 }

@@ -2,7 +2,9 @@
  * Watch Training Run…: audits the checkpoints a training run writes into a folder, as they
  * appear, by running the bundled `reach-audit trajectory --watch` in a child process (the one
  * implementation of the watch; the models load there, never on the extension host's thread),
- * under the workspace's audit settings. Its status line shows in a notification and the status
+ * under the workspace's audit settings. From the palette it first asks, as Run Reachability Audit
+ * does, how many questions of the benchmark and which probes with what budget. Its status line,
+ * the checkpoint's estimate and then its questions done show in a notification and the status
  * bar; Cancel sends it Ctrl-C, so the audit in progress keeps its finished questions and the same
  * command resumes it. The Trajectory tab is updated each time a checkpoint finishes.
  */
@@ -10,14 +12,28 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { flagsFromOptions, LineSplitter, withServerKey, type AuditOptions } from '../../service';
+import { flagsFromOptions, LineSplitter, PROGRESS_LINES_ENV, reproduceCommand, withServerKey, type AuditOptions } from '../../service';
+import type { RunManifest } from '../../contract';
+import { auditFlagsOf, conflictMessage, earlierCheckpointRun, nextWatchFolder, settingsConflict, type SettingsConflict } from './watchSettingsConflict';
 import { TRAJECTORY_FILE } from '../../audit/results';
 import type { TablesPanelHost } from '../tables/tablesPanel';
 import { trajectoryFromFile } from '../tables/tablesData';
 import { parseWatchOutput } from './watchOutput';
 import { readAuditSettings } from './workspaceSettings';
+import type { AuditChoices } from './auditChoices';
 
 export const WATCH_TRAINING_RUN_COMMAND = 'reachAudit.watchTrainingRun';
+const NEW_FOLDER = 'Watch into a New Folder';
+const KEEP_SETTINGS = 'Keep the Earlier Settings';
+
+/** The command that audits an earlier checkpoint's run again (its manifest's settings); undefined for an unreadable manifest. */
+function reproduceOf(runFolder: string): ReturnType<typeof reproduceCommand> | undefined {
+  try {
+    return reproduceCommand(JSON.parse(fs.readFileSync(path.join(runFolder, 'manifest.json'), 'utf8')) as RunManifest);
+  } catch {
+    return undefined;
+  }
+}
 
 export interface WatchArgs {
   /** The folder the trainer writes checkpoint folders into (default: a folder picker). */
@@ -26,6 +42,10 @@ export interface WatchArgs {
   data?: string;
   /** Options over the workspace's settings (the suite's small budgets). */
   options?: AuditOptions;
+  /** Audit flags that replace the settings' and `options` (the earlier checkpoints' settings, kept). */
+  flags?: string[];
+  /** Where the checkpoints' runs and the trajectory go (the CLI's --out; default: under the workspace). */
+  out?: string;
   /** Seconds between looks at the folder (the CLI's --poll). */
   poll?: number;
   /** The CLI's --until-idle and --max-checkpoints: end the watch on its own. */
@@ -40,6 +60,10 @@ export interface WatchOutcome {
   /** The last status line. */
   status?: string;
   message?: string;
+  /** The buttons its failure's notification offered (a settings change: the ways forward). */
+  choices?: string[];
+  /** The CLI's arguments after `trajectory` (what was asked or given). */
+  argv?: string[];
 }
 
 export interface WatchDeps {
@@ -49,6 +73,8 @@ export interface WatchDeps {
   output: vscode.OutputChannel;
   /** Environment for the child (the graph cache setting), as the engine child gets it. */
   env(): Record<string, string>;
+  /** The pickers Run Reachability Audit asks with (questions, probes and budget). */
+  choices: AuditChoices;
 }
 
 const isArgs = (v: unknown): v is WatchArgs => typeof v === 'object' && v !== null && !(v instanceof vscode.Uri);
@@ -73,7 +99,8 @@ function cliArgs(dir: string, data: string, args: WatchArgs): string[] {
   // be the one served model), so the stored key never goes to this child.
   const options: AuditOptions = withServerKey({ ...fromSettings, ...(args.options ?? {}) }, false);
   return [
-    'trajectory', '--watch', dir, '--data', data, ...flagsFromOptions(options),
+    'trajectory', '--watch', dir, '--data', data, ...(args.flags ?? flagsFromOptions(options)),
+    ...(args.out !== undefined ? ['--out', args.out] : []),
     ...(args.poll !== undefined ? ['--poll', String(args.poll)] : []),
     ...(args.untilIdle !== undefined ? ['--until-idle', String(args.untilIdle)] : []),
     ...(args.maxCheckpoints !== undefined ? ['--max-checkpoints', String(args.maxCheckpoints)] : []),
@@ -84,23 +111,40 @@ function cliArgs(dir: string, data: string, args: WatchArgs): string[] {
 export interface WatchCommand extends vscode.Disposable {
   /** As the notification's Cancel on every running watch. */
   cancelAll(): void;
+  /** The progress notification's messages, newest last (bounded; the test suite reads them). */
+  readonly reported: readonly string[];
+}
+
+/** "about 0s–1s at 1,140.5 tokens/s" from the CLI's estimate; the whole text when it has no such part. */
+function shortEstimate(text: string): string {
+  const m = /(about \S+ at [\d.,]+ tokens\/s)/.exec(text);
+  return m ? m[1] : text;
 }
 
 export function registerWatchCommand(deps: WatchDeps): WatchCommand {
   const running = new Set<() => void>();
+  const reported: string[] = [];
   const command = vscode.commands.registerCommand(WATCH_TRAINING_RUN_COMMAND, async (arg?: unknown): Promise<WatchOutcome> => {
     if (!vscode.workspace.isTrusted) {
       void vscode.window.showErrorMessage('Reach Audit runs nothing in an untrusted workspace: watching a training run loads each checkpoint. Trust the workspace first.');
       return { how: 'untrusted' };
     }
-    const args: WatchArgs = isArgs(arg) ? arg : {};
+    let args: WatchArgs = isArgs(arg) ? arg : {};
     const dir = args.dir ?? (arg instanceof vscode.Uri ? arg.fsPath : await pickFolder());
     if (!dir) return { how: 'dismissed' };
     const data = args.data ?? (await pickDataset());
     if (!data) return { how: 'dismissed' };
+    if (!args.options && !args.flags) {
+      // Sized like a Run Reachability Audit: every checkpoint is audited on these questions at this budget.
+      const scope = await deps.choices.limit(data);
+      if (!scope) return { how: 'dismissed' };
+      const probes = await deps.choices.probes(readAuditSettings().probes);
+      if (!probes) return { how: 'dismissed' };
+      args = { ...args, options: { ...(scope.limit !== undefined ? { limit: scope.limit } : {}), probes } };
+    }
     const workspace = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath ?? path.dirname(path.resolve(dir));
 
-    const outcome: WatchOutcome = { how: 'ended' };
+    const outcome: WatchOutcome = { how: 'ended', argv: cliArgs(dir, data, args).slice(1) };
     const bar = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left);
     const show = (file: string, update: boolean) => {
       try {
@@ -118,21 +162,46 @@ export function registerWatchCommand(deps: WatchDeps): WatchCommand {
             const argv = cliArgs(dir, data, args);
             deps.output.appendLine(`[watch] reach-audit ${argv.join(' ')}`);
             // ELECTRON_RUN_AS_NODE: in desktop VS Code process.execPath is Electron; this makes it plain Node.
-            const child = spawn(process.execPath, [deps.cliPath, ...argv], { cwd: workspace, env: { ...process.env, ...deps.env(), ELECTRON_RUN_AS_NODE: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-            let lastError = '';
+            // A progress line per finished question: the notification counts them.
+            const child = spawn(process.execPath, [deps.cliPath, ...argv], { cwd: workspace, env: { ...process.env, ...deps.env(), ELECTRON_RUN_AS_NODE: '1', [PROGRESS_LINES_ENV]: 'every-question' }, stdio: ['ignore', 'pipe', 'pipe'] });
+            /** The checkpoint being audited: its estimate, then its questions done. */
+            let current: { checkpoint: string; estimate?: string; questions?: { done: number; total: number; line: string } } | undefined;
+            const tell = () => {
+              const status = outcome.status ?? 'starting';
+              const audit = current?.questions ? `${current.checkpoint}: ${current.questions.line}${current.estimate && current.questions.done === 0 ? ` · estimate ${current.estimate}` : ''}` : current?.estimate ? `${current.checkpoint}: estimate ${current.estimate}` : '';
+              const message = audit ? `${status} — ${audit}` : status;
+              progress.report({ message });
+              reported.push(message);
+              if (reported.length > 500) reported.splice(0, reported.length - 500);
+              // The bar is narrow: the counts without the reasons (the tooltip and the notification have them).
+              const counts = status.split(' · ').filter((p) => !p.startsWith('skipped ')).map((p) => p.replace(/ being written \(.*$/, ' being written'));
+              const questions = current?.questions ? ` ${current.questions.done}/${current.questions.total}` : '';
+              bar.text = `$(sync~spin) Reach Audit: ${counts[0] ?? ''}${questions}${counts.length > 1 ? ` · ${counts.slice(1).join(' · ')}` : ''}`;
+              bar.tooltip = `Watching ${dir}: ${message}`;
+              bar.show();
+            };
+            // The CLI's last error, its first line and the ones that go on from it (a settings change lists the differences).
+            let errorLines: string[] = [];
+            let inError = false;
             const lines = new LineSplitter((line) => {
               deps.output.appendLine(line);
               const seen = parseWatchOutput(line);
               // The CLI's errors: `reach-audit: …`, or `reach-audit trajectory: …` for a flag; not its notes.
-              if (!seen && /^reach-audit( trajectory)?: /.test(line) && !/^reach-audit: (warning|wrote|watch ended|watch stopped)/.test(line)) lastError = line.replace(/^reach-audit( trajectory)?: /, '');
+              const error = !seen && /^reach-audit( trajectory)?: /.test(line) && !/^reach-audit: (warning|wrote|watch ended|watch stopped)/.test(line);
+              if (error) errorLines = [line.replace(/^reach-audit( trajectory)?: /, '')];
+              else if (inError && !/^reach-audit/.test(line) && line.trim() !== '') errorLines.push(line.replace(/\r$/, ''));
+              inError = error || (inError && !/^reach-audit/.test(line));
               if (seen?.kind === 'status') {
                 outcome.status = seen.line;
-                progress.report({ message: seen.line });
-                // The bar is narrow: the counts without the reasons (the tooltip and the notification have them).
-                const counts = seen.line.split(' · ').filter((p) => !p.startsWith('skipped ')).map((p) => p.replace(/ being written \(.*$/, ' being written'));
-                bar.text = `$(sync~spin) Reach Audit: ${counts.join(' · ')}`;
-                bar.tooltip = `Watching ${dir}: ${seen.line}`;
-                bar.show();
+                const auditing = /^auditing (\S+)/.exec(seen.line)?.[1];
+                if (auditing !== current?.checkpoint) current = auditing ? { checkpoint: auditing } : undefined;
+                tell();
+              } else if (seen?.kind === 'estimate' && seen.checkpoint === current?.checkpoint) {
+                current.estimate = shortEstimate(seen.text);
+                tell();
+              } else if (seen?.kind === 'questions' && seen.checkpoint === current?.checkpoint) {
+                current.questions = seen;
+                tell();
               } else if (seen?.kind === 'trajectory') show(seen.file, true);
               else if (seen?.kind === 'watching' && fs.existsSync(path.join(seen.out, TRAJECTORY_FILE))) show(path.join(seen.out, TRAJECTORY_FILE), false);
             });
@@ -152,7 +221,7 @@ export function registerWatchCommand(deps: WatchDeps): WatchCommand {
               cancel.dispose();
               if (cancelled) resolve({ ...outcome, how: 'cancelled' });
               else if (code === 0) resolve(outcome);
-              else resolve({ ...outcome, how: 'failed', message: lastError || `reach-audit trajectory --watch exited with ${code}` });
+              else resolve({ ...outcome, how: 'failed', message: errorLines.length > 0 ? errorLines.join('\n') : `reach-audit trajectory --watch exited with ${code}` });
             });
             child.on('error', (err) => {
               cancel.dispose();
@@ -160,7 +229,9 @@ export function registerWatchCommand(deps: WatchDeps): WatchCommand {
             });
           }),
       ).then((result) => {
-        if (result.how === 'failed') void vscode.window.showErrorMessage(`Reach Audit: ${result.message}`);
+        const conflict = result.how === 'failed' ? settingsConflict((result.message ?? '').split('\n')) : undefined;
+        if (conflict) return offerWaysForward(conflict, { ...args, dir, data }, result);
+        if (result.how === 'failed') void vscode.window.showErrorMessage(`Reach Audit: ${(result.message ?? '').split('\n').map((l) => l.trim()).join(' ')}`, 'Show Log').then((a) => a && deps.output.show());
         else void vscode.window.showInformationMessage(`Reach Audit: ${result.how === 'cancelled' ? 'watch stopped; finished checkpoints are kept, and watching the same folder again resumes' : 'watch ended'} (${result.status ?? 'no checkpoint seen'}).`);
         return result;
       });
@@ -168,5 +239,25 @@ export function registerWatchCommand(deps: WatchDeps): WatchCommand {
       bar.dispose();
     }
   });
-  return { dispose: () => command.dispose(), cancelAll: () => [...running].forEach((stop) => stop()) };
+  /**
+   * A watch refused for a settings change: the whole message, and a button for each way forward,
+   * each of which starts the watch again (a new folder with the new settings, or the same folder
+   * with the earlier checkpoints' settings, when their command line says all of them).
+   */
+  function offerWaysForward(conflict: SettingsConflict, args: WatchArgs & { dir: string; data: string }, result: WatchOutcome): WatchOutcome {
+    const newFolder = nextWatchFolder(conflict.out);
+    const earlier = earlierCheckpointRun(conflict.out);
+    const reproduce = earlier ? reproduceOf(earlier) : undefined;
+    const keep = reproduce && reproduce.gaps.length === 0 ? auditFlagsOf(reproduce.args) : undefined;
+    const choices = [NEW_FOLDER, ...(keep ? [KEEP_SETTINGS] : []), 'Show Log'];
+    deps.output.appendLine(`[watch] ${conflictMessage(conflict)}`);
+    void vscode.window.showWarningMessage(conflictMessage(conflict), ...choices).then((a) => {
+      if (a === NEW_FOLDER) void vscode.commands.executeCommand(WATCH_TRAINING_RUN_COMMAND, { ...args, out: newFolder });
+      else if (a === KEEP_SETTINGS && keep) void vscode.commands.executeCommand(WATCH_TRAINING_RUN_COMMAND, { ...args, out: conflict.out, flags: keep });
+      else if (a) deps.output.show();
+    });
+    return { ...result, choices };
+  }
+
+  return { dispose: () => command.dispose(), cancelAll: () => [...running].forEach((stop) => stop()), reported };
 }

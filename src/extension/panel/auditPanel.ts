@@ -34,6 +34,8 @@ interface ShownRun {
 export class AuditPanelHost implements vscode.Disposable {
   private readonly page: WebviewPageHost<HostMessage, WebviewMessage>;
   private shown: ShownRun | undefined;
+  /** The status of each run going now, by folder: a live run shown again (the Runs view's click) keeps its header. */
+  private readonly live = new Map<string, PanelStatus>();
 
   constructor(
     extensionUri: vscode.Uri,
@@ -70,6 +72,11 @@ export class AuditPanelHost implements vscode.Disposable {
     return this.page.visible;
   }
 
+  /** The panel is open (shown, or a tab behind another). */
+  get open(): boolean {
+    return this.page.open;
+  }
+
   /** Resolves once the page has said `ready` (or after `timeoutMs`, for a page that is not loading: hidden, or closed). */
   whenReady(timeoutMs = 15_000): Promise<void> {
     return this.page.whenReady(timeoutMs);
@@ -90,7 +97,9 @@ export class AuditPanelHost implements vscode.Disposable {
     const base = options.baseFolder ? loadRunFolder(options.baseFolder) : undefined;
     for (const w of [...run.warnings, ...(base?.warnings ?? [])]) this.output.appendLine(`[panel] ${w}`);
     const compare = base ? options.compare : undefined;
-    this.shown = { run, base, compare, ids: new Set(run.data.records.map((r) => String(r.id))), status: options.status };
+    if (options.status?.status === 'running') this.live.set(folder, options.status);
+    const status = options.status ?? this.live.get(folder);
+    this.shown = { run, base, compare, ids: new Set(run.data.records.map((r) => String(r.id))), status };
     this.page.show(`Reach Audit: ${run.data.label ?? run.data.runId}`, options.preserveFocus === true);
     if (this.page.ready) this.sendRun();
   }
@@ -127,6 +136,9 @@ export class AuditPanelHost implements vscode.Disposable {
 
   /** A live run shown in the panel has `done` questions finished (of `total`): the header follows. */
   progress(runDir: string, done: number, total?: number): void {
+    const going = this.live.get(runDir);
+    const moved = going && advancedStatus(going, done, total);
+    if (moved) this.live.set(runDir, moved);
     const shown = this.shown;
     if (!shown || shown.run.folder !== runDir) return;
     const next = advancedStatus(shown.status, done, total);
@@ -137,6 +149,8 @@ export class AuditPanelHost implements vscode.Disposable {
 
   /** Progress or the end of a live run shown in the panel; at the end the summary is re-read. */
   setStatus(runDir: string, status: NonNullable<ShownRun['status']>): void {
+    if (status.status === 'running') this.live.set(runDir, status);
+    else this.live.delete(runDir);
     const shown = this.shown;
     if (!shown || shown.run.folder !== runDir) return;
     shown.status = status;
@@ -165,9 +179,9 @@ export class AuditPanelHost implements vscode.Disposable {
     return revealLine(file, line, { viewColumn: column ?? (this.page.visible ? vscode.ViewColumn.Beside : vscode.ViewColumn.One), preserveFocus: this.page.visible });
   }
 
-  /** Selects a question in the table (the tree's question rows and the editor commands use it). */
-  selectQuestion(id: string): void {
-    if (this.page.ready) this.page.post({ type: 'selectQuestion', id });
+  /** Selects a question in the table (the tree's question rows and the editor commands use it); `reveal` scrolls a section of its detail into view. */
+  selectQuestion(id: string, reveal?: 'mechanism'): void {
+    if (this.page.ready) this.page.post({ type: 'selectQuestion', id, ...(reveal ? { reveal } : {}) });
   }
 
   private async onMessage(message: WebviewMessage): Promise<void> {

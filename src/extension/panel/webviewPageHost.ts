@@ -43,6 +43,11 @@ export class WebviewPageHost<Out, In extends { type: string }> implements vscode
     return this.panel?.visible === true;
   }
 
+  /** The page is open (visible, or a tab behind another). */
+  get open(): boolean {
+    return this.panel !== undefined;
+  }
+
   /** The editor group the page is in (undefined when it is not open). */
   get viewColumn(): vscode.ViewColumn | undefined {
     return this.panel?.viewColumn;

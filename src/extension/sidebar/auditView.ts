@@ -9,6 +9,7 @@ import type { RunEntry } from './runListing';
 import { RATE_MIN_QUESTIONS } from '../../contract';
 import { loadRunFolder } from '../panel/runData';
 import { sidebarStory, type SidebarStory } from './storyHtml';
+import type { LiveCount } from './liveCountText';
 
 export const AUDIT_VIEW_ID = 'reachAudit.audit';
 
@@ -31,6 +32,14 @@ export class AuditViewProvider implements vscode.WebviewViewProvider {
   /** The page as last set (the test suite reads it). */
   html = '';
 
+  /** `liveCount`: the count of a run going now, the one the notification and the status bar show. */
+  constructor(private readonly liveCount: (folder: string) => LiveCount | undefined = () => undefined) {}
+
+  /** A live run's count moved: the page says so at once when it shows that run. */
+  liveChanged(folder: string): void {
+    if (this.run?.folder === folder) this.render();
+  }
+
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
     view.webview.options = { enableScripts: false, localResourceRoots: [] };
@@ -46,7 +55,7 @@ export class AuditViewProvider implements vscode.WebviewViewProvider {
   private render(): void {
     const run = this.run;
     const content: AuditViewContent | undefined = run
-      ? { name: run.name, folder: run.folder, headline: run.headline, states: run.headline?.states, recorded: run.recordedQuestions, finished: run.finished, story: storyOf(run) }
+      ? { name: run.name, folder: run.folder, headline: run.headline, states: run.headline?.states, recorded: run.recordedQuestions, finished: run.finished, story: storyOf(run), live: this.liveCount(run.folder) }
       : undefined;
     this.html = auditViewHtml(content, newNonce());
     if (this.view) this.view.webview.html = this.html;

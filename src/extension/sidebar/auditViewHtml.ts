@@ -7,6 +7,7 @@ import { escapeHtml } from '../../common';
 import { NO_NAVIGATION } from '../panel/panelHtml';
 import { countedText, formatRateDetail, type RunHeadline } from './runHeadline';
 import { storyHtml, STORY_STYLE, type SidebarStory } from './storyHtml';
+import { liveCountText, type LiveCount } from './liveCountText';
 
 export interface StateCounts {
   realized: number;
@@ -24,6 +25,8 @@ export interface AuditViewContent {
   story?: SidebarStory;
   /** summary.json is there; otherwise the numbers are over the questions finished so far. */
   finished?: boolean;
+  /** The run is going now: its count, as the notification and the status bar show it. */
+  live?: LiveCount;
 }
 
 function viewCsp(nonce: string): string {
@@ -81,7 +84,10 @@ export function auditViewHtml(content: AuditViewContent | undefined, nonce: stri
       if (r.identifiedBlock !== undefined) rows.push([`Repair · block ${r.identifiedBlock}`, r.repairRate ? formatRateDetail(r.repairRate) : '—']);
     }
     const recorded = `${content.recorded} question${content.recorded === 1 ? '' : 's'} recorded`;
-    const unfinished = content.finished === false || !h
+    // A run going now: the one live count (the numbers below are re-read from its files about once a second).
+    const unfinished = content.live
+      ? `<p class="muted unfinished live">${escapeHtml(liveCountText(content.live).replace(/^running/, 'Running'))}</p>`
+      : content.finished === false || !h
       ? `<p class="muted unfinished">${escapeHtml(h ? `Unfinished: ${recorded}, no summary yet; the numbers are over the ${h.n} finished, as the panel shows them.` : `Unfinished: ${recorded}, no summary yet.`)}</p>`
       : '';
     const table = rows.length ? `<table>${rows.map(([k, v]) => `<tr><td>${escapeHtml(k)}</td><td class="num">${escapeHtml(v)}</td></tr>`).join('')}</table>` : '';

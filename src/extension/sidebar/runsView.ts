@@ -10,6 +10,7 @@ import { countedText, formatCountOrRate, formatHeadlineLine, isCountedRun, type 
 import { listRuns, readRun, RUNS_FOLDER, type RunEntry } from './runListing';
 import { loadRunFolder } from '../panel/runData';
 import { groupQuestions, STATE_TITLES, type QuestionRef } from '../editor/runQuestionGroups';
+import { liveCountText, type LiveCount } from './liveCountText';
 
 export type RunsNode =
   | { kind: 'run'; run: RunEntry }
@@ -141,7 +142,14 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     private readonly workspaceFolders: () => readonly vscode.Uri[],
     /** Folders opened with Open Run Folder… (outside the workspace's own runs). */
     private readonly openedFolders: () => readonly string[] = () => [],
+    /** The count of a run going now (the one the notification and the status bar show). */
+    private readonly liveCount: (folder: string) => LiveCount | undefined = () => undefined,
   ) {}
+
+  /** A live run's count moved: its row says so at once (no files are read). */
+  liveChanged(): void {
+    this.changed.fire(undefined);
+  }
 
   /** Re-reads every run from disk, then tells the view. Resolves with the runs now shown. */
   async refresh(): Promise<readonly RunEntry[]> {
@@ -218,9 +226,12 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
       case 'run': {
         const item = new vscode.TreeItem(node.run.name, vscode.TreeItemCollapsibleState.Collapsed);
         item.id = node.run.folder;
-        item.description = node.run.headline
-          ? `${node.run.finished ? '' : 'unfinished · '}${formatHeadlineLine(node.run.headline)}`
-          : `unfinished · ${node.run.recordedQuestions} recorded`;
+        const live = this.liveCount(node.run.folder);
+        item.description = live
+          ? liveCountText(live)
+          : node.run.headline
+            ? `${node.run.finished ? '' : 'unfinished · '}${formatHeadlineLine(node.run.headline)}`
+            : `unfinished · ${node.run.recordedQuestions} recorded`;
         if (node.run.outside) item.description = `${item.description as string} · ${path.dirname(node.run.folder)}`;
         item.tooltip = runTooltip(node.run);
         // Unfinished: still running, or stopped and resumable with --resume; the files cannot tell which.

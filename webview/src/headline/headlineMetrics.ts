@@ -52,7 +52,7 @@ export function headlineMetrics(stats: RunStatistics, summary: RunSummary | unde
     const nullModel = repair.null && typeof repair.null === 'object' && typeof repair.null.randomBlock?.rate === 'number' ? repair.null : undefined;
     const vsNull = nullModel ? ` · random block ${percent(nullModel.randomBlock.rate)}` : '';
     const nullTitle = nullModel
-      ? `. A block drawn at random per question repairs ${percent(nullModel.randomBlock.rate)} of the same held-out questions${typeof nullModel.randomBlock.lo === 'number' && typeof nullModel.randomBlock.hi === 'number' ? ` [${percent(nullModel.randomBlock.lo)}–${percent(nullModel.randomBlock.hi)}]` : ''}; identified − random ${signedPoints(nullModel.difference.estimate)} (exact one-sided p ${pValueClause(nullModel.pValue)})`
+      ? `. A block drawn at random per question repairs ${percent(nullModel.randomBlock.rate)} of the same held-out questions${typeof nullModel.randomBlock.lo === 'number' && typeof nullModel.randomBlock.hi === 'number' ? ` [${percent(nullModel.randomBlock.lo)}–${percent(nullModel.randomBlock.hi)}]` : ''}; identified − random ${signedPoints(nullModel.difference.estimate)} (exact one-sided ${pValueClause(nullModel.pValue)})`
       : '';
     metrics.push({
       label: `Repair · block ${repair.identifiedBlock}`,

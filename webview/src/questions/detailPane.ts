@@ -135,6 +135,15 @@ function blindSection(row: QuestionRow): HTMLElement | null {
 
 export class DetailPane {
   readonly element: HTMLElement;
+
+  /** Scrolls the section `selector` of the question shown to the top of the pane, once it is drawn. */
+  reveal(selector: string): void {
+    // Two frames: the selection draws the detail in the next one.
+    requestAnimationFrame(() => requestAnimationFrame(() => {
+      const section = this.element.querySelector(selector);
+      if (section instanceof HTMLElement) this.element.scrollTop += section.getBoundingClientRect().top - this.element.getBoundingClientRect().top;
+    }));
+  }
   private current: QuestionRow | undefined;
 
   constructor(private readonly actions: DetailActions) {
