@@ -118,11 +118,11 @@ describe('reach-audit engine commands', () => {
   it('rejects bad input with one line naming the argument, a non-zero exit and nothing cached', () => {
     const empty = path.join(root, 'empty-cache');
     const cases: [string[], RegExp][] = [
-      [['forward', '--model', modelDir, '--ids', '1,2', '--route', '0,9'], /--route: block index 9 is out of range/],
+      [['forward', '--model', modelDir, '--ids', '1,2', '--route', '0,9'], /--route\[1\]: block index 9 is out of range/],
       [['forward', '--model', modelDir, '--ids', '1,2', '--route', ''], /--route/],
       [['forward', '--model', modelDir, '--ids', '1,x'], /--ids/],
       [['forward', '--model', modelDir, '--ids', '1,99999'], /--ids: token id 99999/],
-      [['forward', '--model', modelDir, '--ids', '1', '--silence-mlp', '4'], /--silence-mlp: block index 4/],
+      [['forward', '--model', modelDir, '--ids', '1', '--silence-mlp', '4'], /--silence-mlp\[0\]: block index 4/],
       [['generate', '--model', modelDir, '--prompt', 'x', '--temperature', 'hot'], /--temperature/],
       [['generate', '--model', modelDir, '--prompt', 'x', '--top-p', '1.5'], /--top-p/],
       [['generate', '--model', modelDir, '--prompt', 'x', '--max-new-tokens', '-3'], /--max-new-tokens/],

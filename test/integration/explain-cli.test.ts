@@ -30,7 +30,8 @@ describe('reach-audit explain on the demo model', () => {
     ]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /Suppressing MLP over the failure set: \d+ explained of \d+/);
-    assert.match(r.stdout, /identified block \d+: \d+\/\d+ = /);
+    assert.match(r.stdout, /identified block \d+, on the questions it repairs: \d+\/\d+ = .*\((exact|[\d,]+ seeded permutations)\)/);
+    assert.match(r.stdout, /null: the same suppressors shuffled across the questions/);
     const records = fs.readFileSync(path.join(folder, 'records.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as QuestionRecord);
     failureIds = records.filter((q) => q.repair?.inFailureSet).map((q) => q.id);
     firstRun = fs.readFileSync(mechanism, 'utf8');
