@@ -228,7 +228,9 @@ export type PageName = 'main' | 'tables';
  * (node:crypto aside, aliased above) and the node-only packages are stand-ins here
  * (harness/nodeOnlyForBrowser.js).
  */
-const NODE_ONLY = new Set([...builtinModules, 'onnxruntime-node', 'proper-lockfile']);
+// hyparquet-compressors instantiates WebAssembly when loaded, which the page's CSP refuses; the
+// parquet reader (and the log imports' unzip) are never called by summarize.
+const NODE_ONLY = new Set([...builtinModules, 'onnxruntime-node', 'proper-lockfile', 'hyparquet', 'hyparquet-compressors', 'fflate']);
 const nodeOnlyForBrowser: Plugin = {
   name: 'node-only-for-browser',
   setup(b) {

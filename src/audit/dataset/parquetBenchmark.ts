@@ -7,7 +7,6 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parquetMetadata, parquetRead, type FileMetaData } from 'hyparquet';
-import { compressors } from 'hyparquet-compressors';
 import { InputError, readRegularBytes } from '../../common';
 import { MAX_DATASET_BYTES, type DatasetRow } from './dataset';
 
@@ -83,6 +82,9 @@ function metadataOf(file: string, bytes: ArrayBuffer): FileMetaData {
 /** Every row of one parquet file, one row group at a time, as records placed at (file, row). */
 async function fileRows(file: string, shown: string, firstLine: number, bytes: ArrayBuffer, into: DatasetRow[]): Promise<void> {
   const metadata = metadataOf(file, bytes);
+  // Loaded on first use: the compressors instantiate WebAssembly when their module loads, which
+  // every start of the CLI and of VS Code's extension host would otherwise pay for.
+  const { compressors } = await import('hyparquet-compressors');
   let start = 0;
   for (const [g, group] of metadata.row_groups.entries()) {
     const count = Number(group.num_rows);
