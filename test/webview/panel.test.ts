@@ -282,7 +282,8 @@ describe('audit panel (Chromium, strict CSP)', () => {
       await evaluate(page, `window.__probes.post({ type: 'runStatus', runId: 'live', status: 'running', done: ${start + 100}, total: 300 })`);
       await waitFor(page, `document.querySelector('.count').textContent === '${start + 100} questions'`);
     }
-    assert.match(await evaluate<string>(page, `document.querySelector('.run-status').textContent`), /Running · 300 \/ 300/);
+    // The status line follows the headline's count, redrawn on its own timer: wait for it rather than race it.
+    await waitFor(page, `/Running · 300 \\/ 300/.test(document.querySelector('.run-status').textContent)`);
     assert.equal(await evaluate(page, `document.querySelectorAll('.run-status vscode-progress-ring').length`), 1);
     // Under 20 finished questions the headline is the question story (no metric tiles) until the stats timer catches up.
     await waitFor(page, `document.querySelector('.metric-n .metric-detail')?.textContent === 'live'`);
