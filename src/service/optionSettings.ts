@@ -134,7 +134,14 @@ const OPTION_SETTINGS: Readonly<Partial<Record<keyof typeof AUDIT_OPTIONS, Optio
   batch: { group: 'engine' },
   maxBatch: { group: 'engine' },
   threads: { group: 'engine', note: '0: the engine picks.', schema: { type: 'integer', minimum: 0, default: 0 } },
-  cacheDir: { group: 'engine', key: 'cacheFolder', schema: { scope: 'machine-overridable' }, restricted: true },
+  // A path on the machine the engine runs on: in a remote window VS Code lists such settings in the Remote tab, not the User tab.
+  cacheDir: {
+    group: 'engine',
+    key: 'cacheFolder',
+    note: 'A folder on the machine the engine runs on: in a remote window (code-server, SSH, WSL, a container) this setting is in the **Remote** tab of the Settings editor (or the workspace\'s), not the User tab, whose settings belong to the machine VS Code is shown on.',
+    schema: { scope: 'machine-overridable' },
+    restricted: true,
+  },
   backend: {
     group: 'remote',
     values: ['local', 'openai'],
