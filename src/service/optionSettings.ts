@@ -172,11 +172,11 @@ const EXTENSION_SETTINGS: readonly { key: string; group: SettingGroup; schema: S
       default: '',
       scope: 'resource',
       markdownDescription:
-        'Model folder to audit (a Hugging Face folder with `config.json`, tokenizer files and `*.safetensors`). Relative paths are relative to the workspace folder. Empty: **Reach Audit: Select Model** or a folder picker asks.',
+        'Model folder to audit (a Hugging Face folder with `config.json`, tokenizer files and `*.safetensors`). Relative paths are relative to the workspace folder. The folder last picked in this workspace (**Reach Audit: Select Model**, or the folder picker) comes first, and a notice names it when a run reuses it; with neither, a folder picker asks.',
     },
   },
-  { key: 'baseModelPath', group: 'model', restricted: true, schema: { type: 'string', default: '', scope: 'resource', markdownDescription: 'Base checkpoint folder for **Reach Audit: Compare Checkpoints**. Empty: a folder picker asks.' } },
-  { key: 'tunedModelPath', group: 'model', restricted: true, schema: { type: 'string', default: '', scope: 'resource', markdownDescription: 'Trained checkpoint folder for **Reach Audit: Compare Checkpoints**. Empty: a folder picker asks.' } },
+  { key: 'baseModelPath', group: 'model', restricted: true, schema: { type: 'string', default: '', scope: 'resource', markdownDescription: 'Base checkpoint folder for **Reach Audit: Compare Checkpoints**. The folder last picked for it in this workspace comes first (a notice names it, with Pick Another…); with neither, a folder picker asks.' } },
+  { key: 'tunedModelPath', group: 'model', restricted: true, schema: { type: 'string', default: '', scope: 'resource', markdownDescription: 'Trained checkpoint folder for **Reach Audit: Compare Checkpoints**. The folder last picked for it in this workspace comes first (a notice names it, with Pick Another…); with neither, a folder picker asks.' } },
   {
     key: 'equivalenceMargin',
     group: 'tables',

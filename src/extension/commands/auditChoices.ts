@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import { DEFAULT_PROBES } from '../../service';
 import { countJsonLines, limitItems, limitProblem, routeBudgetOf, selectorItems } from './auditScope';
 import { AUDIT_OPTIONS, type AuditOptions, type OptionSpec } from '../../service';
+import { reusedModelNote, type ModelRole } from './reusedModelNote';
 import { allOptionItems, choicesOf, parseOptionText, rememberedOf, runOptionItems, valueText, type RunKind, type RunOptionItem } from './runOptionItems';
 
 const MODEL_KEY = 'reachAudit.model';
@@ -21,7 +22,6 @@ const SELECTORS_KEY = 'reachAudit.selectors';
 /** The options of the options step that the next run starts from (REMEMBERED_OPTIONS). */
 const RUN_OPTIONS_KEY = 'reachAudit.runOptions';
 
-export type ModelRole = 'model' | 'base' | 'tuned';
 const KEY_OF: Record<ModelRole, string> = { model: MODEL_KEY, base: BASE_KEY, tuned: TUNED_KEY };
 
 /** A dataset file the engine reads. */
@@ -68,7 +68,14 @@ export class AuditChoices {
 
   /** A model folder: the remembered pick, else the setting, else a folder picker. */
   async model(role: ModelRole, fromSettings: string | undefined): Promise<string | undefined> {
-    return this.rememberedModel(role) ?? fromSettings ?? this.pickModel(role);
+    const remembered = this.rememberedModel(role);
+    if (remembered === undefined) return fromSettings ?? this.pickModel(role);
+    // No picker asks: say which folder is reused and why, with a way to pick another.
+    const another = role === 'model' ? 'Select Model…' : 'Pick Another…';
+    void vscode.window.showInformationMessage(reusedModelNote(role, remembered, fromSettings), another).then((button) => {
+      if (button === another) void this.pickModel(role);
+    });
+    return remembered;
   }
 
   /** Asks for a model folder (a Hugging Face folder with config.json and safetensors) and remembers it. */
