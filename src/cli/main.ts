@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
+import { version as packageVersion } from '../../package.json';
 import { UsageError, type Command } from './command';
 import { guardTerminalOutput } from './terminalText';
 
@@ -47,7 +48,7 @@ function usage(): string {
     'Commands:',
     ...names.map((n) => `  ${n}`),
     '',
-    "Run 'reach-audit <command> --help' for a command's options.",
+    "Run 'reach-audit <command> --help' for a command's options; 'reach-audit --version' for the version.",
   ].join('\n');
 }
 
@@ -56,6 +57,10 @@ export async function main(argv: string[]): Promise<number> {
   if (!name || name === '--help' || name === '-h') {
     process.stdout.write(usage() + '\n');
     return name ? 0 : 2;
+  }
+  if (name === '--version' || name === '-V') {
+    process.stdout.write(`reach-audit ${packageVersion}\n`);
+    return 0;
   }
   const load = commands[name];
   if (!load) {

@@ -134,7 +134,14 @@ const OPTION_SETTINGS: Readonly<Partial<Record<keyof typeof AUDIT_OPTIONS, Optio
   batch: { group: 'engine' },
   maxBatch: { group: 'engine' },
   threads: { group: 'engine', note: '0: the engine picks.', schema: { type: 'integer', minimum: 0, default: 0 } },
-  cacheDir: { group: 'engine', key: 'cacheFolder', schema: { scope: 'machine-overridable' }, restricted: true },
+  // A path on the machine the engine runs on: in a remote window VS Code lists such settings in the Remote tab, not the User tab.
+  cacheDir: {
+    group: 'engine',
+    key: 'cacheFolder',
+    note: 'A folder on the machine the engine runs on: in a remote window (code-server, SSH, WSL, a container) this setting is in the **Remote** tab of the Settings editor (or the workspace\'s), not the User tab, whose settings belong to the machine VS Code is shown on.',
+    schema: { scope: 'machine-overridable' },
+    restricted: true,
+  },
   backend: {
     group: 'remote',
     values: ['local', 'openai'],
@@ -165,11 +172,11 @@ const EXTENSION_SETTINGS: readonly { key: string; group: SettingGroup; schema: S
       default: '',
       scope: 'resource',
       markdownDescription:
-        'Model folder to audit (a Hugging Face folder with `config.json`, tokenizer files and `*.safetensors`). Relative paths are relative to the workspace folder. Empty: **Reach Audit: Select Model** or a folder picker asks.',
+        'Model folder to audit (a Hugging Face folder with `config.json`, tokenizer files and `*.safetensors`). Relative paths are relative to the workspace folder. The folder last picked in this workspace (**Reach Audit: Select Model**, or the folder picker) comes first, and a notice names it when a run reuses it; with neither, a folder picker asks.',
     },
   },
-  { key: 'baseModelPath', group: 'model', restricted: true, schema: { type: 'string', default: '', scope: 'resource', markdownDescription: 'Base checkpoint folder for **Reach Audit: Compare Checkpoints**. Empty: a folder picker asks.' } },
-  { key: 'tunedModelPath', group: 'model', restricted: true, schema: { type: 'string', default: '', scope: 'resource', markdownDescription: 'Trained checkpoint folder for **Reach Audit: Compare Checkpoints**. Empty: a folder picker asks.' } },
+  { key: 'baseModelPath', group: 'model', restricted: true, schema: { type: 'string', default: '', scope: 'resource', markdownDescription: 'Base checkpoint folder for **Reach Audit: Compare Checkpoints**. The folder last picked for it in this workspace comes first (a notice names it, with Pick Another…); with neither, a folder picker asks.' } },
+  { key: 'tunedModelPath', group: 'model', restricted: true, schema: { type: 'string', default: '', scope: 'resource', markdownDescription: 'Trained checkpoint folder for **Reach Audit: Compare Checkpoints**. The folder last picked for it in this workspace comes first (a notice names it, with Pick Another…); with neither, a folder picker asks.' } },
   {
     key: 'equivalenceMargin',
     group: 'tables',

@@ -9,7 +9,8 @@ import * as vscode from 'vscode';
 import { DEFAULT_PROBES } from '../../service';
 import { countJsonLines, limitItems, limitProblem, routeBudgetOf, selectorItems } from './auditScope';
 import { AUDIT_OPTIONS, type AuditOptions, type OptionSpec } from '../../service';
-import { allOptionItems, choicesOf, parseOptionText, runOptionItems, valueText, type RunKind, type RunOptionItem } from './runOptionItems';
+import { reusedModelNote, type ModelRole } from './reusedModelNote';
+import { allOptionItems, choicesOf, parseOptionText, rememberedOf, runOptionItems, valueText, type RunKind, type RunOptionItem } from './runOptionItems';
 
 const MODEL_KEY = 'reachAudit.model';
 const BASE_KEY = 'reachAudit.baseModel';
@@ -18,8 +19,9 @@ const PROBES_KEY = 'reachAudit.probes';
 const DATASET_KEY = 'reachAudit.dataset';
 const LIMIT_KEY = 'reachAudit.limit';
 const SELECTORS_KEY = 'reachAudit.selectors';
+/** The options of the options step that the next run starts from (REMEMBERED_OPTIONS). */
+const RUN_OPTIONS_KEY = 'reachAudit.runOptions';
 
-export type ModelRole = 'model' | 'base' | 'tuned';
 const KEY_OF: Record<ModelRole, string> = { model: MODEL_KEY, base: BASE_KEY, tuned: TUNED_KEY };
 
 /** A dataset file the engine reads. */
@@ -66,7 +68,14 @@ export class AuditChoices {
 
   /** A model folder: the remembered pick, else the setting, else a folder picker. */
   async model(role: ModelRole, fromSettings: string | undefined): Promise<string | undefined> {
-    return this.rememberedModel(role) ?? fromSettings ?? this.pickModel(role);
+    const remembered = this.rememberedModel(role);
+    if (remembered === undefined) return fromSettings ?? this.pickModel(role);
+    // No picker asks: say which folder is reused and why, with a way to pick another.
+    const another = role === 'model' ? 'Select Model…' : 'Pick Another…';
+    void vscode.window.showInformationMessage(reusedModelNote(role, remembered, fromSettings), another).then((button) => {
+      if (button === another) void this.pickModel(role);
+    });
+    return remembered;
   }
 
   /** Asks for a model folder (a Hugging Face folder with config.json and safetensors) and remembers it. */
@@ -152,13 +161,19 @@ export class AuditChoices {
    * when dismissed.
    */
   async runOptions(base: AuditOptions, kind: RunKind = 'audit'): Promise<AuditOptions | undefined> {
-    const changed: Record<string, unknown> = {};
+    // The token budget set for the last run is this one's too (until set back to the default).
+    const lastRun = Object.entries(this.state.get<Record<string, unknown>>(RUN_OPTIONS_KEY) ?? {}).filter(([, v]) => v !== undefined && v !== null);
+    const changed: Record<string, unknown> = Object.fromEntries(lastRun);
     const current = (): AuditOptions => ({ ...base, ...changed }) as AuditOptions;
     const these = kind === 'audit' ? 'this run' : 'both runs';
     for (;;) {
-      const pick = await vscode.window.showQuickPick(runOptionItems(current(), AUDIT_OPTIONS, kind), { title: `Reach Audit: options of ${these}`, placeHolder: `Enter starts; pick an option to change it for ${these} (the settings keep the defaults)` });
+      const remembered = new Set(lastRun.filter(([o, v]) => changed[o] === v).map(([o]) => o));
+      const pick = await vscode.window.showQuickPick(runOptionItems(current(), AUDIT_OPTIONS, kind, remembered), { title: `Reach Audit: options of ${these}`, placeHolder: `Enter starts; pick an option to change it for ${these} (the settings keep the defaults)` });
       if (!pick) return undefined;
-      if (pick.start) return changed as AuditOptions;
+      if (pick.start) {
+        await this.state.update(RUN_OPTIONS_KEY, rememberedOf(changed as AuditOptions));
+        return changed as AuditOptions;
+      }
       let item: RunOptionItem | undefined = pick;
       if (pick.all) {
         item = await vscode.window.showQuickPick(allOptionItems(current()), { title: 'Reach Audit: all options of this run', placeHolder: 'The option to change (its --help line below it)', matchOnDetail: true });

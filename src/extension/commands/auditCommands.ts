@@ -12,6 +12,7 @@ import type { Comparison } from '../../contract';
 import { AuditChoices, isDatasetFile } from './auditChoices';
 import { isArgObject, questionAtCursor } from './questionAtCursor';
 import type { RunKind } from './runOptionItems';
+import { questionCommandPlan, questionCommandTitle, type QuestionCommand } from './questionCommandPlan';
 import { exportRecordsInteractively, writeExport, type AuditPanelHost } from '../panel/auditPanel';
 import type { AuditSession, SessionOutcome } from './auditSession';
 import { readAuditSettings, runOptionsOf } from './workspaceSettings';
@@ -277,7 +278,7 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
   }
 
   /** The per-question editor commands: the question under the cursor, with the chosen probes. */
-  async function auditQuestion(kind: 'all' | 'routes' | 'repair', arg?: unknown): Promise<CommandResult> {
+  async function auditQuestion(kind: QuestionCommand, arg?: unknown): Promise<CommandResult> {
     if (!trusted()) return { how: 'untrusted' };
     const given: QuestionArgs = isArgObject(arg) ? (arg as QuestionArgs) : {};
     const place = questionAtCursor(arg, given);
@@ -288,16 +289,10 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     const settings = readAuditSettings();
     const model = given.options?.model ?? (await choices.model('model', settings.modelPath));
     if (!model) return { how: 'dismissed' };
-    const base: QuestionRequestOptions = { ...runOptionsOf(settings), ...(choices.rememberedProbes() ? { probes: choices.rememberedProbes() } : {}), ...given.options, model, data: file };
-    if (kind === 'routes') {
-      const routeProbes = (base.probes ?? []).filter((p) => /^(routes|search)(:|$)/.test(p));
-      base.probes = routeProbes.length ? routeProbes : ['routes:16'];
-    }
-    if (kind === 'repair') base.repair = true;
+    const base = questionCommandPlan<QuestionRequestOptions>(kind, { ...runOptionsOf(settings), ...(choices.rememberedProbes() ? { probes: choices.rememberedProbes() } : {}), ...given.options, model, data: file });
     const ws = workspaceFolder();
     if (ws && !base.workspace) base.workspace = ws;
-    const title = { all: 'auditing', routes: 'probing layer routes for', repair: 'silencing MLP blocks for' }[kind];
-    const result = await session.run({ type: 'auditQuestion', question: { line }, options: base }, `Reach Audit: ${title} the question on line ${line}`);
+    const result = await session.run({ type: 'auditQuestion', question: { line }, options: base }, questionCommandTitle(kind, line, base));
     deps.runsChanged();
     if (result.outcome?.type === 'result' && 'record' in result.outcome && result.runDir) {
       const record = result.outcome.record;

@@ -25,7 +25,7 @@ import {
   withServerKey,
 } from '../../service';
 import { estimateText } from '../../audit/runner';
-import { estimateMessage, progressMessage, progressShare } from './progressMessage';
+import { estimateMessage, measuredEstimateText, progressMessage, progressShare } from './progressMessage';
 import { SET_SERVER_KEY, SHOW_LOG, failureActions } from './failureActions';
 import { SERVER_KEY_COMMANDS } from './serverKeyCommands';
 
@@ -53,6 +53,8 @@ export interface SessionOutcome<B extends RequestBody> {
 interface EstimateOffer {
   label: RunLabel | undefined;
   close(): void;
+  /** Shows the measured estimate under the planned range, once the engine has measured one. */
+  update(message: string): void;
 }
 
 function describeError(err: unknown): EngineError {
@@ -187,6 +189,9 @@ export class AuditSession implements vscode.Disposable {
           updateStatus(`${event.label ? `${event.label} ` : ''}${event.done}/${event.total}`);
           this.emit((l) => l.onProgressMessage?.(lastMessage));
           this.emit((l) => l.onProgress?.(event, runDir));
+          // The planned range is wide before anything is measured: once it is, the offer says the measured time left.
+          const measured = measuredEstimateText(event);
+          if (offer && event.label === offer.label && measured) offer.update(measured);
           if (offer && event.label === offer.label && event.done >= event.total) {
             offer.close();
             offer = undefined;
@@ -274,7 +279,11 @@ export class AuditSession implements vscode.Disposable {
     let close!: () => void;
     const closed = new Promise<void>((resolve) => (close = resolve));
     let open = true;
-    void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: message, cancellable: true }, (_progress, token) => {
+    let report: ((message: string) => void) | undefined;
+    let pending: string | undefined;
+    void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: message, cancellable: true }, (progress, token) => {
+      report = (m) => progress.report({ message: m });
+      if (pending) report(pending);
       const listener = token.onCancellationRequested(() => {
         if (open) cancel();
       });
@@ -285,6 +294,10 @@ export class AuditSession implements vscode.Disposable {
       close: () => {
         open = false;
         close();
+      },
+      update: (m) => {
+        pending = m;
+        report?.(m);
       },
     };
   }

@@ -39,3 +39,16 @@ export function estimateMessage(estimate: AuditEstimate, label?: RunLabel): stri
   const text = estimateText(estimate);
   return `Reach Audit${label ? ` (${label} run)` : ''}: ${text.plan}. Estimate: ${text.cost}.`;
 }
+
+/**
+ * What the estimate's notification says under its planned range once the engine has measured the
+ * run's speed (issue 32's time left): "measured: 1m05s left at 812.4 tokens/s (3/24 questions done)".
+ * Undefined before a measure, and at the end. The planned range ("34s–12m32s") spans every attempt
+ * stopping early to none stopping, too wide to plan by; the measured one is what to plan by.
+ */
+export function measuredEstimateText(event: Pick<ProgressEvent, 'done' | 'total' | 'eta' | 'tokensPerSecond'> & Partial<Pick<ProgressEvent, 'etaRepairMost'>>): string | undefined {
+  if (event.eta === null || !Number.isFinite(event.eta) || event.done >= event.total) return undefined;
+  const speed = event.tokensPerSecond !== undefined && Number.isFinite(event.tokensPerSecond) ? ` at ${event.tokensPerSecond.toFixed(1)} tokens/s` : '';
+  const repair = event.etaRepairMost !== undefined && Number.isFinite(event.etaRepairMost) && event.etaRepairMost > 0 ? ` (+ up to ${formatDuration(event.etaRepairMost * 1000)} for the repair scan)` : '';
+  return `measured: ${formatDuration(event.eta * 1000)} left${speed}${repair} (${event.done}/${event.total} questions done)`;
+}

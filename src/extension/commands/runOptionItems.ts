@@ -3,8 +3,8 @@
  * both runs of a comparison), as pure item lists and a
  * parser (auditChoices.ts shows them). The common choices are items of their own (preset, weights,
  * backend, token budget, seed); "All options…" lists every other audit option of the table with its value,
- * so anything the command line can set, one run can set here. Values set here are for this run only;
- * the settings hold the defaults.
+ * so anything the command line can set, one run can set here. Values set here are for this run only
+ * (the token budget is remembered for the next run, and says so); the settings hold the defaults.
  */
 import { AUDIT_OPTIONS, optionsFromFlags, type AuditOptions, type OptionSpec } from '../../service';
 import { OPTIONS_REACHED_OTHERWISE, optionSettings } from '../../service';
@@ -39,11 +39,31 @@ export function choicesOf(option: string, table: Table = AUDIT_OPTIONS): readonl
   return optionSettings(table).find((s) => s.option === option)?.values;
 }
 
-function itemOf(option: string, spec: OptionSpec, current: AuditOptions): RunOptionItem {
+/**
+ * What this run will use instead of the option's value, when the value is not used: with
+ * --backend openai the servers generate with their own weights, so --weights is not used (the
+ * manifest records the local engine's f32, which only renders prompts and grades).
+ */
+export function unusedValueNote(option: string, current: AuditOptions): string | undefined {
+  if (option === 'weights' && current.backend === 'openai') return "the servers' own (backend openai: --weights is not used)";
+  return undefined;
+}
+
+/** Options a run remembers for the next one (workspace state), because they are set per run rather than in the settings. */
+export const REMEMBERED_OPTIONS = ['maxNewTokens'] as const;
+
+/** The options of `changed` that the next run starts from; an option set back to its default is forgotten (undefined). */
+export function rememberedOf(changed: AuditOptions): Partial<Record<(typeof REMEMBERED_OPTIONS)[number], unknown>> {
+  return Object.fromEntries(REMEMBERED_OPTIONS.map((o) => [o, (changed as Record<string, unknown>)[o]]));
+}
+
+function itemOf(option: string, spec: OptionSpec, current: AuditOptions, remembered: ReadonlySet<string> = new Set()): RunOptionItem {
   const shown = valueText((current as Record<string, unknown>)[option]);
+  const unused = unusedValueNote(option, current);
+  const value = shown === undefined ? 'default' : remembered.has(option) ? `${shown} (as the last run)` : shown;
   return {
     label: `--${spec.flag}`,
-    description: shown === undefined ? 'default' : shown,
+    description: unused ?? value,
     detail: spec.help.split('\n')[0],
     option,
   };
@@ -53,8 +73,8 @@ function itemOf(option: string, spec: OptionSpec, current: AuditOptions): RunOpt
 export type RunKind = 'audit' | 'comparison';
 
 /** Start, the common choices, All options…. */
-export function runOptionItems(current: AuditOptions, table: Table = AUDIT_OPTIONS, kind: RunKind = 'audit'): RunOptionItem[] {
-  const common = COMMON_OPTIONS.filter((o) => table[o] !== undefined).map((o) => itemOf(o, table[o], current));
+export function runOptionItems(current: AuditOptions, table: Table = AUDIT_OPTIONS, kind: RunKind = 'audit', remembered: ReadonlySet<string> = new Set()): RunOptionItem[] {
+  const common = COMMON_OPTIONS.filter((o) => table[o] !== undefined).map((o) => itemOf(o, table[o], current, remembered));
   return [
     kind === 'audit'
       ? { label: '$(play) Start the audit', description: 'with the options below', start: true }

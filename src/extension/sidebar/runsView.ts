@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { listOpenedFolder } from './openedRuns';
 import { countedText, formatCountOrRate, formatHeadlineLine, isCountedRun, type RunHeadline } from './runHeadline';
 import { listRuns, readRun, RUNS_FOLDER, type RunEntry } from './runListing';
+import { runDistinctions } from './runDistinctions';
 import { loadRunFolder } from '../panel/runData';
 import { groupQuestions, STATE_TITLES, type QuestionRef } from '../editor/runQuestionGroups';
 import { liveCountText, type LiveCount } from './liveCountText';
@@ -180,6 +181,15 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     return this.snapshot ?? this.load();
   }
 
+  private distinctionsOf: { runs: RunEntry[]; apart: Map<string, string> } | undefined;
+
+  /** What sets apart runs of the same name, for the runs listed now. */
+  private distinctions(): Map<string, string> {
+    const runs = this.snapshot ?? [];
+    if (this.distinctionsOf?.runs !== runs) this.distinctionsOf = { runs, apart: runDistinctions(runs) };
+    return this.distinctionsOf.apart;
+  }
+
   private load(): Promise<RunEntry[]> {
     const loading = (async () => {
       const perFolder = await Promise.all(
@@ -232,6 +242,9 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
           : node.run.headline
             ? `${node.run.finished ? '' : 'unfinished · '}${formatHeadlineLine(node.run.headline)}`
             : `unfinished · ${node.run.recordedQuestions} recorded`;
+        // Runs of the same name: what sets this one apart (not on a live row, whose count is all it says).
+        const apart = live ? undefined : this.distinctions().get(node.run.folder);
+        if (apart) item.description = `${item.description as string} · ${apart}`;
         if (node.run.outside) item.description = `${item.description as string} · ${path.dirname(node.run.folder)}`;
         item.tooltip = runTooltip(node.run);
         // Unfinished: still running, or stopped and resumable with --resume; the files cannot tell which.

@@ -13,6 +13,8 @@ import type { RunEntry } from '../sidebar/runListing';
 import { buildTablesMessage, buildTrajectoryMessage, comparisonsOf, trajectoryFileOf, trajectoryFromFile, type TablesMessage, type TrajectoryMessage } from './tablesData';
 import { TRAJECTORIES_FOLDER, TRAJECTORY_FILE } from '../../audit/results';
 import type { TablesPanelHost } from './tablesPanel';
+import { noTrajectoryNotice, OPEN_TERMINAL, PICK_SOURCES, selectionNotice, WATCH_TRAINING_RUN } from './tableSourceNotices';
+import { WATCH_TRAINING_RUN_COMMAND } from '../commands/watchTrainingRun';
 
 /** reachAudit.equivalenceMargin (percentage points) as a proportion; an out-of-range value falls back to 5 points. */
 function marginSetting(): number {
@@ -90,11 +92,15 @@ export function registerTablesCommands(deps: TablesDeps): vscode.Disposable[] {
   };
 
   /** Every run and comparison in the workspace, for the picker. */
-  async function pickSources(): Promise<string[] | undefined> {
+  async function sourceItems(): Promise<{ label: string; description: string; detail: string; folder: string }[]> {
     const runs = (await deps.runs()).map((r) => ({ label: r.name, description: [r.model, r.dataset].filter(Boolean).map((p) => path.basename(p!)).join(' · '), detail: r.folder, folder: r.folder }));
     const trajectoryRuns = foldersWith(TRAJECTORIES_FOLDER, 'manifest.json', 2).map((f) => ({ label: `${path.basename(path.dirname(f))} / ${path.basename(f)}`, description: 'trajectory checkpoint', detail: f, folder: f }));
     const comparisons = foldersWith(COMPARISONS_FOLDER, 'comparison.json', 1).map((f) => ({ label: path.basename(f), description: 'checkpoint comparison', detail: f, folder: f }));
-    const items = [...runs, ...trajectoryRuns, ...comparisons];
+    return [...runs, ...trajectoryRuns, ...comparisons];
+  }
+
+  async function pickSources(): Promise<string[] | undefined> {
+    const items = await sourceItems();
     if (items.length === 0) {
       void vscode.window.showInformationMessage('Reach Audit: no runs or comparisons in this workspace yet.');
       return undefined;
@@ -109,9 +115,20 @@ export function registerTablesCommands(deps: TablesDeps): vscode.Disposable[] {
     if (isRecord(first) && strings(first.folders)) folders = strings(first.folders);
     else {
       // From a view: (clicked node, selected nodes); from the title bar or the palette: the selection.
-      const nodes = Array.isArray(all) && all.length > 0 ? all : first !== undefined ? [first] : deps.selection();
+      const fromSelection = !(Array.isArray(all) && all.length > 0) && first === undefined;
+      const nodes = fromSelection ? deps.selection() : Array.isArray(all) && all.length > 0 ? all : [first];
       runFolders = runFoldersOf(nodes);
       folders = runFolders.length > 0 ? [...runFolders, ...comparisonsOf(runFolders)] : await pickSources();
+      // The title bar's or the palette's Build Tables took the Runs view's selection: say which, offer the rest.
+      if (fromSelection && runFolders.length > 0) {
+        const used = new Set(folders ?? []);
+        const notice = selectionNotice(folders ?? [], (await sourceItems()).filter((i) => !used.has(i.folder)).length);
+        void vscode.window.showInformationMessage(notice.text, ...notice.actions).then(async (a) => {
+          if (a !== PICK_SOURCES) return;
+          const picked = await pickSources();
+          if (picked) await buildTables({ folders: picked });
+        });
+      }
     }
     if (!folders || folders.length === 0) return {};
     try {
@@ -140,9 +157,11 @@ export function registerTablesCommands(deps: TablesDeps): vscode.Disposable[] {
       if (!file) {
         const found = foldersWith(TRAJECTORIES_FOLDER, TRAJECTORY_FILE, 1);
         if (found.length === 0) {
-          // The CLI of an installed .vsix is on no PATH but that of VS Code's terminals: offer one.
-          void vscode.window.showInformationMessage(`Reach Audit: no trajectory in this workspace yet. Run reach-audit trajectory --model CKPT --model CKPT … --data FILE ${CLI_HINT}; it writes .reach-audit/trajectories/<name>/trajectory.json.`, 'Open Terminal').then((a) => {
-            if (a) void vscode.commands.executeCommand('reachAudit.openCliTerminal');
+          // Watch Training Run… writes one from VS Code; the CLI of an installed .vsix is on no PATH but that of VS Code's terminals.
+          const notice = noTrajectoryNotice(CLI_HINT);
+          void vscode.window.showInformationMessage(notice.text, ...notice.actions).then((a) => {
+            if (a === WATCH_TRAINING_RUN) void vscode.commands.executeCommand(WATCH_TRAINING_RUN_COMMAND);
+            else if (a === OPEN_TERMINAL) void vscode.commands.executeCommand('reachAudit.openCliTerminal');
           });
           return {};
         }

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { estimateMessage, progressMessage, progressShare } from '../../../src/extension/commands/progressMessage';
+import { estimateMessage, measuredEstimateText, progressMessage, progressShare } from '../../../src/extension/commands/progressMessage';
 import type { AuditEstimate } from '../../../src/audit/runner/auditEstimate';
 
 test('before any question: the count and the stage, no speed and no time left', () => {
@@ -65,4 +65,11 @@ test('the estimate offered before the run: plan by stage, tokens and time from t
 
 test('the engine counts tokens as it generates: shown from the first seconds, before any question finishes', () => {
   assert.equal(progressMessage({ done: 0, total: 38, eta: null, generatedTokens: 12345, tokensPerSecond: 58.1 }), '0/38 questions · 12,345 tokens · 58.1 tokens/s');
+});
+
+test("the estimate's notification gets the measured time left once there is one (issue 40: 34s–12m32s too wide to plan by)", () => {
+  assert.equal(measuredEstimateText({ done: 0, total: 24, eta: null, tokensPerSecond: 812.4 }), undefined);
+  assert.equal(measuredEstimateText({ done: 3, total: 24, eta: 65, tokensPerSecond: 812.4 }), 'measured: 1m05s left at 812.4 tokens/s (3/24 questions done)');
+  assert.match(String(measuredEstimateText({ done: 0, total: 24, eta: 40, etaRepairMost: 30 })), /^measured: 40s left \(\+ up to 30s for the repair scan\) \(0\/24 questions done\)$/);
+  assert.equal(measuredEstimateText({ done: 24, total: 24, eta: 0 }), undefined);
 });

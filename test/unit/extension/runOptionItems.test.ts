@@ -6,12 +6,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AUDIT_OPTIONS, type OptionSpec } from '../../../src/service/auditOptions';
-import { allOptionItems, choicesOf, parseOptionText, runOptionItems } from '../../../src/extension/commands/runOptionItems';
+import { allOptionItems, choicesOf, parseOptionText, rememberedOf, runOptionItems, unusedValueNote } from '../../../src/extension/commands/runOptionItems';
 
 test('Start first, then preset, weights, backend, token budget and seed with their values, then All options…', () => {
   const items = runOptionItems({ weights: 'int8', preset: 'gsm8k-cot-8shot', backend: 'openai' });
   assert.equal(items[0].start, true);
-  assert.deepEqual(items.slice(1, -1).map((i) => [i.label, i.description]), [['--preset', 'gsm8k-cot-8shot'], ['--weights', 'int8'], ['--backend', 'openai'], ['--max-new-tokens', 'default'], ['--seed', 'default']]);
+  assert.deepEqual(items.slice(1, -1).map((i) => [i.label, i.description]), [['--preset', 'gsm8k-cot-8shot'], ['--weights', "the servers' own (backend openai: --weights is not used)"], ['--backend', 'openai'], ['--max-new-tokens', 'default'], ['--seed', 'default']]);
   assert.equal(items.at(-1)?.all, true);
   assert.deepEqual(choicesOf('weights'), ['f32', 'int8']);
   assert.deepEqual(choicesOf('backend'), ['local', 'openai']);
@@ -42,4 +42,22 @@ test('typed values go through the command line parser: same refusals, empty is t
   assert.deepEqual(parseOptionText('stop', 'Q:, \\n\\n'), { value: ['Q:', '\\n\\n'] });
   assert.deepEqual(parseOptionText('repair', 'off'), { value: false });
   assert.deepEqual(parseOptionText('seed', ''), { value: undefined });
+});
+
+test('a remote run shows the weights it will use, not the --weights setting it ignores (issue 40)', () => {
+  const remote = runOptionItems({ weights: 'int8', backend: 'openai' });
+  const weights = remote.find((i) => i.option === 'weights');
+  assert.doesNotMatch(String(weights?.description), /^int8/);
+  assert.match(String(weights?.description), /servers' own .*not used/);
+  assert.equal(unusedValueNote('weights', { weights: 'int8', backend: 'local' }), undefined);
+  assert.equal(runOptionItems({ weights: 'int8' }).find((i) => i.option === 'weights')?.description, 'int8');
+  assert.match(String(allOptionItems({ weights: 'int8', backend: 'openai' }).find((i) => i.option === 'weights')?.description), /not used/);
+});
+
+test('the token budget is remembered for the next run and says so; set back to the default it is forgotten (issue 40)', () => {
+  assert.deepEqual(rememberedOf({ maxNewTokens: 96, seed: 3, weights: 'int8' }), { maxNewTokens: 96 });
+  assert.deepEqual(rememberedOf({ seed: 3 }), { maxNewTokens: undefined });
+  const items = runOptionItems({ maxNewTokens: 96 }, AUDIT_OPTIONS, 'audit', new Set(['maxNewTokens']));
+  assert.equal(items.find((i) => i.option === 'maxNewTokens')?.description, '96 (as the last run)');
+  assert.equal(runOptionItems({ maxNewTokens: 96 }).find((i) => i.option === 'maxNewTokens')?.description, '96');
 });

@@ -94,3 +94,11 @@ test('settings read back into options: defaults left out, paths resolved, wrong 
   assert.deepEqual(read.options, { weights: 'int8', probes: ['routes:4'], sampleTemperature: 0.7, template: '/ws/prompts/t.txt' });
   assert.deepEqual(read.problems, ['reachAudit.seed: expected a number']);
 });
+
+test('cacheFolder says where a remote window lists it (issue 40: missing from the User tab of code-server)', () => {
+  // machine-overridable is right for a path on the engine's machine; VS Code's User tab in a remote
+  // window lists only the local machine's scopes, so the description points at the Remote tab.
+  const cache = propertiesOf(packageConfiguration())['reachAudit.cacheFolder'];
+  assert.equal(cache.scope, 'machine-overridable');
+  assert.match(String(cache.markdownDescription), /remote window .*\*\*Remote\*\* tab/);
+});

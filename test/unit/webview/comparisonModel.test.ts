@@ -9,6 +9,7 @@ import { describe, test } from 'node:test';
 import { compareRecords } from '../../../src/audit/results/compare';
 import type { Comparison, QuestionRecord } from '../../../src/contract';
 import {
+  deltaClass,
   deltaRows,
   deltaText,
   newlySplit,
@@ -172,5 +173,19 @@ describe('a paired difference under 20 questions is counted (walkthrough defect 
     assert.equal(text.counted, false);
     assert.equal(text.delta, '−12.5 pts');
     assert.equal(text.interval, pointsInterval(d.ci));
+  });
+});
+
+describe('only a decided difference is coloured (issue 40 point 10: bold red/green on inconclusive rows)', () => {
+  const d = { base: 0.5, tuned: 0.4, delta: -0.1, ci: { lo: -0.3, hi: 0.1 }, ciMethod: 'newcombe-score' as const, mcnemarP: 0.4, lost: 4, gained: 2, n: 30 };
+  test('inconclusive, equivalent, no decision or under 20 questions: plain', () => {
+    assert.equal(deltaClass({ ...d, decision: { verdict: 'inconclusive', margin: 0.05, questionsNeeded: 400 } }), '');
+    assert.equal(deltaClass({ ...d, decision: { verdict: 'equivalent', margin: 0.05, questionsNeeded: null } }), '');
+    assert.equal(deltaClass(d), '');
+    assert.equal(deltaClass({ ...d, n: 8, decision: { verdict: 'worse', margin: 0.05, questionsNeeded: null } }), '');
+  });
+  test('better green, worse red', () => {
+    assert.equal(deltaClass({ ...d, decision: { verdict: 'worse', margin: 0.05, questionsNeeded: null } }), 'delta-down');
+    assert.equal(deltaClass({ ...d, delta: 0.2, decision: { verdict: 'better', margin: 0.05, questionsNeeded: null } }), 'delta-up');
   });
 });

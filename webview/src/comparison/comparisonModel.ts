@@ -184,6 +184,17 @@ export function deltaText(d: PairedDelta, percent: (x: number) => string): Delta
   return { counted: false, base: percent(d.base), tuned: percent(d.tuned), delta: signedPoints(d.delta), interval: pointsInterval(d.ci), verdict: storedVerdictText(d.decision) };
 }
 
+/**
+ * The colour class of a difference: only a decided one (better / worse against the margin) is drawn
+ * in green or red; an inconclusive, equivalent or counted difference stays plain, so colour never
+ * claims what the verdict does not.
+ */
+export function deltaClass(d: PairedDelta): 'delta-up' | 'delta-down' | '' {
+  if (d.n < RATE_MIN_QUESTIONS) return '';
+  const verdict = decisionOf(d.decision)?.verdict;
+  return verdict === 'better' ? 'delta-up' : verdict === 'worse' ? 'delta-down' : '';
+}
+
 /** The sentence under a comparison whose differences are counted. */
 export const COUNTED_DELTA_NOTE = `Fewer than ${RATE_MIN_QUESTIONS} paired questions: each difference is counted (questions gained − lost), without an interval or a verdict, which start at ${RATE_MIN_QUESTIONS} questions; the exact McNemar p on the questions that changed stands.`;
 

@@ -7,7 +7,7 @@
  * above the question table because its counts are filters of that table: a click shows the
  * questions behind a number right under it. A native <details>, so it folds away by keyboard too.
  */
-import { COUNTED_DELTA_NOTE, deltaRows, deltaText, intervalMethodText, NEWLY_LABELS, newlySplit, pValueText, transitionGrid, verdictRule, type DeltaRow } from './comparisonModel';
+import { COUNTED_DELTA_NOTE, deltaClass, deltaRows, deltaText, intervalMethodText, NEWLY_LABELS, newlySplit, pValueText, transitionGrid, verdictRule, type DeltaRow } from './comparisonModel';
 import { count, h, intervalText, percent, replaceChildren } from '../common/element';
 import { type Comparison, RATE_MIN_QUESTIONS } from '../../../src/contract';
 import { transitionTable } from './transitionTable';
@@ -31,7 +31,7 @@ function block(title: string, note: string, ...body: HTMLElement[]): HTMLElement
 
 function deltaRow(row: DeltaRow): HTMLElement {
   const d = row.delta;
-  const sign = d.delta > 0 ? 'delta-up' : d.delta < 0 ? 'delta-down' : '';
+  const sign = deltaClass(d);
   const text = deltaText(d, percent);
   return h('tr', { 'data-key': row.key, class: text.counted ? 'counted' : undefined },
     h('th', { scope: 'row' }, row.label),
