@@ -8,7 +8,6 @@
 import { QUESTION_STATES, questionState, type Comparison, type PairedDelta, type QuestionRecord, rateOf } from '../../contract';
 import { DEFAULT_MARGIN } from './stats/pairedDecision';
 import { pairedDelta } from './stats/pairedDelta';
-import { passAtKDeltas } from './passAtKDelta';
 
 const anyProbeReached = (r: QuestionRecord) => Object.values(r.reachable).some(Boolean);
 /** The reachable ceiling: a question the deployment answers is reachable whatever the probes found. */
@@ -62,6 +61,5 @@ export function compareRecords(baseAll: readonly QuestionRecord[], tunedAll: rea
       alreadyReachable: { ...rateOf(already.length, newly), ids: already },
       newlyReachable: { ...rateOf(fresh.length, newly), ids: fresh },
     },
-    passAtKDeltas: passAtKDeltas(baseRecords, tunedRecords),
   };
 }
