@@ -15,7 +15,6 @@ import { writeHtmlReport } from './reportFiles';
 import { MARGIN_FLAG, MARGIN_HELP, parseMargin } from './marginFlag';
 import { COMPARISON_FILE, readRecords } from '../audit/store';
 import { comparisonReportHtml, formatComparison, formatSummary, passAtKDeltaLines } from '../audit/report';
-import { passAtKDeltas } from '../audit/results';
 
 const help = [
   'Usage: reach-audit compare --base-run RUN --tuned-run RUN [--html FILE] [--json] [--out DIR]',
@@ -161,7 +160,7 @@ export const compareCommand: Command = {
           '',
           formatComparison(stored.comparison),
           '',
-          ...passAtKDeltaLines(passAtKDeltas(readRecords(baseFolder).values, readRecords(tunedFolder).values)),
+          ...passAtKDeltaLines(stored.comparison.passAtKDeltas ?? []),
         ].join('\n') + '\n',
       );
     }

@@ -6,6 +6,7 @@
  */
 import type { Interval, Rate } from './interval';
 import type { DifferenceIntervalMethod, PairedDecision } from './pairedDecision';
+import type { PassAtKDeltaCurve } from './passAtKDelta';
 import type { QuestionState } from './questionState';
 import type { RunSummary } from './runSummary';
 
@@ -54,6 +55,8 @@ export interface Comparison {
     /** Unreached by the base model: training made them reachable. */
     newlyReachable: RateWithIds;
   };
+  /** Ceilings along k: Δpass@k at every k ≤ B for realized, each probe with full pools and the ceiling; absent in older files (and empty without such a probe). */
+  passAtKDeltas?: PassAtKDeltaCurve[];
 }
 
 /** One side of a stored comparison: its run folder, name, model path and summary. */

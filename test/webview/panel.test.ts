@@ -12,6 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { buildBundles, launchBrowser, openPanel, postedMessages, startHarness, waitFor, type Browser, type Bundles, type Harness } from './harness';
 import { pointsInterval, pValueClause, pValueText, signedPoints } from '../../webview/src/comparison/comparisonModel';
+import { crossingSentence, deltaAtKCell } from '../../webview/src/comparison/passAtKDeltaText';
 import { pairedVerdictText } from '../../src/contract';
 import { makeSyntheticComparison } from './syntheticComparison';
 import { makeSyntheticRun, XSS_IMG, XSS_SCRIPT } from './syntheticRun';
@@ -50,6 +51,9 @@ const COMPARED = (() => {
   return { tuned, base };
 })();
 const COMPARISON = makeSyntheticComparison(COMPARED.base, COMPARED.tuned);
+// A curve whose name is markup (a comparison.json is read from disk): it must stay text.
+const ALONG_K = COMPARISON.passAtKDeltas!;
+ALONG_K.push({ ...ALONG_K[0], what: XSS_IMG });
 
 async function postComparison(page: Page, count = '400 questions'): Promise<void> {
   await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'loadRun', run: COMPARED.tuned, baseRun: COMPARED.base, compare: COMPARISON })})`);
@@ -341,6 +345,27 @@ describe('audit panel (Chromium, strict CSP)', () => {
       ['newly reachable', String(newlyReachable.ids.length), pct(newlyReachable.rate), wilsonText(newlyReachable), String(n)],
     ]);
     assert.equal(await evaluate(page, `document.querySelector('.compare-block:nth-child(3) h3').textContent`), `Newly realized (${n})`);
+  });
+
+  test('the Comparison section draws tuned − base pass@k along k: a chart, and a table of every Δ with its interval and n, and where the curves cross', async () => {
+    await waitFor(page, `document.querySelector('.compare-pass-at-k canvas') !== null`);
+    const headers = await evaluate<string[]>(page, `Array.from(document.querySelectorAll('.compare-pass-at-k-delta thead th')).map((c) => c.textContent)`);
+    assert.deepEqual(headers, ['k', ...ALONG_K.map((c) => `Δ ${c.what}`)]);
+    assert.deepEqual(ALONG_K.slice(0, -1).map((c) => c.what), ['realized', 'sample', 'routes', 'search', 'ceiling']);
+    const rows = await evaluate<string[][]>(page, `Array.from(document.querySelectorAll('.compare-pass-at-k-delta tbody tr')).map((r) => Array.from(r.children).map((c) => c.textContent))`);
+    assert.deepEqual(rows, ALONG_K[0].points.map((p, i) => [String(p.k), ...ALONG_K.map((c) => deltaAtKCell(c.points[i]))]));
+    assert.equal(rows.length, 4, 'k = 1..B (B = 4)');
+    // n = 400: every fractional pass@k has a bootstrap interval, every 0/1 one Newcombe's: no cell without an interval.
+    assert.ok(rows.flat().every((cell) => !cell.includes('no interval')), JSON.stringify(rows));
+    const crossings = await evaluate<string[]>(page, `Array.from(document.querySelectorAll('.compare-crossings li')).map((l) => l.textContent)`);
+    assert.deepEqual(crossings, ALONG_K.map(crossingSentence));
+    assert.ok(crossings.every((c) => c.includes('n = 400')));
+    assert.match(await evaluate<string>(page, `document.querySelector('.compare-pass-at-k').closest('.compare-block').querySelector('.card-note').textContent`), /paired over n = 400 questions.*95% intervals/);
+    const series = JSON.parse(await evaluate<string>(page, `document.querySelector('.compare-pass-at-k canvas').dataset.series`)) as [string, string][];
+    assert.deepEqual(series.map(([label]) => label), ALONG_K.map((c) => c.what));
+    // The hostile curve name is text: no element was made of it, no script ran.
+    assert.equal(await evaluate(page, `document.querySelectorAll('.compare-pass-at-k img').length`), 0);
+    await assertClean(page, browser);
   });
 
   test('the transition table counts each cell’s ids; a cell filters the table to exactly them and the chip clears it', async () => {

@@ -6,11 +6,12 @@
  * remote, runs no script, submits no form and follows no link (its CSP forbids them), and escapes
  * every value taken from a run: strings and numbers alike, through the `html` tag (safeHtml.ts).
  */
-import { formatPercent as pct, questionState, repairedBy, storedVerdictText, type QuestionRecord, type Rate, type RunSummary, type StoredComparison } from '../../contract';
+import { formatPercent as pct, MIN_BOOTSTRAP_QUESTIONS, questionState, repairedBy, storedVerdictText, type QuestionRecord, type Rate, type RunSummary, type StoredComparison, type PassAtKDeltaCurve } from '../../contract';
 import { fixed, Html, html, joinHtml } from './safeHtml';
 import { chanceText, exhaustionText, probeComparisonLines, repairNullLines, repairStaleText, untilReachedText } from './summaryText';
 import { retentionReading, retentionSplit } from './retentionText';
 import { blindDroppedText } from './blindDroppedText';
+import { crossingText, deltaAtKText } from './passAtKDeltaText';
 
 const rateCell = (r: Rate | undefined): Html => (!r || r.n === 0 ? html`— <span class="n">n = 0</span>` : html`${pct(r.rate)} <span class="ci">[${pct(r.ci?.lo)}, ${pct(r.ci?.hi)}]</span> <span class="n">${r.successes}/${r.n}</span>`);
 /** A coordinate: run-file values reach the charts, so anything not a finite number draws as 0. */
@@ -264,6 +265,17 @@ ${summaryTable(run.summary)}${runCharts(run.name, run.summary)}<h2>Questions</h2
   return page(`Reach Audit — ${run.name}`, body);
 }
 
+/** Ceilings along k, as stored in the comparison: Δ per k and curve with its interval, then where each curve changes sign. Absent in older files. */
+function passAtKDeltaSection(deltas: readonly PassAtKDeltaCurve[] | undefined): Html | string {
+  if (!deltas || deltas.length === 0) return '';
+  return html`<h2>Ceilings along k: tuned − base pass@k (pts) [95% CI], n = ${deltas[0].n}</h2>
+<table><thead><tr><th>k</th>${deltas.map((c) => html`<th>Δ ${c.what}</th>`)}</tr></thead><tbody>${deltas[0].points.map(
+    (_, i) => html`<tr><th>${i + 1}</th>${deltas.map((c) => html`<td>${deltaAtKText(c.points[i])}</td>`)}</tr>`,
+  )}</tbody></table>
+<p class="n">Intervals: Newcombe's paired score where every value is 0/1, else a seeded paired percentile bootstrap; none below ${MIN_BOOTSTRAP_QUESTIONS} questions ([—]).</p>
+<ul>${deltas.map((c) => html`<li>${crossingText(c)}</li>`)}</ul>`;
+}
+
 export function comparisonReportHtml(c: StoredComparison, baseRecords: readonly QuestionRecord[], tunedRecords: readonly QuestionRecord[]): string {
   const cmp = c.comparison;
   const points = (x: unknown) => (typeof x === 'number' ? fixed(100 * x, 1) : '—');
@@ -285,6 +297,7 @@ export function comparisonReportHtml(c: StoredComparison, baseRecords: readonly 
 <h2>Transitions between states</h2>${transitions}
 <p>Newly realized: ${nr?.n} — already reachable by the base model ${rateCell(nr?.alreadyReachable)}; newly reachable ${rateCell(nr?.newlyReachable)}</p>
 <div class="charts">${lineChart('pass@k, base (solid) and tuned (dashed)', curves, 'k (generations per question)')}</div>
+${passAtKDeltaSection(cmp.passAtKDeltas)}
 <h2>Base — ${c.base.name}</h2>${summaryTable(c.base.summary)}${runCharts('base', c.base.summary)}
 <h2>Tuned — ${c.tuned.name}</h2>${summaryTable(c.tuned.summary)}${runCharts('tuned', c.tuned.summary)}
 <h2>Questions (tuned run)</h2>${questionTable(tunedRecords.length > 0 ? tunedRecords : baseRecords)}`;

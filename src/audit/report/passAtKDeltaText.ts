@@ -6,12 +6,14 @@
 import { MIN_BOOTSTRAP_QUESTIONS, type DeltaAtK, type PassAtKDeltaCurve } from '../results';
 
 const pts = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)}`;
-const cell = (p: DeltaAtK) => (p.lo === null || p.hi === null ? `${pts(p.delta)} [—]` : `${pts(p.delta)} [${pts(p.lo)}, ${pts(p.hi)}]`);
+/** Δ in points with its 95% interval ([—] where none applies). */
+export const deltaAtKText = (p: DeltaAtK) => (p.lo === null || p.hi === null ? `${pts(p.delta)} [—]` : `${pts(p.delta)} [${pts(p.lo)}, ${pts(p.hi)}]`);
 
-function crossingText(c: PassAtKDeltaCurve): string {
+/** Where a curve changes sign, and whether beyond noise; or its Δ at B where it keeps one sign. */
+export function crossingText(c: PassAtKDeltaCurve): string {
   if (c.signChanges.length === 0) {
     const last = c.points[c.points.length - 1];
-    return `${c.what}: Δ keeps one sign (or is 0) at every k; at k = ${last.k}: ${cell(last)}`;
+    return `${c.what}: Δ keeps one sign (or is 0) at every k; at k = ${last.k}: ${deltaAtKText(last)}`;
   }
   const where = c.signChanges.map((k) => `between k = ${k - 1} and ${k}`).join(', ');
   return `${c.what}: the curves cross ${where}${c.crossesBeyondNoise ? ' (intervals on both sides of 0)' : ' (no interval excludes 0 on both sides: within noise)'}`;
@@ -20,14 +22,14 @@ function crossingText(c: PassAtKDeltaCurve): string {
 export function passAtKDeltaLines(curves: readonly PassAtKDeltaCurve[]): string[] {
   if (curves.length === 0) return ['Ceilings along k: no probe with full pools in both runs.'];
   const n = curves[0].n;
-  const widths = curves.map((c) => Math.max(c.what.length, ...c.points.map((p) => cell(p).length)));
+  const widths = curves.map((c) => Math.max(c.what.length, ...c.points.map((p) => deltaAtKText(p).length)));
   const row = (k: string, cells: string[]) => `  ${k.padStart(3)}  ${cells.map((s, i) => s.padEnd(widths[i])).join('  ')}`.trimEnd();
   const methods = new Set(curves.flatMap((c) => c.points.map((p) => p.method)));
   return [
     `Ceilings along k: tuned − base pass@k (pts) [95% CI], paired over n = ${n} questions; ceiling = reached within k by some probe.`,
     `  Intervals: Newcombe paired score where every value is 0/1${methods.has('bootstrap') ? '; paired percentile bootstrap (10,000, seeded) elsewhere' : ''}${methods.has('none') ? `; none below ${MIN_BOOTSTRAP_QUESTIONS} questions where values are not 0/1 ([—])` : ''}.`,
     row('k', curves.map((c) => c.what)),
-    ...curves[0].points.map((_, i) => row(String(i + 1), curves.map((c) => cell(c.points[i])))),
+    ...curves[0].points.map((_, i) => row(String(i + 1), curves.map((c) => deltaAtKText(c.points[i])))),
     ...curves.map((c) => `  ${crossingText(c)}`),
   ];
 }

@@ -9,6 +9,7 @@ import { repairView, routesVsSearchView, trainingView, type TableView } from './
 import { perturbationView } from './perturbationView';
 import { depthRows, depthView, type DepthRow } from './depthView';
 import { searchSweepView } from './searchSweepView';
+import { passAtKDeltaRows, passAtKDeltaView, type PassAtKDeltaRow } from './passAtKDeltaView';
 
 export const TABLE_KINDS = ['routes-vs-search', 'repair', 'training', 'perturbation', 'depth'] as const;
 export type TableKind = (typeof TABLE_KINDS)[number];
@@ -20,6 +21,8 @@ export interface TableSet {
     searchSweep?: SearchSweepRow[];
     repair?: { rows: RepairRow[]; missing: { folder: string; reason: string }[] };
     training?: TrainingTable;
+    /** Ceilings along k per comparison, beside the training table. */
+    passAtKDeltas?: PassAtKDeltaRow[];
     perturbation?: PerturbationTable;
     depth?: { rows: DepthRow[]; missing: { folder: string; reason: string }[] };
   };
@@ -48,7 +51,12 @@ export function tableSet(runs: readonly RunForTables[], comparisons: readonly Co
   if (kinds.includes('training')) {
     const t = trainingTable(comparisons, tableOptions);
     set.tables.training = t;
-    if (comparisons.length > 0) set.views.push(trainingView(t));
+    if (comparisons.length > 0) {
+      set.views.push(trainingView(t));
+      const deltas = passAtKDeltaRows(comparisons);
+      set.tables.passAtKDeltas = deltas;
+      set.views.push(passAtKDeltaView(deltas));
+    }
   }
   if (kinds.includes('perturbation')) {
     const t = perturbationTable(runs);

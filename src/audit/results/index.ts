@@ -14,4 +14,5 @@ export { TRAJECTORIES_FOLDER, TRAJECTORY_FILE, TableSourceError, loadRunForTable
 export { repairTable, routesVsSearchTable, trainingTable, type ChanceColumn, type Claim, type ComparisonForTables, type RepairRow, type RoutesVsSearchTable, type RunForTables, type TableOptions, type TrainingTable } from './tables';
 export { trajectory, type TrajectoryCheckpoint } from './trajectory';
 export { searchSweepRows, type SearchSweepRow, type SweepPointRow, type SweepSource } from './searchSweepTable';
-export { passAtKDeltas, MIN_BOOTSTRAP_QUESTIONS, type DeltaAtK, type PassAtKDeltaCurve } from './passAtKDelta';
+export { passAtKDeltas, MIN_BOOTSTRAP_QUESTIONS } from './passAtKDelta';
+export type { DeltaAtK, PassAtKDeltaCurve } from '../../contract';

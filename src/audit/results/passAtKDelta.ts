@@ -9,36 +9,13 @@
  * every probe at k = B), Newcombe's paired score interval; otherwise a seeded paired percentile
  * bootstrap of the per-question differences from 20 questions on, and none below (said so).
  */
-import { passAtKRows, type QuestionRecord } from '../../contract';
+import { MIN_BOOTSTRAP_QUESTIONS, passAtKRows, type DeltaAtK, type PassAtKDeltaCurve, type QuestionRecord } from '../../contract';
 import { pairedBootstrap } from './stats/bootstrap';
 import { pairedScoreInterval } from './stats/pairedScoreInterval';
 import { seedFor } from './stats/prng';
 
-/** Fewest paired questions a percentile bootstrap is used on. */
-export const MIN_BOOTSTRAP_QUESTIONS = 20;
-
-export interface DeltaAtK {
-  k: number;
-  base: number;
-  tuned: number;
-  /** tuned − base. */
-  delta: number;
-  /** 95% interval of delta; null below MIN_BOOTSTRAP_QUESTIONS where no exact interval applies. */
-  lo: number | null;
-  hi: number | null;
-  method: 'newcombe' | 'bootstrap' | 'none';
-}
-
-export interface PassAtKDeltaCurve {
-  /** 'realized', a probe's name, or 'ceiling'. */
-  what: string;
-  n: number;
-  points: DeltaAtK[];
-  /** k where Δ changes sign from the k before it (point estimates; zeros carry the earlier sign). */
-  signChanges: number[];
-  /** Some k's interval lies above 0 and another's below: the curves cross beyond noise. */
-  crossesBeyondNoise: boolean;
-}
+/** Fewest paired questions a percentile bootstrap is used on (the contract's, as for every pass@k interval). */
+export { MIN_BOOTSTRAP_QUESTIONS };
 
 const isZeroOne = (xs: readonly number[]) => xs.every((x) => x === 0 || x === 1);
 

@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import { InputError, lockFolder } from '../../common';
-import { compareRecords, summarize } from '../results';
+import { compareRecords, passAtKDeltas, summarize } from '../results';
 import { isObject, numericsDifferences, type NumericsPlatform, type RunRef, type RunSummary, type StoredComparison, type RunManifest } from '../../contract';
 import { validateStoredComparison } from './runFileValidation';
 import { comparisonMismatches } from './manifest';
@@ -39,7 +39,8 @@ export function compareRuns(baseFolder: string, tunedFolder: string, onWarning: 
   if (numerics) onWarning(numerics);
   const problems = comparisonMismatches(base.manifest, tuned.manifest, options);
   if (problems.length > 0) throw new InputError(`cannot compare ${baseFolder} with ${tunedFolder}: a checkpoint comparison needs the same settings —\n  ${problems.join('\n  ')}`);
-  const comparison = compareRecords(base.records.values, tuned.records.values, { margin: options.margin });
+  // Ceilings along k are stored with the comparison (not computed by compareRecords, which every trajectory step calls: their bootstraps are needed once, here).
+  const comparison = { ...compareRecords(base.records.values, tuned.records.values, { margin: options.margin }), passAtKDeltas: passAtKDeltas(base.records.values, tuned.records.values) };
   const ref = (folder: string, run: typeof base): RunRef => ({ folder: path.resolve(folder), name: run.manifest.name, model: run.manifest.model.path, summary: run.summary });
   return { kind: 'reach-audit-comparison', createdAt: new Date().toISOString(), base: ref(baseFolder, base), tuned: ref(tunedFolder, tuned), comparison };
 }

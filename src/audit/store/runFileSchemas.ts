@@ -486,6 +486,18 @@ export const runManifestSchema = object({
 const stateRow = object({ realized: texts, reachable: texts, unreached: texts });
 const rateWithIds = v.pipe(object({ ...rateEntries, ids: texts }), v.check((r) => r.successes <= r.n, 'expected successes ≤ n'));
 
+const deltaBound = v.nullable(difference);
+const deltaAtK = object({
+  k: positiveInteger,
+  base: fraction,
+  tuned: fraction,
+  delta: difference,
+  lo: deltaBound,
+  hi: deltaBound,
+  method: v.picklist(['newcombe', 'bootstrap', 'none'], "expected 'newcombe', 'bootstrap' or 'none'"),
+});
+const passAtKDeltaCurve = object({ what: text, n: nonNegativeInteger, points: v.array(deltaAtK, 'expected an array'), signChanges: v.array(positiveInteger, 'expected an array of k'), crossesBeyondNoise: flag });
+
 export const comparisonSchema = object({
   n: nonNegativeInteger,
   unmatched: object({ baseOnly: texts, tunedOnly: texts }),
@@ -495,6 +507,7 @@ export const comparisonSchema = object({
   reachable: map(pairedDelta),
   transitions: object({ realized: stateRow, reachable: stateRow, unreached: stateRow }),
   newlyRealized: object({ n: nonNegativeInteger, alreadyReachable: rateWithIds, newlyReachable: rateWithIds }),
+  passAtKDeltas: v.optional(v.array(passAtKDeltaCurve, 'expected an array of Δpass@k curves')),
 });
 
 const runRef = object({ folder: text, name: text, model: text, summary: runSummarySchema });

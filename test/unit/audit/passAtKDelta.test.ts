@@ -7,9 +7,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { passAtKDeltas } from '../../../src/audit/results/passAtKDelta';
-import { passAtKDeltaLines } from '../../../src/audit/report/passAtKDeltaText';
+import * as path from 'node:path';
+import { deltaAtKText, passAtKDeltaLines } from '../../../src/audit/report/passAtKDeltaText';
+import { comparisonReportHtml } from '../../../src/audit/report/htmlReport';
+import { compareRuns } from '../../../src/audit/store/comparisonStore';
+import { tableSet } from '../../../src/audit/report/tableSet';
 import type { ProbeResult, QuestionRecord } from '../../../src/contract';
 import { deployed, testRecord } from '../../support/questionRecord';
+
+// out/test/unit/audit → test/fixtures/runs: folders written by `reach-audit audit` (tools/makeFixtureRuns.ts).
+const FIXTURES = path.resolve(__dirname, '../../../../test/fixtures/runs');
+const BASE = path.join(FIXTURES, '2026-12-01T09-30-00Z-demo-base');
+const TUNED = path.join(FIXTURES, '2026-12-01T10-15-00Z-demo-tuned');
 
 function withSample(id: string, correct: boolean[], realized: boolean): QuestionRecord {
   const probe: ProbeResult = { budget: correct.length, attempts: correct.map((c) => ({ output: '', answer: c ? '4' : '3', correct: c, truncated: false, rule: 'strict', logprob: 0, tokens: 1 })), correct, cost: { generations: correct.length, tokens: correct.length, blockApplications: 0 } } as ProbeResult;
@@ -51,4 +60,43 @@ test('below 20 questions a fractional pass@k gets no bootstrap interval, and say
   assert.equal(sample.points[0].lo, null);
   assert.equal(sample.points[3].method, 'newcombe');
   assert.match(passAtKDeltaLines(passAtKDeltas(base, tuned)).join('\n'), /none below 20 questions/);
+});
+
+test('the training tables carry a Δpass@k view per comparison: a row per k, every curve, and where the curves cross', () => {
+  const { base, tuned } = pair(40);
+  const run = (model: string, records: QuestionRecord[]) => ({ folder: `/runs/${model}`, model, dataset: 'arith', seed: 1, records, finished: true });
+  const set = tableSet([], [{ folder: '/runs/cmp', dataset: 'arith', base: run('base', base), tuned: run('tuned <b>', tuned) }], { kinds: ['training'] });
+  const view = set.views.find((v) => v.id === 'pass-at-k-delta');
+  assert.ok(view, 'a Δpass@k view beside the training table');
+  assert.deepEqual(view.headers, ['base → tuned', 'dataset', 'n', 'k', 'Δ realized (pts) [95% CI]', 'Δ sample (pts) [95% CI]', 'Δ ceiling (pts) [95% CI]']);
+  assert.equal(view.rows.length, 4);
+  const curves = passAtKDeltas(base, tuned);
+  // k = 4: sample 0.8 → 0.4, Newcombe's interval, the same numbers as compare's.
+  const k4 = curves[1].points[3];
+  assert.deepEqual(view.rows[3].slice(0, 4), ['base → tuned <b>', 'arith', '40', '4']);
+  assert.equal(view.rows[3][5], `-40.0 [${(100 * k4.lo!).toFixed(1)}, ${(100 * k4.hi!).toFixed(1)}]`);
+  assert.ok(view.notes.some((n) => n === 'base → tuned <b>, sample: the curves cross between k = 2 and 3 (intervals on both sides of 0)'));
+  // CSV: one row per (curve, k), every bound in its own column.
+  assert.equal(view.csvRows.length, 3 * 4);
+  const csvK4 = view.csvRows.find((r) => r[5] === 'sample' && r[7] === 4)!;
+  assert.deepEqual(csvK4.slice(8), [0.8, 0.4, k4.delta, k4.lo, k4.hi, 'newcombe', false]);
+  assert.equal(view.csvRows.find((r) => r[5] === 'sample' && r[7] === 3)![14], true);
+  assert.deepEqual(set.tables.passAtKDeltas?.[0].curves, curves);
+});
+
+test('without a comparison there is no Δpass@k view', () => {
+  assert.equal(tableSet([], [], { kinds: ['training'] }).views.length, 0);
+});
+
+test('the HTML comparison report shows the stored Δpass@k per k with its interval, the crossings, and escapes a probe name', () => {
+  const stored = compareRuns(BASE, TUNED, () => undefined);
+  const curves = stored.comparison.passAtKDeltas!;
+  curves[1] = { ...curves[1], what: '<img src=x onerror=alert(1)>' };
+  const page = comparisonReportHtml(stored, [], []);
+  assert.match(page, new RegExp(`Ceilings along k: tuned − base pass@k \\(pts\\) \\[95% CI\\], n = ${curves[0].n}`));
+  assert.ok(page.includes(`<td>${deltaAtKText(curves[0].points[0])}</td>`));
+  assert.ok(page.includes('Δ &lt;img src=x onerror=alert(1)&gt;') && !page.includes('<img src=x'));
+  // A comparison.json from before Δpass@k was stored: no section, nothing else missing.
+  const older = { ...stored, comparison: { ...stored.comparison, passAtKDeltas: undefined } };
+  assert.doesNotMatch(comparisonReportHtml(older, [], []), /Ceilings along k/);
 });

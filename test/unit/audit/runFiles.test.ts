@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { summarize } from '../../../src/audit/results/summary';
+import { passAtKDeltas } from '../../../src/audit/results/passAtKDelta';
 import { compareRuns, readComparison, writeComparison } from '../../../src/audit/store/comparisonStore';
 import { runAudit } from '../../../src/audit/runner/runFolderAudit';
 import { readManifest, readRecords, readSummary } from '../../../src/audit/store/runStore';
@@ -51,6 +52,23 @@ test('comparison.json written by compare reads back as a StoredComparison', () =
   const read: StoredComparison | undefined = readComparison(folder);
   assert.deepEqual(read, JSON.parse(JSON.stringify(stored)));
   assert.equal(read?.comparison.n, 8);
+  // Ceilings along k are stored: the curves `compare` prints, read back from the file.
+  assert.deepEqual(read?.comparison.passAtKDeltas, passAtKDeltas(readRecords(BASE).values, readRecords(TUNED).values));
+  assert.ok((read?.comparison.passAtKDeltas ?? []).length >= 3);
+});
+
+test('a comparison.json written before Δpass@k was stored still reads; a wrong Δpass@k value names its field', () => {
+  const folder = tempDir();
+  writeComparison(folder, compareRuns(BASE, TUNED, () => undefined));
+  const file = path.join(folder, 'comparison.json');
+  const stored = JSON.parse(fs.readFileSync(file, 'utf8')) as { comparison: { passAtKDeltas?: { points: Record<string, unknown>[] }[] } };
+  const curves = stored.comparison.passAtKDeltas!;
+  delete stored.comparison.passAtKDeltas;
+  fs.writeFileSync(file, JSON.stringify(stored));
+  assert.equal(readComparison(folder)?.comparison.passAtKDeltas, undefined);
+  curves[1].points[0].method = 'guess';
+  fs.writeFileSync(file, JSON.stringify({ ...stored, comparison: { ...stored.comparison, passAtKDeltas: curves } }));
+  assert.throws(() => readComparison(folder), { message: `${file}: field comparison.passAtKDeltas[1].points[0].method: expected 'newcombe', 'bootstrap' or 'none', got "guess"` });
 });
 
 test('a wrong value in summary.json names the file, the field and what was expected', () => {

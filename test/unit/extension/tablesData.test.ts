@@ -34,10 +34,12 @@ function workspace(): { base: string; tuned: string; comparison: string; root: s
   return { base, tuned, comparison, root };
 }
 
-test('Build Tables on two runs and their comparison: the three tables, with counts as in the records', () => {
+test('Build Tables on two runs and their comparison: the three tables and Δpass@k along k, with counts as in the records', () => {
   const w = workspace();
   const m = buildTablesMessage([w.base, w.tuned, w.comparison]);
-  assert.deepEqual(m.tables.map((t) => t.id), ['routes-vs-search', 'repair', 'training']);
+  assert.deepEqual(m.tables.map((t) => t.id), ['routes-vs-search', 'repair', 'training', 'pass-at-k-delta']);
+  // Ceilings along k: a row per k, each with the paired n.
+  assert.ok(m.tables[3].rows.length > 0 && m.tables[3].rows.every((r) => r[2] === String(records(w.base).length)), JSON.stringify(m.tables[3]));
   // No search probe in the fixtures: both runs are listed apart, none counted.
   const rvs = m.tables[0];
   assert.equal(rvs.rows.length, 0);

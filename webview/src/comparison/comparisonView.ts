@@ -3,7 +3,8 @@
  * differences (realized, reachable ceiling, each probe) with n, the 95% paired score interval,
  * the exact McNemar p, lost/gained and the verdict against the equivalence margin; the base → tuned transition table; and the newly realized
  * questions split into already-reachable-by-base vs newly-reachable with Wilson intervals; random
- * routes vs search on each checkpoint, decided on its gain set (gainSetRows.ts). It sits
+ * routes vs search on each checkpoint, decided on its gain set (gainSetRows.ts); and the ceilings along k
+ * (tuned − base pass@k at every k, passAtKDeltaChart.ts). It sits
  * above the question table because its counts are filters of that table: a click shows the
  * questions behind a number right under it. A native <details>, so it folds away by keyboard too.
  */
@@ -12,6 +13,9 @@ import { count, h, intervalText, percent, replaceChildren } from '../common/elem
 import { type Comparison, RATE_MIN_QUESTIONS } from '../../../src/contract';
 import { transitionTable } from './transitionTable';
 import { GAIN_SET_HEADERS, type GainSetRow } from './gainSetRows';
+import { passAtKDeltaBlock } from './passAtKDeltaChart';
+import { passAtKDeltaCurves } from './passAtKDeltaText';
+import type { Chart } from 'chart.js';
 
 export interface ComparisonCallbacks {
   /** A count was clicked: filter the table to its questions (the same key again clears it). */
@@ -50,6 +54,7 @@ export class ComparisonView {
   readonly element = h('details', { class: 'compare', hidden: true });
   private readonly summary = h('summary', { class: 'compare-summary' });
   private readonly body = h('div', { class: 'compare-body' });
+  private chart: Chart | undefined;
 
   constructor(private readonly callbacks: ComparisonCallbacks) {
     this.element.append(this.summary, this.body);
@@ -61,6 +66,8 @@ export class ComparisonView {
     const deltas = deltaRows(compare);
     const grid = transitionGrid(compare);
     const newly = newlySplit(compare);
+    this.chart?.destroy();
+    this.chart = undefined;
     if (!compare || (deltas.length === 0 && !grid && !newly)) {
       this.element.hidden = true;
       replaceChildren(this.body);
@@ -131,7 +138,17 @@ export class ComparisonView {
           h('tbody', {}, ...gainSet.map((row) => h('tr', { 'data-checkpoint': row.checkpoint }, h('th', { scope: 'row' }, row.checkpoint), ...row.cells.map((c, i) => h('td', { class: i >= 5 ? 'verdict' : 'num' }, c)))))),
       ));
     }
+    const curves = passAtKDeltaCurves(compare);
+    const alongK = curves.length > 0 ? passAtKDeltaBlock(curves) : undefined;
+    if (alongK) {
+      blocks.push(block(
+        'Ceilings along k (tuned − base pass@k)',
+        `At every k up to the budget, paired over n = ${count(curves[0].n)} questions: realized (the same at every k), each probe, and the ceiling (reached within k by some probe). The ceiling at the budget alone cannot tell a lower ceiling from curves that cross. 95% intervals: Newcombe's paired score where every value is 0 or 1, a seeded paired bootstrap elsewhere, none below 20 questions; not adjusted over k.`,
+        alongK.element,
+      ));
+    }
     replaceChildren(this.body, ...blocks);
+    if (alongK) this.chart = alongK.draw();
   }
 
   /** Marks the count that filters the table (or none). */
