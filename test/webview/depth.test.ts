@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import type { DepthResult, QuestionRecord, RunData } from '../../src/contract';
+import { rateOf, type DepthResult, type DepthSummary, type QuestionRecord, type RunData } from '../../src/contract';
 import { openedPanel, waitFor, type OpenedPanel } from './harness';
 import { makeSyntheticRun, XSS_IMG, XSS_SCRIPT } from './syntheticRun';
 
@@ -49,8 +49,26 @@ function depthRun(): { run: RunData; withChars: QuestionRecord; without: Questio
     r.realized = { ...r.realized, output: OUTPUT, answer: '13', correct: false };
     r.depth = depthOf(chars);
   }
+  assert.ok(run.summary, 'the synthetic run has a summary');
+  run.summary!.depth = DEPTH_SUMMARY;
   return { run, withChars, without };
 }
+
+const DEPTH_SUMMARY: DepthSummary = {
+  n: 12,
+  budget: 2,
+  curve: [
+    { at: '0', reached: rateOf(6, 12), meanDepth: 0 },
+    { at: '1/4', reached: rateOf(5, 12), meanDepth: 0.25 },
+    { at: '1/2', reached: rateOf(4, 12), meanDepth: 0.5 },
+    { at: '3/4', reached: rateOf(2, 12), meanDepth: 0.75 },
+    { at: 'last-line', reached: rateOf(0, 10), meanDepth: 0.86 },
+  ],
+  lostIn: { start: rateOf(6, 12), quarter: [rateOf(1, 12), rateOf(1, 12), rateOf(2, 12), rateOf(2, 12)] },
+  early: rateOf(1, 12),
+  late: rateOf(5, 12),
+  cost: { generations: 120, tokens: 900, blockApplications: 9000 },
+};
 
 interface Shown {
   line: string;
@@ -116,6 +134,30 @@ describe('depth of loss in the detail pane (Chromium, strict CSP)', () => {
     assert.deepEqual(shown.marks, ['depth-no-return ▸point of no return']);
     assert.equal(shown.textWithoutMarks, OUTPUT);
     assert.equal(shown.injected, 0);
+  });
+
+  test('the Charts tab draws the reach-over-depth curve with its intervals and n, and says it in words', async () => {
+    await page.locator('vscode-panel-tab#tab-charts').click();
+    await waitFor(page, `Array.from(document.querySelectorAll('.card h3')).some((h) => h.textContent === 'Reach over depth of the deployed output')`);
+    const card = await evaluate<{ canvas: boolean; label: string; words: string; rows: string[][] }>(page, `(() => {
+      const c = Array.from(document.querySelectorAll('.card')).find((e) => e.querySelector('h3').textContent === 'Reach over depth of the deployed output');
+      const canvas = c.querySelector('canvas');
+      return {
+        canvas: canvas !== null && canvas.width > 0,
+        label: canvas.getAttribute('aria-label'),
+        words: c.querySelector('.depth-curve-text').textContent,
+        rows: Array.from(c.querySelectorAll('tbody tr')).map((tr) => Array.from(tr.children).map((td) => td.textContent)),
+      };
+    })()`);
+    assert.ok(card.canvas);
+    const half = rateOf(4, 12);
+    assert.ok(card.label.includes(`from ½ (50.0% deep on average) 33.3% [${(half.ci.lo * 100).toFixed(1)}%, ${(half.ci.hi * 100).toFixed(1)}%], 4 of 12`), card.label);
+    assert.ok(card.label.includes('from last line break (86.0% deep on average) 0.0%'), card.label);
+    assert.match(card.label, /12 failure-set questions, 2 continuations per mark/);
+    assert.match(card.label, /first quarter: 1 of 12; later: 5 of 12/);
+    assert.equal(card.words, card.label, 'the same words for screen readers in the card');
+    assert.deepEqual(card.rows.map((r) => [r[0], r[4]]), [['0', '6/12'], ['¼', '5/12'], ['½', '4/12'], ['¾', '2/12'], ['last line break', '0/10']]);
+    await page.locator('vscode-panel-tab#tab-questions').click();
   });
 
   test('a question without depth results has no such section; no CSP violations or script errors', async () => {

@@ -6,14 +6,8 @@
  * is model text: every piece goes in as a text node.
  */
 import { h } from '../common/element';
-import type { DepthMark, DepthResult } from '../../../src/contract';
-
-const MARK_TEXT: Record<DepthMark, string> = { '0': '0', '1/4': '¼', '1/2': '½', '3/4': '¾', 'last-line': 'last line break' };
-
-/** The mark's name in words, for tables and screen readers. */
-export function depthMarkText(at: DepthMark): string {
-  return MARK_TEXT[at] ?? String(at);
-}
+import type { DepthResult } from '../../../src/contract';
+import { depthMarkText } from '../common/depthMarkText';
 
 /** One sentence for the question's depth of loss. */
 export function depthLine(depth: DepthResult): string {
