@@ -8,6 +8,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AuditRequestOptions, QuestionRequestOptions, RequestBody } from '../../service';
+import { lostAnswerOptions, noDepthReason } from './lostAnswerOptions';
 import type { Comparison } from '../../contract';
 import { AuditChoices, isDatasetFile } from './auditChoices';
 import { isArgObject, questionAtCursor } from './questionAtCursor';
@@ -31,6 +32,7 @@ export const COMMANDS = {
   auditQuestion: 'reachAudit.auditQuestion',
   probeRoutes: 'reachAudit.probeRoutesForQuestion',
   silenceBlocks: 'reachAudit.silenceBlocksForQuestion',
+  findLostAnswer: 'reachAudit.findWhereAnswerIsLost',
   showQuestion: 'reachAudit.showQuestion',
   showLog: 'reachAudit.showLog',
 } as const;
@@ -277,7 +279,7 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
   }
 
   /** The per-question editor commands: the question under the cursor, with the chosen probes. */
-  async function auditQuestion(kind: 'all' | 'routes' | 'repair', arg?: unknown): Promise<CommandResult> {
+  async function auditQuestion(kind: 'all' | 'routes' | 'repair' | 'depth', arg?: unknown): Promise<CommandResult> {
     if (!trusted()) return { how: 'untrusted' };
     const given: QuestionArgs = isArgObject(arg) ? (arg as QuestionArgs) : {};
     const place = questionAtCursor(arg, given);
@@ -288,15 +290,16 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     const settings = readAuditSettings();
     const model = given.options?.model ?? (await choices.model('model', settings.modelPath));
     if (!model) return { how: 'dismissed' };
-    const base: QuestionRequestOptions = { ...runOptionsOf(settings), ...(choices.rememberedProbes() ? { probes: choices.rememberedProbes() } : {}), ...given.options, model, data: file };
+    let base: QuestionRequestOptions = { ...runOptionsOf(settings), ...(choices.rememberedProbes() ? { probes: choices.rememberedProbes() } : {}), ...given.options, model, data: file };
     if (kind === 'routes') {
       const routeProbes = (base.probes ?? []).filter((p) => /^(routes|search)(:|$)/.test(p));
       base.probes = routeProbes.length ? routeProbes : ['routes:16'];
     }
     if (kind === 'repair') base.repair = true;
+    if (kind === 'depth') base = lostAnswerOptions(base);
     const ws = workspaceFolder();
     if (ws && !base.workspace) base.workspace = ws;
-    const title = { all: 'auditing', routes: 'probing layer routes for', repair: 'silencing MLP blocks for' }[kind];
+    const title = { all: 'auditing', routes: 'probing layer routes for', repair: 'silencing MLP blocks for', depth: 'finding where the answer is lost in' }[kind];
     const result = await session.run({ type: 'auditQuestion', question: { line }, options: base }, `Reach Audit: ${title} the question on line ${line}`);
     deps.runsChanged();
     if (result.outcome?.type === 'result' && 'record' in result.outcome && result.runDir) {
@@ -304,7 +307,9 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
       records.addRecord(file, result.runDir, record);
       panel.show(result.runDir, { preserveFocus: true });
       await panel.whenReady();
-      panel.selectQuestion(record.id);
+      panel.selectQuestion(record.id, kind === 'depth' && record.depth ? 'depth' : undefined);
+      const why = kind === 'depth' ? noDepthReason(record) : undefined;
+      if (why) void vscode.window.showInformationMessage(`Reach Audit: ${why}`);
       return { runDir: result.runDir, how: 'done' };
     }
     return { runDir: result.runDir, how: result.outcome?.type === 'stopped' ? 'cancelled' : 'failed', message: result.error?.message };
@@ -396,6 +401,7 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     r(COMMANDS.auditQuestion, (a?: unknown) => auditQuestion('all', a)),
     r(COMMANDS.probeRoutes, (a?: unknown) => auditQuestion('routes', a)),
     r(COMMANDS.silenceBlocks, (a?: unknown) => auditQuestion('repair', a)),
+    r(COMMANDS.findLostAnswer, (a?: unknown) => auditQuestion('depth', a)),
     r(COMMANDS.openPanel, openPanel),
     r(COMMANDS.exportResults, exportResults),
     r(COMMANDS.selectModel, selectModel),
