@@ -68,8 +68,8 @@ export type HostMessage =
   | { type: 'updateSummary'; runId: string; summary: RunSummary }
   | { type: 'updateUnfinished'; runId: string; unfinished: UnfinishedNumbers }
   | { type: 'runStatus'; runId: string; status: RunStatus; done: number; total: number; message?: string }
-  /** `reveal`: a section of the question's detail to scroll into view (Explain This Question's "Why not realized"). */
-  | { type: 'selectQuestion'; id: string; reveal?: 'mechanism' };
+  /** `reveal`: a section of the question's detail to scroll into view (Explain This Question's "Why not realized", Find Where This Answer Is Lost's depth marks). */
+  | { type: 'selectQuestion'; id: string; reveal?: 'mechanism' | 'depth' };
 
 export type PanelTab = 'questions' | 'charts';
 

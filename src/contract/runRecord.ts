@@ -176,6 +176,8 @@ export interface DepthPoint {
   at: DepthMark;
   /** Tokens of the deployed output kept as the prefix. */
   tokens: number;
+  /** Characters of the deployed output's text that those tokens decode to (where the cut falls in the text); absent in runs recorded before it was kept. */
+  chars?: number;
   /** The continuations' verdicts (prefix + continuation graded as one output), in seed order. */
   correct: boolean[];
   answers: (string | null)[];

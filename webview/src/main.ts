@@ -249,6 +249,7 @@ class AuditPanel {
         this.setTab('questions');
         this.selectQuestion(String(message.id));
         if (message.reveal === 'mechanism') this.detail.reveal('.mechanism');
+        if (message.reveal === 'depth') this.detail.reveal('.depth');
         break;
     }
   }

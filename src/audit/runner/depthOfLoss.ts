@@ -61,9 +61,12 @@ export function depthResult(
   prefixText: (tokens: number) => string,
   generations: readonly Generation[],
 ): DepthResult {
+  // Where each cut falls in the deployed text, so a viewer can mark it there.
+  const charsAt = (tokens: number) => Math.min(deployedOutput.length, prefixText(tokens).length);
   const points: DepthPoint[] = cuts.map((c, i) => ({
     at: c.at,
     tokens: c.tokens,
+    chars: charsAt(c.tokens),
     correct: verdicts[i].map((v) => v.correct),
     answers: verdicts[i].map((v) => v.answer),
     reached: verdicts[i].some((v) => v.correct),
@@ -75,7 +78,7 @@ export function depthResult(
   const next = deepest === null ? 0 : deepest + 1;
   let noReturn: DepthResult['noReturn'] = null;
   if (next < points.length) {
-    const at = Math.min(deployedOutput.length, prefixText(points[next].tokens).length);
+    const at = charsAt(points[next].tokens);
     noReturn = { point: next, before: deployedOutput.slice(Math.max(0, at - NO_RETURN_CONTEXT), at), after: deployedOutput.slice(at, at + NO_RETURN_CONTEXT) };
   }
   const lostIn: DepthResult['lostIn'] = deepest === null ? 'start' : noReturn === null ? 4 : quarterOf(points[noReturn.point].tokens, usableTokens);

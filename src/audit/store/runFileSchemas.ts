@@ -145,6 +145,7 @@ const depthResult = object({
     object({
       at: depthMark,
       tokens: nonNegativeInteger,
+      chars: v.optional(nonNegativeInteger),
       correct: v.array(flag, 'expected an array of true/false'),
       answers: v.array(v.nullable(text), 'expected an array of answers'),
       reached: flag,

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { DEFAULT_PROBES } from '../../service';
+import { probeItems } from './probeFamilies';
 import { countJsonLines, limitItems, limitProblem, routeBudgetOf, selectorItems } from './auditScope';
 import { AUDIT_OPTIONS, type AuditOptions, type OptionSpec } from '../../service';
 import { reusedModelNote, type ModelRole } from './reusedModelNote';
@@ -98,15 +99,7 @@ export class AuditChoices {
   async probes(fromSettings: string[]): Promise<string[] | undefined> {
     const current = this.rememberedProbes() ?? fromSettings ?? DEFAULT_PROBES;
     const budgetOf = new Map(current.map((p) => [p.split(':')[0], p.split(':')[1] ?? '16']));
-    const families: { name: string; detail: string }[] = [
-      { name: 'sample', detail: 'temperature sampling, one seed per attempt' },
-      { name: 'routes', detail: 'random layer routes (skip or repeat blocks)' },
-      { name: 'search', detail: 'route search guided by the model\'s own confidence' },
-    ];
-    const picks = await vscode.window.showQuickPick(
-      families.map((f) => ({ label: f.name, description: `budget ${budgetOf.get(f.name) ?? '16'}`, detail: f.detail, picked: budgetOf.has(f.name) })),
-      { canPickMany: true, title: 'Reach Audit: probes', placeHolder: 'Which probes try to reach the right answer' },
-    );
+    const picks = await vscode.window.showQuickPick(probeItems(current), { canPickMany: true, title: 'Reach Audit: probes', placeHolder: 'Which probes try to reach the right answer' });
     if (!picks || picks.length === 0) return undefined;
     const first = budgetOf.get(picks[0].label) ?? '16';
     const budget = await vscode.window.showInputBox({

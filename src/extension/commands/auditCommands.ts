@@ -8,6 +8,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AuditRequestOptions, QuestionRequestOptions, RequestBody } from '../../service';
+import { lostAnswerOptions, noDepthReason } from './lostAnswerOptions';
 import type { Comparison } from '../../contract';
 import { AuditChoices, isDatasetFile } from './auditChoices';
 import { isArgObject, questionAtCursor } from './questionAtCursor';
@@ -32,6 +33,7 @@ export const COMMANDS = {
   auditQuestion: 'reachAudit.auditQuestion',
   probeRoutes: 'reachAudit.probeRoutesForQuestion',
   silenceBlocks: 'reachAudit.silenceBlocksForQuestion',
+  findLostAnswer: 'reachAudit.findWhereAnswerIsLost',
   showQuestion: 'reachAudit.showQuestion',
   showLog: 'reachAudit.showLog',
 } as const;
@@ -278,7 +280,7 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
   }
 
   /** The per-question editor commands: the question under the cursor, with the chosen probes. */
-  async function auditQuestion(kind: QuestionCommand, arg?: unknown): Promise<CommandResult> {
+  async function auditQuestion(kind: QuestionCommand | 'depth', arg?: unknown): Promise<CommandResult> {
     if (!trusted()) return { how: 'untrusted' };
     const given: QuestionArgs = isArgObject(arg) ? (arg as QuestionArgs) : {};
     const place = questionAtCursor(arg, given);
@@ -289,17 +291,22 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     const settings = readAuditSettings();
     const model = given.options?.model ?? (await choices.model('model', settings.modelPath));
     if (!model) return { how: 'dismissed' };
-    const base = questionCommandPlan<QuestionRequestOptions>(kind, { ...runOptionsOf(settings), ...(choices.rememberedProbes() ? { probes: choices.rememberedProbes() } : {}), ...given.options, model, data: file });
+    const planned = questionCommandPlan<QuestionRequestOptions>(kind === 'depth' ? 'all' : kind, { ...runOptionsOf(settings), ...(choices.rememberedProbes() ? { probes: choices.rememberedProbes() } : {}), ...given.options, model, data: file });
+    // Find Where This Answer Is Lost: the question's audit with the depth probe (lostAnswerOptions.ts).
+    const base = kind === 'depth' ? lostAnswerOptions(planned) : planned;
     const ws = workspaceFolder();
     if (ws && !base.workspace) base.workspace = ws;
-    const result = await session.run({ type: 'auditQuestion', question: { line }, options: base }, questionCommandTitle(kind, line, base));
+    const title = kind === 'depth' ? `Reach Audit: finding where the answer is lost in the question on line ${line}` : questionCommandTitle(kind, line, base);
+    const result = await session.run({ type: 'auditQuestion', question: { line }, options: base }, title);
     deps.runsChanged();
     if (result.outcome?.type === 'result' && 'record' in result.outcome && result.runDir) {
       const record = result.outcome.record;
       records.addRecord(file, result.runDir, record);
       panel.show(result.runDir, { preserveFocus: true });
       await panel.whenReady();
-      panel.selectQuestion(record.id);
+      panel.selectQuestion(record.id, kind === 'depth' && record.depth ? 'depth' : undefined);
+      const why = kind === 'depth' ? noDepthReason(record) : undefined;
+      if (why) void vscode.window.showInformationMessage(`Reach Audit: ${why}`);
       return { runDir: result.runDir, how: 'done' };
     }
     return { runDir: result.runDir, how: result.outcome?.type === 'stopped' ? 'cancelled' : 'failed', message: result.error?.message };
@@ -391,6 +398,7 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     r(COMMANDS.auditQuestion, (a?: unknown) => auditQuestion('all', a)),
     r(COMMANDS.probeRoutes, (a?: unknown) => auditQuestion('routes', a)),
     r(COMMANDS.silenceBlocks, (a?: unknown) => auditQuestion('repair', a)),
+    r(COMMANDS.findLostAnswer, (a?: unknown) => auditQuestion('depth', a)),
     r(COMMANDS.openPanel, openPanel),
     r(COMMANDS.exportResults, exportResults),
     r(COMMANDS.selectModel, selectModel),

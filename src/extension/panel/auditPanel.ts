@@ -180,7 +180,7 @@ export class AuditPanelHost implements vscode.Disposable {
   }
 
   /** Selects a question in the table (the tree's question rows and the editor commands use it); `reveal` scrolls a section of its detail into view. */
-  selectQuestion(id: string, reveal?: 'mechanism'): void {
+  selectQuestion(id: string, reveal?: 'mechanism' | 'depth'): void {
     if (this.page.ready) this.page.post({ type: 'selectQuestion', id, ...(reveal ? { reveal } : {}) });
   }
 

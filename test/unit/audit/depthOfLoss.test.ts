@@ -77,6 +77,8 @@ describe('depth of loss: definitions', () => {
     assert.equal(r.noReturn?.after, output.slice(150, 230));
     assert.equal(r.lostIn, 3); // the cut at 15 of 20 tokens lies in the third quarter
     assert.deepEqual(r.points.map((p) => p.reached), [true, false, true, false]);
+    // Where each cut falls in the deployed text (a viewer marks it there).
+    assert.deepEqual(r.points.map((p) => p.chars), [0, 50, 100, 150]);
     assert.deepEqual(r.cost, { generations: 2, tokens: 3, blockApplications: 30 });
   });
 

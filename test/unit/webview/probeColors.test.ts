@@ -9,11 +9,11 @@ import { probeColor, probeColorIndex } from '../../../webview/src/charts/probeCo
 const SERIES = ['c0', 'c1', 'c2', 'c3', 'c4', 'c5'];
 
 test('the known probes have fixed, different colours', () => {
-  assert.deepEqual(['sample', 'routes', 'search'].map((p) => probeColor(p, SERIES)), ['c0', 'c1', 'c2']);
+  assert.deepEqual(['sample', 'routes', 'search', 'perturb'].map((p) => probeColor(p, SERIES)), ['c0', 'c1', 'c2', 'c3']);
 });
 
 test('another probe gets the same colour every time, after the known ones', () => {
   const index = probeColorIndex('zeta');
-  assert.ok(index >= 3 && index < 6, String(index));
+  assert.ok(index >= 4 && index < 6, String(index));
   assert.equal(probeColor('zeta', SERIES), probeColor('zeta', [...SERIES]));
 });

@@ -27,6 +27,7 @@ import { MechanismHeatmap } from './mechanismHeatmap';
 import { routesVsSearchView } from './routesVsSearch';
 import { repairNullSentences } from '../headline/repairNullView';
 import { probeColor } from './probeColors';
+import { depthCurvePoints, depthCurveText } from './depthCurve';
 import { markSeries } from './seriesMark';
 import { rateOf, type MechanismData, type PassAtKKind, type Rate, type RunSummary, type UnfinishedNumbers, RATE_MIN_QUESTIONS } from '../../../src/contract';
 import type { RunStatistics } from './runStatistics';
@@ -176,6 +177,8 @@ export class ChartsView {
     }
     const matched = this.matchedBudgetCard(colors);
     if (matched) this.element.appendChild(matched);
+    const depth = this.depthCard(colors);
+    if (depth) this.element.appendChild(depth);
     const repair = this.repairCard(colors);
     if (repair) this.element.appendChild(repair);
     const heat = this.heatmapCard();
@@ -353,6 +356,39 @@ export class ChartsView {
     const { box, canvas } = canvasBox('pass@k curves per probe with 95% intervals');
     const element = card('pass@k', `${passAtKCaption(curves)} Mean over questions, as summary.json computes it; band: 95% normal interval over questions. Dashed: base checkpoint.`, box, numbersTable(['probe', 'k', 'pass@k', '95% CI', 'n'], rows));
     this.add(canvas, { type: 'line', data: { datasets }, options: this.lineOptions('k (attempts)', 'pass@k') });
+    return element;
+  }
+
+  /** Depth of loss (--depth-probe): the failure set's reach from each depth of the deployed output. */
+  private depthCard(colors: ThemeColors): HTMLElement | null {
+    const withDepth = this.runs.map((run, r) => ({ run, r, depth: run.summary?.depth })).filter((x) => x.depth && x.depth.n > 0);
+    if (withDepth.length === 0) return null;
+    const datasets: ChartDataset<'line'>[] = [];
+    const rows: HTMLElement[] = [];
+    const sentences: string[] = [];
+    for (const { run, r, depth } of withDepth) {
+      const label = this.runs.length > 1 ? `reached (${run.label})` : 'reached';
+      const points = depthCurvePoints(depth!);
+      // One colour per run: the continuations decode as the sample probe does.
+      datasets.push(...this.curve(label, points.map((p) => ({ x: p.x * 100, y: p.y, low: p.low, high: p.high })), r === 0 ? probeColor('sample', colors.series) : colors.muted, r > 0));
+      for (const p of points) {
+        rows.push(h('tr', {}, ...(this.runs.length > 1 ? [h('td', {}, run.label)] : []), h('td', {}, p.label), h('td', { class: 'num' }, percent(p.x)), ...proportionCells({ n: p.n, successes: p.successes, rate: p.y, ci: { lo: p.low, hi: p.high } })));
+      }
+      sentences.push(depthCurveText(depth!));
+    }
+    const { box, canvas } = canvasBox(sentences.join(' '));
+    const main = withDepth[0].depth!;
+    const headers = [...(this.runs.length > 1 ? ['run'] : []), 'from', 'mean depth', ...PROPORTION_HEADERS];
+    const element = card(
+      'Reach over depth of the deployed output',
+      `Each failure-set question (n = ${count(main.n)}) resampled ${main.budget} times from prefixes of its deployed output (0, ¼, ½, ¾ of its tokens, the last line break). x: the prefix's mean share of the output; y: the share of those questions reached from it; band: 95% Wilson interval. Lost in the first quarter: ${count(main.early.successes)} of ${count(main.early.n)}, later: ${count(main.late.successes)}.${withDepth.length > 1 ? ' Dashed: base checkpoint.' : ''}`,
+      box,
+      h('p', { class: 'sr-only depth-curve-text' }, sentences.join(' ')),
+      numbersTable(headers, rows),
+    );
+    const options = this.lineOptions('depth into the deployed output (% of its tokens)', 'failure set reached');
+    if (options?.scales) options.scales.x = { type: 'linear', min: 0, max: 100, title: { display: true, text: 'depth into the deployed output (% of its tokens)' }, ticks: { callback: (v) => `${v}%` } };
+    this.add(canvas, { type: 'line', data: { datasets }, options });
     return element;
   }
 
