@@ -139,7 +139,12 @@ export class ComparisonView {
       ));
     }
     const curves = passAtKDeltaCurves(compare);
-    const alongK = curves.length > 0 ? passAtKDeltaBlock(curves) : undefined;
+    // The section's under-20 rule holds here too: below it every difference is a count, so no curve of points.
+    const fewPaired = curves.length > 0 && curves[0].n < RATE_MIN_QUESTIONS;
+    if (fewPaired) {
+      blocks.push(block('Ceilings along k (tuned − base pass@k)', `Fewer than ${RATE_MIN_QUESTIONS} paired questions (n = ${count(curves[0].n)}): the differences along k are not drawn; they start at ${RATE_MIN_QUESTIONS} questions, as every difference in this section.`));
+    }
+    const alongK = curves.length > 0 && !fewPaired ? passAtKDeltaBlock(curves) : undefined;
     if (alongK) {
       blocks.push(block(
         'Ceilings along k (tuned − base pass@k)',
