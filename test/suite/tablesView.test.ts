@@ -132,11 +132,12 @@ suite('Build Tables and the training trajectory', function () {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
-  test('Build Tables: the three tables as reach-audit table prints them, rendered as text under the strict CSP', async () => {
+  test('Build Tables: the tables as reach-audit table prints them, rendered as text under the strict CSP', async () => {
     const result = await vscode.commands.executeCommand<TablesResult>('reachAudit.buildTables', { folders: [...runs, comparison] });
     assert.equal(result.error, undefined);
     const message = result.message as TablesMessage;
-    assert.deepEqual(message.tables.map((t) => t.id), ['routes-vs-search', 'repair', 'training']);
+    assert.deepEqual(message.tables.map((t) => t.id), ['routes-vs-search', 'repair', 'training', 'pass-at-k-delta']);
+    assert.equal(message.tables[3].rows.length, 4, 'Δpass@k: one row per k ≤ the budget of 4 for the one comparison');
     assert.equal(message.tables[0].rows.length, 3, 'one routes-vs-search row per checkpoint');
     assert.equal(message.tables[2].rows.length, 1, 'one training row for the comparison');
     // The same rows as the command line's Markdown.
@@ -174,7 +175,7 @@ suite('Build Tables and the training trajectory', function () {
     if (!pageProbesAvailable) return;
     // The chat side bar would take a third of the window in the pictures.
     await vscode.commands.executeCommand('workbench.action.closeAuxiliaryBar');
-    const dom = await panelEval<TablesDom>(TABLES_DOM, 3, 20_000, FRAME);
+    const dom = await panelEval<TablesDom>(TABLES_DOM, message.tables.length, 20_000, FRAME);
     assert.deepEqual(dom.sections.map((s) => s.rows), message.tables.map((t) => t.rows), 'every cell as sent, as text');
     assert.deepEqual(dom.sections.map((s) => s.headline), message.tables.map((t) => t.notes[0]));
     assert.equal(dom.img, 0);
