@@ -294,6 +294,20 @@ export class GenerationScheduler {
     });
   }
 
+  /** KV bytes the running sequences may come to hold, and the prompts prefilled ahead hold. */
+  private kvHeld(): number {
+    let held = 0;
+    for (const r of this.active) held += r.kvBytes;
+    for (const g of this.queue) if (g.prefix) held += this.promptKvBytes(g);
+    return held;
+  }
+
+  /** A prefilled prompt's caches: one slot past the prompt (routeExecutor.ts allocates so). */
+  private promptKvBytes(g: PromptGroup): number {
+    const c = g.waiting[0].c;
+    return this.ctx.kvBytes(c.route.length, c.request.promptIds.length + 1);
+  }
+
   private async loop(): Promise<void> {
     const p = this.profile;
     const began = performance.now();
@@ -438,20 +452,6 @@ export class GenerationScheduler {
       room--;
     }
     return ahead;
-  }
-
-  /** KV bytes the running sequences may come to hold, and the prompts prefilled ahead hold. */
-  private kvHeld(): number {
-    let held = 0;
-    for (const r of this.active) held += r.kvBytes;
-    for (const g of this.queue) if (g.prefix) held += this.promptKvBytes(g);
-    return held;
-  }
-
-  /** A prefilled prompt's caches: one slot past the prompt (routeExecutor.ts allocates so). */
-  private promptKvBytes(g: PromptGroup): number {
-    const c = g.waiting[0].c;
-    return this.ctx.kvBytes(c.route.length, c.request.promptIds.length + 1);
   }
 
   /** Each row's token (on both threads) and its log-probability. */
