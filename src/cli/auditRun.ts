@@ -53,6 +53,7 @@ export async function prepareAudit(plan: AuditPlan): Promise<PreparedCliAudit> {
       onModelReady: tty ? () => writeControl(process.stderr, '\r\x1b[2K') : undefined,
       onProgress: (p) => progress.update(p),
       onEstimate: (e) => process.stderr.write(estimateLines(plan.label, e).join('\n') + '\n'),
+      onKvMemory: (line) => process.stderr.write(`${plan.label}: ${line}\n`),
     });
     progress.done();
     const stages = Object.entries(result.timings).map(([s, t]) => `${s} ${t.generations} gen, ${t.tokens} tokens`);

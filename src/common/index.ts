@@ -4,4 +4,5 @@ export { createFolder, describeFsError, isStorageError } from './folderCreation'
 export { FolderLockedError, assertFolderFree, describeHolder, lockFolder, recoveredNote, type FolderLock } from './folderLock';
 export { escapeHtml } from './escapeHtml';
 export { median } from './median';
+export { memorySizeText, parseMemorySize } from './memorySize';
 export { forEachLine, isRegularFile, openRegularFile, readRegularBytes, readRegularText } from './boundedRead';

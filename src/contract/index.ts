@@ -56,6 +56,7 @@ export {
   type ShardSelection,
   type RunSettings,
   type RunManifest,
+  type KvMemoryPlan,
 } from './runManifest';
 export type { PairedDelta, RateWithIds, Comparison, RunRef, StoredComparison } from './comparison';
 export type { DeltaAtK, DeltaAtKMethod, PassAtKDeltaCurve } from './passAtKDelta';

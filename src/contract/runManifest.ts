@@ -247,8 +247,9 @@ export interface RunManifest extends Omit<RunSettings, 'grading' | 'probeDecodin
    * numerics: the machine the local engine started the run on (absent for remote backends, whose
    * servers decide, and for runs made before it was recorded); numericsAlso: the other platforms
    * that computed some of its questions (a resumed session or a merged shard on another machine).
+   * kvMemory: the KV budget the session that started the run was given (absent: none).
    */
-  engine: { version: string; weights?: 'f32' | 'int8'; numerics?: NumericsPlatform; numericsAlso?: NumericsPlatform[] };
+  engine: { version: string; weights?: 'f32' | 'int8'; numerics?: NumericsPlatform; numericsAlso?: NumericsPlatform[]; kvMemory?: KvMemoryPlan };
   /** numBlocks 0: not known (an imported log names a model, not its weights). */
   model: { path: string; contentHash: string; numBlocks: number };
   /** Set by `reach-audit regrade`: the run whose outputs these records grade again. */
@@ -259,6 +260,25 @@ export interface RunManifest extends Omit<RunSettings, 'grading' | 'probeDecodin
   backend?: RemoteBackendInfo;
   /** Set by `reach-audit import`: the evaluation log these records were read from, and what it cannot say. */
   imported?: ImportedLog;
+}
+
+/**
+ * --kv-memory: the budget and the most KV cache one sequence of the run can come to hold: the
+ * longest route's positions × KV heads × cache head size × 2 (keys, values) × 4 bytes × the slots
+ * allocated for the longest prompt plus the token budget (docs/design.md, "Memory-aware admission").
+ * Scheduling only: records are the same with and without it, so a resume may change it.
+ */
+export interface KvMemoryPlan {
+  budgetBytes: number;
+  perSequenceBytes: number;
+  routeLength: number;
+  kvHeads: number;
+  headSize: number;
+  promptTokens: number;
+  maxNewTokens: number;
+  slots: number;
+  /** Sequences of that need the budget holds at once (at most --max-batch). */
+  atOnce: number;
 }
 
 /** An evaluation harness's log imported as a run (docs/design.md, "Imported logs"). */

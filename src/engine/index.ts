@@ -34,4 +34,5 @@ export { MAX_PERTURBATION_SCALE, perturbationDirection } from './decode/residual
 export { quoteValue } from './remote/quoteValue';
 export type { CompletionRequestBody, CompletionResponseBody, CompletionChoice, HealthBody } from './remote/completionApi';
 export { modelFloatBytes } from './checkpoint/memoryFootprint';
+export { sequenceKvNeed, type KvNeed } from './decode/kvMemory';
 export { NonFiniteActivations } from './decode/nonFiniteActivations';

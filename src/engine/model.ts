@@ -22,6 +22,7 @@ import { NonFiniteActivations } from './decode/nonFiniteActivations';
 import { TokenChoicePool } from './sampling/tokenChoicePool';
 import { LogSumExp } from './sampling/logSumExp';
 import { type BlockInspection, inspectBlocks } from './decode/blockInspection';
+import { sequenceKvNeed } from './decode/kvMemory';
 
 export interface LoadOptions {
   /** Graph cache folder; default REACH_AUDIT_CACHE or ~/.cache/reach-audit/graphs. */
@@ -33,6 +34,8 @@ export interface LoadOptions {
   onWarning?: (message: string) => void;
   /** Most sequences decoded together in one batch (default DEFAULT_MAX_BATCH). */
   maxBatch?: number;
+  /** KV-cache budget in bytes: sequences are admitted while their caches fit (generationScheduler.ts); default none. */
+  kvMemory?: number;
   /** Let onnxruntime's worker threads spin between ops (faster only on an otherwise idle machine). */
   spinThreads?: boolean;
   /** Graph construction choices (default: the measured fastest). */
@@ -78,6 +81,8 @@ export class Model implements TextGenerator {
   onStep?: (step: StepTiming) => void;
   /** Most sequences in one decode step; may be changed between steps (the bench does). */
   maxBatch: number;
+  /** KV-cache budget in bytes (null: none); may be changed between calls, like maxBatch. */
+  kvMemory: number | null;
   private disposed = false;
   private readonly scheduler: GenerationScheduler;
 
@@ -94,9 +99,11 @@ export class Model implements TextGenerator {
     maxBatch: number,
     private readonly choices: TokenChoicePool,
     private readonly logSumExp: LogSumExp,
+    kvMemory: number | null,
   ) {
     this.numBlocks = config.numBlocks;
     this.maxBatch = maxBatch;
+    this.kvMemory = kvMemory;
     this.scheduler = new GenerationScheduler({
       choices,
       logSumExp,
@@ -107,6 +114,8 @@ export class Model implements TextGenerator {
       eosIds: new Set([...config.eosTokenIds, ...tokenizer.eosTokenIds]),
       decode: (ids) => tokenizer.decode(ids),
       maxBatch: () => this.maxBatch,
+      kvMemory: () => this.kvMemory,
+      kvBytes: (routeLength, tokens) => sequenceKvNeed(config, routeLength, tokens).bytes,
       onStep: (s) => this.onStep?.(s),
     });
   }
@@ -178,7 +187,7 @@ export class Model implements TextGenerator {
       invFreq: ropeInverseFrequencies(config),
       prefixStoreBytes: options.prefixStoreBytes ?? defaultPrefixStoreBytes(config),
     });
-    return new Model(modelDir, config, tokenizer, executor, embedding, sessions, graphs, options.maxBatch ?? DEFAULT_MAX_BATCH, new TokenChoicePool(threads), logSumExp);
+    return new Model(modelDir, config, tokenizer, executor, embedding, sessions, graphs, options.maxBatch ?? DEFAULT_MAX_BATCH, new TokenChoicePool(threads), logSumExp, options.kvMemory ?? null);
   }
 
   /** How the projection weights are stored and multiplied. */

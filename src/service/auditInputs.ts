@@ -5,7 +5,7 @@
  * expected. The CLI and the engine service both come through here.
  */
 import { InputError } from '../engine/index';
-import { readRegularText } from '../common';
+import { parseMemorySize, readRegularText } from '../common';
 
 import { globalRoutePool } from '../audit/runner';
 import { readBenchmark, type Dataset, ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset';
@@ -175,6 +175,8 @@ export interface PreSettings {
   /** Questions open at once (see questionPipeline.ts). */
   inFlight: number;
   maxBatch?: number;
+  /** --kv-memory in bytes. */
+  kvMemory?: number;
   grading: GradingSettings;
   /** --thinking-markers as given; the run's markers are settled once the model loads (thinkingOfRun). */
   thinkingMarkers?: { open: string; close: string };
@@ -240,6 +242,7 @@ export function readPreSettings(options: AuditOptions): PreSettings {
     ...(options.thinkingMarkers !== undefined && options.thinkingMarkers.trim() !== '' ? { thinkingMarkers: parseThinkingMarkers(options.thinkingMarkers) } : {}),
     inFlight: options.batch ?? AUDIT_DEFAULTS.batch,
     maxBatch: options.maxBatch,
+    ...(options.kvMemory !== undefined ? { kvMemory: parseMemorySize(options.kvMemory, '--kv-memory') } : {}),
   };
 }
 

@@ -7,7 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { assertFolderFree, ENGINE_VERSION, numericsPlatform, InputError, keptAddedTokens, parseWeightPrecision, publicUrl, readModelConfig, type LoadOptions, type WeightPrecision } from '../engine/index';
+import { assertFolderFree, DEFAULT_MAX_BATCH, ENGINE_VERSION, numericsPlatform, InputError, keptAddedTokens, parseWeightPrecision, publicUrl, readModelConfig, type LoadOptions, type WeightPrecision } from '../engine/index';
 import { issueWhere, type Dataset } from '../audit/dataset';
 import { modelContentHash, latestRunFolder, MANIFEST_FILE, newRunFolder, prepareRunFolder } from '../audit/store';
 import type { QuestionRecord } from '../contract';
@@ -16,6 +16,7 @@ import { checkOptionRanges, type AuditOptions } from './auditOptions';
 import { checkBackendOptions, isRemoteBackend, layerProbesRefused, openBackend, type OpenedBackend } from './backend';
 import { checkPresetFormat, presetWarnings } from '../audit/presets';
 import { readDataset, readPreSettings, runSettings, selectQuestions, type PreSettings, type Selection } from './auditInputs';
+import { kvMemoryText, longestPrompt, longestRoute, planKvMemory } from './kvMemoryPlan';
 
 export interface AuditJobPlan {
   options: AuditOptions;
@@ -41,6 +42,8 @@ export interface ModelRequest {
   threads?: number;
   cacheDir?: string;
   maxBatch?: number;
+  /** KV-cache budget in bytes (--kv-memory). */
+  kvMemory?: number;
   /** Projection weights: f32 when absent. */
   weights?: WeightPrecision;
   onProgress?: (message: string) => void;
@@ -64,6 +67,8 @@ export interface AuditJobRun {
   onRecord?: (record: QuestionRecord) => void;
   /** When given, a short warm-up is timed before the first question and the plan handed out. */
   onEstimate?: (estimate: AuditEstimate) => void;
+  /** With --kv-memory: the line stating each sequence's KV need and how many the budget runs at once, before the run. */
+  onKvMemory?: (line: string) => void;
 }
 
 export interface AuditJobResult extends RunAuditResult {
@@ -118,7 +123,7 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
   checkOptionRanges(options);
   const pre: PreSettings = readPreSettings(options);
   const weights = parseWeightPrecision(options.weights);
-  readModelConfig(path.resolve(plan.modelDir)); // a missing or broken model folder fails before any work
+  const config = readModelConfig(path.resolve(plan.modelDir)); // a missing or broken model folder fails before any work
   const dataset = await readDataset(options);
   checkPresetFormat(pre.deployment, dataset.format);
   const shown = dataset.issues.slice(0, 10);
@@ -127,6 +132,9 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
   const selection = plan.select ? plan.select(dataset) : selectQuestions(dataset, options);
   for (const w of presetWarnings(pre.deployment, selection.questions)) plan.warn(w);
   checkBackendOptions(options);
+  if (pre.kvMemory !== undefined && isRemoteBackend(options)) {
+    throw new InputError('--kv-memory budgets the local engine\'s KV caches; servers (--backend openai) manage their own (vLLM: --gpu-memory-utilization)');
+  }
   const given = typeof plan.name === 'string' ? plan.name : plan.name(selection);
   // Each shard is its own run; merge joins them (and strips this suffix from the name).
   const name = selection.shard ? `${given}-shard-${selection.shard.index}-of-${selection.shard.count}` : given;
@@ -141,7 +149,7 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
     async run(how = {}) {
       const contentHash = await modelContentHash(plan.modelDir);
       const started = performance.now();
-      const request: ModelRequest = { dir: plan.modelDir, contentHash, threads: options.threads, cacheDir: options.cacheDir, maxBatch: pre.maxBatch, ...(weights ? { weights } : {}), onProgress: how.onModelProgress };
+      const request: ModelRequest = { dir: plan.modelDir, contentHash, threads: options.threads, cacheDir: options.cacheDir, maxBatch: pre.maxBatch, ...(pre.kvMemory !== undefined ? { kvMemory: pre.kvMemory } : {}), ...(weights ? { weights } : {}), onProgress: how.onModelProgress };
       const remote = isRemoteBackend(options);
       if (remote) how.onModelProgress?.(`connecting to ${(options.baseUrl ?? []).map(publicUrl).join(', ')}`);
       const lease = await (how.acquireModel && !remote ? how.acquireModel(request) : openBackend(options, plan.modelDir, loadOptions(request), plan.warn));
@@ -153,6 +161,15 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
         const thinking = thinkingOfRun(pre.thinkingMarkers, keptAddedTokens(plan.modelDir), model, settings.deployment, selection.questions[0]);
         if (thinking) settings.grading = { ...settings.grading, thinking };
         if (settings.globalRoutes.skipped) plan.warn(settings.globalRoutes.skipped);
+        const maxBatch = pre.maxBatch ?? DEFAULT_MAX_BATCH;
+        const kvMemory = pre.kvMemory === undefined ? undefined : planKvMemory(config, pre.kvMemory, {
+          routeLength: longestRoute(settings, model.numBlocks),
+          numBlocks: model.numBlocks,
+          promptTokens: longestPrompt(model, settings, selection.questions),
+          maxNewTokens: settings.deployment.maxNewTokens,
+          maxBatch,
+        });
+        if (kvMemory) how.onKvMemory?.(kvMemoryText(kvMemory, maxBatch));
         const refused = layerProbesRefused(settings, lease.remote);
         if (refused.length > 0) {
           throw new InputError(
@@ -165,6 +182,7 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
           modelInfo: { path: plan.modelDir, contentHash, ...(lease.remote ? { backend: lease.remote } : {}) },
           engineVersion: ENGINE_VERSION,
           ...(lease.remote ? {} : { numerics: numericsPlatform() }),
+          ...(kvMemory ? { kvMemory } : {}),
           dataset,
           questions: selection.questions,
           settings,
@@ -193,6 +211,7 @@ export function loadOptions(request: ModelRequest): LoadOptions {
     ...(request.threads !== undefined ? { threads: request.threads } : {}),
     ...(request.cacheDir !== undefined ? { cacheDir: request.cacheDir } : {}),
     ...(request.maxBatch !== undefined ? { maxBatch: request.maxBatch } : {}),
+    ...(request.kvMemory !== undefined ? { kvMemory: request.kvMemory } : {}),
     ...(request.weights !== undefined ? { weights: request.weights } : {}),
     onProgress: request.onProgress,
   };

@@ -132,6 +132,16 @@ export const AUDIT_OPTIONS = {
   resume: { flag: 'resume', kind: 'boolean', help: 'continue a stopped run (the newest run named NAME, or --out DIR)' },
   batch: { flag: 'batch', kind: 'wholeNumber', min: 1, arg: 'N', help: `questions audited at once; their generations share the engine's batch (default ${AUDIT_DEFAULTS.batch})` },
   maxBatch: { flag: 'max-batch', kind: 'wholeNumber', min: 1, arg: 'N', help: `most sequences decoded together (default ${DEFAULT_MAX_BATCH})` },
+  kvMemory: {
+    flag: 'kv-memory',
+    kind: 'string',
+    arg: 'SIZE',
+    help:
+      'KV-cache budget of the local engine (e.g. 8G, 512MiB; default none: --max-batch alone): a sequence\n' +
+      'starts only while the caches it can come to hold fit beside the running ones, the rest wait;\n' +
+      'its need is route positions × KV heads × head size × 2 × 4 bytes × slots for prompt + budget\n' +
+      'tokens (a power of two), stated before the run and in the manifest; records are unchanged',
+  },
   threads: { flag: 'threads', kind: 'wholeNumber', min: 1, arg: 'N', help: 'engine threads (default: all cores)' },
   cacheDir: { flag: 'cache-dir', kind: 'string', arg: 'DIR', path: true, help: 'graph cache (default: $REACH_AUDIT_CACHE or ~/.cache/reach-audit/graphs)' },
   weights: { flag: 'weights', kind: 'string', arg: 'P', help: 'f32 (default) or int8 (8-bit weights, one scale per 32; recorded in the manifest)' },

@@ -330,6 +330,7 @@ export class EngineService {
       onProgress,
       onRecord: (record) => this.send({ type: 'record', id, record, ...labelled }),
       onEstimate: (estimate) => this.send({ type: 'estimate', id, estimate, ...labelled }),
+      onKvMemory: (line) => this.send({ type: 'log', id, level: 'info', message: `${job.label ?? 'audit'}: ${line}` }),
     });
     active.runDir = result.folder;
     active.done = result.records.length;
@@ -340,7 +341,7 @@ export class EngineService {
 
   /** The loaded model for this request: the previous one when nothing changed, else a fresh load. It stays loaded after the job. */
   private async model(request: ModelRequest): Promise<ModelLease> {
-    const key = JSON.stringify([path.resolve(request.dir), request.contentHash, request.threads ?? null, request.cacheDir ?? null, request.maxBatch ?? null, request.weights ?? null]);
+    const key = JSON.stringify([path.resolve(request.dir), request.contentHash, request.threads ?? null, request.cacheDir ?? null, request.maxBatch ?? null, request.kvMemory ?? null, request.weights ?? null]);
     if (this.cached?.key !== key) {
       await this.releaseModel();
       this.cached = { key, model: await loadModel(request.dir, loadOptions(request)) };

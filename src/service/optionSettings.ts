@@ -133,6 +133,7 @@ const OPTION_SETTINGS: Readonly<Partial<Record<keyof typeof AUDIT_OPTIONS, Optio
   weights: { group: 'engine', values: WEIGHT_VALUES },
   batch: { group: 'engine' },
   maxBatch: { group: 'engine' },
+  kvMemory: { group: 'engine' },
   threads: { group: 'engine', note: '0: the engine picks.', schema: { type: 'integer', minimum: 0, default: 0 } },
   // A path on the machine the engine runs on: in a remote window VS Code lists such settings in the Remote tab, not the User tab.
   cacheDir: {

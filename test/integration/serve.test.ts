@@ -112,6 +112,15 @@ describe('reach-audit serve, driven by the extension client', () => {
     assert.deepEqual(readRecords(viaCli), readRecords(full));
   });
 
+  test('--kv-memory through the engine process: the need is logged, and the records are those of the run without it', async () => {
+    const events: RequestEvent[] = [];
+    const budgeted = path.join(root, 'runs', 'kv-memory');
+    const outcome = await engine.request({ type: 'audit', options: { ...OPTIONS, out: budgeted, kvMemory: '100K' } }, (e) => events.push(e)).result;
+    assert.ok(outcome.type === 'result', JSON.stringify(outcome).slice(0, 300));
+    assert.ok(events.some((e) => e.type === 'log' && e.level === 'info' && /^audit: KV memory: up to .* per sequence \(.*\); the 100 KiB budget runs \d+ at once/.test(e.message)), 'the need is stated');
+    assert.deepEqual(readRecords(budgeted), readRecords(full));
+  });
+
   test('auditQuestion (by line or by id) equals that question\'s record in the full run', async () => {
     const q4 = readRecords(full).find((r) => r.id === 'q4')!;
     assert.equal(q4.line, 6);

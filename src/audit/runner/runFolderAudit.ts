@@ -15,7 +15,7 @@ import type { Dataset, Question } from '../dataset';
 import { checkPresetFormat } from '../presets';
 import { manifestMismatches, FAILURE_SET_FILE, JsonLinesAppender, RECORDS_FILE, SUMMARY_FILE, TIMINGS_FILE, UnwritableLineError, prepareRunFolder, readJsonFile, readJsonLines, readManifest, readRecords, writeFileAtomic, writeJson, writeManifest } from '../store';
 import { summarize } from '../results';
-import { describeNumerics, numericsDifferences, type NumericsPlatform, type QuestionRecord, type RunSummary, type RemoteBackendInfo, type RunManifest, type RunSettings } from '../../contract';
+import { describeNumerics, numericsDifferences, type NumericsPlatform, type QuestionRecord, type RunSummary, type RemoteBackendInfo, type RunManifest, type KvMemoryPlan, type RunSettings } from '../../contract';
 import { version as packageVersion } from '../../../package.json';
 
 /** The version of reach-audit that writes a run (the package's, so a release changes it in one place). */
@@ -61,6 +61,8 @@ export interface RunAuditInput {
   engineVersion: string;
   /** The machine the local engine computes on (numericsPlatform()); absent for a remote backend, whose servers decide. */
   numerics?: NumericsPlatform;
+  /** --kv-memory: recorded in the manifest of a run it starts (scheduling only, so a resume does not compare it). */
+  kvMemory?: KvMemoryPlan;
   dataset: Dataset;
   questions: readonly Question[];
   settings: RunSettings;
@@ -96,12 +98,12 @@ export interface RunAuditResult {
   timings: Record<string, StageTiming>;
 }
 
-export function buildManifest(input: Pick<RunAuditInput, 'modelInfo' | 'engineVersion' | 'numerics' | 'dataset' | 'questions' | 'settings' | 'name' | 'model'>): RunManifest {
+export function buildManifest(input: Pick<RunAuditInput, 'modelInfo' | 'engineVersion' | 'numerics' | 'kvMemory' | 'dataset' | 'questions' | 'settings' | 'name' | 'model'>): RunManifest {
   return {
     name: input.name,
     createdAt: new Date().toISOString(),
     tool: { name: 'reach-audit', version: TOOL_VERSION },
-    engine: { version: input.engineVersion, weights: input.model.weights ?? 'f32', ...(input.numerics ? { numerics: input.numerics } : {}) },
+    engine: { version: input.engineVersion, weights: input.model.weights ?? 'f32', ...(input.numerics ? { numerics: input.numerics } : {}), ...(input.kvMemory ? { kvMemory: input.kvMemory } : {}) },
     model: { path: path.resolve(input.modelInfo.path), contentHash: input.modelInfo.contentHash, numBlocks: input.model.numBlocks },
     dataset: {
       path: path.resolve(input.dataset.path),

@@ -10,6 +10,11 @@
  * aligned (each has its own position and caches), and a sequence's numbers never depend on its
  * batch-mates, so the order and grouping change speed only, never results.
  *
+ * Memory-aware admission (a KV budget set): a sequence joins only while the KV caches it can come to
+ * hold (its route, prompt and whole token budget, kvMemory.ts) fit in the budget beside the running
+ * sequences' and the prompts prefilled ahead; the rest wait in order. A request that cannot fit even
+ * alone is refused when submitted. Admission changes which sequences decode together, never results.
+ *
  * Waiting requests are served by priority (lower first; equal priorities in submission order), so
  * an audit's earlier questions finish first while later ones fill the slots they leave free.
  *
@@ -22,7 +27,7 @@
  * Results come back in request order. A cancelled call (its signal) is rejected at once; its
  * waiting requests leave the queue and its running sequences leave the batch at the next step.
  */
-import { InputError } from '../../common';
+import { InputError, memorySizeText } from '../../common';
 import { checkRoute, checkSilenced, checkTokenIds } from './routeValidation';
 import { type RouteExecutor, SequenceSlot } from './routeExecutor';
 import { type AppliedPerturbation, checkPerturbation } from './residualPerturbation';
@@ -43,6 +48,10 @@ export interface GenerationContext {
   decode(ids: readonly number[]): string;
   /** Most sequences in one decode step (read at every step, so it can be changed between calls). */
   maxBatch(): number;
+  /** The KV-cache budget in bytes, null for none (admission by maxBatch alone); read at every admission. */
+  kvMemory(): number | null;
+  /** The most bytes of KV cache a sequence of this route length can hold with `tokens` tokens (kvMemory.ts). */
+  kvBytes(routeLength: number, tokens: number): number;
   /** Where a decode step's tokens are chosen (on two threads when the model has two cores). */
   choices: TokenChoicePool;
   /** Each row's log Σ exp(logits): a chosen token's log-probability is its logit minus this. */
@@ -137,6 +146,8 @@ interface Running {
   logprobs: number[];
   text: string | null;
   finish: FinishReason | null;
+  /** The most KV-cache bytes it can come to hold: its share of a KV budget. */
+  kvBytes: number;
 }
 
 /** Waiting requests that share a priority, prompt, route and silenced MLPs. */
@@ -199,6 +210,16 @@ export class GenerationScheduler {
       return Promise.reject(err);
     }
     if (signal?.aborted) return Promise.reject(abortError());
+    const budget = this.ctx.kvMemory();
+    const kvBytes = checked.map((c) => this.ctx.kvBytes(c.route.length, c.request.promptIds.length + c.request.maxNewTokens));
+    const over = budget === null ? -1 : kvBytes.findIndex((b) => b > budget);
+    if (over >= 0) {
+      const c = checked[over];
+      return Promise.reject(new InputError(
+        `request ${over}: its KV caches can come to ${memorySizeText(kvBytes[over])} (a route of ${c.route.length} blocks, ${c.request.promptIds.length} prompt + ${c.request.maxNewTokens} new tokens), ` +
+          `over the whole KV memory budget of ${memorySizeText(budget as number)}: raise the budget (--kv-memory), or lower the token budget (--max-new-tokens) or the route length`,
+      ));
+    }
     return new Promise<Generation[]>((resolve, reject) => {
       const call: Call = { results: new Array<Generation>(checked.length), remaining: checked.length, settled: false, resolve, reject, release: () => {} };
       if (signal) {
@@ -217,6 +238,7 @@ export class GenerationScheduler {
           logprobs: [],
           text: null,
           finish: c.request.maxNewTokens === 0 ? 'length' : null,
+          kvBytes: kvBytes[c.index],
         };
         if (r.finish !== null) this.finish(r);
         else this.enqueue(r, priority);
@@ -272,6 +294,20 @@ export class GenerationScheduler {
     });
   }
 
+  /** KV bytes the running sequences may come to hold, and the prompts prefilled ahead hold. */
+  private kvHeld(): number {
+    let held = 0;
+    for (const r of this.active) held += r.kvBytes;
+    for (const g of this.queue) if (g.prefix) held += this.promptKvBytes(g);
+    return held;
+  }
+
+  /** A prefilled prompt's caches: one slot past the prompt (routeExecutor.ts allocates so). */
+  private promptKvBytes(g: PromptGroup): number {
+    const c = g.waiting[0].c;
+    return this.ctx.kvBytes(c.route.length, c.request.promptIds.length + 1);
+  }
+
   private async loop(): Promise<void> {
     const p = this.profile;
     const began = performance.now();
@@ -321,8 +357,14 @@ export class GenerationScheduler {
     const admitted: { r: Running; g: PromptGroup; last: boolean }[] = [];
     const toPrefill: PromptGroup[] = [];
     const maxBatch = Math.max(1, this.ctx.maxBatch());
+    const budget = this.ctx.kvMemory();
+    let kvRoom = budget === null ? Infinity : budget - this.kvHeld();
     while (this.active.length + admitted.length < maxBatch && this.queue.length > 0) {
       const g = this.queue[0];
+      // In order: the next request waits while its caches would not fit (one always runs: submit refused any that cannot fit alone).
+      const next = g.waiting[0].kvBytes;
+      if (next > kvRoom && this.active.length + admitted.length > 0) break;
+      kvRoom -= next;
       if (!g.prefix && !toPrefill.includes(g)) toPrefill.push(g);
       const r = g.waiting.shift() as Running;
       admitted.push({ r, g, last: g.waiting.length === 0 });
@@ -334,7 +376,7 @@ export class GenerationScheduler {
     }
     if (toPrefill.length > 0) {
       const firsts = toPrefill.map((g) => admitted.find((a) => a.g === g)!.r.c);
-      const ahead = this.prefillAhead(toPrefill, new Set(firsts.map((c) => c.request.promptIds.length)), maxBatch);
+      const ahead = this.prefillAhead(toPrefill, new Set(firsts.map((c) => c.request.promptIds.length)), maxBatch, kvRoom);
       firsts.push(...ahead.map((g) => g.waiting[0].c));
       toPrefill.push(...ahead);
       const started = performance.now();
@@ -392,9 +434,10 @@ export class GenerationScheduler {
    * as costly as a decode step on a small model; prompts of other lengths are never added (a
    * padded prompt's log-probs would depend on its batch-mates, see routeExecutor.ts). At most
    * `maxBatch` sequences are prefilled in one call and at most `maxBatch` wait prefilled, each
-   * holding only its prompt's caches and first-token logits.
+   * holding only its prompt's caches and first-token logits, and under a KV budget only while those
+   * caches fit in what admission left (`kvRoom` bytes).
    */
-  private prefillAhead(toPrefill: readonly PromptGroup[], lengths: ReadonlySet<number>, maxBatch: number): PromptGroup[] {
+  private prefillAhead(toPrefill: readonly PromptGroup[], lengths: ReadonlySet<number>, maxBatch: number, kvRoom: number): PromptGroup[] {
     let parked = 0;
     for (const g of this.queue) if (g.prefix) parked++;
     let room = Math.min(maxBatch - toPrefill.length, maxBatch - parked);
@@ -402,6 +445,9 @@ export class GenerationScheduler {
     for (const g of this.queue) {
       if (room <= 0) break;
       if (g.prefix || toPrefill.includes(g) || !lengths.has(g.waiting[0].c.request.promptIds.length)) continue;
+      const bytes = this.promptKvBytes(g);
+      if (bytes > kvRoom) break;
+      kvRoom -= bytes;
       ahead.push(g);
       room--;
     }
