@@ -26,9 +26,11 @@
  *   node out/tools/llama-cpp/compareLlamaCpp.js [--model DIR] [--rounds 3] [--new-tokens 64]
  *     [--prompt-tokens 32] [--threads 2] [--only f32|int8] [--sequences 1,16] [--spin-threads]
  *     [--llama-threads 2] [--llama-batch-sizes 512] [--llama-flash-attention off,on] [--llama-mmap on,off]
+ *     [--llama-beside-batch-1]
  * Without --model the random model is written to <tmp>/reach-audit-qwen05b-random (as the bench does).
  */
 import { spawnSync } from 'node:child_process';
+import * as ort from 'onnxruntime-node';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -53,6 +55,12 @@ interface Setup {
   flashAttention?: boolean;
   /** llama.cpp: weights mapped from the GGUF file (true) or read into the process's memory. */
   mmap?: boolean;
+  /**
+   * llama.cpp: a batch-1 context of the same model is created and used first and kept open, as the
+   * old tool's process held one beside its 16-sequence context (`--llama-beside-batch-1`: the cause
+   * checked side by side; never the best configuration).
+   */
+  besideBatch1?: boolean;
 }
 
 /** One timed run of one configuration. */
@@ -68,6 +76,42 @@ interface Timing {
   sequencesPerCall: number;
   /** The first sequence's tokens (greedy), to check the engines agree. */
   tokens: number[];
+  /** Ours: shares of the decode time in its onnxruntime calls by kind, the rest in JavaScript. */
+  parts?: DecodeParts;
+}
+
+/**
+ * Where our decode time went (shares of it): the block calls, the head (final norm and lm_head),
+ * the log-sum-exp of the logits (logSumExp.ts), and the rest: token choice, KV cache moves,
+ * scheduling, everything in JavaScript between the calls.
+ */
+interface DecodeParts {
+  blocks: number;
+  head: number;
+  logSumExp: number;
+  rest: number;
+}
+
+/**
+ * Times every onnxruntime session call of this process by kind, told apart by the graphs' names
+ * (blockGraph.ts reads past_k, headGraph.ts gives logits, logSumExp.ts gives probs). Wraps the
+ * prototype's run: the engine's sessions are onnxruntime's own objects, so nothing else changes.
+ */
+function timeSessionCalls(): { ms: Record<keyof DecodeParts, number>; reset(): void } {
+  const ms = { blocks: 0, head: 0, logSumExp: 0, rest: 0 };
+  // The typings declare InferenceSession as a factory interface; at run time it is the class.
+  const proto = (ort.InferenceSession as unknown as { prototype: ort.InferenceSession }).prototype;
+  const run = proto.run as (...a: unknown[]) => Promise<ort.InferenceSession.ReturnType>;
+  proto.run = async function (this: ort.InferenceSession, ...a: unknown[]) {
+    const kind = this.inputNames.includes('past_k') ? 'blocks' : this.outputNames.includes('probs') ? 'logSumExp' : this.outputNames.includes('logits') ? 'head' : 'rest';
+    const t = performance.now();
+    try {
+      return await run.apply(this, a);
+    } finally {
+      ms[kind] += performance.now() - t;
+    }
+  } as typeof proto.run;
+  return { ms, reset: () => { ms.blocks = ms.head = ms.logSumExp = ms.rest = 0; } };
 }
 
 interface Run {
@@ -78,6 +122,7 @@ interface Run {
   calls: number;
   rows: number;
   tokens: number[][];
+  parts?: DecodeParts;
 }
 
 interface Engine {
@@ -97,10 +142,11 @@ const PEER_PRECISION: Record<Precision, { label: string; file: string }> = {
 /** How the report names a configuration (without its number of sequences). */
 function setupName(s: Setup): string {
   if (s.engine === 'ours') return `reach-audit ${s.precision}${s.spin ? ' (spinning threads)' : ''}`;
-  return `llama.cpp ${PEER_PRECISION[s.precision].label} threads ${s.threads}, batch ${s.batchSize}, flash attention ${s.flashAttention ? 'on' : 'off'}, ${s.mmap ? 'mmap' : 'no mmap'}`;
+  return `llama.cpp ${PEER_PRECISION[s.precision].label} threads ${s.threads}, batch ${s.batchSize}, flash attention ${s.flashAttention ? 'on' : 'off'}, ${s.mmap ? 'mmap' : 'no mmap'}${s.besideBatch1 ? ', beside a batch-1 context (old tool)' : ''}`;
 }
 
 async function ours(setup: Setup, dir: string): Promise<Engine> {
+  const sessions = timeSessionCalls();
   const model: Model = await loadModel(dir, { threads: setup.threads, weights: setup.precision, maxBatch: Math.max(16, setup.sequences), spinThreads: setup.spin === true });
   return {
     async run(prompts, newTokens) {
@@ -110,7 +156,9 @@ async function ours(setup: Setup, dir: string): Promise<Engine> {
       let calls = 0;
       let rows = 0;
       model.onStep = (s) => {
-        if (s.prefill) return;
+        // The session calls of the decode: from the end of the prefill (the first tokens' choice
+        // included, as the decode time includes it).
+        if (s.prefill) return sessions.reset();
         if (decodeStart === null) decodeStart = performance.now() - s.ms;
         inCallsMs += s.ms;
         calls++;
@@ -121,7 +169,10 @@ async function ours(setup: Setup, dir: string): Promise<Engine> {
       const end = performance.now();
       model.onStep = undefined;
       if (out.some((g) => g.tokens.length !== newTokens) || decodeStart === null) throw new Error(`${setupName(setup)}: a sequence stopped early`);
-      return { ms: end - t, decodeMs: end - decodeStart, inCallsMs, calls, rows, tokens: out.map((g) => g.tokens) };
+      const decodeMs = end - decodeStart;
+      const { blocks, head, logSumExp } = sessions.ms;
+      const parts = { blocks: blocks / decodeMs, head: head / decodeMs, logSumExp: logSumExp / decodeMs, rest: 1 - (blocks + head + logSumExp) / decodeMs };
+      return { ms: end - t, decodeMs, inCallsMs, calls, rows, tokens: out.map((g) => g.tokens), parts };
     },
     dispose: () => model.dispose(),
   };
@@ -148,6 +199,15 @@ async function llamaCpp(setup: Setup, file: string, newTokens: number, promptTok
   const lib: LlamaModule = await import('node-llama-cpp');
   const llama = await lib.getLlama({ gpu: false, build: 'never', logLevel: lib.LlamaLogLevel.error, maxThreads: setup.threads });
   const model = await llama.loadModel({ modelPath: file, gpuLayers: 0, useMmap: setup.mmap === true });
+  const beside = setup.besideBatch1 ? await model.createContext({ sequences: 1, contextSize: promptTokens + newTokens + 16, threads: setup.threads, batchSize: setup.batchSize, flashAttention: setup.flashAttention === true }) : null;
+  if (beside) {
+    const seq = beside.getSequence();
+    let n = 0;
+    for await (const token of seq.evaluate(prompt(promptTokens, 9) as never, { temperature: 0 })) {
+      void token;
+      if (++n >= newTokens) break;
+    }
+  }
   const context = await model.createContext({
     sequences: setup.sequences,
     contextSize: promptTokens + newTokens + 16,
@@ -232,6 +292,7 @@ async function llamaCpp(setup: Setup, file: string, newTokens: number, promptTok
     async dispose() {
       for (const s of seqs) s.dispose();
       await context.dispose();
+      await beside?.dispose();
       await model.dispose();
       await llama.dispose();
     },
@@ -267,6 +328,7 @@ async function measure(setup: Setup, settings: Settings, round: number): Promise
       calls: r.calls,
       sequencesPerCall: r.rows / Math.max(1, r.calls),
       tokens: r.tokens[0],
+      parts: r.parts,
     };
   } finally {
     await engine.dispose();
@@ -294,13 +356,14 @@ function wholeNumber(flag: string): (x: string) => number {
 }
 
 /** Every configuration of one precision and number of sequences: ours first, then llama.cpp's grid. */
-function setupsOf(precision: Precision, sequences: number, args: (name: string) => string | undefined, threads: number, spin: boolean): Setup[] {
+function setupsOf(precision: Precision, sequences: number, args: (name: string) => string | undefined, threads: number, spin: boolean, besideBatch1: boolean): Setup[] {
   const setups: Setup[] = [{ engine: 'ours', precision, sequences, threads, spin }];
   for (const t of listFlag(args('--llama-threads'), [threads], wholeNumber('--llama-threads')))
     for (const batchSize of listFlag(args('--llama-batch-sizes'), [512], wholeNumber('--llama-batch-sizes')))
       for (const flashAttention of listFlag(args('--llama-flash-attention'), [false, true], onOff('--llama-flash-attention')))
         for (const mmap of listFlag(args('--llama-mmap'), [true, false], onOff('--llama-mmap')))
           setups.push({ engine: 'llama.cpp', precision, sequences, threads: t, batchSize: Math.max(batchSize, sequences), flashAttention, mmap });
+  if (besideBatch1 && sequences > 1) setups.push({ ...setups[1], besideBatch1: true });
   return setups;
 }
 
@@ -310,12 +373,17 @@ function groupReport(setups: readonly Setup[], results: readonly Timing[][], set
   const { precision, sequences, threads } = setups[0];
   const lines = [`== ${precision} / ${PEER_PRECISION[precision].label}, ${sequences === 1 ? 'batch 1' : `${sequences} sequences in lock step`}: ${rounds} interleaved rounds, each configuration in its own process with one context, ${settings.promptTokens}-token prompts, ${settings.newTokens} new tokens, ours on ${threads} threads; tokens/s medians (min–max)`];
   const peers = setups.map((_, i) => i).filter((i) => setups[i].engine === 'llama.cpp');
-  const best = peers.reduce((a, i) => (median(results[i].map((x) => x.decode)) > median(results[a].map((x) => x.decode)) ? i : a), peers[0]);
+  const best = peers.filter((i) => !setups[i].besideBatch1).reduce((a, i) => (median(results[i].map((x) => x.decode)) > median(results[a].map((x) => x.decode)) ? i : a), peers[0]);
   const width = Math.max(...setups.map((s) => setupName(s).length));
   for (const [i, s] of setups.entries()) {
     const r = results[i];
     const mark = i === best ? '  ← llama.cpp best' : '';
     lines.push(`${setupName(s).padEnd(width)}  decode ${fmt(r.map((x) => x.decode))} | end to end ${fmt(r.map((x) => x.endToEnd))} | in decode calls ${fmt(r.map((x) => x.inCalls))} (${median(r.map((x) => x.calls))} calls of ${median(r.map((x) => x.sequencesPerCall)).toFixed(1)} sequences)${mark}`);
+  }
+  const parts = results[0].flatMap((x) => (x.parts ? [x.parts] : []));
+  if (parts.length > 0) {
+    const share = (k: keyof DecodeParts): string => `${(100 * median(parts.map((x) => x[k]))).toFixed(1)}%`;
+    lines.push(`ours, where the decode time went (median shares): block calls ${share('blocks')}, head ${share('head')}, log-sum-exp ${share('logSumExp')}, the rest (token choice, KV cache moves, scheduling) ${share('rest')}`);
   }
   const ratio = (k: 'decode' | 'endToEnd' | 'inCalls'): string => fmt(results[0].map((x, r) => x[k] / results[best][r][k]));
   lines.push(`best llama.cpp configuration: ${setupName(setups[best])}`);
@@ -378,7 +446,7 @@ async function main(): Promise<void> {
     if (r.status !== 0) throw new Error(`${setupName(setup)}, ${setup.sequences} sequences: the measuring process exited with ${r.status ?? r.signal}`);
     return JSON.parse(r.stdout.trim().split('\n').pop() ?? '') as Timing;
   };
-  const groups = precisions.flatMap((p) => counts.map((n) => setupsOf(p, n, flag, threads, spin)));
+  const groups = precisions.flatMap((p) => counts.map((n) => setupsOf(p, n, flag, threads, spin, args.includes('--llama-beside-batch-1'))));
   const all = groups.flat();
   process.stderr.write(`${all.length} configurations × ${rounds} rounds, each in a process of its own\n`);
   const results = new Map<Setup, Timing[]>(all.map((s) => [s, []]));
