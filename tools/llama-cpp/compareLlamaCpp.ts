@@ -24,7 +24,7 @@
  *
  * Usage (after `npx tsc -p .`):
  *   node out/tools/llama-cpp/compareLlamaCpp.js [--model DIR] [--rounds 3] [--new-tokens 64]
- *     [--prompt-tokens 32] [--threads 2] [--only f32|int8] [--sequences 1,16] [--spin-threads]
+ *     [--prompt-tokens 32] [--threads 2] [--only f32|int8] [--sequences 1,16] [--ours-spin off,on]
  *     [--llama-threads 2] [--llama-batch-sizes 512] [--llama-flash-attention off,on] [--llama-mmap on,off]
  *     [--llama-beside-batch-1]
  * Without --model the random model is written to <tmp>/reach-audit-qwen05b-random (as the bench does).
@@ -356,14 +356,17 @@ function wholeNumber(flag: string): (x: string) => number {
 }
 
 /** Every configuration of one precision and number of sequences: ours first, then llama.cpp's grid. */
-function setupsOf(precision: Precision, sequences: number, args: (name: string) => string | undefined, threads: number, spin: boolean, besideBatch1: boolean): Setup[] {
-  const setups: Setup[] = [{ engine: 'ours', precision, sequences, threads, spin }];
+function setupsOf(precision: Precision, sequences: number, args: (name: string) => string | undefined, threads: number, besideBatch1: boolean): Setup[] {
+  const setups: Setup[] = listFlag(args('--ours-spin'), [false], onOff('--ours-spin')).map((spin) => ({ engine: 'ours', precision, sequences, threads, spin }));
   for (const t of listFlag(args('--llama-threads'), [threads], wholeNumber('--llama-threads')))
     for (const batchSize of listFlag(args('--llama-batch-sizes'), [512], wholeNumber('--llama-batch-sizes')))
       for (const flashAttention of listFlag(args('--llama-flash-attention'), [false, true], onOff('--llama-flash-attention')))
         for (const mmap of listFlag(args('--llama-mmap'), [true, false], onOff('--llama-mmap')))
           setups.push({ engine: 'llama.cpp', precision, sequences, threads: t, batchSize: Math.max(batchSize, sequences), flashAttention, mmap });
-  if (besideBatch1 && sequences > 1) setups.push({ ...setups[1], besideBatch1: true });
+  if (besideBatch1 && sequences > 1) {
+    const first = setups.find((s) => s.engine === 'llama.cpp');
+    if (first) setups.push({ ...first, besideBatch1: true });
+  }
   return setups;
 }
 
@@ -380,14 +383,15 @@ function groupReport(setups: readonly Setup[], results: readonly Timing[][], set
     const mark = i === best ? '  ← llama.cpp best' : '';
     lines.push(`${setupName(s).padEnd(width)}  decode ${fmt(r.map((x) => x.decode))} | end to end ${fmt(r.map((x) => x.endToEnd))} | in decode calls ${fmt(r.map((x) => x.inCalls))} (${median(r.map((x) => x.calls))} calls of ${median(r.map((x) => x.sequencesPerCall)).toFixed(1)} sequences)${mark}`);
   }
-  const parts = results[0].flatMap((x) => (x.parts ? [x.parts] : []));
-  if (parts.length > 0) {
-    const share = (k: keyof DecodeParts): string => `${(100 * median(parts.map((x) => x[k]))).toFixed(1)}%`;
-    lines.push(`ours, where the decode time went (median shares): block calls ${share('blocks')}, head ${share('head')}, log-sum-exp ${share('logSumExp')}, the rest (token choice, KV cache moves, scheduling) ${share('rest')}`);
-  }
-  const ratio = (k: 'decode' | 'endToEnd' | 'inCalls'): string => fmt(results[0].map((x, r) => x[k] / results[best][r][k]));
   lines.push(`best llama.cpp configuration: ${setupName(setups[best])}`);
-  lines.push(`ours / llama.cpp best, per round: decode ${ratio('decode')}, end to end ${ratio('endToEnd')}, in decode calls ${ratio('inCalls')}`);
+  for (const [i, s] of setups.entries()) {
+    if (s.engine !== 'ours') continue;
+    const parts = results[i].flatMap((x) => (x.parts ? [x.parts] : []));
+    const share = (k: keyof DecodeParts): string => `${(100 * median(parts.map((x) => x[k]))).toFixed(1)}%`;
+    lines.push(`${setupName(s)}, where the decode time went (median shares): block calls ${share('blocks')}, head ${share('head')}, log-sum-exp ${share('logSumExp')}, the rest (token choice, KV cache moves, scheduling) ${share('rest')}`);
+    const ratio = (k: 'decode' | 'endToEnd' | 'inCalls'): string => fmt(results[i].map((x, r) => x[k] / results[best][r][k]));
+    lines.push(`${setupName(s)} / llama.cpp best, per round: decode ${ratio('decode')}, end to end ${ratio('endToEnd')}, in decode calls ${ratio('inCalls')}`);
+  }
   if (sequences === 1) {
     const agree = peers.map((i) => {
       const d = results[0][0].tokens.findIndex((t, j) => t !== results[i][0].tokens[j]);
@@ -419,8 +423,6 @@ async function main(): Promise<void> {
   }
   const rounds = wholeNumber('--rounds')(flag('--rounds') ?? '3');
   const threads = wholeNumber('--threads')(flag('--threads') ?? String(os.availableParallelism()));
-  // llama.cpp's worker threads spin at its barriers; ours sleep unless asked (see model.ts).
-  const spin = args.includes('--spin-threads');
   const only = flag('--only');
   if (only !== undefined && only !== 'f32' && only !== 'int8') throw new Error(`--only: expected f32 or int8, got "${only}"`);
   const precisions: Precision[] = only ? [only] : ['f32', 'int8'];
@@ -446,7 +448,7 @@ async function main(): Promise<void> {
     if (r.status !== 0) throw new Error(`${setupName(setup)}, ${setup.sequences} sequences: the measuring process exited with ${r.status ?? r.signal}`);
     return JSON.parse(r.stdout.trim().split('\n').pop() ?? '') as Timing;
   };
-  const groups = precisions.flatMap((p) => counts.map((n) => setupsOf(p, n, flag, threads, spin, args.includes('--llama-beside-batch-1'))));
+  const groups = precisions.flatMap((p) => counts.map((n) => setupsOf(p, n, flag, threads, args.includes('--llama-beside-batch-1'))));
   const all = groups.flat();
   process.stderr.write(`${all.length} configurations × ${rounds} rounds, each in a process of its own\n`);
   const results = new Map<Setup, Timing[]>(all.map((s) => [s, []]));
