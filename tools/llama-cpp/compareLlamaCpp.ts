@@ -93,10 +93,14 @@ async function ours(setup: Setup, dir: string): Promise<Engine> {
       let inCallsMs = 0;
       let calls = 0;
       let rows = 0;
+      let prefillEnd = 0;
       model.onStep = (s) => {
-        // The session calls of the decode: from the end of the prefill (the first tokens' choice
-        // included, as the decode time includes it).
-        if (s.prefill) return sessions.reset();
+        // The breakdown covers everything after the last prefill call: the first tokens' choice
+        // and the decode (its session calls and the time between them).
+        if (s.prefill) {
+          prefillEnd = performance.now();
+          return sessions.reset();
+        }
         if (decodeStart === null) decodeStart = performance.now() - s.ms;
         inCallsMs += s.ms;
         calls++;
@@ -107,10 +111,10 @@ async function ours(setup: Setup, dir: string): Promise<Engine> {
       const end = performance.now();
       model.onStep = undefined;
       if (out.some((g) => g.tokens.length !== newTokens) || decodeStart === null) throw new Error(`${setupName(setup)}: a sequence stopped early`);
-      const decodeMs = end - decodeStart;
       const { blocks, head, logSumExp } = sessions.ms;
-      const parts = { blocks: blocks / decodeMs, head: head / decodeMs, logSumExp: logSumExp / decodeMs, rest: 1 - (blocks + head + logSumExp) / decodeMs };
-      return { ms: end - t, decodeMs, inCallsMs, calls, rows, tokens: out.map((g) => g.tokens), parts };
+      const after = end - prefillEnd;
+      const parts = { blocks: blocks / after, head: head / after, logSumExp: logSumExp / after, rest: 1 - (blocks + head + logSumExp) / after };
+      return { ms: end - t, decodeMs: end - decodeStart, inCallsMs, calls, rows, tokens: out.map((g) => g.tokens), parts };
     },
     dispose: () => model.dispose(),
   };

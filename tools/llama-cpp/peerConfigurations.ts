@@ -46,7 +46,8 @@ export interface Timing {
 }
 
 /**
- * Where our decode time went (shares of it): the block calls, the head (final norm and lm_head),
+ * Where our decode time went (shares of the time after the last prefill call: the first tokens' choice
+ * and the decode): the block calls, the head (final norm and lm_head),
  * the log-sum-exp of the logits (logSumExp.ts), and the rest: token choice, KV cache moves,
  * scheduling, everything in JavaScript between the calls.
  */
