@@ -10,10 +10,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import type { RunData } from '../../src/contract';
+import { passAtKRows, type RunData } from '../../src/contract';
 import { openedPanel, waitFor, type OpenedPanel } from './harness';
 import { makeSyntheticRun, XSS_IMG } from './syntheticRun';
 import { pointsInterval, pValueClause, pValueText, signedPoints } from '../../webview/src/comparison/comparisonModel';
+import { intervalText } from '../../webview/src/common/numberText';
 import { makeSyntheticComparison } from './syntheticComparison';
 import { unfinishedNumbers } from '../../src/extension/panel/unfinishedNumbers';
 
@@ -215,6 +216,35 @@ describe('a run of few questions, and routes vs search (Chromium, strict CSP)', 
     await load(page, { ...stopped, runId: 'stopped-99-again', unfinished });
     await page.waitForSelector('.rvs-unfinished');
     assert.equal(await evaluate(page, `document.querySelectorAll('.rvs-tile.rvs-onlyA').length`), 1);
+    await page.locator('vscode-panel-tab#tab-questions').click();
+  });
+  test("pass@k on the Charts tab: every interval is summary.json's; a run without its summary shows Wilson's where values are 0 or 1 and says the rest comes with it", async () => {
+    const passRows = () => evaluate<string[][]>(page, `Array.from(Array.from(document.querySelectorAll('.card')).find((c) => c.querySelector('h3')?.textContent === 'pass@k').querySelectorAll('tbody tr')).map((r) => [r.dataset.probe, r.dataset.k, ...Array.from(r.children).map((c) => c.textContent)])`);
+    const run = makeSyntheticRun({ n: 40, budget: 4, seed: 9, runId: 'forty', label: 'forty' });
+    const ci = run.summary!.passAtKCi;
+    await load(page, run);
+    await page.locator('vscode-panel-tab#tab-charts').click();
+    await page.waitForSelector('.card canvas');
+    let rows = await passRows();
+    assert.equal(rows.length, 9, 'three probes, k = 1, 2, 4');
+    for (const [probe, k, , , , shown, n] of rows) {
+      assert.equal(shown, intervalText(ci[probe][k].lo, ci[probe][k].hi), `${probe} pass@${k}: summary.json's interval`);
+      assert.equal(n, '40');
+    }
+    // The same records without summary.json (a stopped run): no bootstrap made up in the panel.
+    const stopped = { ...run, runId: 'forty-stopped' };
+    delete stopped.summary;
+    await load(page, stopped);
+    await page.locator('vscode-panel-tab#tab-charts').click();
+    await page.waitForSelector('.card canvas');
+    rows = await passRows();
+    let fractional = 0;
+    for (const [probe, k, , , , shown] of rows) {
+      const zeroOne = passAtKRows(run.records, probe).rows.every((r) => r[Number(k) - 1] === 0 || r[Number(k) - 1] === 1);
+      fractional += zeroOne ? 0 : 1;
+      assert.equal(shown, zeroOne ? intervalText(ci[probe][k].lo, ci[probe][k].hi) : "— (bootstrap interval with the finished run's summary)", `${probe} pass@${k}`);
+    }
+    assert.ok(fractional >= 2, 'the run has fractional pass@k values');
     await page.locator('vscode-panel-tab#tab-questions').click();
   });
 });

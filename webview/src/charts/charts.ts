@@ -29,7 +29,8 @@ import { repairNullSentences } from '../headline/repairNullView';
 import { probeColor } from './probeColors';
 import { depthCurvePoints, depthCurveText } from './depthCurve';
 import { markSeries } from './seriesMark';
-import { rateOf, type MechanismData, type PassAtKKind, type Rate, type RunSummary, type UnfinishedNumbers, RATE_MIN_QUESTIONS } from '../../../src/contract';
+import { rateOf, type MechanismData, type PassAtKKind, type Rate, type RunSummary, type UnfinishedNumbers, MIN_BOOTSTRAP_QUESTIONS, RATE_MIN_QUESTIONS } from '../../../src/contract';
+import { shownPassAtK } from './passAtKInterval';
 import type { RunStatistics } from './runStatistics';
 import { themeColors, withAlpha, type ThemeColors } from '../common/themeColors';
 import { drawWhisker } from '../common/whisker';
@@ -344,17 +345,19 @@ export class ChartsView {
     for (const c of curves) {
       const color = probeColor(c.probe, colors.series);
       const label = this.runs.length > 1 ? `${c.probe} (${c.run.label})` : c.probe;
-      datasets.push(...this.curve(label, c.points.map((p) => ({ x: p.k, y: p.mean, low: p.low, high: p.high })), color, c.r > 0));
-      const ks = [...new Set([1, 2, 4, 8, 16, 32, 64, c.points.length])].filter((k) => k <= c.points.length);
+      // The interval is the run's own (summary.json's), never one made up here: no band where it has none.
+      const points = shownPassAtK(c.probe, c.points, c.run.summary);
+      datasets.push(...this.curve(label, points.map((p) => ({ x: p.k, y: p.mean, low: p.ci?.lo ?? p.mean, high: p.ci?.hi ?? p.mean })), color, c.r > 0));
+      const ks = [...new Set([1, 2, 4, 8, 16, 32, 64, points.length])].filter((k) => k <= points.length);
       for (const k of ks) {
-        const p = c.points[k - 1];
+        const p = points[k - 1];
         // No summary.json column: the panel's pass@k averages the contract's rows, the very rows
         // summary.json averages, so it repeated this column, and was empty (or —) for a run without one.
-        rows.push(h('tr', {}, h('td', {}, label), h('td', { class: 'num' }, String(k)), h('td', { class: 'num' }, percent(p.mean)), h('td', { class: 'num muted' }, intervalText(p.low, p.high)), h('td', { class: 'num muted' }, count(p.n))));
+        rows.push(h('tr', { 'data-probe': c.probe, 'data-k': String(k) }, h('td', {}, label), h('td', { class: 'num' }, String(k)), h('td', { class: 'num' }, percent(p.mean)), h('td', { class: 'num muted' }, p.ci ? intervalText(p.ci.lo, p.ci.hi) : `— (${p.missing})`), h('td', { class: 'num muted' }, count(p.n))));
       }
     }
     const { box, canvas } = canvasBox('pass@k curves per probe with 95% intervals');
-    const element = card('pass@k', `${passAtKCaption(curves)} Mean over questions, as summary.json computes it; band: 95% normal interval over questions. Dashed: base checkpoint.`, box, numbersTable(['probe', 'k', 'pass@k', '95% CI', 'n'], rows));
+    const element = card('pass@k', `${passAtKCaption(curves)} Mean over questions, as summary.json computes it; band: summary.json's 95% interval — Wilson where every question's value is 0 or 1, a percentile bootstrap over questions otherwise (none below ${MIN_BOOTSTRAP_QUESTIONS} questions; a run without its summary yet shows the Wilson ones only). Dashed: base checkpoint.`, box, numbersTable(['probe', 'k', 'pass@k', '95% CI', 'n'], rows));
     this.add(canvas, { type: 'line', data: { datasets }, options: this.lineOptions('k (attempts)', 'pass@k') });
     return element;
   }
