@@ -13,10 +13,14 @@ import type { Page } from 'playwright-core';
 import { passAtKRows, type RunData } from '../../src/contract';
 import { openedPanel, waitFor, type OpenedPanel } from './harness';
 import { makeSyntheticRun, XSS_IMG } from './syntheticRun';
-import { pointsInterval, pValueClause, pValueText, signedPoints } from '../../webview/src/comparison/comparisonModel';
+import { pointsInterval, pValueClause, pValueText, questionsDelta, signedPoints } from '../../webview/src/comparison/comparisonModel';
+import { searchSweepOf } from '../../src/audit/results/searchSweepTable';
 import { intervalText } from '../../webview/src/common/numberText';
 import { makeSyntheticComparison } from './syntheticComparison';
 import { unfinishedNumbers } from '../../src/extension/panel/unfinishedNumbers';
+
+/** As the panel writes a share: one decimal, in percent. */
+const pct = (rate: number) => `${(rate * 100).toFixed(1)}%`;
 
 async function evaluate<T>(page: Page, expression: string): Promise<T> {
   return (await page.evaluate(expression)) as T;
@@ -245,6 +249,58 @@ describe('a run of few questions, and routes vs search (Chromium, strict CSP)', 
       assert.equal(shown, zeroOne ? intervalText(ci[probe][k].lo, ci[probe][k].hi) : "— (bootstrap interval with the finished run's summary)", `${probe} pass@${k}`);
     }
     assert.ok(fractional >= 2, 'the run has fractional pass@k values');
+    await page.locator('vscode-panel-tab#tab-questions').click();
+  });
+  test('--search-sweep: the routes-vs-search card shows the search at every c of the sweep, each with n and intervals, and whether routes − search keeps its side of 0', async () => {
+    const sweepRows = () => evaluate<string[][]>(page, `Array.from(document.querySelectorAll('.rvs-sweep tbody tr')).map((r) => Array.from(r.children).map((c) => c.textContent))`);
+    const swept = (run: RunData, reach: (i: number) => boolean[]) => {
+      run.records.forEach((r, i) => {
+        r.searchSweep = [0.2, 0.6, 5.4].map((c, j) => ({ c, reached: reach(i)[j], evaluated: 4, reused: 1, cost: { generations: 3, blockApplications: 24 } }));
+      });
+      return searchSweepOf(run.records, run.manifest!.search!.c)!;
+    };
+    const run = makeSyntheticRun({ n: 60, budget: 4, seed: 5, runId: 'sixty-swept', label: 'swept' });
+    // The informed search at a small c reaches far more than at the defaults: the sign flips over the sweep.
+    const sweep = swept(run, (i) => [i % 3 !== 2, i % 4 === 0, i % 9 === 0]);
+    assert.equal(sweep.signStable, false);
+    await load(page, { ...run, searchSweep: sweep });
+    await page.locator('vscode-panel-tab#tab-charts').click();
+    await page.waitForSelector('.rvs-sweep');
+    const rows = await sweepRows();
+    assert.equal(rows.length, 4, 'the probe\'s own c and the three of the sweep');
+    sweep.points.forEach((p, i) => {
+      assert.deepEqual(rows[i], [
+        p.own ? '1.8 (the probe\'s)' : String(p.c),
+        pct(p.search.rate), intervalText(p.search.ci.lo, p.search.ci.hi),
+        signedPoints(p.difference.delta), pointsInterval(p.difference),
+        `${p.onlyRoutes} / ${p.onlySearch}`, pValueText(p.mcnemarP), '60',
+      ]);
+    });
+    const notes = await evaluate<string[]>(page, `Array.from(document.querySelectorAll('.rvs-sweep-note')).map((p) => p.textContent)`);
+    assert.match(notes[0], /^Random routes reach [\d.]+% \[[\d.]+–[\d.]+\] of n = 60 questions at 4 generations each\. routes − search does not keep one side of 0 over the sweep: the comparison depends on c\.$/);
+    assert.match(notes[1], /Sweep cost: 540 new generations, 180 of 720 routes reused\.$/);
+
+    // A run that ended while shown: the sweep comes with its summary.
+    const ended = makeSyntheticRun({ n: 60, budget: 4, seed: 6, runId: 'sixty-ended', label: 'ended' });
+    const endedSweep = swept(ended, (i) => [i % 2 === 0, i % 2 === 0, i % 2 === 0]);
+    await load(page, ended);
+    // The charts redraw for the new run: its card has no sweep until the host sends one.
+    await waitFor(page, `document.querySelectorAll('.rvs-tile').length > 0 && document.querySelectorAll('.rvs-sweep').length === 0`);
+    await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'updateSummary', runId: 'sixty-ended', summary: ended.summary, searchSweep: endedSweep })})`);
+    await page.waitForSelector('.rvs-sweep');
+    assert.equal((await sweepRows()).length, 4);
+
+    // Eight questions: counts, no shares, intervals or sign judgement (the under-20 rule).
+    const few = makeSyntheticRun({ n: 8, budget: 4, seed: 5, runId: 'eight-swept', label: 'eight' });
+    const fewSweep = swept(few, (i) => [i < 5, i < 2, i < 1]);
+    await load(page, { ...few, searchSweep: fewSweep });
+    await page.locator('vscode-panel-tab#tab-charts').click();
+    await page.waitForSelector('.rvs-sweep');
+    for (const [i, row] of (await sweepRows()).entries()) {
+      const p = fewSweep.points[i];
+      assert.deepEqual(row.slice(1, 5), [`${p.search.successes} of 8`, '—', questionsDelta(p.onlyRoutes - p.onlySearch), '—']);
+    }
+    assert.match(await evaluate<string>(page, `document.querySelector('.rvs-sweep-note').textContent`), /Fewer than 20 questions: counts only/);
     await page.locator('vscode-panel-tab#tab-questions').click();
   });
 });

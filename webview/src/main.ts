@@ -225,12 +225,14 @@ class AuditPanel {
         if (this.run && message.runId === this.run.data.runId) {
           this.run.data.summary = message.summary;
           delete this.run.data.unfinished;
+          this.run.data.searchSweep = message.searchSweep;
           this.invalidate();
         }
         break;
       case 'updateUnfinished':
         if (this.run && message.runId === this.run.data.runId && !this.run.data.summary) {
           this.run.data.unfinished = message.unfinished;
+          this.run.data.searchSweep = message.searchSweep;
           this.invalidate();
         }
         break;
@@ -548,7 +550,7 @@ class AuditPanel {
 
   private drawCharts(): void {
     if (!this.run || !this.chartsDirty) return;
-    const runs: ChartRun[] = [{ label: this.run.data.label ?? this.run.data.runId, stats: this.statistics(this.run), summary: this.run.data.summary, unfinished: this.run.data.summary ? undefined : this.run.data.unfinished, mechanism: this.run.data.mechanism }];
+    const runs: ChartRun[] = [{ label: this.run.data.label ?? this.run.data.runId, stats: this.statistics(this.run), summary: this.run.data.summary, unfinished: this.run.data.summary ? undefined : this.run.data.unfinished, mechanism: this.run.data.mechanism, searchSweep: this.run.data.searchSweep }];
     if (this.base) runs.push({ label: this.base.data.label ?? this.base.data.runId, stats: this.base.stats ?? computeStatistics(this.base.index.rows, this.base.index.probes, this.base.numBlocks), summary: this.base.data.summary });
     this.statsDirty = false;
     this.chartsDirty = false;

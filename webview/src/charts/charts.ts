@@ -29,7 +29,8 @@ import { repairNullSentences } from '../headline/repairNullView';
 import { probeColor } from './probeColors';
 import { depthCurvePoints, depthCurveText } from './depthCurve';
 import { markSeries } from './seriesMark';
-import { rateOf, type MechanismData, type PassAtKKind, type Rate, type RunSummary, type UnfinishedNumbers, MIN_BOOTSTRAP_QUESTIONS, RATE_MIN_QUESTIONS } from '../../../src/contract';
+import { rateOf, type MechanismData, type PassAtKKind, type Rate, type RunSummary, type SearchSweepNumbers, type UnfinishedNumbers, MIN_BOOTSTRAP_QUESTIONS, RATE_MIN_QUESTIONS } from '../../../src/contract';
+import { SWEEP_HEADERS, sweepView } from './sweepRows';
 import { shownPassAtK } from './passAtKInterval';
 import type { RunStatistics } from './runStatistics';
 import { themeColors, withAlpha, type ThemeColors } from '../common/themeColors';
@@ -76,6 +77,8 @@ export interface ChartRun {
   unfinished?: UnfinishedNumbers;
   /** The run's mechanism.jsonl (`reach-audit explain`), when it has one. */
   mechanism?: MechanismData;
+  /** The search over its exploration sweep (--search-sweep), when the run has one. */
+  searchSweep?: SearchSweepNumbers;
 }
 
 function proportionCells(p: Rate): HTMLElement[] {
@@ -426,6 +429,16 @@ export class ChartsView {
       for (const note of view.notes) body.push(h('p', { class: 'card-note muted' }, note));
     } else {
       body.push(h('p', { class: 'card-note muted' }, this.live ? 'The paired comparison comes with the finished run\'s summary.' : 'This run has no paired comparison (it needs both the routes and the search probe on the same questions).'));
+    }
+    const sweep = sweepView(main.searchSweep);
+    if (sweep) {
+      body.push(
+        h('h4', { class: 'rvs-sweep-title' }, 'The search over its exploration constant c (--search-sweep)'),
+        h('table', { class: 'mini-table numbers rvs-sweep', 'aria-label': 'Random routes vs the search at each exploration constant of the sweep' },
+          h('thead', {}, h('tr', {}, ...SWEEP_HEADERS.map((t) => h('th', { scope: 'col' }, t)))),
+          h('tbody', {}, ...sweep.rows.map((r) => h('tr', { 'data-c': String(r.c), class: r.own ? 'highlight' : undefined }, ...r.cells.map((c, i) => h('td', { class: i === 0 ? undefined : 'num' }, c)))))),
+        ...sweep.notes.map((note) => h('p', { class: 'card-note muted rvs-sweep-note' }, note)),
+      );
     }
     if (!few && routeProbes.length > 0) {
       const datasets: ChartDataset<'line'>[] = [];
