@@ -60,7 +60,7 @@ export {
 export type { PairedDelta, RateWithIds, Comparison, RunRef, StoredComparison } from './comparison';
 export type { DeltaAtK, DeltaAtKMethod, PassAtKDeltaCurve } from './passAtKDelta';
 export type { RunData, RunCommandLine, UnfinishedNumbers, RunStatus, HostMessage, PanelTab, SortKey, ColumnWidths, PanelUiState, WebviewMessage } from './panelMessages';
-export type { TrajectoryPoint, FlowKey, TrajectoryFlow, TrajectoryResult, StoredTrajectory } from './trajectory';
+export type { TrajectoryPoint, FlowKey, TrajectoryFlow, TrajectoryResult, TrajectoryPassAtKDelta, StoredTrajectory } from './trajectory';
 export type { TableData, TablesTab, TablesHostMessage, TablesWebviewMessage } from './tablesMessages';
 export type { MechanismToken, BlockAccount, MechanismSkip, MechanismRecord, MechanismAgreement, MechanismSummary, MechanismData } from './mechanismRecord';
 export { Z95, MIN_BOOTSTRAP_QUESTIONS, wilsonInterval, rateOf, type Interval, type Rate } from './interval';
