@@ -39,6 +39,14 @@ function oneQuestion(): RunData {
   return run;
 }
 
+/** Gives every record of `run` a sweep at c = 0.2, 0.6, 5.4 (`reach(i)`: reached at each), and returns the sweep as the extension computes it. */
+function swept(run: RunData, reach: (i: number) => boolean[]) {
+  run.records.forEach((r, i) => {
+    r.searchSweep = [0.2, 0.6, 5.4].map((c, j) => ({ c, reached: reach(i)[j], evaluated: 4, reused: 1, cost: { generations: 3, blockApplications: 24 } }));
+  });
+  return searchSweepOf(run.records, run.manifest!.search!.c)!;
+}
+
 describe('a run of few questions, and routes vs search (Chromium, strict CSP)', () => {
   let opened: OpenedPanel;
   let page: Page;
@@ -228,7 +236,7 @@ describe('a run of few questions, and routes vs search (Chromium, strict CSP)', 
     const ci = run.summary!.passAtKCi;
     await load(page, run);
     await page.locator('vscode-panel-tab#tab-charts').click();
-    await page.waitForSelector('.card canvas');
+    await waitFor(page, `Array.from(document.querySelectorAll('.card tr[data-k] td:last-child')).some((td) => td.textContent === '40')`);
     let rows = await passRows();
     assert.equal(rows.length, 9, 'three probes, k = 1, 2, 4');
     for (const [probe, k, , , , shown, n] of rows) {
@@ -240,7 +248,8 @@ describe('a run of few questions, and routes vs search (Chromium, strict CSP)', 
     delete stopped.summary;
     await load(page, stopped);
     await page.locator('vscode-panel-tab#tab-charts').click();
-    await page.waitForSelector('.card canvas');
+    // The charts redraw for the stopped run (the previous run's stay until then).
+    await waitFor(page, `document.querySelector('.charts').textContent.includes("bootstrap interval with the finished run's summary")`);
     rows = await passRows();
     let fractional = 0;
     for (const [probe, k, , , , shown] of rows) {
@@ -253,12 +262,6 @@ describe('a run of few questions, and routes vs search (Chromium, strict CSP)', 
   });
   test('--search-sweep: the routes-vs-search card shows the search at every c of the sweep, each with n and intervals, and whether routes − search keeps its side of 0', async () => {
     const sweepRows = () => evaluate<string[][]>(page, `Array.from(document.querySelectorAll('.rvs-sweep tbody tr')).map((r) => Array.from(r.children).map((c) => c.textContent))`);
-    const swept = (run: RunData, reach: (i: number) => boolean[]) => {
-      run.records.forEach((r, i) => {
-        r.searchSweep = [0.2, 0.6, 5.4].map((c, j) => ({ c, reached: reach(i)[j], evaluated: 4, reused: 1, cost: { generations: 3, blockApplications: 24 } }));
-      });
-      return searchSweepOf(run.records, run.manifest!.search!.c)!;
-    };
     const run = makeSyntheticRun({ n: 60, budget: 4, seed: 5, runId: 'sixty-swept', label: 'swept' });
     // The informed search at a small c reaches far more than at the defaults: the sign flips over the sweep.
     const sweep = swept(run, (i) => [i % 3 !== 2, i % 4 === 0, i % 9 === 0]);
@@ -295,12 +298,30 @@ describe('a run of few questions, and routes vs search (Chromium, strict CSP)', 
     const fewSweep = swept(few, (i) => [i < 5, i < 2, i < 1]);
     await load(page, { ...few, searchSweep: fewSweep });
     await page.locator('vscode-panel-tab#tab-charts').click();
-    await page.waitForSelector('.rvs-sweep');
+    await waitFor(page, `(document.querySelector('.rvs-sweep-note')?.textContent ?? '').includes('Fewer than 20 questions')`);
     for (const [i, row] of (await sweepRows()).entries()) {
       const p = fewSweep.points[i];
       assert.deepEqual(row.slice(1, 5), [`${p.search.successes} of 8`, '—', questionsDelta(p.onlyRoutes - p.onlySearch), '—']);
     }
     assert.match(await evaluate<string>(page, `document.querySelector('.rvs-sweep-note').textContent`), /Fewer than 20 questions: counts only/);
     await page.locator('vscode-panel-tab#tab-questions').click();
+  });
+  test('--search-sweep on a comparison: the Comparison section shows each checkpoint\'s sweep beside its routes-vs-search verdict', async () => {
+    const tuned = makeSyntheticRun({ n: 40, budget: 4, seed: 5, runId: 'tuned-40-swept', label: 'tuned', realizedBias: 0.15, reachBias: -0.13 });
+    const base = makeSyntheticRun({ n: 40, budget: 4, seed: 5, runId: 'base-40-swept', label: 'base' });
+    const sweeps = { base: swept(base, (i) => [i % 2 === 0, i % 3 === 0, i % 5 === 0]), tuned: swept(tuned, (i) => [i % 3 === 0, i % 4 === 0, i % 6 === 0]) };
+    const compare = makeSyntheticComparison(base, tuned);
+    await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'loadRun', run: { ...tuned, searchSweep: sweeps.tuned }, baseRun: { ...base, searchSweep: sweeps.base }, compare })})`);
+    await waitFor(page, `document.querySelectorAll('.compare-sweep tbody tr').length === 8`);
+    const rows = await evaluate<string[][]>(page, `Array.from(document.querySelectorAll('.compare-sweep tbody tr')).map((r) => Array.from(r.children).map((c) => c.textContent))`);
+    const expected = (['base', 'tuned'] as const).flatMap((checkpoint) => sweeps[checkpoint].points.map((p) => [
+      checkpoint, p.own ? '1.8 (the probe\'s)' : String(p.c),
+      pct(p.search.rate), intervalText(p.search.ci.lo, p.search.ci.hi),
+      signedPoints(p.difference.delta), pointsInterval(p.difference),
+      `${p.onlyRoutes} / ${p.onlySearch}`, pValueText(p.mcnemarP), '40',
+    ]));
+    assert.deepEqual(rows, expected);
+    const notes = await evaluate<string[]>(page, `Array.from(document.querySelectorAll('.compare-sweep-note')).map((p) => p.textContent)`);
+    assert.ok(notes.some((n) => n.startsWith('base: Random routes reach')) && notes.some((n) => n.startsWith('tuned: Random routes reach')), notes.join('\n'));
   });
 });
