@@ -61,11 +61,12 @@ export {
 export type { PairedDelta, RateWithIds, Comparison, RunRef, StoredComparison } from './comparison';
 export type { DeltaAtK, DeltaAtKMethod, PassAtKDeltaCurve } from './passAtKDelta';
 export type { RunData, RunCommandLine, UnfinishedNumbers, RunStatus, HostMessage, PanelTab, SortKey, ColumnWidths, PanelUiState, WebviewMessage } from './panelMessages';
-export type { TrajectoryPoint, FlowKey, TrajectoryFlow, TrajectoryResult, StoredTrajectory } from './trajectory';
+export type { TrajectoryPoint, FlowKey, TrajectoryFlow, TrajectoryResult, TrajectoryPassAtKDelta, StoredTrajectory } from './trajectory';
 export type { TableData, TablesTab, TablesHostMessage, TablesWebviewMessage } from './tablesMessages';
 export type { MechanismToken, BlockAccount, MechanismSkip, MechanismRecord, MechanismAgreement, MechanismSummary, MechanismData } from './mechanismRecord';
 export { Z95, MIN_BOOTSTRAP_QUESTIONS, wilsonInterval, rateOf, type Interval, type Rate } from './interval';
-export { passAtK, passAtKCurve, passAtKKindOf, questionPassAtK, passAtKRows, stopsAtFirstCorrect } from './passAtK';
+export type { SearchSweepNumbers, SweepPointRow } from './searchSweep';
+export { passAtK, passAtKCurve, passAtKKindOf, questionPassAtK, passAtKRows, stopsAtFirstCorrect, zeroOnePassAtKInterval } from './passAtK';
 export { QUESTION_STATES, questionState, reachableBy, repairedBy, damagedBy, type QuestionState } from './questionState';
 export { NO_RATE, formatPercent } from './percent';
 export { isObject } from './jsonObject';

@@ -6,6 +6,7 @@ import type { Comparison } from './comparison';
 import type { QuestionRecord } from './runRecord';
 import type { RunManifest } from './runManifest';
 import type { ChanceSummary, ProbeComparison, RunSummary } from './runSummary';
+import type { SearchSweepNumbers } from './searchSweep';
 import type { MechanismData } from './mechanismRecord';
 
 /**
@@ -43,6 +44,8 @@ export interface RunData {
   mechanism?: MechanismData;
   /** The command behind the run; absent without a manifest. */
   reproduce?: RunCommandLine;
+  /** The search over its exploration sweep (--search-sweep), from the records; absent without one, and while the run is going. */
+  searchSweep?: SearchSweepNumbers;
 }
 
 export type RunStatus = 'running' | 'done' | 'cancelled' | 'failed';
@@ -65,8 +68,9 @@ export type HostMessage =
       compare?: Comparison;
     }
   | { type: 'appendRecords'; runId: string; records: QuestionRecord[] }
-  | { type: 'updateSummary'; runId: string; summary: RunSummary }
-  | { type: 'updateUnfinished'; runId: string; unfinished: UnfinishedNumbers }
+  /** The run ended: its summary (or, stopped, the paired numbers over its finished questions), with its sweep when it has one. */
+  | { type: 'updateSummary'; runId: string; summary: RunSummary; searchSweep?: SearchSweepNumbers }
+  | { type: 'updateUnfinished'; runId: string; unfinished: UnfinishedNumbers; searchSweep?: SearchSweepNumbers }
   | { type: 'runStatus'; runId: string; status: RunStatus; done: number; total: number; message?: string }
   /** `reveal`: a section of the question's detail to scroll into view (Explain This Question's "Why not realized", Find Where This Answer Is Lost's depth marks). */
   | { type: 'selectQuestion'; id: string; reveal?: 'mechanism' | 'depth' };

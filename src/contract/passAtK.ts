@@ -1,3 +1,4 @@
+import { wilsonInterval, type Interval } from './interval';
 import type { QuestionRecord } from './runRecord';
 import type { PassAtKKind } from './runSummary';
 
@@ -70,4 +71,14 @@ export function passAtKRows(records: readonly QuestionRecord[], probe: string): 
  */
 export function stopsAtFirstCorrect(records: readonly QuestionRecord[], probe: string): boolean {
   return records.some((r) => r.probes[probe]?.untilReached === true);
+}
+
+/**
+ * The interval summary.json gives pass@k at one k when every question's value there is 0 or 1
+ * (pass@B, every k of a first-k curve): Wilson's, at any n. Undefined otherwise: the summary then
+ * resamples the questions (a percentile bootstrap, from MIN_BOOTSTRAP_QUESTIONS questions on).
+ */
+export function zeroOnePassAtKInterval(values: readonly number[]): Interval | undefined {
+  if (!values.every((v) => v === 0 || v === 1)) return undefined;
+  return wilsonInterval(values.reduce<number>((s, v) => s + v, 0), values.length);
 }

@@ -2,10 +2,11 @@
  * A training trajectory: checkpoints in training order, each audited with the same settings. Per
  * checkpoint the realized rate, each probe's reachable rate and the any-probe ceiling (Wilson
  * intervals), pass@1 vs pass@k of the sampling probe (bootstrap intervals, as summary.json's
- * passAtKCi), and between consecutive checkpoints how many questions moved between the three
- * states. `reach-audit trajectory` writes it (trajectory.json) and the Tables page receives it.
+ * passAtKCi), between consecutive checkpoints how many questions moved between the three
+ * states, and each checkpoint's pass@k against the first's at every k. `reach-audit trajectory` writes it (trajectory.json) and the Tables page receives it.
  */
 import type { Interval, Rate } from './interval';
+import type { PassAtKDeltaCurve } from './passAtKDelta';
 import type { QuestionState } from './questionState';
 
 export interface TrajectoryPoint {
@@ -41,6 +42,15 @@ export interface TrajectoryFlow {
   ids: Record<FlowKey, string[]>;
 }
 
+/** One checkpoint's pass@k against the first checkpoint's at every k, paired by question id (comparison.json's passAtKDeltas). */
+export interface TrajectoryPassAtKDelta {
+  /** The checkpoint (tuned side) and the first checkpoint (base side). */
+  label: string;
+  base: string;
+  /** Realized, each probe, the ceiling; empty when the two share no probe with full pools. */
+  curves: PassAtKDeltaCurve[];
+}
+
 export interface TrajectoryResult {
   probes: string[];
   /** Generations per question behind the ceiling: the probes' budgets together. */
@@ -49,6 +59,8 @@ export interface TrajectoryResult {
   passAtKMax: number;
   points: TrajectoryPoint[];
   flows: TrajectoryFlow[];
+  /** Per checkpoint after the first: Δpass@k against the first; computed for the Trajectory tab only (absent in trajectory.json). */
+  passAtKDeltas?: TrajectoryPassAtKDelta[];
 }
 
 /**

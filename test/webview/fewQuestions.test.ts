@@ -10,12 +10,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import type { RunData } from '../../src/contract';
+import { passAtKRows, type RunData } from '../../src/contract';
 import { openedPanel, waitFor, type OpenedPanel } from './harness';
 import { makeSyntheticRun, XSS_IMG } from './syntheticRun';
-import { pointsInterval, pValueClause, pValueText, signedPoints } from '../../webview/src/comparison/comparisonModel';
+import { pointsInterval, pValueClause, pValueText, questionsDelta, signedPoints } from '../../webview/src/comparison/comparisonModel';
+import { searchSweepOf } from '../../src/audit/results/searchSweepTable';
+import { intervalText } from '../../webview/src/common/numberText';
 import { makeSyntheticComparison } from './syntheticComparison';
 import { unfinishedNumbers } from '../../src/extension/panel/unfinishedNumbers';
+
+/** As the panel writes a share: one decimal, in percent. */
+const pct = (rate: number) => `${(rate * 100).toFixed(1)}%`;
 
 async function evaluate<T>(page: Page, expression: string): Promise<T> {
   return (await page.evaluate(expression)) as T;
@@ -32,6 +37,14 @@ function oneQuestion(): RunData {
   const run = makeSyntheticRun({ n: 1, budget: 4, seed: 3, runId: 'one', label: 'one question', xssEvery: 1 });
   run.manifest!.globalRoutes = { count: 0, routes: [], skipped: SKIP_REASON };
   return run;
+}
+
+/** Gives every record of `run` a sweep at c = 0.2, 0.6, 5.4 (`reach(i)`: reached at each), and returns the sweep as the extension computes it. */
+function swept(run: RunData, reach: (i: number) => boolean[]) {
+  run.records.forEach((r, i) => {
+    r.searchSweep = [0.2, 0.6, 5.4].map((c, j) => ({ c, reached: reach(i)[j], evaluated: 4, reused: 1, cost: { generations: 3, blockApplications: 24 } }));
+  });
+  return searchSweepOf(run.records, run.manifest!.search!.c)!;
 }
 
 describe('a run of few questions, and routes vs search (Chromium, strict CSP)', () => {
@@ -216,5 +229,99 @@ describe('a run of few questions, and routes vs search (Chromium, strict CSP)', 
     await page.waitForSelector('.rvs-unfinished');
     assert.equal(await evaluate(page, `document.querySelectorAll('.rvs-tile.rvs-onlyA').length`), 1);
     await page.locator('vscode-panel-tab#tab-questions').click();
+  });
+  test("pass@k on the Charts tab: every interval is summary.json's; a run without its summary shows Wilson's where values are 0 or 1 and says the rest comes with it", async () => {
+    const passRows = () => evaluate<string[][]>(page, `Array.from(Array.from(document.querySelectorAll('.card')).find((c) => c.querySelector('h3')?.textContent === 'pass@k').querySelectorAll('tbody tr')).map((r) => [r.dataset.probe, r.dataset.k, ...Array.from(r.children).map((c) => c.textContent)])`);
+    const run = makeSyntheticRun({ n: 40, budget: 4, seed: 9, runId: 'forty', label: 'forty' });
+    const ci = run.summary!.passAtKCi;
+    await load(page, run);
+    await page.locator('vscode-panel-tab#tab-charts').click();
+    await waitFor(page, `Array.from(document.querySelectorAll('.card tr[data-k] td:last-child')).some((td) => td.textContent === '40')`);
+    let rows = await passRows();
+    assert.equal(rows.length, 9, 'three probes, k = 1, 2, 4');
+    for (const [probe, k, , , , shown, n] of rows) {
+      assert.equal(shown, intervalText(ci[probe][k].lo, ci[probe][k].hi), `${probe} pass@${k}: summary.json's interval`);
+      assert.equal(n, '40');
+    }
+    // The same records without summary.json (a stopped run): no bootstrap made up in the panel.
+    const stopped = { ...run, runId: 'forty-stopped' };
+    delete stopped.summary;
+    await load(page, stopped);
+    await page.locator('vscode-panel-tab#tab-charts').click();
+    // The charts redraw for the stopped run (the previous run's stay until then).
+    await waitFor(page, `document.querySelector('.charts').textContent.includes("bootstrap interval with the finished run's summary")`);
+    rows = await passRows();
+    let fractional = 0;
+    for (const [probe, k, , , , shown] of rows) {
+      const zeroOne = passAtKRows(run.records, probe).rows.every((r) => r[Number(k) - 1] === 0 || r[Number(k) - 1] === 1);
+      fractional += zeroOne ? 0 : 1;
+      assert.equal(shown, zeroOne ? intervalText(ci[probe][k].lo, ci[probe][k].hi) : "— (bootstrap interval with the finished run's summary)", `${probe} pass@${k}`);
+    }
+    assert.ok(fractional >= 2, 'the run has fractional pass@k values');
+    await page.locator('vscode-panel-tab#tab-questions').click();
+  });
+  test('--search-sweep: the routes-vs-search card shows the search at every c of the sweep, each with n and intervals, and whether routes − search keeps its side of 0', async () => {
+    const sweepRows = () => evaluate<string[][]>(page, `Array.from(document.querySelectorAll('.rvs-sweep tbody tr')).map((r) => Array.from(r.children).map((c) => c.textContent))`);
+    const run = makeSyntheticRun({ n: 60, budget: 4, seed: 5, runId: 'sixty-swept', label: 'swept' });
+    // The informed search at a small c reaches far more than at the defaults: the sign flips over the sweep.
+    const sweep = swept(run, (i) => [i % 3 !== 2, i % 4 === 0, i % 9 === 0]);
+    assert.equal(sweep.signStable, false);
+    await load(page, { ...run, searchSweep: sweep });
+    await page.locator('vscode-panel-tab#tab-charts').click();
+    await page.waitForSelector('.rvs-sweep');
+    const rows = await sweepRows();
+    assert.equal(rows.length, 4, 'the probe\'s own c and the three of the sweep');
+    sweep.points.forEach((p, i) => {
+      assert.deepEqual(rows[i], [
+        p.own ? '1.8 (the probe\'s)' : String(p.c),
+        pct(p.search.rate), intervalText(p.search.ci.lo, p.search.ci.hi),
+        signedPoints(p.difference.delta), pointsInterval(p.difference),
+        `${p.onlyRoutes} / ${p.onlySearch}`, pValueText(p.mcnemarP), '60',
+      ]);
+    });
+    const notes = await evaluate<string[]>(page, `Array.from(document.querySelectorAll('.rvs-sweep-note')).map((p) => p.textContent)`);
+    assert.match(notes[0], /^Random routes reach [\d.]+% \[[\d.]+–[\d.]+\] of n = 60 questions at 4 generations each\. routes − search does not keep one side of 0 over the sweep: the comparison depends on c\.$/);
+    assert.match(notes[1], /Sweep cost: 540 new generations, 180 of 720 routes reused\.$/);
+
+    // A run that ended while shown: the sweep comes with its summary.
+    const ended = makeSyntheticRun({ n: 60, budget: 4, seed: 6, runId: 'sixty-ended', label: 'ended' });
+    const endedSweep = swept(ended, (i) => [i % 2 === 0, i % 2 === 0, i % 2 === 0]);
+    await load(page, ended);
+    // The charts redraw for the new run: its card has no sweep until the host sends one.
+    await waitFor(page, `document.querySelectorAll('.rvs-tile').length > 0 && document.querySelectorAll('.rvs-sweep').length === 0`);
+    await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'updateSummary', runId: 'sixty-ended', summary: ended.summary, searchSweep: endedSweep })})`);
+    await page.waitForSelector('.rvs-sweep');
+    assert.equal((await sweepRows()).length, 4);
+
+    // Eight questions: counts, no shares, intervals or sign judgement (the under-20 rule).
+    const few = makeSyntheticRun({ n: 8, budget: 4, seed: 5, runId: 'eight-swept', label: 'eight' });
+    const fewSweep = swept(few, (i) => [i < 5, i < 2, i < 1]);
+    await load(page, { ...few, searchSweep: fewSweep });
+    await page.locator('vscode-panel-tab#tab-charts').click();
+    await waitFor(page, `(document.querySelector('.rvs-sweep-note')?.textContent ?? '').includes('Fewer than 20 questions')`);
+    for (const [i, row] of (await sweepRows()).entries()) {
+      const p = fewSweep.points[i];
+      assert.deepEqual(row.slice(1, 5), [`${p.search.successes} of 8`, '—', questionsDelta(p.onlyRoutes - p.onlySearch), '—']);
+    }
+    assert.match(await evaluate<string>(page, `document.querySelector('.rvs-sweep-note').textContent`), /Fewer than 20 questions: counts only/);
+    await page.locator('vscode-panel-tab#tab-questions').click();
+  });
+  test('--search-sweep on a comparison: the Comparison section shows each checkpoint\'s sweep beside its routes-vs-search verdict', async () => {
+    const tuned = makeSyntheticRun({ n: 40, budget: 4, seed: 5, runId: 'tuned-40-swept', label: 'tuned', realizedBias: 0.15, reachBias: -0.13 });
+    const base = makeSyntheticRun({ n: 40, budget: 4, seed: 5, runId: 'base-40-swept', label: 'base' });
+    const sweeps = { base: swept(base, (i) => [i % 2 === 0, i % 3 === 0, i % 5 === 0]), tuned: swept(tuned, (i) => [i % 3 === 0, i % 4 === 0, i % 6 === 0]) };
+    const compare = makeSyntheticComparison(base, tuned);
+    await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'loadRun', run: { ...tuned, searchSweep: sweeps.tuned }, baseRun: { ...base, searchSweep: sweeps.base }, compare })})`);
+    await waitFor(page, `document.querySelectorAll('.compare-sweep tbody tr').length === 8`);
+    const rows = await evaluate<string[][]>(page, `Array.from(document.querySelectorAll('.compare-sweep tbody tr')).map((r) => Array.from(r.children).map((c) => c.textContent))`);
+    const expected = (['base', 'tuned'] as const).flatMap((checkpoint) => sweeps[checkpoint].points.map((p) => [
+      checkpoint, p.own ? '1.8 (the probe\'s)' : String(p.c),
+      pct(p.search.rate), intervalText(p.search.ci.lo, p.search.ci.hi),
+      signedPoints(p.difference.delta), pointsInterval(p.difference),
+      `${p.onlyRoutes} / ${p.onlySearch}`, pValueText(p.mcnemarP), '40',
+    ]));
+    assert.deepEqual(rows, expected);
+    const notes = await evaluate<string[]>(page, `Array.from(document.querySelectorAll('.compare-sweep-note')).map((p) => p.textContent)`);
+    assert.ok(notes.some((n) => n.startsWith('base: Random routes reach')) && notes.some((n) => n.startsWith('tuned: Random routes reach')), notes.join('\n'));
   });
 });

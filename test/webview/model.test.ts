@@ -11,7 +11,7 @@ import { validateManifest, validateRecord, validateSummary } from '../../src/aud
 import { passAtK, rateOf, wilsonInterval, type QuestionRecord } from '../../src/contract';
 import { RATE_MIN_QUESTIONS } from '../../src/contract/questionStory';
 import { headlineMetrics } from '../../webview/src/headline/headlineMetrics';
-import { meanInterval } from '../../webview/src/charts/meanInterval';
+import { shownPassAtK } from '../../webview/src/charts/passAtKInterval';
 import { QuestionIndex } from '../../webview/src/questions/questionIndex';
 import { BASE_FILTERS, deriveRow, Flag, probeFilter } from '../../webview/src/questions/questionRow';
 import { describeRoute, routeCells } from '../../webview/src/questions/routeLayout';
@@ -85,12 +85,52 @@ describe('passAtK', () => {
     assert.equal(passAtK(200, 150, 100), 1);
   });
 
-  test('meanInterval is mean ± 1.96 sd/√n', () => {
-    const m = meanInterval([0, 1, 0, 1]);
-    close(m.mean, 0.5, 12);
-    const half = (1.959963984540054 * Math.sqrt(1 / 3)) / 2;
-    close(m.low, Math.max(0, 0.5 - half), 12);
-    close(m.high, Math.min(1, 0.5 + half), 12);
+});
+
+describe('pass@k intervals the Charts tab shows', () => {
+  const curveOf = (run: ReturnType<typeof makeSyntheticRun>, probe: string) => {
+    const index = new QuestionIndex(run.records);
+    return computeStatistics(index.rows, index.probes, 8).passAtK.find((c) => c.probe === probe)!;
+  };
+
+  test("a finished run: every interval is summary.json's (bootstrap or Wilson), none made up", () => {
+    const run = makeSyntheticRun({ n: 60, budget: 4, seed: 11 });
+    for (const probe of ['sample', 'routes', 'search']) {
+      const shown = shownPassAtK(probe, curveOf(run, probe).points, run.summary);
+      assert.equal(shown.length, 4);
+      for (const p of shown) assert.deepEqual(p.ci, run.summary!.passAtKCi[probe][String(p.k)], `${probe} pass@${p.k}`);
+    }
+  });
+
+  test('below 20 questions a fractional pass@k has no interval and says so; a 0/1 one keeps its Wilson interval', () => {
+    const run = makeSyntheticRun({ n: 12, budget: 4, seed: 11 });
+    const shown = shownPassAtK('sample', curveOf(run, 'sample').points, run.summary);
+    const fractional = shown.filter((p) => run.summary!.passAtKCi.sample[String(p.k)] === undefined);
+    assert.ok(fractional.length > 0, 'the synthetic run has a fractional pass@k');
+    for (const p of fractional) assert.deepEqual([p.ci, p.missing], [null, 'no interval below 20 questions']);
+    const atB = shown[3];
+    const reached = run.records.filter((r) => r.reachable.sample).length;
+    assert.deepEqual(atB.ci, wilsonInterval(reached, 12), 'pass@B: every value is 0 or 1');
+  });
+
+  test('a run without its summary: Wilson where every value is 0 or 1, else none until the summary comes', () => {
+    const run = makeSyntheticRun({ n: 60, budget: 4, seed: 11 });
+    const shown = shownPassAtK('sample', curveOf(run, 'sample').points, undefined);
+    assert.deepEqual(shown[3].ci, run.summary!.passAtKCi.sample['4']);
+    for (const p of shown.slice(0, 3)) assert.deepEqual([p.ci, p.missing], [null, "bootstrap interval with the finished run's summary"]);
+    // The search's first-k curve is 0/1 at every k: Wilson throughout, as its summary gives.
+    const search = shownPassAtK('search', curveOf(run, 'search').points, undefined);
+    for (const p of search) assert.deepEqual(p.ci, run.summary!.passAtKCi.search[String(p.k)]);
+  });
+
+  test('a summary of other questions (or with a bound that is not a number) lends no interval', () => {
+    const run = makeSyntheticRun({ n: 60, budget: 4, seed: 11 });
+    const other = makeSyntheticRun({ n: 61, budget: 4, seed: 11 }).summary;
+    const shown = shownPassAtK('sample', curveOf(run, 'sample').points, other);
+    assert.equal(shown[0].ci, null);
+    const broken = structuredClone(run.summary!);
+    broken.passAtKCi.sample['1'] = { lo: Number.NaN, hi: 0.5 };
+    assert.deepEqual(shownPassAtK('sample', curveOf(run, 'sample').points, broken)[0].ci, null);
   });
 });
 

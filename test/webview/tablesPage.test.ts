@@ -18,6 +18,9 @@ import { buildTrajectoryMessage, type TrajectoryMessage } from '../../src/extens
 import { routesVsSearchTable, type RunForTables } from '../../src/audit/results/tables';
 import { routesVsSearchView } from '../../src/audit/report/tablesReport';
 import { probeSeries, probeThemeColours } from './probeSeries';
+import { makeSyntheticRun } from './syntheticRun';
+import { trajectory } from '../../src/audit/results/trajectory';
+import { crossingSentence, deltaAtKCell } from '../../webview/src/comparison/passAtKDeltaText';
 import { buildBundles, launchBrowser, openPanel, ROOT, waitFor, type Browser, type Bundles, type Harness, startHarness } from './harness';
 
 const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'runs');
@@ -178,6 +181,49 @@ describe('Tables page: the trajectory (Chromium, strict CSP)', () => {
     assert.equal(rows[0][0], HOSTILE_MODEL);
     assert.equal(await evaluate<number>(page, `document.querySelectorAll('img').length`), 0);
     assert.deepEqual(await evaluate(page, 'window.__harness.violations'), [], 'no Content-Security-Policy violations');
+    assert.deepEqual(await evaluate(page, 'window.__harness.errors'), [], 'no script errors');
+    assert.deepEqual(browser.problems, [], 'no console errors, failed requests or dialogs');
+  });
+  test('Trajectory tab, Δpass@k against the first checkpoint: under 20 paired questions said, not drawn (the comparison\'s rule)', async () => {
+    const few = buildTrajectoryMessage(
+      [
+        { label: 'base', folder: path.join(FIXTURES, '2026-12-01T09-30-00Z-demo-base') },
+        { label: HOSTILE, folder: path.join(FIXTURES, '2026-12-01T10-15-00Z-demo-tuned') },
+      ],
+      'fixtures',
+    );
+    assert.equal(few.trajectory.passAtKDeltas![0].curves[0].n, 8, 'the fixtures pair 8 questions');
+    await evaluate(page, `window.postMessage(${JSON.stringify(few)}, '*')`);
+    await waitFor(page, `document.querySelector('.tj-delta-few') !== null`);
+    const text = await evaluate<string>(page, `document.querySelector('.tj-deltas').textContent`);
+    assert.ok(text.includes(`${HOSTILE} − base: pass@k along k`), text);
+    assert.ok(text.includes('Fewer than 20 paired questions (n = 8): the differences along k are not drawn'), text);
+    assert.equal(await evaluate<number>(page, `document.querySelectorAll('.tj-deltas canvas, .tj-deltas table').length`), 0, 'no chart, no table of points');
+    assert.doesNotMatch(text, /\[[−+]\d/, 'no interval');
+    assert.equal(await evaluate<number>(page, `document.querySelectorAll('img').length`), 0);
+  });
+
+  test('Trajectory tab, Δpass@k against the first checkpoint: from 20 paired questions every checkpoint\'s curves are drawn, each Δ with its interval, and where they cross', async () => {
+    const runs = [
+      makeSyntheticRun({ n: 40, budget: 4, seed: 5, runId: 'step-0', label: 'step-0' }),
+      makeSyntheticRun({ n: 40, budget: 4, seed: 5, runId: 'step-1', label: 'step-1', realizedBias: 0.1 }),
+      makeSyntheticRun({ n: 40, budget: 4, seed: 5, runId: 'step-2', label: 'step-2', realizedBias: 0.15, reachBias: -0.13 }),
+    ];
+    const result = trajectory(runs.map((r) => ({ label: r.label!, folder: `/runs/${r.runId}`, records: r.records })), { alongK: true });
+    const message = { type: 'showTrajectory', source: 'synthetic', trajectory: result, tables: [], warnings: [] };
+    await evaluate(page, `window.postMessage(${JSON.stringify(message)}, '*')`);
+    await waitFor(page, `document.querySelectorAll('.tj-delta canvas').length === 2 && Array.from(document.querySelectorAll('.tj-delta canvas')).every((c) => c.width > 0)`);
+    for (const step of result.passAtKDeltas!) {
+      assert.equal(step.base, 'step-0');
+      const shown = await evaluate<{ head: string[]; rows: string[][]; crossings: string[] }>(page, `(() => { const s = document.querySelector('.tj-delta[data-checkpoint="${step.label}"]'); return {
+        head: Array.from(s.querySelectorAll('thead th')).map((x) => x.textContent),
+        rows: Array.from(s.querySelectorAll('tbody tr')).map((tr) => Array.from(tr.children).map((c) => c.textContent)),
+        crossings: Array.from(s.querySelectorAll('.compare-crossings li')).map((li) => li.textContent) }; })()`);
+      assert.deepEqual(shown.head, ['k', ...step.curves.map((c) => `Δ ${c.what}`)]);
+      assert.deepEqual(shown.rows, [1, 2, 3, 4].map((k, i) => [String(k), ...step.curves.map((c) => deltaAtKCell(c.points[i]))]));
+      for (const row of shown.rows) for (const cell of row.slice(1)) assert.match(cell, /\[[−+]\d+\.\d, [−+]\d+\.\d\]$/, 'every Δ with its interval at n = 40');
+      assert.deepEqual(shown.crossings, step.curves.map(crossingSentence));
+    }
     assert.deepEqual(await evaluate(page, 'window.__harness.errors'), [], 'no script errors');
     assert.deepEqual(browser.problems, [], 'no console errors, failed requests or dialogs');
   });

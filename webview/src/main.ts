@@ -31,6 +31,7 @@ import { QuestionIndex, type Query } from './questions/questionIndex';
 import { BASE_FILTERS, findFilter, probeFilter, type QuestionRow, type StateFilter } from './questions/questionRow';
 import { QuestionTable } from './questions/questionTable';
 import { computeStatistics, countBlocks, type RunStatistics } from './charts/runStatistics';
+import { sweepView, type SweepView } from './charts/sweepRows';
 import { readUiState } from './uiState';
 
 provideVSCodeDesignSystem().register(
@@ -225,12 +226,14 @@ class AuditPanel {
         if (this.run && message.runId === this.run.data.runId) {
           this.run.data.summary = message.summary;
           delete this.run.data.unfinished;
+          this.run.data.searchSweep = message.searchSweep;
           this.invalidate();
         }
         break;
       case 'updateUnfinished':
         if (this.run && message.runId === this.run.data.runId && !this.run.data.summary) {
           this.run.data.unfinished = message.unfinished;
+          this.run.data.searchSweep = message.searchSweep;
           this.invalidate();
         }
         break;
@@ -283,7 +286,7 @@ class AuditPanel {
 
     // A stored comparison filter comes back only if this comparison has that count.
     this.useSelection(this.state.compareFilter);
-    this.comparison.show(this.compare, this.compareLabels(), this.selection?.key, !this.state.compareFolded, this.gainSetRows());
+    this.comparison.show(this.compare, this.compareLabels(), this.selection?.key, !this.state.compareFolded, this.gainSetRows(), this.sweeps());
 
     // A stored scroll offset belongs to the run it was taken in (a live run is loaded again as it
     // fills); another run starts at its top, or it would open scrolled past its first rows.
@@ -330,6 +333,16 @@ class AuditPanel {
       { checkpoint: labels.base, routesVsSearch: this.base?.data.summary?.routesVsSearch },
       { checkpoint: labels.tuned, routesVsSearch: this.run?.data.summary?.routesVsSearch },
     ]);
+  }
+
+  /** The search over its exploration sweep on each compared checkpoint that ran one (--search-sweep). */
+  private sweeps(): { checkpoint: string; view: SweepView }[] {
+    if (!this.compare) return [];
+    const labels = this.compareLabels();
+    return [
+      { checkpoint: labels.base, view: sweepView(this.base?.data.searchSweep) },
+      { checkpoint: labels.tuned, view: sweepView(this.run?.data.searchSweep) },
+    ].filter((x): x is { checkpoint: string; view: SweepView } => x.view !== undefined);
   }
 
   private compareLabels(): { base: string; tuned: string } {
@@ -548,7 +561,7 @@ class AuditPanel {
 
   private drawCharts(): void {
     if (!this.run || !this.chartsDirty) return;
-    const runs: ChartRun[] = [{ label: this.run.data.label ?? this.run.data.runId, stats: this.statistics(this.run), summary: this.run.data.summary, unfinished: this.run.data.summary ? undefined : this.run.data.unfinished, mechanism: this.run.data.mechanism }];
+    const runs: ChartRun[] = [{ label: this.run.data.label ?? this.run.data.runId, stats: this.statistics(this.run), summary: this.run.data.summary, unfinished: this.run.data.summary ? undefined : this.run.data.unfinished, mechanism: this.run.data.mechanism, searchSweep: this.run.data.searchSweep }];
     if (this.base) runs.push({ label: this.base.data.label ?? this.base.data.runId, stats: this.base.stats ?? computeStatistics(this.base.index.rows, this.base.index.probes, this.base.numBlocks), summary: this.base.data.summary });
     this.statsDirty = false;
     this.chartsDirty = false;

@@ -13,6 +13,6 @@ export { summarize } from './summary';
 export { TRAJECTORIES_FOLDER, TRAJECTORY_FILE, TableSourceError, loadRunForTables, loadTableSources, loadTrajectoryCheckpoints, readTrajectoryFile, type CheckpointRef, type SourceOptions } from './tableSources';
 export { repairTable, routesVsSearchTable, trainingTable, type ChanceColumn, type Claim, type ComparisonForTables, type RepairRow, type RoutesVsSearchTable, type RunForTables, type TableOptions, type TrainingTable } from './tables';
 export { trajectory, type TrajectoryCheckpoint } from './trajectory';
-export { searchSweepRows, type SearchSweepRow, type SweepPointRow, type SweepSource } from './searchSweepTable';
+export { searchSweepOf, searchSweepRows, type SearchSweepRow, type SweepPointRow, type SweepSource } from './searchSweepTable';
 export { passAtKDeltas, MIN_BOOTSTRAP_QUESTIONS } from './passAtKDelta';
 export type { DeltaAtK, PassAtKDeltaCurve } from '../../contract';

@@ -6,37 +6,17 @@
  * depends on c. What the sweep cost in new generations, and how many of its routes were reused.
  * Reach only: the sweep searches stop at their first correct route, so no pass@k.
  */
-import { rateOf, type Interval, type QuestionRecord, type Rate } from '../../contract';
+import { rateOf, type QuestionRecord, type SearchSweepNumbers, type SweepPointRow } from '../../contract';
 import { mcnemarExact } from './stats/mcnemar';
 import { pairedScoreInterval } from './stats/pairedScoreInterval';
 
-export interface SweepPointRow {
-  c: number;
-  /** True for the search probe's own constant (its full-budget records). */
-  own: boolean;
-  search: Rate;
-  /** routes − search at this c, paired on the same questions. */
-  difference: { delta: number } & Interval;
-  onlyRoutes: number;
-  onlySearch: number;
-  mcnemarP: number;
-}
+export type { SweepPointRow };
 
-export interface SearchSweepRow {
+export interface SearchSweepRow extends SearchSweepNumbers {
   folder: string;
   model: string;
   dataset: string;
   finished: boolean;
-  n: number;
-  budget: number;
-  routes: Rate;
-  points: SweepPointRow[];
-  /** Generations the sweep spent on new routes, and route evaluations it reused instead. */
-  generations: number;
-  reused: number;
-  evaluated: number;
-  /** Whether routes − search keeps one sign over the sweep (every interval on the same side of 0 or every one across it). */
-  signStable: boolean;
 }
 
 export interface SweepSource {
@@ -73,33 +53,38 @@ function pointRow(c: number, own: boolean, routes: readonly boolean[], search: r
 
 const side = (p: SweepPointRow) => (p.difference.lo > 0 ? 1 : p.difference.hi < 0 ? -1 : 0);
 
+/**
+ * The sweep of one run's records: over the questions that ran it and both route probes; undefined
+ * when none did. `searchC`: the search probe's own c (manifest search.c), its row marked.
+ */
+export function searchSweepOf(all: readonly QuestionRecord[], searchC: number | undefined): SearchSweepNumbers | undefined {
+  const records = all.filter((r) => !r.skipped && r.searchSweep && r.probes.routes && r.probes.search);
+  if (records.length === 0) return undefined;
+  const routes = records.map((r) => r.reachable.routes === true);
+  const constants = records[0].searchSweep!.map((p) => p.c);
+  const points = [
+    ...(searchC === undefined ? [] : [pointRow(searchC, true, routes, records.map((r) => r.reachable.search === true))]),
+    ...constants.map((c, j) => pointRow(c, false, routes, records.map((r) => r.searchSweep![j]?.reached === true))),
+  ].sort((a, b) => a.c - b.c);
+  const sweep = records.flatMap((r) => r.searchSweep!);
+  return {
+    n: records.length,
+    budget: records[0].probes.search.budget,
+    routes: rateOf(routes.filter(Boolean).length, routes.length),
+    points,
+    generations: sweep.reduce((t, p) => t + p.cost.generations, 0),
+    reused: sweep.reduce((t, p) => t + p.reused, 0),
+    evaluated: sweep.reduce((t, p) => t + p.evaluated, 0),
+    signStable: new Set(points.map(side)).size === 1,
+  };
+}
+
 /** One row per run whose records carry a sweep and both route probes; runs without one are left out. */
 export function searchSweepRows(sources: readonly SweepSource[]): SearchSweepRow[] {
   const rows: SearchSweepRow[] = [];
   for (const s of sources) {
-    const records = s.records.filter((r) => !r.skipped && r.searchSweep && r.probes.routes && r.probes.search);
-    if (records.length === 0) continue;
-    const routes = records.map((r) => r.reachable.routes === true);
-    const constants = records[0].searchSweep!.map((p) => p.c);
-    const points = [
-      ...(s.searchC === undefined ? [] : [pointRow(s.searchC, true, routes, records.map((r) => r.reachable.search === true))]),
-      ...constants.map((c, j) => pointRow(c, false, routes, records.map((r) => r.searchSweep![j]?.reached === true))),
-    ].sort((a, b) => a.c - b.c);
-    const sweep = records.flatMap((r) => r.searchSweep!);
-    rows.push({
-      folder: s.folder,
-      model: s.model,
-      dataset: s.dataset,
-      finished: s.finished,
-      n: records.length,
-      budget: records[0].probes.search.budget,
-      routes: rateOf(routes.filter(Boolean).length, routes.length),
-      points,
-      generations: sweep.reduce((t, p) => t + p.cost.generations, 0),
-      reused: sweep.reduce((t, p) => t + p.reused, 0),
-      evaluated: sweep.reduce((t, p) => t + p.evaluated, 0),
-      signStable: new Set(points.map(side)).size === 1,
-    });
+    const sweep = searchSweepOf(s.records, s.searchC);
+    if (sweep) rows.push({ folder: s.folder, model: s.model, dataset: s.dataset, finished: s.finished, ...sweep });
   }
   return rows;
 }

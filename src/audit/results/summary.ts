@@ -11,7 +11,7 @@ import { bootstrapColumnMeans } from './stats/bootstrapStatistics';
 import { chanceSummary } from './chanceLevel';
 import { compareProbes, probeExhaustion } from './probeComparison';
 import { blindRetention, blindRetentionByProbe } from './blindRetention';
-import { MIN_BOOTSTRAP_QUESTIONS, wilsonInterval, orderedKeys, passAtKRows, runRates, stopsAtFirstCorrect, rateOf, type BlindDropped, type Budget, type GlobalRouteSummary, type Interval, type PassAtKKind, type QuestionRecord, type Rate, type ReadingSummary, type RunSummary, type TruncationCount, isAnswerBlindProbe } from '../../contract';
+import { MIN_BOOTSTRAP_QUESTIONS, orderedKeys, passAtKRows, zeroOnePassAtKInterval, runRates, stopsAtFirstCorrect, rateOf, type BlindDropped, type Budget, type GlobalRouteSummary, type Interval, type PassAtKKind, type QuestionRecord, type Rate, type ReadingSummary, type RunSummary, type TruncationCount, isAnswerBlindProbe } from '../../contract';
 import { depthSummary } from './depthSummary';
 import { coverAtTau } from './coverAtTau';
 import { unfinishedThoughts } from './thoughtCounts';
@@ -33,8 +33,8 @@ function passAtKCurve(records: readonly QuestionRecord[], probe: string): { kind
   }
   const boot = rows.length >= MIN_BOOTSTRAP_QUESTIONS ? bootstrapColumnMeans(rows, { seed: seedFor('summary', 'pass-at-k', probe), resamples: 10000 }) : [];
   for (let k = 1; k <= budget; k++) {
-    const binary = rows.every((row) => row[k - 1] === 0 || row[k - 1] === 1);
-    if (binary) ci[String(k)] = wilsonInterval(rows.reduce((s, row) => s + row[k - 1], 0), rows.length);
+    const wilson = zeroOnePassAtKInterval(rows.map((row) => row[k - 1]));
+    if (wilson) ci[String(k)] = wilson;
     else if (boot[k - 1]) ci[String(k)] = { lo: boot[k - 1].lo, hi: boot[k - 1].hi };
   }
   return { kind, curve, ci };

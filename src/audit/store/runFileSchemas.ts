@@ -563,6 +563,7 @@ export const storedTrajectorySchema = object({
   passAtKMax: nonNegativeInteger,
   points: v.array(trajectoryPoint, 'expected an array of checkpoints'),
   flows: v.array(trajectoryFlow, 'expected an array of steps'),
+  passAtKDeltas: v.optional(v.array(object({ label: text, base: text, curves: v.array(passAtKDeltaCurve, 'expected an array of Δpass@k curves') }), 'expected an array of checkpoints')),
 });
 
 // Compile-time: each schema describes exactly its contract type (both directions, optional fields included).

@@ -107,13 +107,15 @@ export class AuditPanelHost implements vscode.Disposable {
   private sendRun(): void {
     const shown = this.shown;
     if (!shown) return;
-    const { data } = shown.run;
+    const { searchSweep, ...data } = shown.run.data;
+    const running = shown.status?.status === 'running';
     // A stopped run has no summary: its paired routes-vs-search numbers come from its records.
-    const unfinished = shown.status?.status === 'running' ? undefined : unfinishedNumbers(data.records, data.summary !== undefined);
+    const unfinished = running ? undefined : unfinishedNumbers(data.records, data.summary !== undefined);
     // A comparison's base run goes whole: the panel pairs questions by id from the first message.
+    // A run going has no sweep yet: it comes with the run's end (updateSummary / updateUnfinished).
     this.page.post({
       type: 'loadRun',
-      run: { ...data, records: data.records.slice(0, FIRST_BATCH), ...(unfinished ? { unfinished } : {}) },
+      run: { ...data, records: data.records.slice(0, FIRST_BATCH), ...(unfinished ? { unfinished } : {}), ...(searchSweep && !running ? { searchSweep } : {}) },
       ...(shown.base ? { baseRun: shown.base.data } : {}),
       ...(shown.base && shown.compare ? { compare: shown.compare } : {}),
     });
@@ -156,13 +158,17 @@ export class AuditPanelHost implements vscode.Disposable {
     shown.status = status;
     if (status.status !== 'running') {
       const fresh = loadRunFolder(runDir);
+      const searchSweep = fresh.data.searchSweep;
+      if (searchSweep) shown.run.data.searchSweep = searchSweep;
+      else delete shown.run.data.searchSweep;
+      const sweep = searchSweep ? { searchSweep } : {};
       if (fresh.data.summary) {
         shown.run.data.summary = fresh.data.summary;
-        if (this.page.ready) this.page.post({ type: 'updateSummary', runId: shown.run.data.runId, summary: fresh.data.summary });
+        if (this.page.ready) this.page.post({ type: 'updateSummary', runId: shown.run.data.runId, summary: fresh.data.summary, ...sweep });
       } else {
         // Stopped or failed: no summary, so the paired numbers over the questions it kept.
         const unfinished = unfinishedNumbers(shown.run.data.records, false);
-        if (unfinished && this.page.ready) this.page.post({ type: 'updateUnfinished', runId: shown.run.data.runId, unfinished });
+        if (unfinished && this.page.ready) this.page.post({ type: 'updateUnfinished', runId: shown.run.data.runId, unfinished, ...sweep });
       }
     }
     if (this.page.ready) this.page.post({ type: 'runStatus', runId: shown.run.data.runId, ...status });

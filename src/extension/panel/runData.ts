@@ -9,6 +9,7 @@ import type { RunCommandLine, RunData, RunManifest } from '../../contract';
 import { MECHANISM_FILE, readMechanism } from '../../audit/mechanism';
 import { failureSetOf, summarizeRun } from '../../audit/mechanism';
 import { reproduceCommand } from '../../service';
+import { searchSweepOf } from '../../audit/results';
 
 /** The command behind a run; undefined when its manifest names a preset this version does not know. */
 export function commandLineOf(manifest: RunManifest): RunCommandLine | undefined {
@@ -56,6 +57,8 @@ export function loadRunFolder(folder: string): LoadedRun {
     if (reproduce) data.reproduce = reproduce;
   }
   if (summary) data.summary = summary;
+  const sweep = searchSweepOf(lines.values, manifest?.search?.c);
+  if (sweep) data.searchSweep = sweep;
   const warnings = [...lines.warnings];
   // The explain accounts of the failure set, with their run table (`reach-audit explain`).
   if (manifest && fs.existsSync(path.join(folder, MECHANISM_FILE))) {

@@ -30,7 +30,7 @@ export function buildTablesMessage(folders: readonly string[], options: TableOpt
 /** A trajectory over checkpoint runs in training order, recomputed from their records. */
 export function buildTrajectoryMessage(checkpoints: readonly CheckpointRef[], source: string): TrajectoryMessage {
   const warnings: string[] = [];
-  const result = trajectory(loadTrajectoryCheckpoints(checkpoints, (w) => warnings.push(w), { allowUnfinished: true }));
+  const result = trajectory(loadTrajectoryCheckpoints(checkpoints, (w) => warnings.push(w), { allowUnfinished: true }), { alongK: true });
   return { type: 'showTrajectory', source, trajectory: result, tables: trajectoryViews(result).map(tableData), warnings };
 }
 

@@ -10,6 +10,9 @@ import { runAudit } from '../../../src/audit/runner/runFolderAudit';
 import type { QuestionRecord } from '../../../src/contract';
 import { repairTable, routesVsSearchTable, trainingTable, type RunForTables } from '../../../src/audit/results/tables';
 import { trajectory } from '../../../src/audit/results/trajectory';
+import { passAtKDeltas } from '../../../src/audit/results/passAtKDelta';
+import { storedTrajectorySchema } from '../../../src/audit/store/runFileSchemas';
+import * as v from 'valibot';
 import { routesVsSearchView, tableCsv, tablesHtml, tablesMarkdown, trajectoryPassChart, trajectoryViews } from '../../../src/audit/report/tablesReport';
 import { summarize } from '../../../src/audit/results/summary';
 import { holmAdjust } from '../../../src/audit/results/stats/holm';
@@ -188,9 +191,14 @@ test('training: realized and ceiling deltas, newly realized split and the "X of 
 
 test('trajectory: per-checkpoint rates and the flows between states, recomputed', async () => {
   const runs = [await auditWith(DEFAULT_RATES), await auditWith({ ...DEFAULT_RATES, deploy: 0.6 }), await auditWith({ ...DEFAULT_RATES, deploy: 0.8, route: 0.1 })];
-  const t = trajectory(runs.map((r, i) => ({ label: `step-${i}`, folder: r.folder, records: r.records })));
+  const t = trajectory(runs.map((r, i) => ({ label: `step-${i}`, folder: r.folder, records: r.records })), { alongK: true });
   assert.deepEqual(t.probes, ['sample', 'routes', 'search']);
   assert.equal(t.ceilingBudget, 18);
+  // Each later checkpoint against the first along k: the comparison's curves, paired by id.
+  assert.deepEqual(t.passAtKDeltas, runs.slice(1).map((r, i) => ({ label: `step-${i + 1}`, base: 'step-0', curves: passAtKDeltas(runs[0].records, r.records) })));
+  assert.deepEqual(t.passAtKDeltas!.map((d) => d.curves.map((c) => c.what)), [0, 1].map(() => ['realized', 'sample', 'routes', 'search', 'ceiling']));
+  assert.equal(v.safeParse(storedTrajectorySchema, { kind: 'reach-audit-trajectory', createdAt: 'now', ...t }).success, true, 'a trajectory with them is valid');
+  assert.equal(trajectory(runs.map((r, i) => ({ label: `step-${i}`, folder: r.folder, records: r.records }))).passAtKDeltas, undefined, 'reach-audit trajectory prints none, so computes none');
   for (const [i, p] of t.points.entries()) {
     const recs = runs[i].records;
     assert.equal(p.realized.successes, recs.filter((r) => r.realized.correct).length);

@@ -29,7 +29,9 @@ import { repairNullSentences } from '../headline/repairNullView';
 import { probeColor } from './probeColors';
 import { depthCurvePoints, depthCurveText } from './depthCurve';
 import { markSeries } from './seriesMark';
-import { rateOf, type MechanismData, type PassAtKKind, type Rate, type RunSummary, type UnfinishedNumbers, RATE_MIN_QUESTIONS } from '../../../src/contract';
+import { rateOf, type MechanismData, type PassAtKKind, type Rate, type RunSummary, type SearchSweepNumbers, type UnfinishedNumbers, MIN_BOOTSTRAP_QUESTIONS, RATE_MIN_QUESTIONS } from '../../../src/contract';
+import { SWEEP_HEADERS, sweepView } from './sweepRows';
+import { shownPassAtK } from './passAtKInterval';
 import type { RunStatistics } from './runStatistics';
 import { themeColors, withAlpha, type ThemeColors } from '../common/themeColors';
 import { drawWhisker } from '../common/whisker';
@@ -75,6 +77,8 @@ export interface ChartRun {
   unfinished?: UnfinishedNumbers;
   /** The run's mechanism.jsonl (`reach-audit explain`), when it has one. */
   mechanism?: MechanismData;
+  /** The search over its exploration sweep (--search-sweep), when the run has one. */
+  searchSweep?: SearchSweepNumbers;
 }
 
 function proportionCells(p: Rate): HTMLElement[] {
@@ -344,17 +348,19 @@ export class ChartsView {
     for (const c of curves) {
       const color = probeColor(c.probe, colors.series);
       const label = this.runs.length > 1 ? `${c.probe} (${c.run.label})` : c.probe;
-      datasets.push(...this.curve(label, c.points.map((p) => ({ x: p.k, y: p.mean, low: p.low, high: p.high })), color, c.r > 0));
-      const ks = [...new Set([1, 2, 4, 8, 16, 32, 64, c.points.length])].filter((k) => k <= c.points.length);
+      // The interval is the run's own (summary.json's), never one made up here: no band where it has none.
+      const points = shownPassAtK(c.probe, c.points, c.run.summary);
+      datasets.push(...this.curve(label, points.map((p) => ({ x: p.k, y: p.mean, low: p.ci?.lo ?? p.mean, high: p.ci?.hi ?? p.mean })), color, c.r > 0));
+      const ks = [...new Set([1, 2, 4, 8, 16, 32, 64, points.length])].filter((k) => k <= points.length);
       for (const k of ks) {
-        const p = c.points[k - 1];
+        const p = points[k - 1];
         // No summary.json column: the panel's pass@k averages the contract's rows, the very rows
         // summary.json averages, so it repeated this column, and was empty (or —) for a run without one.
-        rows.push(h('tr', {}, h('td', {}, label), h('td', { class: 'num' }, String(k)), h('td', { class: 'num' }, percent(p.mean)), h('td', { class: 'num muted' }, intervalText(p.low, p.high)), h('td', { class: 'num muted' }, count(p.n))));
+        rows.push(h('tr', { 'data-probe': c.probe, 'data-k': String(k) }, h('td', {}, label), h('td', { class: 'num' }, String(k)), h('td', { class: 'num' }, percent(p.mean)), h('td', { class: 'num muted' }, p.ci ? intervalText(p.ci.lo, p.ci.hi) : `— (${p.missing})`), h('td', { class: 'num muted' }, count(p.n))));
       }
     }
     const { box, canvas } = canvasBox('pass@k curves per probe with 95% intervals');
-    const element = card('pass@k', `${passAtKCaption(curves)} Mean over questions, as summary.json computes it; band: 95% normal interval over questions. Dashed: base checkpoint.`, box, numbersTable(['probe', 'k', 'pass@k', '95% CI', 'n'], rows));
+    const element = card('pass@k', `${passAtKCaption(curves)} Mean over questions, as summary.json computes it; band: summary.json's 95% interval — Wilson where every question's value is 0 or 1, a percentile bootstrap over questions otherwise (none below ${MIN_BOOTSTRAP_QUESTIONS} questions; a run without its summary yet shows the Wilson ones only). Dashed: base checkpoint.`, box, numbersTable(['probe', 'k', 'pass@k', '95% CI', 'n'], rows));
     this.add(canvas, { type: 'line', data: { datasets }, options: this.lineOptions('k (attempts)', 'pass@k') });
     return element;
   }
@@ -423,6 +429,16 @@ export class ChartsView {
       for (const note of view.notes) body.push(h('p', { class: 'card-note muted' }, note));
     } else {
       body.push(h('p', { class: 'card-note muted' }, this.live ? 'The paired comparison comes with the finished run\'s summary.' : 'This run has no paired comparison (it needs both the routes and the search probe on the same questions).'));
+    }
+    const sweep = sweepView(main.searchSweep);
+    if (sweep) {
+      body.push(
+        h('h4', { class: 'rvs-sweep-title' }, 'The search over its exploration constant c (--search-sweep)'),
+        h('table', { class: 'mini-table numbers rvs-sweep', 'aria-label': 'Random routes vs the search at each exploration constant of the sweep' },
+          h('thead', {}, h('tr', {}, ...SWEEP_HEADERS.map((t) => h('th', { scope: 'col' }, t)))),
+          h('tbody', {}, ...sweep.rows.map((r) => h('tr', { 'data-c': String(r.c), class: r.own ? 'highlight' : undefined }, ...r.cells.map((c, i) => h('td', { class: i === 0 ? undefined : 'num' }, c)))))),
+        ...sweep.notes.map((note) => h('p', { class: 'card-note muted rvs-sweep-note' }, note)),
+      );
     }
     if (!few && routeProbes.length > 0) {
       const datasets: ChartDataset<'line'>[] = [];

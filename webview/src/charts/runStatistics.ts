@@ -4,8 +4,8 @@
  * run's summary.json (from src/audit) gives the same rates; the identified block's held-out repair
  * rate is only in the summary, and the headline takes it from there. DOM-free.
  */
-import { passAtKRows, rateOf, stopsAtFirstCorrect, runRates, type PassAtKKind, type Rate, type RunManifest, type RunRates, RATE_MIN_QUESTIONS } from '../../../src/contract';
-import { meanInterval, type MeanWithInterval } from './meanInterval';
+import { passAtKRows, rateOf, stopsAtFirstCorrect, runRates, zeroOnePassAtKInterval, type PassAtKKind, type Rate, type RunManifest, type RunRates, RATE_MIN_QUESTIONS } from '../../../src/contract';
+import type { LivePassAtKPoint } from './passAtKInterval';
 import { Flag, type QuestionRow } from '../questions/questionRow';
 
 /** Per question and probe: the budget, the attempts made and how many were right. */
@@ -39,8 +39,12 @@ export interface RunStatistics {
   states: StateBar[];
   reachableByProbe: { probe: string; value: Rate }[];
   blind: { probe: string; selector: string; value: Rate }[];
-  /** Per probe: pass@k for k = 1..budget, the mean over questions of the contract's passAtKRows (as summary.json). */
-  passAtK: { probe: string; kind: PassAtKKind; points: (MeanWithInterval & { k: number })[] }[];
+  /**
+   * Per probe: pass@k for k = 1..budget, the mean over questions of the contract's passAtKRows (as
+   * summary.json), with Wilson's interval where every value is 0 or 1; the others' intervals are
+   * summary.json's (passAtKInterval.ts).
+   */
+  passAtK: { probe: string; kind: PassAtKKind; points: LivePassAtKPoint[] }[];
   /** Probes whose attempts stopped at each question's first correct one (--until-reached): no pass@k or blind picks. */
   untilReached: string[];
   /** Per probe: share of questions with a correct answer among the first b attempts, b = 1..budget. */
@@ -129,14 +133,17 @@ export function computeStatistics(rows: readonly QuestionRow[], probes: readonly
     const firstCorrect = ran.map((r) => r.probes[probe].correct.indexOf(true));
     const points: RunStatistics['passAtK'][number]['points'] = [];
     const found: RunStatistics['foundWithin'][number]['points'] = [];
-    const values = new Float64Array(m);
+    const values = new Array<number>(m);
     for (let k = 1; k <= budget; k++) {
       let within = 0;
+      let sum = 0;
       for (let q = 0; q < m; q++) {
         values[q] = perQuestion[q][k - 1];
+        sum += values[q];
         if (firstCorrect[q] >= 0 && firstCorrect[q] < k) within++;
       }
-      points.push({ k, ...meanInterval(values) });
+      const zeroOne = zeroOnePassAtKInterval(values);
+      points.push({ k, mean: sum / m, n: m, ...(zeroOne ? { zeroOne } : {}) });
       found.push({ b: k, ...rateOf(within, m) });
     }
     passCurves.push({ probe, kind, points });

@@ -15,6 +15,7 @@ import { transitionTable } from './transitionTable';
 import { GAIN_SET_HEADERS, type GainSetRow } from './gainSetRows';
 import { passAtKDeltaBlock } from './passAtKDeltaChart';
 import { passAtKDeltaCurves } from './passAtKDeltaText';
+import { SWEEP_HEADERS, type SweepView } from '../charts/sweepRows';
 import type { Chart } from 'chart.js';
 
 export interface ComparisonCallbacks {
@@ -62,7 +63,7 @@ export class ComparisonView {
   }
 
   /** Draws the comparison, or hides the section when there is none. */
-  show(compare: Comparison | undefined, labels: ComparisonLabels, selectedKey: string | undefined, open: boolean, gainSet: readonly GainSetRow[] = []): void {
+  show(compare: Comparison | undefined, labels: ComparisonLabels, selectedKey: string | undefined, open: boolean, gainSet: readonly GainSetRow[] = [], sweeps: readonly { checkpoint: string; view: SweepView }[] = []): void {
     const deltas = deltaRows(compare);
     const grid = transitionGrid(compare);
     const newly = newlySplit(compare);
@@ -136,6 +137,16 @@ export class ComparisonView {
         h('table', { class: 'mini-table compare-gain-set', 'aria-label': 'Random routes vs search on the gain set of each checkpoint' },
           h('thead', {}, h('tr', {}, ...GAIN_SET_HEADERS.map((t, i) => h('th', { scope: 'col', class: i === 0 || i >= 6 ? undefined : 'num' }, t)))),
           h('tbody', {}, ...gainSet.map((row) => h('tr', { 'data-checkpoint': row.checkpoint }, h('th', { scope: 'row' }, row.checkpoint), ...row.cells.map((c, i) => h('td', { class: i >= 5 ? 'verdict' : 'num' }, c)))))),
+      ));
+    }
+    if (sweeps.length > 0) {
+      blocks.push(block(
+        'The search over its exploration constant c (--search-sweep), each checkpoint',
+        'Per c (the probe\'s own marked) the search\'s reach and routes − search on the same questions, so a reader sees whether the verdict above depends on c.',
+        h('table', { class: 'mini-table compare-sweep', 'aria-label': 'Random routes vs the search at each exploration constant of the sweep, each checkpoint' },
+          h('thead', {}, h('tr', {}, ...['checkpoint', ...SWEEP_HEADERS].map((t, i) => h('th', { scope: 'col', class: i <= 1 ? undefined : 'num' }, t)))),
+          h('tbody', {}, ...sweeps.flatMap(({ checkpoint, view }) => view.rows.map((r) => h('tr', { 'data-checkpoint': checkpoint, 'data-c': String(r.c) }, h('th', { scope: 'row' }, checkpoint), ...r.cells.map((c, i) => h('td', { class: i === 0 ? undefined : 'num' }, c))))))),
+        ...sweeps.flatMap(({ checkpoint, view }) => view.notes.map((note) => h('p', { class: 'card-note muted compare-sweep-note', 'data-checkpoint': checkpoint }, `${checkpoint}: ${note}`))),
       ));
     }
     const curves = passAtKDeltaCurves(compare);

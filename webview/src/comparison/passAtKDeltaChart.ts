@@ -20,10 +20,11 @@ export interface PassAtKDeltaBlock {
   draw(): Chart;
 }
 
-export function passAtKDeltaBlock(curves: readonly PassAtKDeltaCurve[]): PassAtKDeltaBlock {
-  const canvas = h('canvas', { role: 'img', 'aria-label': 'Tuned − base pass@k against k, with 95% intervals; the table below gives every number' });
+/** `sides`: the two checkpoints' names for the labels (the Trajectory tab names them; the comparison says tuned and base). */
+export function passAtKDeltaBlock(curves: readonly PassAtKDeltaCurve[], sides = { tuned: 'Tuned', base: 'base' }): PassAtKDeltaBlock {
+  const canvas = h('canvas', { role: 'img', 'aria-label': `${sides.tuned} − ${sides.base} pass@k against k, with 95% intervals; the table below gives every number` });
   const ks = curves[0].points.map((p) => p.k);
-  const table = h('table', { class: 'mini-table compare-pass-at-k-delta', 'aria-label': 'Tuned − base pass@k at every k, with 95% intervals' },
+  const table = h('table', { class: 'mini-table compare-pass-at-k-delta', 'aria-label': `${sides.tuned} − ${sides.base} pass@k at every k, with 95% intervals` },
     h('thead', {}, h('tr', {}, h('th', { scope: 'col', class: 'num' }, 'k'), ...curves.map((c) => h('th', { scope: 'col', class: 'num' }, `Δ ${c.what}`)))),
     h('tbody', {}, ...ks.map((k, i) => h('tr', { 'data-k': String(k) }, h('th', { scope: 'row', class: 'num' }, String(k)), ...curves.map((c) => h('td', { class: 'num' }, deltaAtKCell(c.points[i])))))));
   const element = h('div', { class: 'compare-pass-at-k' },

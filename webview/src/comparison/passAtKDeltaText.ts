@@ -15,7 +15,11 @@ function isPoint(p: unknown): p is DeltaAtK {
 
 /** The well-formed curves of a comparison, all over the same k; none for a file written before they were stored. */
 export function passAtKDeltaCurves(compare: Comparison | undefined): PassAtKDeltaCurve[] {
-  const raw: unknown = compare?.passAtKDeltas;
+  return wellFormedCurves(compare?.passAtKDeltas);
+}
+
+/** The well-formed Δpass@k curves of stored data (a comparison's, a trajectory step's), all over the same k. */
+export function wellFormedCurves(raw: unknown): PassAtKDeltaCurve[] {
   if (!Array.isArray(raw)) return [];
   const curves = raw.filter((c): c is PassAtKDeltaCurve =>
     isObject(c) && typeof c.what === 'string' && finite(c.n) && Array.isArray(c.points) && c.points.length > 0 && c.points.every(isPoint) && Array.isArray(c.signChanges) && c.signChanges.every(finite));

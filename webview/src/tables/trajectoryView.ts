@@ -26,6 +26,7 @@ import { tableSection } from './tablesList';
 import { drawWhisker } from '../common/whisker';
 import { probeColor } from '../charts/probeColors';
 import { markSeries } from '../charts/seriesMark';
+import { trajectoryDeltas, type TrajectoryDeltas } from './trajectoryDeltas';
 
 Chart.register(CategoryScale, LinearScale, LineController, LineElement, PointElement, Legend, Tooltip);
 
@@ -103,6 +104,7 @@ export class TrajectoryView {
   private tables: TableData[] = [];
   private charts: Chart[] = [];
   private step = -1;
+  private deltas: TrajectoryDeltas | undefined;
   private readonly moved = h('section', { class: 'tj-moved', 'aria-live': 'polite', 'aria-label': 'Questions that moved at the selected step' });
   private readonly steps = h('div', { class: 'tj-steps', role: 'group', 'aria-label': 'Steps between checkpoints' });
 
@@ -112,6 +114,7 @@ export class TrajectoryView {
 
   showEmpty(): void {
     this.destroyCharts();
+    this.deltas = undefined;
     replaceChildren(
       this.element,
       h('p', { class: 'muted tj-empty' }, 'No trajectory yet. Run reach-audit trajectory --model step-0 --model step-1 … --data FILE in a VS Code terminal (Reach Audit: Open Terminal with reach-audit; the extension puts its bundled reach-audit on the PATH of VS Code terminals), then Reach Audit: Show Training Trajectory (or select the trajectory\'s runs and Build Tables). To follow a run while it trains: Reach Audit: Watch Training Run… on the folder its checkpoints are written into.'),
@@ -122,6 +125,7 @@ export class TrajectoryView {
     this.data = data;
     this.tables = tables;
     this.step = data.flows.length > 0 ? data.flows.length - 1 : -1;
+    this.deltas = trajectoryDeltas(data);
     const n = data.points.map((p) => p.n);
     const nText = n.every((x) => x === n[0]) ? `n = ${count(n[0] ?? 0)} questions per checkpoint` : `n = ${n.map(count).join(' / ')} questions`;
     replaceChildren(
@@ -137,6 +141,7 @@ export class TrajectoryView {
               h('div', { class: 'tj-canvas' }, h('canvas', { class: 'tj-passk', role: 'img', 'aria-label': this.passAlt(data) })),
               h('ul', { class: 'tj-passk-values muted' }, ...data.points.map((p) => h('li', { 'data-checkpoint': p.label }, `${p.label}: pass@1 ${passText(p.passAt1, passAt1Interval(p), p.passAtKN)} · pass@${data.passAtKMax} ${passText(p.passAtK, passAtKInterval(p), p.passAtKN)}`))))
           : null),
+      this.deltas?.element ?? null,
       this.steps,
       this.moved,
       ...tables.map(tableSection),
@@ -258,6 +263,7 @@ export class TrajectoryView {
       markSeries(passk, [pass1, passK]);
       this.charts.push(new Chart(passk, this.config(colors, labels, [pass1, passK], (i) => this.selectStep(i - 1), [whiskers]) as unknown as ChartConfiguration));
     }
+    for (const block of this.deltas?.blocks ?? []) this.charts.push(block.draw());
   }
 
   private config(colors: ThemeColors, labels: string[], datasets: object[], onPick: (index: number) => void, plugins: Plugin<'line'>[]): ChartConfiguration<'line'> {
