@@ -63,6 +63,7 @@ export async function serveHttp(args: string[]): Promise<number> {
     cacheDir: v['cache-dir'],
     threads: parseWholeNumber(v.threads, '--threads', 1),
     maxBatch: parseWholeNumber(v['max-batch'], '--max-batch', 1),
+    tokenizerDir: v['tokenizer-from'],
     onProgress: progressToStderr(),
   });
   const server = await startHttpServer({

@@ -134,6 +134,13 @@ export const AUDIT_OPTIONS = {
   maxBatch: { flag: 'max-batch', kind: 'wholeNumber', min: 1, arg: 'N', help: `most sequences decoded together (default ${DEFAULT_MAX_BATCH})` },
   threads: { flag: 'threads', kind: 'wholeNumber', min: 1, arg: 'N', help: 'engine threads (default: all cores)' },
   cacheDir: { flag: 'cache-dir', kind: 'string', arg: 'DIR', path: true, help: 'graph cache (default: $REACH_AUDIT_CACHE or ~/.cache/reach-audit/graphs)' },
+  tokenizerFrom: {
+    flag: 'tokenizer-from',
+    kind: 'string',
+    arg: 'DIR',
+    path: true,
+    help: "read the tokenizer files (tokenizer.json, tokenizer_config.json) from DIR, for a checkpoint\nsaved without them (a Trainer checkpoint: give its base model's folder); recorded in the manifest",
+  },
   weights: { flag: 'weights', kind: 'string', arg: 'P', help: 'f32 (default) or int8 (8-bit weights, one scale per 32; recorded in the manifest)' },
   prompt: { flag: 'prompt', kind: 'string', arg: 'chat|raw', help: 'chat template (default) or raw text prompt' },
   preset: {

@@ -409,7 +409,7 @@ export const runManifestSchema = object({
     numerics: v.optional(numericsPlatform),
     numericsAlso: v.optional(v.array(numericsPlatform, 'expected an array')),
   }),
-  model: object({ path: text, contentHash: text, numBlocks: nonNegativeInteger }),
+  model: object({ path: text, contentHash: text, numBlocks: nonNegativeInteger, tokenizerFrom: v.optional(object({ path: text, contentHash: text })) }),
   regradedFrom: v.optional(text),
   dataset: object({ path: text, contentHash: text, format: text, schema: text, questions: nonNegativeInteger, split: v.optional(text) }),
   backend: v.optional(

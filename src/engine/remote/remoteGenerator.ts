@@ -15,6 +15,7 @@ import OpenAI from 'openai';
 import { readModelConfig, type ModelConfig } from '../checkpoint/config';
 import { InputError, RemoteServerError } from '../../common';
 import { loadModelTokenizer, type ModelTokenizer } from '../text/tokenizer';
+import { tokenizerFolder } from '../text/tokenizerFolder';
 import type { ChatMessage, Generation, GenerationRequest, PromptSource, TemplateKwargs, TextGenerator } from '../types';
 import { EXTENSIONS_VERSION, LAYER_EXTENSIONS, PERTURBATION_EXTENSION, type CompletionRequestBody, type CompletionResponseBody, type HealthBody } from './completionApi';
 import { boundedFetch, readBounded } from './boundedFetch';
@@ -30,6 +31,8 @@ import type { RemoteBackendInfo } from '../../contract';
 export interface RemoteOptions {
   /** Local model folder: config.json, tokenizer and chat template (weights are not loaded). */
   modelDir: string;
+  /** The folder of the tokenizer files when the model folder has none (--tokenizer-from); default modelDir. */
+  tokenizerDir?: string;
   /** One or more server base URLs (…/v1); several are used round-robin. */
   baseUrls: readonly string[];
   /** The server's model name; default: the first model the first server lists. */
@@ -117,7 +120,7 @@ export class RemoteGenerator implements TextGenerator {
     if (options.baseUrls.length === 0) throw new InputError('--base-url: expected at least one server URL');
     if (options.apiKey !== undefined) checkApiKey(options.apiKey, '--api-key-env');
     const config = readModelConfig(options.modelDir);
-    const tokenizer = loadModelTokenizer(options.modelDir, config);
+    const tokenizer = loadModelTokenizer(options.modelDir, config, tokenizerFolder(options.modelDir, options.tokenizerDir));
     const concurrency = options.concurrency ?? 4;
     if (!Number.isInteger(concurrency) || concurrency < 1) throw new InputError(`--concurrency: expected a whole number >= 1, got ${concurrency}`);
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
