@@ -238,7 +238,7 @@ export const AUDIT_OPTIONS = {
     kind: 'number',
     range: { allows: (n: number) => n > 0 && n <= 86_400, expected: 'a number of seconds above 0 and at most 86400' },
     arg: 'S',
-    help: `seconds one request may take, from sending it to the answer's last byte\n(default ${DEFAULT_TIMEOUT_MS / 1000}); a slow server is mentioned every minute`,
+    help: `seconds one try of a request may take, from sending it to the answer's last byte\n(default ${DEFAULT_TIMEOUT_MS / 1000}); a request's tries together stop after twice that; a slow\nserver is mentioned every minute`,
   },
   maxRetries: {
     flag: 'max-retries',

@@ -235,8 +235,29 @@ describe('remote backend: hostile servers', () => {
       assert.equal(err.message, `${s.url}: the server did not answer in time; gave up after 1 retry (--max-retries)`);
       assert.equal(s.posts(), 2);
       assert.ok(ms < 3000, `took ${ms} ms`);
-      assert.ok(notices.some((n) => n.startsWith(`${s.url}: 1 request waiting, the oldest for `) && n.endsWith('(each attempt gives up after 0.4 s: --timeout)')), notices.join('\n'));
+      assert.ok(notices.some((n) => n.startsWith(`${s.url}: 1 request waiting, the oldest for `) && n.endsWith('(each attempt gives up after 0.4 s: --timeout; its tries together after 0.8 s)')), notices.join('\n'));
       assert.ok(notices.some((n) => n.startsWith(`${s.url}: no answer in time; retry 1 of 1 in `)), notices.join('\n'));
+    } finally {
+      timers.forEach(clearInterval);
+      await s.close();
+    }
+  });
+
+  it('a trickle that never ends: the tries together stop at twice --timeout, not at --max-retries timeouts (issue 39, weak case)', async () => {
+    const timers: NodeJS.Timeout[] = [];
+    const s = await hostileServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"choices":[{"text":"');
+      const t = setInterval(() => res.write('z'), 50);
+      timers.push(t);
+      res.on('close', () => clearInterval(t));
+    });
+    try {
+      // At the defaults (600 s, 4 retries) the old tries took 50 minutes; here 5 x 0.4 s plus 7.5 s of waits.
+      const { err, ms } = await failure(s.url, { timeoutMs: 400, maxRetries: 4 });
+      assert.match(err.message, new RegExp(`^${s.url.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: the server did not answer in time; gave up after 0\\.[89] s of tries, 2 times --timeout$`));
+      assert.equal(s.posts(), 2);
+      assert.ok(ms < 3000, `took ${ms} ms`);
     } finally {
       timers.forEach(clearInterval);
       await s.close();
