@@ -10,6 +10,7 @@
  * rates and intervals — is computed from the records by `summarize`, which the merge runs over the
  * joined records.
  */
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { InputError, lockFolder } from '../../common';
@@ -114,14 +115,7 @@ export function mergeShards(folders: readonly string[], outFolder: string, onWar
     }
   }
   problems.push(...shardRecordsVsDataset(runs, onWarning));
-  const owner = new Map<string, string>();
-  for (const run of runs) {
-    for (const r of run.records) {
-      const other = owner.get(r.id);
-      if (other !== undefined && other !== run.folder) problems.push(`question ${JSON.stringify(r.id)} is in both ${other} and ${run.folder}`);
-      owner.set(r.id, run.folder);
-    }
-  }
+  problems.push(...duplicatedQuestions(runs));
   if (problems.length > 0) throw new InputError(`cannot merge these shards —\n  ${[...new Set(problems)].join('\n  ')}`);
 
   // One record per question (a resumed shard may hold a question twice only after a torn line).
@@ -175,6 +169,31 @@ export function mergeShards(folders: readonly string[], outFolder: string, onWar
   } finally {
     lock.release();
   }
+}
+
+/**
+ * Questions held more than once: in two shards (overlapping shards), or twice in one shard with
+ * different content (an edited or damaged file; `report` refuses it too). A question twice in one
+ * shard with the same content is one record. Records are told apart by a sha256 of their JSON, so
+ * the check holds one digest per question, not a second copy of the records.
+ */
+function duplicatedQuestions(runs: readonly ShardRun[]): string[] {
+  const problems: string[] = [];
+  const seen = new Map<string, { folder: string; record: number; digest: string }>();
+  for (const run of runs) {
+    run.records.forEach((r, i) => {
+      const digest = createHash('sha256').update(JSON.stringify(r)).digest('hex');
+      const earlier = seen.get(r.id);
+      if (earlier === undefined) {
+        seen.set(r.id, { folder: run.folder, record: i, digest });
+        return;
+      }
+      const differs = earlier.digest !== digest ? ' with different content' : '';
+      if (earlier.folder !== run.folder) problems.push(`question ${JSON.stringify(r.id)} is in both ${earlier.folder} and ${run.folder}${differs}`);
+      else if (differs) problems.push(`question ${JSON.stringify(r.id)} is recorded twice in ${path.join(run.folder, RECORDS_FILE)}${differs} (records ${earlier.record + 1} and ${i + 1}); the file was edited or damaged`);
+    });
+  }
+  return problems;
 }
 
 /**
