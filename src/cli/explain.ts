@@ -80,6 +80,14 @@ export async function explainFolder(options: ExplainFolderOptions): Promise<Expl
   const manifest = readManifest(folder);
   const { values: records, warnings } = readRecords(folder);
   for (const w of warnings) warn(w);
+  if (options.ids) {
+    const recorded = new Set(records.map((r) => r.id));
+    const unknown = options.ids.filter((id) => !recorded.has(id));
+    if (unknown.length > 0) {
+      const shown = unknown.slice(0, 10).map((id) => JSON.stringify(id)).join(', ');
+      throw new UsageError(`--ids: ${shown}${unknown.length > 10 ? ` and ${unknown.length - 10} more` : ''} ${unknown.length === 1 ? 'is not a question' : 'are not questions'} of this run (${path.join(folder, 'records.jsonl')}); expected ids it recorded`);
+    }
+  }
   const modelDir = options.modelDir ?? manifest.model.path;
   if (!fs.existsSync(path.join(modelDir, 'config.json'))) throw new UsageError(`${modelDir}: the run's model folder is not there; give it with --model DIR`);
   if ((await modelContentHash(modelDir)) !== manifest.model.contentHash) throw new UsageError(`${modelDir}: not the model this run audited (its content hash differs from manifest.json's)`);
@@ -123,6 +131,8 @@ export const explainCommand: Command = {
     if (positionals.length !== 1) throw new UsageError('expected one run folder: reach-audit explain RUN_FOLDER');
     const ids = values.ids === undefined ? undefined : values.ids.split(',').map((s) => s.trim()).filter((s) => s !== '');
     if (ids && ids.length === 0) throw new UsageError('--ids: expected question ids, e.g. --ids 3,17');
+    const twice = ids?.find((id, i) => ids.indexOf(id) !== i);
+    if (twice !== undefined) throw new UsageError(`--ids: ${JSON.stringify(twice)} is given twice; expected each question once`);
     const folder = positionals[0];
     const started = Date.now();
     const result = await explainFolder({
