@@ -144,7 +144,7 @@ export async function runAudit(input: RunAuditInput): Promise<RunAuditResult> {
     advice: RUN_FOLDER_ADVICE,
     onCompromised: (m) => input.onWarning?.(m),
   });
-  if (lock.recovered) input.onWarning?.(recoveredNote(folder, lock.recovered));
+  if (lock.recovered !== undefined) input.onWarning?.(recoveredNote(folder, lock.recovered));
   try {
     return await runLockedAudit(input);
   } catch (err) {
