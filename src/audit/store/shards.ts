@@ -15,7 +15,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { InputError, lockFolder } from '../../common';
 import { type AnswerFormat, type Question, loadDataset } from '../dataset';
-import { recordsVsDataset } from './recordSetCheck';
+import { recordsVsDataset, verdictsVsOutputs } from './recordSetCheck';
 import { summarize } from '../results';
 import { manifestMismatches } from './manifest';
 import { describeNumerics, numericsDifferences, type NumericsPlatform, type QuestionRecord, type RunManifest, type RunSummary, type ShardSelection, type ShardSpec } from '../../contract';
@@ -241,5 +241,8 @@ function shardRecordsVsDataset(runs: readonly ShardRun[], onWarning: (m: string)
     onWarning(`the records are not checked against the dataset: ${err.message}`);
     return [];
   }
-  return runs.flatMap((run) => recordsVsDataset(path.join(run.folder, RECORDS_FILE), file, run.records, questions));
+  return runs.flatMap((run) => {
+    const recordsFile = path.join(run.folder, RECORDS_FILE);
+    return [...recordsVsDataset(recordsFile, file, run.records, questions), ...verdictsVsOutputs(recordsFile, run.records, questions, run.manifest.grading)];
+  });
 }

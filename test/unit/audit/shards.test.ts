@@ -122,6 +122,16 @@ test('a gold edited in a shard\'s records is refused when the run\'s dataset is 
     (e: unknown) => e instanceof InputError && e.message.includes(`${recordsFile}: question ${JSON.stringify(edited.id)} has gold "999999", ${file}:${edited.line} has ${JSON.stringify(gold)}`),
   );
   lines[0] = JSON.stringify(edited);
+  // A verdict flipped (issue 39, weak case: every realized.correct flipped merged as it was): graded again, and refused.
+  const flipped = lines.map((l) => {
+    const r = JSON.parse(l) as { realized: { correct: boolean } };
+    return JSON.stringify({ ...r, realized: { ...r.realized, correct: !r.realized.correct } });
+  });
+  fs.writeFileSync(recordsFile, flipped.join('\n') + '\n');
+  assert.throws(
+    () => mergeShards(folders, path.join(root, 'merged'), () => {}),
+    (e: unknown) => e instanceof InputError && new RegExp(`${recordsFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: question "[^"]+": the deployed output is recorded (correct|wrong), but it grades (wrong|correct); the file was edited or damaged, or graded under other rules \\(reach-audit regrade it first\\)`).test(e.message),
+  );
   fs.writeFileSync(recordsFile, lines.join('\n') + '\n');
   assert.equal(mergeShards(folders, path.join(root, 'merged'), () => {}).records, 10, 'the untouched shards merge');
 });
