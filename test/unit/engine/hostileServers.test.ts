@@ -49,6 +49,19 @@ async function hostileServer(handler: Handler) {
   };
 }
 
+/** A server that sends headers, then one byte of its body every 50 ms for as long as the client reads. */
+async function trickleServer() {
+  const timers: NodeJS.Timeout[] = [];
+  const s = await hostileServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"choices":[{"text":"');
+    const t = setInterval(() => res.write('z'), 50);
+    timers.push(t);
+    res.on('close', () => clearInterval(t));
+  });
+  return { s, timers };
+}
+
 const json = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(typeof body === 'string' ? body : JSON.stringify(body));
@@ -222,14 +235,7 @@ describe('remote backend: hostile servers', () => {
   });
 
   it('headers then a trickle: the timeout covers the body, and the wait is announced (defect 5)', async () => {
-    const timers: NodeJS.Timeout[] = [];
-    const s = await hostileServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.write('{"choices":[{"text":"');
-      const t = setInterval(() => res.write('z'), 50);
-      timers.push(t);
-      res.on('close', () => clearInterval(t));
-    });
+    const { s, timers } = await trickleServer();
     try {
       const { err, ms, notices } = await failure(s.url, { timeoutMs: 400, maxRetries: 1, slowNoticeMs: 200 });
       assert.equal(err.message, `${s.url}: the server did not answer in time; gave up after 1 retry (--max-retries)`);
@@ -244,14 +250,7 @@ describe('remote backend: hostile servers', () => {
   });
 
   it('a trickle that never ends: the tries together stop at twice --timeout, not at --max-retries timeouts (issue 39, weak case)', async () => {
-    const timers: NodeJS.Timeout[] = [];
-    const s = await hostileServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.write('{"choices":[{"text":"');
-      const t = setInterval(() => res.write('z'), 50);
-      timers.push(t);
-      res.on('close', () => clearInterval(t));
-    });
+    const { s, timers } = await trickleServer();
     try {
       // At the defaults (600 s, 4 retries) the old tries took 50 minutes; here 5 x 0.4 s plus 7.5 s of waits.
       const { err, ms } = await failure(s.url, { timeoutMs: 400, maxRetries: 4 });
