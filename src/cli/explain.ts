@@ -8,11 +8,12 @@ import * as path from 'node:path';
 import type { Command } from './command';
 import { UsageError, warn } from './command';
 import { parseFlagsAndFolders, parseWholeNumber, progressToStderr } from './flags';
-import { loadModel } from '../engine/index';
+import { loadModel, tokenizerFolder } from '../engine/index';
+import type { RunManifest } from '../contract';
 import { readBenchmark } from '../audit/dataset';
 import type { AnswerFormat, Question } from '../audit/dataset';
 import { readManifest, readRecords } from '../audit/store';
-import { modelContentHash } from '../audit/store';
+import { modelContentHash, tokenizerContentHash } from '../audit/store';
 import { explainRun, type ExplainResult } from '../audit/mechanism';
 import { MECHANISM_FILE } from '../audit/mechanism';
 import { mechanismStrip, mechanismTable } from '../audit/report';
@@ -40,6 +41,7 @@ const help = [
   '  --json             print {"run","summary","accounts"} as JSON instead of text',
   "  --model DIR        the model folder, when it moved (its content must match the run's)",
   "  --data FILE        the dataset, when it moved (its content must match the run's)",
+  "  --tokenizer-from DIR  the run's --tokenizer-from folder, when it moved (its tokenizer files must match)",
   '  --threads N        onnxruntime threads (default: all cores)',
   '  --cache-dir DIR    graph cache (default: $REACH_AUDIT_CACHE or ~/.cache/reach-audit/graphs)',
   '  --quiet            no per-question strips, only the run table',
@@ -49,10 +51,26 @@ export interface ExplainFolderOptions {
   folder: string;
   modelDir?: string;
   dataFile?: string;
+  /** The run's --tokenizer-from folder when it moved. */
+  tokenizerDir?: string;
   ids?: string[];
   threads?: number;
   cacheDir?: string;
   onAccount?: Parameters<typeof explainRun>[0]['onAccount'];
+}
+
+/** The tokenizer folder the run used (--tokenizer-from, checked by the hash of its tokenizer files); undefined: the model folder's own. */
+async function runTokenizerFolder(manifest: RunManifest, modelDir: string, given: string | undefined): Promise<string | undefined> {
+  const recorded = manifest.model.tokenizerFrom;
+  if (!recorded) {
+    if (given !== undefined) throw new UsageError(`--tokenizer-from: this run read the model folder's own tokenizer files; leave the flag out`);
+    return undefined;
+  }
+  const dir = tokenizerFolder(modelDir, given ?? recorded.path);
+  if ((await tokenizerContentHash(dir)) !== recorded.contentHash) {
+    throw new UsageError(`${dir}: not the tokenizer this run read (the hash of its tokenizer files differs from manifest.json's model.tokenizerFrom)${given === undefined ? '; give the folder with --tokenizer-from DIR' : ''}`);
+  }
+  return dir;
 }
 
 /** Explains a run folder with the run's own model and dataset (checked by content hash). */
@@ -62,16 +80,25 @@ export async function explainFolder(options: ExplainFolderOptions): Promise<Expl
   const manifest = readManifest(folder);
   const { values: records, warnings } = readRecords(folder);
   for (const w of warnings) warn(w);
+  if (options.ids) {
+    const recorded = new Set(records.map((r) => r.id));
+    const unknown = options.ids.filter((id) => !recorded.has(id));
+    if (unknown.length > 0) {
+      const shown = unknown.slice(0, 10).map((id) => JSON.stringify(id)).join(', ');
+      throw new UsageError(`--ids: ${shown}${unknown.length > 10 ? ` and ${unknown.length - 10} more` : ''} ${unknown.length === 1 ? 'is not a question' : 'are not questions'} of this run (${path.join(folder, 'records.jsonl')}); expected ids it recorded`);
+    }
+  }
   const modelDir = options.modelDir ?? manifest.model.path;
   if (!fs.existsSync(path.join(modelDir, 'config.json'))) throw new UsageError(`${modelDir}: the run's model folder is not there; give it with --model DIR`);
   if ((await modelContentHash(modelDir)) !== manifest.model.contentHash) throw new UsageError(`${modelDir}: not the model this run audited (its content hash differs from manifest.json's)`);
+  const tokenizerDir = await runTokenizerFolder(manifest, modelDir, options.tokenizerDir);
   const dataFile = options.dataFile ?? manifest.dataset.path;
   if (!fs.existsSync(dataFile)) throw new UsageError(`${dataFile}: the run's dataset is not there; give it with --data FILE`);
   const dataset = await readBenchmark(dataFile, { format: manifest.dataset.format as AnswerFormat, split: manifest.dataset.split });
   if (dataset.contentHash !== manifest.dataset.contentHash) throw new UsageError(`${dataFile}: not the dataset this run audited (its content hash differs from manifest.json's)`);
   const questions = new Map<string, Question>(dataset.questions.map((q) => [q.id, q]));
 
-  const model = await loadModel(modelDir, { cacheDir: options.cacheDir, threads: options.threads, weights: manifest.engine.weights, onProgress: progressToStderr() });
+  const model = await loadModel(modelDir, { cacheDir: options.cacheDir, threads: options.threads, weights: manifest.engine.weights, ...(tokenizerDir ? { tokenizerDir } : {}), onProgress: progressToStderr() });
   try {
     const result = await explainRun({ folder, manifest, records, questions, model, ids: options.ids, onAccount: options.onAccount });
     for (const w of result.warnings) warn(w);
@@ -96,6 +123,7 @@ export const explainCommand: Command = {
       json: { type: 'boolean' },
       model: { type: 'string' },
       data: { type: 'string' },
+      'tokenizer-from': { type: 'string' },
       threads: { type: 'string' },
       'cache-dir': { type: 'string' },
       quiet: { type: 'boolean' },
@@ -103,12 +131,15 @@ export const explainCommand: Command = {
     if (positionals.length !== 1) throw new UsageError('expected one run folder: reach-audit explain RUN_FOLDER');
     const ids = values.ids === undefined ? undefined : values.ids.split(',').map((s) => s.trim()).filter((s) => s !== '');
     if (ids && ids.length === 0) throw new UsageError('--ids: expected question ids, e.g. --ids 3,17');
+    const twice = ids?.find((id, i) => ids.indexOf(id) !== i);
+    if (twice !== undefined) throw new UsageError(`--ids: ${JSON.stringify(twice)} is given twice; expected each question once`);
     const folder = positionals[0];
     const started = Date.now();
     const result = await explainFolder({
       folder,
       modelDir: values.model,
       dataFile: values.data,
+      ...(values['tokenizer-from'] !== undefined ? { tokenizerDir: values['tokenizer-from'] } : {}),
       ids,
       threads: parseWholeNumber(values.threads, '--threads', 1),
       cacheDir: values['cache-dir'],

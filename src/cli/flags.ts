@@ -75,6 +75,7 @@ export const MODEL_FLAGS = {
   threads: { type: 'string' },
   'cache-dir': { type: 'string' },
   weights: { type: 'string' },
+  'tokenizer-from': { type: 'string' },
 } as const;
 
 /** --weights f32|int8 (undefined when not given: f32). */
@@ -113,6 +114,7 @@ export const MODEL_FLAGS_HELP = [
   '  --threads N          onnxruntime threads (default: all cores)',
   '  --cache-dir DIR      graph cache (default: $REACH_AUDIT_CACHE or ~/.cache/reach-audit/graphs)',
   WEIGHTS_HELP,
+  '  --tokenizer-from DIR tokenizer files from DIR, for a checkpoint saved without them (its base model)',
 ];
 
 export function requireModel(values: { model?: string }): string {

@@ -44,7 +44,7 @@ export const forwardCommand: Command = {
     const routing = routeFlags(v, config.numBlocks);
     if (parsedIds) checkTokenIds(parsedIds, config.vocabSize, '--ids');
 
-    const model = await loadModel(dir, { cacheDir: v['cache-dir'], threads, weights: parseWeights(v.weights), onProgress: progressToStderr() });
+    const model = await loadModel(dir, { cacheDir: v['cache-dir'], threads, weights: parseWeights(v.weights), tokenizerDir: v['tokenizer-from'], onProgress: progressToStderr() });
     try {
       const ids = parsedIds ?? encodePrompt(model, v.prompt as string, v.raw, v['chat-template-kwargs']);
       const logits = await model.forward(ids, routing);

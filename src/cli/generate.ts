@@ -50,7 +50,7 @@ export const generateCommand: Command = {
     const config = readModelConfig(dir);
     const routing = routeFlags(v, config.numBlocks);
 
-    const model = await loadModel(dir, { cacheDir: v['cache-dir'], threads, weights: parseWeights(v.weights), onProgress: progressToStderr() });
+    const model = await loadModel(dir, { cacheDir: v['cache-dir'], threads, weights: parseWeights(v.weights), tokenizerDir: v['tokenizer-from'], onProgress: progressToStderr() });
     try {
       const ids = encodePrompt(model, v.prompt, v.raw, v['chat-template-kwargs']);
       const [g] = await model.generate([{ promptIds: ids, ...routing, maxNewTokens, decoding: { temperature, topP, seed }, stop: v.stop }]);

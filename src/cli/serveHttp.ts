@@ -4,7 +4,7 @@
  */
 import * as path from 'node:path';
 import { loadModel } from '../engine/index';
-import { checkListenAccess, isLoopback, startHttpServer } from '../service';
+import { checkListenAccess, DEFAULT_MAX_CONNECTIONS, isLoopback, startHttpServer } from '../service';
 import { UsageError, warn } from './command';
 import { MODEL_FLAGS, MODEL_FLAGS_HELP, parseFlags, parseWholeNumber, progressToStderr, requireModel } from './flags';
 
@@ -28,7 +28,8 @@ export const SERVE_HTTP_HELP = [
   '                       can reach the port can run the model (refused without this flag)',
   '  --max-batch N        most sequences in one engine batch (default 32)',
   '  --max-tokens N       most tokens one request may generate (default 8192)',
-  '  --max-body-bytes N   largest request body (default 4 MiB)',
+  '  --max-body-bytes N   largest request body (default 4 MiB), received within 60 s',
+  `  --max-connections N  most connections open at once; more are closed (default ${DEFAULT_MAX_CONNECTIONS})`,
 ].join('\n');
 
 export function parseListen(value: string): { host: string; port: number } {
@@ -48,6 +49,7 @@ export async function serveHttp(args: string[]): Promise<number> {
     'max-batch': { type: 'string' },
     'max-tokens': { type: 'string' },
     'max-body-bytes': { type: 'string' },
+    'max-connections': { type: 'string' },
   });
   const { host, port } = parseListen(v.http ?? '');
   const dir = requireModel(v);
@@ -63,6 +65,7 @@ export async function serveHttp(args: string[]): Promise<number> {
     cacheDir: v['cache-dir'],
     threads: parseWholeNumber(v.threads, '--threads', 1),
     maxBatch: parseWholeNumber(v['max-batch'], '--max-batch', 1),
+    tokenizerDir: v['tokenizer-from'],
     onProgress: progressToStderr(),
   });
   const server = await startHttpServer({
@@ -74,6 +77,7 @@ export async function serveHttp(args: string[]): Promise<number> {
     allowNoToken: v['allow-no-token'] === true,
     maxNewTokens: parseWholeNumber(v['max-tokens'], '--max-tokens', 1),
     maxBodyBytes: parseWholeNumber(v['max-body-bytes'], '--max-body-bytes', 1024),
+    maxConnections: parseWholeNumber(v['max-connections'], '--max-connections', 1),
   });
   // The one stdout line: where to connect (scripts and tests read it).
   process.stdout.write(`${JSON.stringify({ listening: server.url })}\n`);

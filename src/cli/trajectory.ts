@@ -128,10 +128,10 @@ export const trajectoryCommand: Command = {
 
 type TrajectoryValues = AuditFlagValues & { model?: string[]; runs?: string[]; labels?: string; json?: boolean; csv?: string; md?: string; html?: string; watch?: string; poll?: string; 'until-idle'?: string; 'max-checkpoints'?: string };
 
-/** Runs that differ in a setting that matters (the model's hash, global routes' draws and the backend may differ between checkpoints). */
+/** Runs that differ in a setting that matters (the model's hash and tokenizer source, global routes' draws and the backend may differ between checkpoints). */
 function settingsProblems(folders: readonly string[]): string[] {
   const manifests = folders.map((f) => loadRun(f).manifest);
-  const strip = (m: (typeof manifests)[number]) => ({ ...m, model: { ...m.model, contentHash: '' }, globalRoutes: { count: m.globalRoutes?.count ?? 0, routes: [] }, backend: undefined });
+  const strip = (m: (typeof manifests)[number]) => ({ ...m, model: { ...m.model, contentHash: '', tokenizerFrom: undefined }, globalRoutes: { count: m.globalRoutes?.count ?? 0, routes: [] }, backend: undefined });
   return manifests.slice(1).flatMap((m, i) => manifestMismatches(strip(manifests[0]), strip(m)).map((p) => `${folders[i + 1]}: ${p.replace('this command gives', 'this run has')}`));
 }
 

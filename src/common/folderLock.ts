@@ -7,7 +7,9 @@
  * Stale locks: a holder that crashed (kill -9, power loss) leaves the lock behind. On the same host
  * a holder whose pid no longer runs is stale at once; a holder on another host (a shared network
  * folder) is stale once its lock has gone STALE_MS without an update. The threshold is long because
- * the engine builds graphs synchronously, during which the holder cannot refresh its lock.
+ * the engine builds graphs synchronously, during which the holder cannot refresh its lock. A lock
+ * with no owner file is a holder killed between taking the lock and naming itself (a live one names
+ * itself at once): stale once OWNERLESS_STALE_MS old, not after ten minutes.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -18,6 +20,11 @@ import { InputError } from './errors';
 /** A lock not refreshed for this long is stale even when its holder's host cannot be checked. */
 export const STALE_MS = 10 * 60 * 1000;
 const UPDATE_MS = 60 * 1000;
+/**
+ * A holder writes its owner file right after taking the lock, so a lock this old without one was
+ * left by a process killed in between (1 kill -9 in 10 landed there and refused reruns for 10 min).
+ */
+export const OWNERLESS_STALE_MS = 30 * 1000;
 
 export const LOCK_DIR = '.reach-audit.lock';
 const OWNER_SUFFIX = '.owner.json';
@@ -32,8 +39,8 @@ export interface LockHolder {
 
 export interface FolderLock {
   folder: string;
-  /** Set when this lock replaced one left by a process that no longer runs. */
-  recovered?: LockHolder;
+  /** Set when this lock replaced one left by a process that no longer runs; null: one that died before naming itself. */
+  recovered?: LockHolder | null;
   release(): void;
 }
 
@@ -104,14 +111,15 @@ export function lockFolder(folder: string, request: LockRequest): FolderLock {
     update: UPDATE_MS,
     onCompromised: (err) => request.onCompromised?.(`lost the lock on ${folder} (${err.message}); another process may now write it`),
   };
-  let recovered: LockHolder | undefined;
+  let recovered: LockHolder | null | undefined;
   let release: () => void;
   try {
     release = lockfile.lockSync(dir, options);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw lockFsError(folder, err);
     const holder = readHolder(owner);
-    if (!holder || holder.host !== os.hostname() || processRuns(holder.pid)) {
+    const ownerless = !holder && lockAgeMs(dir) > OWNERLESS_STALE_MS;
+    if (!ownerless && (!holder || holder.host !== os.hostname() || processRuns(holder.pid))) {
       throw new FolderLockedError(`${folder} is in use by ${describeHolder(holder)}; ${request.advice}`, holder);
     }
     // The holder crashed on this host: age its lock so that proper-lockfile itself removes it as stale.
@@ -125,7 +133,7 @@ export function lockFolder(folder: string, request: LockRequest): FolderLock {
       }
       throw lockFsError(folder, again);
     }
-    recovered = holder;
+    recovered = holder ?? null;
   }
   const me: LockHolder = { pid: process.pid, host: os.hostname(), startedAt: new Date().toISOString(), purpose: request.purpose };
   try {
@@ -137,7 +145,7 @@ export function lockFolder(folder: string, request: LockRequest): FolderLock {
   let released = false;
   return {
     folder,
-    ...(recovered ? { recovered } : {}),
+    ...(recovered !== undefined ? { recovered } : {}),
     release() {
       if (released) return;
       released = true;
@@ -152,6 +160,15 @@ export function lockFolder(folder: string, request: LockRequest): FolderLock {
       }
     },
   };
+}
+
+/** How long ago the lock was taken or last refreshed (0 when it cannot be read: not stale). */
+function lockAgeMs(dir: string): number {
+  try {
+    return Date.now() - fs.statSync(dir).mtimeMs;
+  } catch {
+    return 0;
+  }
 }
 
 function lockFsError(folder: string, err: unknown): InputError {
@@ -182,6 +199,7 @@ export function assertFolderFree(folder: string, advice: string): void {
   if (holder) throw new FolderLockedError(`${folder} is in use by ${describeHolder(holder)}; ${advice}`, holder);
 }
 
-export function recoveredNote(folder: string, h: LockHolder): string {
+export function recoveredNote(folder: string, h: LockHolder | null): string {
+  if (h === null) return `${folder}: took over a stale lock left by a process that stopped before recording its pid (killed while taking it)`;
   return `${folder}: took over a stale lock left by ${describeHolder(h)}, which no longer runs`;
 }

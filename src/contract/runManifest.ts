@@ -250,8 +250,12 @@ export interface RunManifest extends Omit<RunSettings, 'grading' | 'probeDecodin
    * kvMemory: the KV budget the session that started the run was given (absent: none).
    */
   engine: { version: string; weights?: 'f32' | 'int8'; numerics?: NumericsPlatform; numericsAlso?: NumericsPlatform[]; kvMemory?: KvMemoryPlan };
-  /** numBlocks 0: not known (an imported log names a model, not its weights). */
-  model: { path: string; contentHash: string; numBlocks: number };
+  /**
+   * numBlocks 0: not known (an imported log names a model, not its weights). tokenizerFrom: the
+   * folder the tokenizer files came from when they were not the model folder's (--tokenizer-from),
+   * with the hash of those files; absent when the model folder's own were used.
+   */
+  model: { path: string; contentHash: string; numBlocks: number; tokenizerFrom?: TokenizerSource };
   /** Set by `reach-audit regrade`: the run whose outputs these records grade again. */
   regradedFrom?: string;
   /** `split`: a hub dataset folder's split that was read (absent for a single file). */
@@ -279,6 +283,12 @@ export interface KvMemoryPlan {
   slots: number;
   /** Sequences of that need the budget holds at once (at most --max-batch). */
   atOnce: number;
+}
+
+/** Where a model's tokenizer came from when not its own folder: the folder, and sha256 over its tokenizer files. */
+export interface TokenizerSource {
+  path: string;
+  contentHash: string;
 }
 
 /** An evaluation harness's log imported as a run (docs/design.md, "Imported logs"). */

@@ -20,6 +20,8 @@ export function loadModel(dir: string, options?: LoadOptions): Promise<Model> {
 export { checkRoute, checkSilenced, checkTokenIds } from './decode/routeValidation';
 export { contextProblem, checkContextLength, type ModelContext } from './text/contextLength';
 export { keptAddedTokens } from './text/keptAddedTokens';
+export { tokenizerFolder } from './text/tokenizerFolder';
+export { TOKENIZER_FILE, TOKENIZER_CONFIG_FILE, CHAT_TEMPLATE_FILE } from './text/tokenizer';
 export { CONFIG_FILE, readModelConfig, type ModelConfig } from './checkpoint/config';
 export { openWeights, SINGLE_WEIGHTS_FILE, WEIGHTS_INDEX_FILE } from './checkpoint/safetensors';
 export { ENGINE_VERSION } from './graphs/graphCache';

@@ -8,6 +8,7 @@ import * as ort from 'onnxruntime-node';
 import { type ModelConfig, readModelConfig, ropeInverseFrequencies } from './checkpoint/config';
 import { openWeights, resolveWeightNames } from './checkpoint/weights';
 import { type ModelTokenizer, loadModelTokenizer } from './text/tokenizer';
+import { tokenizerFolder } from './text/tokenizerFolder';
 import { DEFAULT_VARIANT, type GraphVariant } from './graphs/blockGraph';
 import type { WeightPrecision } from './checkpoint/weightPrecision';
 import { type CachedGraphs, defaultCacheRoot, ensureGraphs } from './graphs/graphCache';
@@ -47,6 +48,8 @@ export interface LoadOptions {
    * routes share (promptPrefixStore.ts); default defaultPrefixStoreBytes, 0 turns it off.
    */
   prefixStoreBytes?: number;
+  /** The folder the tokenizer files are read from when the model folder has none (--tokenizer-from); default the model folder. */
+  tokenizerDir?: string;
 }
 
 /**
@@ -124,7 +127,7 @@ export class Model implements TextGenerator {
     const modelDir = path.resolve(dir);
     // Everything that can reject the folder runs before anything is written to the cache.
     const config = readModelConfig(modelDir);
-    const tokenizer = loadModelTokenizer(modelDir, config);
+    const tokenizer = loadModelTokenizer(modelDir, config, tokenizerFolder(modelDir, options.tokenizerDir));
     const store = openWeights(modelDir);
     let graphs: CachedGraphs;
     try {

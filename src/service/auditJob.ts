@@ -7,10 +7,10 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { assertFolderFree, DEFAULT_MAX_BATCH, ENGINE_VERSION, numericsPlatform, InputError, keptAddedTokens, parseWeightPrecision, publicUrl, readModelConfig, type LoadOptions, type WeightPrecision } from '../engine/index';
+import { assertFolderFree, DEFAULT_MAX_BATCH, ENGINE_VERSION, numericsPlatform, InputError, keptAddedTokens, parseWeightPrecision, publicUrl, readModelConfig, tokenizerFolder, type LoadOptions, type WeightPrecision } from '../engine/index';
 import { issueWhere, type Dataset } from '../audit/dataset';
-import { modelContentHash, latestRunFolder, MANIFEST_FILE, newRunFolder, prepareRunFolder } from '../audit/store';
-import type { QuestionRecord } from '../contract';
+import { modelContentHash, tokenizerContentHash, latestRunFolder, MANIFEST_FILE, newRunFolder, prepareRunFolder } from '../audit/store';
+import type { QuestionRecord, TokenizerSource } from '../contract';
 import { RUN_FOLDER_ADVICE, runAudit, thinkingOfRun, type AuditProgress, type RunAuditResult, type AuditEstimate } from '../audit/runner';
 import { checkOptionRanges, type AuditOptions } from './auditOptions';
 import { checkBackendOptions, isRemoteBackend, layerProbesRefused, openBackend, type OpenedBackend } from './backend';
@@ -46,6 +46,8 @@ export interface ModelRequest {
   kvMemory?: number;
   /** Projection weights: f32 when absent. */
   weights?: WeightPrecision;
+  /** --tokenizer-from: the folder of the tokenizer files (absolute) and their hash; absent: the model folder's own. */
+  tokenizer?: TokenizerSource;
   onProgress?: (message: string) => void;
 }
 
@@ -124,6 +126,7 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
   const pre: PreSettings = readPreSettings(options);
   const weights = parseWeightPrecision(options.weights);
   const config = readModelConfig(path.resolve(plan.modelDir)); // a missing or broken model folder fails before any work
+  const tokenizerDir = options.tokenizerFrom === undefined ? undefined : tokenizerFolder(plan.modelDir, options.tokenizerFrom);
   const dataset = await readDataset(options);
   checkPresetFormat(pre.deployment, dataset.format);
   const shown = dataset.issues.slice(0, 10);
@@ -148,8 +151,9 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
     selection,
     async run(how = {}) {
       const contentHash = await modelContentHash(plan.modelDir);
+      const tokenizer: TokenizerSource | undefined = tokenizerDir === undefined ? undefined : { path: tokenizerDir, contentHash: await tokenizerContentHash(tokenizerDir) };
       const started = performance.now();
-      const request: ModelRequest = { dir: plan.modelDir, contentHash, threads: options.threads, cacheDir: options.cacheDir, maxBatch: pre.maxBatch, ...(pre.kvMemory !== undefined ? { kvMemory: pre.kvMemory } : {}), ...(weights ? { weights } : {}), onProgress: how.onModelProgress };
+      const request: ModelRequest = { dir: plan.modelDir, contentHash, threads: options.threads, cacheDir: options.cacheDir, maxBatch: pre.maxBatch, ...(pre.kvMemory !== undefined ? { kvMemory: pre.kvMemory } : {}), ...(weights ? { weights } : {}), ...(tokenizer ? { tokenizer } : {}), onProgress: how.onModelProgress };
       const remote = isRemoteBackend(options);
       if (remote) how.onModelProgress?.(`connecting to ${(options.baseUrl ?? []).map(publicUrl).join(', ')}`);
       const lease = await (how.acquireModel && !remote ? how.acquireModel(request) : openBackend(options, plan.modelDir, loadOptions(request), plan.warn));
@@ -158,7 +162,7 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
         how.onModelReady?.();
         const model = lease.generator;
         const settings = runSettings(pre, model.numBlocks, { limit: selection.limit, ids: selection.ids, ...(selection.shard ? { shard: selection.shard } : {}) }, selection.shard?.ofQuestions ?? selection.questions.length);
-        const thinking = thinkingOfRun(pre.thinkingMarkers, keptAddedTokens(plan.modelDir), model, settings.deployment, selection.questions[0]);
+        const thinking = thinkingOfRun(pre.thinkingMarkers, keptAddedTokens(tokenizerDir ?? plan.modelDir), model, settings.deployment, selection.questions[0]);
         if (thinking) settings.grading = { ...settings.grading, thinking };
         if (settings.globalRoutes.skipped) plan.warn(settings.globalRoutes.skipped);
         const maxBatch = pre.maxBatch ?? DEFAULT_MAX_BATCH;
@@ -179,7 +183,7 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
         }
         const result = await runAudit({
           model,
-          modelInfo: { path: plan.modelDir, contentHash, ...(lease.remote ? { backend: lease.remote } : {}) },
+          modelInfo: { path: plan.modelDir, contentHash, ...(lease.remote ? { backend: lease.remote } : {}), ...(tokenizer ? { tokenizerFrom: tokenizer } : {}) },
           engineVersion: ENGINE_VERSION,
           ...(lease.remote ? {} : { numerics: numericsPlatform() }),
           ...(kvMemory ? { kvMemory } : {}),
@@ -213,6 +217,7 @@ export function loadOptions(request: ModelRequest): LoadOptions {
     ...(request.maxBatch !== undefined ? { maxBatch: request.maxBatch } : {}),
     ...(request.kvMemory !== undefined ? { kvMemory: request.kvMemory } : {}),
     ...(request.weights !== undefined ? { weights: request.weights } : {}),
+    ...(request.tokenizer !== undefined ? { tokenizerDir: request.tokenizer.path } : {}),
     onProgress: request.onProgress,
   };
 }

@@ -144,6 +144,13 @@ export const AUDIT_OPTIONS = {
   },
   threads: { flag: 'threads', kind: 'wholeNumber', min: 1, arg: 'N', help: 'engine threads (default: all cores)' },
   cacheDir: { flag: 'cache-dir', kind: 'string', arg: 'DIR', path: true, help: 'graph cache (default: $REACH_AUDIT_CACHE or ~/.cache/reach-audit/graphs)' },
+  tokenizerFrom: {
+    flag: 'tokenizer-from',
+    kind: 'string',
+    arg: 'DIR',
+    path: true,
+    help: "read the tokenizer files (tokenizer.json, tokenizer_config.json) from DIR, for a checkpoint\nsaved without them (a Trainer checkpoint: give its base model's folder); recorded in the manifest",
+  },
   weights: { flag: 'weights', kind: 'string', arg: 'P', help: 'f32 (default) or int8 (8-bit weights, one scale per 32; recorded in the manifest)' },
   prompt: { flag: 'prompt', kind: 'string', arg: 'chat|raw', help: 'chat template (default) or raw text prompt' },
   preset: {
@@ -241,7 +248,7 @@ export const AUDIT_OPTIONS = {
     kind: 'number',
     range: { allows: (n: number) => n > 0 && n <= 86_400, expected: 'a number of seconds above 0 and at most 86400' },
     arg: 'S',
-    help: `seconds one request may take, from sending it to the answer's last byte\n(default ${DEFAULT_TIMEOUT_MS / 1000}); a slow server is mentioned every minute`,
+    help: `seconds one try of a request may take, from sending it to the answer's last byte\n(default ${DEFAULT_TIMEOUT_MS / 1000}); a request's tries together stop after twice that; a slow\nserver is mentioned every minute`,
   },
   maxRetries: {
     flag: 'max-retries',

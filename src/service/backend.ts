@@ -60,6 +60,7 @@ export async function openBackend(options: BackendOptions, modelDir: string, loa
   }
   const remote = await RemoteGenerator.open({
     modelDir,
+    ...(load.tokenizerDir !== undefined ? { tokenizerDir: load.tokenizerDir } : {}),
     baseUrls: options.baseUrl ?? [],
     apiModel: options.apiModel,
     apiKey: options.apiKeyEnv !== undefined ? process.env[options.apiKeyEnv] : undefined,

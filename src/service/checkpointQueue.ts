@@ -116,11 +116,20 @@ export class CheckpointQueue {
 }
 
 /** The status as one line: the checkpoint being audited (or next), how many are queued, being written, done, and those skipped. */
+/** Folders named on a status line per kind: 3,000 folders being written made lines of 160 KB. */
+const NAMED_ON_STATUS_LINE = 5;
+
+/** The first few items, then how many more. */
+function firstFew(items: readonly string[], separator: string): string {
+  const more = items.length - NAMED_ON_STATUS_LINE;
+  return items.slice(0, NAMED_ON_STATUS_LINE).join(separator) + (more > 0 ? `${separator}and ${more} more` : '');
+}
+
 export function watchStatusLine(status: WatchStatus): string {
   const parts = [status.auditing !== undefined ? `auditing ${status.auditing}` : status.queued.length > 0 ? `next ${status.queued[0]}` : 'waiting for checkpoints'];
   parts.push(`${status.queued.length} queued`);
-  if (status.writing.length > 0) parts.push(`${status.writing.length} being written (${status.writing.map((w) => `${w.name}: ${w.why}`).join('; ')})`);
+  if (status.writing.length > 0) parts.push(`${status.writing.length} being written (${firstFew(status.writing.map((w) => `${w.name}: ${w.why}`), '; ')})`);
   parts.push(`${status.done.length} done`);
-  if (status.skipped.length > 0) parts.push(`skipped ${status.skipped.map((s) => `${s.name} (${s.why})`).join(', ')}`);
+  if (status.skipped.length > 0) parts.push(`skipped ${firstFew(status.skipped.map((s) => `${s.name} (${s.why})`), ', ')}`);
   return parts.join(' · ');
 }

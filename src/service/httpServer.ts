@@ -44,7 +44,20 @@ export interface HttpServerOptions {
   maxBodyBytes?: number;
   /** Most tokens one request may ask for. */
   maxNewTokens?: number;
+  /** Most connections open at once; more are closed as they arrive (default DEFAULT_MAX_CONNECTIONS). */
+  maxConnections?: number;
+  /** How long a client may take to send a whole request, headers and body (default DEFAULT_REQUEST_RECEIPT_MS). */
+  requestReceiptMs?: number;
 }
+
+/**
+ * Connections held at once. A client that opens connections and sends its bodies a byte at a time
+ * held each for Node's default 300 s, with no limit on how many: the cap bounds the sockets and
+ * memory such a client can take. The audit's clients keep 4 requests per server in flight.
+ */
+export const DEFAULT_MAX_CONNECTIONS = 64;
+/** Receiving one request (4 MiB at most): a minute even on a slow link; generating its answer is not counted. */
+export const DEFAULT_REQUEST_RECEIPT_MS = 60_000;
 
 export interface RunningHttpServer {
   url: string;
@@ -90,21 +103,30 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const expected = options.token === undefined ? undefined : Buffer.from(`Bearer ${options.token}`);
   checkListenAccess(options.host, `${options.host}:${options.port}`, expected !== undefined, options.allowNoToken === true);
 
-  const server = http.createServer((req, res) => {
+  const requestReceiptMs = options.requestReceiptMs ?? DEFAULT_REQUEST_RECEIPT_MS;
+  const limits: http.ServerOptions = {
+    requestTimeout: requestReceiptMs,
+    headersTimeout: Math.min(requestReceiptMs, 30_000),
+    // How often Node looks for requests past those limits (its default, 30 s, would let a short limit run long).
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, requestReceiptMs / 4)),
+  };
+  const server = http.createServer(limits, (req, res) => {
     void handle(req, res).catch((err: unknown) => {
       const e = err instanceof HttpError ? err : err instanceof InputError ? new HttpError(400, err.message) : new HttpError(500, err instanceof Error ? err.message : String(err), 'server_error');
       if (res.headersSent) {
         res.destroy();
         return;
       }
-      if (e.status === 413) {
-        // The rest of an oversized body is not read: the answer says so and the connection closes after it.
+      if (!req.complete) {
+        // The body is not read (too large, or refused before it: no token, no such route): the
+        // answer says so and the connection closes after it, rather than waiting on the rest.
         res.setHeader('connection', 'close');
         res.once('finish', () => setTimeout(() => req.socket.destroy(), 1000).unref());
       }
       sendJson(res, e.status, { error: { message: e.message, type: e.type, param: e.param, code: null } });
     });
   });
+  server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');

@@ -7,7 +7,7 @@ export { defaultComparisonName, defaultRunName, prepareAuditJob, type AuditJobRe
 export { AUDIT_FLAGS, AUDIT_FLAGS_HELP, CLI_ONLY_OPTION_NAMES, DEFAULT_PROBES, flagsFromOptions, optionsFromFlags, type AuditFlagValues, type AuditOptions } from './auditOptions';
 export { EngineError, EngineProcess, type EngineRequestHandle, type RequestBody, type RequestEvent, type RequestOutcome } from './engineClient';
 export { EngineService, MAX_REQUEST_BYTES } from './engineService';
-export { checkListenAccess, isLoopback, startHttpServer } from './httpServer';
+export { checkListenAccess, DEFAULT_MAX_CONNECTIONS, isLoopback, startHttpServer } from './httpServer';
 export { LineSplitter, encodeLine, type AuditRequestOptions, type ProgressEvent, type QuestionRequestOptions, type RecordEvent, type RunLabel, type StartedEvent } from './protocol';
 export { prepareComparisonSides, writeComparisonOf, type ComparisonSide, type SidePlan } from './compareJob';
 export { reproduceCommand } from './reproduceCommand';

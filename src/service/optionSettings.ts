@@ -130,6 +130,8 @@ const OPTION_SETTINGS: Readonly<Partial<Record<keyof typeof AUDIT_OPTIONS, Optio
   gradeTruncated: { group: 'grading', values: TRUNCATED_RULES },
   correctBy: { group: 'grading', values: CORRECT_BY },
   thinkingMarkers: { group: 'grading', note: 'Empty: the tokenizer\'s own thinking tokens, else `<think>,</think>`.' },
+  // A folder the engine reads, like the model folders: not an untrusted workspace's to set.
+  tokenizerFrom: { group: 'model', note: 'Relative to the first workspace folder; empty: the model folder\'s own tokenizer files.', restricted: true },
   weights: { group: 'engine', values: WEIGHT_VALUES },
   batch: { group: 'engine' },
   maxBatch: { group: 'engine' },

@@ -43,7 +43,7 @@ function reimportCommand(manifest: RunManifest, imported: NonNullable<RunManifes
 /** The command line that audits again what `manifest` recorded. */
 export function reproduceCommand(manifest: RunManifest): ReproduceCommand {
   if (manifest.imported) return reimportCommand(manifest, manifest.imported);
-  const args = ['reach-audit', 'audit', '--model', manifest.model.path, '--data', manifest.dataset.path];
+  const args = ['reach-audit', 'audit', '--model', manifest.model.path, ...(manifest.model.tokenizerFrom ? ['--tokenizer-from', manifest.model.tokenizerFrom.path] : []), '--data', manifest.dataset.path];
   const gaps: string[] = [];
   const flag = (name: string, value?: string | number) => args.push(`--${name}`, ...(value === undefined ? [] : [String(value)]));
 

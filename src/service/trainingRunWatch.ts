@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { InputError, isStorageError } from '../common';
 import { ResumeRefused } from '../audit/runner';
 import { CheckpointQueue, type WatchStatus } from './checkpointQueue';
-import { readiness, sameSnapshot, type FolderSnapshot, type Readiness } from './checkpointReadiness';
+import { readiness, sameSnapshot, type FolderSnapshot, type Readiness, type WeightsCheck } from './checkpointReadiness';
 import { candidateFolders, checkCheckpointWeights, checkpointGoneWhy, snapshotFolder } from './checkpointFolder';
 
 /**
@@ -72,6 +72,20 @@ function sleepFor(ms: number, signal: AbortSignal): Promise<void> {
 export async function watchTrainingRun(plan: TrainingRunWatchPlan): Promise<TrainingRunWatchResult> {
   const queue = new CheckpointQueue(plan.done);
   const snapshots = new Map<string, FolderSnapshot>();
+  /**
+   * Folders whose files held still but did not read, with the files as they were then: the same
+   * files give the same answer, so they are read again only once they change. Before, a folder that
+   * never became readable was read every poll for as long as the watch ran (55% of a core).
+   */
+  const unreadable = new Map<string, { files: FolderSnapshot; problem: string }>();
+  const checkWeights = (name: string, folder: string, files: FolderSnapshot): WeightsCheck => {
+    const last = unreadable.get(name);
+    if (last && sameSnapshot(last.files, files)) return { ok: false, problem: last.problem };
+    const check = checkCheckpointWeights(folder);
+    if (check.ok) unreadable.delete(name);
+    else unreadable.set(name, { files, problem: `${check.problem} (read again when its files change)` });
+    return check.ok ? check : { ok: false, problem: unreadable.get(name)!.problem };
+  };
   const sleep = plan.sleep ?? sleepFor;
   let lastBusy = Date.now();
   let lastLine = '';
@@ -94,7 +108,7 @@ export async function watchTrainingRun(plan: TrainingRunWatchPlan): Promise<Trai
       if (!current) continue;
       const previous = snapshots.get(name);
       const known = queue.settled(name) || (!previous && plan.auditedBefore?.(name) === true);
-      const now: Readiness = known ? { state: 'ready' } : readiness(previous, current, () => checkCheckpointWeights(folder));
+      const now: Readiness = known ? { state: 'ready' } : readiness(previous, current, () => checkWeights(name, folder, current));
       if (now.state !== 'not-a-checkpoint' && (!previous || !sameSnapshot(previous, current))) changed = true;
       present.set(name, now);
       snapshots.set(name, current);
@@ -102,6 +116,7 @@ export async function watchTrainingRun(plan: TrainingRunWatchPlan): Promise<Trai
     for (const name of [...snapshots.keys()]) {
       if (present.has(name)) continue;
       snapshots.delete(name);
+      unreadable.delete(name);
       changed = true;
     }
     queue.observe(present);

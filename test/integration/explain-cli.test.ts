@@ -90,4 +90,27 @@ describe('reach-audit explain on the demo model', () => {
     assert.doesNotMatch(r.stderr, /\n\s+at /);
     fs.writeFileSync(mechanism, firstRun);
   });
+
+  it('refuses a duplicated or unknown --ids, a stored account with more blocks than the model, and prints a huge context by its end (issue 39, weak cases)', () => {
+    const twice = run(['explain', folder, '--ids', `${failureIds[0]},${failureIds[0]}`]);
+    assert.equal(twice.code, 2);
+    assert.match(twice.stderr, new RegExp(`--ids: "${failureIds[0]}" is given twice; expected each question once`));
+    const unknown = run(['explain', folder, '--ids', `${failureIds[0]},no-such-question`]);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /--ids: "no-such-question" is not a question of this run \(\S*records\.jsonl\); expected ids it recorded/);
+    const lines = firstRun.trimEnd().split('\n');
+    const account = JSON.parse(lines[0]) as { id: string; blocks?: unknown[]; sharedTail?: string };
+    assert.ok(account.blocks, 'the first account is not skipped');
+    fs.writeFileSync(mechanism, [JSON.stringify({ ...account, blocks: Array.from({ length: 100_000 }, () => account.blocks![0]) }), ...lines.slice(1)].join('\n') + '\n');
+    const many = run(['explain', folder, '--quiet']);
+    assert.equal(many.code, 2);
+    assert.match(many.stderr, /mechanism\.jsonl:1: field blocks holds 100000 block accounts, but the run's model has 8 blocks; the file was edited or damaged/);
+    assert.doesNotMatch(many.stderr, /\n\s+at /);
+    fs.writeFileSync(mechanism, [JSON.stringify({ ...account, sharedTail: 'x'.repeat(5_000_000) }), ...lines.slice(1)].join('\n') + '\n');
+    const huge = run(['explain', folder, '--ids', account.id]);
+    assert.equal(huge.code, 0, huge.stderr);
+    assert.ok(huge.stdout.length < 10_000, `printed ${huge.stdout.length} characters`);
+    assert.match(huge.stdout, /after …"x{200}" \(last 200 of 5000000 characters\)/);
+    fs.writeFileSync(mechanism, firstRun);
+  });
 });

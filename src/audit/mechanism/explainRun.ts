@@ -104,7 +104,7 @@ export async function explainRun(options: ExplainOptions): Promise<ExplainResult
   const { folder, manifest, records, model } = options;
   const failures = failureSetOf(records, manifest);
   const wanted = options.ids ? new Set(options.ids) : null;
-  const existing = readMechanism(folder);
+  const existing = readMechanism(folder, manifest.model.numBlocks);
   const have = new Map(existing.values.map((a) => [a.id, a]));
   const todo = failures.filter((r) => !have.has(r.id) && (!wanted || wanted.has(r.id)));
   let written = 0;

@@ -9,6 +9,7 @@ import * as v from 'valibot';
 import type { BlockAccount, MechanismRecord, MechanismToken } from '../../contract';
 import { type JsonLines, readJsonLines } from '../store';
 import { validated } from '../store';
+import { InputError } from '../../common';
 
 export const MECHANISM_FILE = 'mechanism.jsonl';
 
@@ -61,8 +62,18 @@ export function validateMechanismRecord(value: unknown, file: string, line: numb
   return validated(mechanismRecordSchema, value, `${file}:${line}`);
 }
 
-/** The run's mechanism.jsonl, validated; empty when `explain` has not run. */
-export function readMechanism(folder: string): JsonLines<MechanismRecord> {
+/**
+ * The run's mechanism.jsonl, validated; empty when `explain` has not run. With `numBlocks` (the
+ * run's model's, when known) an account must hold one block account per block: an edited line
+ * with 100,000 of them for an 8-block model is named, not drawn.
+ */
+export function readMechanism(folder: string, numBlocks?: number): JsonLines<MechanismRecord> {
   const file = path.join(folder, MECHANISM_FILE);
-  return readJsonLines(file, (value, line) => validateMechanismRecord(value, file, line));
+  return readJsonLines(file, (value, line) => {
+    const account = validateMechanismRecord(value, file, line);
+    if (numBlocks !== undefined && numBlocks > 0 && account.blocks !== undefined && account.blocks.length !== numBlocks) {
+      throw new InputError(`${file}:${line}: field blocks holds ${account.blocks.length} block accounts, but the run's model has ${numBlocks} blocks; the file was edited or damaged`);
+    }
+    return account;
+  });
 }

@@ -15,15 +15,23 @@ function row(label: string, cells: readonly string[]): string {
   return `  ${label.padEnd(10)}${cells.map((c) => c.padStart(7)).join('')}`;
 }
 
+/** The longest text quoted in a strip: an edited file's 150 MB context is shown by its end, not printed whole. */
+const MAX_QUOTED = 200;
+
+/** `text` as a JSON string, cut to its last MAX_QUOTED characters (marked) when longer. */
+function quoted(text: string): string {
+  return text.length > MAX_QUOTED ? `…${JSON.stringify(text.slice(-MAX_QUOTED))} (last ${MAX_QUOTED} of ${text.length} characters)` : JSON.stringify(text);
+}
+
 export function mechanismStrip(account: MechanismRecord, record: QuestionRecord | undefined): string {
   if (account.skipped || !account.blocks || !account.deployed || !account.gold) return `${account.id}: no account (${account.skipped ?? 'incomplete'})`;
   const blocks = account.blocks;
-  const top = account.top && account.top.id === account.deployed.id ? ' (the top token)' : account.top ? ` (top token ${JSON.stringify(account.top.text)})` : '';
+  const top = account.top && account.top.id === account.deployed.id ? ' (the top token)' : account.top ? ` (top token ${quoted(account.top.text)})` : '';
   const { repairing, scanned } = repairingBlocks(record);
   const repair = scanned === 0 ? 'no repair scan' : repairing.length === 0 ? 'no silenced MLP repairs it' : `silencing MLP ${repairing.join(', ')} repairs it`;
   return [
-    `${account.id}: at generated token ${account.position} after ${JSON.stringify(account.sharedTail ?? '')}`,
-    `  deployed d = ${JSON.stringify(account.deployed.text)}${top}, correct path g = ${JSON.stringify(account.gold.text)} (${account.probe} attempt ${account.attempt})`,
+    `${account.id}: at generated token ${account.position} after ${quoted(account.sharedTail ?? '')}`,
+    `  deployed d = ${quoted(account.deployed.text)}${top}, correct path g = ${quoted(account.gold.text)} (${account.probe} attempt ${account.attempt})`,
     row('block', blocks.map((_, b) => String(b))),
     row('lens g−d', blocks.map((b) => num(b.lens))),
     row('rank g', blocks.map((b) => String(b.rankG))),

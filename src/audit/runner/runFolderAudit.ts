@@ -15,7 +15,7 @@ import type { Dataset, Question } from '../dataset';
 import { checkPresetFormat } from '../presets';
 import { manifestMismatches, FAILURE_SET_FILE, JsonLinesAppender, RECORDS_FILE, SUMMARY_FILE, TIMINGS_FILE, UnwritableLineError, prepareRunFolder, readJsonFile, readJsonLines, readManifest, readRecords, writeFileAtomic, writeJson, writeManifest } from '../store';
 import { summarize } from '../results';
-import { describeNumerics, numericsDifferences, type NumericsPlatform, type QuestionRecord, type RunSummary, type RemoteBackendInfo, type RunManifest, type KvMemoryPlan, type RunSettings } from '../../contract';
+import { describeNumerics, numericsDifferences, type NumericsPlatform, type QuestionRecord, type RunSummary, type RemoteBackendInfo, type TokenizerSource, type RunManifest, type KvMemoryPlan, type RunSettings } from '../../contract';
 import { version as packageVersion } from '../../../package.json';
 
 /** The version of reach-audit that writes a run (the package's, so a release changes it in one place). */
@@ -56,8 +56,8 @@ export interface AuditProgress {
 
 export interface RunAuditInput {
   model: TextGenerator;
-  /** `backend`: the remote servers the generations ran on (absent: the in-process engine). */
-  modelInfo: { path: string; contentHash: string; backend?: RemoteBackendInfo };
+  /** `backend`: the remote servers the generations ran on (absent: the in-process engine); `tokenizerFrom`: --tokenizer-from's folder. */
+  modelInfo: { path: string; contentHash: string; backend?: RemoteBackendInfo; tokenizerFrom?: TokenizerSource };
   engineVersion: string;
   /** The machine the local engine computes on (numericsPlatform()); absent for a remote backend, whose servers decide. */
   numerics?: NumericsPlatform;
@@ -104,7 +104,13 @@ export function buildManifest(input: Pick<RunAuditInput, 'modelInfo' | 'engineVe
     createdAt: new Date().toISOString(),
     tool: { name: 'reach-audit', version: TOOL_VERSION },
     engine: { version: input.engineVersion, weights: input.model.weights ?? 'f32', ...(input.numerics ? { numerics: input.numerics } : {}), ...(input.kvMemory ? { kvMemory: input.kvMemory } : {}) },
-    model: { path: path.resolve(input.modelInfo.path), contentHash: input.modelInfo.contentHash, numBlocks: input.model.numBlocks },
+    model: {
+      path: path.resolve(input.modelInfo.path),
+      contentHash: input.modelInfo.contentHash,
+      numBlocks: input.model.numBlocks,
+      // Written only when given, so the manifests of models with their own tokenizer read as before.
+      ...(input.modelInfo.tokenizerFrom ? { tokenizerFrom: { path: path.resolve(input.modelInfo.tokenizerFrom.path), contentHash: input.modelInfo.tokenizerFrom.contentHash } } : {}),
+    },
     dataset: {
       path: path.resolve(input.dataset.path),
       contentHash: input.dataset.contentHash,
@@ -140,7 +146,7 @@ export async function runAudit(input: RunAuditInput): Promise<RunAuditResult> {
     advice: RUN_FOLDER_ADVICE,
     onCompromised: (m) => input.onWarning?.(m),
   });
-  if (lock.recovered) input.onWarning?.(recoveredNote(folder, lock.recovered));
+  if (lock.recovered !== undefined) input.onWarning?.(recoveredNote(folder, lock.recovered));
   try {
     return await runLockedAudit(input);
   } catch (err) {

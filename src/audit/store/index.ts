@@ -2,7 +2,7 @@
 export { COMPARISON_FILE, compareRuns, loadRun, newComparisonFolder, readComparison, writeComparison } from './comparisonStore';
 export { readJsonRecords } from './jsonLines';
 export { comparisonMismatches, manifestMismatches } from './manifest';
-export { modelContentHash } from './modelFingerprint';
+export { modelContentHash, tokenizerContentHash } from './modelFingerprint';
 export { checkRecordSet, recordsVsDataset } from './recordSetCheck';
 export { validateManifest, validateSummary } from './runFileValidation';
 export { FAILURE_SET_FILE, JsonLinesAppender, MANIFEST_FILE, RECORDS_FILE, SUMMARY_FILE, TIMINGS_FILE, UnwritableLineError, latestRunFolder, newRunFolder, prepareRunFolder, readJsonFile, readJsonLines, readManifest, readRecords, readSummary, writeFileAtomic, writeJson, writeManifest } from './runStore';

@@ -84,6 +84,9 @@ export function manifestMismatches(stored: RunManifest, wanted: RunManifest): st
     if (canonical(a) !== canonical(b)) out.push(`${what}: the run has ${canonical(a)}, this command gives ${canonical(b)}`);
   };
   check('model content hash', stored.model?.contentHash, wanted.model.contentHash);
+  // The folder may move; the tokenizer files' content may not change (other ids, other prompts).
+  const tokenizerOf = (m: RunManifest) => (m.model?.tokenizerFrom ? `--tokenizer-from with tokenizer files of hash ${m.model.tokenizerFrom.contentHash}` : "the model folder's own tokenizer");
+  check('tokenizer', tokenizerOf(stored), tokenizerOf(wanted));
   check('dataset content hash', stored.dataset?.contentHash, wanted.dataset.contentHash);
   check('answer format', stored.dataset?.format, wanted.dataset.format);
   check('engine version', stored.engine?.version, wanted.engine.version);
@@ -129,7 +132,8 @@ export function comparisonMismatches(base: RunManifest, tuned: RunManifest, opti
     ...m,
     // f32 vs int8 weights are refused unless asked for (e.g. to measure what quantization moves).
     engine: options.mixedWeights ? { ...m.engine, weights: 'f32' } : m.engine,
-    model: { ...m.model, contentHash: '' },
+    // A checkpoint saved without tokenizer files reads its base's (--tokenizer-from): the models differ anyway.
+    model: { ...m.model, contentHash: '', tokenizerFrom: undefined },
     // Models with different block counts draw different pools; the pool size must still match.
     globalRoutes: { count: m.globalRoutes?.count ?? 0, routes: [] },
     // The served model names differ with the checkpoints; only the kind of backend must match.

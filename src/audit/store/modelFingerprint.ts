@@ -37,3 +37,24 @@ export async function modelContentHash(dir: string): Promise<string> {
   }
   return whole.digest('hex');
 }
+
+/**
+ * The files the engine reads from a --tokenizer-from folder (engine/text/tokenizer.ts; named here
+ * because the engine's entry module would load the runtime into the store).
+ */
+const TOKENIZER_FILES = ['tokenizer.json', 'tokenizer_config.json', 'chat_template.jinja'];
+
+/**
+ * The content hash of a --tokenizer-from folder: sha256 over the name, size and sha256 of the
+ * tokenizer files it holds. Only those: the folder is often a base model whose weights would take
+ * a minute to hash and are not what a resumed run must share.
+ */
+export async function tokenizerContentHash(dir: string): Promise<string> {
+  const whole = createHash('sha256');
+  for (const name of TOKENIZER_FILES) {
+    const file = path.join(dir, name);
+    if (!fs.existsSync(file)) continue;
+    whole.update(`${name}\0${fs.statSync(file).size}\0${await hashFile(file)}\n`);
+  }
+  return whole.digest('hex');
+}

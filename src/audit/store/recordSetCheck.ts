@@ -7,7 +7,8 @@
  */
 import * as path from 'node:path';
 import { InputError } from '../../common';
-import type { QuestionRecord, RunManifest } from '../../contract';
+import type { GradedOutput, GradingSettings, QuestionRecord, RunManifest } from '../../contract';
+import { DEFAULT_GRADING, grade } from '../answers';
 import type { Question } from '../dataset';
 import { RECORDS_FILE } from './runStore';
 
@@ -72,3 +73,39 @@ export function recordsVsDataset(recordsFile: string, datasetFile: string, recor
   }
   return problems;
 }
+
+/** Questions named per shard when their verdicts disagree with their outputs (the rest are counted). */
+const VERDICTS_NAMED = 5;
+
+/**
+ * The verdicts a record holds are the ones its stored outputs get under the run's grading settings
+ * (`grade`, as the audit graded them), and its reach follows from them: a verdict flipped in
+ * records.jsonl would otherwise pass into a merged run's rates unseen. Returns the problems, one
+ * per question (the first few named, the rest counted). Runs of the regex format are not graded
+ * again: their --pattern is not recorded.
+ */
+export function verdictsVsOutputs(recordsFile: string, records: readonly QuestionRecord[], questions: readonly Question[], grading: GradingSettings | undefined): string[] {
+  const byId = new Map(questions.map((q) => [q.id, q]));
+  const wrong: string[] = [];
+  for (const r of records) {
+    const q = byId.get(r.id);
+    if (!q || r.skipped || q.format === 'regex') continue;
+    const problem = recordVerdictProblem(r, q, grading ?? DEFAULT_GRADING);
+    if (problem) wrong.push(`${recordsFile}: question ${JSON.stringify(r.id)}: ${problem}; ${DAMAGED}, or graded under other rules (reach-audit regrade it first)`);
+  }
+  return wrong.length > VERDICTS_NAMED ? [...wrong.slice(0, VERDICTS_NAMED), `${recordsFile}: and ${wrong.length - VERDICTS_NAMED} more questions whose verdicts differ from their outputs'`] : wrong;
+}
+
+/** The first verdict of `r` that its output does not give, in words; undefined when all agree. */
+function recordVerdictProblem(r: QuestionRecord, q: Question, grading: GradingSettings): string | undefined {
+  const differs = (o: GradedOutput) => grade(o.output, q, { truncated: o.truncated, grading }).correct !== o.correct;
+  const verdict = (o: GradedOutput) => (o.correct ? 'correct' : 'wrong');
+  if (differs(r.realized)) return `the deployed output is recorded ${verdict(r.realized)}, but it grades ${r.realized.correct ? 'wrong' : 'correct'}`;
+  for (const [name, result] of Object.entries(r.probes)) {
+    const i = result.attempts.findIndex((a, k) => differs(a) || result.correct[k] !== a.correct);
+    if (i >= 0) return `probe ${name}, attempt ${i + 1}, is recorded ${verdict(result.attempts[i])}, but it grades otherwise`;
+    if ((r.reachable[name] === true) !== result.attempts.some((a) => a.correct)) return `probe ${name} is recorded ${r.reachable[name] ? 'reaching' : 'not reaching'} the answer, but its attempts say otherwise`;
+  }
+  return undefined;
+}
+

@@ -420,7 +420,7 @@ export const runManifestSchema = object({
       atOnce: positiveInteger,
     })),
   }),
-  model: object({ path: text, contentHash: text, numBlocks: nonNegativeInteger }),
+  model: object({ path: text, contentHash: text, numBlocks: nonNegativeInteger, tokenizerFrom: v.optional(object({ path: text, contentHash: text })) }),
   regradedFrom: v.optional(text),
   dataset: object({ path: text, contentHash: text, format: text, schema: text, questions: nonNegativeInteger, split: v.optional(text) }),
   backend: v.optional(

@@ -10,11 +10,12 @@
  * rates and intervals — is computed from the records by `summarize`, which the merge runs over the
  * joined records.
  */
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { InputError, lockFolder } from '../../common';
 import { type AnswerFormat, type Question, loadDataset } from '../dataset';
-import { recordsVsDataset } from './recordSetCheck';
+import { recordsVsDataset, verdictsVsOutputs } from './recordSetCheck';
 import { summarize } from '../results';
 import { manifestMismatches } from './manifest';
 import { describeNumerics, numericsDifferences, type NumericsPlatform, type QuestionRecord, type RunManifest, type RunSummary, type ShardSelection, type ShardSpec } from '../../contract';
@@ -114,14 +115,7 @@ export function mergeShards(folders: readonly string[], outFolder: string, onWar
     }
   }
   problems.push(...shardRecordsVsDataset(runs, onWarning));
-  const owner = new Map<string, string>();
-  for (const run of runs) {
-    for (const r of run.records) {
-      const other = owner.get(r.id);
-      if (other !== undefined && other !== run.folder) problems.push(`question ${JSON.stringify(r.id)} is in both ${other} and ${run.folder}`);
-      owner.set(r.id, run.folder);
-    }
-  }
+  problems.push(...duplicatedQuestions(runs));
   if (problems.length > 0) throw new InputError(`cannot merge these shards —\n  ${[...new Set(problems)].join('\n  ')}`);
 
   // One record per question (a resumed shard may hold a question twice only after a torn line).
@@ -178,6 +172,31 @@ export function mergeShards(folders: readonly string[], outFolder: string, onWar
 }
 
 /**
+ * Questions held more than once: in two shards (overlapping shards), or twice in one shard with
+ * different content (an edited or damaged file; `report` refuses it too). A question twice in one
+ * shard with the same content is one record. Records are told apart by a sha256 of their JSON, so
+ * the check holds one digest per question, not a second copy of the records.
+ */
+function duplicatedQuestions(runs: readonly ShardRun[]): string[] {
+  const problems: string[] = [];
+  const seen = new Map<string, { folder: string; record: number; digest: string }>();
+  for (const run of runs) {
+    run.records.forEach((r, i) => {
+      const digest = createHash('sha256').update(JSON.stringify(r)).digest('hex');
+      const earlier = seen.get(r.id);
+      if (earlier === undefined) {
+        seen.set(r.id, { folder: run.folder, record: i, digest });
+        return;
+      }
+      const differs = earlier.digest !== digest ? ' with different content' : '';
+      if (earlier.folder !== run.folder) problems.push(`question ${JSON.stringify(r.id)} is in both ${earlier.folder} and ${run.folder}${differs}`);
+      else if (differs) problems.push(`question ${JSON.stringify(r.id)} is recorded twice in ${path.join(run.folder, RECORDS_FILE)}${differs} (records ${earlier.record + 1} and ${i + 1}); the file was edited or damaged`);
+    });
+  }
+  return problems;
+}
+
+/**
  * The platforms beyond the first shard's that computed some shard (each shard's start and resumes),
  * after saying which shard ran where; undefined when every shard computed alike. Not refused: the
  * records are each right for the machine that made them, and a user may accept the mix.
@@ -222,5 +241,8 @@ function shardRecordsVsDataset(runs: readonly ShardRun[], onWarning: (m: string)
     onWarning(`the records are not checked against the dataset: ${err.message}`);
     return [];
   }
-  return runs.flatMap((run) => recordsVsDataset(path.join(run.folder, RECORDS_FILE), file, run.records, questions));
+  return runs.flatMap((run) => {
+    const recordsFile = path.join(run.folder, RECORDS_FILE);
+    return [...recordsVsDataset(recordsFile, file, run.records, questions), ...verdictsVsOutputs(recordsFile, run.records, questions, run.manifest.grading)];
+  });
 }

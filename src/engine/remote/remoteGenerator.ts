@@ -15,6 +15,7 @@ import OpenAI from 'openai';
 import { readModelConfig, type ModelConfig } from '../checkpoint/config';
 import { InputError, RemoteServerError } from '../../common';
 import { loadModelTokenizer, type ModelTokenizer } from '../text/tokenizer';
+import { tokenizerFolder } from '../text/tokenizerFolder';
 import type { ChatMessage, Generation, GenerationRequest, PromptSource, TemplateKwargs, TextGenerator } from '../types';
 import { EXTENSIONS_VERSION, LAYER_EXTENSIONS, PERTURBATION_EXTENSION, type CompletionRequestBody, type CompletionResponseBody, type HealthBody } from './completionApi';
 import { boundedFetch, readBounded } from './boundedFetch';
@@ -30,6 +31,8 @@ import type { RemoteBackendInfo } from '../../contract';
 export interface RemoteOptions {
   /** Local model folder: config.json, tokenizer and chat template (weights are not loaded). */
   modelDir: string;
+  /** The folder of the tokenizer files when the model folder has none (--tokenizer-from); default modelDir. */
+  tokenizerDir?: string;
   /** One or more server base URLs (…/v1); several are used round-robin. */
   baseUrls: readonly string[];
   /** The server's model name; default: the first model the first server lists. */
@@ -117,7 +120,7 @@ export class RemoteGenerator implements TextGenerator {
     if (options.baseUrls.length === 0) throw new InputError('--base-url: expected at least one server URL');
     if (options.apiKey !== undefined) checkApiKey(options.apiKey, '--api-key-env');
     const config = readModelConfig(options.modelDir);
-    const tokenizer = loadModelTokenizer(options.modelDir, config);
+    const tokenizer = loadModelTokenizer(options.modelDir, config, tokenizerFolder(options.modelDir, options.tokenizerDir));
     const concurrency = options.concurrency ?? 4;
     if (!Number.isInteger(concurrency) || concurrency < 1) throw new InputError(`--concurrency: expected a whole number >= 1, got ${concurrency}`);
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -223,7 +226,7 @@ export class RemoteGenerator implements TextGenerator {
       if (!Number.isFinite(oldest) || now - oldest < this.limits.slowNoticeMs) continue;
       this.limits.notice(
         `${server.url}: ${server.waiting.size} ${server.waiting.size === 1 ? 'request' : 'requests'} waiting, the oldest for ${formatSeconds(now - oldest)} ` +
-          `(each attempt gives up after ${formatSeconds(this.limits.timeoutMs)}: --timeout)`,
+          `(each attempt gives up after ${formatSeconds(this.limits.timeoutMs)}: --timeout; its tries together after ${formatSeconds(ATTEMPTS_TIME_CAP * this.limits.timeoutMs)})`,
       );
     }
   }
@@ -250,8 +253,8 @@ export class RemoteGenerator implements TextGenerator {
     this.watchWaiting();
     try {
       // The SDK's params type has no room for the extensions; the body is sent as given.
-      const response = await withRetries(server, this.limits, signal, () =>
-        server.client.completions.create(body as unknown as OpenAI.CompletionCreateParamsNonStreaming, { signal }) as unknown as Promise<CompletionResponseBody>,
+      const response = await withRetries(server, this.limits, signal, (timeout) =>
+        server.client.completions.create(body as unknown as OpenAI.CompletionCreateParamsNonStreaming, { signal, timeout }) as unknown as Promise<CompletionResponseBody>,
       );
       return toGeneration(response, request, this.tokenizer, this.numBlocks, server.url, this.limits.apiKey);
     } finally {
@@ -275,16 +278,33 @@ function needsLayerAccess(r: GenerationRequest, numBlocks: number): boolean {
 }
 
 /**
- * One request with this module's retries: a retryable failure waits (announced) and tries again,
- * up to the limit; anything else, or the last failure, becomes one line naming the server.
+ * How many --timeout's worth of time one request's tries may spend together. A server that trickles
+ * bytes (or never answers) uses each try's whole timeout: at the defaults five tries took 50 minutes
+ * per request. One that gave nothing in time twice is given up on (the waits between tries are
+ * bounded and announced apart).
  */
-async function withRetries<T>(server: Server, limits: Limits, signal: AbortSignal | undefined, attempt: () => Promise<T>): Promise<T> {
+const ATTEMPTS_TIME_CAP = 2;
+
+/**
+ * One request with this module's retries: a retryable failure waits (announced) and tries again,
+ * up to the limit and while its tries have spent less than ATTEMPTS_TIME_CAP timeouts; anything
+ * else, or the last failure, becomes one line naming the server. `attempt` gets its own timeout.
+ */
+async function withRetries<T>(server: Server, limits: Limits, signal: AbortSignal | undefined, attempt: (timeoutMs: number) => Promise<T>): Promise<T> {
+  const capMs = ATTEMPTS_TIME_CAP * limits.timeoutMs;
+  let spentMs = 0;
   for (let tried = 0; ; tried++) {
+    const started = Date.now();
     try {
-      return await attempt();
+      return await attempt(Math.min(limits.timeoutMs, capMs - spentMs));
     } catch (err) {
+      spentMs += Date.now() - started;
       if (signal?.aborted) throw signal.reason ?? err;
-      const decision = retryDecision(err, tried, limits.maxRetries);
+      let decision = retryDecision(err, tried, limits.maxRetries);
+      // Less than a tenth of a timeout left: another try could only time out.
+      if (decision.retry && capMs - spentMs < limits.timeoutMs / 10) {
+        decision = { retry: false, reason: `gave up after ${formatSeconds(spentMs)} of tries, ${ATTEMPTS_TIME_CAP} times --timeout` };
+      }
       if (!decision.retry) {
         const e = remoteError(server.url, err, limits.apiKey);
         if (decision.reason && e instanceof RemoteServerError) throw new RemoteServerError(`${e.message}; ${decision.reason}`);

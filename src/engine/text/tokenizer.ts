@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Template } from '@huggingface/jinja';
 import { Tokenizer } from '@huggingface/tokenizers';
-import { MAX_CONFIG_BYTES, ModelConfig, readJsonObject } from '../checkpoint/config';
+import { CONFIG_FILE, MAX_CONFIG_BYTES, ModelConfig, readJsonObject } from '../checkpoint/config';
 import { InputError, MissingChatTemplateError, readRegularText } from '../../common';
 import { renderChatTemplate } from './chatTemplateLimits';
 import { ChatMessage, type PromptSource, type TemplateKwargs } from '../types';
@@ -84,10 +84,17 @@ function chatTemplateSource(dir: string, configFile: string, config: Json): { te
   return undefined;
 }
 
-/** Loads `tokenizer.json` (required), `tokenizer_config.json` (optional) and the chat template. */
-export function loadModelTokenizer(dir: string, config: ModelConfig): ModelTokenizer {
+/**
+ * Loads `tokenizer.json` (required), `tokenizer_config.json` (optional) and the chat template from
+ * `dir`: the model folder `modelDir`, or the folder given with --tokenizer-from (tokenizerFolder.ts).
+ */
+export function loadModelTokenizer(modelDir: string, config: ModelConfig, dir: string = modelDir): ModelTokenizer {
   const tokenizerFile = path.join(dir, TOKENIZER_FILE);
   const configFile = path.join(dir, TOKENIZER_CONFIG_FILE);
+  if (dir === modelDir && !fs.existsSync(tokenizerFile)) {
+    // A Trainer checkpoint often has no tokenizer files; which folder holds them is the user's to say.
+    throw new InputError(`${tokenizerFile}: not found; expected a Hugging Face tokenizers tokenizer.json (a checkpoint saved without its tokenizer: name the folder that holds it with --tokenizer-from DIR)`);
+  }
   const tokenizerJson = readJsonObject(tokenizerFile, false, 'a Hugging Face tokenizers tokenizer.json', MAX_TOKENIZER_BYTES) as Json;
   if (typeof tokenizerJson.model !== 'object' || tokenizerJson.model === null || Array.isArray(tokenizerJson.model)) {
     throw new InputError(`${tokenizerFile}: field model ${tokenizerJson.model === undefined ? 'missing' : 'is not an object'}; expected the tokenizer model ({"type": "BPE", ...})`);
@@ -137,7 +144,7 @@ export function loadModelTokenizer(dir: string, config: ModelConfig): ModelToken
   for (const id of vocab.values()) if (id + 1 > vocabSize) vocabSize = id + 1;
   if (vocabSize > config.vocabSize) {
     throw new InputError(
-      `${tokenizerFile}: the tokenizer has token ids up to ${vocabSize - 1}, but config.json has vocab_size ${config.vocabSize}; expected a tokenizer that matches the model`,
+      `${tokenizerFile}: the tokenizer has token ids up to ${vocabSize - 1}, but ${path.join(modelDir, CONFIG_FILE)} has vocab_size ${config.vocabSize} (the embedding's rows); expected a tokenizer that matches the model`,
     );
   }
 

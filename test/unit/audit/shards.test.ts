@@ -122,8 +122,42 @@ test('a gold edited in a shard\'s records is refused when the run\'s dataset is 
     (e: unknown) => e instanceof InputError && e.message.includes(`${recordsFile}: question ${JSON.stringify(edited.id)} has gold "999999", ${file}:${edited.line} has ${JSON.stringify(gold)}`),
   );
   lines[0] = JSON.stringify(edited);
+  // A verdict flipped (issue 39, weak case: every realized.correct flipped merged as it was): graded again, and refused.
+  const flipped = lines.map((l) => {
+    const r = JSON.parse(l) as { realized: { correct: boolean } };
+    return JSON.stringify({ ...r, realized: { ...r.realized, correct: !r.realized.correct } });
+  });
+  fs.writeFileSync(recordsFile, flipped.join('\n') + '\n');
+  assert.throws(
+    () => mergeShards(folders, path.join(root, 'merged'), () => {}),
+    (e: unknown) => e instanceof InputError && new RegExp(`${recordsFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: question "[^"]+": the deployed output is recorded (correct|wrong), but it grades (wrong|correct); the file was edited or damaged, or graded under other rules \\(reach-audit regrade it first\\)`).test(e.message),
+  );
   fs.writeFileSync(recordsFile, lines.join('\n') + '\n');
   assert.equal(mergeShards(folders, path.join(root, 'merged'), () => {}).records, 10, 'the untouched shards merge');
+});
+
+test('a question held twice with different content, in one shard or in two, is refused naming the shards and the id (issue 39, weak case)', async () => {
+  const root = tempDir();
+  const s0 = await shardRun({ index: 0, count: 2 }, path.join(root, 's0'));
+  const s1 = await shardRun({ index: 1, count: 2 }, path.join(root, 's1'));
+  const file1 = path.join(s1, 'records.jsonl');
+  const clean = fs.readFileSync(file1, 'utf8');
+  const lines = clean.trimEnd().split('\n');
+  const refusal = (...parts: string[]) => (e: unknown) => e instanceof InputError && parts.every((p) => e.message.includes(p));
+  // The same question again in shard 1, its deployed verdict flipped: report refuses such a file, and so does merge.
+  const record = JSON.parse(lines[2]) as { id: string; realized: { correct: boolean } };
+  const flipped = JSON.stringify({ ...record, realized: { ...record.realized, correct: !record.realized.correct } });
+  fs.writeFileSync(file1, [...lines, flipped].join('\n') + '\n');
+  assert.throws(() => mergeShards([s0, s1], path.join(root, 'm1'), () => {}), refusal(`question ${JSON.stringify(record.id)} is recorded twice in ${file1} with different content (records 3 and ${lines.length + 1})`));
+  // The same line twice (a resumed shard) is one record.
+  fs.writeFileSync(file1, [...lines, lines[2]].join('\n') + '\n');
+  assert.equal(mergeShards([s0, s1], path.join(root, 'm2'), () => {}).records, dataset.questions.length);
+  // A question of shard 0 in shard 1 with other content names both shards.
+  const theirs = JSON.parse(fs.readFileSync(path.join(s0, 'records.jsonl'), 'utf8').split('\n')[0]) as { id: string; realized: { correct: boolean } };
+  fs.writeFileSync(file1, [...lines, JSON.stringify({ ...theirs, realized: { ...theirs.realized, correct: !theirs.realized.correct } })].join('\n') + '\n');
+  assert.throws(() => mergeShards([s0, s1], path.join(root, 'm3'), () => {}), refusal(`question ${JSON.stringify(theirs.id)} is in both ${s0} and ${s1} with different content`));
+  fs.writeFileSync(file1, clean);
+  assert.equal(mergeShards([s0, s1], path.join(root, 'm4'), () => {}).records, dataset.questions.length);
 });
 
 test('the README shows the cluster scripts exactly as tools/cluster has them', () => {

@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { FolderLockedError, LOCK_DIR, assertFolderFree, lockFolder } from '../../../src/common/folderLock';
+import { FolderLockedError, LOCK_DIR, assertFolderFree, lockFolder, recoveredNote } from '../../../src/common/folderLock';
 import { exited, holdLockInChild } from '../../support/lockHolder';
 
 describe('folder lock (two processes)', () => {
@@ -48,6 +48,22 @@ describe('folder lock (two processes)', () => {
     assert.throws(() => lockFolder(folder, { lockName: '.a.lock', purpose: 'a2', advice: 'x' }), /in use by pid \d+ on host .* \(a\)/);
     a.release();
     b.release();
+    assert.deepEqual(fs.readdirSync(folder), []);
+    fs.rmSync(folder, { recursive: true });
+  });
+
+  it('takes over a lock whose holder died before naming itself once it is 30 s old; a fresh one is refused (issue 39, weak case)', () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'reach-audit-lock-'));
+    // What kill -9 leaves between proper-lockfile's mkdir and the owner file.
+    const dir = path.join(folder, LOCK_DIR);
+    fs.mkdirSync(dir);
+    assert.throws(() => lockFolder(folder, { purpose: 'rerun', advice: 'wait' }), /in use by another process \(it has not recorded its pid yet\); wait/);
+    const old = new Date(Date.now() - 31_000);
+    fs.utimesSync(dir, old, old);
+    const lock = lockFolder(folder, { purpose: 'rerun', advice: 'wait' });
+    assert.equal(lock.recovered, null);
+    assert.match(recoveredNote(folder, null), /took over a stale lock left by a process that stopped before recording its pid/);
+    lock.release();
     assert.deepEqual(fs.readdirSync(folder), []);
     fs.rmSync(folder, { recursive: true });
   });

@@ -49,6 +49,19 @@ async function hostileServer(handler: Handler) {
   };
 }
 
+/** A server that sends headers, then one byte of its body every 50 ms for as long as the client reads. */
+async function trickleServer() {
+  const timers: NodeJS.Timeout[] = [];
+  const s = await hostileServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"choices":[{"text":"');
+    const t = setInterval(() => res.write('z'), 50);
+    timers.push(t);
+    res.on('close', () => clearInterval(t));
+  });
+  return { s, timers };
+}
+
 const json = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(typeof body === 'string' ? body : JSON.stringify(body));
@@ -222,21 +235,28 @@ describe('remote backend: hostile servers', () => {
   });
 
   it('headers then a trickle: the timeout covers the body, and the wait is announced (defect 5)', async () => {
-    const timers: NodeJS.Timeout[] = [];
-    const s = await hostileServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.write('{"choices":[{"text":"');
-      const t = setInterval(() => res.write('z'), 50);
-      timers.push(t);
-      res.on('close', () => clearInterval(t));
-    });
+    const { s, timers } = await trickleServer();
     try {
       const { err, ms, notices } = await failure(s.url, { timeoutMs: 400, maxRetries: 1, slowNoticeMs: 200 });
       assert.equal(err.message, `${s.url}: the server did not answer in time; gave up after 1 retry (--max-retries)`);
       assert.equal(s.posts(), 2);
       assert.ok(ms < 3000, `took ${ms} ms`);
-      assert.ok(notices.some((n) => n.startsWith(`${s.url}: 1 request waiting, the oldest for `) && n.endsWith('(each attempt gives up after 0.4 s: --timeout)')), notices.join('\n'));
+      assert.ok(notices.some((n) => n.startsWith(`${s.url}: 1 request waiting, the oldest for `) && n.endsWith('(each attempt gives up after 0.4 s: --timeout; its tries together after 0.8 s)')), notices.join('\n'));
       assert.ok(notices.some((n) => n.startsWith(`${s.url}: no answer in time; retry 1 of 1 in `)), notices.join('\n'));
+    } finally {
+      timers.forEach(clearInterval);
+      await s.close();
+    }
+  });
+
+  it('a trickle that never ends: the tries together stop at twice --timeout, not at --max-retries timeouts (issue 39, weak case)', async () => {
+    const { s, timers } = await trickleServer();
+    try {
+      // At the defaults (600 s, 4 retries) the old tries took 50 minutes; here 5 x 0.4 s plus 7.5 s of waits.
+      const { err, ms } = await failure(s.url, { timeoutMs: 400, maxRetries: 4 });
+      assert.match(err.message, new RegExp(`^${s.url.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: the server did not answer in time; gave up after 0\\.[89] s of tries, 2 times --timeout$`));
+      assert.equal(s.posts(), 2);
+      assert.ok(ms < 3000, `took ${ms} ms`);
     } finally {
       timers.forEach(clearInterval);
       await s.close();

@@ -104,9 +104,22 @@ test('bad input: more blocks in the config than in the weights', () => {
   const loaded = load(dir);
   expectInputError(
     () => resolveWeightNames(loaded.store, loaded.config, dir),
-    /weight tensor "model\.layers\.4\.input_layernorm\.weight" is missing/,
-    /num_hidden_layers 5/,
+    /config\.json has num_hidden_layers 5, but the safetensors files hold the tensors of 4 blocks \(none for model\.layers\.4\); expected a config\.json that matches the weights/,
   );
+  loaded.store.close();
+});
+
+test('bad input: num_hidden_layers 1e6 is refused before one expectation per tensor is built (issue 39, weak case)', () => {
+  writeRandomModel(dir, SMALL_SPECS.qwen3);
+  const file = path.join(dir, 'config.json');
+  const config = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+  fs.writeFileSync(file, JSON.stringify({ ...config, num_hidden_layers: 1e6 }));
+  const loaded = load(dir);
+  const started = performance.now();
+  // Old: 17 s and 2 GB building the expectations of a million blocks before naming the first missing tensor.
+  expectInputError(() => resolveWeightNames(loaded.store, loaded.config, dir), /has num_hidden_layers 1000000, but the safetensors files hold the tensors of 4 blocks \(none for model\.layers\.4\)/);
+  const ms = performance.now() - started;
+  assert.ok(ms < 1000, `took ${ms.toFixed(0)} ms`);
   loaded.store.close();
 });
 

@@ -81,3 +81,11 @@ test('a folder that stops looking like a checkpoint while written is forgotten, 
   q.observe(seen({ logs: { state: 'not-a-checkpoint' } }));
   assert.deepEqual(q.status(), { auditing: undefined, queued: [], writing: [], done: [], skipped: [] });
 });
+
+test('3,000 folders being written make a status line that names five and counts the rest (issue 39, weak case)', () => {
+  const q = new CheckpointQueue();
+  q.observe(seen(Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`checkpoint-${i}`, WRITING]))));
+  const line = watchStatusLine(q.status());
+  assert.ok(line.length < 400, `${line.length} characters`);
+  assert.match(line, /^waiting for checkpoints · 0 queued · 3000 being written \(checkpoint-0: files still changing; .*checkpoint-4: files still changing; and 2995 more\) · 0 done$/);
+});

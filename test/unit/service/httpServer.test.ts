@@ -25,6 +25,7 @@ function rawPost(url: string, send: (req: http.ClientRequest) => void, headers: 
 }
 import * as assert from 'node:assert/strict';
 import * as http from 'node:http';
+import * as net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { RemoteGenerator, type GenerationRequest } from '../../../src/engine';
 import { isLoopback, startHttpServer, type RunningHttpServer } from '../../../src/service/httpServer';
@@ -239,6 +240,45 @@ describe('serve --http with the remote backend', () => {
       assert.equal(remote.info.layerAccess, true, 'the client sends the token to /health and sees the extensions');
     } finally {
       await guarded.close();
+    }
+  });
+
+  it('a body sent a byte at a time is answered 408 and closed at the receipt limit, and connections past the cap are closed (issue 39, weak case)', async () => {
+    const limited = await startHttpServer({ model: f.model, modelName: 'limited', host: '127.0.0.1', port: 0, requestReceiptMs: 600, maxConnections: 2 });
+    const timers: NodeJS.Timeout[] = [];
+    const sockets: net.Socket[] = [];
+    try {
+      const { port } = new URL(limited.url);
+      // Declares 1,000 bytes and sends one every 50 ms: the old server held it for 300 s.
+      const trickle = await Promise.race([
+        rawPost(limited.url, (req) => {
+          req.on('error', () => {});
+          const t = setInterval(() => (req.destroyed ? clearInterval(t) : req.write('x')), 50);
+          timers.push(t);
+        }, { 'content-length': 1000 }),
+        new Promise<{ status?: number; ms: number }>((r) => setTimeout(() => r({ ms: 5000 }), 5000).unref()),
+      ]);
+      assert.equal(trickle.status, 408, JSON.stringify(trickle));
+      assert.ok(trickle.ms < 3000, `took ${trickle.ms} ms`);
+      timers.forEach(clearInterval);
+      // Two connections hold the cap (headers sent, the body never); a third is closed as it arrives.
+      const open = (): Promise<{ socket: net.Socket; closed: Promise<number> }> =>
+        new Promise((resolve) => {
+          const started = Date.now();
+          const socket = net.connect(Number(port), '127.0.0.1', () => resolve({ socket, closed }));
+          const closed = new Promise<number>((r) => socket.on('close', () => r(Date.now() - started)));
+          socket.on('error', () => {});
+          sockets.push(socket);
+        });
+      for (let i = 0; i < 2; i++) (await open()).socket.write('POST /v1/completions HTTP/1.1\r\nhost: x\r\ncontent-length: 10\r\n\r\n');
+      await new Promise((r) => setTimeout(r, 100));
+      const third = await open();
+      const closedIn = await Promise.race([third.closed, new Promise<number>((r) => setTimeout(() => r(Infinity), 400).unref())]);
+      assert.ok(closedIn < 400, 'the third connection is closed at once');
+    } finally {
+      timers.forEach(clearInterval);
+      sockets.forEach((s) => s.destroy());
+      await limited.close();
     }
   });
 

@@ -139,6 +139,36 @@ test('until-idle: a checkpoint left half-written (a shard never arrives) does no
   const result = await watchTrainingRun(p);
   assert.equal(result.ended, 'idle');
   assert.equal(result.status.writing.length, 1);
-  assert.match(watchStatusLine(result.status), /1 being written \(checkpoint-7: .*names shard model-00001-of-00002\.safetensors .* does not exist\)/);
+  assert.match(watchStatusLine(result.status), /1 being written \(checkpoint-7: .*names shard model-00001-of-00002\.safetensors .* does not exist \(read again when its files change\)\)/);
   assert.ok(lines.length >= 2);
 }));
+
+test('a checkpoint whose files hold still but never read is read once, not every poll, and again when its files change (issue 39, weak case)', withFolder(async (root, model) => {
+  const folder = path.join(root, 'run', 'checkpoint-9');
+  copy(model, folder);
+  const config = path.join(folder, 'config.json');
+  const good = fs.readFileSync(config, 'utf8');
+  fs.writeFileSync(config, '{ not json');
+  // Every open of the folder's config.json (the readiness check reads it through the engine's reader).
+  const nodeFs = module.require('node:fs') as typeof fs;
+  const realOpen = nodeFs.openSync;
+  let opens = 0;
+  nodeFs.openSync = ((file: fs.PathLike, ...rest: unknown[]) => {
+    if (String(file) === config) opens++;
+    return (realOpen as (...a: unknown[]) => number)(file, ...rest);
+  }) as typeof fs.openSync;
+  try {
+    const audited: string[] = [];
+    const steps: (() => void)[] = Array.from({ length: 20 }, () => () => undefined);
+    // The trainer finally writes it: the next polls read it again and audit it.
+    steps.push(() => fs.writeFileSync(config, good), () => undefined, () => undefined);
+    const { p, lines } = plan(root, steps, async (c) => (audited.push(c.name), 'done'));
+    await watchTrainingRun(p);
+    assert.ok(lines.some((l) => /1 being written \(checkpoint-9: .*config\.json.*\(read again when its files change\)\)/.test(l)), lines.join('\n'));
+    assert.equal(opens, 2, 'read once while broken, once after it changed');
+    assert.deepEqual(audited, ['checkpoint-9']);
+  } finally {
+    nodeFs.openSync = realOpen;
+  }
+}));
+
