@@ -42,6 +42,7 @@ export {
   type ThinkingMarkers,
   type RemoteBackendInfo,
   type ImportedLog,
+  type RealizedFrom,
   type ProbeName,
   type ProbeSpec,
   type SelectorName,

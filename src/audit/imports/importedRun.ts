@@ -7,11 +7,10 @@
 import { createHash } from 'node:crypto';
 import { InputError } from '../../common';
 import type { Attempt, Deployment, GradingSettings, ImportedLog, QuestionRecord, RunManifest } from '../../contract';
-import type { Generation } from '../../engine';
 import { DEFAULT_GRADING } from '../answers';
 import { datasetFromRows, issueWhere, type AnswerFormat, type Dataset } from '../dataset';
 import { costOf, DEFAULT_SEARCH } from '../probes';
-import { gradedUnder, probeResult, TOOL_VERSION } from '../runner';
+import { gradedUnder, loggedGeneration, probeResult, TOOL_VERSION } from '../runner';
 import type { HarnessLog } from './harnessLog';
 
 export interface ImportOptions {
@@ -20,11 +19,6 @@ export interface ImportOptions {
   sources: ImportedLog['sources'];
   format?: AnswerFormat | 'auto';
   grading?: GradingSettings;
-}
-
-/** An output as the engine would have returned it; the log holds its text only (no tokens, no finish reason). */
-function loggedGeneration(text: string): Generation {
-  return { tokens: [], text, logprobs: [], finishReason: 'stop', cost: { generatedTokens: 0, blockApplications: 0 } };
 }
 
 const numberOr = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);

@@ -112,6 +112,9 @@ export function manifestMismatches(stored: RunManifest, wanted: RunManifest): st
   // A ceiling-only run's probes hold partial pools: its records cannot be completed, or compared, as full ones.
   check('--until-reached (probes stop at the first correct attempt)', stored.untilReached === true, wanted.untilReached === true);
   check('--depth-probe', stored.depthProbe ?? 'not run', wanted.depthProbe ?? 'not run');
+  // The log's bytes, not its path: the same log moved still resumes; another log's outputs do not.
+  const realizedFrom = (m: RunManifest) => (m.realizedFrom ? `${m.realizedFrom.tool} log sha256 ${m.realizedFrom.sha256}` : 'generated');
+  check('realized outputs (--realized-from)', realizedFrom(stored), realizedFrom(wanted));
   check('question selection', stored.selection, wanted.selection);
   check('backend', backendIdentity(stored), backendIdentity(wanted));
   return out;
