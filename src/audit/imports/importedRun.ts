@@ -38,10 +38,12 @@ export function loggedDeployment(g: Record<string, unknown>): Deployment {
   };
 }
 
-/** The run of a harness log: its manifest and its records in question order. Throws InputError for a question without a readable gold. */
-export function importedRun(log: HarnessLog, options: ImportOptions): { manifest: RunManifest; records: QuestionRecord[] } {
-  const grading = options.grading ?? DEFAULT_GRADING;
-  const label = options.sources.map((s) => s.file).join(', ');
+/**
+ * The benchmark a harness log asked: its logged rows read with the dataset schemas (so the golds and
+ * choices are ours), hashed over the rows so two logs of the same questions share the hash. `label`
+ * names the log in messages. Throws InputError for a row without a readable gold.
+ */
+export function loggedDataset(log: HarnessLog, label: string, format: AnswerFormat | 'auto' = 'auto'): Dataset {
   if (log.questions.length === 0) throw new InputError(`${label}: the log has no questions`);
   // The dataset is the logged benchmark rows: two logs of the same questions (base and tuned) share its hash.
   const contentHash = createHash('sha256').update(JSON.stringify(log.questions.map((q) => [q.position, q.doc]))).digest('hex');
@@ -51,7 +53,7 @@ export function importedRun(log: HarnessLog, options: ImportOptions): { manifest
       label,
       log.questions.map((q) => ({ line: q.position, index: q.position, value: q.doc })),
       contentHash,
-      { format: options.format ?? 'auto' },
+      { format },
     );
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
@@ -67,6 +69,15 @@ export function importedRun(log: HarnessLog, options: ImportOptions): { manifest
         '; every question needs its gold answer in the logged row',
     );
   }
+  return dataset;
+}
+
+/** The run of a harness log: its manifest and its records in question order. Throws InputError for a question without a readable gold. */
+export function importedRun(log: HarnessLog, options: ImportOptions): { manifest: RunManifest; records: QuestionRecord[] } {
+  const grading = options.grading ?? DEFAULT_GRADING;
+  const label = options.sources.map((s) => s.file).join(', ');
+  const dataset = loggedDataset(log, label, options.format ?? 'auto');
+  const { contentHash } = dataset;
   const budget = log.questions[0].outputs.length;
   const uneven = log.questions.find((q) => q.outputs.length !== budget);
   if (uneven) throw new InputError(`${uneven.where}: ${uneven.outputs.length} outputs, but the first question has ${budget}; expected the same number of repeats for every question`);
