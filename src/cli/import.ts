@@ -1,6 +1,6 @@
 /**
  * `reach-audit import LOG... --out RUN`: an evaluation harness's log (lm-evaluation-harness
- * samples) becomes a run folder like any other: realized from the log's outputs graded by Reach
+ * samples, an Inspect log, a lighteval details file) becomes a run folder like any other: realized from the log's outputs graded by Reach
  * Audit's rules, repeats as the sample probe, the harness's own readings kept beside ours. The folder
  * is written whole or not at all.
  */
