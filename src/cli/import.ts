@@ -1,29 +1,25 @@
 /**
  * `reach-audit import LOG... --out RUN`: an evaluation harness's log (lm-evaluation-harness
- * samples) becomes a run folder like any other: realized from the log's outputs graded by Reach
+ * samples, an Inspect log, a lighteval details file) becomes a run folder like any other: realized from the log's outputs graded by Reach
  * Audit's rules, repeats as the sample probe, the harness's own readings kept beside ours. The folder
  * is written whole or not at all.
  */
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Command } from './command';
 import { UsageError } from './command';
-import { InputError, readRegularBytes, readRegularText } from '../common';
 import { parseFlagsAndFolders } from './flags';
 import { readGrading } from './grade';
 import { ANSWER_FORMATS, type AnswerFormat } from '../audit/dataset';
-import { importedRun, lmEvalFileName, looksLikeLmEvalSamples, readInspectLog, readLmEvalSamples, type HarnessLog, type LmEvalFile } from '../audit/imports';
+import { importedRun } from '../audit/imports';
+import { LOG_FORMATS, readHarnessLogs, type LogFormat } from '../service';
 import { MANIFEST_FILE, RECORDS_FILE, SUMMARY_FILE, newRunFolder } from '../audit/store';
 import { summarize } from '../audit/results';
 import { formatSummary } from '../audit/report';
 import { CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES } from '../audit/answers';
 
-const LOG_FORMATS = ['lm-eval', 'inspect'] as const;
-type LogFormat = (typeof LOG_FORMATS)[number];
-
 const help = [
-  'Usage: reach-audit import LOG... [--out FOLDER] [--name NAME] [--format lm-eval] [--answer-format F]',
+  'Usage: reach-audit import LOG... [--out FOLDER] [--name NAME] [--format F] [--answer-format F]',
   '                          [--correct-by V] [--grade-truncated R]',
   '',
   "Turns an evaluation harness's log into a run folder without running a model: lm-evaluation-harness",
@@ -44,34 +40,6 @@ const help = [
   `  --correct-by V        ${CORRECT_BY.join('|')} (default ${DEFAULT_GRADING.correctBy})`,
   `  --grade-truncated R   ${TRUNCATED_RULES.join('|')} (default ${DEFAULT_GRADING.truncated})`,
 ].join('\n');
-
-/** The largest log file read (an lm-eval samples file or an Inspect log of a whole benchmark). */
-const MAX_LOG_BYTES = 512 * 1024 * 1024;
-
-/** A results_<date>.json beside an lm-eval samples file, from the same run (same date id), when there is one. */
-function resultsBeside(file: string): Record<string, unknown> | undefined {
-  const { date } = lmEvalFileName(file);
-  if (date === null) return undefined;
-  const results = path.join(path.dirname(file), `results_${date}.json`);
-  if (!fs.existsSync(results)) return undefined;
-  try {
-    const v: unknown = JSON.parse(readRegularText(results, MAX_LOG_BYTES));
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    throw new UsageError(`${results}: not valid JSON (the results file beside ${path.basename(file)})`);
-  }
-}
-
-function detectFormat(file: string, bytes: Buffer): LogFormat {
-  if (looksLikeLmEvalSamples(bytes.subarray(0, 1 << 20).toString('utf8'))) return 'lm-eval';
-  // A zip (an Inspect .eval log, or one cut short: its reader says which) or a JSON object that opens like an Inspect log.
-  if (bytes[0] === 0x50 && bytes[1] === 0x4b) return 'inspect';
-  if (/^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"/.test(bytes.subarray(0, 200).toString('utf8'))) return 'inspect';
-  throw new UsageError(
-    `${file}: not a log this version imports; expected lm-evaluation-harness samples (samples_<task>_<date>.jsonl: one JSON object per line with doc_id, doc, arguments, resps, filtered_resps) ` +
-      'or an Inspect log (.eval, or .json with "version", "status", "eval" and "samples")',
-  );
-}
 
 /** Writes the run into a fresh folder beside `out`, then moves it into place: a failure leaves nothing. */
 function writeRunWhole(out: string, files: Record<string, string>): void {
@@ -106,26 +74,7 @@ export const importCommand: Command = {
     if (answerFormat !== 'auto' && !(ANSWER_FORMATS as readonly string[]).includes(answerFormat)) throw new UsageError(`--answer-format ${answerFormat}: expected auto, ${ANSWER_FORMATS.join(', ')}`);
     const grading = readGrading(values);
 
-    const sources: { file: string; sha256: string }[] = [];
-    const lmEval: LmEvalFile[] = [];
-    const inspect: HarnessLog[] = [];
-    for (const file of positionals) {
-      let bytes: Buffer;
-      try {
-        bytes = readRegularBytes(file, MAX_LOG_BYTES);
-      } catch (e) {
-        if (e instanceof InputError) throw e;
-        const code = (e as NodeJS.ErrnoException).code;
-        throw new UsageError(`cannot read log ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder, expected a log file' : (e as Error).message}`);
-      }
-      const format = (values.format as LogFormat | undefined) ?? detectFormat(file, bytes);
-      sources.push({ file: path.resolve(file), sha256: createHash('sha256').update(bytes).digest('hex') });
-      if (format === 'lm-eval') lmEval.push({ file, text: bytes.toString('utf8'), results: resultsBeside(file) });
-      else inspect.push(readInspectLog(file, bytes));
-    }
-    if (lmEval.length > 0 && inspect.length > 0) throw new UsageError('the logs are of two harnesses (lm-evaluation-harness and Inspect); import one at a time');
-    if (inspect.length > 1) throw new UsageError(`${positionals.length} Inspect logs: import one at a time (one log holds every epoch of its task)`);
-    const log: HarnessLog = inspect[0] ?? readLmEvalSamples(lmEval);
+    const { log, sources } = await readHarnessLogs(positionals, values.format as LogFormat | undefined);
     const name = values.name ?? `${log.task}-imported`;
     const { manifest, records } = importedRun(log, { name, createdAt: new Date().toISOString(), sources, format: answerFormat as AnswerFormat | 'auto', grading });
     const summary = summarize(records);

@@ -11,6 +11,8 @@ import { parseFlagsAndFolders } from './flags';
 import { readGrading, readThinking } from './grade';
 import { readBenchmark, ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset';
 import { emptyRegradeCounts, regradeRecord } from '../audit/runner';
+import { loggedDataset } from '../audit/imports';
+import { readHarnessLogs } from '../service';
 import { checkRecordSet, recordsVsDataset, FAILURE_SET_FILE, MANIFEST_FILE, prepareRunFolder, readManifest, readRecords, RECORDS_FILE, SUMMARY_FILE, writeFileAtomic, writeJson, writeManifest } from '../audit/store';
 import { summarize } from '../audit/results';
 import { formatSummary } from '../audit/report';
@@ -35,7 +37,8 @@ const help = [
   "                        '<think>,</think>'); prints how many outputs were read after a thought and",
   '                        how many were cut while thinking (not graded as answers)',
   '  --data FILE           the dataset, when it moved (choice runs need its choices); its content must',
-  "                        match the run's",
+  "                        match the run's. An imported run's questions are read from its log: --data LOG",
+  '                        when the log moved',
   '  --pattern REGEX       the prediction pattern of a regex-format run',
 ].join('\n');
 
@@ -72,9 +75,12 @@ export const regradeCommand: Command = {
     let datasetFile: string | undefined;
     if (format === 'choice' || values.data !== undefined) {
       const file = values.data ?? manifest.dataset.path;
-      if (!fs.existsSync(file)) throw new UsageError(`${file}: the run's dataset is not there; give it with --data FILE`);
-      const dataset = await readBenchmark(file, { format, split: manifest.dataset.split });
-      if (dataset.contentHash !== manifest.dataset.contentHash) throw new UsageError(`${file}: not the dataset this run audited (its content hash differs from ${MANIFEST_FILE}'s)`);
+      if (!fs.existsSync(file)) throw new UsageError(`${file}: the run's ${manifest.imported ? 'log' : 'dataset'} is not there; give it with --data ${manifest.imported ? 'LOG' : 'FILE'}`);
+      // An imported run's questions are the rows its log holds: read from the log again (several lm-eval files: all of them).
+      const imported = manifest.imported;
+      const logFiles = values.data !== undefined ? [values.data] : (imported?.sources.map((s) => s.file) ?? []);
+      const dataset = imported ? loggedDataset((await readHarnessLogs(logFiles)).log, logFiles.join(', '), format) : await readBenchmark(file, { format, split: manifest.dataset.split });
+      if (dataset.contentHash !== manifest.dataset.contentHash) throw new UsageError(`${file}: not the ${imported ? 'log this run imported' : 'dataset this run audited'} (its content hash differs from ${MANIFEST_FILE}'s)`);
       for (const q of dataset.questions) byId.set(q.id, q);
       datasetFile = file;
     }

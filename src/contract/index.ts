@@ -43,6 +43,7 @@ export {
   type RemoteBackendInfo,
   type ImportedLog,
   type TokenizerSource,
+  type RealizedFrom,
   type ProbeName,
   type ProbeSpec,
   type SelectorName,

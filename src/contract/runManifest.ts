@@ -227,6 +227,12 @@ export interface RunSettings {
    * deployed output (docs/design.md, "Depth of loss"). Absent: not run.
    */
   depthProbe?: { budget: number };
+  /**
+   * `--realized-from LOG`: every asked question's deployment output was read from this evaluation
+   * log (or imported run), matched by question id, its logged prompt equal to the deployment's;
+   * the probes ran on the model. Absent: the deployment's outputs were generated.
+   */
+  realizedFrom?: RealizedFrom;
   /** Which questions: --limit and --ids as given; `shard` only in a shard's run (--shard I/N). */
   selection: { limit: number | null; ids: string[] | null; shard?: ShardSelection | null };
 }
@@ -289,6 +295,16 @@ export interface KvMemoryPlan {
 export interface TokenizerSource {
   path: string;
   contentHash: string;
+}
+
+/** Where an audit's realized outputs were read from (`--realized-from`). */
+export interface RealizedFrom {
+  /** The log file or imported run folder, as an absolute path. */
+  source: string;
+  /** sha256 of the log file's bytes (of an imported run's records.jsonl). */
+  sha256: string;
+  /** The harness that generated the outputs. */
+  tool: string;
 }
 
 /** An evaluation harness's log imported as a run (docs/design.md, "Imported logs"). */

@@ -20,6 +20,7 @@ import { QuestionHoverProvider } from './editor/questionHover';
 import { CursorLineState } from './editor/cursorLineState';
 import { QuestionGutter } from './editor/questionGutter';
 import { datasetPathOf, loadRunFolder } from './panel/runData';
+import { registerParquetRowView } from './panel/parquetRowView';
 import { RUN_FILES_GLOB, RunsTreeProvider, type RunsNode } from './sidebar/runsView';
 import { TablesPanelHost } from './tables/tablesPanel';
 import { registerTablesCommands } from './tables/tablesCommands';
@@ -67,6 +68,7 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     () => storedServerKey(context.secrets),
   );
   const panel = new AuditPanelHost(context.extensionUri, output);
+  context.subscriptions.push(registerParquetRowView());
   // `reach-audit` in VS Code's terminals: the hints name it, and an installed .vsix puts it on no PATH.
   let cliFolder: string | undefined;
   try {

@@ -17,6 +17,7 @@ import { checkBackendOptions, isRemoteBackend, layerProbesRefused, openBackend, 
 import { checkPresetFormat, presetWarnings } from '../audit/presets';
 import { readDataset, readPreSettings, runSettings, selectQuestions, type PreSettings, type Selection } from './auditInputs';
 import { kvMemoryText, longestPrompt, longestRoute, planKvMemory } from './kvMemoryPlan';
+import { checkLoggedPrompts, readRealizedFrom } from './realizedFromLog';
 
 export interface AuditJobPlan {
   options: AuditOptions;
@@ -141,6 +142,8 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
   const given = typeof plan.name === 'string' ? plan.name : plan.name(selection);
   // Each shard is its own run; merge joins them (and strips this suffix from the name).
   const name = selection.shard ? `${given}-shard-${selection.shard.index}-of-${selection.shard.count}` : given;
+  const realized = options.realizedFrom !== undefined ? await readRealizedFrom(options.realizedFrom, selection.questions) : undefined;
+  if (realized && pre.depthProbe !== undefined) throw new InputError("--depth-probe continues the deployed output's tokens, which a log does not hold; leave out --depth-probe or --realized-from");
   const { folder, resume } = chooseRunFolder(plan, name);
 
   return {
@@ -174,6 +177,10 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
           maxBatch,
         });
         if (kvMemory) how.onKvMemory?.(kvMemoryText(kvMemory, maxBatch));
+        if (realized) {
+          checkLoggedPrompts(realized, settings.deployment, selection.questions, model);
+          settings.realizedFrom = realized.setting;
+        }
         const refused = layerProbesRefused(settings, lease.remote);
         if (refused.length > 0) {
           throw new InputError(
@@ -200,6 +207,7 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
           ...(how.onEstimate ? { onEstimate: how.onEstimate } : {}),
           onWarning: plan.warn,
           ...(plan.resumeCommand ? { resumeCommand: plan.resumeCommand(folder) } : {}),
+          ...(realized ? { realized: new Map([...realized.byId].map(([id, r]) => [id, r.output])) } : {}),
         });
         return { ...result, loadMs };
       } finally {

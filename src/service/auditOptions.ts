@@ -37,7 +37,8 @@ export interface OptionSpec {
   readonly selection?: true;
   /**
    * Command line only: a shard is one process's share of a run spread over machines, which an
-   * engine-service request (the extension's audit) does not take. Remote servers are request
+   * engine-service request (the extension's audit) does not take; nor does it take a log's outputs
+   * in place of the deployment's (--realized-from). Remote servers are request
    * options: the engine process opens them instead of loading the weights.
    */
   readonly cliOnly?: true;
@@ -224,6 +225,17 @@ export const AUDIT_OPTIONS = {
       "the markers around a reasoning model's thought (default: the tokenizer's own thinking\n" +
       "tokens, else '<think>,</think>'): the answer is read after the last closing marker; an\n" +
       'output whose thought never closed is cut while thinking and not graded as an answer',
+  },
+  realizedFrom: {
+    flag: 'realized-from',
+    kind: 'string',
+    arg: 'LOG',
+    path: true,
+    cliOnly: true,
+    help:
+      "the deployment's outputs read from a harness log (lm-eval samples, Inspect .eval/.json, lighteval\n" +
+      'details) or a folder made by reach-audit import, instead of generated; questions matched by id,\n' +
+      "each logged prompt must equal this audit's deployment prompt; the probes run on the model",
   },
   shard: {
     flag: 'shard',

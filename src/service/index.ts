@@ -11,6 +11,7 @@ export { checkListenAccess, DEFAULT_MAX_CONNECTIONS, isLoopback, startHttpServer
 export { LineSplitter, encodeLine, type AuditRequestOptions, type ProgressEvent, type QuestionRequestOptions, type RecordEvent, type RunLabel, type StartedEvent } from './protocol';
 export { prepareComparisonSides, writeComparisonOf, type ComparisonSide, type SidePlan } from './compareJob';
 export { reproduceCommand } from './reproduceCommand';
+export { LOG_FORMATS, readHarnessLogs, type LogFormat } from './harnessLogFiles';
 export { OPTIONS_REACHED_OTHERWISE, optionSettings, optionsFromSettings, SETTINGS_SECTION } from './optionSettings';
 export { AUDIT_OPTIONS, type OptionSpec } from './auditOptions';
 export { isRemoteBackend, refuseCheckpointsOnServers } from './backend';

@@ -106,6 +106,7 @@ export function reproduceCommand(manifest: RunManifest): ReproduceCommand {
   if (selection.limit !== null) flag('limit', selection.limit);
   if (selection.ids !== null) flag('ids', selection.ids.join(','));
   if (selection.shard) flag('shard', `${selection.shard.index}/${selection.shard.count}`);
+  if (manifest.realizedFrom) flag('realized-from', manifest.realizedFrom.source);
 
   if (manifest.engine.weights === 'int8') flag('weights', 'int8');
   if (manifest.backend) {

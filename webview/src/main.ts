@@ -28,7 +28,7 @@ import { renderHeadline } from './headline/headline';
 import { renderStory } from './headline/storyView';
 import { type Comparison, type HostMessage, type PanelUiState, type RunData, type RunStatus, type SortKey, type WebviewMessage, RATE_MIN_QUESTIONS, auditedCount, skippedText } from '../../src/contract';
 import { QuestionIndex, type Query } from './questions/questionIndex';
-import { BASE_FILTERS, findFilter, probeFilter, type QuestionRow, type StateFilter } from './questions/questionRow';
+import { BASE_FILTERS, findFilter, interfaceFailureFilter, probeFilter, type QuestionRow, type StateFilter } from './questions/questionRow';
 import { QuestionTable } from './questions/questionTable';
 import { computeStatistics, countBlocks, type RunStatistics } from './charts/runStatistics';
 import { sweepView, type SweepView } from './charts/sweepRows';
@@ -320,6 +320,7 @@ class AuditPanel {
   private fillFilterOptions(): void {
     this.filters = BASE_FILTERS.slice();
     for (const probe of this.run?.index.probes ?? []) this.filters.push(probeFilter(probe));
+    for (const reading of this.run?.index.readings ?? []) this.filters.push(interfaceFailureFilter(reading));
     const selected = findFilter(this.filters, this.state.filter).value;
     replaceChildren(this.filterBox, ...this.filters.map((f) => h('vscode-option', { value: f.value, selected: f.value === selected }, f.label)));
     setValue(this.filterBox, selected);
@@ -485,7 +486,7 @@ class AuditPanel {
         this.table.setRows(this.shown, false);
         this.restore();
         this.renderCount();
-        if (this.filters.length !== BASE_FILTERS.length + this.run.index.probes.length) this.fillFilterOptions();
+        if (this.filters.length !== BASE_FILTERS.length + this.run.index.probes.length + this.run.index.readings.length) this.fillFilterOptions();
         const selected = this.detail.shown;
         if (selected) {
           const current = this.run.index.get(selected.id);

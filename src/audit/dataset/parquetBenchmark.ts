@@ -79,8 +79,8 @@ function metadataOf(file: string, bytes: ArrayBuffer): FileMetaData {
   }
 }
 
-/** Every row of one parquet file, one row group at a time, as records placed at (file, row). */
-async function fileRows(file: string, shown: string, firstLine: number, bytes: ArrayBuffer, into: DatasetRow[]): Promise<void> {
+/** Every row of one parquet file, one row group at a time, as records placed at (file, row) (`shown` names the file in the place). */
+export async function parquetFileRows(file: string, shown: string, firstLine: number, bytes: ArrayBuffer, into: DatasetRow[]): Promise<void> {
   const metadata = metadataOf(file, bytes);
   // Loaded on first use: the compressors instantiate WebAssembly when their module loads, which
   // every start of the CLI and of VS Code's extension host would otherwise pay for.
@@ -122,7 +122,7 @@ export async function readParquetRows(target: string, split: string): Promise<Pa
     const buffer = readRegularBytes(file, MAX_DATASET_BYTES);
     hash.update(isFolder ? `${path.relative(target, file)}\n` : '').update(buffer);
     const bytes = buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) as ArrayBuffer;
-    await fileRows(file, isFolder ? path.relative(target, file) : path.basename(file), rows.length + 1, bytes, rows);
+    await parquetFileRows(file, isFolder ? path.relative(target, file) : path.basename(file), rows.length + 1, bytes, rows);
   }
   return { files, rows, contentHash: hash.digest('hex') };
 }

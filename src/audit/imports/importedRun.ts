@@ -7,11 +7,10 @@
 import { createHash } from 'node:crypto';
 import { InputError } from '../../common';
 import type { Attempt, Deployment, GradingSettings, ImportedLog, QuestionRecord, RunManifest } from '../../contract';
-import type { Generation } from '../../engine';
 import { DEFAULT_GRADING } from '../answers';
 import { datasetFromRows, issueWhere, type AnswerFormat, type Dataset } from '../dataset';
 import { costOf, DEFAULT_SEARCH } from '../probes';
-import { gradedUnder, probeResult, TOOL_VERSION } from '../runner';
+import { gradedUnder, loggedGeneration, probeResult, TOOL_VERSION } from '../runner';
 import type { HarnessLog } from './harnessLog';
 
 export interface ImportOptions {
@@ -20,11 +19,6 @@ export interface ImportOptions {
   sources: ImportedLog['sources'];
   format?: AnswerFormat | 'auto';
   grading?: GradingSettings;
-}
-
-/** An output as the engine would have returned it; the log holds its text only (no tokens, no finish reason). */
-function loggedGeneration(text: string): Generation {
-  return { tokens: [], text, logprobs: [], finishReason: 'stop', cost: { generatedTokens: 0, blockApplications: 0 } };
 }
 
 const numberOr = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
@@ -44,10 +38,12 @@ export function loggedDeployment(g: Record<string, unknown>): Deployment {
   };
 }
 
-/** The run of a harness log: its manifest and its records in question order. Throws InputError for a question without a readable gold. */
-export function importedRun(log: HarnessLog, options: ImportOptions): { manifest: RunManifest; records: QuestionRecord[] } {
-  const grading = options.grading ?? DEFAULT_GRADING;
-  const label = options.sources.map((s) => s.file).join(', ');
+/**
+ * The benchmark a harness log asked: its logged rows read with the dataset schemas (so the golds and
+ * choices are ours), hashed over the rows so two logs of the same questions share the hash. `label`
+ * names the log in messages. Throws InputError for a row without a readable gold.
+ */
+export function loggedDataset(log: HarnessLog, label: string, format: AnswerFormat | 'auto' = 'auto'): Dataset {
   if (log.questions.length === 0) throw new InputError(`${label}: the log has no questions`);
   // The dataset is the logged benchmark rows: two logs of the same questions (base and tuned) share its hash.
   const contentHash = createHash('sha256').update(JSON.stringify(log.questions.map((q) => [q.position, q.doc]))).digest('hex');
@@ -57,7 +53,7 @@ export function importedRun(log: HarnessLog, options: ImportOptions): { manifest
       label,
       log.questions.map((q) => ({ line: q.position, index: q.position, value: q.doc })),
       contentHash,
-      { format: options.format ?? 'auto' },
+      { format },
     );
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
@@ -73,6 +69,15 @@ export function importedRun(log: HarnessLog, options: ImportOptions): { manifest
         '; every question needs its gold answer in the logged row',
     );
   }
+  return dataset;
+}
+
+/** The run of a harness log: its manifest and its records in question order. Throws InputError for a question without a readable gold. */
+export function importedRun(log: HarnessLog, options: ImportOptions): { manifest: RunManifest; records: QuestionRecord[] } {
+  const grading = options.grading ?? DEFAULT_GRADING;
+  const label = options.sources.map((s) => s.file).join(', ');
+  const dataset = loggedDataset(log, label, options.format ?? 'auto');
+  const { contentHash } = dataset;
   const budget = log.questions[0].outputs.length;
   const uneven = log.questions.find((q) => q.outputs.length !== budget);
   if (uneven) throw new InputError(`${uneven.where}: ${uneven.outputs.length} outputs, but the first question has ${budget}; expected the same number of repeats for every question`);

@@ -30,7 +30,7 @@ import { seedFor, seededRandom } from '../results';
 import { untilFirstCorrect } from './untilFirstCorrect';
 import { depthOfLoss } from './depthOfLoss';
 import { inFailureSet } from '../repair';
-import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, checkSearchReward, finishRepair, gradedUnder, probeResult, questionPerturbation, startRecord, startRepair } from './questionSteps';
+import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, checkSearchReward, finishRepair, gradedUnder, loggedGeneration, probeResult, questionPerturbation, startRecord, startRepair } from './questionSteps';
 
 export { AuditAborted, globalRoutePool, type AuditStage } from './questionSteps';
 
@@ -47,6 +47,8 @@ export interface AuditOptions {
   /** Questions open at once: enough to keep the engine's batch full, few enough to lose little on a stop. */
   inFlight: number;
   signal?: AbortSignal;
+  /** `--realized-from`: each question's deployment output by id, read from a harness log instead of generated (prompts checked equal beforehand). */
+  realized?: ReadonlyMap<string, string>;
 }
 
 export async function auditQuestions(
@@ -171,12 +173,14 @@ export async function auditQuestions(
     if (!ids) return record;
     const pool = settings.globalRoutes.routes;
     // Everything that does not depend on another generation goes into the queue together.
+    const logged = options.realized?.get(q.id);
     const [[deployedOut], probeRuns, poolOut] = await Promise.all([
-      generate('deployment', q, [deploymentRequest(d, ids, deployed(q.id))], priority),
+      logged !== undefined ? [loggedGeneration(logged)] : generate('deployment', q, [deploymentRequest(d, ids, deployed(q.id))], priority),
       Promise.all(settings.probes.map((spec) => probe(spec, q, ids, priority))),
       generate('global-routes', q, pool.map((route, a) => deploymentRequest(d, ids, routed(q.id, 'global-route', a), { route })), priority),
     ]);
-    record.realized = { ...graded(deployedOut, q), cost: costOf([deployedOut]) };
+    // A logged output cost this run nothing.
+    record.realized = { ...graded(deployedOut, q), cost: costOf(logged !== undefined ? [] : [deployedOut]) };
     settings.probes.forEach((spec, i) => {
       const { attempts, gens, scoring, sweep } = probeRuns[i];
       if (sweep) record.searchSweep = sweep;

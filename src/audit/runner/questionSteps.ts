@@ -79,6 +79,11 @@ function meanLogprob(g: Generation): number | null {
 }
 
 /** Every output of a run — deployment, probe attempts, the search's reward, repair — is graded here. */
+/** An output known by its text alone (a harness log's): no tokens, no log-probabilities, graded as finished. */
+export function loggedGeneration(text: string): Generation {
+  return { tokens: [], text, logprobs: [], finishReason: 'stop', cost: { generatedTokens: 0, blockApplications: 0 } };
+}
+
 export function gradedUnder(g: Generation, q: Question, grading: GradingSettings): Attempt {
   const gr = grade(g.text, q, { truncated: g.finishReason === 'length', grading });
   return {

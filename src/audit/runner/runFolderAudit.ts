@@ -80,6 +80,8 @@ export interface RunAuditInput {
   onEstimate?(estimate: AuditEstimate): void;
   /** The command that continues this run, quoted in errors that stop it (a full disk). */
   resumeCommand?: string;
+  /** `--realized-from`: the deployment's outputs by question id, read from a log (settings.realizedFrom names it). */
+  realized?: ReadonlyMap<string, string>;
 }
 
 /** What one stage's generations cost in a session (stages overlap in time, so no wall time each). */
@@ -364,7 +366,7 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
           progress();
         },
       },
-      { inFlight: input.inFlight, signal: input.signal },
+      { inFlight: input.inFlight, signal: input.signal, ...(input.realized ? { realized: input.realized } : {}) },
     );
   } catch (err) {
     if (err instanceof NonFiniteActivations) throw overflowFailure(err, doneIds.size + doneThisSession, folder);

@@ -115,6 +115,10 @@ export function manifestMismatches(stored: RunManifest, wanted: RunManifest): st
   // A ceiling-only run's probes hold partial pools: its records cannot be completed, or compared, as full ones.
   check('--until-reached (probes stop at the first correct attempt)', stored.untilReached === true, wanted.untilReached === true);
   check('--depth-probe', stored.depthProbe ?? 'not run', wanted.depthProbe ?? 'not run');
+  // The log's bytes, not its path: the same log moved still resumes; another log's outputs do not.
+  // (A comparison blanks the hash: base and tuned each read their own log.)
+  const realizedFrom = (m: RunManifest) => (!m.realizedFrom ? 'generated' : m.realizedFrom.sha256 === '' ? `read from a ${m.realizedFrom.tool} log` : `${m.realizedFrom.tool} log sha256 ${m.realizedFrom.sha256}`);
+  check('realized outputs (--realized-from)', realizedFrom(stored), realizedFrom(wanted));
   check('question selection', stored.selection, wanted.selection);
   check('backend', backendIdentity(stored), backendIdentity(wanted));
   return out;
@@ -138,6 +142,8 @@ export function comparisonMismatches(base: RunManifest, tuned: RunManifest, opti
     globalRoutes: { count: m.globalRoutes?.count ?? 0, routes: [] },
     // The served model names differ with the checkpoints; only the kind of backend must match.
     backend: options.mixedBackends || !m.backend ? undefined : { ...m.backend, apiModel: '', baseUrls: [], seedHonoured: null, concurrency: 0 },
+    // Each checkpoint's outputs come from its own log: only whether they were read, and from which harness, must match.
+    realizedFrom: m.realizedFrom ? { source: '', sha256: '', tool: m.realizedFrom.tool } : undefined,
   });
   return manifestMismatches(strip(base), strip(tuned))
     .map((p) => p.replace('the run has', 'the base run has').replace('this command gives', 'the tuned run has'))

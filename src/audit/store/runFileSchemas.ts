@@ -462,6 +462,7 @@ export const runManifestSchema = object({
     sweep: v.optional(v.array(finite, 'expected an array of numbers')),
   }),
   depthProbe: v.optional(object({ budget: positiveInteger })),
+  realizedFrom: v.optional(object({ source: text, sha256: text, tool: text })),
   untilReached: v.optional(v.literal(true, 'expected true')),
   grading: v.optional(
     object({

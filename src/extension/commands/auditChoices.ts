@@ -27,7 +27,17 @@ const KEY_OF: Record<ModelRole, string> = { model: MODEL_KEY, base: BASE_KEY, tu
 
 /** A dataset file the engine reads. */
 export function isDatasetFile(uri: vscode.Uri | undefined): uri is vscode.Uri {
-  return uri !== undefined && uri.scheme === 'file' && /\.(jsonl|json)$/i.test(uri.fsPath) && !uri.fsPath.includes(`${path.sep}.reach-audit${path.sep}`);
+  return isFileEnding(uri, /\.(jsonl|json)$/i);
+}
+
+/** A benchmark the audit reads: a text dataset, or a .parquet file (no lines to put a cursor on, so no per-question commands). */
+export function isBenchmarkFile(uri: vscode.Uri | undefined): uri is vscode.Uri {
+  return isFileEnding(uri, /\.(jsonl|json|parquet)$/i);
+}
+
+/** A file on disk named so, outside the runs' own folder. */
+function isFileEnding(uri: vscode.Uri | undefined, name: RegExp): uri is vscode.Uri {
+  return uri !== undefined && uri.scheme === 'file' && name.test(uri.fsPath) && !uri.fsPath.includes(`${path.sep}.reach-audit${path.sep}`);
 }
 
 export class AuditChoices {
@@ -45,22 +55,22 @@ export class AuditChoices {
     return this.state.get<string[]>(PROBES_KEY);
   }
 
-  /** The active editor's dataset file, else a pick among the workspace's .jsonl/.json files. */
+  /** The active editor's dataset file, else a pick among the workspace's .jsonl/.json/.parquet files. */
   async dataset(): Promise<string | undefined> {
     const active = vscode.window.activeTextEditor?.document.uri;
     if (isDatasetFile(active)) return active.fsPath;
     // Not a model folder's files (config, tokenizer, shard index) nor a run's: they are no benchmark.
-    const found = await vscode.workspace.findFiles('**/*.{jsonl,json}', '{**/node_modules/**,**/.reach-audit/**,**/.vscode/**,**/package*.json,**/tsconfig*.json,**/config.json,**/generation_config.json,**/tokenizer.json,**/tokenizer_config.json,**/special_tokens_map.json,**/*.safetensors.index.json,**/trajectory.json,**/manifest.json,**/summary.json,**/comparison.json}', 500);
+    const found = await vscode.workspace.findFiles('**/*.{jsonl,json,parquet}', '{**/node_modules/**,**/.reach-audit/**,**/.vscode/**,**/package*.json,**/tsconfig*.json,**/config.json,**/generation_config.json,**/tokenizer.json,**/tokenizer_config.json,**/special_tokens_map.json,**/*.safetensors.index.json,**/trajectory.json,**/manifest.json,**/summary.json,**/comparison.json}', 500);
     const last = this.state.get<string>(DATASET_KEY);
     const items: (vscode.QuickPickItem & { file?: string })[] = found
       .map((uri) => ({ label: vscode.workspace.asRelativePath(uri), file: uri.fsPath }))
       .sort((a, b) => (a.file === last ? -1 : b.file === last ? 1 : a.label.localeCompare(b.label)));
     items.push({ label: '$(folder-opened) Browse…', description: 'a dataset file outside the list' });
-    const pick = await vscode.window.showQuickPick(items, { title: 'Reach Audit: dataset', placeHolder: 'The benchmark file to audit (GSM8K, MATH, ARC, MMLU JSON or JSON lines)' });
+    const pick = await vscode.window.showQuickPick(items, { title: 'Reach Audit: dataset', placeHolder: 'The benchmark file to audit (GSM8K, MATH, ARC, MMLU: JSON lines, JSON or parquet)' });
     if (!pick) return undefined;
     let file = pick.file;
     if (!file) {
-      const chosen = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { Datasets: ['jsonl', 'json'] }, title: 'Dataset file' });
+      const chosen = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { Datasets: ['jsonl', 'json', 'parquet'] }, title: 'Dataset file' });
       file = chosen?.[0]?.fsPath;
     }
     if (file) await this.state.update(DATASET_KEY, file);

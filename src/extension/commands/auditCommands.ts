@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import type { AuditRequestOptions, QuestionRequestOptions, RequestBody } from '../../service';
 import { lostAnswerOptions, noDepthReason } from './lostAnswerOptions';
 import type { Comparison } from '../../contract';
-import { AuditChoices, isDatasetFile } from './auditChoices';
+import { AuditChoices, isBenchmarkFile } from './auditChoices';
 import { isArgObject, questionAtCursor } from './questionAtCursor';
 import type { RunKind } from './runOptionItems';
 import { questionCommandPlan, questionCommandTitle, type QuestionCommand } from './questionCommandPlan';
@@ -177,7 +177,7 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     const given: AuditArgs = isArgObject(arg) ? (arg as AuditArgs) : {};
     const uri = arg instanceof vscode.Uri ? arg : undefined;
     const settings = readAuditSettings();
-    const data = given.data ?? (isDatasetFile(uri) ? uri.fsPath : await choices.dataset());
+    const data = given.data ?? (isBenchmarkFile(uri) ? uri.fsPath : await choices.dataset());
     if (!data) return { how: 'dismissed' };
     const model = given.model ?? (await choices.model('model', settings.modelPath));
     if (!model) return { how: 'dismissed' };

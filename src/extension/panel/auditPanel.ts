@@ -15,6 +15,8 @@ import { loadRunFolder, runIdOf, type LoadedRun } from './runData';
 import { advancedStatus, type PanelStatus } from './liveStatus';
 import { revealColumn } from './revealColumn';
 import { unfinishedNumbers } from './unfinishedNumbers';
+import { showParquetRow } from './parquetRowView';
+import type { QuestionPlace } from '../../audit/dataset';
 
 export const PANEL_VIEW_TYPE = 'reachAudit.panel';
 /** The first message carries this many records (the table paints at once), the rest follow in batches. */
@@ -185,6 +187,11 @@ export class AuditPanelHost implements vscode.Disposable {
     return revealLine(file, line, { viewColumn: column ?? (this.page.visible ? vscode.ViewColumn.Beside : vscode.ViewColumn.One), preserveFocus: this.page.visible });
   }
 
+  /** Shows a parquet benchmark's row beside the panel, as revealInDataset places a text dataset. */
+  showRow(dataset: string, place: QuestionPlace): Promise<vscode.TextEditor | undefined> {
+    return showParquetRow(dataset, place, { viewColumn: this.page.visible ? vscode.ViewColumn.Beside : vscode.ViewColumn.One, preserveFocus: this.page.visible });
+  }
+
   /** Selects a question in the table (the tree's question rows and the editor commands use it); `reveal` scrolls a section of its detail into view. */
   selectQuestion(id: string, reveal?: 'mechanism' | 'depth'): void {
     if (this.page.ready) this.page.post({ type: 'selectQuestion', id, ...(reveal ? { reveal } : {}) });
@@ -197,7 +204,9 @@ export class AuditPanelHost implements vscode.Disposable {
         const record = this.shown?.run.data.records.find((r) => String(r.id) === String(message.id));
         const line = message.type === 'revealQuestion' && Number.isInteger(message.line) ? message.line : record?.line;
         const dataset = this.shown?.run.datasetPath;
-        if (dataset && typeof line === 'number') await this.revealInDataset(dataset, line);
+        // A parquet benchmark has no lines: the question's row is shown instead.
+        if (dataset && record?.place) await this.showRow(dataset, record.place);
+        else if (dataset && typeof line === 'number') await this.revealInDataset(dataset, line);
         return;
       }
       case 'requestExport': {

@@ -3,7 +3,7 @@
  * orders cached per column, and queries (filter + search + sort) that answer with row positions.
  * DOM-free so it is unit-tested in Node and timed in the browser bench.
  */
-import type { QuestionRecord, SortKey } from '../../../src/contract';
+import { isObject, type QuestionRecord, type SortKey } from '../../../src/contract';
 import { completeRecord } from './incomingRecord';
 import { deriveRow, findFilter, Flag, type QuestionRow, type StateFilter } from './questionRow';
 
@@ -40,6 +40,8 @@ export class QuestionIndex {
   private readonly sorted = new Map<SortKey, Int32Array>();
   /** Probes seen in any record, in first-seen order. */
   readonly probes: string[] = [];
+  /** An imported run's harness readings (lm-eval filters, Inspect scorers) seen in any record, in first-seen order. */
+  readonly readings: string[] = [];
 
   constructor(records: readonly QuestionRecord[] = []) {
     this.add(records);
@@ -58,6 +60,8 @@ export class QuestionIndex {
       this.byId.set(id, row);
       if (record.probes) for (const p of Object.keys(record.probes)) if (!this.probes.includes(p)) this.probes.push(p);
       if (record.reachable) for (const p of Object.keys(record.reachable)) if (!this.probes.includes(p)) this.probes.push(p);
+      const readings = isObject(record.harness) && isObject(record.harness.readings) ? Object.keys(record.harness.readings) : [];
+      for (const r of readings) if (!this.readings.includes(r)) this.readings.push(r);
     }
     this.sorted.clear();
   }

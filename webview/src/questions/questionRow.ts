@@ -3,7 +3,7 @@
  * contract's derivations) folded into flags once, so the table can sort, filter and draw chips
  * without looking into the record again. DOM-free.
  */
-import { damagedBy, reachableBy as probesReaching, repairedBy as blocksRepairing, type QuestionRecord } from '../../../src/contract';
+import { damagedBy, harnessDisagreement, reachableBy as probesReaching, repairedBy as blocksRepairing, type QuestionRecord } from '../../../src/contract';
 
 /** Bit flags; a question can carry several (realized and blind-selectable, say). */
 export const Flag = {
@@ -129,6 +129,16 @@ export const BASE_FILTERS: StateFilter[] = [
 /** Filters for one probe each ("reachable by routes"), added once the run's probes are known. */
 export function probeFilter(probe: string): StateFilter {
   return { value: `probe:${probe}`, label: `Reachable by ${probe}`, test: (r) => r.reachableBy.includes(probe) };
+}
+
+/**
+ * Interface failures of one harness reading (an imported run's lm-eval filter or Inspect scorer),
+ * added once the run's readings are known: the questions where the harness's verdict and ours
+ * disagree on the same deployed output, either way (it missed an answer that is there, or counted one
+ * that is not).
+ */
+export function interfaceFailureFilter(reading: string): StateFilter {
+  return { value: `interface:${reading}`, label: `Interface failures: harness ${reading} and our grader disagree`, test: (r) => harnessDisagreement(r.record, reading) !== null };
 }
 
 /** The filter for a stored value; unknown values (a probe the new run lacks) fall back to all. */
