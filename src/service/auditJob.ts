@@ -16,7 +16,8 @@ import { checkOptionRanges, type AuditOptions } from './auditOptions';
 import { checkBackendOptions, isRemoteBackend, layerProbesRefused, openBackend, type OpenedBackend } from './backend';
 import { checkPresetFormat, presetWarnings } from '../audit/presets';
 import { readDataset, readPreSettings, runSettings, selectQuestions, type PreSettings, type Selection } from './auditInputs';
-import { kvMemoryText, longestPrompt, longestRoute, planKvMemory } from './kvMemoryPlan';
+import { kvBudget, kvMemoryText, longestPrompt, longestRoute, planKvMemory } from './kvMemoryPlan';
+import { availableMemory } from './availableMemory';
 
 export interface AuditJobPlan {
   options: AuditOptions;
@@ -42,8 +43,6 @@ export interface ModelRequest {
   threads?: number;
   cacheDir?: string;
   maxBatch?: number;
-  /** KV-cache budget in bytes (--kv-memory). */
-  kvMemory?: number;
   /** Projection weights: f32 when absent. */
   weights?: WeightPrecision;
   onProgress?: (message: string) => void;
@@ -67,7 +66,7 @@ export interface AuditJobRun {
   onRecord?: (record: QuestionRecord) => void;
   /** When given, a short warm-up is timed before the first question and the plan handed out. */
   onEstimate?: (estimate: AuditEstimate) => void;
-  /** With --kv-memory: the line stating each sequence's KV need and how many the budget runs at once, before the run. */
+  /** The line stating each sequence's KV need and how many the budget runs at once, before the run: with --kv-memory SIZE, or when the default budget runs fewer than --max-batch. */
   onKvMemory?: (line: string) => void;
 }
 
@@ -132,7 +131,7 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
   const selection = plan.select ? plan.select(dataset) : selectQuestions(dataset, options);
   for (const w of presetWarnings(pre.deployment, selection.questions)) plan.warn(w);
   checkBackendOptions(options);
-  if (pre.kvMemory !== undefined && isRemoteBackend(options)) {
+  if (typeof pre.kvMemory === 'number' && isRemoteBackend(options)) {
     throw new InputError('--kv-memory budgets the local engine\'s KV caches; servers (--backend openai) manage their own (vLLM: --gpu-memory-utilization)');
   }
   const given = typeof plan.name === 'string' ? plan.name : plan.name(selection);
@@ -149,7 +148,7 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
     async run(how = {}) {
       const contentHash = await modelContentHash(plan.modelDir);
       const started = performance.now();
-      const request: ModelRequest = { dir: plan.modelDir, contentHash, threads: options.threads, cacheDir: options.cacheDir, maxBatch: pre.maxBatch, ...(pre.kvMemory !== undefined ? { kvMemory: pre.kvMemory } : {}), ...(weights ? { weights } : {}), onProgress: how.onModelProgress };
+      const request: ModelRequest = { dir: plan.modelDir, contentHash, threads: options.threads, cacheDir: options.cacheDir, maxBatch: pre.maxBatch, ...(weights ? { weights } : {}), onProgress: how.onModelProgress };
       const remote = isRemoteBackend(options);
       if (remote) how.onModelProgress?.(`connecting to ${(options.baseUrl ?? []).map(publicUrl).join(', ')}`);
       const lease = await (how.acquireModel && !remote ? how.acquireModel(request) : openBackend(options, plan.modelDir, loadOptions(request), plan.warn));
@@ -162,14 +161,18 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
         if (thinking) settings.grading = { ...settings.grading, thinking };
         if (settings.globalRoutes.skipped) plan.warn(settings.globalRoutes.skipped);
         const maxBatch = pre.maxBatch ?? DEFAULT_MAX_BATCH;
-        const kvMemory = pre.kvMemory === undefined ? undefined : planKvMemory(config, pre.kvMemory, {
+        // Measured now, with the weights loaded (see kvBudget); servers manage their own memory.
+        const budget = lease.setKvMemory ? kvBudget(pre.kvMemory, availableMemory) : null;
+        const kvMemory = budget === null ? undefined : planKvMemory(config, budget, {
           routeLength: longestRoute(settings, model.numBlocks),
           numBlocks: model.numBlocks,
           promptTokens: longestPrompt(model, settings, selection.questions),
           maxNewTokens: settings.deployment.maxNewTokens,
           maxBatch,
         });
-        if (kvMemory) how.onKvMemory?.(kvMemoryText(kvMemory, maxBatch));
+        lease.setKvMemory?.(kvMemory ? kvMemory.budgetBytes : null);
+        const stated = kvMemory ? kvMemoryText(kvMemory, maxBatch) : undefined;
+        if (stated) how.onKvMemory?.(stated);
         const refused = layerProbesRefused(settings, lease.remote);
         if (refused.length > 0) {
           throw new InputError(
@@ -211,7 +214,6 @@ export function loadOptions(request: ModelRequest): LoadOptions {
     ...(request.threads !== undefined ? { threads: request.threads } : {}),
     ...(request.cacheDir !== undefined ? { cacheDir: request.cacheDir } : {}),
     ...(request.maxBatch !== undefined ? { maxBatch: request.maxBatch } : {}),
-    ...(request.kvMemory !== undefined ? { kvMemory: request.kvMemory } : {}),
     ...(request.weights !== undefined ? { weights: request.weights } : {}),
     onProgress: request.onProgress,
   };
