@@ -1,8 +1,8 @@
 /**
  * The memory the system can still give this process, read once before an audit to size the
- * default KV budget: Node's process.availableMemory where it exists (Linux MemAvailable, capped by
- * a cgroup's limit so that a container's own limit counts), else os.freemem (MemAvailable on Linux,
- * the free pages elsewhere).
+ * default KV budget: Node's process.availableMemory where it exists (the system's free memory, on
+ * Linux capped by the cgroup's limit, so that a container's own limit counts), else os.freemem
+ * (the same without the cgroup's cap).
  */
 import * as os from 'node:os';
 

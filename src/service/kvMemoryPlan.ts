@@ -26,11 +26,11 @@ export function longestPrompt(model: TextGenerator, settings: Pick<RunSettings, 
 }
 
 /**
- * The default budget's share of the memory available once the model is loaded. A half, because the
- * budget bounds the caches' reserved size only: a cache that grows is gathered into a buffer twice
- * its size while the old one is still held, batches make working copies, and the prefix store and
- * the garbage collector's slack come on top (measured: up to about twice the caches without a
- * budget, docs/design.md); the other half also leaves the rest of the machine its room.
+ * The default budget's share of the memory available once the model is loaded. A half, because
+ * the two ways to be wrong cost differently: too small only runs fewer sequences at once (slower,
+ * the same records), too large lets the system kill the audit; and what the budget leaves on top
+ * (gathered buffers, prompt buffers shared by forks, the prefix store, the garbage collector's
+ * slack) grows with it, as do the machine's other programs during a long run.
  */
 export const DEFAULT_KV_SHARE = 0.5;
 
