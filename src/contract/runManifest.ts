@@ -253,7 +253,8 @@ export interface RunManifest extends Omit<RunSettings, 'grading' | 'probeDecodin
    * numerics: the machine the local engine started the run on (absent for remote backends, whose
    * servers decide, and for runs made before it was recorded); numericsAlso: the other platforms
    * that computed some of its questions (a resumed session or a merged shard on another machine).
-   * kvMemory: the KV budget the session that started the run was given (absent: none).
+   * kvMemory: the KV budget of the session that started the run and where it came from (absent:
+   * none, `--kv-memory off`, a remote backend, or a run made before budgets existed).
    */
   engine: { version: string; weights?: 'f32' | 'int8'; numerics?: NumericsPlatform; numericsAlso?: NumericsPlatform[]; kvMemory?: KvMemoryPlan };
   /**
@@ -280,6 +281,14 @@ export interface RunManifest extends Omit<RunSettings, 'grading' | 'probeDecodin
  */
 export interface KvMemoryPlan {
   budgetBytes: number;
+  /**
+   * Where the budget came from: --kv-memory SIZE, or the default, `share` of `availableBytes` (the
+   * memory the system had available once the model's weights were loaded). Machine-dependent, so
+   * resume, merge and compare ignore it, like `numerics`.
+   */
+  budgetFrom: 'flag' | 'default';
+  availableBytes?: number;
+  share?: number;
   perSequenceBytes: number;
   routeLength: number;
   kvHeads: number;

@@ -175,11 +175,16 @@ export interface PreSettings {
   /** Questions open at once (see questionPipeline.ts). */
   inFlight: number;
   maxBatch?: number;
-  /** --kv-memory in bytes. */
-  kvMemory?: number;
+  /** --kv-memory: a size in bytes, 'off' (no budget); absent: the default share of the memory available (kvMemoryPlan.ts). */
+  kvMemory?: number | 'off';
   grading: GradingSettings;
   /** --thinking-markers as given; the run's markers are settled once the model loads (thinkingOfRun). */
   thinkingMarkers?: { open: string; close: string };
+}
+
+/** --kv-memory: `off` or `none` admits by --max-batch alone; anything else is a size. */
+function readKvMemory(text: string): number | 'off' {
+  return /^\s*(off|none)\s*$/i.test(text) ? 'off' : parseMemorySize(text, '--kv-memory');
 }
 
 function oneOf<T extends string>(value: string | undefined, flag: string, allowed: readonly T[], fallback: T): T {
@@ -242,7 +247,7 @@ export function readPreSettings(options: AuditOptions): PreSettings {
     ...(options.thinkingMarkers !== undefined && options.thinkingMarkers.trim() !== '' ? { thinkingMarkers: parseThinkingMarkers(options.thinkingMarkers) } : {}),
     inFlight: options.batch ?? AUDIT_DEFAULTS.batch,
     maxBatch: options.maxBatch,
-    ...(options.kvMemory !== undefined ? { kvMemory: parseMemorySize(options.kvMemory, '--kv-memory') } : {}),
+    ...(options.kvMemory !== undefined && options.kvMemory.trim() !== '' ? { kvMemory: readKvMemory(options.kvMemory) } : {}),
   };
 }
 

@@ -16,7 +16,8 @@ import { checkOptionRanges, type AuditOptions } from './auditOptions';
 import { checkBackendOptions, isRemoteBackend, layerProbesRefused, openBackend, type OpenedBackend } from './backend';
 import { checkPresetFormat, presetWarnings } from '../audit/presets';
 import { readDataset, readPreSettings, runSettings, selectQuestions, type PreSettings, type Selection } from './auditInputs';
-import { kvMemoryText, longestPrompt, longestRoute, planKvMemory } from './kvMemoryPlan';
+import { kvBudget, kvMemoryText, longestPrompt, longestRoute, planKvMemory } from './kvMemoryPlan';
+import { availableMemory } from './availableMemory';
 import { checkLoggedPrompts, readRealizedFrom } from './realizedFromLog';
 
 export interface AuditJobPlan {
@@ -43,8 +44,6 @@ export interface ModelRequest {
   threads?: number;
   cacheDir?: string;
   maxBatch?: number;
-  /** KV-cache budget in bytes (--kv-memory). */
-  kvMemory?: number;
   /** Projection weights: f32 when absent. */
   weights?: WeightPrecision;
   /** --tokenizer-from: the folder of the tokenizer files (absolute) and their hash; absent: the model folder's own. */
@@ -70,7 +69,7 @@ export interface AuditJobRun {
   onRecord?: (record: QuestionRecord) => void;
   /** When given, a short warm-up is timed before the first question and the plan handed out. */
   onEstimate?: (estimate: AuditEstimate) => void;
-  /** With --kv-memory: the line stating each sequence's KV need and how many the budget runs at once, before the run. */
+  /** The line stating each sequence's KV need and how many the budget runs at once, before the run: with --kv-memory SIZE, or when the default budget runs fewer than --max-batch. */
   onKvMemory?: (line: string) => void;
 }
 
@@ -136,7 +135,7 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
   const selection = plan.select ? plan.select(dataset) : selectQuestions(dataset, options);
   for (const w of presetWarnings(pre.deployment, selection.questions)) plan.warn(w);
   checkBackendOptions(options);
-  if (pre.kvMemory !== undefined && isRemoteBackend(options)) {
+  if (typeof pre.kvMemory === 'number' && isRemoteBackend(options)) {
     throw new InputError('--kv-memory budgets the local engine\'s KV caches; servers (--backend openai) manage their own (vLLM: --gpu-memory-utilization)');
   }
   const given = typeof plan.name === 'string' ? plan.name : plan.name(selection);
@@ -156,7 +155,7 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
       const contentHash = await modelContentHash(plan.modelDir);
       const tokenizer: TokenizerSource | undefined = tokenizerDir === undefined ? undefined : { path: tokenizerDir, contentHash: await tokenizerContentHash(tokenizerDir) };
       const started = performance.now();
-      const request: ModelRequest = { dir: plan.modelDir, contentHash, threads: options.threads, cacheDir: options.cacheDir, maxBatch: pre.maxBatch, ...(pre.kvMemory !== undefined ? { kvMemory: pre.kvMemory } : {}), ...(weights ? { weights } : {}), ...(tokenizer ? { tokenizer } : {}), onProgress: how.onModelProgress };
+      const request: ModelRequest = { dir: plan.modelDir, contentHash, threads: options.threads, cacheDir: options.cacheDir, maxBatch: pre.maxBatch, ...(weights ? { weights } : {}), ...(tokenizer ? { tokenizer } : {}), onProgress: how.onModelProgress };
       const remote = isRemoteBackend(options);
       if (remote) how.onModelProgress?.(`connecting to ${(options.baseUrl ?? []).map(publicUrl).join(', ')}`);
       const lease = await (how.acquireModel && !remote ? how.acquireModel(request) : openBackend(options, plan.modelDir, loadOptions(request), plan.warn));
@@ -169,14 +168,18 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
         if (thinking) settings.grading = { ...settings.grading, thinking };
         if (settings.globalRoutes.skipped) plan.warn(settings.globalRoutes.skipped);
         const maxBatch = pre.maxBatch ?? DEFAULT_MAX_BATCH;
-        const kvMemory = pre.kvMemory === undefined ? undefined : planKvMemory(config, pre.kvMemory, {
+        // Measured now, with the weights loaded (see kvBudget); servers manage their own memory.
+        const budget = lease.setKvMemory ? kvBudget(pre.kvMemory, availableMemory) : null;
+        const kvMemory = budget === null ? undefined : planKvMemory(config, budget, {
           routeLength: longestRoute(settings, model.numBlocks),
           numBlocks: model.numBlocks,
           promptTokens: longestPrompt(model, settings, selection.questions),
           maxNewTokens: settings.deployment.maxNewTokens,
           maxBatch,
         });
-        if (kvMemory) how.onKvMemory?.(kvMemoryText(kvMemory, maxBatch));
+        lease.setKvMemory?.(kvMemory ? kvMemory.budgetBytes : null);
+        const stated = kvMemory ? kvMemoryText(kvMemory, maxBatch) : undefined;
+        if (stated) how.onKvMemory?.(stated);
         if (realized) {
           checkLoggedPrompts(realized, settings.deployment, selection.questions, model);
           settings.realizedFrom = realized.setting;
@@ -223,7 +226,6 @@ export function loadOptions(request: ModelRequest): LoadOptions {
     ...(request.threads !== undefined ? { threads: request.threads } : {}),
     ...(request.cacheDir !== undefined ? { cacheDir: request.cacheDir } : {}),
     ...(request.maxBatch !== undefined ? { maxBatch: request.maxBatch } : {}),
-    ...(request.kvMemory !== undefined ? { kvMemory: request.kvMemory } : {}),
     ...(request.weights !== undefined ? { weights: request.weights } : {}),
     ...(request.tokenizer !== undefined ? { tokenizerDir: request.tokenizer.path } : {}),
     onProgress: request.onProgress,

@@ -138,10 +138,12 @@ export const AUDIT_OPTIONS = {
     kind: 'string',
     arg: 'SIZE',
     help:
-      'KV-cache budget of the local engine (e.g. 8G, 512MiB; default none: --max-batch alone): a sequence\n' +
-      'starts only while the caches it can come to hold fit beside the running ones, the rest wait;\n' +
-      'its need is route positions × KV heads × head size × 2 × 4 bytes × slots for prompt + budget\n' +
-      'tokens (a power of two), stated before the run and in the manifest; records are unchanged',
+      'KV-cache budget of the local engine (e.g. 8G, 512MiB; default: half the memory available once\n' +
+      'the model is loaded; off or none: no budget, --max-batch alone): a sequence starts only while\n' +
+      'the caches it can come to hold fit beside the running ones, the rest wait; its need is route\n' +
+      'positions × KV heads × head size × 2 × 4 bytes × slots for prompt + budget tokens (a power of\n' +
+      'two), stated before the run (the default only when it runs fewer than --max-batch) and in the\n' +
+      'manifest; records are unchanged',
   },
   threads: { flag: 'threads', kind: 'wholeNumber', min: 1, arg: 'N', help: 'engine threads (default: all cores)' },
   cacheDir: { flag: 'cache-dir', kind: 'string', arg: 'DIR', path: true, help: 'graph cache (default: $REACH_AUDIT_CACHE or ~/.cache/reach-audit/graphs)' },

@@ -17,6 +17,8 @@ export interface OpenedBackend {
   generator: TextGenerator;
   /** Recorded in the manifest; undefined for the local engine. */
   remote?: RemoteBackendInfo;
+  /** The local engine's KV budget for this job (bytes; null: none). Absent for servers, which manage their own. */
+  setKvMemory?: (bytes: number | null) => void;
   dispose(): Promise<void>;
 }
 
@@ -56,7 +58,7 @@ export function checkBackendOptions(options: BackendOptions): void {
 export async function openBackend(options: BackendOptions, modelDir: string, load: LoadOptions, warn: (message: string) => void): Promise<OpenedBackend> {
   if (!isRemoteBackend(options)) {
     const model = await loadModel(modelDir, load);
-    return { generator: model, dispose: () => model.dispose() };
+    return { generator: model, setKvMemory: (bytes) => { model.kvMemory = bytes; }, dispose: () => model.dispose() };
   }
   const remote = await RemoteGenerator.open({
     modelDir,

@@ -341,12 +341,14 @@ export class EngineService {
 
   /** The loaded model for this request: the previous one when nothing changed, else a fresh load. It stays loaded after the job. */
   private async model(request: ModelRequest): Promise<ModelLease> {
-    const key = JSON.stringify([path.resolve(request.dir), request.contentHash, request.threads ?? null, request.cacheDir ?? null, request.maxBatch ?? null, request.kvMemory ?? null, request.weights ?? null, request.tokenizer ?? null]);
+    const key = JSON.stringify([path.resolve(request.dir), request.contentHash, request.threads ?? null, request.cacheDir ?? null, request.maxBatch ?? null, request.weights ?? null, request.tokenizer ?? null]);
     if (this.cached?.key !== key) {
       await this.releaseModel();
       this.cached = { key, model: await loadModel(request.dir, loadOptions(request)) };
     }
-    return { generator: this.cached.model, dispose: async () => {} };
+    const model = this.cached.model;
+    // Each job sets its own budget on the model kept loaded between jobs.
+    return { generator: model, setKvMemory: (bytes) => { model.kvMemory = bytes; }, dispose: async () => {} };
   }
 
   private async releaseModel(): Promise<void> {

@@ -1,5 +1,6 @@
 /**
- * --kv-memory before the run starts: the most KV cache one sequence of the run can come to hold
+ * The KV budget before the run starts (--kv-memory SIZE, by default a share of the memory available,
+ * `off` for none): the most KV cache one sequence of the run can come to hold
  * (the longest route it may run, its longest prompt and the token budget; engine kvMemory.ts), how
  * many such sequences the budget holds at once, and a refusal naming the figures when not even one
  * fits, so that no run stops part way for memory it was never going to have.
@@ -24,10 +25,36 @@ export function longestPrompt(model: TextGenerator, settings: Pick<RunSettings, 
   return Math.max(0, Math.min(most, room));
 }
 
-export function planKvMemory(config: Pick<ModelConfig, 'numKvHeads' | 'headDim'>, budgetBytes: number, run: { routeLength: number; numBlocks: number; promptTokens: number; maxNewTokens: number; maxBatch: number }): KvMemoryPlan {
+/**
+ * The default budget's share of the memory available once the model is loaded. A half, because
+ * the two ways to be wrong cost differently: too small only runs fewer sequences at once (slower,
+ * the same records), too large lets the system kill the audit; and what the budget leaves on top
+ * (gathered buffers, prompt buffers shared by forks, the prefix store, the garbage collector's
+ * slack) grows with it, as do the machine's other programs during a long run.
+ */
+export const DEFAULT_KV_SHARE = 0.5;
+
+/** The run's KV budget: --kv-memory SIZE, or the default share of the memory available. */
+export type KvBudget = { bytes: number; from: 'flag' } | { bytes: number; from: 'default'; share: number; availableBytes: number };
+
+/**
+ * The budget for --kv-memory as read (bytes, 'off', or absent for the default); null: no budget.
+ * `available` is asked only for the default, once the weights are loaded: they are then already out
+ * of the figure, so nothing is subtracted for them (subtracting them again would count them twice).
+ */
+export function kvBudget(given: number | 'off' | undefined, available: () => number): KvBudget | null {
+  if (given === 'off') return null;
+  if (given !== undefined) return { bytes: given, from: 'flag' };
+  const availableBytes = Math.max(1, Math.floor(available()));
+  return { bytes: Math.max(1, Math.floor(availableBytes * DEFAULT_KV_SHARE)), from: 'default', share: DEFAULT_KV_SHARE, availableBytes };
+}
+
+export function planKvMemory(config: Pick<ModelConfig, 'numKvHeads' | 'headDim'>, budget: KvBudget, run: { routeLength: number; numBlocks: number; promptTokens: number; maxNewTokens: number; maxBatch: number }): KvMemoryPlan {
   const need = sequenceKvNeed(config, run.routeLength, run.promptTokens + run.maxNewTokens);
   const plan: KvMemoryPlan = {
-    budgetBytes,
+    budgetBytes: budget.bytes,
+    budgetFrom: budget.from,
+    ...(budget.from === 'default' ? { availableBytes: budget.availableBytes, share: budget.share } : {}),
     perSequenceBytes: need.bytes,
     routeLength: need.routeLength,
     kvHeads: need.kvHeads,
@@ -35,15 +62,25 @@ export function planKvMemory(config: Pick<ModelConfig, 'numKvHeads' | 'headDim'>
     promptTokens: run.promptTokens,
     maxNewTokens: run.maxNewTokens,
     slots: need.slots,
-    atOnce: Math.min(run.maxBatch, Math.floor(budgetBytes / need.bytes)),
+    atOnce: Math.min(run.maxBatch, Math.floor(budget.bytes / need.bytes)),
   };
   if (plan.atOnce < 1) {
+    const lower = `lower --max-new-tokens${run.routeLength > run.numBlocks ? ' or --max-route-length' : ''}`;
+    const needText = `one sequence of this run can need ${memorySizeText(need.bytes)} of KV cache (${needFactors(plan)}), more than the whole budget`;
     throw new InputError(
-      `--kv-memory ${memorySizeText(budgetBytes)}: one sequence of this run can need ${memorySizeText(need.bytes)} of KV cache (${needFactors(plan)}), more than the whole budget: ` +
-        `raise --kv-memory to at least ${memorySizeText(need.bytes)}, or lower --max-new-tokens${run.routeLength > run.numBlocks ? ' or --max-route-length' : ''}`,
+      budget.from === 'flag'
+        ? `--kv-memory ${memorySizeText(budget.bytes)}: ${needText}: raise --kv-memory to at least ${memorySizeText(need.bytes)}, or ${lower}`
+        : `the default KV budget, ${budgetText(plan)}: ${needText}: ${lower}, free memory, or set the budget yourself with --kv-memory SIZE (at least ${memorySizeText(need.bytes)}) or --kv-memory off (no budget: --max-batch alone)`,
     );
   }
   return plan;
+}
+
+/** "1 MiB", or for the default "10 GiB (half of the 20 GiB available once the model loaded)". */
+function budgetText(p: KvMemoryPlan): string {
+  if (p.budgetFrom === 'flag' || p.availableBytes === undefined) return memorySizeText(p.budgetBytes);
+  const share = p.share === 0.5 ? 'half' : `${Math.round((p.share ?? 0) * 100)}%`;
+  return `${memorySizeText(p.budgetBytes)} (${share} of the ${memorySizeText(p.availableBytes)} available once the model loaded)`;
 }
 
 /** "28 route positions × 2 KV heads × 128 × 2 (keys, values) × 4 bytes × 4096 slots for 180 prompt + 3000 new tokens". */
@@ -51,8 +88,15 @@ function needFactors(p: KvMemoryPlan): string {
   return `${p.routeLength} route positions × ${p.kvHeads} KV heads × ${p.headSize} × 2 (keys, values) × 4 bytes × ${p.slots} slots for ${p.promptTokens} prompt + ${p.maxNewTokens} new tokens`;
 }
 
-/** The line stated before the run: the need, its factors, and how many sequences the budget runs at once. */
-export function kvMemoryText(p: KvMemoryPlan, maxBatch: number): string {
-  return `KV memory: up to ${memorySizeText(p.perSequenceBytes)} per sequence (${needFactors(p)}); the ${memorySizeText(p.budgetBytes)} budget runs ${p.atOnce} at once` +
-    `${p.atOnce < maxBatch ? ` instead of ${maxBatch}` : ''}; the model's weights and working buffers come on top`;
+/**
+ * The line stated before the run: the need, its factors, and how many sequences the budget runs at
+ * once. Undefined when the default budget changes nothing (it holds --max-batch sequences), so that
+ * an ordinary run says nothing about memory; a budget given with --kv-memory is always stated.
+ */
+export function kvMemoryText(p: KvMemoryPlan, maxBatch: number): string | undefined {
+  if (p.budgetFrom === 'default' && p.atOnce >= maxBatch) return undefined;
+  const which = p.budgetFrom === 'flag' ? `the ${budgetText(p)} budget` : `the default budget, ${budgetText(p)},`;
+  return `KV memory: up to ${memorySizeText(p.perSequenceBytes)} per sequence (${needFactors(p)}); ${which} runs ${p.atOnce} at once` +
+    `${p.atOnce < maxBatch ? ` instead of ${maxBatch}` : ''}; the model's weights and working buffers come on top` +
+    `${p.budgetFrom === 'default' ? ' (--kv-memory SIZE sets another budget, --kv-memory off none)' : ''}`;
 }

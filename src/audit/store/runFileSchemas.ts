@@ -410,6 +410,9 @@ export const runManifestSchema = object({
     numericsAlso: v.optional(v.array(numericsPlatform, 'expected an array')),
     kvMemory: v.optional(object({
       budgetBytes: positiveInteger,
+      budgetFrom: v.picklist(['flag', 'default'], "expected 'flag' or 'default'"),
+      availableBytes: v.optional(positiveInteger),
+      share: v.optional(fraction),
       perSequenceBytes: positiveInteger,
       routeLength: positiveInteger,
       kvHeads: positiveInteger,

@@ -9,7 +9,8 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { runAudit } from '../../../src/audit/runner/runFolderAudit';
 import { mergeShards, parseShard, shardQuestions, shardSelection } from '../../../src/audit/store/shards';
-import type { ShardSpec } from '../../../src/contract';
+import type { KvMemoryPlan, RunManifest, ShardSpec } from '../../../src/contract';
+import { comparisonMismatches } from '../../../src/audit/store/manifest';
 import { InputError } from '../../../src/common/errors';
 import { fakeFor, gsm8kText, settingsFor, smallDataset, tempDir } from './fixtures';
 import { loadDataset } from '../../../src/audit/dataset/dataset';
@@ -17,10 +18,11 @@ import { loadDataset } from '../../../src/audit/dataset/dataset';
 const dataset = smallDataset(23);
 const common = { engineVersion: 'test', dataset, name: 't', inFlight: 4, modelInfo: { path: '/m', contentHash: 'h' } };
 
-async function shardRun(shard: ShardSpec, folder: string, settings = settingsFor()) {
+async function shardRun(shard: ShardSpec, folder: string, settings = settingsFor(), kvMemory?: KvMemoryPlan) {
   const questions = shardQuestions(dataset.questions, shard);
   await runAudit({
     ...common,
+    ...(kvMemory ? { kvMemory } : {}),
     name: `t-shard-${shard.index}-of-${shard.count}`,
     questions,
     settings: { ...settings, selection: { ...settings.selection, shard: shardSelection(dataset.questions, shard) } },
@@ -62,6 +64,31 @@ test('4 shards merged equal the single-machine run byte for byte (records, failu
   const m = JSON.parse(fs.readFileSync(path.join(merged, 'manifest.json'), 'utf8'));
   const s = JSON.parse(fs.readFileSync(path.join(single, 'manifest.json'), 'utf8'));
   assert.deepEqual({ ...m, createdAt: 0 }, { ...s, createdAt: 0 }, 'the merged manifest is the single-machine one');
+});
+
+test('shards audited under other KV budgets (a flag, the default of other free memory, none) merge as one run, and compare as the same settings', async () => {
+  const single = tempDir();
+  await runAudit({ ...common, questions: dataset.questions, settings: settingsFor(), model: fakeFor(dataset), folder: single, resume: false });
+  const need = { perSequenceBytes: 491520, routeLength: 10, kvHeads: 2, headSize: 24, promptTokens: 34, maxNewTokens: 64, slots: 128 };
+  const budgets: (KvMemoryPlan | undefined)[] = [
+    { budgetBytes: 2 ** 20, budgetFrom: 'flag', ...need, atOnce: 2 },
+    { budgetBytes: 4 * 2 ** 30, budgetFrom: 'default', availableBytes: 8 * 2 ** 30, share: 0.5, ...need, atOnce: 32 },
+    undefined,
+  ];
+  const root = tempDir();
+  const shards = [];
+  for (let i = 0; i < 3; i++) shards.push(await shardRun({ index: i, count: 3 }, path.join(root, `s${i}`), settingsFor(), budgets[i]));
+  const merged = path.join(root, 'merged');
+  const warnings: string[] = [];
+  mergeShards(shards, merged, (m) => warnings.push(m));
+  assert.deepEqual(warnings, [], 'a budget is scheduling, not a difference to warn of');
+  for (const file of ['records.jsonl', 'summary.json']) {
+    assert.equal(fs.readFileSync(path.join(merged, file), 'utf8'), fs.readFileSync(path.join(single, file), 'utf8'), file);
+  }
+  const manifestOf = (folder: string) => JSON.parse(fs.readFileSync(path.join(folder, 'manifest.json'), 'utf8')) as RunManifest;
+  assert.deepEqual(manifestOf(merged).engine.kvMemory, budgets[0], 'the merged run keeps its first shard\'s budget, as it keeps its numerics');
+  // The merged run (1 MiB given) compares with the single run (no budget) as the same settings.
+  assert.deepEqual(comparisonMismatches(manifestOf(merged), manifestOf(single)), []);
 });
 
 test('a missing, duplicated or unfinished shard, or other settings, is refused with each problem named', async () => {

@@ -1,36 +1,38 @@
 /**
  * --kv-memory before the run: the need of the run's largest sequence (longest route it can submit,
  * longest prompt, token budget) against a hand computation, how many the budget runs at once, the
- * line stating it, and the refusal when not even one fits.
+ * line stating it, and the refusal when not even one fits; the default budget (half the memory
+ * available), stated only when it runs fewer than --max-batch; `off`.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { kvMemoryText, longestRoute, planKvMemory } from '../../../src/service/kvMemoryPlan';
+import { DEFAULT_KV_SHARE, kvBudget, kvMemoryText, longestRoute, planKvMemory, type KvBudget } from '../../../src/service/kvMemoryPlan';
 import { readPreSettings } from '../../../src/service/auditInputs';
 import { InputError } from '../../../src/common';
 
 // The demo model's shape: 8 blocks, 2 KV heads of 24 (a multiple of 8, kept).
 const demo = { numKvHeads: 2, headDim: 24 };
+const given = (bytes: number): KvBudget => ({ bytes, from: 'flag' });
 
 test('the need of the largest sequence, and how many the budget runs at once', () => {
   // Routes of up to 10 positions, a 34-token prompt + 64 new tokens (128 slots):
   // 10 × 2 × 24 × 2 × 4 × 128 = 491,520 bytes (480 KiB); 1 MiB holds two.
-  const plan = planKvMemory(demo, 2 ** 20, { routeLength: 10, numBlocks: 8, promptTokens: 34, maxNewTokens: 64, maxBatch: 32 });
-  assert.deepEqual(plan, { budgetBytes: 2 ** 20, perSequenceBytes: 491520, routeLength: 10, kvHeads: 2, headSize: 24, promptTokens: 34, maxNewTokens: 64, slots: 128, atOnce: 2 });
+  const plan = planKvMemory(demo, given(2 ** 20), { routeLength: 10, numBlocks: 8, promptTokens: 34, maxNewTokens: 64, maxBatch: 32 });
+  assert.deepEqual(plan, { budgetBytes: 2 ** 20, budgetFrom: 'flag', perSequenceBytes: 491520, routeLength: 10, kvHeads: 2, headSize: 24, promptTokens: 34, maxNewTokens: 64, slots: 128, atOnce: 2 });
   assert.equal(
     kvMemoryText(plan, 32),
     'KV memory: up to 480 KiB per sequence (10 route positions × 2 KV heads × 24 × 2 (keys, values) × 4 bytes × 128 slots for 34 prompt + 64 new tokens); ' +
       "the 1 MiB budget runs 2 at once instead of 32; the model's weights and working buffers come on top",
   );
   // A budget above --max-batch sequences' need runs --max-batch.
-  const roomy = planKvMemory(demo, 2 ** 30, { routeLength: 10, numBlocks: 8, promptTokens: 34, maxNewTokens: 64, maxBatch: 32 });
+  const roomy = planKvMemory(demo, given(2 ** 30), { routeLength: 10, numBlocks: 8, promptTokens: 34, maxNewTokens: 64, maxBatch: 32 });
   assert.equal(roomy.atOnce, 32);
-  assert.ok(!kvMemoryText(roomy, 32).includes('instead of'));
+  assert.ok(!kvMemoryText(roomy, 32)?.includes('instead of'), 'a budget given is stated even when it changes nothing');
 });
 
 test('a sequence that cannot fit alone is refused with its figures and what to change', () => {
   const run = { routeLength: 10, numBlocks: 8, promptTokens: 34, maxNewTokens: 64, maxBatch: 32 };
-  assert.throws(() => planKvMemory(demo, 100 * 1024, run), (e: Error) => {
+  assert.throws(() => planKvMemory(demo, given(100 * 1024), run), (e: Error) => {
     assert.ok(e instanceof InputError);
     assert.equal(
       e.message,
@@ -40,9 +42,9 @@ test('a sequence that cannot fit alone is refused with its figures and what to c
     return true;
   });
   // Without routes longer than the model, the route length is not the user's to lower.
-  assert.throws(() => planKvMemory(demo, 1024, { ...run, routeLength: 8 }), (e: Error) => !e.message.includes('--max-route-length'));
+  assert.throws(() => planKvMemory(demo, given(1024), { ...run, routeLength: 8 }), (e: Error) => !e.message.includes('--max-route-length'));
   // Exactly one fits: runs one at a time.
-  assert.equal(planKvMemory(demo, 491520, run).atOnce, 1);
+  assert.equal(planKvMemory(demo, given(491520), run).atOnce, 1);
 });
 
 test('the longest route: the identity, a route probe\'s bound, the global routes', () => {
@@ -53,8 +55,47 @@ test('the longest route: the identity, a route probe\'s bound, the global routes
   assert.equal(longestRoute({ probes: [{ name: 'sample', budget: 4 }], routeSpace, globalRoutes: { count: 1, routes: [[0, 1, 1, 2, 3, 4, 5, 6, 7]] } }, 8), 9);
 });
 
-test('--kv-memory is read as bytes; absent leaves no budget', () => {
+test('without --kv-memory the budget is half the memory available, asked for only then; off gives none', () => {
+  let asked = 0;
+  const available = () => { asked++; return 3 * 2 ** 30 + 1; };
+  assert.equal(DEFAULT_KV_SHARE, 0.5);
+  assert.deepEqual(kvBudget(undefined, available), { bytes: 1.5 * 2 ** 30, from: 'default', share: 0.5, availableBytes: 3 * 2 ** 30 + 1 });
+  assert.deepEqual(kvBudget(2 ** 20, available), { bytes: 2 ** 20, from: 'flag' });
+  assert.equal(kvBudget('off', available), null);
+  assert.equal(asked, 1, 'the memory is read for the default only');
+});
+
+test('the default budget: recorded with its source, silent when it changes nothing, stated when it runs fewer, refused with what to change', () => {
+  const run = { routeLength: 10, numBlocks: 8, promptTokens: 34, maxNewTokens: 64, maxBatch: 32 };
+  // 32 sequences of 480 KiB need 15 MiB: half of 64 MiB holds them all.
+  const roomy = planKvMemory(demo, kvBudget(undefined, () => 64 * 2 ** 20)!, run);
+  assert.deepEqual({ ...roomy }, { budgetBytes: 32 * 2 ** 20, budgetFrom: 'default', availableBytes: 64 * 2 ** 20, share: 0.5, perSequenceBytes: 491520, routeLength: 10, kvHeads: 2, headSize: 24, promptTokens: 34, maxNewTokens: 64, slots: 128, atOnce: 32 });
+  assert.equal(kvMemoryText(roomy, 32), undefined, 'no line when the default holds --max-batch sequences');
+  // Half of 2 MiB holds two.
+  const tight = planKvMemory(demo, kvBudget(undefined, () => 2 * 2 ** 20)!, run);
+  assert.equal(tight.atOnce, 2);
+  assert.equal(
+    kvMemoryText(tight, 32),
+    'KV memory: up to 480 KiB per sequence (10 route positions × 2 KV heads × 24 × 2 (keys, values) × 4 bytes × 128 slots for 34 prompt + 64 new tokens); ' +
+      "the default budget, 1 MiB (half of the 2 MiB available once the model loaded), runs 2 at once instead of 32; the model's weights and working buffers come on top " +
+      '(--kv-memory SIZE sets another budget, --kv-memory off none)',
+  );
+  assert.throws(() => planKvMemory(demo, kvBudget(undefined, () => 600 * 1024)!, run), (e: Error) => {
+    assert.ok(e instanceof InputError);
+    assert.equal(
+      e.message,
+      'the default KV budget, 300 KiB (half of the 600 KiB available once the model loaded): one sequence of this run can need 480 KiB of KV cache ' +
+        '(10 route positions × 2 KV heads × 24 × 2 (keys, values) × 4 bytes × 128 slots for 34 prompt + 64 new tokens), more than the whole budget: ' +
+        'lower --max-new-tokens or --max-route-length, free memory, or set the budget yourself with --kv-memory SIZE (at least 480 KiB) or --kv-memory off (no budget: --max-batch alone)',
+    );
+    return true;
+  });
+});
+
+test('--kv-memory is read as bytes, off or none as no budget; absent leaves the default', () => {
   assert.equal(readPreSettings({ kvMemory: '3G' }).kvMemory, 3 * 2 ** 30);
+  for (const off of ['off', 'none', ' OFF ']) assert.equal(readPreSettings({ kvMemory: off }).kvMemory, 'off');
   assert.equal('kvMemory' in readPreSettings({}), false);
+  assert.equal('kvMemory' in readPreSettings({ kvMemory: '' }), false, 'an empty setting is the default');
   assert.throws(() => readPreSettings({ kvMemory: 'big' }), /--kv-memory "big": expected a size/);
 });
