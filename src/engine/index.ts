@@ -18,7 +18,7 @@ export function loadModel(dir: string, options?: LoadOptions): Promise<Model> {
 }
 
 export { checkRoute, checkSilenced, checkTokenIds } from './decode/routeValidation';
-export { contextProblem, checkContextLength, type ModelContext } from './text/contextLength';
+export { contextProblem, checkContextLength } from './text/contextLength';
 export { keptAddedTokens } from './text/keptAddedTokens';
 export { CONFIG_FILE, readModelConfig, type ModelConfig } from './checkpoint/config';
 export { openWeights, SINGLE_WEIGHTS_FILE, WEIGHTS_INDEX_FILE } from './checkpoint/safetensors';

@@ -3,8 +3,6 @@
  * Domain words follow docs/design.md: a Route is the list of block indices executed in order.
  */
 
-import type { ModelContext } from './text/contextLength';
-
 /** Block indices executed in order; the identity route [0..L-1] is the deployed model. */
 export type Route = readonly number[];
 
@@ -119,6 +117,17 @@ export type TemplateKwargs = Readonly<Record<string, unknown>>;
 
 /** A prompt before it is tokenized: messages for the chat template (with its extra variables), or raw text. */
 export type PromptSource = { chat: readonly ChatMessage[]; templateKwargs?: TemplateKwargs } | { raw: string };
+
+/** The context a sequence must fit in, from the model's config (checked by text/contextLength.ts). */
+export interface ModelContext {
+  /** max_position_embeddings: the most positions (prompt + generated) one sequence may use. */
+  maxPositions: number;
+  /**
+   * Mistral's sliding attention window, when set: each position attends to at most this many
+   * earlier ones. It narrows attention; it does not shorten the context.
+   */
+  slidingWindow?: number;
+}
 
 /** What the audit layer needs from a loaded model. Implemented by the engine; faked in audit unit tests. */
 export interface TextGenerator {
