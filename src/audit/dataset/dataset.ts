@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { InputError, readRegularBytes } from '../../common';
 import { lastBoxed, gsm8kGold, compilePattern, parseRational } from '../answers';
 import { SCHEMAS, type SchemaMatch, type SchemaSpec } from './schemas';
-import { readJsonRecords } from '../store';
+import { readJsonRecords } from './jsonLines';
 import { ANSWER_FORMATS, type AnswerFormat, type DatasetSchema, type Question, type QuestionPlace } from '../question';
 import { isObject } from '../../contract';
 

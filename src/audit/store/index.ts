@@ -1,6 +1,5 @@
 /** The run folder on disk: manifest, records, summary, shards, comparison files and the schemas they are read with. Everything outside this folder reaches it through here. */
 export { COMPARISON_FILE, compareRuns, loadRun, newComparisonFolder, readComparison, writeComparison } from './comparisonStore';
-export { readJsonRecords } from './jsonLines';
 export { comparisonMismatches, manifestMismatches } from './manifest';
 export { modelContentHash } from './modelFingerprint';
 export { checkRecordSet, recordsVsDataset } from './recordSetCheck';
