@@ -10,7 +10,7 @@ export { depthSummary } from './depthSummary';
 export { perturbationTable, type PerturbationRow, type PerturbationTable, type ProbeOnGainSet, type ProbeOverlap } from './perturbationTable';
 export { seedFor, seededRandom } from './stats/prng';
 export { summarize } from './summary';
-export { TRAJECTORIES_FOLDER, TRAJECTORY_FILE, TableSourceError, loadRunForTables, loadTableSources, loadTrajectoryCheckpoints, readTrajectoryFile, type CheckpointRef, type SourceOptions } from './tableSources';
+export { distinctRunLabels, type LabelSource } from './runLabels';
 export { repairTable, routesVsSearchTable, trainingTable, type ChanceColumn, type Claim, type ComparisonForTables, type RepairRow, type RoutesVsSearchTable, type RunForTables, type TableOptions, type TrainingTable } from './tables';
 export { trajectory, type TrajectoryCheckpoint } from './trajectory';
 export { searchSweepRows, type SearchSweepRow, type SweepPointRow, type SweepSource } from './searchSweepTable';
