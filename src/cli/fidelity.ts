@@ -13,7 +13,7 @@ import { loadModel, type WeightPrecision } from '../engine/index';
 import type { Generation } from '../engine/types';
 import { deploymentRequest, promptIds } from '../audit/probes';
 import { grade } from '../audit/answers';
-import { seedFor } from '../audit/results';
+import { seedFor } from '../audit/stats';
 import { wilsonInterval } from '../contract';
 import type { Question } from '../audit/dataset';
 

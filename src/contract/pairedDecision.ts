@@ -1,6 +1,6 @@
 /**
  * The four-way decision on a paired difference (tuned − base, routes − search) against a stated
- * equivalence margin: the audit computes it (src/audit/results/stats/pairedDecision.ts), every
+ * equivalence margin: the audit computes it (src/audit/stats/pairedDecision.ts), every
  * page shows it with its margin. "No significant difference" is never shown as "the same".
  */
 import type { Interval } from './interval';

@@ -1,14 +1,9 @@
-/** What records add up to: the summary, the comparison, chance levels, the cross-run tables, trajectories and their statistics. Everything outside this folder reaches it through here. */
+/** What records add up to: the summary, the comparison, chance levels, the cross-run tables and trajectories (their statistics are src/audit/stats). Everything outside this folder reaches it through here. */
 export { chanceSummary } from './chanceLevel';
 export { compareRecords } from './compare';
 export { compareProbes } from './probeComparison';
-export { bootstrapColumnMeans } from './stats/bootstrapStatistics';
-export { poissonBinomialUpperTail } from './stats/chance';
-export { DEFAULT_MARGIN } from './stats/pairedDecision';
-export { pairedDelta } from './stats/pairedDelta';
 export { depthSummary } from './depthSummary';
 export { perturbationTable, type PerturbationRow, type PerturbationTable, type ProbeOnGainSet, type ProbeOverlap } from './perturbationTable';
-export { seedFor, seededRandom } from './stats/prng';
 export { summarize } from './summary';
 export { distinctRunLabels, type LabelSource } from './runLabels';
 export { repairTable, routesVsSearchTable, trainingTable, type ChanceColumn, type Claim, type ComparisonForTables, type RepairRow, type RoutesVsSearchTable, type RunForTables, type TableOptions, type TrainingTable } from './tables';

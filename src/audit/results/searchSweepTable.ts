@@ -7,8 +7,7 @@
  * Reach only: the sweep searches stop at their first correct route, so no pass@k.
  */
 import { rateOf, type Interval, type QuestionRecord, type Rate } from '../../contract';
-import { mcnemarExact } from './stats/mcnemar';
-import { pairedScoreInterval } from './stats/pairedScoreInterval';
+import { mcnemarExact, pairedScoreInterval } from '../stats';
 
 export interface SweepPointRow {
   c: number;
