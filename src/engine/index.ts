@@ -28,7 +28,6 @@ export { Xoshiro128 } from './sampling/sampling';
 export { parseWeightPrecision, WEIGHT_PRECISIONS, type WeightPrecision } from './checkpoint/weightPrecision';
 export { RemoteGenerator, checkBaseUrl, publicUrl, type RemoteOptions } from './remote/remoteGenerator';
 export { checkApiKey } from './remote/remoteErrors';
-export type { RemoteBackendInfo } from '../contract';
 export { EXTENSIONS_VERSION, LAYER_EXTENSIONS, PERTURBATION_EXTENSION } from './remote/completionApi';
 export { MAX_PERTURBATION_SCALE, perturbationDirection } from './decode/residualPerturbation';
 export { quoteValue } from './remote/quoteValue';

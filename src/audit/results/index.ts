@@ -9,5 +9,4 @@ export { distinctRunLabels, type LabelSource } from './runLabels';
 export { repairTable, routesVsSearchTable, trainingTable, type ChanceColumn, type Claim, type ComparisonForTables, type RepairRow, type RoutesVsSearchTable, type RunForTables, type TableOptions, type TrainingTable } from './tables';
 export { trajectory, type TrajectoryCheckpoint } from './trajectory';
 export { searchSweepRows, type SearchSweepRow, type SweepPointRow, type SweepSource } from './searchSweepTable';
-export { passAtKDeltas, MIN_BOOTSTRAP_QUESTIONS } from './passAtKDelta';
-export type { DeltaAtK, PassAtKDeltaCurve } from '../../contract';
+export { passAtKDeltas } from './passAtKDelta';

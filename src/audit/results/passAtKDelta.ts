@@ -12,9 +12,6 @@
 import { MIN_BOOTSTRAP_QUESTIONS, passAtKRows, type DeltaAtK, type PassAtKDeltaCurve, type QuestionRecord } from '../../contract';
 import { pairedBootstrap, pairedScoreInterval, seedFor } from '../stats';
 
-/** Fewest paired questions a percentile bootstrap is used on (the contract's, as for every pass@k interval). */
-export { MIN_BOOTSTRAP_QUESTIONS };
-
 const isZeroOne = (xs: readonly number[]) => xs.every((x) => x === 0 || x === 1);
 
 function deltaAt(k: number, base: readonly number[], tuned: readonly number[], seedKey: string): DeltaAtK {
