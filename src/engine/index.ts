@@ -5,10 +5,9 @@
 import { Model, type LoadOptions } from './model';
 
 export { Model } from './model';
-export { DEFAULT_MAX_BATCH } from './types';
 export type { LoadOptions, ForwardOptions, ForwardItem } from './model';
 export type { StepTiming, SchedulerProfile } from './decode/generationScheduler';
-export { InputError, RemoteServerError, assertFolderFree, lockFolder, recoveredNote, type FolderLock, createFolder, describeFsError } from '../common';
+export { DEFAULT_MAX_BATCH, InputError, RemoteServerError, assertFolderFree, lockFolder, recoveredNote, type FolderLock, createFolder, describeFsError } from '../common';
 export type { BlockInspection } from './decode/blockInspection';
 export type * from './types';
 

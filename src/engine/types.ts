@@ -74,14 +74,6 @@ export interface Generation {
   cost: GenerationCost;
 }
 
-/**
- * Sequences decoded together by default. Measured once with `reach-audit bench --batches
- * 1,8,16,32,64` on the Qwen2.5-0.5B shape, on a 2-core machine so loaded that the bench got 0.14
- * cores: decode 0.6, 4.0, 3.6, 9.1 and 13.1 tokens/s. 32 doubles the former 16; 64 looked faster
- * still but doubles a full batch's KV memory and wants a measurement on a quiet machine first.
- */
-export const DEFAULT_MAX_BATCH = 32;
-
 /** A continuation to score by teacher forcing: its tokens fed after the prompt, one forward pass. */
 export interface ScoreRequest {
   promptIds: readonly number[];

@@ -13,14 +13,13 @@
  */
 import OpenAI from 'openai';
 import { readModelConfig, type ModelConfig } from '../checkpoint/config';
-import { InputError, RemoteServerError } from '../../common';
+import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, InputError, RemoteServerError } from '../../common';
 import { loadModelTokenizer, type ModelTokenizer } from '../text/tokenizer';
 import type { ChatMessage, Generation, GenerationRequest, PromptSource, TemplateKwargs, TextGenerator } from '../types';
 import { EXTENSIONS_VERSION, LAYER_EXTENSIONS, PERTURBATION_EXTENSION, type CompletionRequestBody, type CompletionResponseBody, type HealthBody } from './completionApi';
 import { boundedFetch, readBounded } from './boundedFetch';
 import { toGeneration } from './completionResponse';
 import { checkApiKey, redactSecret, remoteError } from './remoteErrors';
-import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from './remoteLimits';
 import { formatSeconds, retryDecision, sleep } from './retryPolicy';
 import { runPooled } from './requestPool';
 import type { RemoteBackendInfo } from '../../contract';
