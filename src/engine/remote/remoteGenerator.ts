@@ -248,9 +248,10 @@ export class RemoteGenerator implements TextGenerator {
     server.waiting.add(waiting);
     this.watchWaiting();
     try {
-      // The SDK's params type has no room for the extensions; the body is sent as given.
+      // The body's extensions (route, silenced MLPs, perturbation) travel as extra fields, which the SDK sends as
+      // given; the response's extension fields are read as CompletionResponseBody, which the SDK's Completion lacks.
       const response = await withRetries(server, this.limits, signal, () =>
-        server.client.completions.create(body as unknown as OpenAI.CompletionCreateParamsNonStreaming, { signal }) as unknown as Promise<CompletionResponseBody>,
+        server.client.completions.create(body, { signal }) as Promise<CompletionResponseBody>,
       );
       return toGeneration(response, request, this.tokenizer, this.numBlocks, server.url, this.limits.apiKey);
     } finally {
