@@ -20,7 +20,7 @@ import {
   type ChartDataset,
   type Plugin,
 } from 'chart.js';
-import { count, h, intervalText, percent, replaceChildren } from '../common/element';
+import { count, h, intervalText, replaceChildren } from '../common/element';
 import '../../styles/probeCharts.css';
 import { RepairHeatmap } from './heatmap';
 import { MechanismHeatmap } from './mechanismHeatmap';
@@ -29,7 +29,7 @@ import { repairNullSentences } from '../headline/repairNullView';
 import { probeColor } from './probeColors';
 import { depthCurvePoints, depthCurveText } from './depthCurve';
 import { markSeries } from './seriesMark';
-import { rateOf, type MechanismData, type PassAtKKind, type Rate, type RunSummary, type UnfinishedNumbers, RATE_MIN_QUESTIONS } from '../../../src/contract';
+import { formatPercent as percent, rateOf, type MechanismData, type PassAtKKind, type Rate, type RunSummary, type UnfinishedNumbers, RATE_MIN_QUESTIONS } from '../../../src/contract';
 import type { RunStatistics } from './runStatistics';
 import { themeColors, withAlpha, type ThemeColors } from '../common/themeColors';
 import { drawWhisker } from '../common/whisker';
