@@ -4,5 +4,5 @@ export { createFolder, describeFsError, isStorageError } from './folderCreation'
 export { FolderLockedError, assertFolderFree, describeHolder, lockFolder, recoveredNote, type FolderLock } from './folderLock';
 export { escapeHtml } from './escapeHtml';
 export { median } from './median';
-export { DEFAULT_MAX_BATCH, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, MAX_RESPONSE_BYTES, MAX_RETRY_AFTER_MS } from './engineLimits';
 export { forEachLine, isRegularFile, openRegularFile, readRegularBytes, readRegularText } from './boundedRead';
+export { DEFAULT_MAX_BATCH, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, MAX_RESPONSE_BYTES, MAX_RETRY_AFTER_MS } from './engineLimits';
