@@ -77,18 +77,6 @@ const computerAlgebraApart = {
   },
 };
 
-/**
- * The measurement harness (`reach-audit bench`: src/bench, ~1,000 lines with the stage-by-stage
- * baseline runner) is its own bundle, dist/bench.js, which dist/cli.js requires from beside itself
- * only for `bench`; the package leaves it out (.vscodeignore).
- */
-const benchApart = {
-  name: 'bench-apart',
-  setup(build) {
-    build.onResolve({ filter: /\/bench\/bench(\.js)?$/ }, () => ({ path: './bench.js', external: true }));
-  },
-};
-
 const builds = [
   {
     ...common,
@@ -109,11 +97,13 @@ const builds = [
     format: 'cjs',
     target: 'node20',
     external: nodeExternals,
-    plugins: [computerAlgebraApart, benchApart, reportProblems('cli'), executable(path.join(root, 'dist/cli.js'))],
+    plugins: [computerAlgebraApart, reportProblems('cli'), executable(path.join(root, 'dist/cli.js'))],
   },
   {
     ...common,
-    // `reach-audit bench` (above): exports benchCommand for dist/cli.js.
+    // `reach-audit bench`: the measurement harness (src/bench, with the stage-by-stage baseline runner),
+    // its own bundle, which dist/cli.js requires from beside itself by path only for `bench`
+    // (src/cli/main.ts); it exports benchCommand. The package leaves it out (.vscodeignore).
     entryPoints: ['src/bench/bench.ts'],
     outfile: 'dist/bench.js',
     platform: 'node',

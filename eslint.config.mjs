@@ -8,7 +8,11 @@
 //   webview/       the browser bundle: talks by messages, imports only the contract
 //   src/contract   the run-format contract every side uses; imports nothing
 // and each room (common, engine, contract, service, every src/audit subfolder) is entered through
-// its door, its index.ts (`import-boundaries/through-doors`).
+// its door, its index.ts (`import-boundaries/through-doors`). The rooms stand on floors, drawn once
+// in docs/design.md section 4 ("Floors"): `import-boundaries/floors` reads that drawing and refuses
+// an import into a room on the same or a higher floor; test/unit/architecture/floors.test.ts reads
+// it too and also refuses import cycles, which one file at a time cannot see.
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'eslint/config';
@@ -134,6 +138,68 @@ const throughDoors = {
 };
 importBoundaries.rules['through-doors'] = throughDoors;
 
+/** The floors of docs/design.md's "Floors" drawing, lowest first: each the rooms (folders) on one line. */
+function floorOrder() {
+  const design = fs.readFileSync(path.join(root, 'docs/design.md'), 'utf8');
+  const at = design.indexOf('**Floors.**');
+  const block = at >= 0 ? /```\n([\s\S]*?)```/.exec(design.slice(at)) : null;
+  if (!block) throw new Error('docs/design.md has no "Floors" drawing (section 4), which eslint.config.mjs reads');
+  return block[1]
+    .split('\n')
+    .map((line) => line.split(/\s+/).filter((word) => /^(src|webview)\//.test(word)))
+    .filter((rooms) => rooms.length > 0)
+    .reverse();
+}
+
+/**
+ * `import-boundaries/floors`: a relative import (type-only ones too) from one room into another must
+ * go to a lower floor of the drawing. A file's room is the longest room path that holds it.
+ */
+const floors = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'Import only from rooms on lower floors (docs/design.md section 4, "Floors").' },
+    schema: [],
+  },
+  create(context) {
+    const order = floorOrder();
+    const drawing = [...order].reverse().map((rooms) => rooms.join(' ')).join(' / ');
+    const placeOf = (file) => {
+      let best = null;
+      order.forEach((rooms, floor) => {
+        for (const room of rooms) {
+          if ((file + path.sep).startsWith(path.join(root, room) + path.sep) && (!best || room.length > best.room.length)) best = { floor, room };
+        }
+      });
+      return best;
+    };
+    const from = placeOf(context.filename);
+    const relative = (file) => path.relative(root, file).split(path.sep).join('/');
+    const check = (node, source) => {
+      if (!from || !source || typeof source.value !== 'string' || !source.value.startsWith('.')) return;
+      const target = path.resolve(path.dirname(context.filename), source.value).replace(/\.(js|ts)$/, '');
+      const to = placeOf(target);
+      if (!to || to.room === from.room || to.floor < from.floor) return;
+      const where = to.floor === from.floor ? `on the same floor as ${from.room}` : `on a higher floor than ${from.room}`;
+      context.report({
+        node: source,
+        message: `${relative(context.filename)} may not import ${relative(target)}: ${to.room} stands ${where}. Move what it needs to a lower floor. Floors, top first (docs/design.md section 4): ${drawing}`,
+      });
+    };
+    return {
+      ImportDeclaration: (node) => check(node, node.source),
+      ExportNamedDeclaration: (node) => check(node, node.source),
+      ExportAllDeclaration: (node) => check(node, node.source),
+      ImportExpression: (node) => check(node, node.source),
+      TSImportType: (node) => check(node, node.argument?.literal ?? node.argument),
+      CallExpression: (node) => {
+        if (node.callee.type === 'Identifier' && node.callee.name === 'require') check(node, node.arguments[0]);
+      },
+    };
+  },
+};
+importBoundaries.rules['floors'] = floors;
+
 const noVscode = {
   name: 'vscode',
   message: 'src/engine and src/audit run outside VS Code (CLI, engine child process); only src/extension may import vscode.',
@@ -161,17 +227,8 @@ export default defineConfig(
   {
     files: ['src/**/*.ts', 'webview/**/*.ts'],
     rules: {
-      'import-boundaries/through-doors': [
-        'error',
-        {
-          rooms: ['src/common', 'src/engine', 'src/contract', 'src/service', 'src/audit/*'],
-          // The front ends' lightest entries load the engine's types and remote limits without its runtime.
-          except: [
-            { from: 'src/cli', modules: ['src/engine/types'] },
-            { from: 'src/service', modules: ['src/engine/types', 'src/engine/remote/remoteLimits'] },
-          ],
-        },
-      ],
+      'import-boundaries/through-doors': ['error', { rooms: ['src/common', 'src/engine', 'src/contract', 'src/service', 'src/audit/*'] }],
+      'import-boundaries/floors': 'error',
     },
   },
   {
@@ -216,9 +273,8 @@ export default defineConfig(
         [
           {
             folder: 'src/engine',
-            reason: "go through the engine's entry module (src/engine/index.ts; errors, types and the remote limits alone are allowed where loading the runtime would be wasted)",
-            // remoteLimits: numbers only, named by the option table the extension reads.
-            except: ['src/engine', 'src/engine/index', 'src/engine/types', 'src/engine/remote/remoteLimits'],
+            reason: "go through the engine's entry module (src/engine/index.ts); where loading the runtime would be wasted, take errors and the engine's limits from src/common",
+            except: ['src/engine', 'src/engine/index'],
           },
           { folder: 'src/cli', reason: 'the service sits below the CLI' },
           { folder: 'src/extension', reason: 'the service sits below the extension' },
@@ -236,8 +292,8 @@ export default defineConfig(
         [
           {
             folder: 'src/engine',
-            reason: "go through the engine's entry module (src/engine/index.ts; errors and types alone are allowed where loading the runtime would be wasted)",
-            except: ['src/engine', 'src/engine/index', 'src/engine/types'],
+            reason: "go through the engine's entry module (src/engine/index.ts); where loading the runtime would be wasted, take errors from src/common and types with `import type`",
+            except: ['src/engine', 'src/engine/index'],
           },
           { folder: 'src/extension', reason: 'the CLI and the extension are separate front ends' },
           { folder: 'webview', reason: 'the webview is a separate browser bundle' },

@@ -11,7 +11,7 @@ import type { Generation, GenerationRequest, Route, TextGenerator } from '../eng
 import { costOf, deploymentRequest, RouteSearch, drawQuestionRoutes, lengthBoundsOf } from '../audit/probes';
 import type { Question } from '../audit/dataset';
 import { type Attempt, type GlobalRoutesResult, type QuestionRecord, type RunSettings, isAnswerBlindProbe } from '../contract';
-import { seedFor, seededRandom } from '../audit/results';
+import { seedFor, seededRandom } from '../audit/stats';
 import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, finishRepair, gradedUnder, probeResult, questionPerturbation, startRecord, startRepair } from '../audit/runner';
 
 export interface StagedAuditEvents {

@@ -9,11 +9,10 @@ import type { Command } from './command';
 import { UsageError } from './command';
 import { AUDIT_FLAGS, optionsFromFlags, readDataset, readPreSettings, selectQuestions } from '../service';
 import { parseFlags, parseWeights } from './flags';
-import { loadModel, type WeightPrecision } from '../engine/index';
-import type { Generation } from '../engine/types';
+import { loadModel, type Generation, type WeightPrecision } from '../engine/index';
 import { deploymentRequest, promptIds } from '../audit/probes';
 import { grade } from '../audit/answers';
-import { seedFor } from '../audit/results';
+import { seedFor } from '../audit/stats';
 import { wilsonInterval } from '../contract';
 import type { Question } from '../audit/dataset';
 

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import { version as packageVersion } from '../../package.json';
 import { UsageError, type Command } from './command';
 import { guardTerminalOutput } from './terminalText';
@@ -15,7 +16,7 @@ const commands: Record<string, () => Promise<Command>> = {
   forward: async () => (await import('./forward.js')).forwardCommand,
   generate: async () => (await import('./generate.js')).generateCommand,
   // A development tool built as its own bundle (dist/bench.js, left out of the package), loaded only here.
-  bench: async () => (await import('../bench/bench.js').catch(benchMissing)).benchCommand,
+  bench: async () => benchCommand(),
   fidelity: async () => (await import('./fidelity.js')).fidelityCommand,
   // audits and their results
   audit: async () => (await import('./audit.js')).auditCommand,
@@ -32,12 +33,23 @@ const commands: Record<string, () => Promise<Command>> = {
   serve: async () => (await import('./serve.js')).serveCommand,
 };
 
-/** Without dist/bench.js (an installed package): say where the harness is rather than a module error. */
-function benchMissing(err: unknown): never {
-  if ((err as { code?: string } | null)?.code === 'MODULE_NOT_FOUND') {
-    throw new UsageError('bench is a development tool that this package leaves out: run it from a checkout of the repository (npm run build, then node dist/cli.js bench)');
+/**
+ * The measurement harness stands above the CLI (src/bench imports the CLI's flags and commands), so
+ * the CLI does not import it: it requires the harness's bundle, dist/bench.js, from beside itself
+ * by path, and takes the command that bundle exports. Without that file (an installed package, or
+ * the tsc build in out/), it says where the harness is rather than a module error.
+ */
+function benchCommand(): Command {
+  const bundle = path.join(__dirname, 'bench.js');
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- a file found at run time, not a module of this build (above)
+    return (require(bundle) as { benchCommand: Command }).benchCommand;
+  } catch (err) {
+    if ((err as { code?: string } | null)?.code === 'MODULE_NOT_FOUND' && !fs.existsSync(bundle)) {
+      throw new UsageError('bench is a development tool that this package leaves out: run it from a checkout of the repository (npm run build, then node dist/cli.js bench)');
+    }
+    throw err;
   }
-  throw err;
 }
 
 function usage(): string {

@@ -3,7 +3,7 @@
  * percentage points on the command line and as a proportion inside.
  */
 import { UsageError } from './command';
-import { DEFAULT_MARGIN } from '../audit/results';
+import { DEFAULT_MARGIN } from '../audit/stats';
 
 export const MARGIN_FLAG = { margin: { type: 'string' } } as const;
 

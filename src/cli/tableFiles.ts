@@ -5,7 +5,8 @@
  */
 import { UsageError, warn } from './command';
 import { writeOutputFile } from './reportFiles';
-import { loadRunForTables as loadRun, loadTableSources, TableSourceError, type SourceOptions, type ComparisonForTables, type RunForTables } from '../audit/results';
+import type { ComparisonForTables, RunForTables } from '../audit/results';
+import { loadRunForTables as loadRun, loadTableSources, TableSourceError, type SourceOptions } from '../audit/store';
 import { tableCsv, tablesHtml, tablesMarkdown, type TableView, type Html } from '../audit/report';
 
 /** A source problem is the user's to fix: a usage error (message, no stack trace). */

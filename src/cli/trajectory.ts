@@ -15,9 +15,9 @@ import { parseNumber, parseWholeNumber } from './flags';
 import { interruptSignal, prepareAudit } from './auditRun';
 import { parseFlags } from './flags';
 import { loadRunForTables, writeTableFiles } from './tableFiles';
-import { TRAJECTORIES_FOLDER, TRAJECTORY_FILE, trajectory, type TrajectoryCheckpoint } from '../audit/results';
+import { trajectory, type TrajectoryCheckpoint } from '../audit/results';
 import { writeOutputFile } from './reportFiles';
-import { manifestMismatches, loadRun, readManifest, SUMMARY_FILE } from '../audit/store';
+import { manifestMismatches, loadRun, readManifest, SUMMARY_FILE, TRAJECTORIES_FOLDER, TRAJECTORY_FILE } from '../audit/store';
 import type { StoredTrajectory, TrajectoryResult } from '../contract';
 import { tablesText, trajectoryChart, trajectoryPassChart, trajectoryViews } from '../audit/report';
 

@@ -6,3 +6,4 @@ export { escapeHtml } from './escapeHtml';
 export { median } from './median';
 export { memorySizeText, parseMemorySize } from './memorySize';
 export { forEachLine, isRegularFile, openRegularFile, readRegularBytes, readRegularText } from './boundedRead';
+export { DEFAULT_MAX_BATCH, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, MAX_RESPONSE_BYTES, MAX_RETRY_AFTER_MS } from './engineLimits';

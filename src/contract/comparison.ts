@@ -4,33 +4,11 @@
  * score intervals, exact McNemar tests and verdicts against the margin, the transition table between
  * states, and the newly realized questions split into already-reachable-by-base vs newly-reachable.
  */
-import type { Interval, Rate } from './interval';
-import type { DifferenceIntervalMethod, PairedDecision } from './pairedDecision';
+import type { Rate } from './interval';
+import type { PairedDelta } from './pairedDecision';
 import type { PassAtKDeltaCurve } from './passAtKDelta';
 import type { QuestionState } from './questionState';
 import type { RunSummary } from './runSummary';
-
-/** One paired yes/no measure on both checkpoints: tuned − base with a paired score interval. */
-export interface PairedDelta {
-  /** Share of the paired questions, base checkpoint. */
-  base: number;
-  tuned: number;
-  /** tuned − base. */
-  delta: number;
-  /** 95% interval of the difference: Newcombe's paired score interval (a percentile bootstrap in files without ciMethod). */
-  ci: Interval;
-  /** Absent in files written before the score interval: their ci is a bootstrap one. */
-  ciMethod?: DifferenceIntervalMethod;
-  /** better / worse / equivalent within ±margin / inconclusive; absent in older files. */
-  decision?: PairedDecision;
-  /** Exact McNemar p-value on the discordant pairs. */
-  mcnemarP: number;
-  /** Base yes, tuned no. */
-  lost: number;
-  /** Base no, tuned yes. */
-  gained: number;
-  n: number;
-}
 
 /** A share of the newly realized questions with its Wilson interval, and which questions. */
 export type RateWithIds = Rate & { ids: string[] };

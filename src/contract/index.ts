@@ -60,7 +60,7 @@ export {
   type RunManifest,
   type KvMemoryPlan,
 } from './runManifest';
-export type { PairedDelta, RateWithIds, Comparison, RunRef, StoredComparison } from './comparison';
+export type { RateWithIds, Comparison, RunRef, StoredComparison } from './comparison';
 export type { DeltaAtK, DeltaAtKMethod, PassAtKDeltaCurve } from './passAtKDelta';
 export type { RunData, RunCommandLine, UnfinishedNumbers, RunStatus, HostMessage, PanelTab, SortKey, ColumnWidths, PanelUiState, WebviewMessage } from './panelMessages';
 export type { TrajectoryPoint, FlowKey, TrajectoryFlow, TrajectoryResult, TrajectoryPassAtKDelta, StoredTrajectory } from './trajectory';
@@ -74,7 +74,7 @@ export { NO_RATE, formatPercent } from './percent';
 export { isObject } from './jsonObject';
 export { SATURATION_LEVEL, chanceSaturation } from './chanceSaturation';
 export { numericsDifferences, describeNumerics, type NumericsPlatform } from './numericsPlatform';
-export { pairedVerdictText, decisionOf, storedVerdictText, type PairedVerdict, type PairedDecision, type DifferenceIntervalMethod } from './pairedDecision';
+export { pairedVerdictText, decisionOf, storedVerdictText, type PairedVerdict, type PairedDecision, type DifferenceIntervalMethod, type PairedDelta } from './pairedDecision';
 export { ANSWER_BLIND_PROBES, isAnswerBlindProbe, orderedKeys, runRates, type RunRates } from './runRates';
 export { RATE_MIN_QUESTIONS, STORY_MAX_QUESTIONS, STORY_WORDS, answerText, attemptText, blindLine, countsText, gradingText, lineText, notAuditedText, ofText, probeLine, questionStory, questionTitle, questionsText, readingText, repairLine, routeText, skippedSteps, storyCounts, type QuestionStory, type SkippedStep, type StoryCounts } from './questionStory';
 export { identifiedBlockDamage } from './repairDamage';

@@ -1,8 +1,9 @@
 /**
  * The four-way decision on a paired difference (tuned − base, routes − search) against a stated
- * equivalence margin: the audit computes it (src/audit/results/stats/pairedDecision.ts), every
+ * equivalence margin: the audit computes it (src/audit/stats/pairedDecision.ts), every
  * page shows it with its margin. "No significant difference" is never shown as "the same".
  */
+import type { Interval } from './interval';
 
 /** better / worse: a direction shown; equivalent: inside ±margin; inconclusive: neither. */
 export type PairedVerdict = 'better' | 'worse' | 'equivalent' | 'inconclusive';
@@ -17,6 +18,28 @@ export interface PairedDecision {
 
 /** How a paired difference's interval was computed: Newcombe's score interval; older files hold a percentile bootstrap. */
 export type DifferenceIntervalMethod = 'newcombe-score' | 'bootstrap';
+
+/** One paired yes/no measure on both checkpoints: tuned − base with a paired score interval. */
+export interface PairedDelta {
+  /** Share of the paired questions, base checkpoint. */
+  base: number;
+  tuned: number;
+  /** tuned − base. */
+  delta: number;
+  /** 95% interval of the difference: Newcombe's paired score interval (a percentile bootstrap in files without ciMethod). */
+  ci: Interval;
+  /** Absent in files written before the score interval: their ci is a bootstrap one. */
+  ciMethod?: DifferenceIntervalMethod;
+  /** better / worse / equivalent within ±margin / inconclusive; absent in older files. */
+  decision?: PairedDecision;
+  /** Exact McNemar p-value on the discordant pairs. */
+  mcnemarP: number;
+  /** Base yes, tuned no. */
+  lost: number;
+  /** Base no, tuned yes. */
+  gained: number;
+  n: number;
+}
 
 const VERDICTS: readonly string[] = ['better', 'worse', 'equivalent', 'inconclusive'];
 const finite = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);

@@ -4,8 +4,7 @@
  * records.jsonl alone, so a resumed run and an uninterrupted one have the same summary.
  */
 import type { Interval, Rate } from './interval';
-import type { DifferenceIntervalMethod, PairedDecision } from './pairedDecision';
-import type { PairedDelta } from './comparison';
+import type { DifferenceIntervalMethod, PairedDecision, PairedDelta } from './pairedDecision';
 import type { Budget, DepthMark } from './runRecord';
 
 export interface GlobalRouteSummary {

@@ -5,10 +5,9 @@
 import { Model, type LoadOptions } from './model';
 
 export { Model } from './model';
-export { DEFAULT_MAX_BATCH } from './types';
 export type { LoadOptions, ForwardOptions, ForwardItem } from './model';
 export type { StepTiming, SchedulerProfile } from './decode/generationScheduler';
-export { InputError, RemoteServerError, assertFolderFree, lockFolder, recoveredNote, type FolderLock, createFolder, describeFsError } from '../common';
+export { DEFAULT_MAX_BATCH, InputError, RemoteServerError, assertFolderFree, lockFolder, recoveredNote, type FolderLock, createFolder, describeFsError } from '../common';
 export type { BlockInspection } from './decode/blockInspection';
 export type * from './types';
 
@@ -18,7 +17,7 @@ export function loadModel(dir: string, options?: LoadOptions): Promise<Model> {
 }
 
 export { checkRoute, checkSilenced, checkTokenIds } from './decode/routeValidation';
-export { contextProblem, checkContextLength, type ModelContext } from './text/contextLength';
+export { contextProblem, checkContextLength } from './text/contextLength';
 export { keptAddedTokens } from './text/keptAddedTokens';
 export { tokenizerFolder } from './text/tokenizerFolder';
 export { TOKENIZER_FILE, TOKENIZER_CONFIG_FILE, CHAT_TEMPLATE_FILE } from './text/tokenizer';
@@ -30,7 +29,6 @@ export { Xoshiro128 } from './sampling/sampling';
 export { parseWeightPrecision, WEIGHT_PRECISIONS, type WeightPrecision } from './checkpoint/weightPrecision';
 export { RemoteGenerator, checkBaseUrl, publicUrl, type RemoteOptions } from './remote/remoteGenerator';
 export { checkApiKey } from './remote/remoteErrors';
-export type { RemoteBackendInfo } from '../contract';
 export { EXTENSIONS_VERSION, LAYER_EXTENSIONS, PERTURBATION_EXTENSION } from './remote/completionApi';
 export { MAX_PERTURBATION_SCALE, perturbationDirection } from './decode/residualPerturbation';
 export { quoteValue } from './remote/quoteValue';

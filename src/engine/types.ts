@@ -3,8 +3,6 @@
  * Domain words follow docs/design.md: a Route is the list of block indices executed in order.
  */
 
-import type { ModelContext } from './text/contextLength';
-
 /** Block indices executed in order; the identity route [0..L-1] is the deployed model. */
 export type Route = readonly number[];
 
@@ -76,14 +74,6 @@ export interface Generation {
   cost: GenerationCost;
 }
 
-/**
- * Sequences decoded together by default. Measured once with `reach-audit bench --batches
- * 1,8,16,32,64` on the Qwen2.5-0.5B shape, on a 2-core machine so loaded that the bench got 0.14
- * cores: decode 0.6, 4.0, 3.6, 9.1 and 13.1 tokens/s. 32 doubles the former 16; 64 looked faster
- * still but doubles a full batch's KV memory and wants a measurement on a quiet machine first.
- */
-export const DEFAULT_MAX_BATCH = 32;
-
 /** A continuation to score by teacher forcing: its tokens fed after the prompt, one forward pass. */
 export interface ScoreRequest {
   promptIds: readonly number[];
@@ -119,6 +109,17 @@ export type TemplateKwargs = Readonly<Record<string, unknown>>;
 
 /** A prompt before it is tokenized: messages for the chat template (with its extra variables), or raw text. */
 export type PromptSource = { chat: readonly ChatMessage[]; templateKwargs?: TemplateKwargs } | { raw: string };
+
+/** The context a sequence must fit in, from the model's config (checked by text/contextLength.ts). */
+export interface ModelContext {
+  /** max_position_embeddings: the most positions (prompt + generated) one sequence may use. */
+  maxPositions: number;
+  /**
+   * Mistral's sliding attention window, when set: each position attends to at most this many
+   * earlier ones. It narrows attention; it does not shorten the context.
+   */
+  slidingWindow?: number;
+}
 
 /** What the audit layer needs from a loaded model. Implemented by the engine; faked in audit unit tests. */
 export interface TextGenerator {

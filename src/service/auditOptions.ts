@@ -4,10 +4,8 @@
  * flag parser, its help text, the protocol's field checks and the `AuditOptions` type are all
  * derived from this table, so adding an option is one entry here (plus where it is used).
  */
-// The error class alone: the extension reads this table through the protocol, and the engine's entry module would load the runtime.
-import { InputError } from '../common';
-import { DEFAULT_MAX_BATCH } from '../engine/types';
-import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, MAX_RETRY_AFTER_MS } from '../engine/remote/remoteLimits';
+// The error class and the engine's limits from src/common: the extension reads this table through the protocol, and the engine's entry module would load the runtime.
+import { DEFAULT_MAX_BATCH, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, InputError, MAX_RETRY_AFTER_MS } from '../common';
 import { ANSWER_FORMATS } from '../audit/dataset';
 import { DEFAULT_DEPLOYMENT, DEFAULT_SAMPLE_DECODING, DEFAULT_SEARCH, PROMPT_TRUNCATIONS } from '../audit/probes';
 import { PRESET_NAMES } from '../audit/presets';

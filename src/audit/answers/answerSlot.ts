@@ -4,7 +4,7 @@
  * marker, or, when it wrote none, the output with the format's marker appended. The gold is then
  * scored as the continuation of that text. The regex format has no marker to append: no slot.
  */
-import type { AnswerFormat } from '../dataset';
+import type { AnswerFormat } from '../question';
 
 /** The marker appended to an output that wrote none, per format. */
 const APPENDED: Record<Exclude<AnswerFormat, 'regex'>, string> = {

@@ -3,7 +3,7 @@
  * a prediction is only ever one of the question's own labels, so "Answer: E" on an A–D question is
  * no answer rather than a wrong letter.
  */
-import type { Choice } from '../dataset';
+import type { Choice } from '../question';
 import { ownAnswerEnd } from './nextQuestion';
 
 export interface ChoiceExtraction {

@@ -13,7 +13,7 @@ import { compilePattern, extractExact, extractRegex, textEqual, textKey } from '
 import { DEFAULT_GRADING } from './gradingSettings';
 import { DEFAULT_THINKING } from './thinkingMarkers';
 import { splitThought } from './thoughtSplit';
-import type { AnswerFormat, Question } from '../dataset';
+import type { AnswerFormat, Question } from '../question';
 import type { AnswerMatch, AnswerView, GradingSettings, ThoughtState } from '../../contract';
 
 export interface Grade {

@@ -7,11 +7,11 @@ import { createHash } from 'node:crypto';
 import { InputError, readRegularBytes } from '../../common';
 import { lastBoxed, gsm8kGold, compilePattern, parseRational } from '../answers';
 import { SCHEMAS, type SchemaMatch, type SchemaSpec } from './schemas';
-import { readJsonRecords } from '../store';
-import { ANSWER_FORMATS, type AnswerFormat, type DatasetSchema, type Question, type QuestionPlace } from './question';
+import { readJsonRecords } from './jsonLines';
+import { ANSWER_FORMATS, type AnswerFormat, type DatasetSchema, type Question, type QuestionPlace } from '../question';
 import { isObject } from '../../contract';
 
-export { userMessage } from './question';
+export { userMessage } from '../question';
 
 /** A record that could not be used: reported with its line (or parquet file and row), skipped, and the rest still runs. */
 export interface DatasetIssue {

@@ -2,7 +2,7 @@
  * The dataset shapes of docs/design.md section 3. Each schema checks one record and either returns its
  * parts (question text, choices, the raw gold field) or says precisely which field is missing.
  */
-import type { Choice, DatasetSchema } from './question';
+import type { Choice, DatasetSchema } from '../question';
 
 /** A record's parts under one schema, before its gold is read in an answer format. */
 export interface SchemaMatch {

@@ -7,7 +7,7 @@
 import * as path from 'node:path';
 import { InputError } from '../../common';
 import { isObject } from '../../contract';
-import { readJsonRecords } from '../store';
+import { readJsonRecords } from '../dataset';
 import type { HarnessLog, HarnessReading, LoggedQuestion } from './harnessLog';
 
 /** A samples file's text and, when found beside it, its run's results_<date>.json. */

@@ -6,7 +6,7 @@
  * repairing blocks that both lean late agree more often than 1/L by that alone, and a uniform null
  * calls that agreement.
  */
-import { seededRandom } from '../results';
+import { seededRandom } from '../stats';
 
 /** Above this many questions the repairing-blocks null is drawn (seeded) rather than enumerated (7! = 5,040). */
 const EXACT_UP_TO = 7;

@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import { InputError } from '../../common';
 import { loadDataset, userMessage } from '../dataset';
-import { questionSubject } from '../probes';
+import { questionSubject } from '../question';
 import type { SubjectPrompt } from '../../contract';
 
 /** Examples per subject in the published prompt. */

@@ -4,7 +4,7 @@
  * test-split`), and with a dev split, the subjects it has no (or too few) examples for.
  */
 import type { Question } from '../dataset';
-import { questionSubject } from '../probes';
+import { questionSubject } from '../question';
 import type { Deployment } from '../../contract';
 import { PRESETS, TEST_SPLIT_SETS } from './presets';
 import { MMLU_SHOTS } from './mmluDevSplit';

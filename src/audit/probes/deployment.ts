@@ -6,7 +6,7 @@
 import { InputError, MissingChatTemplateError } from '../../common';
 import { FEW_SHOT_PRESET_NAMES } from '../presets';
 import type { ChatMessage, Decoding, GenerationRequest, PromptSource, TextGenerator } from '../../engine';
-import { userMessage, type Question } from '../dataset';
+import { questionSubject, userMessage, type Question } from '../question';
 import type { Deployment, FewShotExample } from '../../contract';
 import { matchesExample } from './exemplarMatch';
 
@@ -20,12 +20,6 @@ export const DEFAULT_DEPLOYMENT: Deployment = {
 };
 
 export const QUESTION_SLOT = '{question}';
-
-/** The question's subject as its benchmark record names it (MMLU's `subject`), if any. */
-export function questionSubject(q: Question): string | undefined {
-  const s = q.raw['subject'];
-  return typeof s === 'string' && s !== '' ? s : undefined;
-}
 
 /** The header and examples a question is asked with: its subject's (a dev split), else the deployment's. */
 export function promptExamples(deployment: Deployment, q: Question): { preamble?: string; fewShot: FewShotExample[] } {

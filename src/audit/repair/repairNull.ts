@@ -18,7 +18,7 @@
  */
 import { MIN_BOOTSTRAP_QUESTIONS, rateOf, type QuestionRecord, type RepairNull } from '../../contract';
 import { median } from '../../common';
-import { poissonBinomialUpperTail, bootstrapColumnMeans, seedFor, pairedDelta, DEFAULT_MARGIN } from '../results';
+import { poissonBinomialUpperTail, bootstrapColumnMeans, seedFor, pairedDelta, DEFAULT_MARGIN } from '../stats';
 
 /** `deployedCorrect`: the deployment's verdict the scan was measured for (after a regrade: the one before it). */
 export function repairNull(

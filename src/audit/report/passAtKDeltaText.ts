@@ -3,7 +3,7 @@
  * per curve (realized, each probe, the ceiling), each cell Δ in points with its 95% interval, then
  * where each curve changes sign.
  */
-import { MIN_BOOTSTRAP_QUESTIONS, type DeltaAtK, type PassAtKDeltaCurve } from '../results';
+import { MIN_BOOTSTRAP_QUESTIONS, type DeltaAtK, type PassAtKDeltaCurve } from '../../contract';
 
 const pts = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)}`;
 /** Δ in points with its 95% interval ([—] where none applies). */

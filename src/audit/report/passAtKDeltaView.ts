@@ -4,7 +4,8 @@
  * saying where each curve changes sign. The ceiling at B alone cannot tell a falling ceiling from
  * curves that cross (docs/design.md, "Ceilings along k").
  */
-import { passAtKDeltas, type ComparisonForTables, type PassAtKDeltaCurve } from '../results';
+import { passAtKDeltas, type ComparisonForTables } from '../results';
+import type { PassAtKDeltaCurve } from '../../contract';
 import { crossingText, deltaAtKText } from './passAtKDeltaText';
 import type { TableView } from './tablesReport';
 

@@ -12,8 +12,7 @@
  * Wilson interval (0/1 per question).
  */
 import { MIN_BOOTSTRAP_QUESTIONS, type QuestionRecord, rateOf } from '../../contract';
-import { bootstrapRatio } from './stats/bootstrapStatistics';
-import { seedFor } from './stats';
+import { bootstrapRatio, seedFor } from '../stats';
 import type { BlindRetention } from '../../contract';
 
 /** One question's outcomes: was the blind choice right, was it realized, was it reachable by the probe. */

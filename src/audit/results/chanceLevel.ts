@@ -6,7 +6,7 @@
  * records lack it (not a choice format) has no chance section.
  */
 import { type ProbeResult, type QuestionRecord, rateOf } from '../../contract';
-import { guessReachProbability, poissonBinomialUpperTail } from './stats/chance';
+import { guessReachProbability, poissonBinomialUpperTail } from '../stats';
 import type { ChanceLevel, ChanceSummary } from '../../contract';
 
 /** The chance level of a set of (options, attempts, reached) questions. */

@@ -6,8 +6,7 @@
  * into already-reachable-by-base vs newly-reachable.
  */
 import { QUESTION_STATES, questionState, type Comparison, type PairedDelta, type QuestionRecord, rateOf } from '../../contract';
-import { DEFAULT_MARGIN } from './stats/pairedDecision';
-import { pairedDelta } from './stats/pairedDelta';
+import { DEFAULT_MARGIN, pairedDelta } from '../stats';
 
 const anyProbeReached = (r: QuestionRecord) => Object.values(r.reachable).some(Boolean);
 /** The reachable ceiling: a question the deployment answers is reachable whatever the probes found. */

@@ -8,10 +8,7 @@
  * as one that did not.
  */
 import type { PairedDecision } from '../../contract';
-import { holmAdjust } from './stats/holm';
-import type { PairedCounts } from './stats/pairedScoreInterval';
-import { pAbove, pBelow, pEquivalent } from './stats/marginTests';
-import { ONE_SIDED_ALPHA, pairedDecision, questionsToClear, type PairedEvidence } from './stats/pairedDecision';
+import { holmAdjust, type PairedCounts, pAbove, pBelow, pEquivalent, ONE_SIDED_ALPHA, pairedDecision, questionsToClear, type PairedEvidence } from '../stats';
 
 /** yes / no decided by the data, or inconclusive with roughly how many questions would decide it. */
 export interface Claim {

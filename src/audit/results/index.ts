@@ -1,18 +1,12 @@
-/** What records add up to: the summary, the comparison, chance levels, the cross-run tables, trajectories and their statistics. Everything outside this folder reaches it through here. */
+/** What records add up to: the summary, the comparison, chance levels, the cross-run tables and trajectories (their statistics are src/audit/stats). Everything outside this folder reaches it through here. */
 export { chanceSummary } from './chanceLevel';
 export { compareRecords } from './compare';
 export { compareProbes } from './probeComparison';
-export { bootstrapColumnMeans } from './stats/bootstrapStatistics';
-export { poissonBinomialUpperTail } from './stats/chance';
-export { DEFAULT_MARGIN } from './stats/pairedDecision';
-export { pairedDelta } from './stats/pairedDelta';
 export { depthSummary } from './depthSummary';
 export { perturbationTable, type PerturbationRow, type PerturbationTable, type ProbeOnGainSet, type ProbeOverlap } from './perturbationTable';
-export { seedFor, seededRandom } from './stats/prng';
 export { summarize } from './summary';
-export { TRAJECTORIES_FOLDER, TRAJECTORY_FILE, TableSourceError, loadRunForTables, loadTableSources, loadTrajectoryCheckpoints, readTrajectoryFile, type CheckpointRef, type SourceOptions } from './tableSources';
+export { distinctRunLabels, type LabelSource } from './runLabels';
 export { repairTable, routesVsSearchTable, trainingTable, type ChanceColumn, type Claim, type ComparisonForTables, type RepairRow, type RoutesVsSearchTable, type RunForTables, type TableOptions, type TrainingTable } from './tables';
 export { trajectory, type TrajectoryCheckpoint } from './trajectory';
-export { searchSweepOf, searchSweepRows, type SearchSweepRow, type SweepPointRow, type SweepSource } from './searchSweepTable';
-export { passAtKDeltas, MIN_BOOTSTRAP_QUESTIONS } from './passAtKDelta';
-export type { DeltaAtK, PassAtKDeltaCurve } from '../../contract';
+export { searchSweepOf, searchSweepRows, type SearchSweepRow, type SweepSource } from './searchSweepTable';
+export { passAtKDeltas } from './passAtKDelta';

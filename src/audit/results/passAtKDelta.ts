@@ -10,12 +10,7 @@
  * bootstrap of the per-question differences from 20 questions on, and none below (said so).
  */
 import { MIN_BOOTSTRAP_QUESTIONS, passAtKRows, type DeltaAtK, type PassAtKDeltaCurve, type QuestionRecord } from '../../contract';
-import { pairedBootstrap } from './stats/bootstrap';
-import { pairedScoreInterval } from './stats/pairedScoreInterval';
-import { seedFor } from './stats/prng';
-
-/** Fewest paired questions a percentile bootstrap is used on (the contract's, as for every pass@k interval). */
-export { MIN_BOOTSTRAP_QUESTIONS };
+import { pairedBootstrap, pairedScoreInterval, seedFor } from '../stats';
 
 const isZeroOne = (xs: readonly number[]) => xs.every((x) => x === 0 || x === 1);
 

@@ -8,8 +8,7 @@
  * bootstrap interval over questions when the gain set holds at least JACCARD_BOOTSTRAP_MIN_N).
  */
 import { rateOf, type QuestionRecord, type Rate } from '../../contract';
-import { quantileSorted } from './stats/bootstrap';
-import { seededUint32 } from './stats/prng';
+import { quantileSorted, seededUint32 } from '../stats';
 import type { RunForTables } from './tables';
 
 /** The probes the perturbation probe is set against, in the table's order. */

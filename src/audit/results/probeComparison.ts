@@ -11,9 +11,7 @@
  */
 import { addBudget, emptyBudget } from '../probes';
 import type { QuestionRecord } from '../../contract';
-import { mcnemarExact } from './stats';
-import { pairedScoreInterval } from './stats/pairedScoreInterval';
-import { DEFAULT_MARGIN, pairedDecision } from './stats/pairedDecision';
+import { mcnemarExact, pairedScoreInterval, DEFAULT_MARGIN, pairedDecision } from '../stats';
 import type { ProbeComparison, ProbeExhaustion, ProbePairing } from '../../contract';
 
 /**

@@ -7,10 +7,7 @@
  * Reach only: the sweep searches stop at their first correct route, so no pass@k.
  */
 import { rateOf, type QuestionRecord, type SearchSweepNumbers, type SweepPointRow } from '../../contract';
-import { mcnemarExact } from './stats/mcnemar';
-import { pairedScoreInterval } from './stats/pairedScoreInterval';
-
-export type { SweepPointRow };
+import { mcnemarExact, pairedScoreInterval } from '../stats';
 
 export interface SearchSweepRow extends SearchSweepNumbers {
   folder: string;

@@ -6,8 +6,7 @@
 import { addBudget, emptyBudget, chooseGlobalRoute } from '../probes';
 import { interfaceFailures } from './interfaceFailures';
 import { analyzeRepair, splitBySeededKey } from '../repair';
-import { seedFor } from './stats';
-import { bootstrapColumnMeans } from './stats/bootstrapStatistics';
+import { seedFor, bootstrapColumnMeans } from '../stats';
 import { chanceSummary } from './chanceLevel';
 import { compareProbes, probeExhaustion } from './probeComparison';
 import { blindRetention, blindRetentionByProbe } from './blindRetention';

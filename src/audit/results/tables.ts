@@ -10,8 +10,7 @@
  */
 import { chanceSaturation, SATURATION_LEVEL, type PairedDecision, type PairedDelta, type ProbeComparison, type ProbePairing, type QuestionRecord, type RepairNull, type SearchReward, rateOf, type Rate } from '../../contract';
 import { analyzeRepair } from '../repair';
-import { holmAdjust } from './stats/holm';
-import { ALPHA, DEFAULT_MARGIN, checkMargin } from './stats/pairedDecision';
+import { holmAdjust, ALPHA, DEFAULT_MARGIN, checkMargin } from '../stats';
 import { adjustOverRows, decideRoutesVsSearch, decideTraining, type Claim, type RoutesVsSearchVerdict, type RowComparison } from './headlineVerdicts';
 import { compareProbes, pairAtMatchedBlockApplications } from './probeComparison';
 import { compareRecords, insideCeiling } from './compare';

@@ -6,7 +6,7 @@
 import type { Generation, GenerationRequest, TextGenerator } from '../../engine';
 import type { Question } from '../dataset';
 import { deploymentRequest, decodingOf, drawQuestionRoutes, lengthBoundsOf } from '../probes';
-import { seedFor, seededRandom } from '../results';
+import { seedFor, seededRandom } from '../stats';
 import type { RunSettings } from '../../contract';
 import { auditDecodings, startRecord } from './questionSteps';
 

@@ -26,7 +26,7 @@ import type { Generation, GenerationRequest, TextGenerator } from '../../engine'
 import { costOf, deploymentRequest, RouteSearch, scoreGoldAnswer, searchReward, rewardOfAttempt, drawQuestionRoutes, lengthBoundsOf, SearchSweep } from '../probes';
 import type { Question } from '../dataset';
 import { type Attempt, type GlobalRoutesResult, type QuestionRecord, type RunSettings, isAnswerBlindProbe, type ProbeSpec, type SearchSweepPoint } from '../../contract';
-import { seedFor, seededRandom } from '../results';
+import { seedFor, seededRandom } from '../stats';
 import { untilFirstCorrect } from './untilFirstCorrect';
 import { depthOfLoss } from './depthOfLoss';
 import { inFailureSet } from '../repair';

@@ -9,7 +9,7 @@ import { InputError } from '../../common';
 import { costOf, fitQuestionPrompt, isFewShotExample, drawQuestionRoutes, drawPerturbation, type LengthBounds, selectConfidence, selectMajority, decodingOf, routeDecodingRule } from '../probes';
 import { grade, normalizeAnswer } from '../answers';
 import { inFailureSet } from '../repair';
-import { seedFor, seededRandom } from '../results';
+import { seedFor, seededRandom } from '../stats';
 import type { Question } from '../dataset';
 import type { Attempt, AttemptPerturbation, BlindChoice, ProbeResult, QuestionRecord, RepairResult, GradingSettings, RunSettings } from '../../contract';
 

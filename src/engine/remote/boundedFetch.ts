@@ -9,7 +9,7 @@
  * client reads a message from.
  */
 
-import { MAX_RESPONSE_BYTES } from './remoteLimits';
+import { MAX_RESPONSE_BYTES } from '../../common';
 import { isObject } from '../../contract';
 
 /** A body over the limit; not retried (the server would send it again). */

@@ -13,7 +13,7 @@
  */
 import OpenAI from 'openai';
 import { readModelConfig, type ModelConfig } from '../checkpoint/config';
-import { InputError, RemoteServerError } from '../../common';
+import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, InputError, RemoteServerError } from '../../common';
 import { loadModelTokenizer, type ModelTokenizer } from '../text/tokenizer';
 import { tokenizerFolder } from '../text/tokenizerFolder';
 import type { ChatMessage, Generation, GenerationRequest, PromptSource, TemplateKwargs, TextGenerator } from '../types';
@@ -21,7 +21,6 @@ import { EXTENSIONS_VERSION, LAYER_EXTENSIONS, PERTURBATION_EXTENSION, type Comp
 import { boundedFetch, readBounded } from './boundedFetch';
 import { toGeneration } from './completionResponse';
 import { checkApiKey, redactSecret, remoteError } from './remoteErrors';
-import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from './remoteLimits';
 import { formatSeconds, retryDecision, sleep } from './retryPolicy';
 import { runPooled } from './requestPool';
 import type { RemoteBackendInfo } from '../../contract';
@@ -252,9 +251,10 @@ export class RemoteGenerator implements TextGenerator {
     server.waiting.add(waiting);
     this.watchWaiting();
     try {
-      // The SDK's params type has no room for the extensions; the body is sent as given.
+      // The body's extensions (route, silenced MLPs, perturbation) travel as extra fields, which the SDK sends as
+      // given; the response's extension fields are read as CompletionResponseBody, which the SDK's Completion lacks.
       const response = await withRetries(server, this.limits, signal, (timeout) =>
-        server.client.completions.create(body as unknown as OpenAI.CompletionCreateParamsNonStreaming, { signal, timeout }) as unknown as Promise<CompletionResponseBody>,
+        server.client.completions.create(body, { signal, timeout }) as Promise<CompletionResponseBody>,
       );
       return toGeneration(response, request, this.tokenizer, this.numBlocks, server.url, this.limits.apiKey);
     } finally {

@@ -7,7 +7,7 @@
  */
 import OpenAI from 'openai';
 import { RedirectRefusedError, ResponseTooLargeError } from './boundedFetch';
-import { MAX_RETRY_AFTER_MS } from './remoteLimits';
+import { MAX_RETRY_AFTER_MS } from '../../common';
 
 
 export type RetryDecision =

@@ -5,17 +5,7 @@
  * cannot make the engine allocate beyond what the model was built for.
  */
 import { InputError } from '../../common';
-import type { GenerationRequest } from '../types';
-
-export interface ModelContext {
-  /** max_position_embeddings: the most positions (prompt + generated) one sequence may use. */
-  maxPositions: number;
-  /**
-   * Mistral's sliding attention window, when set: each position attends to at most this many
-   * earlier ones. It narrows attention; it does not shorten the context.
-   */
-  slidingWindow?: number;
-}
+import type { GenerationRequest, ModelContext } from '../types';
 
 /** Why a sequence of this size does not fit, or undefined when it does. */
 export function contextProblem(promptTokens: number, maxNewTokens: number, context: ModelContext): string | undefined {

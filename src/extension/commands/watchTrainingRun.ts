@@ -15,7 +15,7 @@ import * as vscode from 'vscode';
 import { flagsFromOptions, LineSplitter, PROGRESS_LINES_ENV, reproduceCommand, withServerKey, type AuditOptions } from '../../service';
 import type { RunManifest } from '../../contract';
 import { auditFlagsOf, conflictMessage, earlierCheckpointRun, nextWatchFolder, settingsConflict, type SettingsConflict } from './watchSettingsConflict';
-import { TRAJECTORY_FILE } from '../../audit/results';
+import { TRAJECTORY_FILE } from '../../audit/store';
 import type { TablesPanelHost } from '../tables/tablesPanel';
 import { trajectoryFromFile } from '../tables/tablesData';
 import { parseWatchOutput } from './watchOutput';

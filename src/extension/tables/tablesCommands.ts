@@ -11,7 +11,7 @@ import { CLI_HINT } from '../commands/cliShim';
 import type { RunsNode } from '../sidebar/runsView';
 import type { RunEntry } from '../sidebar/runListing';
 import { buildTablesMessage, buildTrajectoryMessage, comparisonsOf, trajectoryFileOf, trajectoryFromFile, type TablesMessage, type TrajectoryMessage } from './tablesData';
-import { TRAJECTORIES_FOLDER, TRAJECTORY_FILE } from '../../audit/results';
+import { TRAJECTORIES_FOLDER, TRAJECTORY_FILE } from '../../audit/store';
 import type { TablesPanelHost } from './tablesPanel';
 import { noTrajectoryNotice, OPEN_TERMINAL, PICK_SOURCES, selectionNotice, WATCH_TRAINING_RUN } from './tableSourceNotices';
 import { WATCH_TRAINING_RUN_COMMAND } from '../commands/watchTrainingRun';

@@ -6,9 +6,9 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { type TableOptions, trajectory, loadTableSources, loadTrajectoryCheckpoints, readTrajectoryFile, TRAJECTORY_FILE, type CheckpointRef } from '../../audit/results';
+import { type TableOptions, trajectory } from '../../audit/results';
 import { tableSet, trajectoryViews, type TableView } from '../../audit/report';
-import { COMPARISON_FILE, readComparison } from '../../audit/store';
+import { COMPARISON_FILE, readComparison, loadTableSources, loadTrajectoryCheckpoints, readTrajectoryFile, TRAJECTORY_FILE, type CheckpointRef } from '../../audit/store';
 import type { TableData, TablesHostMessage } from '../../contract';
 
 export type TablesMessage = Extract<TablesHostMessage, { type: 'showTables' }>;

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bootstrapColumnMeans, bootstrapRatio } from '../../../src/audit/results/stats/bootstrapStatistics';
-import { pairedBootstrap } from '../../../src/audit/results/stats';
-import { seededRandom } from '../../../src/audit/results/stats';
+import { bootstrapColumnMeans, bootstrapRatio } from '../../../src/audit/stats/bootstrapStatistics';
+import { pairedBootstrap } from '../../../src/audit/stats';
+import { seededRandom } from '../../../src/audit/stats';
 
 test('column-mean bootstrap: constant columns have a zero-width interval; a 0/1 column agrees with the paired bootstrap', () => {
   const rows = Array.from({ length: 50 }, (_, i) => [0.5, i % 3 === 0 ? 1 : 0]);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { guessReachProbability, poissonBinomialUpperTail } from '../../../src/audit/results/stats/chance';
+import { guessReachProbability, poissonBinomialUpperTail } from '../../../src/audit/stats/chance';
 import { chanceLevel } from '../../../src/audit/results/chanceLevel';
 import { wilsonInterval } from '../../../src/contract';
 

@@ -7,7 +7,7 @@ import type { QuestionRecord } from '../../../src/contract';
 import { summarize } from '../../../src/audit/results/summary';
 import { compareRecords } from '../../../src/audit/results/compare';
 import { formatSummary } from '../../../src/audit/report/summaryText';
-import type { ModelContext } from '../../../src/engine/text/contextLength';
+import type { ModelContext } from '../../../src/engine/types';
 import { FakeGenerator } from './fakeGenerator';
 import { settingsFor } from './fixtures';
 

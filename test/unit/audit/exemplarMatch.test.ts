@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { matchesExample, normalizedText, normalizedTextHash } from '../../../src/audit/probes/exemplarMatch';
 import { DEFAULT_DEPLOYMENT, isFewShotExample } from '../../../src/audit/probes/deployment';
 import { presetDeployment } from '../../../src/audit/presets/presets';
-import type { Question } from '../../../src/audit/dataset/question';
+import type { Question } from '../../../src/audit/question';
 
 const EXAMPLE = 'If there are 3 cars in the parking lot and 2 more cars arrive, how many cars are in the parking lot?';
 const gsm8k = (text: string): Question => ({ id: 'q', line: 1, schema: 'gsm8k', format: 'gsm8k', text, gold: '5', raw: {} });

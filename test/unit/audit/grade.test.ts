@@ -4,7 +4,7 @@ import { grade, answersEqual, normalizeAnswer, type Grade } from '../../../src/a
 import { lastBoxed, normalizeBoxed } from '../../../src/audit/answers/boxed';
 import { extractGsm8kStrict, extractLastNumber } from '../../../src/audit/answers/gsm8k';
 import { parseRational, rationalKey } from '../../../src/audit/answers/rational';
-import type { AnswerFormat, Choice, Question } from '../../../src/audit/dataset/question';
+import type { AnswerFormat, Choice, Question } from '../../../src/audit/question';
 import { callWithin } from '../../support/boundedCall';
 
 /** The fields these assertions were written against (a Grade also carries its strict/flexible views). */

@@ -9,7 +9,7 @@ import type { GradingSettings } from '../../../src/contract';
 import { boxedEqual } from '../../../src/audit/answers/boxed';
 import { extractGsm8k, gsm8kEqual } from '../../../src/audit/answers/gsm8k';
 import { parseRational } from '../../../src/audit/answers/rational';
-import type { AnswerFormat, Choice, Question } from '../../../src/audit/dataset/question';
+import type { AnswerFormat, Choice, Question } from '../../../src/audit/question';
 
 function question(format: AnswerFormat, gold: string, extra: Partial<Question> = {}): Question {
   return { id: 'q', line: 1, schema: 'generic', format, text: 'text', gold, raw: {}, ...extra };

@@ -9,9 +9,9 @@ import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { routesVsSearchTable, trainingTable, type RunForTables } from '../../../src/audit/results/tables';
 import { compareProbes } from '../../../src/audit/results/probeComparison';
-import { pairedDecision, questionsToClear } from '../../../src/audit/results/stats/pairedDecision';
-import { pairedScoreInterval } from '../../../src/audit/results/stats/pairedScoreInterval';
-import { seededRandom } from '../../../src/audit/results/stats/prng';
+import { pairedDecision, questionsToClear } from '../../../src/audit/stats/pairedDecision';
+import { pairedScoreInterval } from '../../../src/audit/stats/pairedScoreInterval';
+import { seededRandom } from '../../../src/audit/stats/prng';
 import type { QuestionRecord } from '../../../src/contract';
 import { deployed, testRecord } from '../../support/questionRecord';
 

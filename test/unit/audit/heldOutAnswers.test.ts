@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { grade } from '../../../src/audit/answers/grade';
-import type { AnswerFormat, Question } from '../../../src/audit/dataset/question';
+import type { AnswerFormat, Question } from '../../../src/audit/question';
 
 // Compiled tests run from out/test/unit/audit; the fixtures stay in the source tree.
 const HELD_OUT = path.resolve(__dirname, '../../../../test/fixtures/grading');

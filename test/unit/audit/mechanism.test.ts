@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { divergencePoint, firstDifference } from '../../../src/audit/mechanism/divergence';
 import { accountFor, mostNegative, rankOf } from '../../../src/audit/mechanism/blockAccount';
 import { summarizeMechanism } from '../../../src/audit/mechanism/mechanismSummary';
-import { poissonBinomialUpperTail, seededRandom } from '../../../src/audit/results';
+import { poissonBinomialUpperTail, seededRandom } from '../../../src/audit/stats';
 import { MECHANISM_FILE, readMechanism } from '../../../src/audit/mechanism/mechanismStore';
 import { failureSetOf } from '../../../src/audit/mechanism/mechanismSummary';
 import type { BlockInspection } from '../../../src/engine';

@@ -7,10 +7,10 @@
  */
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { pairedScoreInterval } from '../../../src/audit/results/stats/pairedScoreInterval';
-import { pairedDecision, questionsToClear } from '../../../src/audit/results/stats/pairedDecision';
-import { holmAdjust } from '../../../src/audit/results/stats/holm';
-import { mcnemarExact } from '../../../src/audit/results/stats';
+import { pairedScoreInterval } from '../../../src/audit/stats/pairedScoreInterval';
+import { pairedDecision, questionsToClear } from '../../../src/audit/stats/pairedDecision';
+import { holmAdjust } from '../../../src/audit/stats/holm';
+import { mcnemarExact } from '../../../src/audit/stats';
 import { routesVsSearchTable, trainingTable, type RunForTables } from '../../../src/audit/results/tables';
 import { routesVsSearchView, trainingView } from '../../../src/audit/report/tablesReport';
 import type { QuestionRecord } from '../../../src/contract';

@@ -11,7 +11,7 @@ import { jaccardInterval, overlapOf, perturbationTable } from '../../../src/audi
 import type { RunForTables } from '../../../src/audit/results';
 import type { Attempt, ProbeResult, QuestionRecord } from '../../../src/contract';
 import { deployed, testRecord } from '../../support/questionRecord';
-import { seededRandom } from '../../../src/audit/results';
+import { seededRandom } from '../../../src/audit/stats';
 
 function probe(correct: boolean[], tokens = 10, perGenerationBlocks = 80): ProbeResult {
   const attempts: Attempt[] = correct.map((c) => ({ output: c ? '4' : '3', answer: c ? '4' : '3', correct: c, truncated: false, rule: 'strict', logprob: -1, tokens }));

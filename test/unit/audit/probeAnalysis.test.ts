@@ -4,8 +4,8 @@ import { type Attempt, type QuestionRecord, rateOf } from '../../../src/contract
 import { compareProbes } from '../../../src/audit/results/probeComparison';
 import { blindRetention } from '../../../src/audit/results/blindRetention';
 import { summarize } from '../../../src/audit/results/summary';
-import { mcnemarExact } from '../../../src/audit/results/stats';
-import { pairedScoreInterval } from '../../../src/audit/results/stats/pairedScoreInterval';
+import { mcnemarExact } from '../../../src/audit/stats';
+import { pairedScoreInterval } from '../../../src/audit/stats/pairedScoreInterval';
 import { auditQuestions } from '../../../src/audit/runner/questionPipeline';
 import { fakeFor, settingsFor, smallDataset } from './fixtures';
 

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { grade } from '../../../src/audit/answers/grade';
-import type { AnswerFormat, Question } from '../../../src/audit/dataset/question';
+import type { AnswerFormat, Question } from '../../../src/audit/question';
 
 const dir = path.resolve(__dirname, '../../../../src/audit/presets');
 const read = (file: string) => JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as { preset: string; source: Record<string, string>; licence: string; examples: Record<string, string>[] };

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { DEFAULT_SEARCH, RouteSearch } from '../../../src/audit/probes/routeSearch';
 import type { SearchSettings } from '../../../src/contract';
 import { drawQuestionRoutes, identityRoute, isIdentity, isValidRoute, neighbourRoutes, routeKey, type LengthBounds } from '../../../src/audit/probes/routes';
-import { seededRandom } from '../../../src/audit/results/stats';
+import { seededRandom } from '../../../src/audit/stats';
 import type { Route } from '../../../src/engine/types';
 
 function runSearch(L: number, budget: number, reward: (r: Route) => number, qid = 'q'): Route[] {

@@ -10,7 +10,7 @@ import {
   routeKey,
   routeLengthBounds,
 } from '../../../src/audit/probes/routes';
-import { seededRandom } from '../../../src/audit/results/stats';
+import { seededRandom } from '../../../src/audit/stats';
 
 test('length bounds are [round(2L/3), round(5L/4)]', () => {
   assert.deepEqual(routeLengthBounds(8), { min: 5, max: 10 });

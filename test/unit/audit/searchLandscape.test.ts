@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { RouteSearch } from '../../../src/audit/probes/routeSearch';
 import { searchReward } from '../../../src/audit/probes/goldAnswerScore';
 import { drawQuestionRoutes, identityRoute, neighbourRoutes, routeKey } from '../../../src/audit/probes/routes';
-import { mcnemarExact, seededRandom } from '../../../src/audit/results/stats';
+import { mcnemarExact, seededRandom } from '../../../src/audit/stats';
 import { optionsFromFlags } from '../../../src/service/auditOptions';
 import { readPreSettings, runSettings } from '../../../src/service/auditInputs';
 import type { Route } from '../../../src/engine/types';

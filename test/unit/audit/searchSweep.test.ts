@@ -11,7 +11,7 @@ import type { Generation, GenerationRequest } from '../../../src/engine/types';
 import { DEFAULT_SEARCH, RouteSearch } from '../../../src/audit/probes/routeSearch';
 import { SearchSweep, sweepConstants } from '../../../src/audit/probes/searchSweep';
 import { routeKey, routeLengthBounds } from '../../../src/audit/probes/routes';
-import { seededRandom } from '../../../src/audit/results/stats';
+import { seededRandom } from '../../../src/audit/stats';
 import { runAudit } from '../../../src/audit/runner/runFolderAudit';
 import type { Route } from '../../../src/engine/types';
 import { searchSweepRows } from '../../../src/audit/results/searchSweepTable';

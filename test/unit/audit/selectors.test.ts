@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { chooseGlobalRoute, selectConfidence, selectMajority } from '../../../src/audit/probes/blindSelectors';
 import type { Attempt } from '../../../src/contract';
 import { grade } from '../../../src/audit/answers/grade';
-import type { Question } from '../../../src/audit/dataset/question';
+import type { Question } from '../../../src/audit/question';
 
 function attempt(answer: string | null, correct: boolean, logprob: number | null): Attempt {
   return { output: '', answer, correct, truncated: false, rule: 'x', logprob, tokens: 1 };

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mcnemarExact, pairedBootstrap, seededRandom, seededUint32, seedFor } from '../../../src/audit/results/stats';
+import { mcnemarExact, pairedBootstrap, seededRandom, seededUint32, seedFor } from '../../../src/audit/stats';
 import { passAtK, passAtKCurve, rateOf, wilsonInterval } from '../../../src/contract';
-import { xoshiro128ss } from '../../../src/audit/results/stats/prng';
+import { xoshiro128ss } from '../../../src/audit/stats/prng';
 
 function close(actual: number, expected: number, tol: number, what: string): void {
   assert.ok(Math.abs(actual - expected) <= tol, `${what}: ${actual} vs ${expected} (tol ${tol})`);

@@ -15,7 +15,7 @@ import { storedTrajectorySchema } from '../../../src/audit/store/runFileSchemas'
 import * as v from 'valibot';
 import { routesVsSearchView, tableCsv, tablesHtml, tablesMarkdown, trajectoryPassChart, trajectoryViews } from '../../../src/audit/report/tablesReport';
 import { summarize } from '../../../src/audit/results/summary';
-import { holmAdjust } from '../../../src/audit/results/stats/holm';
+import { holmAdjust } from '../../../src/audit/stats/holm';
 import { DEFAULT_RATES, FakeGenerator, type FakeRates } from './fakeGenerator';
 import { settingsFor, smallDataset, tempDir } from './fixtures';
 

@@ -14,7 +14,7 @@ import { parseThinkingMarkers, runThinking, thinkingMarkersIn } from '../../../s
 import { cleanPool, selectConfidence, selectMajority } from '../../../src/audit/probes/blindSelectors';
 import { keptAddedTokens } from '../../../src/engine/text/keptAddedTokens';
 import type { Attempt, GradingSettings } from '../../../src/contract';
-import type { AnswerFormat, Question } from '../../../src/audit/dataset/question';
+import type { AnswerFormat, Question } from '../../../src/audit/question';
 
 function question(format: AnswerFormat, gold: string): Question {
   return { id: 'q', line: 1, schema: 'generic', format, text: 'text', gold, raw: {} };

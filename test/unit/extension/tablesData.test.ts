@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { buildTablesMessage, buildTrajectoryMessage, comparisonsOf, trajectoryFileOf, trajectoryFromFile } from '../../../src/extension/tables/tablesData';
-import { TableSourceError } from '../../../src/audit/results/tableSources';
+import { TableSourceError } from '../../../src/audit/store/tableSources';
 import { compareRuns, writeComparison } from '../../../src/audit/store/comparisonStore';
 import { validateStoredTrajectory } from '../../../src/audit/store/runFileValidation';
 

@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { InputError } from '../../../src/common/errors';
 import { parseDataset } from '../../../src/audit/dataset/dataset';
 import { grade } from '../../../src/audit/answers/grade';
-import type { AnswerFormat, Question } from '../../../src/audit/dataset/question';
+import type { AnswerFormat, Question } from '../../../src/audit/question';
 import { readSafetensorsHeader } from '../../../src/engine/checkpoint/safetensors';
 import { JsonLinesAppender, readJsonLines, readManifest } from '../../../src/audit/store/runStore';
 import { readComparison } from '../../../src/audit/store/comparisonStore';

@@ -20,7 +20,7 @@ import {
   type ChartDataset,
   type Plugin,
 } from 'chart.js';
-import { count, h, intervalText, percent, replaceChildren } from '../common/element';
+import { count, h, intervalText, replaceChildren } from '../common/element';
 import '../../styles/probeCharts.css';
 import { RepairHeatmap } from './heatmap';
 import { MechanismHeatmap } from './mechanismHeatmap';
@@ -29,7 +29,7 @@ import { repairNullSentences } from '../headline/repairNullView';
 import { probeColor } from './probeColors';
 import { depthCurvePoints, depthCurveText } from './depthCurve';
 import { markSeries } from './seriesMark';
-import { rateOf, type MechanismData, type PassAtKKind, type Rate, type RunSummary, type SearchSweepNumbers, type UnfinishedNumbers, MIN_BOOTSTRAP_QUESTIONS, RATE_MIN_QUESTIONS } from '../../../src/contract';
+import { formatPercent as percent, rateOf, type MechanismData, type PassAtKKind, type Rate, type RunSummary, type SearchSweepNumbers, type UnfinishedNumbers, MIN_BOOTSTRAP_QUESTIONS, RATE_MIN_QUESTIONS } from '../../../src/contract';
 import { SWEEP_HEADERS, sweepView } from './sweepRows';
 import { shownPassAtK } from './passAtKInterval';
 import type { RunStatistics } from './runStatistics';

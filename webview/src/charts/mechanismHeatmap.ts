@@ -6,8 +6,8 @@
  * cell, click opens the question; the table under it (suppressor counts, agreement with the repair
  * scan) is the text alternative.
  */
-import { count, h, percent, replaceChildren } from '../common/element';
-import type { MechanismData, MechanismRecord } from '../../../src/contract';
+import { count, h, replaceChildren } from '../common/element';
+import { formatPercent as percent, type MechanismData, type MechanismRecord } from '../../../src/contract';
 import { withAlpha, type ThemeColors } from '../common/themeColors';
 import { BlockGrid, type GridCell } from './blockGrid';
 

@@ -8,8 +8,8 @@
  * intervals or sign judgement (the panel's rule). The numbers cross postMessage: a row that is not
  * numbers is left out. DOM-free.
  */
-import { RATE_MIN_QUESTIONS, type SearchSweepNumbers, type SweepPointRow } from '../../../src/contract';
-import { count, intervalText, percent } from '../common/numberText';
+import { formatPercent as percent, RATE_MIN_QUESTIONS, type SearchSweepNumbers, type SweepPointRow } from '../../../src/contract';
+import { count, intervalText } from '../common/numberText';
 import { pointsInterval, pValueText, questionsDelta, signedPoints } from '../comparison/comparisonModel';
 
 export const SWEEP_HEADERS = ['c', 'reachable · search', '95% CI', 'routes − search', '95% CI', 'only routes / only search', 'McNemar p', 'n'];

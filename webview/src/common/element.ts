@@ -38,4 +38,4 @@ export function replaceChildren(parent: Element, ...children: Child[]): void {
   append(parent, children);
 }
 
-export { count, intervalText, percent } from './numberText';
+export { count, intervalText } from './numberText';

@@ -1,8 +1,5 @@
 /** How the panel writes numbers: counts, percentages and intervals. DOM-free. */
 
-/** `42.1%` (one decimal), or a dash when there is no rate. */
-export { formatPercent as percent } from '../../../src/contract';
-
 /** `[38.0–46.3]` in percent. */
 export function intervalText(low: number | undefined, high: number | undefined): string {
   if (low === undefined || high === undefined || !Number.isFinite(low) || !Number.isFinite(high)) return '';

@@ -9,8 +9,8 @@
  * questions behind a number right under it. A native <details>, so it folds away by keyboard too.
  */
 import { COUNTED_DELTA_NOTE, deltaClass, deltaRows, deltaText, intervalMethodText, NEWLY_LABELS, newlySplit, pValueText, transitionGrid, verdictRule, type DeltaRow } from './comparisonModel';
-import { count, h, intervalText, percent, replaceChildren } from '../common/element';
-import { type Comparison, RATE_MIN_QUESTIONS } from '../../../src/contract';
+import { count, h, intervalText, replaceChildren } from '../common/element';
+import { formatPercent as percent, type Comparison, RATE_MIN_QUESTIONS } from '../../../src/contract';
 import { transitionTable } from './transitionTable';
 import { GAIN_SET_HEADERS, type GainSetRow } from './gainSetRows';
 import { passAtKDeltaBlock } from './passAtKDeltaChart';

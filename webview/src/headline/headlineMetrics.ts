@@ -4,9 +4,9 @@
  * comparing. Each number shows its interval and n. Finished runs use summary.json's numbers (the
  * audit's own); runs still going use the panel's live counts, marked as live. DOM-free.
  */
-import { identifiedBlockDamage, type Comparison, type Rate, type RunSummary, RATE_MIN_QUESTIONS } from '../../../src/contract';
+import { formatPercent as percent, identifiedBlockDamage, type Comparison, type Rate, type RunSummary, RATE_MIN_QUESTIONS } from '../../../src/contract';
 import { deltaRows, deltaText, intervalMethodText, pValueClause, signedPoints, verdictRule } from '../comparison/comparisonModel';
-import { count, intervalText, percent } from '../common/numberText';
+import { count, intervalText } from '../common/numberText';
 import type { RunStatistics } from '../charts/runStatistics';
 
 export interface Metric {

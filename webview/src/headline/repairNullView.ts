@@ -5,9 +5,9 @@
  * deployment, and the block's net effect. The summary crosses postMessage from a file, so a part
  * that is not there, or not numbers, leaves the sentences out. DOM-free.
  */
-import { MIN_BOOTSTRAP_QUESTIONS, storedVerdictText, type RepairNull } from '../../../src/contract';
+import { formatPercent as percent, MIN_BOOTSTRAP_QUESTIONS, storedVerdictText, type RepairNull } from '../../../src/contract';
 import { pValueClause, signedPoints } from '../comparison/comparisonModel';
-import { count, percent } from '../common/numberText';
+import { count } from '../common/numberText';
 
 const finite = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
 const isRate = (r: unknown): r is { successes: number; n: number } => typeof r === 'object' && r !== null && finite((r as { n?: unknown }).n) && finite((r as { successes?: unknown }).successes);

@@ -9,8 +9,8 @@
  *   a table, the TOST p (stats/marginTests.ts) Holm-adjusted over its rows is below 2.5%;
  * - inconclusive: neither. Its rough sample size says how many questions a decision would take.
  */
-import type { PairedDecision, PairedDelta, PairedVerdict } from '../../../contract';
-import { Z95 } from '../../../contract';
+import type { PairedDecision, PairedDelta, PairedVerdict } from '../../contract';
+import { Z95 } from '../../contract';
 
 /** Default equivalence margin: 5 percentage points. */
 export const DEFAULT_MARGIN = 0.05;

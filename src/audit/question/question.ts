@@ -56,3 +56,9 @@ export function userMessage(q: Question): string {
   if (!q.choices || q.choices.length === 0) return q.text;
   return [q.text, ...q.choices.map((c) => `${c.label}. ${c.text}`)].join('\n');
 }
+
+/** The question's subject as its benchmark record names it (MMLU's `subject`), if any. */
+export function questionSubject(q: Question): string | undefined {
+  const s = q.raw['subject'];
+  return typeof s === 'string' && s !== '' ? s : undefined;
+}

@@ -5,7 +5,7 @@
  * the paired difference is anti-conservative there: at 300 questions with 5 : 0 discordant its
  * interval excludes 0 while the exact McNemar p is 0.0625.
  */
-import { Z95, wilsonInterval, type Interval } from '../../../contract';
+import { Z95, wilsonInterval, type Interval } from '../../contract';
 
 /** A paired 2×2 table: both yes, first yes only, second yes only, neither. */
 export interface PairedCounts {

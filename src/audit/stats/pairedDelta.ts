@@ -3,7 +3,7 @@
  * deployed → with a block silenced): the two shares, the difference with Newcombe's paired score
  * interval, the exact McNemar p, and the four-way decision against the margin.
  */
-import type { PairedDelta } from '../../../contract';
+import type { PairedDelta } from '../../contract';
 import { mcnemarExact } from './mcnemar';
 import { pairedScoreInterval } from './pairedScoreInterval';
 import { pairedDecision } from './pairedDecision';

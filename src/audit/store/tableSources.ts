@@ -6,10 +6,10 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { loadRun, readComparison, comparisonMismatches, readManifest } from '../store';
-import type { ComparisonForTables, RunForTables } from './tables';
-import type { TrajectoryCheckpoint } from './trajectory';
-import { distinctRunLabels, type LabelSource } from './runLabels';
+import { distinctRunLabels, type ComparisonForTables, type LabelSource, type RunForTables, type TrajectoryCheckpoint } from '../results';
+import { loadRun, readComparison } from './comparisonStore';
+import { comparisonMismatches } from './manifest';
+import { readManifest } from './runStore';
 
 /** The file `reach-audit trajectory` writes beside its checkpoint runs. */
 export const TRAJECTORY_FILE = 'trajectory.json';
