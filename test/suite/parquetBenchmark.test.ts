@@ -1,10 +1,13 @@
 /**
  * A parquet benchmark inside a real VS Code: Run Reachability Audit on a .parquet file audits it
  * (each record keeps its file and row), and opening a question in its dataset shows that row,
- * read-only, as JSON beside the panel (a parquet file is not text).
+ * read-only, as JSON beside the panel (a parquet file is not text). The explorer's context menu
+ * offers the command on a .parquet file, and the command given the file's Uri (as the explorer
+ * passes it) audits that file after the pickers, which the test answers by typing into them.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ReachAuditApi } from '../../src/extension/extension';
@@ -12,6 +15,12 @@ import type { CommandResult } from '../../src/extension/commands/auditCommands';
 import type { QuestionRecord } from '../../src/contract';
 import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
 import { EXTENSION_ID } from './suiteFixtures';
+import { pageProbesAvailable, quickInputType, workbenchEval } from './pageProbe';
+
+interface MenuEntry {
+  command: string;
+  when?: string;
+}
 
 suite('Parquet benchmarks', function () {
   this.timeout(240_000);
@@ -19,12 +28,14 @@ suite('Parquet benchmarks', function () {
   let root: string;
   let data: string;
   let jsonl: string;
+  let extension: vscode.Extension<ReachAuditApi>;
 
   suiteSetup(async () => {
     const folder = vscode.workspace.workspaceFolders?.[0];
     assert.ok(folder, 'the launcher opens a workspace folder');
-    const extension = vscode.extensions.getExtension<ReachAuditApi>(EXTENSION_ID);
-    assert.ok(extension);
+    const found = vscode.extensions.getExtension<ReachAuditApi>(EXTENSION_ID);
+    assert.ok(found);
+    extension = found;
     api = await extension.activate();
     data = path.join(extension.extensionPath, 'test', 'fixtures', 'parquet', 'gsm8k-test.parquet');
     jsonl = path.join(extension.extensionPath, 'test', 'fixtures', 'benchmarks', 'gsm8k-test-sample.jsonl');
@@ -49,5 +60,51 @@ suite('Parquet benchmarks', function () {
     // The same row as the JSONL sample it was written from (test/fixtures/parquet/README.md).
     const second = JSON.parse(fs.readFileSync(jsonl, 'utf8').split('\n')[1]) as Record<string, unknown>;
     assert.deepEqual(JSON.parse(json.join('\n')), second);
+  });
+
+  test("the explorer's Run Reachability Audit on This File, given a .parquet file's Uri, audits its rows after the pickers", async function () {
+    const menu = (extension.packageJSON as { contributes: { menus: Record<string, MenuEntry[]> } }).contributes.menus['explorer/context'];
+    const entry = menu.find((m) => m.command === 'reachAudit.runAuditOnFile');
+    assert.ok(entry, 'the explorer context menu has the command');
+    assert.match(entry.when ?? '', /resourceExtname == \.parquet\b/, 'offered on a .parquet file');
+    if (!pageProbesAvailable) this.skip(); // the answers are typed into VS Code's pickers
+
+    // A parquet file in the workspace, where the explorer shows it.
+    const file = path.join(root, 'explorer', 'gsm8k-test.parquet');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.copyFileSync(data, file);
+    const config = vscode.workspace.getConfiguration('reachAudit');
+    const settings: Record<string, unknown> = { modelPath: path.join(root, 'model'), defaultProbes: ['sample:2'], selectors: ['majority'], maxNewTokens: 4, threads: 1, cacheFolder: path.join(root, 'cache') };
+    for (const [key, value] of Object.entries(settings)) await config.update(key, value, vscode.ConfigurationTarget.Workspace);
+    const typed = fs.mkdtempSync(path.join(os.tmpdir(), 'reach-audit-parquet-picks-'));
+    /** Types `text` into the picker titled `title` (waits for it: under load the next one comes late) and presses Enter. */
+    const answer = async (title: string, text: string): Promise<void> => {
+      await workbenchEval<boolean>(`(t) => { const w = document.querySelector('.quick-input-widget'); return w && w.offsetParent !== null && (w.querySelector('.quick-input-title')?.textContent ?? '').includes(t) ? true : null; }`, title, 60_000);
+      const answerFile = path.join(typed, `${Date.now()}.txt`);
+      fs.writeFileSync(answerFile, text);
+      await quickInputType(answerFile);
+    };
+    try {
+      const running = vscode.commands.executeCommand<CommandResult>('reachAudit.runAuditOnFile', vscode.Uri.file(file));
+      // No dataset picker: the file is the dataset; the model comes from the setting.
+      await answer('Reach Audit: probes', ''); // the probes offered (sample, from the setting)
+      await answer('budget per probe', '2');
+      await answer('answer-blind selection', ''); // the selectors offered
+      await answer('questions of gsm8k-test.parquet', 'First N');
+      await answer('first N questions', '2');
+      await answer('options of this run', ''); // Enter starts
+      const result = await running;
+      assert.equal(result.how, 'done', result.message);
+      const records = fs.readFileSync(path.join(result.runDir!, 'records.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as QuestionRecord);
+      assert.deepEqual(records.map((r) => r.place), [{ file: 'gsm8k-test.parquet', row: 0 }, { file: 'gsm8k-test.parquet', row: 1 }]);
+      // The rows' questions, as the JSONL sample they were written from has them.
+      const rows = fs.readFileSync(jsonl, 'utf8').split('\n').slice(0, 2).map((l) => JSON.parse(l) as { question: string });
+      assert.deepEqual(records.map((r) => r.question), rows.map((r) => r.question));
+      const budgets = records.flatMap((r) => Object.values(r.probes).map((p) => p?.budget));
+      assert.ok(budgets.length > 0 && budgets.every((b) => b === 2), `every probe at the budget typed: ${budgets.join(', ')}`);
+    } finally {
+      for (const key of Object.keys(settings)) await config.update(key, undefined, vscode.ConfigurationTarget.Workspace);
+      fs.rmSync(typed, { recursive: true, force: true });
+    }
   });
 });
