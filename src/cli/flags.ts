@@ -58,15 +58,36 @@ export function parseWholeNumber(value: string | undefined, flag: string, min = 
   return parseNumber(value, flag, (n) => Number.isInteger(n) && n >= min, `a whole number >= ${min}`);
 }
 
+/**
+ * A --route or --silence-mlp value as its elements: "0,1,1,3", or a JSON array as records.jsonl
+ * stores a route ("[0,1,1,3]"). Elements go to the engine's block checks as written (0.5, "x",
+ * Infinity for 1e999), so a bad one is named by its position, as a route from a request body is.
+ */
+function blockList(value: string, flag: string): unknown[] {
+  const text = value.trim();
+  const shown = text.length > 40 ? `${text.slice(0, 40)}…` : text;
+  if (text === '') throw new UsageError(`${flag}: expected a list of block indices like 0,1,2, got ''`);
+  if (!text.startsWith('[')) return text.split(',').map((p) => (/^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(p.trim()) ? Number(p) : p.trim()));
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (!Array.isArray(parsed)) throw new UsageError(`${flag}: expected a list of block indices like 0,1,2 or a JSON array like [0,1,2], got '${shown}'`);
+  return parsed;
+}
+
 /** Route and silenced list, range-checked against the model's block count (before any load). */
 export function routeFlags(
   values: { route?: string; 'silence-mlp'?: string },
   numBlocks: number,
 ): { route?: Route; silencedMlp?: number[] } {
-  const route = values.route === undefined ? undefined : checkRoute(parseIndexList(values.route, '--route', 'block indices'), numBlocks, '--route');
+  // The elements are unchecked here; checkRoute and checkSilenced check each one and name it.
+  const route = values.route === undefined ? undefined : checkRoute(blockList(values.route, '--route') as number[], numBlocks, '--route');
   const silenced = values['silence-mlp'] === undefined
     ? undefined
-    : [...checkSilenced(parseIndexList(values['silence-mlp'], '--silence-mlp', 'block indices'), numBlocks, '--silence-mlp')];
+    : [...checkSilenced(blockList(values['silence-mlp'], '--silence-mlp') as number[], numBlocks, '--silence-mlp')];
   return { route, silencedMlp: silenced };
 }
 

@@ -18,7 +18,7 @@ const help = [
   '  --raw                tokenize --prompt as is (no chat template)',
   '  --chat-template-kwargs JSON  further chat-template variables, e.g. \'{"enable_thinking": false}\'',
   '  --ids LIST           token ids to feed, e.g. 1,2,3 (instead of --prompt)',
-  '  --route LIST         blocks to run, in order, e.g. 0,1,1,3 (default: every block once)',
+  '  --route LIST         blocks to run, in order, e.g. 0,1,1,3 or [0,1,1,3] (default: every block once)',
   '  --silence-mlp LIST   blocks whose MLP output is zeroed, e.g. 2,5',
   '  --top N              without --json: how many top tokens to list (default 10)',
   '  --json               print {"ids":[...],"logits":[...]}',

@@ -17,7 +17,7 @@ const help = [
   '  --prompt TEXT          prompt, rendered with the chat template as one user message',
   '  --raw                  tokenize --prompt as is (no chat template)',
   '  --chat-template-kwargs JSON  further chat-template variables, e.g. \'{"enable_thinking": false}\'',
-  '  --route LIST           blocks to run, in order, e.g. 0,1,1,3 (default: every block once)',
+  '  --route LIST           blocks to run, in order, e.g. 0,1,1,3 or [0,1,1,3] (default: every block once)',
   '  --silence-mlp LIST     blocks whose MLP output is zeroed, e.g. 2,5',
   '  --max-new-tokens N     token budget (default 256)',
   '  --temperature T        0 = greedy (default 0)',

@@ -120,6 +120,9 @@ describe('reach-audit engine commands', () => {
     const cases: [string[], RegExp][] = [
       [['forward', '--model', modelDir, '--ids', '1,2', '--route', '0,9'], /--route\[1\]: block index 9 is out of range/],
       [['forward', '--model', modelDir, '--ids', '1,2', '--route', ''], /--route/],
+      [['forward', '--model', modelDir, '--ids', '1,2', '--route', '[0.5]'], /--route\[0\]: block index 0\.5 is not a whole number/],
+      [['forward', '--model', modelDir, '--ids', '1,2', '--route', '["0"]'], /--route\[0\]: block index "0" is not a whole number/],
+      [['forward', '--model', modelDir, '--ids', '1,2', '--route', '0,1e999'], /--route\[1\]: block index Infinity is not a whole number/],
       [['forward', '--model', modelDir, '--ids', '1,x'], /--ids/],
       [['forward', '--model', modelDir, '--ids', '1,99999'], /--ids: token id 99999/],
       [['forward', '--model', modelDir, '--ids', '1', '--silence-mlp', '4'], /--silence-mlp\[0\]: block index 4/],

@@ -57,6 +57,7 @@ describe('reach-audit explain on the demo model', () => {
     const again = run(['explain', folder, '--quiet']);
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stderr, /0 new accounts/);
+    assert.doesNotMatch(again.stderr, /was edited after this account was written/);
     assert.equal(fs.readFileSync(mechanism, 'utf8'), firstRun);
     const lines = firstRun.split('\n');
     fs.writeFileSync(mechanism, lines[0] + '\n' + lines[1].slice(0, 20));
@@ -112,5 +113,26 @@ describe('reach-audit explain on the demo model', () => {
     assert.ok(huge.stdout.length < 10_000, `printed ${huge.stdout.length} characters`);
     assert.match(huge.stdout, /after …"x{200}" \(last 200 of 5000000 characters\)/);
     fs.writeFileSync(mechanism, firstRun);
+  });
+
+  it('warns, naming the file, the question and what differs, when records.jsonl\'s outputs were edited after the account was written (issue 39, weak case)', () => {
+    const recordsFile = path.join(folder, 'records.jsonl');
+    const original = fs.readFileSync(recordsFile, 'utf8');
+    const account = readMechanism(folder).values.find((a) => !a.skipped);
+    assert.ok(account, 'the demo has an account that is not skipped');
+    const edited = original.trimEnd().split('\n').map((line) => {
+      const r = JSON.parse(line) as QuestionRecord;
+      return r.id === account.id ? JSON.stringify({ ...r, realized: { ...r.realized, output: `ZZZ ${r.realized.output}` } }) : line;
+    });
+    fs.writeFileSync(recordsFile, edited.join('\n') + '\n');
+    try {
+      const r = run(['explain', folder, '--quiet']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, new RegExp(`mechanism\\.jsonl: question "${account.id}": records\\.jsonl was edited after this account was written: the account explains token ${account.position} against ${account.probe} attempt ${account.attempt}: deployed ${account.deployed!.id} .*; records\\.jsonl's outputs now give token 0 against .*deployed \\d+ "Z`));
+      assert.match(r.stderr, /The stored account is shown; delete its line and run explain again to recompute it/);
+      assert.equal(fs.readFileSync(mechanism, 'utf8'), firstRun, 'the stored accounts are kept as they are');
+    } finally {
+      fs.writeFileSync(recordsFile, original);
+    }
   });
 });

@@ -15,10 +15,11 @@ import type { Question } from '../dataset';
 import { fitQuestionPrompt } from '../probes';
 import { JsonLinesAppender } from '../store';
 import { AuditAborted } from '../runner';
-import { type TokenPath, divergencePoint } from './divergence';
+import { questionDivergence } from './divergence';
 import { accountFor } from './blockAccount';
 import { MECHANISM_FILE, readMechanism } from './mechanismStore';
 import { failureSetOf, summarizeRun } from './mechanismSummary';
+import { staleAccountDifference } from './staleAccount';
 
 /** What explain needs of a model: the local engine's inspection call and its tokenizer. */
 export interface BlockInspector extends TextGenerator {
@@ -34,31 +35,18 @@ function tail(text: string, n: number): string {
 
 /** One failure-set question's account (or why it has none). */
 export async function explainQuestion(model: BlockInspector, manifest: Pick<RunManifest, 'deployment'>, record: QuestionRecord, question: Question): Promise<MechanismRecord> {
-  const deployed = model.encodeText(record.realized.output);
-  const correct: TokenPath[] = [];
-  for (const probe of Object.keys(record.probes).sort()) {
-    record.probes[probe].attempts.forEach((a, attempt) => {
-      if (a.correct) correct.push({ probe, attempt, tokens: model.encodeText(a.output) });
-    });
-  }
-  if (correct.length === 0) return { id: record.id, skipped: 'no-correct-attempt' };
-  const point = divergencePoint(deployed, correct);
-  if (!point) return { id: record.id, skipped: 'same-tokens' };
-  const eos = model.eosIds[0];
-  const d = deployed[point.position] ?? eos;
-  const g = point.path.tokens[point.position] ?? eos;
-  if (d === undefined || g === undefined) return { id: record.id, skipped: 'no-eos' };
-
+  const point = questionDivergence(model, record);
+  if ('skipped' in point) return { id: record.id, skipped: point.skipped };
+  const { shared, d, g } = point;
   const fit = fitQuestionPrompt(manifest.deployment, question, model);
   if ('skipped' in fit) throw new Error(`question ${record.id}: its prompt no longer fits the context (${fit.skipped.message})`);
-  const shared = deployed.slice(0, point.position);
   const context = [...fit.ids, ...shared];
   const account = accountFor(await model.inspect(context), g, d);
   const token = (id: number) => ({ id, text: model.decode([id]) });
   return {
     id: record.id,
-    probe: point.path.probe,
-    attempt: point.path.attempt,
+    probe: point.probe,
+    attempt: point.attempt,
     position: point.position,
     promptTokens: fit.ids.length,
     sharedTail: tail(model.decode(shared), 80),
@@ -100,6 +88,26 @@ export interface ExplainResult {
   warnings: string[];
 }
 
+/** At most this many edited questions are named one by one; the rest are counted. */
+const STALE_NAMED = 5;
+
+/**
+ * A warning per stored account whose record's outputs were edited after it was written. The stored
+ * account is still shown (with the warning): it is a true account of the outputs it names, and one
+ * edited line should not stop the rest of the run's accounts; deleting its line recomputes it.
+ */
+function staleAccountWarnings(file: string, records: readonly QuestionRecord[], have: ReadonlyMap<string, MechanismRecord>, model: BlockInspector): string[] {
+  const stale: string[] = [];
+  for (const record of records) {
+    const now = questionDivergence(model, record);
+    const sharedTail = 'skipped' in now ? '' : tail(model.decode(now.shared), 80);
+    const difference = staleAccountDifference(have.get(record.id)!, now, (ids) => model.decode(ids), sharedTail);
+    if (difference) stale.push(`${file}: question ${JSON.stringify(record.id)}: records.jsonl was edited after this account was written: ${difference}. The stored account is shown; delete its line and run explain again to recompute it`);
+  }
+  if (stale.length <= STALE_NAMED) return stale;
+  return [...stale.slice(0, STALE_NAMED), `${file}: ${stale.length - STALE_NAMED} more accounts no longer match their records in records.jsonl`];
+}
+
 export async function explainRun(options: ExplainOptions): Promise<ExplainResult> {
   const { folder, manifest, records, model } = options;
   const failures = failureSetOf(records, manifest);
@@ -107,10 +115,12 @@ export async function explainRun(options: ExplainOptions): Promise<ExplainResult
   const existing = readMechanism(folder, manifest.model.numBlocks);
   const have = new Map(existing.values.map((a) => [a.id, a]));
   const todo = failures.filter((r) => !have.has(r.id) && (!wanted || wanted.has(r.id)));
+  const file = path.join(folder, MECHANISM_FILE);
+  const warnings = [...existing.warnings, ...staleAccountWarnings(file, failures.filter((r) => have.has(r.id) && (!wanted || wanted.has(r.id))), have, model)];
   let written = 0;
   let blockApplications = 0;
   if (todo.length > 0) {
-    const appender = new JsonLinesAppender(path.join(folder, MECHANISM_FILE));
+    const appender = new JsonLinesAppender(file);
     try {
       for (const record of todo) {
         if (options.signal?.aborted) throw new AuditAborted();
@@ -128,5 +138,5 @@ export async function explainRun(options: ExplainOptions): Promise<ExplainResult
     }
   }
   const accounts = failures.map((r) => have.get(r.id)).filter((a): a is MechanismRecord => a !== undefined);
-  return { accounts, written, blockApplications, summary: summarizeRun(manifest, records, accounts), warnings: existing.warnings };
+  return { accounts, written, blockApplications, summary: summarizeRun(manifest, records, accounts), warnings };
 }

@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { divergencePoint, firstDifference } from '../../../src/audit/mechanism/divergence';
+import { staleAccountDifference } from '../../../src/audit/mechanism/staleAccount';
 import { accountFor, mostNegative, rankOf } from '../../../src/audit/mechanism/blockAccount';
 import { summarizeMechanism } from '../../../src/audit/mechanism/mechanismSummary';
 import { poissonBinomialUpperTail, seededRandom } from '../../../src/audit/stats';
@@ -185,3 +186,19 @@ describe('mechanism.jsonl', () => {
     assert.throws(() => readMechanism(dir), /mechanism\.jsonl:1: .*expected "skipped", or "blocks", "deployed" and "gold"/);
   });
 });
+
+describe('a stored account against its record', () => {
+  const now = { probe: 'sample', attempt: 1, position: 2, shared: [5, 6], d: 7, g: 8 };
+  const stored: MechanismRecord = { id: 'q', probe: 'sample', attempt: 1, position: 2, sharedTail: 'ab', deployed: { id: 7, text: 'x' }, gold: { id: 8, text: 'y' }, blocks: [] };
+  const decode = (ids: number[]) => ids.map((i) => `<${i}>`).join('');
+  it('matches when the record gives the same divergence, and names both sides when not (issue 39)', () => {
+    assert.equal(staleAccountDifference(stored, now, decode, 'ab'), null);
+    assert.equal(staleAccountDifference({ id: 'q', skipped: 'same-tokens' }, { skipped: 'same-tokens' }, decode, ''), null);
+    assert.equal(staleAccountDifference({ ...stored, sharedTail: undefined }, now, decode, 'ab'), null);
+    assert.match(staleAccountDifference(stored, { ...now, d: 9 }, decode, 'ab') ?? '', /explains token 2 against sample attempt 1: deployed 7 "x", correct 8 "y", after "ab"; .* now give token 2 against sample attempt 1: deployed 9 "<9>", correct 8 "<8>"/);
+    assert.match(staleAccountDifference(stored, now, decode, 'ac') ?? '', /after "ab".*after "ac"/);
+    assert.match(staleAccountDifference(stored, { skipped: 'no-correct-attempt' }, decode, '') ?? '', /now give skipped \(no-correct-attempt\)$/);
+    assert.match(staleAccountDifference({ id: 'q', skipped: 'same-tokens' }, now, decode, 'ab') ?? '', /^the account explains skipped \(same-tokens\)/);
+  });
+});
+
