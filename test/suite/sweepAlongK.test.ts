@@ -54,6 +54,11 @@ suite('Routes vs search over the sweep, and pass@k along k, in the panel and the
     writeRun(tunedFolder, tuned, (i) => [i % 3 === 0, i % 4 === 0, i % 6 === 0]);
   });
 
+  // The trajectory's Tables tab left open would hide the panel from the next file's Try It.
+  suiteTeardown(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
   test('the comparison: each checkpoint\'s sweep, the Δpass@k block, and the Charts tab\'s sweep and pass@k intervals', async function () {
     api.panel.show(tunedFolder, { baseFolder, compare: makeSyntheticComparison(base, tuned) });
     await api.panel.whenReady();

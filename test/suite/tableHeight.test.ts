@@ -54,6 +54,8 @@ suite('The question table keeps a usable height', function () {
     assert.ok(folder, 'the launcher opens a workspace folder');
     root = path.join(folder.uri.fsPath, 'table-height-suite');
     fs.rmSync(root, { recursive: true, force: true });
+    // Try It reveals the data beside the panel only when the panel shows: start from no editors, whatever the file before left.
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     const extension = vscode.extensions.getExtension<ReachAuditApi>(EXTENSION_ID);
     assert.ok(extension);
     await extension.activate();
