@@ -35,7 +35,7 @@ describe('--kv-memory on the demo model', { skip: !hasDemo && 'demo model not pr
     assert.equal(byDefault.code, 0, byDefault.stderr);
     assert.ok(!byDefault.stderr.includes('KV memory'), 'the default budget holds 32 of the demo\'s sequences: nothing to say');
     // The estimate states memory beside time: 3.23 MiB of f32 weights (test/unit/engine/memoryFootprint.test.ts) + 32 × 480 KiB of KV.
-    assert.match(byDefault.stderr, /: estimate: about .* tokens\/s \(measured warm-up: [^)]*\); memory: about 3\.23 MiB of f32 weights \+ up to 15 MiB of KV cache \(32 sequences at once × 480 KiB\), not counting working buffers and the prefix store; Ctrl-C/);
+    assert.match(byDefault.stderr, /: estimate: about .* tokens\/s \(measured warm-up: [^)]*\); memory: about 3\.23 MiB of f32 weights \+ up to 15 MiB of KV cache \(32 sequences at once × 480 KiB\), not counting working buffers, prompts prefilled ahead or the prefix store; Ctrl-C/);
     const off = audit('off', ['--kv-memory', 'off']);
     assert.equal(off.code, 0, off.stderr);
     assert.ok(!off.stderr.includes('KV memory'), 'no budget, no statement');

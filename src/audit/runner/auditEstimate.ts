@@ -55,7 +55,8 @@ export interface AuditEstimate {
 /**
  * The memory an audit's model and sequences come to hold: the weights as the engine keeps them, and
  * the most KV cache its sequences can hold at once (each sequence's largest need × how many run at
- * once). Working buffers, the prompt prefix store and the runtime are not in it.
+ * once). Working buffers, the caches of prompts prefilled ahead, the prefix store and the runtime
+ * are not in it.
  */
 export interface EstimateMemory {
   weightBytes: number;
@@ -215,7 +216,7 @@ export function estimateText(e: AuditEstimate, duration: (ms: number) => string 
   const m = e.memory;
   const memory = m
     ? `; memory: about ${memorySizeText(m.weightBytes)} of ${m.weights} weights + up to ${memorySizeText(m.kvPerSequenceBytes * m.atOnce)} of KV cache ` +
-      `(${m.atOnce} sequence${m.atOnce === 1 ? '' : 's'} at once × ${memorySizeText(m.kvPerSequenceBytes)}), not counting working buffers and the prefix store`
+      `(${m.atOnce} sequence${m.atOnce === 1 ? '' : 's'} at once × ${memorySizeText(m.kvPerSequenceBytes)}), not counting working buffers, prompts prefilled ahead or the prefix store`
     : '';
   const stages = Object.entries(e.perQuestion).map(([s, n]) => `${s} ${n}`).join(' + ');
   const repair = e.repairPerScanned > 0 ? `, + repair ${e.repairPerScanned} per scanned question (up to ${e.generations.most})` : '';

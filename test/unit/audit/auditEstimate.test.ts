@@ -46,7 +46,7 @@ test('memory beside time: the weights and the KV the sequences can hold at once,
   const cost = estimateText({ ...e, memory: { weightBytes: 25280, weights: 'f32', kvPerSequenceBytes: 65536, atOnce: 32 } }).cost;
   assert.ok(cost.startsWith(estimateText(e).cost), cost);
   assert.ok(
-    cost.endsWith('; memory: about 24.7 KiB of f32 weights + up to 2 MiB of KV cache (32 sequences at once × 64 KiB), not counting working buffers and the prefix store'),
+    cost.endsWith('; memory: about 24.7 KiB of f32 weights + up to 2 MiB of KV cache (32 sequences at once × 64 KiB), not counting working buffers, prompts prefilled ahead or the prefix store'),
     cost,
   );
   const one = estimateText({ ...e, memory: { weightBytes: 13896, weights: 'int8', kvPerSequenceBytes: 491520, atOnce: 1 } }).cost;
