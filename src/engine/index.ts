@@ -33,6 +33,6 @@ export { EXTENSIONS_VERSION, LAYER_EXTENSIONS, PERTURBATION_EXTENSION } from './
 export { MAX_PERTURBATION_SCALE, perturbationDirection } from './decode/residualPerturbation';
 export { quoteValue } from './remote/quoteValue';
 export type { CompletionRequestBody, CompletionResponseBody, CompletionChoice, HealthBody } from './remote/completionApi';
-export { modelFloatBytes } from './checkpoint/memoryFootprint';
+export { loadedWeightBytes, modelFloatBytes } from './checkpoint/memoryFootprint';
 export { sequenceKvNeed, type KvNeed } from './decode/kvMemory';
 export { NonFiniteActivations } from './decode/nonFiniteActivations';

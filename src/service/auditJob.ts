@@ -11,12 +11,13 @@ import { assertFolderFree, DEFAULT_MAX_BATCH, ENGINE_VERSION, numericsPlatform, 
 import { issueWhere, type Dataset } from '../audit/dataset';
 import { modelContentHash, tokenizerContentHash, latestRunFolder, MANIFEST_FILE, newRunFolder, prepareRunFolder } from '../audit/store';
 import type { QuestionRecord, TokenizerSource } from '../contract';
-import { RUN_FOLDER_ADVICE, runAudit, thinkingOfRun, type AuditProgress, type RunAuditResult, type AuditEstimate } from '../audit/runner';
+import { RUN_FOLDER_ADVICE, runAudit, thinkingOfRun, type AuditProgress, type RunAuditResult, type AuditEstimate, type EstimateMemory } from '../audit/runner';
 import { checkOptionRanges, type AuditOptions } from './auditOptions';
 import { checkBackendOptions, isRemoteBackend, layerProbesRefused, openBackend, type OpenedBackend } from './backend';
 import { checkPresetFormat, presetWarnings } from '../audit/presets';
 import { readDataset, readPreSettings, runSettings, selectQuestions, type PreSettings, type Selection } from './auditInputs';
 import { kvBudget, kvMemoryText, longestPrompt, longestRoute, planKvMemory } from './kvMemoryPlan';
+import { estimateMemory, type KvRunShape } from './estimateMemory';
 import { availableMemory } from './availableMemory';
 import { checkLoggedPrompts, readRealizedFrom } from './realizedFromLog';
 
@@ -170,13 +171,11 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
         const maxBatch = pre.maxBatch ?? DEFAULT_MAX_BATCH;
         // Measured now, with the weights loaded (see kvBudget); servers manage their own memory.
         const budget = lease.setKvMemory ? kvBudget(pre.kvMemory, availableMemory) : null;
-        const kvMemory = budget === null ? undefined : planKvMemory(config, budget, {
-          routeLength: longestRoute(settings, model.numBlocks),
-          numBlocks: model.numBlocks,
-          promptTokens: longestPrompt(model, settings, selection.questions),
-          maxNewTokens: settings.deployment.maxNewTokens,
-          maxBatch,
-        });
+        // The run's shape for its KV need; longestPrompt renders every prompt, so once, when first asked.
+        let kvRun: KvRunShape | undefined;
+        const kvRunShape = (): KvRunShape =>
+          (kvRun ??= { routeLength: longestRoute(settings, model.numBlocks), promptTokens: longestPrompt(model, settings, selection.questions), maxNewTokens: settings.deployment.maxNewTokens, maxBatch });
+        const kvMemory = budget === null ? undefined : planKvMemory(config, budget, { ...kvRunShape(), numBlocks: model.numBlocks });
         lease.setKvMemory?.(kvMemory ? kvMemory.budgetBytes : null);
         const stated = kvMemory ? kvMemoryText(kvMemory, maxBatch) : undefined;
         if (stated) how.onKvMemory?.(stated);
@@ -207,7 +206,7 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
           signal: how.signal,
           onProgress: how.onProgress,
           onRecord: how.onRecord,
-          ...(how.onEstimate ? { onEstimate: how.onEstimate } : {}),
+          ...(how.onEstimate ? { onEstimate: memoryBeside(how.onEstimate, lease.setKvMemory ? () => estimateMemory(config, model.weights ?? 'f32', kvMemory, kvRunShape()) : undefined) } : {}),
           onWarning: plan.warn,
           ...(plan.resumeCommand ? { resumeCommand: plan.resumeCommand(folder) } : {}),
           ...(realized ? { realized: new Map([...realized.byId].map(([id, r]) => [id, r.output])) } : {}),
@@ -218,6 +217,11 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
       }
     },
   };
+}
+
+/** The estimate handed on with the run's memory beside its time; servers (no `memory`) keep their own. */
+function memoryBeside(onEstimate: (estimate: AuditEstimate) => void, memory: (() => EstimateMemory) | undefined): (estimate: AuditEstimate) => void {
+  return (estimate) => onEstimate(memory ? { ...estimate, memory: memory() } : estimate);
 }
 
 /** The engine's load options for a model request. */

@@ -34,12 +34,15 @@ describe('--kv-memory on the demo model', { skip: !hasDemo && 'demo model not pr
     const byDefault = audit('default', []);
     assert.equal(byDefault.code, 0, byDefault.stderr);
     assert.ok(!byDefault.stderr.includes('KV memory'), 'the default budget holds 32 of the demo\'s sequences: nothing to say');
+    // The estimate states memory beside time: 3.23 MiB of f32 weights (test/unit/engine/memoryFootprint.test.ts) + 32 × 480 KiB of KV.
+    assert.match(byDefault.stderr, /: estimate: about .* tokens\/s \(measured warm-up: [^)]*\); memory: about 3\.23 MiB of f32 weights \+ up to 15 MiB of KV cache \(32 sequences at once × 480 KiB\), not counting working buffers, prompts prefilled ahead or the prefix store; Ctrl-C/);
     const off = audit('off', ['--kv-memory', 'off']);
     assert.equal(off.code, 0, off.stderr);
     assert.ok(!off.stderr.includes('KV memory'), 'no budget, no statement');
     const tight = audit('tight', ['--kv-memory', '1MiB']);
     assert.equal(tight.code, 0, tight.stderr);
     // 10 positions × 2 KV heads × 24 × 2 × 4 bytes × 128 slots (34 + 64 tokens) = 480 KiB: two in 1 MiB.
+    assert.match(tight.stderr, /; memory: about 3\.23 MiB of f32 weights \+ up to 960 KiB of KV cache \(2 sequences at once × 480 KiB\)/, 'the budget\'s sequences at once');
     assert.match(tight.stderr, /KV memory: up to 480 KiB per sequence \(10 route positions × 2 KV heads × 24 × 2 \(keys, values\) × 4 bytes × 128 slots for 34 prompt \+ 64 new tokens\); the 1 MiB budget runs 2 at once instead of 32/);
     const manifest = (dir: string) => JSON.parse(fs.readFileSync(path.join(root, dir, 'manifest.json'), 'utf8')) as RunManifest;
     const need = { perSequenceBytes: 491520, routeLength: 10, kvHeads: 2, headSize: 24, promptTokens: 34, maxNewTokens: 64, slots: 128 };

@@ -93,11 +93,12 @@ function doneIn(message: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-/** The estimate as offered: the plan by stage, then tokens and time from the measured warm-up (then, once measured, the time left). */
+/** The estimate as offered: the plan by stage, then tokens and time from the measured warm-up, memory beside them (then, once measured, the time left). */
 const ESTIMATE = (stages: string) =>
   new RegExp(
     `^Reach Audit: ${N} questions × \\(${stages.replace(/[+()]/g, '\\$&')}\\) = [\\d]+ generations(, \\+ repair \\d+ per scanned question \\(up to \\d+\\))?\\. ` +
-      'Estimate: about [\\d,]+(–[\\d,]+)? tokens \\(\\d+(–\\d+)? per generation(; outputs not stopped within the warm-up may run to the token budget)?\\), about \\S+(–\\S+)? at [\\d.]+ tokens/s \\(measured warm-up: \\d+ of the first question\'s requests, \\d+ tokens in [\\d.]+ s\\)\\.(:? measured: .* left.*)?$',
+      'Estimate: about [\\d,]+(–[\\d,]+)? tokens \\(\\d+(–\\d+)? per generation(; outputs not stopped within the warm-up may run to the token budget)?\\), about \\S+(–\\S+)? at [\\d.]+ tokens/s \\(measured warm-up: \\d+ of the first question\'s requests, \\d+ tokens in [\\d.]+ s\\)' +
+      '; memory: about [\\d.]+ \\S+ of f32 weights \\+ up to [\\d.]+ \\S+ of KV cache \\(\\d+ sequences? at once × [\\d.]+ \\S+\\), not counting working buffers, prompts prefilled ahead or the prefix store\\.(:? measured: .* left.*)?$',
   );
 
 suite('A whole-file audit: the estimate with Cancel, live progress', function () {

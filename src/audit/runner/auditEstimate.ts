@@ -3,6 +3,7 @@
  * time from a short measured warm-up (estimateAudit). While it runs: the time left from what this
  * session has measured: timeLeft.ts.
  */
+import { memorySizeText } from '../../common';
 import type { Generation, GenerationRequest, TextGenerator } from '../../engine';
 import type { Question } from '../dataset';
 import { deploymentRequest, decodingOf, drawQuestionRoutes, lengthBoundsOf } from '../probes';
@@ -47,6 +48,23 @@ export interface AuditEstimate {
    * tokens each, `most` for the most generations at the most tokens.
    */
   seconds: { least: number; most: number };
+  /** What the run holds in memory on the local engine, added by the service once the KV plan is made (absent for servers). */
+  memory?: EstimateMemory;
+}
+
+/**
+ * The memory an audit's model and sequences come to hold: the weights as the engine keeps them, and
+ * the most KV cache its sequences can hold at once (each sequence's largest need × how many run at
+ * once). Working buffers, the caches of prompts prefilled ahead, the prefix store and the runtime
+ * are not in it.
+ */
+export interface EstimateMemory {
+  weightBytes: number;
+  weights: 'f32' | 'int8';
+  /** The largest KV need of one sequence of the run (service/kvMemoryPlan.ts). */
+  kvPerSequenceBytes: number;
+  /** Sequences at once: --max-batch, or fewer under the KV budget. */
+  atOnce: number;
 }
 
 /** Warm-up requests per probe (and of the route pool), beside the deployment. */
@@ -195,6 +213,11 @@ function decodePace(model: TextGenerator, sequences: number, clockMs: () => numb
 
 /** The plan and its estimate in words (the CLI and the extension show the same text). */
 export function estimateText(e: AuditEstimate, duration: (ms: number) => string = formatDuration): { plan: string; cost: string } {
+  const m = e.memory;
+  const memory = m
+    ? `; memory: about ${memorySizeText(m.weightBytes)} of ${m.weights} weights + up to ${memorySizeText(m.kvPerSequenceBytes * m.atOnce)} of KV cache ` +
+      `(${m.atOnce} sequence${m.atOnce === 1 ? '' : 's'} at once × ${memorySizeText(m.kvPerSequenceBytes)}), not counting working buffers, prompts prefilled ahead or the prefix store`
+    : '';
   const stages = Object.entries(e.perQuestion).map(([s, n]) => `${s} ${n}`).join(' + ');
   const repair = e.repairPerScanned > 0 ? `, + repair ${e.repairPerScanned} per scanned question (up to ${e.generations.most})` : '';
   const w = e.warmUp;
@@ -210,7 +233,7 @@ export function estimateText(e: AuditEstimate, duration: (ms: number) => string 
       : `${e.questions} question${e.questions === 1 ? '' : 's'} × (${stages}) = ${e.generations.least} generations${repair}`,
     cost:
       `about ${span(tokens(e.generations.least, least), tokens(e.generations.most, most))} tokens (${perGeneration} per generation${open}), ` +
-      `about ${span(duration(e.seconds.least * 1000), duration(e.seconds.most * 1000))} at ${w.tokensPerSecond.toFixed(1)} tokens/s (measured warm-up: ${w.sequences} of the first question's requests, ${w.tokens} tokens in ${w.seconds.toFixed(1)} s)`,
+      `about ${span(duration(e.seconds.least * 1000), duration(e.seconds.most * 1000))} at ${w.tokensPerSecond.toFixed(1)} tokens/s (measured warm-up: ${w.sequences} of the first question's requests, ${w.tokens} tokens in ${w.seconds.toFixed(1)} s)${memory}`,
   };
 }
 

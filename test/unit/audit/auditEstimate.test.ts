@@ -37,6 +37,22 @@ test('the warm-up estimate: plan, tokens per generation, measured speed, in word
   assert.match(text.cost, /^about [\d,]+–[\d,]+ tokens \(\d+(–\d+)? per generation(; outputs not stopped within the warm-up may run to the token budget)?\), about \S+(–\S+)? at [\d.]+ tokens\/s \(measured warm-up: 24 of the first question's requests, \d+ tokens in [\d.]+ s\)$/);
 });
 
+test('memory beside time: the weights and the KV the sequences can hold at once, and what is not counted', async () => {
+  const dataset = smallDataset(5);
+  const e = await estimateAudit(fakeFor(dataset), dataset.questions, settingsFor());
+  assert.ok(e);
+  assert.ok(!estimateText(e).cost.includes('memory'), 'no figure (a server): nothing said');
+  // 25,280 bytes of weights (24.7 KiB); 32 sequences × 64 KiB = 2 MiB of KV.
+  const cost = estimateText({ ...e, memory: { weightBytes: 25280, weights: 'f32', kvPerSequenceBytes: 65536, atOnce: 32 } }).cost;
+  assert.ok(cost.startsWith(estimateText(e).cost), cost);
+  assert.ok(
+    cost.endsWith('; memory: about 24.7 KiB of f32 weights + up to 2 MiB of KV cache (32 sequences at once × 64 KiB), not counting working buffers, prompts prefilled ahead or the prefix store'),
+    cost,
+  );
+  const one = estimateText({ ...e, memory: { weightBytes: 13896, weights: 'int8', kvPerSequenceBytes: 491520, atOnce: 1 } }).cost;
+  assert.match(one, /; memory: about 13\.6 KiB of int8 weights \+ up to 480 KiB of KV cache \(1 sequence at once × 480 KiB\),/);
+});
+
 test('the warm-up separates prompt costs from decode costs: a generator of known costs is estimated exactly', async () => {
   // A generator whose clock advances by 50 ms per request (its prompt and first token) and 2 ms per
   // later token: a warm-up of sampled shared prompts at 16 tokens alone would read it as

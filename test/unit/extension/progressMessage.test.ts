@@ -61,6 +61,11 @@ test('the estimate offered before the run: plan by stage, tokens and time from t
   // Ends that read differently stay a range; without a repair scan there is one number.
   assert.match(estimateMessage({ ...estimate, seconds: { least: 60, most: 125 } }), /, about 1m00s–2m05s at 2460\.0 tokens\/s /);
   assert.match(estimateMessage({ ...estimate, repairPerScanned: 0, generations: { least: 600, most: 600 } }), /= 600 generations\. Estimate: about 9,000 tokens \(15 per generation\), about 4s at /);
+  // On the local engine the notification says memory beside time.
+  assert.match(
+    estimateMessage({ ...estimate, memory: { weightBytes: 3386496, weights: 'f32', kvPerSequenceBytes: 491520, atOnce: 32 } }),
+    /about 4s at 2460\.0 tokens\/s \(measured warm-up: [^)]*\); memory: about 3\.23 MiB of f32 weights \+ up to 15 MiB of KV cache \(32 sequences at once × 480 KiB\), not counting working buffers, prompts prefilled ahead or the prefix store\.$/,
+  );
 });
 
 test('the engine counts tokens as it generates: shown from the first seconds, before any question finishes', () => {
