@@ -7,7 +7,7 @@
  */
 import { InputError, memorySizeText } from '../common';
 import { sequenceKvNeed, type ModelConfig, type TextGenerator } from '../engine/index';
-import { isRouteProbe, promptIds } from '../audit/probes';
+import { fitQuestionPrompt, isRouteProbe } from '../audit/probes';
 import type { Question } from '../audit/dataset';
 import type { KvMemoryPlan, RunSettings } from '../contract';
 
@@ -17,11 +17,21 @@ export function longestRoute(settings: Pick<RunSettings, 'probes' | 'routeSpace'
   return Math.max(numBlocks, probed, ...settings.globalRoutes.routes.map((r) => r.length));
 }
 
-/** The longest prompt of the questions, no longer than the context leaves beside the budget (a longer one is cut or skipped). */
+/**
+ * The longest prompt the run will prefill: each question's prompt fitted into the context as the run
+ * fits it (fitQuestionPrompt), so a question skipped from its length alone is neither tokenized nor
+ * counted (a 50 MB question would spend minutes in the tokenizer here), and a prompt cut from the
+ * left counts at its cut length. Nothing can need more than the context leaves beside the budget,
+ * so the scan stops once a prompt reaches that.
+ */
 export function longestPrompt(model: TextGenerator, settings: Pick<RunSettings, 'deployment'>, questions: readonly Question[]): number {
-  let most = 0;
-  for (const q of questions) most = Math.max(most, promptIds(settings.deployment, q, model).length);
   const room = model.context ? model.context.maxPositions - settings.deployment.maxNewTokens : Infinity;
+  let most = 0;
+  for (const q of questions) {
+    if (most >= room) break;
+    const fit = fitQuestionPrompt(settings.deployment, q, model);
+    if ('ids' in fit) most = Math.max(most, fit.ids.length);
+  }
   return Math.max(0, Math.min(most, room));
 }
 

@@ -6,7 +6,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_KV_SHARE, kvBudget, kvMemoryText, longestRoute, planKvMemory, type KvBudget } from '../../../src/service/kvMemoryPlan';
+import { DEFAULT_KV_SHARE, kvBudget, kvMemoryText, longestPrompt, longestRoute, planKvMemory, type KvBudget } from '../../../src/service/kvMemoryPlan';
+import { parseDataset } from '../../../src/audit/dataset';
+import { promptIds } from '../../../src/audit/probes';
+import type { ModelContext, PromptSource } from '../../../src/engine';
+import { FakeGenerator } from '../audit/fakeGenerator';
+import { settingsFor } from '../audit/fixtures';
 import { readPreSettings } from '../../../src/service/auditInputs';
 import { InputError } from '../../../src/common';
 
@@ -98,4 +103,34 @@ test('--kv-memory is read as bytes, off or none as no budget; absent leaves the 
   assert.equal('kvMemory' in readPreSettings({}), false);
   assert.equal('kvMemory' in readPreSettings({ kvMemory: '' }), false, 'an empty setting is the default');
   assert.throws(() => readPreSettings({ kvMemory: 'big' }), /--kv-memory "big": expected a size/);
+});
+
+/** Characters as tokens, a length bound like the real tokenizer's, and a record of what was tokenized. */
+class ContextFake extends FakeGenerator {
+  readonly context: ModelContext = { maxPositions: 400 };
+  readonly tokenized: number[] = [];
+  override encodeRaw(text: string): number[] {
+    this.tokenized.push(text.length);
+    return super.encodeRaw(text);
+  }
+  tokensAtLeast(prompt: PromptSource): number {
+    return 'raw' in prompt ? prompt.raw.length : prompt.chat.reduce((n, m) => n + m.content.length, 0);
+  }
+}
+
+test('the longest prompt is the longest the run prefills: one skipped from its length is neither tokenized nor counted, one cut from the left counts cut', () => {
+  const long = `Read this: ${'word '.repeat(200_000)} What is 1 plus 1?`;
+  const ds = parseDataset('/v.jsonl', [
+    { id: 'short', question: 'What is 2 plus 2?', answer: '#### 4' },
+    { id: 'long', question: long, answer: '#### 2' },
+    { id: 'short2', question: 'What is 13 plus 13?', answer: '#### 26' },
+  ].map((l) => JSON.stringify(l)).join('\n') + '\n');
+  const deployment = { ...settingsFor().deployment, maxNewTokens: 64 };
+  const skipping = new ContextFake(8, new Map());
+  const shortest = Math.max(...ds.questions.filter((q) => q.id !== 'long').map((q) => promptIds(deployment, q, skipping).length));
+  skipping.tokenized.length = 0;
+  assert.equal(longestPrompt(skipping, { deployment }, ds.questions), shortest, 'the skipped question is not the longest prompt');
+  assert.ok(skipping.tokenized.every((chars) => chars < 1000), `tokenized ${skipping.tokenized.join(', ')} characters: the long question was tokenized`);
+  const cutting = new ContextFake(8, new Map());
+  assert.equal(longestPrompt(cutting, { deployment: { ...deployment, truncatePrompt: 'left' } }, ds.questions), 400 - 64, 'a prompt cut from the left fills what the context leaves');
 });
