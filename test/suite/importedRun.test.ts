@@ -14,7 +14,7 @@ import * as vscode from 'vscode';
 import type { ReachAuditApi } from '../../src/extension/extension';
 import type { QuestionRecord } from '../../src/contract';
 import { pageProbesAvailable, panelEval } from './pageProbe';
-import { EXTENSION_ID } from './suiteFixtures';
+import { EXTENSION_ID, FIXTURES } from './suiteFixtures';
 
 const LOG = 'samples_gsm8k_2026-12-01T10-00-00.000000.jsonl';
 
@@ -39,7 +39,7 @@ suite('An imported harness log in the panel', function () {
     assert.ok(extension);
     api = await extension.activate();
     cli = path.join(extension.extensionPath, 'dist', 'cli.js');
-    log = path.join(extension.extensionPath, 'test', 'fixtures', 'logs', 'lm-eval', LOG);
+    log = path.join(FIXTURES, 'logs', 'lm-eval', LOG);
     // Outside the workspace, so the other suite files see the workspace's runs unchanged.
     outside = fs.mkdtempSync(path.join(os.tmpdir(), 'reach-audit-imported-'));
   });

@@ -14,7 +14,7 @@ import type { ReachAuditApi } from '../../src/extension/extension';
 import type { CommandResult } from '../../src/extension/commands/auditCommands';
 import type { QuestionRecord } from '../../src/contract';
 import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
-import { EXTENSION_ID } from './suiteFixtures';
+import { EXTENSION_ID, FIXTURES } from './suiteFixtures';
 import { pageProbesAvailable, quickInputType, workbenchEval } from './pageProbe';
 
 interface MenuEntry {
@@ -37,8 +37,8 @@ suite('Parquet benchmarks', function () {
     assert.ok(found);
     extension = found;
     api = await extension.activate();
-    data = path.join(extension.extensionPath, 'test', 'fixtures', 'parquet', 'gsm8k-test.parquet');
-    jsonl = path.join(extension.extensionPath, 'test', 'fixtures', 'benchmarks', 'gsm8k-test-sample.jsonl');
+    data = path.join(FIXTURES, 'parquet', 'gsm8k-test.parquet');
+    jsonl = path.join(FIXTURES, 'benchmarks', 'gsm8k-test-sample.jsonl');
     root = path.join(folder.uri.fsPath, 'parquet-suite');
     writeRandomModel(path.join(root, 'model'), SMALL_SPECS.llama);
   });

@@ -2,8 +2,9 @@
 import * as path from 'node:path';
 
 export const EXTENSION_ID = 'reach-audit.reach-audit';
-// out/test/suite → test/fixtures/runs in the repository (README there describes each run).
-export const FIXTURE_RUNS = path.resolve(__dirname, '../../../test/fixtures/runs');
+/** out/test/suite → the repository's test/fixtures (the installed .vsix ships none, so never the extension's folder); runs/README.md describes each run. */
+export const FIXTURES = path.resolve(__dirname, '../../../test/fixtures');
+export const FIXTURE_RUNS = path.join(FIXTURES, 'runs');
 export const BASE_RUN = '2026-12-01T09-30-00Z-demo-base';
 
 /** Polls `probe` until it gives a value (not undefined); fails naming `what` after `timeoutMs`. */
