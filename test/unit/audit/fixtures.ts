@@ -7,7 +7,7 @@ import { DEFAULT_DEPLOYMENT } from '../../../src/audit/probes/deployment';
 import { DEFAULT_SEARCH } from '../../../src/audit/probes/routeSearch';
 import { DEFAULT_GRADING } from '../../../src/audit/answers/gradingSettings';
 import { DEFAULT_PROBE_DECODING } from '../../../src/audit/probes/probeDecoding';
-import type { RunSettings } from '../../../src/contract';
+import type { RunManifest, RunSettings } from '../../../src/contract';
 import { globalRoutePool } from '../../../src/audit/runner/questionPipeline';
 import { FakeGenerator } from './fakeGenerator';
 
@@ -44,6 +44,20 @@ export function settingsFor(numBlocks = 8, overrides: Partial<RunSettings> = {})
     grading: { ...DEFAULT_GRADING },
     selection: { limit: null, ids: null },
     ...overrides,
+  };
+}
+
+/** A manifest of a run with these settings, every other field a fixed stand-in (for resume/compare checks). */
+export function manifestFor(settings: RunSettings, extra: Partial<RunManifest> = {}): RunManifest {
+  return {
+    ...settings,
+    ...extra,
+    name: 'x',
+    createdAt: '',
+    tool: { name: 'reach-audit', version: '0' },
+    engine: { version: '1' },
+    model: { path: '/m', contentHash: 'h', numBlocks: 8 },
+    dataset: { path: '/d', contentHash: 'd', format: 'gsm8k', schema: 'gsm8k', questions: 24 },
   };
 }
 

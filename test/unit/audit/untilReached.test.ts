@@ -15,7 +15,7 @@ import { checkRecordSet } from '../../../src/audit/store/recordSetCheck';
 import type { Attempt, QuestionRecord, RunManifest, RunSettings } from '../../../src/contract';
 import type { Generation, GenerationRequest, GenerateOptions } from '../../../src/engine/types';
 import { FakeGenerator } from './fakeGenerator';
-import { fakeFor, settingsFor, smallDataset } from './fixtures';
+import { fakeFor, manifestFor, settingsFor, smallDataset } from './fixtures';
 
 async function audit(overrides: Partial<RunSettings>, inFlight = 6, model?: FakeGenerator) {
   const dataset = smallDataset();
@@ -137,17 +137,7 @@ test('a ceiling-only summary has exact reachable rates and no pass@k or blind nu
   assert.doesNotMatch(text, /pass@k sample/);
 });
 
-function manifestOf(settings: RunSettings): RunManifest {
-  return {
-    ...settings,
-    name: 'x',
-    createdAt: '',
-    tool: { name: 'reach-audit', version: '0' },
-    engine: { version: '1' },
-    model: { path: '/m', contentHash: 'h', numBlocks: 8 },
-    dataset: { path: '/d', contentHash: 'd', format: 'gsm8k', schema: 'gsm8k', questions: 24 },
-  };
-}
+const manifestOf = (settings: RunSettings): RunManifest => manifestFor(settings);
 
 test('resume, compare and merge refuse a ceiling-only run against a full one, naming the flag', () => {
   const full = manifestOf(settingsFor());

@@ -8,20 +8,9 @@ import assert from 'node:assert/strict';
 import { firstDifference } from '../../../src/service/realizedFromLog';
 import { comparisonMismatches, manifestMismatches } from '../../../src/audit/store/manifest';
 import type { RealizedFrom, RunManifest } from '../../../src/contract';
-import { settingsFor } from '../audit/fixtures';
+import { manifestFor, settingsFor } from '../audit/fixtures';
 
-function manifestOf(realizedFrom?: RealizedFrom): RunManifest {
-  return {
-    ...settingsFor(),
-    ...(realizedFrom ? { realizedFrom } : {}),
-    name: 'x',
-    createdAt: '',
-    tool: { name: 'reach-audit', version: '0' },
-    engine: { version: '1' },
-    model: { path: '/m', contentHash: 'h', numBlocks: 8 },
-    dataset: { path: '/d', contentHash: 'd', format: 'gsm8k', schema: 'gsm8k', questions: 24 },
-  };
-}
+const manifestOf = (realizedFrom?: RealizedFrom): RunManifest => manifestFor(settingsFor(), realizedFrom ? { realizedFrom } : {});
 
 test('firstDifference names the first differing character and shows a window of each text', () => {
   assert.equal(firstDifference('same', 'same'), null);
