@@ -3,7 +3,8 @@
  * line, wait for the answer file in the workspace. Under a launcher without probes (the
  * @vscode/test-electron one) `pageProbesAvailable` is false and the tests that need them skip.
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { PAGE_PROBE_FOLDER, PAGE_PROBE_PREFIX, type PageProbeRequest, type PanelDom } from '../vscode/pageProbes';
@@ -76,6 +77,22 @@ export async function workbenchClick(selector: string, text: string): Promise<vo
 /** Types the text of `file` into the open quick input and presses Enter (the text stays out of every log line). */
 export function quickInputType(file: string): Promise<{ typed: number; password: boolean }> {
   return ask<{ typed: number; password: boolean }>('quickInputType', { file });
+}
+
+/**
+ * Types `text` into the quick input titled `title` once it shows (under load the next picker comes
+ * late) and presses Enter; the text goes by a file of its own, so it stays out of every log line.
+ */
+export async function answerPicker(title: string, text: string): Promise<void> {
+  await workbenchEval<boolean>(`(t) => { const w = document.querySelector('.quick-input-widget'); return w && w.offsetParent !== null && (w.querySelector('.quick-input-title')?.textContent ?? '').includes(t) ? true : null; }`, title, 60_000);
+  const folder = mkdtempSync(path.join(os.tmpdir(), 'reach-audit-picks-'));
+  try {
+    const file = path.join(folder, 'answer.txt');
+    writeFileSync(file, text);
+    await quickInputType(file);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
 }
 
 /** Resizes the window's page to `width` × `height` (CSS px); the launcher opens it at 1600 × 1000. */

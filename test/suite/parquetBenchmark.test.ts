@@ -7,7 +7,6 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ReachAuditApi } from '../../src/extension/extension';
@@ -15,7 +14,7 @@ import type { CommandResult } from '../../src/extension/commands/auditCommands';
 import type { QuestionRecord } from '../../src/contract';
 import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
 import { EXTENSION_ID, FIXTURES } from './suiteFixtures';
-import { pageProbesAvailable, quickInputType, workbenchEval } from './pageProbe';
+import { answerPicker as answer, pageProbesAvailable } from './pageProbe';
 
 interface MenuEntry {
   command: string;
@@ -76,14 +75,6 @@ suite('Parquet benchmarks', function () {
     const config = vscode.workspace.getConfiguration('reachAudit');
     const settings: Record<string, unknown> = { modelPath: path.join(root, 'model'), defaultProbes: ['sample:2'], selectors: ['majority'], maxNewTokens: 4, threads: 1, cacheFolder: path.join(root, 'cache') };
     for (const [key, value] of Object.entries(settings)) await config.update(key, value, vscode.ConfigurationTarget.Workspace);
-    const typed = fs.mkdtempSync(path.join(os.tmpdir(), 'reach-audit-parquet-picks-'));
-    /** Types `text` into the picker titled `title` (waits for it: under load the next one comes late) and presses Enter. */
-    const answer = async (title: string, text: string): Promise<void> => {
-      await workbenchEval<boolean>(`(t) => { const w = document.querySelector('.quick-input-widget'); return w && w.offsetParent !== null && (w.querySelector('.quick-input-title')?.textContent ?? '').includes(t) ? true : null; }`, title, 60_000);
-      const answerFile = path.join(typed, `${Date.now()}.txt`);
-      fs.writeFileSync(answerFile, text);
-      await quickInputType(answerFile);
-    };
     try {
       const running = vscode.commands.executeCommand<CommandResult>('reachAudit.runAuditOnFile', vscode.Uri.file(file));
       // No dataset picker: the file is the dataset; the model comes from the setting.
@@ -104,7 +95,6 @@ suite('Parquet benchmarks', function () {
       assert.ok(budgets.length > 0 && budgets.every((b) => b === 2), `every probe at the budget typed: ${budgets.join(', ')}`);
     } finally {
       for (const key of Object.keys(settings)) await config.update(key, undefined, vscode.ConfigurationTarget.Workspace);
-      fs.rmSync(typed, { recursive: true, force: true });
     }
   });
 });

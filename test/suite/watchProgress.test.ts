@@ -7,12 +7,11 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ReachAuditApi } from '../../src/extension/extension';
 import type { WatchArgs, WatchOutcome } from '../../src/extension/commands/watchTrainingRun';
-import { pageProbesAvailable, quickInputType, workbenchEval } from './pageProbe';
+import { answerPicker as answer, pageProbesAvailable } from './pageProbe';
 import { EXTENSION_ID } from './suiteFixtures';
 
 const ASKED = /^auditing checkpoint-100 · 0 queued · 0 done — checkpoint-100: (\d+)\/20 questions \(\d+%\)/;
@@ -23,7 +22,6 @@ suite('Watch Training Run: sized from the palette, its progress question by ques
   let root: string;
   let demo: string;
   let first: WatchOutcome | undefined;
-  const typed = fs.mkdtempSync(path.join(os.tmpdir(), 'reach-audit-watch-picks-'));
   const config = () => vscode.workspace.getConfiguration('reachAudit');
 
   suiteSetup(async () => {
@@ -45,18 +43,9 @@ suite('Watch Training Run: sized from the palette, its progress question by ques
     await config().update('maxNewTokens', undefined, vscode.ConfigurationTarget.Workspace);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     fs.rmSync(root, { recursive: true, force: true });
-    fs.rmSync(typed, { recursive: true, force: true });
   });
 
   const base = (): WatchArgs => ({ dir: path.join(root, 'run'), data: path.join(demo, 'data', 'arith-test.jsonl'), poll: 0.2, untilIdle: 1.5, out: path.join(root, 'trajectory') });
-
-  /** Types `text` into the picker titled `title` (waits for it: under load the next one comes late) and presses Enter. */
-  async function answer(title: string, text: string): Promise<void> {
-    await workbenchEval<boolean>(`(t) => { const w = document.querySelector('.quick-input-widget'); return w && w.offsetParent !== null && (w.querySelector('.quick-input-title')?.textContent ?? '').includes(t) ? true : null; }`, title, 60_000);
-    const file = path.join(typed, `${Date.now()}.txt`);
-    fs.writeFileSync(file, text);
-    await quickInputType(file);
-  }
 
   test('asks how many questions and what budget, then shows the estimate and each question done', async function () {
     if (!pageProbesAvailable) this.skip(); // the answers are typed into VS Code's pickers
