@@ -165,6 +165,8 @@ suite('What the user sees: cancel, export, table, gutter, welcome', function () 
     const shown = await panelEval<{ n: string; detail: string; metrics: Record<string, { value: string; detail: string }> }>(`() => {
       const n = document.querySelector('.metric-n');
       if (!n || n.querySelector('.metric-value').textContent !== ${JSON.stringify(String(kept.length))}) return null;
+      // The cancel's end can reach the panel just after the run does: wait for the run to read as stopped.
+      if (n.querySelector('.metric-detail').textContent === 'live') return null;
       const metrics = {};
       for (const m of document.querySelectorAll('.metric')) metrics[m.querySelector('.metric-label').textContent] = { value: m.querySelector('.metric-value').textContent, detail: m.querySelector('.metric-detail').textContent };
       return { n: n.querySelector('.metric-value').textContent, detail: n.querySelector('.metric-detail').textContent, metrics };
@@ -332,6 +334,9 @@ suite('What the user sees: cancel, export, table, gutter, welcome', function () 
       const workspaceRoot = vscode.workspace.workspaceFolders![0].uri.fsPath;
       const copy = path.join(workspaceRoot, 'reach-audit-demo', 'arith-test.jsonl');
       for (const run of runs) assert.equal(datasetPathOf(run.dataset ?? '', run.folder), copy, run.folder);
+      // The demo's last step opens the copy beside the panel; wait for it, so no editor opens after
+      // this test ends (an editor shown late takes a picker of the next test with it).
+      await until('the demo data beside the panel', () => vscode.window.visibleTextEditors.some((e) => e.document.uri.fsPath === copy) || undefined, 60_000);
       // The hover answers on the copy's lines (the demo opened it beside the panel).
       const copyDocument = await vscode.workspace.openTextDocument(vscode.Uri.file(copy));
       const marked = await until('the hovers on the workspace copy', async () => {

@@ -51,9 +51,13 @@ suite('Watch Training Run: sized from the palette, its progress question by ques
     if (!pageProbesAvailable) this.skip(); // the answers are typed into VS Code's pickers
     const from = api.watches.reported.length;
     const watching = vscode.commands.executeCommand<WatchOutcome>('reachAudit.watchTrainingRun', base());
-    await answer('questions of arith-test.jsonl', 'First 20'); // how many questions
-    await answer('Reach Audit: probes', ''); // which probes: the ones offered
-    await answer('budget per probe', '2'); // the budget of each
+    // A picker closed by something else (focus taken by an editor) ends the watch as dismissed: say so, not a timeout.
+    const endedEarly = Promise.resolve(watching).then((o) => Promise.reject(new Error(`the watch ended (${o.how}) before its pickers were answered`)));
+    endedEarly.catch(() => undefined);
+    const asked = async (title: string, text: string) => Promise.race([answer(title, text), endedEarly]);
+    await asked('questions of arith-test.jsonl', 'First 20'); // how many questions
+    await asked('Reach Audit: probes', ''); // which probes: the ones offered
+    await asked('budget per probe', '2'); // the budget of each
     first = await watching;
     assert.equal(first.how, 'ended', first.message);
     const argv = (first.argv ?? []).join(' ');
