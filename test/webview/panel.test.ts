@@ -731,4 +731,34 @@ describe('audit panel (Chromium, strict CSP)', () => {
     await waitFor(page, `document.querySelector('.topbar-actions vscode-button').title === 'Export the 12 questions (CSV)'`);
     await assertClean(page, browser);
   });
+
+  test('a status that arrives with the first record, before the table has its row, never says "no question matches the filter"', async () => {
+    const live = makeSyntheticRun({ n: 10, budget: 4, seed: 5, runId: 'first-record', label: 'first record' });
+    await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'loadRun', run: { ...live, records: [], summary: undefined } })})`);
+    await evaluate(page, `window.__probes.post({ type: 'runStatus', runId: 'first-record', status: 'running', done: 0, total: 10 })`);
+    await waitFor(page, `document.querySelector('.count').textContent === '0 questions'`);
+    // The record and the next status in one turn, the table's frame held back until both are
+    // handled (as a busy or hidden page delays it): what Export says then, beside the count.
+    const between = await evaluate<{ count: string; titles: string[] }>(page, `new Promise((resolve) => {
+      const frames = [];
+      const raf = window.requestAnimationFrame;
+      window.requestAnimationFrame = (f) => { frames.push(f); return frames.length; };
+      const seen = (e) => {
+        if (!e.data || e.data.type !== 'runStatus' || e.data.done !== 1) return;
+        window.removeEventListener('message', seen);
+        const state = { count: document.querySelector('.count').textContent, titles: Array.from(document.querySelectorAll('.topbar-actions vscode-button')).map((b) => b.title) };
+        window.requestAnimationFrame = raf;
+        for (const f of frames) f(performance.now());
+        resolve(state);
+      };
+      window.addEventListener('message', seen);
+      window.postMessage(${JSON.stringify({ type: 'appendRecords', runId: 'first-record', records: live.records.slice(0, 1) })}, '*');
+      window.postMessage({ type: 'runStatus', runId: 'first-record', status: 'running', done: 1, total: 10 }, '*');
+    })`);
+    assert.equal(between.count, '0 questions', 'the frame was held back');
+    for (const title of between.titles) assert.match(title, /^Nothing to export yet/, JSON.stringify(between));
+    await waitFor(page, `document.querySelector('.count').textContent === '1 question'`);
+    await waitFor(page, `document.querySelector('.topbar-actions vscode-button').title.includes('the 1 question finished so far')`);
+    await assertClean(page, browser);
+  });
 });

@@ -74,6 +74,8 @@ class AuditPanel {
   private status: { status: RunStatus; done: number; total: number; message?: string } | undefined;
   private filters: StateFilter[] = BASE_FILTERS.slice();
   private shown: QuestionRow[] = [];
+  /** The run's questions when `shown` was last queried: the count and Export speak of that moment. */
+  private shownOf = 0;
   private pendingRestore: { selectedId?: string; scrollTop?: number } | undefined;
 
   private readonly table: QuestionTable;
@@ -386,6 +388,7 @@ class AuditPanel {
   private applyQuery(resetScroll: boolean): void {
     if (!this.run) return;
     this.shown = this.run.index.query(this.query(), this.filters);
+    this.shownOf = this.run.index.size;
     this.table.setRows(this.shown, resetScroll);
     if (resetScroll) this.state.scrollTop = 0;
     this.renderCount();
@@ -406,7 +409,9 @@ class AuditPanel {
    */
   private renderExport(): void {
     const shown = this.shown.length;
-    const total = this.run?.index.size ?? 0;
+    // Records that arrived since (their rows come with the next frame) are not yet on the table:
+    // until then Export says what the count says, never "no question matches the filter".
+    const total = this.run ? this.shownOf : 0;
     const live = this.isLive();
     for (const [button, format] of this.exportButtons) {
       const disabled = shown === 0;
@@ -483,6 +488,7 @@ class AuditPanel {
         this.refreshFrame = 0;
         if (!this.run) return;
         this.shown = this.run.index.query(this.query(), this.filters);
+        this.shownOf = this.run.index.size;
         this.table.setRows(this.shown, false);
         this.restore();
         this.renderCount();
