@@ -95,6 +95,36 @@ export async function answerPicker(title: string, text: string): Promise<void> {
   }
 }
 
+/**
+ * Starts a command that asks through pickers and answers them in order: `answers` are [title, text]
+ * pairs for answerPicker. A picker closed by something else (an editor or panel an earlier test
+ * opened late takes the focus) ends the command as dismissed before its pickers are answered: that
+ * is logged and the command is started once more; a second dismissal fails with its outcome.
+ */
+export async function commandThroughPickers<T extends { how: string; message?: string }>(start: () => Thenable<T>, answers: ReadonlyArray<readonly [string, string]>): Promise<T> {
+  let answering: Promise<void> = Promise.resolve();
+  const once = async (): Promise<T> => {
+    const running = Promise.resolve(start());
+    const endedEarly = running.then((o) => Promise.reject(new Error(`the command ended (${o.how}: ${o.message ?? ''}) before its pickers were answered`)));
+    endedEarly.catch(() => undefined);
+    for (const [title, text] of answers) {
+      answering = answerPicker(title, text);
+      await Promise.race([answering, endedEarly]);
+    }
+    return running;
+  };
+  try {
+    return await once();
+  } catch (err) {
+    if (!/ended \(dismissed/.test((err as Error).message)) throw err;
+    console.log(`[pickers] ${(err as Error).message}; starting it again`);
+    // The answer under way must not type into the next command's first picker.
+    await answering.catch(() => undefined);
+    await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+    return once();
+  }
+}
+
 /** Resizes the window's page to `width` × `height` (CSS px); the launcher opens it at 1600 × 1000. */
 export function setViewport(width: number, height: number): Promise<{ width: number; height: number }> {
   return ask<{ width: number; height: number }>('viewport', { width, height });

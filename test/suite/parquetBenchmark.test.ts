@@ -14,7 +14,7 @@ import type { CommandResult } from '../../src/extension/commands/auditCommands';
 import type { QuestionRecord } from '../../src/contract';
 import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
 import { EXTENSION_ID, FIXTURES } from './suiteFixtures';
-import { answerPicker as answer, pageProbesAvailable } from './pageProbe';
+import { commandThroughPickers, pageProbesAvailable } from './pageProbe';
 
 interface MenuEntry {
   command: string;
@@ -76,15 +76,15 @@ suite('Parquet benchmarks', function () {
     const settings: Record<string, unknown> = { modelPath: path.join(root, 'model'), defaultProbes: ['sample:2'], selectors: ['majority'], maxNewTokens: 4, threads: 1, cacheFolder: path.join(root, 'cache') };
     for (const [key, value] of Object.entries(settings)) await config.update(key, value, vscode.ConfigurationTarget.Workspace);
     try {
-      const running = vscode.commands.executeCommand<CommandResult>('reachAudit.runAuditOnFile', vscode.Uri.file(file));
       // No dataset picker: the file is the dataset; the model comes from the setting.
-      await answer('Reach Audit: probes', ''); // the probes offered (sample, from the setting)
-      await answer('budget per probe', '2');
-      await answer('answer-blind selection', ''); // the selectors offered
-      await answer('questions of gsm8k-test.parquet', 'First N');
-      await answer('first N questions', '2');
-      await answer('options of this run', ''); // Enter starts
-      const result = await running;
+      const result = await commandThroughPickers(() => vscode.commands.executeCommand<CommandResult>('reachAudit.runAuditOnFile', vscode.Uri.file(file)), [
+        ['Reach Audit: probes', ''], // the probes offered (sample, from the setting)
+        ['budget per probe', '2'],
+        ['answer-blind selection', ''], // the selectors offered
+        ['questions of gsm8k-test.parquet', 'First N'],
+        ['first N questions', '2'],
+        ['options of this run', ''], // Enter starts
+      ]);
       assert.equal(result.how, 'done', result.message);
       const records = fs.readFileSync(path.join(result.runDir!, 'records.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as QuestionRecord);
       assert.deepEqual(records.map((r) => r.place), [{ file: 'gsm8k-test.parquet', row: 0 }, { file: 'gsm8k-test.parquet', row: 1 }]);

@@ -123,13 +123,16 @@ suite('What the user sees: cancel, export, table, gutter, welcome', function () 
     assert.equal(after.buttons[1].title, `Export the ${kept.length} question${kept.length === 1 ? '' : 's'} (JSON)`);
     // The rows drawn (the table draws the rows in view) are the kept questions from the top, sorted by id.
     // (Row elements are recycled, so their DOM order is not the table's: sorted by aria-rowindex.)
-    const rowIds = await panelEval<string[]>(`() => {
+    const drawn = await panelEval<{ ids: string[]; full: boolean }>(`() => {
       const rows = Array.from(document.querySelectorAll('.qt-body-row:not([hidden])')).sort((a, b) => Number(a.getAttribute('aria-rowindex')) - Number(b.getAttribute('aria-rowindex')));
       const ids = rows.map((r) => r.querySelector('.col-id').textContent);
-      return ids.length > 0 ? ids : null;
+      // A table in a shorter panel (another editor beside or below it) draws the rows that fit: it is full when they overflow the view.
+      const view = document.querySelector('.qt-viewport');
+      return ids.length > 0 ? { ids, full: view.scrollHeight > view.clientHeight + 1 } : null;
     }`);
+    const rowIds = drawn.ids;
     assert.deepEqual(rowIds, keptIds.slice(0, rowIds.length), 'the table lists exactly the kept questions (sorted by id)');
-    if (kept.length <= 20) assert.equal(rowIds.length, kept.length, 'every kept question has its row');
+    if (kept.length <= 20 && !drawn.full) assert.equal(rowIds.length, kept.length, 'every kept question has its row');
   });
 
   test('after the cancel the panel and the side bar show the same numbers for the kept questions', async () => {

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ReachAuditApi } from '../../src/extension/extension';
 import type { WatchArgs, WatchOutcome } from '../../src/extension/commands/watchTrainingRun';
-import { answerPicker as answer, pageProbesAvailable } from './pageProbe';
+import { commandThroughPickers, pageProbesAvailable } from './pageProbe';
 import { EXTENSION_ID } from './suiteFixtures';
 
 const ASKED = /^auditing checkpoint-100 · 0 queued · 0 done — checkpoint-100: (\d+)\/20 questions \(\d+%\)/;
@@ -50,24 +50,12 @@ suite('Watch Training Run: sized from the palette, its progress question by ques
   test('asks how many questions and what budget, then shows the estimate and each question done', async function () {
     if (!pageProbesAvailable) this.skip(); // the answers are typed into VS Code's pickers
     const from = api.watches.reported.length;
-    // Sized through its three pickers. A picker closed by something else (an editor opened late by an
-    // earlier test takes the focus) ends the watch as dismissed before it ran: that is said, and
-    // the watch is asked once more; a second dismissal fails the test.
-    const sized = async (): Promise<WatchOutcome> => {
-      const watching = Promise.resolve(vscode.commands.executeCommand<WatchOutcome>('reachAudit.watchTrainingRun', base()));
-      const endedEarly = watching.then((o) => Promise.reject(new Error(`the watch ended (${o.how}: ${o.message ?? ''}) before its pickers were answered`)));
-      endedEarly.catch(() => undefined);
-      const asked = (title: string, text: string) => Promise.race([answer(title, text), endedEarly]);
-      await asked('questions of arith-test.jsonl', 'First 20'); // how many questions
-      await asked('Reach Audit: probes', ''); // which probes: the ones offered
-      await asked('budget per probe', '2'); // the budget of each
-      return watching;
-    };
-    first = await sized().catch(async (err: Error) => {
-      if (!/ended \(dismissed/.test(err.message)) throw err;
-      console.log(`[watchProgress] ${err.message}; asking again`);
-      return sized();
-    });
+    // Sized through its three pickers.
+    first = await commandThroughPickers(() => vscode.commands.executeCommand<WatchOutcome>('reachAudit.watchTrainingRun', base()), [
+      ['questions of arith-test.jsonl', 'First 20'], // how many questions
+      ['Reach Audit: probes', ''], // which probes: the ones offered
+      ['budget per probe', '2'], // the budget of each
+    ]);
     assert.equal(first.how, 'ended', first.message);
     const argv = (first.argv ?? []).join(' ');
     assert.match(argv, /--limit 20\b/);
