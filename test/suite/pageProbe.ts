@@ -83,7 +83,7 @@ export function quickInputType(file: string): Promise<{ typed: number; password:
  * Types `text` into the quick input titled `title` once it shows (under load the next picker comes
  * late) and presses Enter; the text goes by a file of its own, so it stays out of every log line.
  */
-export async function answerPicker(title: string, text: string): Promise<void> {
+async function answerPicker(title: string, text: string): Promise<void> {
   await workbenchEval<boolean>(`(t) => { const w = document.querySelector('.quick-input-widget'); return w && w.offsetParent !== null && (w.querySelector('.quick-input-title')?.textContent ?? '').includes(t) ? true : null; }`, title, 60_000);
   const folder = mkdtempSync(path.join(os.tmpdir(), 'reach-audit-picks-'));
   try {
