@@ -387,12 +387,18 @@ class AuditPanel {
   /** Re-runs filter, search and sort; answers synchronously so typing feels immediate. */
   private applyQuery(resetScroll: boolean): void {
     if (!this.run) return;
-    this.shown = this.run.index.query(this.query(), this.filters);
-    this.shownOf = this.run.index.size;
+    this.requery();
     this.table.setRows(this.shown, resetScroll);
     if (resetScroll) this.state.scrollTop = 0;
     this.renderCount();
     this.save(false);
+  }
+
+  /** The rows of the current filter, search and sort, and the run's size they were taken at. */
+  private requery(): void {
+    if (!this.run) return;
+    this.shown = this.run.index.query(this.query(), this.filters);
+    this.shownOf = this.run.index.size;
   }
 
   private renderCount(): void {
@@ -487,8 +493,7 @@ class AuditPanel {
       this.refreshFrame = requestAnimationFrame(() => {
         this.refreshFrame = 0;
         if (!this.run) return;
-        this.shown = this.run.index.query(this.query(), this.filters);
-        this.shownOf = this.run.index.size;
+        this.requery();
         this.table.setRows(this.shown, false);
         this.restore();
         this.renderCount();
