@@ -11,7 +11,8 @@ import { version as packageVersion } from '../../package.json';
 import { UsageError, type Command } from './command';
 import { guardTerminalOutput } from './terminalText';
 
-const commands: Record<string, () => Promise<Command>> = {
+/** Every subcommand by name, in the order `--help` lists them (docs/reference/cli.md is generated from these). */
+export const commands: Record<string, () => Promise<Command>> = {
   // the engine alone
   forward: async () => (await import('./forward.js')).forwardCommand,
   generate: async () => (await import('./generate.js')).generateCommand,
@@ -52,7 +53,7 @@ function benchCommand(): Command {
   }
 }
 
-function usage(): string {
+export function usage(): string {
   const names = Object.keys(commands);
   return [
     'Usage: reach-audit <command> [options]',
