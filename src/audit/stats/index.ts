@@ -3,7 +3,7 @@ export { pairedBootstrap, quantileSorted, type PairedBootstrapOptions, type Pair
 export { bootstrapColumnMeans, bootstrapRatio } from './bootstrapStatistics';
 export { guessReachProbability, poissonBinomialUpperTail } from './chance';
 export { holmAdjust } from './holm';
-export { pAbove, pBelow, pEquivalent } from './marginTests';
+export { pAbove, pBelow, pEquivalent } from './pairedBoundPValues';
 export { mcnemarExact } from './mcnemar';
 export { ALPHA, DEFAULT_MARGIN, ONE_SIDED_ALPHA, checkMargin, pairedDecision, questionsToClear, type PairedEvidence } from './pairedDecision';
 export { pairedDelta } from './pairedDelta';

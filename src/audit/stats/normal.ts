@@ -1,6 +1,6 @@
 /**
  * The standard normal distribution function Φ, for p-values of tests that invert a score interval
- * (stats/marginTests.ts). erfc by its Chebyshev fit (Press et al., Numerical Recipes, erfcc), whose
+ * (stats/pairedBoundPValues.ts). erfc by its Chebyshev fit (Press et al., Numerical Recipes, erfcc), whose
  * relative error is below 1.2e-7 everywhere: far finer than any decision at α = 0.05 needs.
  */
 function erfc(x: number): number {

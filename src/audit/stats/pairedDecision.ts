@@ -6,7 +6,7 @@
  *   rows) is below α and the score interval (pairedScoreInterval) lies on that side of 0. Both are
  *   required because the asymptotic interval alone excludes 0 at 5 : 0 discordant (exact p 0.0625);
  * - equivalent: two one-sided tests, each at 2.5%: the 95% interval lies inside (−m, +m), or, in
- *   a table, the TOST p (stats/marginTests.ts) Holm-adjusted over its rows is below 2.5%;
+ *   a table, the TOST p (stats/pairedBoundPValues.ts) Holm-adjusted over its rows is below 2.5%;
  * - inconclusive: neither. Its rough sample size says how many questions a decision would take.
  */
 import type { PairedDecision, PairedDelta, PairedVerdict } from '../../contract';
