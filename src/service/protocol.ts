@@ -357,36 +357,44 @@ const EVENT_FIELDS: Record<EngineEvent['type'], Record<string, FieldKind | 'obje
   error: { id: 'nullableString', message: 'string', kind: 'string' },
 };
 
+/**
+ * Throws a ProtocolViolation naming the first field of an engine event that is not as its type says;
+ * past it, the value is that event (the checks are read from EVENT_FIELDS, which the compiler cannot follow).
+ */
+function checkEvent(v: unknown): asserts v is EngineEvent {
+  if (!isObject(v)) throw new ProtocolViolation(`expected a JSON object, got ${describe(v)}`);
+  const type = v.type as EngineEvent['type'];
+  const fields = typeof type === 'string' ? EVENT_FIELDS[type] : undefined;
+  if (!fields) throw new ProtocolViolation(`type: unknown event ${describe(type)}`);
+  for (const [name, kind] of Object.entries(fields)) {
+    const x = v[name];
+    const where = `${type}.${name}`;
+    if (kind === 'object') {
+      if (!isObject(x)) throw new ProtocolViolation(`${where}: expected an object, got ${describe(x)}`);
+    } else if (kind === 'nullableString') {
+      if (x !== null && typeof x !== 'string') throw new ProtocolViolation(`${where}: expected a string or null, got ${describe(x)}`);
+    } else if (kind === 'nullableNumber') {
+      if (x !== null && (typeof x !== 'number' || !Number.isFinite(x))) throw new ProtocolViolation(`${where}: expected a number or null, got ${describe(x)}`);
+    } else checkKind(x, kind as FieldKind, where);
+  }
+  if (v.label !== undefined && v.label !== 'base' && v.label !== 'tuned') throw new ProtocolViolation(`${type}.label: expected base or tuned, got ${describe(v.label)}`);
+  if (type === 'log' && !['info', 'warning', 'error'].includes(v.level as string)) throw new ProtocolViolation(`log.level: expected info, warning or error, got ${describe(v.level)}`);
+  if (type === 'error' && v.kind !== 'input' && v.kind !== 'internal') throw new ProtocolViolation(`error.kind: expected input or internal, got ${describe(v.kind)}`);
+  if (type === 'result') {
+    const needs = v.request === 'compare' ? ['comparison'] : v.request === 'auditQuestion' ? ['summary', 'record'] : v.request === 'audit' ? ['summary'] : null;
+    if (!needs) throw new ProtocolViolation(`result.request: expected audit, auditQuestion or compare, got ${describe(v.request)}`);
+    for (const n of needs) if (!isObject(v[n])) throw new ProtocolViolation(`result.${n}: expected an object, got ${describe(v[n])}`);
+  }
+}
+
 /** Checks one event line from the engine (the client trusts nothing it cannot check). */
 export function decodeEvent(line: string): Decoded<EngineEvent> {
   const parsed = parseLine(line);
   if ('error' in parsed) return { ok: false, id: null, message: `engine output: ${parsed.error}` };
   const v = parsed.value;
   try {
-    if (!isObject(v)) throw new ProtocolViolation(`expected a JSON object, got ${describe(v)}`);
-    const type = v.type as EngineEvent['type'];
-    const fields = typeof type === 'string' ? EVENT_FIELDS[type] : undefined;
-    if (!fields) throw new ProtocolViolation(`type: unknown event ${describe(type)}`);
-    for (const [name, kind] of Object.entries(fields)) {
-      const x = v[name];
-      const where = `${type}.${name}`;
-      if (kind === 'object') {
-        if (!isObject(x)) throw new ProtocolViolation(`${where}: expected an object, got ${describe(x)}`);
-      } else if (kind === 'nullableString') {
-        if (x !== null && typeof x !== 'string') throw new ProtocolViolation(`${where}: expected a string or null, got ${describe(x)}`);
-      } else if (kind === 'nullableNumber') {
-        if (x !== null && (typeof x !== 'number' || !Number.isFinite(x))) throw new ProtocolViolation(`${where}: expected a number or null, got ${describe(x)}`);
-      } else checkKind(x, kind as FieldKind, where);
-    }
-    if (v.label !== undefined && v.label !== 'base' && v.label !== 'tuned') throw new ProtocolViolation(`${type}.label: expected base or tuned, got ${describe(v.label)}`);
-    if (type === 'log' && !['info', 'warning', 'error'].includes(v.level as string)) throw new ProtocolViolation(`log.level: expected info, warning or error, got ${describe(v.level)}`);
-    if (type === 'error' && v.kind !== 'input' && v.kind !== 'internal') throw new ProtocolViolation(`error.kind: expected input or internal, got ${describe(v.kind)}`);
-    if (type === 'result') {
-      const needs = v.request === 'compare' ? ['comparison'] : v.request === 'auditQuestion' ? ['summary', 'record'] : v.request === 'audit' ? ['summary'] : null;
-      if (!needs) throw new ProtocolViolation(`result.request: expected audit, auditQuestion or compare, got ${describe(v.request)}`);
-      for (const n of needs) if (!isObject(v[n])) throw new ProtocolViolation(`result.${n}: expected an object, got ${describe(v[n])}`);
-    }
-    return { ok: true, value: v as unknown as EngineEvent };
+    checkEvent(v);
+    return { ok: true, value: v };
   } catch (err) {
     if (!(err instanceof ProtocolViolation)) throw err;
     return { ok: false, id: idOf(v), message: `engine output: ${err.message}` };

@@ -42,7 +42,7 @@ export function estimateMessage(estimate: AuditEstimate, label?: RunLabel): stri
 
 /**
  * What the estimate's notification says under its planned range once the engine has measured the
- * run's speed (issue 32's time left): "measured: 1m05s left at 812.4 tokens/s (3/24 questions done)".
+ * run's speed, the time left: "measured: 1m05s left at 812.4 tokens/s (3/24 questions done)".
  * Undefined before a measure, and at the end. The planned range ("34s–12m32s") spans every attempt
  * stopping early to none stopping, too wide to plan by; the measured one is what to plan by.
  */

@@ -1,6 +1,6 @@
 /**
- * What the per-question editor commands run, and the words that say so before they run (issue 40
- * point 9: Probe Layer Routes and Silence MLP Blocks ran the whole probe set and the repair scan).
+ * What the per-question editor commands run, and the words that say so before they run, so each
+ * command runs what its name says rather than the whole probe set and the repair scan.
  * Probe Layer Routes runs only the route probes (routes, search), no repair scan. Silence MLP Blocks
  * needs the probes too: the scan runs only on a question of the failure set (deployment wrong, a
  * reference probe right), so its title names the probes that decide that first.

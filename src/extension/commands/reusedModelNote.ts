@@ -1,7 +1,7 @@
 /**
  * The words that say which model folder an audit reuses, and why, when no picker asks for it: the
- * folder last picked in this workspace comes before the settings (issue 40: it was reused silently
- * while `reachAudit.modelPath` was empty).
+ * folder last picked in this workspace comes before the settings, and a notice names it so that it
+ * is never reused silently (as it would be while `reachAudit.modelPath` is empty).
  */
 import * as path from 'node:path';
 

@@ -1,7 +1,7 @@
 /**
- * What tells apart runs listed under the same name in the Runs view (issue 40: "tuned-arith-test" ×4
- * piled up alike): the start time always, the model folder where theirs differ, the question count
- * where it differs. Pure, over the listed runs.
+ * What tells apart runs listed under the same name in the Runs view, which would otherwise pile up
+ * alike (four "tuned-arith-test" rows): the start time always, the model folder where theirs differ,
+ * the question count where it differs. Pure, over the listed runs.
  */
 import * as path from 'node:path';
 import type { RunEntry } from './runListing';

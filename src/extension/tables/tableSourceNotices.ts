@@ -1,7 +1,8 @@
 /**
- * What Build Tables and Show Training Trajectory say about where their numbers come from, when no
- * picker asked (issue 40 point 9): tables built from the Runs view's selection name it and offer
- * the other runs; no trajectory yet offers Watch Training Run… rather than only the command line.
+ * What Build Tables and Show Training Trajectory say about where their numbers come from when no
+ * picker asked, so tables are never built from an unseen choice: tables built from the Runs view's
+ * selection name it and offer the other runs; no trajectory yet offers Watch Training Run… rather
+ * than only the command line.
  */
 import * as path from 'node:path';
 

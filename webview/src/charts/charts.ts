@@ -106,7 +106,8 @@ function canvasBox(label: string, tall = false): { box: HTMLElement; canvas: HTM
 
 export class ChartsView {
   readonly element: HTMLElement;
-  private charts: Chart[] = [];
+  /** Only destroyed: each chart keeps its own type (bar or line), which Chart[] (every type's union) would not. */
+  private charts: Pick<Chart, 'destroy'>[] = [];
   private heatmap: RepairHeatmap | undefined;
   private runs: ChartRun[] = [];
   private live = false;
@@ -134,8 +135,7 @@ export class ChartsView {
 
   private add<T extends 'bar' | 'line'>(canvas: HTMLCanvasElement, config: ChartConfiguration<T>): void {
     markSeries(canvas, config.data.datasets);
-    // The configuration is fully typed for its chart type; chart.js' constructor wants the union.
-    this.charts.push(new Chart(canvas, config as unknown as ChartConfiguration));
+    this.charts.push(new Chart(canvas, config));
   }
 
   private render(): void {

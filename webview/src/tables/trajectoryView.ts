@@ -102,7 +102,8 @@ export class TrajectoryView {
   readonly element = h('div', { class: 'tj' });
   private data: TrajectoryResult | undefined;
   private tables: TableData[] = [];
-  private charts: Chart[] = [];
+  /** Only destroyed: each chart keeps its own line type, which Chart[] (every type's union) would not. */
+  private charts: Pick<Chart, 'destroy'>[] = [];
   private step = -1;
   private deltas: TrajectoryDeltas | undefined;
   private readonly moved = h('section', { class: 'tj-moved', 'aria-live': 'polite', 'aria-label': 'Questions that moved at the selected step' });
@@ -250,7 +251,7 @@ export class TrajectoryView {
         return ds;
       });
       markSeries(rates, datasets);
-      this.charts.push(new Chart(rates, this.config(colors, labels, datasets, (i) => this.selectStep(i - 1), [whiskers]) as unknown as ChartConfiguration));
+      this.charts.push(new Chart(rates, this.config(colors, labels, datasets, (i) => this.selectStep(i - 1), [whiskers])));
     }
     const passk = this.element.querySelector<HTMLCanvasElement>('canvas.tj-passk');
     if (passk && d.passAtKProbe) {
@@ -261,7 +262,7 @@ export class TrajectoryView {
       pointIntervals.set(pass1, d.points.map(passAt1Interval));
       pointIntervals.set(passK, d.points.map(passAtKInterval));
       markSeries(passk, [pass1, passK]);
-      this.charts.push(new Chart(passk, this.config(colors, labels, [pass1, passK], (i) => this.selectStep(i - 1), [whiskers]) as unknown as ChartConfiguration));
+      this.charts.push(new Chart(passk, this.config(colors, labels, [pass1, passK], (i) => this.selectStep(i - 1), [whiskers])));
     }
     for (const block of this.deltas?.blocks ?? []) this.charts.push(block.draw());
   }
