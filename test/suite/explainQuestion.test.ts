@@ -13,7 +13,7 @@ import type { ReachAuditApi } from '../../src/extension/extension';
 import type { CommandResult } from '../../src/extension/commands/auditCommands';
 import type { ExplainOutcome } from '../../src/extension/commands/explainQuestion';
 import { pageProbesAvailable, panelClick, panelEval, screenshot, setViewport } from './pageProbe';
-import { EXTENSION_ID } from './suiteFixtures';
+import { workspaceFolder, activatedExtension } from './suiteFixtures';
 
 interface Line {
   id: string;
@@ -31,14 +31,11 @@ suite('Explain This Question', function () {
   let cacheDir: string;
 
   suiteSetup(async () => {
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    assert.ok(folder, 'the launcher opens a workspace folder');
-    const extension = vscode.extensions.getExtension<ReachAuditApi>(EXTENSION_ID);
-    assert.ok(extension);
-    api = await extension.activate();
-    const demo = path.join(extension.extensionPath, 'media', 'demo');
+    const activated = await activatedExtension();
+    api = activated.api;
+    const demo = activated.demo;
     data = path.join(demo, 'data', 'arith-test.jsonl');
-    cacheDir = path.join(folder.uri.fsPath, 'explain-suite-cache');
+    cacheDir = path.join(workspaceFolder(), 'explain-suite-cache');
     const result = await vscode.commands.executeCommand<CommandResult>('reachAudit.runAudit', {
       model: path.join(demo, 'base'), data, limit: 12, probes: ['sample:6'], repair: true, maxNewTokens: 48, threads: 1, cacheDir, name: 'suite-explain',
     });

@@ -14,7 +14,7 @@ import * as vscode from 'vscode';
 import type { ReachAuditApi } from '../../src/extension/extension';
 import type { QuestionRecord } from '../../src/contract';
 import { pageProbesAvailable, panelEval } from './pageProbe';
-import { EXTENSION_ID, FIXTURES } from './suiteFixtures';
+import { FIXTURES, activatedExtension } from './suiteFixtures';
 
 const LOG = 'samples_gsm8k_2026-12-01T10-00-00.000000.jsonl';
 
@@ -35,10 +35,9 @@ suite('An imported harness log in the panel', function () {
     });
 
   suiteSetup(async () => {
-    const extension = vscode.extensions.getExtension<ReachAuditApi>(EXTENSION_ID);
-    assert.ok(extension);
-    api = await extension.activate();
-    cli = path.join(extension.extensionPath, 'dist', 'cli.js');
+    const activated = await activatedExtension();
+    api = activated.api;
+    cli = path.join(activated.extension.extensionPath, 'dist', 'cli.js');
     log = path.join(FIXTURES, 'logs', 'lm-eval', LOG);
     // Outside the workspace, so the other suite files see the workspace's runs unchanged.
     outside = fs.mkdtempSync(path.join(os.tmpdir(), 'reach-audit-imported-'));

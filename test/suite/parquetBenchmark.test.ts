@@ -13,7 +13,7 @@ import type { ReachAuditApi } from '../../src/extension/extension';
 import type { CommandResult } from '../../src/extension/commands/auditCommands';
 import type { QuestionRecord } from '../../src/contract';
 import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
-import { EXTENSION_ID, FIXTURES } from './suiteFixtures';
+import { FIXTURES, workspaceFolder, activatedExtension } from './suiteFixtures';
 import { commandThroughPickers, pageProbesAvailable } from './pageProbe';
 
 interface MenuEntry {
@@ -30,15 +30,10 @@ suite('Parquet benchmarks', function () {
   let extension: vscode.Extension<ReachAuditApi>;
 
   suiteSetup(async () => {
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    assert.ok(folder, 'the launcher opens a workspace folder');
-    const found = vscode.extensions.getExtension<ReachAuditApi>(EXTENSION_ID);
-    assert.ok(found);
-    extension = found;
-    api = await extension.activate();
+    ({ api, extension } = await activatedExtension());
     data = path.join(FIXTURES, 'parquet', 'gsm8k-test.parquet');
     jsonl = path.join(FIXTURES, 'benchmarks', 'gsm8k-test-sample.jsonl');
-    root = path.join(folder.uri.fsPath, 'parquet-suite');
+    root = path.join(workspaceFolder(), 'parquet-suite');
     writeRandomModel(path.join(root, 'model'), SMALL_SPECS.llama);
   });
 

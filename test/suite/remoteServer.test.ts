@@ -17,11 +17,10 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ReachAuditApi } from '../../src/extension/extension';
 import type { CommandResult } from '../../src/extension/commands/auditCommands';
-import type { RunManifest } from '../../src/contract';
 import { startHttpServe } from '../support/cliRun';
 import { pageProbesAvailable, quickInputType } from './pageProbe';
 import { clearNotifications, renderedNotification } from './notifications';
-import { EXTENSION_ID } from './suiteFixtures';
+import { workspaceFolder, freshSuiteFolder, installedExtension, manifestOf } from './suiteFixtures';
 
 /** Long and distinctive, so finding it anywhere means it was written there. */
 const KEY = 'sk-suite-remote-8c4e1b7f29d04a6b-never-on-disk';
@@ -36,10 +35,6 @@ function filesUnder(folder: string): string[] {
 
 function holdingKey(files: readonly string[]): string[] {
   return files.filter((f) => fs.readFileSync(f).includes(KEY));
-}
-
-function manifestOf(runDir: string): RunManifest {
-  return JSON.parse(fs.readFileSync(path.join(runDir, 'manifest.json'), 'utf8')) as RunManifest;
 }
 
 suite('Remote servers from VS Code: the key in secret storage, the audit on a server', function () {
@@ -61,15 +56,9 @@ suite('Remote servers from VS Code: the key in secret storage, the audit on a se
 
   suiteSetup(async function () {
     if (!pageProbesAvailable) this.skip(); // the key is typed into VS Code's own input box by the launcher
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    assert.ok(folder, 'the launcher opens a workspace folder');
-    workspace = folder.uri.fsPath;
-    root = path.join(workspace, 'remote-suite');
-    fs.rmSync(root, { recursive: true, force: true });
-    fs.mkdirSync(root, { recursive: true });
-    const extension = vscode.extensions.getExtension<ReachAuditApi>(EXTENSION_ID);
-    assert.ok(extension);
-    const demo = path.join(extension.extensionPath, 'media', 'demo');
+    workspace = workspaceFolder();
+    root = freshSuiteFolder('remote-suite');
+    const { extension, demo } = installedExtension();
     model = path.join(demo, 'base');
     data = path.join(root, 'arith.jsonl');
     const lines = fs.readFileSync(path.join(demo, 'data', 'arith-test.jsonl'), 'utf8').split('\n').filter((l) => l.trim() !== '');

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ReachAuditApi } from '../../src/extension/extension';
 import type { RunsNode } from '../../src/extension/sidebar/runsView';
-import { EXTENSION_ID, FIXTURE_RUNS, BASE_RUN } from './suiteFixtures';
+import { EXTENSION_ID, FIXTURE_RUNS, BASE_RUN, workspaceFolder } from './suiteFixtures';
 import { pageProbesAvailable, workbenchClick } from './pageProbe';
 
 const UNFINISHED_RUN = '2026-12-01T11-00-00Z-demo-base-rerun';
@@ -48,9 +48,7 @@ suite('Runs view', () => {
   let api: ReachAuditApi;
 
   suiteSetup(() => {
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    assert.ok(folder, 'the launcher opens a workspace folder');
-    runsDir = path.join(folder.uri.fsPath, '.reach-audit', 'runs');
+    runsDir = path.join(workspaceFolder(), '.reach-audit', 'runs');
     rmSync(runsDir, { recursive: true, force: true });
     mkdirSync(runsDir, { recursive: true });
     for (const run of [BASE_RUN, UNFINISHED_RUN]) {

@@ -17,15 +17,10 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ReachAuditApi } from '../../src/extension/extension';
 import type { CommandResult } from '../../src/extension/commands/auditCommands';
-import type { RunManifest } from '../../src/contract';
 import { reproduceCommand } from '../../src/service/reproduceCommand';
 import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
 import { pageProbesAvailable, panelClick, panelEval, screenshot } from './pageProbe';
-import { BASE_RUN, EXTENSION_ID, FIXTURE_RUNS } from './suiteFixtures';
-
-function manifestOf(runDir: string): RunManifest {
-  return JSON.parse(fs.readFileSync(path.join(runDir, 'manifest.json'), 'utf8')) as RunManifest;
-}
+import { FIXTURE_RUNS, BASE_RUN, freshSuiteFolder, installedExtension, activatedExtension, manifestOf } from './suiteFixtures';
 
 suite('Options as settings, the command behind a run, runs from anywhere', function () {
   this.timeout(180_000);
@@ -37,17 +32,12 @@ suite('Options as settings, the command behind a run, runs from anywhere', funct
   const config = () => vscode.workspace.getConfiguration('reachAudit');
 
   suiteSetup(async () => {
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    assert.ok(folder, 'the launcher opens a workspace folder');
-    root = path.join(folder.uri.fsPath, 'options-suite');
-    fs.rmSync(root, { recursive: true, force: true });
+    root = freshSuiteFolder('options-suite', { create: false });
     model = path.join(root, 'model');
     writeRandomModel(model, SMALL_SPECS.llama);
     data = path.join(root, 'gsm8k.jsonl');
     fs.writeFileSync(data, [0, 1, 2].map((i) => JSON.stringify({ id: `o${i}`, question: `What is ${i} + ${i}?`, answer: `#### ${2 * i}` })).join('\n') + '\n');
-    const extension = vscode.extensions.getExtension<ReachAuditApi>(EXTENSION_ID);
-    assert.ok(extension);
-    api = await extension.activate();
+    ({ api } = await activatedExtension());
   });
 
   suiteTeardown(async () => {
@@ -89,8 +79,7 @@ suite('Options as settings, the command behind a run, runs from anywhere', funct
 
     // That command, run from a terminal (the bundled CLI for `reach-audit`, as the extension's
     // terminals have it), gives the records the audit started in VS Code wrote, byte for byte.
-    const extension = vscode.extensions.getExtension<ReachAuditApi>(EXTENSION_ID);
-    assert.ok(extension);
+    const { extension } = installedExtension();
     const again = path.join(root, 'runs', 'int8-from-terminal');
     const cli = `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(extension.extensionPath, 'dist', 'cli.js'))}`;
     const terminal = spawnSync('bash', ['-c', `${expected.replace(/^reach-audit /, `${cli} `)} --out ${JSON.stringify(again)}`], { cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, encoding: 'utf8', env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });

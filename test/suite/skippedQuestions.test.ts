@@ -14,7 +14,7 @@ import type { ReachAuditApi } from '../../src/extension/extension';
 import type { CommandResult } from '../../src/extension/commands/auditCommands';
 import { pageProbesAvailable, panelEval } from './pageProbe';
 import { clearNotifications, renderedNotification } from './notifications';
-import { EXTENSION_ID } from './suiteFixtures';
+import { freshSuiteFolder, activatedExtension } from './suiteFixtures';
 
 const SKIPPED = /^0 of 3 questions audited — 3 skipped: prompt \+ max new tokens longer than the model's context \(the shortest: 1,545 \+ 64 > 512 tokens\)$/;
 
@@ -25,15 +25,8 @@ suite('A run that skipped every question', function () {
   let demo: string;
 
   suiteSetup(async () => {
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    assert.ok(folder, 'the launcher opens a workspace folder');
-    root = path.join(folder.uri.fsPath, 'skipped-suite');
-    fs.rmSync(root, { recursive: true, force: true });
-    fs.mkdirSync(root, { recursive: true });
-    const extension = vscode.extensions.getExtension<ReachAuditApi>(EXTENSION_ID);
-    assert.ok(extension);
-    api = await extension.activate();
-    demo = path.join(extension.extensionPath, 'media', 'demo');
+    root = freshSuiteFolder('skipped-suite');
+    ({ api, demo } = await activatedExtension());
   });
 
   test('says how many were audited and why not the rest: in a notification and the panel, not "Done · 3 questions"', async () => {

@@ -17,7 +17,7 @@ import { searchSweepOf } from '../../src/audit/results/searchSweepTable';
 import { makeSyntheticRun } from '../webview/syntheticRun';
 import { makeSyntheticComparison } from '../webview/syntheticComparison';
 import { pageProbesAvailable, panelClick, panelEval } from './pageProbe';
-import { EXTENSION_ID } from './suiteFixtures';
+import { freshSuiteFolder, activatedExtension } from './suiteFixtures';
 
 /** Writes a synthetic run as a run folder (manifest, records, summary), its records carrying a sweep at c = 0.2, 0.6, 5.4. */
 function writeRun(folder: string, run: RunData, reach: (i: number) => boolean[]): void {
@@ -39,13 +39,8 @@ suite('Routes vs search over the sweep, and pass@k along k, in the panel and the
   let tuned: RunData;
 
   suiteSetup(async () => {
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    assert.ok(folder, 'the launcher opens a workspace folder');
-    const root = path.join(folder.uri.fsPath, 'sweep-suite');
-    fs.rmSync(root, { recursive: true, force: true });
-    const extension = vscode.extensions.getExtension<ReachAuditApi>(EXTENSION_ID);
-    assert.ok(extension);
-    api = await extension.activate();
+    const root = freshSuiteFolder('sweep-suite', { create: false });
+    ({ api } = await activatedExtension());
     base = makeSyntheticRun({ n: 400, budget: 4, seed: 5, runId: 'sweep-base', label: 'base' });
     tuned = makeSyntheticRun({ n: 400, budget: 4, seed: 5, runId: 'sweep-tuned', label: 'tuned', realizedBias: 0.15, reachBias: -0.13 });
     baseFolder = path.join(root, 'sweep-base');

@@ -7,13 +7,11 @@
  * Its runs write outside .reach-audit/runs, so the other files see the workspace's runs unchanged.
  */
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { ReachAuditApi } from '../../src/extension/extension';
 import type { CommandResult } from '../../src/extension/commands/auditCommands';
 import { pageProbesAvailable, panelEval, screenshot, setViewport } from './pageProbe';
-import { EXTENSION_ID } from './suiteFixtures';
+import { freshSuiteFolder, activatedExtension } from './suiteFixtures';
 
 /** The least height, in CSS px, of table a user can work in (about seven rows). */
 const USABLE = 200;
@@ -50,15 +48,10 @@ suite('The question table keeps a usable height', function () {
   let root: string;
 
   suiteSetup(async () => {
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    assert.ok(folder, 'the launcher opens a workspace folder');
-    root = path.join(folder.uri.fsPath, 'table-height-suite');
-    fs.rmSync(root, { recursive: true, force: true });
+    root = freshSuiteFolder('table-height-suite', { create: false });
     // Try It reveals the data beside the panel only when the panel shows: start from no editors, whatever the file before left.
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    const extension = vscode.extensions.getExtension<ReachAuditApi>(EXTENSION_ID);
-    assert.ok(extension);
-    await extension.activate();
+    await activatedExtension();
   });
 
   suiteTeardown(async () => {

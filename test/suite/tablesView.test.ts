@@ -15,7 +15,7 @@ import type { TablesResult } from '../../src/extension/tables/tablesCommands';
 import type { TablesMessage, TrajectoryMessage } from '../../src/extension/tables/tablesData';
 import type { FlowKey, Interval, StoredTrajectory, TrajectoryPoint } from '../../src/contract';
 import { pageProbesAvailable, panelClick, panelEval, screenshot } from './pageProbe';
-import { EXTENSION_ID } from './suiteFixtures';
+import { freshSuiteFolder, activatedExtension } from './suiteFixtures';
 
 const FRAME = '.rt-tables';
 const MOVES: FlowKey[] = ['reachable->realized', 'unreached->realized', 'realized->reachable', 'unreached->reachable', 'realized->unreached', 'reachable->unreached'];
@@ -105,16 +105,11 @@ suite('Build Tables and the training trajectory', function () {
     });
 
   suiteSetup(async () => {
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    assert.ok(folder, 'the launcher opens a workspace folder');
-    root = path.join(folder.uri.fsPath, 'tables-suite');
-    fs.rmSync(root, { recursive: true, force: true });
-    fs.mkdirSync(root, { recursive: true });
-    const extension = vscode.extensions.getExtension<ReachAuditApi>(EXTENSION_ID);
-    assert.ok(extension);
-    api = await extension.activate();
-    cli = path.join(extension.extensionPath, 'dist', 'cli.js');
-    const demo = path.join(extension.extensionPath, 'media', 'demo');
+    root = freshSuiteFolder('tables-suite');
+    const activated = await activatedExtension();
+    api = activated.api;
+    cli = path.join(activated.extension.extensionPath, 'dist', 'cli.js');
+    const demo = activated.demo;
     trajectoryDir = path.join(root, 'trajectory');
     await node([
       'trajectory', '--model', path.join(demo, 'base'), '--model', path.join(demo, 'round1'), '--model', path.join(demo, 'tuned'),

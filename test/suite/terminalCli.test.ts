@@ -9,16 +9,13 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { ReachAuditApi } from '../../src/extension/extension';
-import { EXTENSION_ID } from './suiteFixtures';
+import { activatedExtension } from './suiteFixtures';
 
 suite('reach-audit on the PATH of VS Code terminals', function () {
   this.timeout(60_000);
 
   test('Open Terminal with reach-audit: its PATH finds the bundled CLI, which runs', async () => {
-    const extension = vscode.extensions.getExtension<ReachAuditApi>(EXTENSION_ID);
-    assert.ok(extension);
-    await extension.activate();
+    await activatedExtension();
     const terminal = await vscode.commands.executeCommand<vscode.Terminal>('reachAudit.openCliTerminal');
     try {
       assert.ok(terminal, 'the command opens a terminal');

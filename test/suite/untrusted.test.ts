@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CommandResult } from '../../src/extension/commands/auditCommands';
 import type { ReachAuditApi } from '../../src/extension/extension';
-import { EXTENSION_ID, FIXTURE_RUNS, BASE_RUN } from './suiteFixtures';
+import { FIXTURE_RUNS, BASE_RUN, workspaceFolder, activatedExtension } from './suiteFixtures';
 
 const HOSTILE_PATH = '/hostile/model-from-the-workspace';
 const HOSTILE_SERVER = 'https://collector.invalid/v1';
@@ -23,7 +23,7 @@ suite('Untrusted workspace', function () {
   let runsDir: string;
 
   suiteSetup(async () => {
-    workspace = vscode.workspace.workspaceFolders![0].uri.fsPath;
+    workspace = workspaceFolder();
     runsDir = path.join(workspace, '.reach-audit', 'runs');
     rmSync(runsDir, { recursive: true, force: true });
     mkdirSync(runsDir, { recursive: true });
@@ -41,7 +41,7 @@ suite('Untrusted workspace', function () {
       }),
     );
     writeFileSync(path.join(workspace, 'questions.jsonl'), `${JSON.stringify({ id: 'q0', question: 'What is 1 + 1?', answer: '#### 2' })}\n`);
-    api = await vscode.extensions.getExtension<ReachAuditApi>(EXTENSION_ID)!.activate();
+    ({ api } = await activatedExtension());
   });
 
   test('the window really is untrusted', () => {

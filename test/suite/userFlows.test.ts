@@ -16,7 +16,7 @@ import type { CommandResult } from '../../src/extension/commands/auditCommands';
 import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
 import { pageProbesAvailable, panelClick, panelDom, panelEval, screenshot } from './pageProbe';
 import { storedVerdictText, type PairedDelta } from '../../src/contract';
-import { EXTENSION_ID, until } from './suiteFixtures';
+import { until, freshSuiteFolder, installedExtension, activatedExtension } from './suiteFixtures';
 import { reachAuditHover } from './questionHover';
 
 // The markup a hostile dataset could carry; the <svg> one would leave a mark on the page if it ever ran.
@@ -45,10 +45,7 @@ suite('Audit commands, panel and editor', function () {
   let fullRun: string;
 
   suiteSetup(async () => {
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    assert.ok(folder, 'the launcher opens a workspace folder');
-    root = path.join(folder.uri.fsPath, 'audit-suite');
-    fs.rmSync(root, { recursive: true, force: true });
+    root = freshSuiteFolder('audit-suite', { create: false });
     model = path.join(root, 'model');
     writeRandomModel(model, SMALL_SPECS.llama);
     data = path.join(root, 'gsm8k.jsonl');
@@ -70,9 +67,7 @@ suite('Audit commands, panel and editor', function () {
       threads: 1,
       cacheDir: path.join(root, 'cache'),
     };
-    const extension = vscode.extensions.getExtension<ReachAuditApi>(EXTENSION_ID);
-    assert.ok(extension);
-    api = await extension.activate();
+    ({ api } = await activatedExtension());
   });
 
   test('Run Reachability Audit: the run appears in the Runs view, the panel shows it with its summary numbers', async () => {
@@ -154,7 +149,7 @@ suite('Audit commands, panel and editor', function () {
   });
 
   test('Run Reachability Audit on the shipped demo data: the table shows each question with its state', async () => {
-    const demo = path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'media', 'demo');
+    const { demo } = installedExtension();
     const result = await vscode.commands.executeCommand<CommandResult>('reachAudit.runAudit', {
       ...settings,
       model: path.join(demo, 'base'),
@@ -274,7 +269,7 @@ suite('Audit commands, panel and editor', function () {
 
   test('Compare Checkpoints on the shipped demo pair: both runs, the paired numbers, the panel in each theme', async function () {
     this.timeout(300_000);
-    const demo = path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'media', 'demo');
+    const { demo } = installedExtension();
     const result = await vscode.commands.executeCommand<CommandResult>('reachAudit.compareCheckpoints', {
       ...settings,
       baseModel: path.join(demo, 'base'),

@@ -21,7 +21,7 @@ import { formatRateDetail } from '../../src/extension/sidebar/runHeadline';
 import { datasetPathOf } from '../../src/extension/panel/runData';
 import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
 import { pageProbesAvailable, panelDrag, panelEval, screenshot, workbenchClick, workbenchEval } from './pageProbe';
-import { EXTENSION_ID, until } from './suiteFixtures';
+import { until, freshSuiteFolder, installedExtension, activatedExtension } from './suiteFixtures';
 import { reachAuditHover, reachAuditLenses } from './questionHover';
 
 function readRecords(runDir: string): QuestionRecord[] {
@@ -61,17 +61,12 @@ suite('What the user sees: cancel, export, table, gutter, welcome', function () 
   const idOf = (i: number) => `gsm8k-long-benchmark-name-${String(i).padStart(4, '0')}`;
 
   suiteSetup(async () => {
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    assert.ok(folder);
-    root = path.join(folder.uri.fsPath, 'visible-suite');
-    fs.rmSync(root, { recursive: true, force: true });
+    root = freshSuiteFolder('visible-suite', { create: false });
     model = path.join(root, 'model');
     writeRandomModel(model, SMALL_SPECS.llama);
     data = path.join(root, 'long-ids.jsonl');
     fs.writeFileSync(data, Array.from({ length: N }, (_, i) => JSON.stringify({ id: idOf(i), question: `What is ${i} + 1?`, answer: `#### ${i + 1}` })).join('\n') + '\n');
-    const extension = vscode.extensions.getExtension<ReachAuditApi>(EXTENSION_ID);
-    assert.ok(extension);
-    api = await extension.activate();
+    ({ api } = await activatedExtension());
   });
 
   test('a run cancelled while the panel fills keeps the questions finished before the cancel; Export offers what is finished', async () => {
@@ -348,7 +343,7 @@ suite('What the user sees: cancel, export, table, gutter, welcome', function () 
         return lines.length === DEMO_QUESTIONS ? lines : undefined;
       }, 30_000);
       assert.deepEqual(marked, Array.from({ length: DEMO_QUESTIONS }, (_, i) => i));
-      assert.ok(!runs.some((r) => (r.dataset ?? '').startsWith(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath)), 'no run of the install folder\'s copy');
+      assert.ok(!runs.some((r) => (r.dataset ?? '').startsWith(installedExtension().extension.extensionPath)), 'no run of the install folder\'s copy');
     } finally {
       // Put the suite's earlier runs back beside the demo's.
       if (fs.existsSync(hidden)) {

@@ -12,7 +12,7 @@ import * as vscode from 'vscode';
 import type { ReachAuditApi } from '../../src/extension/extension';
 import type { WatchArgs, WatchOutcome } from '../../src/extension/commands/watchTrainingRun';
 import { commandThroughPickers, pageProbesAvailable } from './pageProbe';
-import { EXTENSION_ID } from './suiteFixtures';
+import { freshSuiteFolder, activatedExtension } from './suiteFixtures';
 
 const ASKED = /^auditing checkpoint-100 · 0 queued · 0 done — checkpoint-100: (\d+)\/20 questions \(\d+%\)/;
 
@@ -25,15 +25,9 @@ suite('Watch Training Run: sized from the palette, its progress question by ques
   const config = () => vscode.workspace.getConfiguration('reachAudit');
 
   suiteSetup(async () => {
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    assert.ok(folder, 'the launcher opens a workspace folder');
-    root = path.join(folder.uri.fsPath, 'watch-progress-suite');
-    fs.rmSync(root, { recursive: true, force: true });
+    root = freshSuiteFolder('watch-progress-suite');
     fs.mkdirSync(path.join(root, 'run'), { recursive: true });
-    const extension = vscode.extensions.getExtension<ReachAuditApi>(EXTENSION_ID);
-    assert.ok(extension);
-    api = await extension.activate();
-    demo = path.join(extension.extensionPath, 'media', 'demo');
+    ({ api, demo } = await activatedExtension());
     fs.cpSync(path.join(demo, 'base'), path.join(root, 'run', 'checkpoint-100'), { recursive: true });
     // Short outputs: the demo's 20 questions in seconds.
     await config().update('maxNewTokens', 32, vscode.ConfigurationTarget.Workspace);

@@ -9,11 +9,10 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { ReachAuditApi } from '../../src/extension/extension';
 import type { WatchArgs, WatchOutcome } from '../../src/extension/commands/watchTrainingRun';
 import { pageProbesAvailable } from './pageProbe';
 import { clearNotifications, clickNotificationButton, renderedNotification } from './notifications';
-import { EXTENSION_ID, until } from './suiteFixtures';
+import { until, freshSuiteFolder, activatedExtension } from './suiteFixtures';
 
 const WAYS = ['Watch into a New Folder', 'Keep the Earlier Settings', 'Show Log'];
 
@@ -24,15 +23,9 @@ suite('Watch Training Run again after a settings change', function () {
   let out: string;
 
   suiteSetup(async () => {
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    assert.ok(folder, 'the launcher opens a workspace folder');
-    root = path.join(folder.uri.fsPath, 'watch-again-suite');
-    fs.rmSync(root, { recursive: true, force: true });
+    root = freshSuiteFolder('watch-again-suite');
     fs.mkdirSync(path.join(root, 'run'), { recursive: true });
-    const extension = vscode.extensions.getExtension<ReachAuditApi>(EXTENSION_ID);
-    assert.ok(extension);
-    await extension.activate();
-    demo = path.join(extension.extensionPath, 'media', 'demo');
+    ({ demo } = await activatedExtension());
     fs.cpSync(path.join(demo, 'base'), path.join(root, 'run', 'checkpoint-100'), { recursive: true });
     out = path.join(root, 'trajectory');
   });

@@ -13,7 +13,7 @@ import type { ReachAuditApi } from '../../src/extension/extension';
 import type { WatchArgs, WatchOutcome } from '../../src/extension/commands/watchTrainingRun';
 import type { TrajectoryMessage } from '../../src/extension/tables/tablesData';
 import { pageProbesAvailable, panelEval, screenshot } from './pageProbe';
-import { EXTENSION_ID } from './suiteFixtures';
+import { freshSuiteFolder, activatedExtension } from './suiteFixtures';
 
 const FRAME = '.rt-tables';
 
@@ -47,15 +47,9 @@ suite('Watch Training Run', function () {
   const labels = (m: TrajectoryMessage | undefined) => m?.trajectory.points.map((p) => p.label) ?? [];
 
   suiteSetup(async () => {
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    assert.ok(folder, 'the launcher opens a workspace folder');
-    root = path.join(folder.uri.fsPath, 'watch-suite');
-    fs.rmSync(root, { recursive: true, force: true });
+    root = freshSuiteFolder('watch-suite');
     fs.mkdirSync(path.join(root, 'run'), { recursive: true });
-    const extension = vscode.extensions.getExtension<ReachAuditApi>(EXTENSION_ID);
-    assert.ok(extension);
-    api = await extension.activate();
-    demo = path.join(extension.extensionPath, 'media', 'demo');
+    ({ api, demo } = await activatedExtension());
     earlier = new Set(api.tables.sent);
   });
 

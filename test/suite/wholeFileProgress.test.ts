@@ -20,7 +20,7 @@ import type { ReachAuditApi } from '../../src/extension/extension';
 import type { CommandResult } from '../../src/extension/commands/auditCommands';
 import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
 import { pageProbesAvailable, panelEval, screenshot, workbenchEval } from './pageProbe';
-import { EXTENSION_ID } from './suiteFixtures';
+import { freshSuiteFolder, installedExtension, activatedExtension } from './suiteFixtures';
 
 const N = 24;
 
@@ -109,17 +109,12 @@ suite('A whole-file audit: the estimate with Cancel, live progress', function ()
   let data: string;
 
   suiteSetup(async () => {
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    assert.ok(folder);
-    root = path.join(folder.uri.fsPath, 'progress-suite');
-    fs.rmSync(root, { recursive: true, force: true });
+    root = freshSuiteFolder('progress-suite', { create: false });
     model = path.join(root, 'model');
     writeRandomModel(model, SMALL_SPECS.llama);
     data = path.join(root, 'progress-24.jsonl');
     fs.writeFileSync(data, Array.from({ length: N }, (_, i) => JSON.stringify({ id: `p${i}`, question: `What is ${i} + 2?`, answer: `#### ${i + 2}` })).join('\n') + '\n');
-    const extension = vscode.extensions.getExtension<ReachAuditApi>(EXTENSION_ID);
-    assert.ok(extension);
-    api = await extension.activate();
+    ({ api } = await activatedExtension());
   });
 
   /**
@@ -263,7 +258,7 @@ suite('A whole-file audit: the estimate with Cancel, live progress', function ()
 
   test('Compare Checkpoints: each count says which run it is of, the base run first, then the trained one', async () => {
     await watchToasts();
-    const demo = path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'media', 'demo');
+    const { demo } = installedExtension();
     const messages: string[] = [];
     const estimates: string[] = [];
     const listener = api.session.listen({ onProgressMessage: (m) => messages.push(m), onEstimate: (m) => estimates.push(m) });

@@ -18,7 +18,7 @@ import type { QuestionRecord, RunManifest, RunSummary } from '../../src/contract
 import { pointsInterval, pValueClause, signedPoints } from '../../webview/src/comparison/comparisonModel';
 import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
 import { pageProbesAvailable, panelClick, panelEval, screenshot, viewEval } from './pageProbe';
-import { EXTENSION_ID } from './suiteFixtures';
+import { freshSuiteFolder, activatedExtension } from './suiteFixtures';
 
 const XSS_QUESTION = 'Ann has <img src=x onerror=alert(1)> 3 pens and buys 4 more. How many pens?';
 
@@ -73,10 +73,7 @@ suite('A run of few questions; random routes vs search', function () {
   let demo: string;
 
   suiteSetup(async () => {
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    assert.ok(folder);
-    root = path.join(folder.uri.fsPath, 'one-question-suite');
-    fs.rmSync(root, { recursive: true, force: true });
+    root = freshSuiteFolder('one-question-suite', { create: false });
     model = path.join(root, 'model');
     writeRandomModel(model, SMALL_SPECS.llama);
     data = path.join(root, 'gsm8k.jsonl');
@@ -88,10 +85,7 @@ suite('A run of few questions; random routes vs search', function () {
     twenty = path.join(root, 'twenty.jsonl');
     fs.writeFileSync(twenty, Array.from({ length: 20 }, (_, i) => JSON.stringify({ id: `t${i}`, question: `What is ${i} + 2?`, answer: `#### ${i + 2}` })).join('\n') + '\n');
     settings = { maxNewTokens: 4, batch: 4, threads: 1, cacheDir: path.join(root, 'cache') };
-    const extension = vscode.extensions.getExtension<ReachAuditApi>(EXTENSION_ID);
-    assert.ok(extension);
-    demo = path.join(extension.extensionPath, 'media', 'demo');
-    api = await extension.activate();
+    ({ api, demo } = await activatedExtension());
   });
 
   test('Audit This Question on the demo: the panel and the Audit view tell the question\'s story, not rates over n = 1, and say what was skipped', async () => {
