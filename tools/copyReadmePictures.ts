@@ -1,7 +1,7 @@
 /**
- * Copies the README's VS Code pictures from the ones the VS Code suite took, so they are retaken,
- * not edited by hand: each README picture names the suite's screenshot it is (a whole-window or a
- * panel-only shot, as test/suite saves them through test/vscode/pageProbes.ts).
+ * Copies the VS Code pictures of the README and docs/ from the ones the VS Code suite took, so they
+ * are retaken, not edited by hand: each picture names the suite's screenshot it is (a whole-window
+ * or a panel-only shot, as test/suite saves them through test/vscode/pageProbes.ts).
  *
  *   npm run build && npx tsc -p . && REACH_AUDIT_SUITE_FILES=runsView.test.js,visibleState.test.js,userFlows.test.js,wholeStory.test.js,tablesView.test.js,watchTrainingRun.test.js \
  *     node out/test/vscode/runInCodeServer.js
