@@ -18,9 +18,8 @@ import * as vscode from 'vscode';
 import type { ReachAuditApi } from '../../src/extension/extension';
 import type { CommandResult } from '../../src/extension/commands/auditCommands';
 import { reproduceCommand } from '../../src/service/reproduceCommand';
-import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
 import { pageProbesAvailable, panelClick, panelEval, screenshot } from './pageProbe';
-import { FIXTURE_RUNS, BASE_RUN, freshSuiteFolder, installedExtension, activatedExtension, manifestOf } from './suiteFixtures';
+import { FIXTURE_RUNS, BASE_RUN, installedExtension, activatedExtension, manifestOf, freshSuiteFolderWithModel } from './suiteFixtures';
 
 suite('Options as settings, the command behind a run, runs from anywhere', function () {
   this.timeout(180_000);
@@ -32,9 +31,7 @@ suite('Options as settings, the command behind a run, runs from anywhere', funct
   const config = () => vscode.workspace.getConfiguration('reachAudit');
 
   suiteSetup(async () => {
-    root = freshSuiteFolder('options-suite', { create: false });
-    model = path.join(root, 'model');
-    writeRandomModel(model, SMALL_SPECS.llama);
+    ({ root, model } = freshSuiteFolderWithModel('options-suite'));
     data = path.join(root, 'gsm8k.jsonl');
     fs.writeFileSync(data, [0, 1, 2].map((i) => JSON.stringify({ id: `o${i}`, question: `What is ${i} + ${i}?`, answer: `#### ${2 * i}` })).join('\n') + '\n');
     ({ api } = await activatedExtension());

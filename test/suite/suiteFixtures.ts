@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RunManifest } from '../../src/contract';
 import type { ReachAuditApi } from '../../src/extension/extension';
+import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
 
 export const EXTENSION_ID = 'reach-audit.reach-audit';
 /** out/test/suite → the repository's test/fixtures (the installed .vsix ships none, so never the extension's folder); runs/README.md describes each run. */
@@ -39,6 +40,14 @@ export function freshSuiteFolder(name: string, { create = true } = {}): string {
   fs.rmSync(root, { recursive: true, force: true });
   if (create) fs.mkdirSync(root, { recursive: true });
   return root;
+}
+
+/** A fresh suite folder with a small random-weight Llama in its model/ folder, quick to audit. */
+export function freshSuiteFolderWithModel(name: string): { root: string; model: string } {
+  const root = freshSuiteFolder(name, { create: false });
+  const model = path.join(root, 'model');
+  writeRandomModel(model, SMALL_SPECS.llama);
+  return { root, model };
 }
 
 /** The extension under test as installed (not activated by this), and the bundled demo's folder in it: base, tuned, data. */

@@ -13,10 +13,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ReachAuditApi } from '../../src/extension/extension';
 import type { CommandResult } from '../../src/extension/commands/auditCommands';
-import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
 import { pageProbesAvailable, panelClick, panelDom, panelEval, screenshot } from './pageProbe';
 import { storedVerdictText, type PairedDelta } from '../../src/contract';
-import { until, freshSuiteFolder, installedExtension, activatedExtension } from './suiteFixtures';
+import { until, installedExtension, activatedExtension, freshSuiteFolderWithModel } from './suiteFixtures';
 import { reachAuditHover } from './questionHover';
 
 // The markup a hostile dataset could carry; the <svg> one would leave a mark on the page if it ever ran.
@@ -45,9 +44,7 @@ suite('Audit commands, panel and editor', function () {
   let fullRun: string;
 
   suiteSetup(async () => {
-    root = freshSuiteFolder('audit-suite', { create: false });
-    model = path.join(root, 'model');
-    writeRandomModel(model, SMALL_SPECS.llama);
+    ({ root, model } = freshSuiteFolderWithModel('audit-suite'));
     data = path.join(root, 'gsm8k.jsonl');
     const questions = [
       { id: 'q0', question: 'What is 1 + 1?', answer: '1 + 1 = 2\n#### 2' },

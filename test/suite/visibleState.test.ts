@@ -19,9 +19,8 @@ import { formatPercent, runRates, type QuestionRecord } from '../../src/contract
 import { RATE_MIN_QUESTIONS } from '../../src/contract/questionStory';
 import { formatRateDetail } from '../../src/extension/sidebar/runHeadline';
 import { datasetPathOf } from '../../src/extension/panel/runData';
-import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
 import { pageProbesAvailable, panelDrag, panelEval, screenshot, workbenchClick, workbenchEval } from './pageProbe';
-import { until, freshSuiteFolder, installedExtension, activatedExtension } from './suiteFixtures';
+import { until, installedExtension, activatedExtension, freshSuiteFolderWithModel } from './suiteFixtures';
 import { reachAuditHover, reachAuditLenses } from './questionHover';
 
 function readRecords(runDir: string): QuestionRecord[] {
@@ -61,9 +60,7 @@ suite('What the user sees: cancel, export, table, gutter, welcome', function () 
   const idOf = (i: number) => `gsm8k-long-benchmark-name-${String(i).padStart(4, '0')}`;
 
   suiteSetup(async () => {
-    root = freshSuiteFolder('visible-suite', { create: false });
-    model = path.join(root, 'model');
-    writeRandomModel(model, SMALL_SPECS.llama);
+    ({ root, model } = freshSuiteFolderWithModel('visible-suite'));
     data = path.join(root, 'long-ids.jsonl');
     fs.writeFileSync(data, Array.from({ length: N }, (_, i) => JSON.stringify({ id: idOf(i), question: `What is ${i} + 1?`, answer: `#### ${i + 1}` })).join('\n') + '\n');
     ({ api } = await activatedExtension());

@@ -18,9 +18,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ReachAuditApi } from '../../src/extension/extension';
 import type { CommandResult } from '../../src/extension/commands/auditCommands';
-import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
 import { pageProbesAvailable, panelEval, screenshot, workbenchEval } from './pageProbe';
-import { freshSuiteFolder, installedExtension, activatedExtension } from './suiteFixtures';
+import { installedExtension, activatedExtension, freshSuiteFolderWithModel } from './suiteFixtures';
 
 const N = 24;
 
@@ -109,9 +108,7 @@ suite('A whole-file audit: the estimate with Cancel, live progress', function ()
   let data: string;
 
   suiteSetup(async () => {
-    root = freshSuiteFolder('progress-suite', { create: false });
-    model = path.join(root, 'model');
-    writeRandomModel(model, SMALL_SPECS.llama);
+    ({ root, model } = freshSuiteFolderWithModel('progress-suite'));
     data = path.join(root, 'progress-24.jsonl');
     fs.writeFileSync(data, Array.from({ length: N }, (_, i) => JSON.stringify({ id: `p${i}`, question: `What is ${i} + 2?`, answer: `#### ${i + 2}` })).join('\n') + '\n');
     ({ api } = await activatedExtension());

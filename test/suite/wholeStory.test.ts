@@ -16,9 +16,8 @@ import type { ReachAuditApi } from '../../src/extension/extension';
 import type { CommandResult } from '../../src/extension/commands/auditCommands';
 import type { QuestionRecord, RunManifest, RunSummary } from '../../src/contract';
 import { pointsInterval, pValueClause, signedPoints } from '../../webview/src/comparison/comparisonModel';
-import { SMALL_SPECS, writeRandomModel } from '../support/modelFolder';
 import { pageProbesAvailable, panelClick, panelEval, screenshot, viewEval } from './pageProbe';
-import { freshSuiteFolder, activatedExtension } from './suiteFixtures';
+import { activatedExtension, freshSuiteFolderWithModel } from './suiteFixtures';
 
 const XSS_QUESTION = 'Ann has <img src=x onerror=alert(1)> 3 pens and buys 4 more. How many pens?';
 
@@ -73,9 +72,7 @@ suite('A run of few questions; random routes vs search', function () {
   let demo: string;
 
   suiteSetup(async () => {
-    root = freshSuiteFolder('one-question-suite', { create: false });
-    model = path.join(root, 'model');
-    writeRandomModel(model, SMALL_SPECS.llama);
+    ({ root, model } = freshSuiteFolderWithModel('one-question-suite'));
     data = path.join(root, 'gsm8k.jsonl');
     fs.writeFileSync(data, [
       { id: 'p0', question: 'What is 2 + 2?', answer: '#### 4' },

@@ -124,12 +124,33 @@ function contractDocs(contract: { checker: ts.TypeChecker; exports: ts.Symbol[] 
   return docs;
 }
 
-function rows(schema: SchemaNode, prefix: string, docs: Map<string, string>, out: Row[]): void {
+const WITH_FIELDS = ['object', 'loose_object', 'strict_object', 'variant', 'union'];
+
+/** The object shape a field holds, itself or as the elements or values of an array or map; undefined for a plain value. */
+function shapeOf(schema: SchemaNode): SchemaNode | undefined {
+  const node = unwrap(schema);
+  if (WITH_FIELDS.includes(node.type)) return node;
+  if (node.type === 'array' && node.item) return shapeOf(node.item);
+  if (node.type === 'record' && node.value) return shapeOf(node.value);
+  return undefined;
+}
+
+/**
+ * The rows of `schema`'s fields under `prefix`. A shape met before in the same file (a rate, an
+ * interval, an attempt: one schema used in many places) is listed once, where it first appears, and
+ * each later field says whose fields it has.
+ */
+function rows(schema: SchemaNode, prefix: string, docs: Map<string, string>, out: Row[], seen = new Map<SchemaNode, string>()): void {
   const node = unwrap(schema);
   const add = (field: string, child: SchemaNode) => {
     const presence = child.type === 'optional' ? 'may be absent' : '';
-    out.push({ field, type: typeText(child), presence, description: docs.get(field) ?? '' });
-    rows(child, field, docs, out);
+    const shape = shapeOf(child);
+    const first = shape ? seen.get(shape) : undefined;
+    const type = first === undefined ? typeText(child) : `${typeText(child)}; fields as \`${first}\``;
+    out.push({ field, type, presence, description: docs.get(field) ?? '' });
+    if (first !== undefined) return;
+    if (shape) seen.set(shape, field);
+    rows(child, field, docs, out, seen);
   };
   switch (node.type) {
     case 'object':
@@ -140,22 +161,22 @@ function rows(schema: SchemaNode, prefix: string, docs: Map<string, string>, out
     case 'variant':
     case 'union': {
       // Each alternative's fields under the same path; a field two alternatives share is listed once.
-      const seen = new Set(out.map((r) => r.field));
+      const listed = new Set(out.map((r) => r.field));
       for (const option of (node.options ?? []) as SchemaNode[]) {
         const more: Row[] = [];
-        rows(option, prefix, docs, more);
-        for (const row of more) if (!seen.has(row.field)) { seen.add(row.field); out.push(row); }
+        rows(option, prefix, docs, more, seen);
+        for (const row of more) if (!listed.has(row.field)) { listed.add(row.field); out.push(row); }
       }
       return;
     }
     case 'array': {
       const item = node.item as SchemaNode;
-      if (['object', 'variant', 'union', 'record', 'array'].includes(unwrap(item).type)) rows(item, `${prefix}[]`, docs, out);
+      if (['object', 'variant', 'union', 'record', 'array'].includes(unwrap(item).type)) rows(item, `${prefix}[]`, docs, out, seen);
       return;
     }
     case 'record': {
       const value = node.value as SchemaNode;
-      if (['object', 'variant', 'union', 'record', 'array'].includes(unwrap(value).type)) rows(value, `${prefix}.*`, docs, out);
+      if (['object', 'variant', 'union', 'record', 'array'].includes(unwrap(value).type)) rows(value, `${prefix}.*`, docs, out, seen);
       return;
     }
     default:
