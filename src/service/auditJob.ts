@@ -19,7 +19,7 @@ import { readDataset, readPreSettings, runSettings, selectQuestions, type PreSet
 import { kvBudget, kvMemoryText, longestPrompt, longestRoute, planKvMemory } from './kvMemoryPlan';
 import { estimateMemory, type KvRunShape } from './estimateMemory';
 import { availableMemory } from './availableMemory';
-import { checkLoggedPrompts, readRealizedFrom } from './realizedFromLog';
+import { checkLoggedOutputLengths, checkLoggedPrompts, readRealizedFrom } from './realizedFromLog';
 
 export interface AuditJobPlan {
   options: AuditOptions;
@@ -181,6 +181,7 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
         if (stated) how.onKvMemory?.(stated);
         if (realized) {
           checkLoggedPrompts(realized, settings.deployment, selection.questions, model);
+          checkLoggedOutputLengths(realized, settings.deployment, selection.questions, model);
           settings.realizedFrom = realized.setting;
         }
         const refused = layerProbesRefused(settings, lease.remote);
