@@ -184,6 +184,21 @@ test('a real template renders a conversation of a thousand messages within the s
   assert.ok(tokenizer.renderChat(many).includes('message 999'));
 });
 
+test('--chat-template-kwargs: a key the template names only as an attribute, a loop variable or a macro parameter is refused; one it reads is used', () => {
+  llamaFolder();
+  const template =
+    '{% macro say(text, mark="!") %}{{ text }}{{ mark }}{% endmacro %}' +
+    '{% for message in messages %}{{ message.role }}: {{ say(message.content) }}{% if loop.last %}.{% endif %}{% endfor %}' +
+    '{% if enable_thinking is defined and not enable_thinking %}/no_think{% endif %}{{ extra | default("") }}';
+  editJson('tokenizer_config.json', (c) => ({ ...c, chat_template: template }));
+  const tokenizer = load();
+  for (const key of ['content', 'role', 'loop', 'message', 'text', 'mark', 'default']) {
+    expectInputError(() => tokenizer.renderChat(USER, { [key]: 'x' }), new RegExp(`tokenizer_config\\.json: chat_template\\) reads no variable "${key}", so it would change nothing`));
+  }
+  assert.equal(tokenizer.renderChat(USER, { enable_thinking: false }), 'user: What is 6 times 7?!./no_think');
+  assert.equal(tokenizer.renderChat(USER, { extra: '+' }), 'user: What is 6 times 7?!.+');
+});
+
 test('a template whose output dwarfs its messages is refused with the sizes, naming chat_template.jinja', () => {
   llamaFolder();
   editJson('tokenizer_config.json', (c) => ({ ...c, chat_template: undefined }));
