@@ -13,6 +13,8 @@ import type { Question } from '../dataset';
 import { costOf, deploymentRequest } from '../probes';
 
 const FRACTIONS: readonly [DepthMark, number][] = [['0', 0], ['1/4', 0.25], ['1/2', 0.5], ['3/4', 0.75]];
+/** The most prefixes one question is cut at: the fractions and the last line break. */
+export const MOST_DEPTH_CUTS = FRACTIONS.length + 1;
 /** Characters of the deployed output shown on each side of the point of no return. */
 export const NO_RETURN_CONTEXT = 80;
 
