@@ -55,7 +55,7 @@ type SetVariable = Environment['setVariable'];
 
 /** The interpreter's evaluation, counting a step for each and refusing values past `valueLimit`. */
 function countingEvaluate(evaluate: Evaluate, budget: RenderBudget, valueLimit: number): Evaluate {
-  return function (this: Interpreter, statement, environment) {
+  return function (this: Interpreter, ...[statement, environment]: Parameters<Evaluate>) {
     countStep(budget);
     const result = evaluate.call(this, statement, environment);
     const value: unknown = result.value;
@@ -73,7 +73,7 @@ function countingEvaluate(evaluate: Evaluate, budget: RenderBudget, valueLimit: 
  * with an empty body, which evaluates nothing.
  */
 function countingSetVariable(setVariable: SetVariable, budget: RenderBudget): SetVariable {
-  return function (this: Environment, name, value) {
+  return function (this: Environment, ...[name, value]: Parameters<SetVariable>) {
     countStep(budget);
     return setVariable.call(this, name, value);
   };

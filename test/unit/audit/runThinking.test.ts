@@ -15,7 +15,7 @@ import { settingsFor } from './fixtures';
 class OpenThoughtFake extends FakeGenerator {
   readonly context: ModelContext = { maxPositions: 400 };
   readonly encoded: number[] = [];
-  encodeChat(messages: readonly ChatMessage[]): number[] {
+  override encodeChat(messages: readonly ChatMessage[]): number[] {
     const ids = this.encodeRaw(messages.map((m) => m.content).join('\n') + '<think>');
     this.encoded.push(ids.length);
     return ids;
