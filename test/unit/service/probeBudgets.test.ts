@@ -5,11 +5,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readPreSettings } from '../../../src/service/auditInputs';
+import type { AuditOptions } from '../../../src/service/auditOptions';
 import { InputError } from '../../../src/common/errors';
 
 test('--depth-probe and --global-routes over the most allowed are refused, naming the flag and the bound', () => {
   assert.equal(readPreSettings({ depthProbe: 10_000 }).depthProbe, 10_000);
-  for (const [options, flag] of [[{ depthProbe: 1_000_000 }, '--depth-probe 1000000'], [{ globalRoutes: 20_000, probes: ['routes:4'] }, '--global-routes 20000']] as const) {
+  const cases: [AuditOptions, string][] = [
+    [{ depthProbe: 1_000_000 }, '--depth-probe 1000000'],
+    [{ globalRoutes: 20_000, probes: ['routes:4'] }, '--global-routes 20000'],
+  ];
+  for (const [options, flag] of cases) {
     assert.throws(
       () => readPreSettings(options),
       (e: unknown) => {
