@@ -1,11 +1,13 @@
 /**
  * The run's thinking markers are read from the first prompt the run will prefill: a first question
  * too long for the context is passed over from its length alone, never tokenized or decoded (a
- * 100 MB first question went past 3 GB here before the run skipped it).
+ * 100 MB first question went past 3 GB here before the run skipped it); nor is it normalized for
+ * a few-shot match when the deployment has no examples.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { thinkingOfRun } from '../../../src/audit/runner/runThinking';
+import { matchesExample } from '../../../src/audit/probes/exemplarMatch';
 import { parseDataset } from '../../../src/audit/dataset/dataset';
 import type { ChatMessage, ModelContext, PromptSource } from '../../../src/engine/types';
 import { FakeGenerator } from './fakeGenerator';
@@ -42,4 +44,21 @@ test('no question fits: the markers are settled from an empty prompt', () => {
   const model = new OpenThoughtFake(8, new Map());
   assert.equal(thinkingOfRun(undefined, [], model, settingsFor().deployment, ds.questions), undefined);
   assert.deepEqual(model.encoded, []);
+});
+
+test('a question is not normalized to be matched against few-shot examples when there are none (a 100 MB question spent seconds and gigabytes on each check)', () => {
+  const normalize = String.prototype.normalize;
+  let normalized = 0;
+  String.prototype.normalize = function (this: string, form?: string) {
+    normalized += this.length;
+    return normalize.call(this, form);
+  };
+  try {
+    assert.equal(matchesExample('What is 1 plus 1? '.repeat(1000), []), false);
+    assert.equal(normalized, 0);
+    assert.equal(matchesExample('What is 1 plus 1?', ['what is 1 plus 1']), true);
+    assert.ok(normalized > 0);
+  } finally {
+    String.prototype.normalize = normalize;
+  }
 });
