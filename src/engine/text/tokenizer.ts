@@ -64,7 +64,7 @@ function refuseNestedRepetition(tokenizerFile: string, tokenizerJson: Json): voi
     if (nested === null) continue;
     throw new InputError(
       `${tokenizerFile}: field ${field} ${JSON.stringify(pattern.length > 200 ? pattern.slice(0, 200) + '…' : pattern)} repeats a group that itself repeats (${JSON.stringify(nested)}), ` +
-        'which can take exponential time on a few dozen characters; a tokenizer pattern may repeat single characters, classes and escapes only (star height 1): ' +
+        'which can take exponential time on a few dozen characters; a tokenizer pattern may not repeat a group that itself repeats a varying number of times (star height 1): ' +
         'rewrite the pattern without the nested repetition, or name a folder with another tokenizer with --tokenizer-from DIR',
     );
   }
