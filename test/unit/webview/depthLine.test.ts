@@ -4,7 +4,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { depthLine } from '../../../webview/src/questions/depthSection';
+import { depthLine } from '../../../webview/src/questions/depthLine';
 import type { DepthResult } from '../../../src/contract';
 
 const point = (reached: boolean) => ({ at: '0' as const, tokens: 0, chars: 0, correct: [reached], answers: [reached ? '4' : null], reached });
