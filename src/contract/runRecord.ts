@@ -187,7 +187,8 @@ export interface DepthPoint {
 /**
  * Depth of loss for a failure-set question: B seeded continuations from prefixes of its deployed
  * output. `lostIn` is the quarter of the output that holds the point of no return ('start': no
- * prefix reaches the answer, not even the empty one; 4 also when the deepest prefix still does).
+ * prefix reaches the answer, not even the empty one; 4 also when the deepest prefix still does;
+ * 'too-short': the output gives fewer than two distinct prefixes, so there is no depth to read).
  */
 export interface DepthResult {
   budget: number;
@@ -199,7 +200,7 @@ export interface DepthResult {
   deepestReached: number | null;
   /** The first prefix from which the answer is not reached again, with the deployed text around its cut; null when the deepest prefix still reaches it. */
   noReturn: { point: number; before: string; after: string } | null;
-  lostIn: 'start' | 1 | 2 | 3 | 4;
+  lostIn: 'start' | 1 | 2 | 3 | 4 | 'too-short';
   cost: Budget;
 }
 

@@ -260,8 +260,10 @@ export interface DepthSummary {
   budget: number;
   /** Per depth mark: questions reached from it (n: those whose output had that prefix), and the prefix's mean share of the output. */
   curve: { at: DepthMark; reached: Rate; meanDepth: number }[];
-  /** Where the point of no return fell: not reached from any prefix ('start'), or the quarter of the output (each over n). */
+  /** Where the point of no return fell: not reached from any prefix ('start'), or the quarter of the output (each over n less tooShort). */
   lostIn: { start: Rate; quarter: [Rate, Rate, Rate, Rate] };
+  /** Questions whose deployed output was too short to cut (fewer than two distinct prefixes): in n and the curve, not in lostIn, early or late. Absent when none. */
+  tooShort?: number;
   /** Lost in the first quarter, and in the other three. */
   early: Rate;
   late: Rate;

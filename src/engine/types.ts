@@ -136,6 +136,8 @@ export interface TextGenerator {
   encodeChat(messages: readonly ChatMessage[], templateKwargs?: TemplateKwargs): number[];
   /** Tokenize raw text (special tokens such as bos added as the tokenizer's post-processor says). */
   encodeRaw(text: string): number[];
+  /** Tokenize a piece of generated text, no special tokens added (absent in test fakes: encodeRaw is used). */
+  encodeText?(text: string): number[];
   decode(ids: readonly number[]): string;
   /**
    * The fewest tokens the prompt can encode to, known from its length without tokenizing it (0

@@ -9,7 +9,7 @@ import { parseMemorySize, readRegularText } from '../common';
 
 import { globalRoutePool } from '../audit/runner';
 import { readBenchmark, type Dataset, ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset';
-import { checkDeployment, DEFAULT_DEPLOYMENT, QUESTION_SLOT, PROMPT_TRUNCATIONS, DEFAULT_SEARCH, checkSampleDecoding, DEFAULT_PROBE_DECODING, DEFAULT_SAMPLE_DECODING, lengthBoundsOf, lengthBoundsProblem, routeLengthBounds, isRouteProbe, parseProbeSpecs, parseSelectors, globalRouteSkipReason, sweepConstants } from '../audit/probes';
+import { checkDeployment, DEFAULT_DEPLOYMENT, QUESTION_SLOT, PROMPT_TRUNCATIONS, DEFAULT_SEARCH, checkSampleDecoding, DEFAULT_PROBE_DECODING, DEFAULT_SAMPLE_DECODING, lengthBoundsOf, lengthBoundsProblem, routeLengthBounds, isRouteProbe, checkProbeBudget, parseProbeSpecs, parseSelectors, globalRouteSkipReason, sweepConstants } from '../audit/probes';
 import { presetDeployment, readMmluDevSplit } from '../audit/presets';
 import { parseThinkingMarkers, CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES } from '../audit/answers';
 import { SEARCH_REWARDS, type Deployment, type FewShotExample, type RunSettings, type DecodingRule, type ProbeDecoding, type GradingSettings, SELECTOR_NAMES, type ProbeSpec, type ShardSelection } from '../contract';
@@ -212,6 +212,8 @@ export function readPreSettings(options: AuditOptions): PreSettings {
   const routeBudget = Math.max(0, ...probes.filter((p) => isRouteProbe(p.name)).map((p) => p.budget));
   const wantsGlobal = selectors.includes('global-route') && routeBudget > 0;
   const globalRoutes = wantsGlobal ? (options.globalRoutes ?? routeBudget) : 0;
+  if (options.globalRoutes !== undefined) checkProbeBudget(`--global-routes ${options.globalRoutes}`, options.globalRoutes);
+  if (options.depthProbe !== undefined) checkProbeBudget(`--depth-probe ${options.depthProbe}`, options.depthProbe);
   const seed = options.seed ?? AUDIT_DEFAULTS.seed;
   if (options.searchPreset !== undefined && options.searchPreset !== 'published') throw new InputError(`--search-preset ${options.searchPreset}: expected published`);
   const published = options.searchPreset === 'published';

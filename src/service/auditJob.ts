@@ -19,7 +19,7 @@ import { readDataset, readPreSettings, runSettings, selectQuestions, type PreSet
 import { kvBudget, kvMemoryText, longestPrompt, longestRoute, planKvMemory } from './kvMemoryPlan';
 import { estimateMemory, type KvRunShape } from './estimateMemory';
 import { availableMemory } from './availableMemory';
-import { checkLoggedPrompts, readRealizedFrom } from './realizedFromLog';
+import { checkLoggedOutputLengths, checkLoggedPrompts, readRealizedFrom } from './realizedFromLog';
 
 export interface AuditJobPlan {
   options: AuditOptions;
@@ -165,7 +165,7 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
         how.onModelReady?.();
         const model = lease.generator;
         const settings = runSettings(pre, model.numBlocks, { limit: selection.limit, ids: selection.ids, ...(selection.shard ? { shard: selection.shard } : {}) }, selection.shard?.ofQuestions ?? selection.questions.length);
-        const thinking = thinkingOfRun(pre.thinkingMarkers, keptAddedTokens(tokenizerDir ?? plan.modelDir), model, settings.deployment, selection.questions[0]);
+        const thinking = thinkingOfRun(pre.thinkingMarkers, keptAddedTokens(tokenizerDir ?? plan.modelDir), model, settings.deployment, selection.questions);
         if (thinking) settings.grading = { ...settings.grading, thinking };
         if (settings.globalRoutes.skipped) plan.warn(settings.globalRoutes.skipped);
         const maxBatch = pre.maxBatch ?? DEFAULT_MAX_BATCH;
@@ -181,6 +181,7 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
         if (stated) how.onKvMemory?.(stated);
         if (realized) {
           checkLoggedPrompts(realized, settings.deployment, selection.questions, model);
+          checkLoggedOutputLengths(realized, settings.deployment, selection.questions, model);
           settings.realizedFrom = realized.setting;
         }
         const refused = layerProbesRefused(settings, lease.remote);

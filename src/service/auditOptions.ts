@@ -7,7 +7,7 @@
 // The error class and the engine's limits from src/common: the extension reads this table through the protocol, and the engine's entry module would load the runtime.
 import { DEFAULT_MAX_BATCH, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, InputError, MAX_RETRY_AFTER_MS } from '../common';
 import { ANSWER_FORMATS } from '../audit/dataset';
-import { DEFAULT_DEPLOYMENT, DEFAULT_SAMPLE_DECODING, DEFAULT_SEARCH, PROMPT_TRUNCATIONS } from '../audit/probes';
+import { DEFAULT_DEPLOYMENT, DEFAULT_SAMPLE_DECODING, DEFAULT_SEARCH, MAX_PROBE_BUDGET, PROMPT_TRUNCATIONS } from '../audit/probes';
 import { PRESET_NAMES } from '../audit/presets';
 import { PROBE_NAMES, SELECTOR_NAMES } from '../contract';
 import { CORRECT_BY, TRUNCATED_RULES } from '../audit/answers';
@@ -62,7 +62,7 @@ export const AUDIT_OPTIONS = {
     kind: 'strings',
     repeated: true,
     arg: 'NAME:B',
-    help: `a probe and its budget; repeat for several (${PROBE_NAMES.join(', ')});\ndefault: ${DEFAULT_PROBES.map((p) => `--probe ${p}`).join(' ')}`,
+    help: `a probe and its budget (at most ${MAX_PROBE_BUDGET.toLocaleString('en-US')}); repeat for several (${PROBE_NAMES.join(', ')});\ndefault: ${DEFAULT_PROBES.map((p) => `--probe ${p}`).join(' ')}`,
   },
   sampleTemperature: {
     flag: 'sample-temperature',
@@ -84,7 +84,7 @@ export const AUDIT_OPTIONS = {
     kind: 'wholeNumber',
     min: 1,
     arg: 'B',
-    help: "depth of loss: for each failure-set question, B seeded samples (the sample probe's decoding)\nfrom prefixes of the deployed output at 0, 1/4, 1/2, 3/4 of its tokens and after its last line break",
+    help: `depth of loss: for each failure-set question, B seeded samples (the sample probe's decoding)\nfrom prefixes of the deployed output at 0, 1/4, 1/2, 3/4 of its tokens and after its last line break\n(distinct prefixes only; B at most ${MAX_PROBE_BUDGET.toLocaleString('en-US')})`,
   },
   referenceProbes: { flag: 'reference-probes', kind: 'strings', arg: 'LIST', help: 'probes that define the failure set (default: every probe run)' },
   globalRoutes: { flag: 'global-routes', kind: 'wholeNumber', min: 1, arg: 'N', help: 'size of the shared route pool for global-route (default: the route budget)' },

@@ -102,3 +102,44 @@ export function checkLoggedPrompts(realized: LoggedRealized, deployment: Deploym
       `first, question ${q.id}: ${difference}. An output answers the prompt it was given: set this audit's deployment to the harness's (--prompt raw, --template, --fewshot, --preset, --system), or leave out --realized-from`,
   );
 }
+
+/**
+ * Bytes one token may spell where the tokenizer gives no bound of its own: the same figure the
+ * OpenAI backend holds a server's text to (completionResponse.ts), so that a logged output and a
+ * served one are held to one rule.
+ */
+const FALLBACK_BYTES_PER_TOKEN = 1024;
+
+/** The logged output's token count, or a lower bound on it when its length alone shows it is over `budget` (then it is not tokenized). */
+function outputTokens(text: string, budget: number, model: TextGenerator): { tokens: number; counted: boolean } {
+  const least = model.tokensAtLeast?.({ raw: text }) ?? 0;
+  if (least > budget) return { tokens: least, counted: false };
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (least === 0 && bytes > budget * FALLBACK_BYTES_PER_TOKEN) return { tokens: Math.ceil(bytes / FALLBACK_BYTES_PER_TOKEN), counted: false };
+  if (model.encodeText) return { tokens: model.encodeText(text).length, counted: true };
+  return { tokens: model.encodeRaw(text).length - model.encodeRaw('').length, counted: true };
+}
+
+/**
+ * Refuses the log when an output is longer than the deployment's --max-new-tokens lets it be: the
+ * deployment could not have produced it, so grading it as its finished output would say what the
+ * deployment did not do. The OpenAI backend refuses a server's text over max_tokens the same way.
+ * An output's length is first bounded from its bytes (a 15 MB output is refused without being
+ * tokenized), and only what could fit is tokenized.
+ */
+export function checkLoggedOutputLengths(realized: LoggedRealized, deployment: Deployment, questions: readonly Question[], model: TextGenerator): void {
+  const budget = deployment.maxNewTokens;
+  const over: { q: Question; tokens: number; counted: boolean }[] = [];
+  for (const q of questions) {
+    if (isFewShotExample(deployment, q)) continue;
+    const n = outputTokens(realized.byId.get(q.id)!.output, budget, model);
+    if (n.tokens > budget) over.push({ q, ...n });
+  }
+  if (over.length === 0) return;
+  const { q, tokens, counted } = over[0];
+  throw new InputError(
+    `--realized-from ${realized.setting.source}: the logged output is longer than --max-new-tokens ${budget} lets the deployment write for ${over.length} of ${questions.length} questions; ` +
+      `first, question ${q.id} (line ${q.line}): ${counted ? '' : 'at least '}${tokens.toLocaleString('en-US')} tokens. ` +
+      "An output the deployment could not produce is not its output: set --max-new-tokens to the harness's generation limit (lm-eval max_gen_toks, Inspect max_tokens), or leave out --realized-from",
+  );
+}

@@ -2,8 +2,8 @@
  * The built CLI's `audit --realized-from LOG` on a small random model: the deployment's outputs are
  * the lm-eval log's (test/fixtures/logs/lm-eval), graded by our rules, while the sample probe runs
  * on the model; the log file and the folder `import` made from it give the same records; the
- * manifest names the log; prompts that differ, questions the log lacks and --depth-probe are
- * refused before anything is written; a stopped run resumes to the records of an uninterrupted
+ * manifest names the log; prompts that differ, questions the log lacks, outputs longer than
+ * --max-new-tokens and --depth-probe are refused before anything is written; a stopped run resumes to the records of an uninterrupted
  * one, and a resume without the log (or with another) is refused.
  */
 import { describe, it, before, after } from 'node:test';
@@ -26,8 +26,10 @@ const data = path.join(repo, 'test/fixtures/benchmarks/gsm8k-test-sample.jsonl')
 const LOG = path.join(repo, 'test/fixtures/logs/lm-eval/samples_gsm8k_2026-12-01T10-00-00.000000.jsonl');
 const OTHER_LOG = path.join(repo, 'test/fixtures/logs/lm-eval/samples_gsm8k_cot_self_consistency_2026-12-01T11-00-00.000000.jsonl');
 const template = path.join(root, 'template.txt');
+/** Room for the longest of the five logged outputs (149 tokens under the random model's tokenizer): a shorter budget is refused. */
+const MAX_NEW_TOKENS = 160;
 /** The harness's prompt as a raw template: "Question: …\nAnswer:". */
-const ARGS = () => ['audit', '--model', model, '--data', data, '--limit', '5', '--prompt', 'raw', '--template', template, '--probe', 'sample:2', '--select', 'majority', '--max-new-tokens', '4', '--threads', '1', '--batch', '1'];
+const ARGS = () => ['audit', '--model', model, '--data', data, '--limit', '5', '--prompt', 'raw', '--template', template, '--probe', 'sample:2', '--select', 'majority', '--max-new-tokens', String(MAX_NEW_TOKENS), '--threads', '1', '--batch', '1'];
 
 const run = (args: string[]) => runCli(args, { cwd: root, env });
 function records(folder: string): QuestionRecord[] {
@@ -88,7 +90,7 @@ describe('reach-audit audit --realized-from', () => {
     assert.deepEqual(records(alone)[0], recs.find((x) => x.id === '4'));
   });
 
-  it('a prompt that differs, a question the log lacks, --depth-probe: refused with the count and the first difference, nothing written', () => {
+  it('a prompt that differs, a question the log lacks, --depth-probe, outputs over --max-new-tokens: refused with the count and the first difference, nothing written', () => {
     const cases: [string[], RegExp][] = [
       [
         ['audit', '--model', model, '--data', data, '--limit', '5', '--prompt', 'raw', '--probe', 'sample:2', '--max-new-tokens', '4', '--threads', '1'],
@@ -96,6 +98,10 @@ describe('reach-audit audit --realized-from', () => {
       ],
       [[...ARGS().filter((x) => x !== '--limit' && x !== '5'), '--limit', '7'], /--realized-from \S+: 2 of 7 questions are not in the log; first: question 6 \(line 6\)\. Questions are matched by id .*the log holds 5: 1, 2, 3, 4, 5/],
       [[...ARGS(), '--depth-probe', '2'], /--depth-probe continues the deployed output's tokens, which a log does not hold/],
+      [
+        ARGS().map((x) => (x === String(MAX_NEW_TOKENS) ? '4' : x)),
+        /--realized-from \S+: the logged output is longer than --max-new-tokens 4 lets the deployment write for 5 of 5 questions; first, question 1 \(line 1\): (at least )?\d+ tokens\. .*set --max-new-tokens to the harness's generation limit/,
+      ],
     ];
     for (const [i, [args, pattern]] of cases.entries()) {
       const out = path.join(root, `refused-${i}`);

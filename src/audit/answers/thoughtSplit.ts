@@ -17,6 +17,11 @@ export interface ThoughtSplit {
  * Thoughts nest: an opening marker inside a thought opens one more level, and the thought is
  * finished once every level has closed. A closing marker with nothing open (the prompt opened the
  * thought, and the settings did not say so) still ends a thought.
+ *
+ * One pass: each marker's next place is searched again only once the scan has moved past it, so
+ * every search starts where the last one of that marker ended and the output is read a bounded
+ * number of times (searching both markers from each position anew read a 2 MB output of one
+ * marker, or of a one-letter marker with the other absent, once per marker found).
  */
 export function splitThought(output: string, markers: { open: string; close: string; startsInThought?: boolean }): ThoughtSplit {
   const { open, close } = markers;
@@ -24,9 +29,11 @@ export function splitThought(output: string, markers: { open: string; close: str
   let marked = depth > 0;
   let after = 0;
   let at = 0;
+  let o = output.indexOf(open);
+  let c = output.indexOf(close);
   for (;;) {
-    const o = output.indexOf(open, at);
-    const c = output.indexOf(close, at);
+    if (o >= 0 && o < at) o = output.indexOf(open, at);
+    if (c >= 0 && c < at) c = output.indexOf(close, at);
     if (o < 0 && c < 0) break;
     marked = true;
     // Where both start at the same place (one marker a prefix of the other), the longer one is meant.

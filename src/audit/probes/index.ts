@@ -7,7 +7,7 @@ export { globalRouteSkipReason } from './globalRoutePlan';
 export { PERTURBATION_POSITIONS, PERTURBATION_SCALE, drawPerturbation } from './perturbations';
 export { rewardOfAttempt, scoreGoldAnswer, searchReward } from './goldAnswerScore';
 export { DEFAULT_PROBE_DECODING, DEFAULT_SAMPLE_DECODING, LEGACY_PROBE_DECODING, checkSampleDecoding, decodingOf, routeDecodingRule } from './probeDecoding';
-export { isRouteProbe, parseProbeSpecs, parseSelectors } from './probeSpec';
+export { MAX_PROBE_BUDGET, checkProbeBudget, isRouteProbe, parseProbeSpecs, parseSelectors } from './probeSpec';
 export { DEFAULT_SEARCH, RouteSearch } from './routeSearch';
 export { drawQuestionRoutes, lengthBoundsOf, lengthBoundsProblem, routeLengthBounds, type LengthBounds } from './routes';
 export { SearchSweep, sweepConstants, SWEEP_FACTORS, type RouteEvaluation } from './searchSweep';

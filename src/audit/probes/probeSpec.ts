@@ -5,6 +5,24 @@
 import { InputError } from '../../common';
 import { PROBE_NAMES, SELECTOR_NAMES, type ProbeName, type ProbeSpec, type SelectorName } from '../../contract';
 
+/**
+ * The most attempts one probe (or the depth probe, per prefix, or the global-route pool) may take
+ * for a question. Every attempt is kept in the question's one record line, at a few hundred bytes
+ * and up with its output: a budget of a million passed 2.9 GB before a record that could never be
+ * written (the line limit is 256 MB). Ten thousand is the largest budget pass@k studies report.
+ */
+export const MAX_PROBE_BUDGET = 10_000;
+
+/** Refuses a budget over MAX_PROBE_BUDGET, naming the flag as given. */
+export function checkProbeBudget(flag: string, budget: number): void {
+  if (budget > MAX_PROBE_BUDGET) {
+    throw new InputError(
+      `${flag}: a budget of ${budget.toLocaleString('en-US')} attempts a question is over the most allowed, ${MAX_PROBE_BUDGET.toLocaleString('en-US')} ` +
+        "(every attempt is kept in the question's record line, which may not pass 256 MB); give a budget up to that",
+    );
+  }
+}
+
 /** Probes whose attempts are routes: the global-route selector applies to them. */
 export function isRouteProbe(name: ProbeName): boolean {
   return name === 'routes' || name === 'search';
@@ -23,6 +41,7 @@ export function parseProbeSpec(text: string): ProbeSpec {
   if (budgetText.trim() === '' || !Number.isInteger(budget) || budget < 1) {
     throw new InputError(`--probe ${text}: the budget must be a positive integer, got '${budgetText}'`);
   }
+  checkProbeBudget(`--probe ${text}`, budget);
   return { name: name as ProbeName, budget };
 }
 

@@ -10,9 +10,10 @@ const MARK_TEXT: Record<string, string> = { '0': 'from the start', '1/4': 'from 
 export function depthLines(d: DepthSummary): string[] {
   const curve = d.curve.map((c) => `${MARK_TEXT[c.at] ?? c.at}${c.at === 'last-line' ? ` (at ${(100 * c.meanDepth).toFixed(0)}% on average)` : ''} ${share(c.reached)}`);
   const q = d.lostIn.quarter;
+  const short = d.tooShort ? ` · output too short to cut (fewer than two distinct prefixes; not counted where lost): ${d.tooShort}` : '';
   return [
     `  depth of loss (${d.n} failure-set question${d.n === 1 ? '' : 's'}, ${d.budget} samples per prefix of the deployed output): reached ${curve.join(' · ')}`,
-    `      lost in quarter 1: ${share(q[0])} · 2: ${share(q[1])} · 3: ${share(q[2])} · 4 or after the last prefix: ${share(q[3])} · not reached from any prefix: ${share(d.lostIn.start)}`,
+    `      lost in quarter 1: ${share(q[0])} · 2: ${share(q[1])} · 3: ${share(q[2])} · 4 or after the last prefix: ${share(q[3])} · not reached from any prefix: ${share(d.lostIn.start)}${short}`,
     `      early (first quarter) ${share(d.early)} vs late ${share(d.late)}; cost ${d.cost.generations} generations, ${d.cost.tokens} tokens, ${d.cost.blockApplications} block applications`,
   ];
 }

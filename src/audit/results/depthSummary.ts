@@ -2,7 +2,9 @@
  * Depth of loss over a run (docs/design.md, "Depth of loss"): from the records' depth results, the
  * reach curve over depth (each mark's share of failure-set questions reached from that prefix,
  * with its Wilson interval) and where the answers were lost — from the start, or in which quarter
- * of the deployed output — with the first quarter (early) against the rest (late).
+ * of the deployed output — with the first quarter (early) against the rest (late). Outputs too
+ * short to cut count in n and in the curve (their empty prefix was resampled) but not in where
+ * answers were lost, which they cannot say.
  */
 import { DEPTH_MARKS, rateOf, type Budget, type DepthResult, type DepthSummary, type QuestionRecord } from '../../contract';
 
@@ -17,7 +19,9 @@ export function depthSummary(records: readonly QuestionRecord[]): DepthSummary |
     return [{ at, reached: rateOf(here.filter(({ p }) => p.reached).length, here.length), meanDepth }];
   });
   const count = (lost: DepthResult['lostIn']) => results.filter((d) => d.lostIn === lost).length;
-  const quarter = ([1, 2, 3, 4] as const).map((q) => rateOf(count(q), n)) as [ReturnType<typeof rateOf>, ReturnType<typeof rateOf>, ReturnType<typeof rateOf>, ReturnType<typeof rateOf>];
+  const tooShort = count('too-short');
+  const cut = n - tooShort;
+  const quarter = ([1, 2, 3, 4] as const).map((q) => rateOf(count(q), cut)) as [ReturnType<typeof rateOf>, ReturnType<typeof rateOf>, ReturnType<typeof rateOf>, ReturnType<typeof rateOf>];
   const cost: Budget = { generations: 0, tokens: 0, blockApplications: 0 };
   for (const d of results) {
     cost.generations += d.cost.generations;
@@ -28,9 +32,10 @@ export function depthSummary(records: readonly QuestionRecord[]): DepthSummary |
     n,
     budget: results[0].budget,
     curve,
-    lostIn: { start: rateOf(count('start'), n), quarter },
-    early: rateOf(count(1), n),
-    late: rateOf(count(2) + count(3) + count(4), n),
+    lostIn: { start: rateOf(count('start'), cut), quarter },
+    ...(tooShort > 0 ? { tooShort } : {}),
+    early: rateOf(count(1), cut),
+    late: rateOf(count(2) + count(3) + count(4), cut),
     cost,
   };
 }

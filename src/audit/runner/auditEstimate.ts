@@ -10,13 +10,17 @@ import { deploymentRequest, decodingOf, drawQuestionRoutes, lengthBoundsOf } fro
 import { seedFor, seededRandom } from '../stats';
 import type { RunSettings } from '../../contract';
 import { auditDecodings, startRecord } from './questionSteps';
+import { MOST_DEPTH_CUTS } from './depthOfLoss';
 
-/** Generations per question by stage; `repair` is per scanned question (in the failure set, or realized). */
-export function plannedGenerations(settings: RunSettings, numBlocks: number): { byStage: Record<string, number>; repairPerScanned: number } {
+/**
+ * Generations per question by stage; `repair` is per scanned question (in the failure set, or
+ * realized), and the depth probe's per failure-set question (B from each of at most five prefixes).
+ */
+export function plannedGenerations(settings: RunSettings, numBlocks: number): { byStage: Record<string, number>; repairPerScanned: number; depthPerFailure: number } {
   const byStage: Record<string, number> = { deployment: 1 };
   for (const p of settings.probes) byStage[p.name] = p.budget;
   if (settings.globalRoutes.routes.length > 0) byStage['global-routes'] = settings.globalRoutes.routes.length;
-  return { byStage, repairPerScanned: settings.repair.enabled ? numBlocks : 0 };
+  return { byStage, repairPerScanned: settings.repair.enabled ? numBlocks : 0, depthPerFailure: settings.depthProbe ? MOST_DEPTH_CUTS * settings.depthProbe.budget : 0 };
 }
 
 /** What an audit is planned to cost, before it starts, from a short measured warm-up. */
@@ -26,9 +30,11 @@ export interface AuditEstimate {
   perQuestion: Record<string, number>;
   /** Generations per question the repair scan adds, for the questions it scans (0: no scan). */
   repairPerScanned: number;
+  /** --depth-probe: the most generations it adds per failure-set question (absent without it). */
+  depthPerFailure?: number;
   /** --until-reached: each probe stops at its first correct attempt, so its budget is an upper bound. */
   untilReached?: boolean;
-  /** Generations in all: without any repair scan, and with one on every question. */
+  /** Generations in all: without any repair scan or depth probe, and with both on every question. */
   generations: { least: number; most: number };
   /**
    * Tokens one generation is expected to take, as a range: an output that stopped in the warm-up
@@ -164,7 +170,7 @@ export async function estimateAudit(model: TextGenerator, questions: readonly Qu
   const perQuestionAll = Object.values(plan.byStage).reduce((a, b) => a + b, 0);
   // --until-reached: a probe that hits on its first attempt makes one generation; one that never hits, its budget.
   const perQuestionLeast = settings.untilReached ? perQuestionAll - settings.probes.reduce((a, p) => a + p.budget - 1, 0) : perQuestionAll;
-  const generations = { least: questions.length * perQuestionLeast, most: questions.length * (perQuestionAll + plan.repairPerScanned) };
+  const generations = { least: questions.length * perQuestionLeast, most: questions.length * (perQuestionAll + plan.repairPerScanned + plan.depthPerFailure) };
   const tokensPerSecond = secondsPer(tokensPerGeneration.most) > 0 ? tokensPerGeneration.most / secondsPer(tokensPerGeneration.most) : 0;
   const time = (n: number, g: number) => (secondsPer(g) > 0 ? n * secondsPer(g) : Infinity);
   return {
@@ -172,6 +178,7 @@ export async function estimateAudit(model: TextGenerator, questions: readonly Qu
     perQuestion: plan.byStage,
     ...(settings.untilReached ? { untilReached: true } : {}),
     repairPerScanned: plan.repairPerScanned,
+    ...(plan.depthPerFailure > 0 ? { depthPerFailure: plan.depthPerFailure } : {}),
     generations,
     tokensPerGeneration,
     warmUp: { sequences: requests.length, tokens, seconds: prompts.seconds + longer.seconds, tokensPerSecond, promptSecondsPerGeneration: promptSeconds, decodeSecondsPerToken: decodeSeconds },
@@ -219,7 +226,11 @@ export function estimateText(e: AuditEstimate, duration: (ms: number) => string 
       `(${m.atOnce} sequence${m.atOnce === 1 ? '' : 's'} at once × ${memorySizeText(m.kvPerSequenceBytes)}), not counting working buffers, prompts prefilled ahead or the prefix store`
     : '';
   const stages = Object.entries(e.perQuestion).map(([s, n]) => `${s} ${n}`).join(' + ');
-  const repair = e.repairPerScanned > 0 ? `, + repair ${e.repairPerScanned} per scanned question (up to ${e.generations.most})` : '';
+  const extras = [
+    ...(e.repairPerScanned > 0 ? [`repair ${e.repairPerScanned} per scanned question`] : []),
+    ...(e.depthPerFailure ? [`depth probe up to ${e.depthPerFailure} per failure-set question`] : []),
+  ];
+  const repair = extras.length > 0 ? `, + ${extras.join(' + ')} (up to ${e.generations.most})` : '';
   const w = e.warmUp;
   const tokens = (n: number, perGeneration: number) => Math.round(n * perGeneration).toLocaleString('en-US');
   const { least, most } = e.tokensPerGeneration;

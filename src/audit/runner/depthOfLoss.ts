@@ -13,6 +13,8 @@ import type { Question } from '../dataset';
 import { costOf, deploymentRequest } from '../probes';
 
 const FRACTIONS: readonly [DepthMark, number][] = [['0', 0], ['1/4', 0.25], ['1/2', 0.5], ['3/4', 0.75]];
+/** The most prefixes one question is cut at: the fractions and the last line break. */
+export const MOST_DEPTH_CUTS = FRACTIONS.length + 1;
 /** Characters of the deployed output shown on each side of the point of no return. */
 export const NO_RETURN_CONTEXT = 80;
 
@@ -25,7 +27,9 @@ export interface DepthCut {
  * The prefixes to resample from, in order of depth. `usable` leaves out the token that stopped the
  * output (eos or the stop string's), since nothing follows it; a cut that would leave no room for a
  * continuation within the deployment's token budget is dropped. The line-break cut is right after
- * the last usable token whose text holds a line break, when there is one.
+ * the last usable token whose text holds a line break, when there is one. Cuts are distinct
+ * prefixes: where two marks fall at the same token (every fraction of a one-token output is the
+ * empty prefix), the first is kept, and no generations are spent on the same prefix twice.
  */
 export function depthCuts(deployed: Pick<Generation, 'tokens' | 'finishReason'>, maxNewTokens: number, tokenText: (id: number) => string): DepthCut[] {
   const usable = deployed.finishReason === 'stop' ? Math.max(0, deployed.tokens.length - 1) : deployed.tokens.length;
@@ -36,9 +40,16 @@ export function depthCuts(deployed: Pick<Generation, 'tokens' | 'finishReason'>,
       break;
     }
   }
-  // Stable: a line-break cut at the same depth as a fraction comes after it.
-  return cuts.filter((c) => maxNewTokens - c.tokens >= 1).sort((a, b) => a.tokens - b.tokens);
+  // Stable: a line-break cut at the same depth as a fraction comes after it, and is dropped as the same prefix.
+  const sorted = cuts.filter((c) => maxNewTokens - c.tokens >= 1).sort((a, b) => a.tokens - b.tokens);
+  return sorted.filter((c, i) => i === 0 || c.tokens !== sorted[i - 1].tokens);
 }
+
+/**
+ * Fewer than two distinct prefixes (an empty or one-token output): there is no depth to lose the
+ * answer at, so the record says the output was too short to cut rather than a quarter.
+ */
+export const MIN_DEPTH_CUTS = 2;
 
 /** Continuation b from `cut`: the prompt, then exactly the deployed prefix, with the rest of the budget. */
 export function depthRequest(d: Deployment, promptIds: readonly number[], deployedTokens: readonly number[], cut: DepthCut, decoding: Decoding): GenerationRequest {
@@ -81,7 +92,8 @@ export function depthResult(
     const at = charsAt(points[next].tokens);
     noReturn = { point: next, before: deployedOutput.slice(Math.max(0, at - NO_RETURN_CONTEXT), at), after: deployedOutput.slice(at, at + NO_RETURN_CONTEXT) };
   }
-  const lostIn: DepthResult['lostIn'] = deepest === null ? 'start' : noReturn === null ? 4 : quarterOf(points[noReturn.point].tokens, usableTokens);
+  const lostIn: DepthResult['lostIn'] =
+    points.length < MIN_DEPTH_CUTS ? 'too-short' : deepest === null ? 'start' : noReturn === null ? 4 : quarterOf(points[noReturn.point].tokens, usableTokens);
   const cost: Budget = costOf(generations);
   return { budget, outputTokens: usableTokens, points, deepestReached: deepest, noReturn, lostIn, cost };
 }

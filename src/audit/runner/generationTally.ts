@@ -33,7 +33,7 @@ export class GenerationTally {
     this.perQuestion = { least, most };
     this.searchBudget = settings.probes.find((p) => p.name === 'search')?.budget ?? 0;
     this.independentLeast = least - (this.searchBudget > 0 ? (settings.untilReached ? 1 : this.searchBudget) : 0);
-    this.repairPerQuestion = plan.repairPerScanned;
+    this.repairPerQuestion = plan.repairPerScanned + plan.depthPerFailure;
   }
 
   returned(stage: AuditStage, gens: readonly Generation[], id: string, atMs: number): void {

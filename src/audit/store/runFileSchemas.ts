@@ -154,7 +154,7 @@ const depthResult = object({
   ),
   deepestReached: v.nullable(nonNegativeInteger),
   noReturn: v.nullable(object({ point: nonNegativeInteger, before: v.string('expected a string'), after: v.string('expected a string') })),
-  lostIn: v.union([v.literal('start'), v.literal(1), v.literal(2), v.literal(3), v.literal(4)], "expected 'start' or a quarter 1-4"),
+  lostIn: v.union([v.literal('start'), v.literal(1), v.literal(2), v.literal(3), v.literal(4), v.literal('too-short')], "expected 'start', a quarter 1-4 or 'too-short'"),
   cost: budget,
 });
 
@@ -358,6 +358,7 @@ export const runSummarySchema = object({
       budget: positiveInteger,
       curve: v.array(object({ at: depthMark, reached: rate, meanDepth: fraction }), 'expected an array of depth marks'),
       lostIn: object({ start: rate, quarter: v.tuple([rate, rate, rate, rate], 'expected four rates') }),
+      tooShort: v.optional(nonNegativeInteger),
       early: rate,
       late: rate,
       cost: budget,

@@ -172,6 +172,10 @@ export class RemoteGenerator implements TextGenerator {
     return this.tokenizer.encodeRaw(text);
   }
 
+  encodeText(text: string): number[] {
+    return this.tokenizer.encodeText(text);
+  }
+
   tokensAtLeast(prompt: PromptSource): number {
     return this.tokenizer.tokensAtLeast(prompt);
   }

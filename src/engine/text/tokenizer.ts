@@ -14,6 +14,7 @@ import { renderChatTemplate } from './chatTemplateLimits';
 import { ChatMessage, type PromptSource, type TemplateKwargs } from '../types';
 import { unreadTemplateKwargs } from './templateVariables';
 import { bytesPerTokenBound, tokensAtLeast } from './tokenCountBound';
+import { nestedRepetition, tokenizerPatterns } from './patternRepetition';
 
 export interface ModelTokenizer {
   /** The prompt text the chat template renders (add_generation_prompt = true). */
@@ -54,6 +55,19 @@ function tokenContent(file: string, field: string, value: unknown): string | und
     return (value as Json).content as string;
   }
   throw new InputError(`${file}: field ${field} is ${JSON.stringify(value)}; expected a string or an object with "content"`);
+}
+
+/** A pattern that repeats a repeating group can match for minutes on a few dozen characters (patternRepetition.ts): refused before it runs. */
+function refuseNestedRepetition(tokenizerFile: string, tokenizerJson: Json): void {
+  for (const { field, pattern } of tokenizerPatterns(tokenizerJson)) {
+    const nested = nestedRepetition(pattern);
+    if (nested === null) continue;
+    throw new InputError(
+      `${tokenizerFile}: field ${field} ${JSON.stringify(pattern.length > 200 ? pattern.slice(0, 200) + '…' : pattern)} repeats a group that itself repeats (${JSON.stringify(nested)}), ` +
+        'which can take exponential time on a few dozen characters; a tokenizer pattern may not repeat a group that itself repeats a varying number of times (star height 1): ' +
+        'rewrite the pattern without the nested repetition, or name a folder with another tokenizer with --tokenizer-from DIR',
+    );
+  }
 }
 
 /** The template text (a string, or the one named "default" among named templates) and where it comes from. */
@@ -99,6 +113,7 @@ export function loadModelTokenizer(modelDir: string, config: ModelConfig, dir: s
   if (typeof tokenizerJson.model !== 'object' || tokenizerJson.model === null || Array.isArray(tokenizerJson.model)) {
     throw new InputError(`${tokenizerFile}: field model ${tokenizerJson.model === undefined ? 'missing' : 'is not an object'}; expected the tokenizer model ({"type": "BPE", ...})`);
   }
+  refuseNestedRepetition(tokenizerFile, tokenizerJson);
   const tokenizerConfig = readJsonObject(configFile, true, 'a JSON object (chat_template, special tokens)') ?? {};
 
   // Special tokens as plain strings, both for the tokenizer library and for the template.

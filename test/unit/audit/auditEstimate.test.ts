@@ -18,6 +18,20 @@ test('planned generations per question: deployment, each probe at its budget, th
   assert.equal(plannedGenerations(settingsFor(8, { repair: { enabled: false, referenceProbes: [] } }), 8).repairPerScanned, 0);
 });
 
+test('the depth probe is in the plan and the estimate: B from each of at most five prefixes, per failure-set question', async () => {
+  const settings = settingsFor(8, { depthProbe: { budget: 3 } });
+  assert.equal(plannedGenerations(settings, 8).depthPerFailure, 15);
+  assert.equal(plannedGenerations(settingsFor(), 8).depthPerFailure, 0);
+  const dataset = smallDataset(5);
+  const e = await estimateAudit(fakeFor(dataset), dataset.questions, settings);
+  assert.ok(e);
+  assert.equal(e.depthPerFailure, 15);
+  assert.deepEqual(e.generations, { least: 5 * 24, most: 5 * (32 + 15) });
+  assert.match(estimateText(e).plan, /= 120 generations, \+ repair 8 per scanned question \+ depth probe up to 15 per failure-set question \(up to 235\)$/);
+  const noRepair = await estimateAudit(fakeFor(dataset), dataset.questions, { ...settings, repair: { enabled: false, referenceProbes: ['sample'] } });
+  assert.match(estimateText(noRepair!).plan, /= 120 generations, \+ depth probe up to 15 per failure-set question \(up to 195\)$/);
+});
+
 test('the warm-up estimate: plan, tokens per generation, measured speed, in words', async () => {
   const dataset = smallDataset(5);
   const model = fakeFor(dataset);

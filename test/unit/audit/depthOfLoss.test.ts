@@ -8,7 +8,9 @@ import { describe, it, before } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { SMALL_SPECS } from '../../support/modelFolder';
 import { type Fixture, fixture, promptIds } from '../engine/engineTestModels';
-import { depthCuts, depthRequest, depthResult } from '../../../src/audit/runner/depthOfLoss';
+import { depthCuts, depthOfLoss, depthRequest, depthResult } from '../../../src/audit/runner/depthOfLoss';
+import { depthSummary } from '../../../src/audit/results/depthSummary';
+import { depthLines } from '../../../src/audit/report/depthText';
 import { DEFAULT_DEPLOYMENT } from '../../../src/audit/probes';
 import type { Generation } from '../../../src/engine';
 import type { QuestionRecord } from '../../../src/contract';
@@ -60,8 +62,52 @@ describe('depth of loss: definitions', () => {
     assert.deepEqual(depthCuts(gen([1, 2, 3, 4, 5, 6, 7, 8, 2], 'stop'), 20, () => 'a').map((c) => [c.at, c.tokens]), [['0', 0], ['1/4', 2], ['1/2', 4], ['3/4', 6]]);
     // Budget 5 spent: the line-break cut after the last token would leave no room, so it is dropped.
     assert.deepEqual(depthCuts(gen([9, 9, 9, 9, 9]), 5, (id) => (id === 9 ? '\n' : '')).map((c) => [c.at, c.tokens]), [['0', 0], ['1/4', 1], ['1/2', 2], ['3/4', 3]]);
-    // A line-break cut at the depth of a fraction comes after it.
-    assert.deepEqual(depthCuts(gen([1, 9, 1, 1]), 4, (id) => (id === 9 ? '\n' : '')).map((c) => c.at), ['0', '1/4', '1/2', 'last-line', '3/4']);
+    // A line-break cut at the depth of a fraction is the same prefix: the fraction is kept, once.
+    assert.deepEqual(depthCuts(gen([1, 9, 1, 1]), 4, (id) => (id === 9 ? '\n' : '')).map((c) => c.at), ['0', '1/4', '1/2', '3/4']);
+    assert.deepEqual(depthCuts(gen([1, 1, 1, 1, 9, 1, 1, 1]), 16, (id) => (id === 9 ? '\n' : '')).map((c) => [c.at, c.tokens]), [['0', 0], ['1/4', 2], ['1/2', 4], ['last-line', 5], ['3/4', 6]]);
+  });
+
+  it('cuts an empty or one-token output once, at the empty prefix, and says it is too short to cut', () => {
+    for (const tokens of [[], [5], [5, 2]]) {
+      const finish = tokens.length === 2 ? 'stop' : 'length';
+      const cuts = depthCuts(gen(tokens, finish), 16, () => 'a');
+      assert.deepEqual(cuts.map((c) => [c.at, c.tokens]), [['0', 0]], `${tokens.length} tokens, ${finish}`);
+      const r = depthResult(4, Math.max(0, tokens.length - (finish === 'stop' ? 1 : 0)), cuts, [v(true, true, true, true)], '', () => '', []);
+      assert.equal(r.lostIn, 'too-short');
+      assert.equal(r.deepestReached, 0);
+    }
+    // Two tokens already give two distinct prefixes.
+    assert.deepEqual(depthCuts(gen([5, 6]), 16, () => 'a').map((c) => [c.at, c.tokens]), [['0', 0], ['1/2', 1]]);
+  });
+
+  it('a run of one-token outputs reports them too short to cut, not lost in quarter 4, and spends B generations each', async () => {
+    const deployed = gen([5], 'length');
+    const generated: number[] = [];
+    const depth = await depthOfLoss({
+      q: smallDataset(1).questions[0],
+      promptIds: [1, 2],
+      deployed,
+      budget: 2,
+      deployment: { ...DEFAULT_DEPLOYMENT, maxNewTokens: 16 },
+      decoding: (_at, b) => ({ temperature: 1, topP: 1, seed: b }),
+      decode: (ids) => ids.map(String).join(' '),
+      generate: async (requests) => {
+        generated.push(requests.length);
+        return requests.map(() => gen([7]));
+      },
+      grade: () => ({ correct: true, answer: '4' }),
+    });
+    assert.deepEqual(generated, [2], 'one distinct prefix, B continuations');
+    assert.equal(depth.lostIn, 'too-short');
+    const cutOne = depthResult(1, 20, cuts, [v(true), v(false), v(false), v(false)], output, prefixText, []);
+    const summary = depthSummary([{ depth } as QuestionRecord, { depth } as QuestionRecord, { depth: cutOne } as QuestionRecord])!;
+    assert.equal(summary.n, 3);
+    assert.equal(summary.tooShort, 2);
+    assert.deepEqual(summary.lostIn.quarter.map((r) => [r.successes, r.n]), [[1, 1], [0, 1], [0, 1], [0, 1]]);
+    assert.deepEqual(summary.curve.map((c) => [c.at, c.reached.successes, c.reached.n]), [['0', 3, 3], ['1/4', 0, 1], ['1/2', 0, 1], ['3/4', 0, 1]]);
+    const lines = depthLines(summary).join('\n');
+    assert.match(lines, /output too short to cut \(fewer than two distinct prefixes; not counted where lost\): 2/);
+    assert.match(lines, /4 or after the last prefix: 0\.0% \[0\.0, [\d.]+\] 0\/1/);
   });
 
   const cuts = [{ at: '0' as const, tokens: 0 }, { at: '1/4' as const, tokens: 5 }, { at: '1/2' as const, tokens: 10 }, { at: '3/4' as const, tokens: 15 }];

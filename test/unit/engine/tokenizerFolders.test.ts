@@ -155,6 +155,50 @@ test('a template that loops without bound is stopped at once, naming the templat
   assert.equal(load().renderChat(USER), '0:What is 6 times 7?531');
 });
 
+test('loops without range() are bounded by evaluation steps, naming the template (a list built by concatenation, looped three deep, hung past 100 s)', () => {
+  llamaFolder();
+  const built = '{% set ns = namespace(xs=[]) %}{% for m in messages %}{% set ns.xs = ns.xs + [m.content] %}{% endfor %}' +
+    '{% for a in ns.xs %}{% for b in ns.xs %}{% for c in ns.xs %}{% endfor %}{% endfor %}{% endfor %}{{ messages[0].content }}';
+  editJson('tokenizer_config.json', (c) => ({ ...c, chat_template: built }));
+  const tokenizer = load();
+  const long: ChatMessage[] = Array.from({ length: 4096 }, () => ({ role: 'user', content: 'x' }));
+  let t = Date.now();
+  expectInputError(() => tokenizer.renderChat(long), /tokenizer_config\.json: chat_template went past its limits \(it took more than 2,000,000 evaluation steps\); a chat template must render each prompt promptly/);
+  assert.ok(Date.now() - t < 20_000, `stopped in ${Date.now() - t} ms`);
+  // A --chat-template-kwargs list fed to such a loop.
+  editJson('tokenizer_config.json', (c) => ({ ...c, chat_template: '{% for a in items %}{% for b in items %}{% for c in items %}{% endfor %}{% endfor %}{% endfor %}{{ messages[0].content }}' }));
+  const withItems = load();
+  t = Date.now();
+  expectInputError(() => withItems.renderChat(USER, { items: Array.from({ length: 1000 }, (_, i) => i) }), /went past its limits \(it took more than 2,000,000 evaluation steps\)/);
+  assert.ok(Date.now() - t < 20_000, `stopped in ${Date.now() - t} ms`);
+  assert.equal(withItems.renderChat(USER, { items: [1, 2, 3] }), 'What is 6 times 7?');
+  // A string doubled a few dozen times is stopped by its size, long before memory runs out.
+  editJson('tokenizer_config.json', (c) => ({ ...c, chat_template: '{% set ns = namespace(s="ab") %}{% for i in range(40) %}{% set ns.s = ns.s + ns.s %}{% endfor %}{{ ns.s }}' }));
+  expectInputError(() => load().renderChat(USER), /went past its limits \(it built a string of [\d,]+ characters; a rendering may produce at most 524,464\)/);
+});
+
+test('a real template renders a conversation of a thousand messages within the step budget', () => {
+  llamaFolder();
+  const tokenizer = load();
+  const many: ChatMessage[] = Array.from({ length: 1000 }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: `message ${i}` }));
+  assert.ok(tokenizer.renderChat(many).includes('message 999'));
+});
+
+test('--chat-template-kwargs: a key the template names only as an attribute, a loop variable or a macro parameter is refused; one it reads is used', () => {
+  llamaFolder();
+  const template =
+    '{% macro say(text, mark="!") %}{{ text }}{{ mark }}{% endmacro %}' +
+    '{% for message in messages %}{{ message.role }}: {{ say(message.content) }}{% if loop.last %}.{% endif %}{% endfor %}' +
+    '{% if enable_thinking is defined and not enable_thinking %}/no_think{% endif %}{{ extra | default("") }}';
+  editJson('tokenizer_config.json', (c) => ({ ...c, chat_template: template }));
+  const tokenizer = load();
+  for (const key of ['content', 'role', 'loop', 'message', 'text', 'mark', 'default']) {
+    expectInputError(() => tokenizer.renderChat(USER, { [key]: 'x' }), new RegExp(`tokenizer_config\\.json: chat_template\\) reads no variable "${key}", so it would change nothing`));
+  }
+  assert.equal(tokenizer.renderChat(USER, { enable_thinking: false }), 'user: What is 6 times 7?!./no_think');
+  assert.equal(tokenizer.renderChat(USER, { extra: '+' }), 'user: What is 6 times 7?!.+');
+});
+
 test('a template whose output dwarfs its messages is refused with the sizes, naming chat_template.jinja', () => {
   llamaFolder();
   editJson('tokenizer_config.json', (c) => ({ ...c, chat_template: undefined }));

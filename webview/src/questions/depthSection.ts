@@ -8,16 +8,7 @@
 import { h } from '../common/element';
 import type { DepthResult } from '../../../src/contract';
 import { depthMarkText } from '../common/depthMarkText';
-
-/** One sentence for the question's depth of loss. */
-export function depthLine(depth: DepthResult): string {
-  const points = depth.points;
-  if (depth.deepestReached === null) return 'Not reached from any prefix of the deployed output, not even the empty one: the answer is lost before the first token.';
-  const deepest = depthMarkText(points[depth.deepestReached].at);
-  if (!depth.noReturn) return `Reached even from the deepest prefix (${deepest}): the answer is lost in the last stretch of the output.`;
-  const lost = depthMarkText(points[depth.noReturn.point].at);
-  return `Reached from ${deepest} of the deployed output, not from ${lost} on: the point of no return lies between them, in quarter ${depth.lostIn} of the output.`;
-}
+import { depthLine } from './depthLine';
 
 /** The deployed output cut at the marks, with a marker at each cut; null when the record has no character positions. */
 function markedOutput(output: string, depth: DepthResult): HTMLElement | null {
