@@ -80,8 +80,14 @@ export function zipDirectory(bytes: Uint8Array): Map<string, ZipEntry> {
         const fieldSize = view.getUint16(e + 2, true);
         if (id === 1) {
           let f = e + 4;
-          if (size === 0xffffffff) (size = u64(view, f)), (f += 8);
-          if (compressedSize === 0xffffffff) (compressedSize = u64(view, f)), (f += 8);
+          if (size === 0xffffffff) {
+            size = u64(view, f);
+            f += 8;
+          }
+          if (compressedSize === 0xffffffff) {
+            compressedSize = u64(view, f);
+            f += 8;
+          }
           if (offset === 0xffffffff) offset = u64(view, f);
         }
         e += 4 + fieldSize;
