@@ -16,6 +16,7 @@ import { readLmEvalSamples } from '../../../src/audit/imports';
 import { MAX_TEXT_FILE_BYTES } from '../../../src/common';
 import { InputError } from '../../../src/common/errors';
 import { readHarnessLogs } from '../../../src/service';
+import { selectQuestions } from '../../../src/service/auditInputs';
 import { nestedJson } from '../../support/hostileArchives';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'reach-audit-hostile-'));
@@ -104,4 +105,22 @@ test('hub shards of two benchmarks (different columns) are refused, naming both 
   fs.writeFileSync(path.join(dir, 'test-00000-of-00002.parquet'), new Uint8Array(parquetWriteBuffer({ columnData: [textColumn('question', ['a', 'b']), textColumn('answer', ['#### 1', '#### 2'])] })));
   fs.writeFileSync(path.join(dir, 'test-00001-of-00002.parquet'), new Uint8Array(parquetWriteBuffer({ columnData: [textColumn('problem', ['c']), textColumn('solution', ['\\boxed{3}'])] })));
   await rejectsWith(readBenchmark(path.join(root, 'mixed')), /test-00001-of-00002\.parquet: its columns \(problem:BYTE_ARRAY, solution:BYTE_ARRAY\) differ from those of .*test-00000-of-00002\.parquet \(question:BYTE_ARRAY, answer:BYTE_ARRAY\); the shards of one split must be of one benchmark/);
+});
+
+test('a results file nesting 6,000 levels is refused naming it and the bound', async () => {
+  const dir = fs.mkdtempSync(path.join(root, 'deep-results-'));
+  const samples = path.join(dir, 'samples_gsm8k_2024-01-04T00-00-00.jsonl');
+  fs.writeFileSync(samples, sampleLine(0) + '\n');
+  fs.writeFileSync(path.join(dir, 'results_2024-01-04T00-00-00.json'), `{"model_name": "m", "config": ${nestedJson(6000)}}`);
+  await rejectsWith(readHarnessLogs([samples]), /results_2024-01-04T00-00-00\.json: field config\.a\.a\.a… .* nests more than 1000 objects and arrays deep/);
+});
+
+test('4,800 unknown --ids are refused in a short message: the first ten and a count', () => {
+  const file = path.join(root, 'ids.jsonl');
+  fs.writeFileSync(file, '{"id": "q1", "question": "q", "answer": "#### 1"}\n');
+  const ids = Array.from({ length: 4800 }, (_, i) => `missing-question-${i}`);
+  assert.throws(
+    () => selectQuestions(loadDataset(file), { ids, limit: undefined }),
+    (e: unknown) => e instanceof InputError && /--ids: no question with id "missing-question-0", .* "missing-question-9" and 4790 more in/.test(e.message) && e.message.length < 1000,
+  );
 });
