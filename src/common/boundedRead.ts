@@ -7,6 +7,14 @@
 import * as fs from 'node:fs';
 import { InputError } from './errors';
 
+/**
+ * The most bytes of a file read as one text (a dataset, a harness log, a tokenizer): V8's longest
+ * string is 0x1fffffe8 (536,870,888) characters, so a 512 MiB file would fail inside
+ * `toString` with the engine's own words instead of ours. 511 MiB keeps a MiB of margin. The bound
+ * is fixed (a JavaScript string cannot be longer); a larger benchmark goes in parquet or in several files.
+ */
+export const MAX_TEXT_FILE_BYTES = 511 * 1024 * 1024;
+
 /** What a file that is not regular is, in words. */
 function kindOf(stat: fs.Stats): string {
   if (stat.isDirectory()) return 'a folder';
@@ -31,12 +39,12 @@ export function isRegularFile(file: string): boolean {
  * closes the descriptor. The open's own errors (ENOENT, EACCES, ELOOP) are thrown as they are: each
  * caller words a missing or unreadable file its own way.
  */
-export function openRegularFile(file: string, maxBytes: number): { fd: number; size: number } {
+export function openRegularFile(file: string, maxBytes: number, advice?: string): { fd: number; size: number } {
   const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   try {
     const stat = fs.fstatSync(fd);
     if (!stat.isFile()) throw new InputError(`${file} is ${kindOf(stat)}; expected a regular file`);
-    if (stat.size > maxBytes) throw new InputError(`${file} is ${stat.size} bytes, more than the ${maxBytes} bytes expected of it`);
+    if (stat.size > maxBytes) throw new InputError(`${file} is ${stat.size} bytes, more than the ${maxBytes} bytes expected of it${advice ? ` (${advice})` : ''}`);
     return { fd, size: stat.size };
   } catch (err) {
     fs.closeSync(fd);
@@ -44,9 +52,9 @@ export function openRegularFile(file: string, maxBytes: number): { fd: number; s
   }
 }
 
-/** The whole of a regular file of at most `maxBytes`, as bytes. */
-export function readRegularBytes(file: string, maxBytes: number): Buffer {
-  const { fd, size } = openRegularFile(file, maxBytes);
+/** The whole of a regular file of at most `maxBytes`, as bytes; `advice` says, in a refusal, where the bound comes from and how to change it. */
+export function readRegularBytes(file: string, maxBytes: number, advice?: string): Buffer {
+  const { fd, size } = openRegularFile(file, maxBytes, advice);
   try {
     // Read to the end, but never past the limit (a file that grows while it is read).
     const chunks: Buffer[] = [];
@@ -67,8 +75,8 @@ export function readRegularBytes(file: string, maxBytes: number): Buffer {
 }
 
 /** The whole of a regular file of at most `maxBytes`, as UTF-8 text. */
-export function readRegularText(file: string, maxBytes: number): string {
-  return readRegularBytes(file, maxBytes).toString('utf8');
+export function readRegularText(file: string, maxBytes: number, advice?: string): string {
+  return readRegularBytes(file, maxBytes, advice).toString('utf8');
 }
 
 /**

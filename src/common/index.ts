@@ -5,5 +5,6 @@ export { FolderLockedError, assertFolderFree, describeHolder, lockFolder, recove
 export { escapeHtml } from './escapeHtml';
 export { median } from './median';
 export { memorySizeText, parseMemorySize } from './memorySize';
-export { forEachLine, isRegularFile, openRegularFile, readRegularBytes, readRegularText } from './boundedRead';
+export { MAX_TEXT_FILE_BYTES, forEachLine, isRegularFile, openRegularFile, readRegularBytes, readRegularText } from './boundedRead';
+export { MAX_JSON_DEPTH, jsonTooDeep } from './jsonDepth';
 export { DEFAULT_MAX_BATCH, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, MAX_RESPONSE_BYTES, MAX_RETRY_AFTER_MS } from './engineLimits';

@@ -47,7 +47,8 @@ export function selectQuestions(dataset: Dataset, options: Pick<AuditOptions, 'l
     if (ids.length === 0) throw new InputError('--ids: expected a comma-separated list of question ids');
     const known = new Set(questions.map((q) => q.id));
     const unknown = ids.filter((id) => !known.has(id));
-    if (unknown.length > 0) throw new InputError(`--ids: no question with id ${unknown.map((u) => JSON.stringify(u)).join(', ')} in ${dataset.path}`);
+    // The first few by name and a count: thousands of unknown ids would make a message of many KB.
+    if (unknown.length > 0) throw new InputError(`--ids: no question with id ${unknown.slice(0, 10).map((u) => JSON.stringify(u.length > 80 ? `${u.slice(0, 80)}…` : u)).join(', ')}${unknown.length > 10 ? ` and ${unknown.length - 10} more` : ''} in ${dataset.path}`);
     const wanted = new Set(ids);
     questions = questions.filter((q) => wanted.has(q.id));
   }

@@ -6,22 +6,35 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { InputError, readRegularBytes, readRegularText } from '../common';
+import { InputError, MAX_JSON_DEPTH, MAX_TEXT_FILE_BYTES, describeFsError, jsonTooDeep, readRegularBytes, readRegularText } from '../common';
+import { withoutPythonFloats } from '../audit/dataset';
 import { lightevalFileName, lmEvalFileName, looksLikeLmEvalSamples, readInspectLog, readLightevalDetails, readLmEvalSamples, type HarnessLog, type LmEvalFile } from '../audit/imports';
 
 export const LOG_FORMATS = ['lm-eval', 'inspect', 'lighteval'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
-/** The largest log file read (an lm-eval samples file or an Inspect log of a whole benchmark). */
-const MAX_LOG_BYTES = 512 * 1024 * 1024;
+/** The largest log file read (an lm-eval samples file or an Inspect log of a whole benchmark): its text must fit one JavaScript string. */
+const MAX_LOG_BYTES = MAX_TEXT_FILE_BYTES;
+const LOG_BOUND_ADVICE = 'a fixed bound, below the longest text JavaScript can hold: log fewer samples per file (lm-eval writes one samples file per task)';
 
 function readResultsJson(results: string, file: string): Record<string, unknown> | undefined {
+  // A FIFO or a device named like a results file is refused as such, not read as "not valid JSON".
+  let text: string;
   try {
-    const v: unknown = JSON.parse(readRegularText(results, MAX_LOG_BYTES));
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    throw new InputError(`${results}: not valid JSON (the results file of ${path.basename(file)})`);
+    text = readRegularText(results, MAX_LOG_BYTES, LOG_BOUND_ADVICE);
+  } catch (e) {
+    if (e instanceof InputError) throw new InputError(`${e.message} (the results file of ${path.basename(file)})`);
+    throw new InputError(`cannot read ${results}, the results file of ${path.basename(file)}: ${describeFsError(e)}`);
   }
+  let v: unknown;
+  try {
+    v = JSON.parse(withoutPythonFloats(text));
+  } catch (e) {
+    throw new InputError(`${results}: not valid JSON (${(e as Error).message}; the results file of ${path.basename(file)})`);
+  }
+  const deep = jsonTooDeep(v);
+  if (deep !== null) throw new InputError(`${results}: field ${deep} nests more than ${MAX_JSON_DEPTH} objects and arrays deep (a fixed bound; the results file of ${path.basename(file)})`);
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 }
 
 /** A results_<date>.json beside an lm-eval samples file, from the same run (same date id), when there is one. */
@@ -30,6 +43,13 @@ function lmEvalResults(file: string): Record<string, unknown> | undefined {
   if (date === null) return undefined;
   const results = path.join(path.dirname(file), `results_${date}.json`);
   return fs.existsSync(results) ? readResultsJson(results, file) : undefined;
+}
+
+/** The first line of a file's bytes, and whether it is whole: a line longer than the first MiB is judged by its start. */
+function firstLineOf(bytes: Buffer): { line: string; whole: boolean } {
+  const end = bytes.indexOf(10);
+  const stop = end < 0 ? bytes.length : end;
+  return stop <= 1 << 20 ? { line: bytes.subarray(0, stop).toString('utf8').replace(/\r$/, ''), whole: true } : { line: bytes.subarray(0, 4096).toString('utf8'), whole: false };
 }
 
 /**
@@ -50,7 +70,8 @@ function lightevalResults(file: string): Record<string, unknown> | undefined {
 
 function detectFormat(file: string, bytes: Buffer): LogFormat {
   if (bytes.subarray(0, 4).toString('latin1') === 'PAR1') return 'lighteval';
-  if (looksLikeLmEvalSamples(bytes.subarray(0, 1 << 20).toString('utf8'))) return 'lm-eval';
+  const first = firstLineOf(bytes);
+  if (looksLikeLmEvalSamples(first.line, first.whole)) return 'lm-eval';
   // A zip (an Inspect .eval log, or one cut short: its reader says which) or a JSON object that opens like an Inspect log.
   if (bytes[0] === 0x50 && bytes[1] === 0x4b) return 'inspect';
   if (/^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"/.test(bytes.subarray(0, 200).toString('utf8'))) return 'inspect';
@@ -69,7 +90,7 @@ export async function readHarnessLogs(files: readonly string[], format?: LogForm
   for (const file of files) {
     let bytes: Buffer;
     try {
-      bytes = readRegularBytes(file, MAX_LOG_BYTES);
+      bytes = readRegularBytes(file, MAX_LOG_BYTES, LOG_BOUND_ADVICE);
     } catch (e) {
       if (e instanceof InputError) throw e;
       const code = (e as NodeJS.ErrnoException).code;

@@ -4,7 +4,7 @@
  * DatasetIssue with its line and is skipped; a file with no usable record is an InputError.
  */
 import { createHash } from 'node:crypto';
-import { InputError, readRegularBytes } from '../../common';
+import { InputError, MAX_TEXT_FILE_BYTES, readRegularBytes } from '../../common';
 import { lastBoxed, gsm8kGold, compilePattern, parseRational } from '../answers';
 import { SCHEMAS, type SchemaMatch, type SchemaSpec } from './schemas';
 import { readJsonRecords } from './jsonLines';
@@ -262,14 +262,16 @@ export function parseDataset(path: string, text: string, options: DatasetOptions
 }
 
 /** The largest dataset file read (its text must fit one JavaScript string). */
-export const MAX_DATASET_BYTES = 512 * 1024 * 1024;
+export const MAX_DATASET_BYTES = MAX_TEXT_FILE_BYTES;
+/** What a refusal of a dataset file over the bound says about it. */
+const DATASET_BOUND_ADVICE = "a fixed bound, below the longest text JavaScript can hold: split the benchmark into several files, or save it as parquet";
 
 /** Reads and parses a dataset file; the content hash is over the file's bytes. */
 export function loadDataset(path: string, options: DatasetOptions = {}): Dataset {
   if (/\.parquet$/i.test(path)) throw new InputError(`${path}: a parquet benchmark; this step reads JSONL or JSON text only`);
   let bytes: Buffer;
   try {
-    bytes = readRegularBytes(path, MAX_DATASET_BYTES);
+    bytes = readRegularBytes(path, MAX_DATASET_BYTES, DATASET_BOUND_ADVICE);
   } catch (e) {
     if (e instanceof InputError) throw e;
     const code = (e as NodeJS.ErrnoException).code;

@@ -1,8 +1,11 @@
 /**
  * Splits a dataset file into records with their 1-based line positions: JSONL (one value a line;
  * CRLF, a BOM and blank lines tolerated) or a JSON array (each element parsed on its own, so one
- * malformed element is reported at its line and the others survive).
+ * malformed element is reported at its line and the others survive). Python's `json.dumps` writes
+ * NaN, Infinity and -Infinity for non-finite floats (lm-eval's metric values); they read as null.
+ * A record nesting deeper than MAX_JSON_DEPTH is reported at its line, before anything walks it.
  */
+import { MAX_JSON_DEPTH, jsonTooDeep } from '../../common';
 
 export interface JsonRecord {
   /** 1-based line where the record starts. */
@@ -26,6 +29,34 @@ function parseError(e: unknown, expected: string, where = ''): string {
   return `invalid JSON${where} (${(e as Error).message}); expected ${expected}`;
 }
 
+/** Python's non-finite float literals, outside strings, as `null`; the text unchanged when it has none. */
+export function withoutPythonFloats(text: string): string {
+  if (!/NaN|Infinity/.test(text)) return text;
+  return text.replace(/"(?:[^"\\]|\\.)*"|-?Infinity|NaN/g, (m) => (m.startsWith('"') ? m : 'null'));
+}
+
+/** JSON.parse, then Python's literals if that failed; throws the first parse error. */
+function parseValue(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    const plain = withoutPythonFloats(text);
+    if (plain === text) throw e;
+    try {
+      return JSON.parse(plain);
+    } catch {
+      throw e;
+    }
+  }
+}
+
+/** A parsed record, or why it cannot be kept: nested past the depth bound. */
+function recordOf(line: number, index: number, value: unknown): JsonRecord {
+  const deep = jsonTooDeep(value);
+  if (deep === null) return { line, index, value };
+  return { line, index, error: `field ${deep} nests more than ${MAX_JSON_DEPTH} objects and arrays deep (a fixed bound; no benchmark row or log line nests that deep)` };
+}
+
 function readJsonl(text: string): JsonRecords {
   const records: JsonRecord[] = [];
   const lines = text.split('\n');
@@ -33,7 +64,7 @@ function readJsonl(text: string): JsonRecords {
     const line = lines[i].replace(/\r$/, '');
     if (line.trim() === '') continue;
     try {
-      records.push({ line: i + 1, index: i + 1, value: JSON.parse(line) });
+      records.push(recordOf(i + 1, i + 1, parseValue(line)));
     } catch (e) {
       records.push({ line: i + 1, index: i + 1, error: parseError(e, 'one JSON object per line') });
     }
@@ -60,7 +91,7 @@ function readJsonArray(text: string, open: number): JsonRecords {
       records.push({ line: startLine, index, error: 'empty array element (stray comma)' });
     } else {
       try {
-        records.push({ line: startLine, index, value: JSON.parse(slice) });
+        records.push(recordOf(startLine, index, parseValue(slice)));
       } catch (e) {
         // V8 reports an offset inside the element; turn it into the file line a user can jump to.
         const at = /at position (\d+)/.exec((e as Error).message);

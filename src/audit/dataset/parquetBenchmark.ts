@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parquetMetadata, parquetRead, type FileMetaData } from 'hyparquet';
+import { parquetMetadata, parquetRead, parquetSchema, type Compressors, type FileMetaData } from 'hyparquet';
 import { InputError, readRegularBytes } from '../../common';
 import { MAX_DATASET_BYTES, type DatasetRow } from './dataset';
 
@@ -18,6 +18,59 @@ export interface ParquetRows {
 }
 
 const SHARD = /^(.+)-(\d{5})-of-(\d{5})\.parquet$/;
+
+/**
+ * What decompressing a parquet benchmark may produce: a page is decompressed into a buffer of the
+ * size its header declares, so a page declaring 2 GiB, or a few KB of zstd that would expand to
+ * gigabytes, stops here. A page is at most 256 MiB (writers make pages of about 1 MiB), a whole read
+ * (every shard, every column) at most 1 GiB: twice the largest text benchmark read, with its columns.
+ */
+export interface DecompressBounds {
+  pageBytes: number;
+  totalBytes: number;
+}
+export const PARQUET_DECOMPRESS_BOUNDS: DecompressBounds = { pageBytes: 256 * 1024 * 1024, totalBytes: 1024 * 1024 * 1024 };
+const BOUNDS_ADVICE = 'fixed bounds that keep a benchmark within memory; split it into more shards or row groups';
+
+/** What the pages decompressed so far came to, over one read of a benchmark (every shard). */
+export interface DecompressBudget {
+  bounds: DecompressBounds;
+  spent: number;
+}
+
+export function decompressBudget(bounds: DecompressBounds = PARQUET_DECOMPRESS_BOUNDS): DecompressBudget {
+  return { bounds, spent: 0 };
+}
+
+/**
+ * The decompressors, each given an output of exactly the declared page size (never more) after the
+ * size is checked against the bounds; `where` names the file (and row group) in a refusal.
+ */
+function boundedCompressors(base: Compressors, zstd: (input: Uint8Array, out: Uint8Array) => Uint8Array, budget: DecompressBudget, where: () => string): Compressors {
+  const charge = (codec: string, length: number): void => {
+    const { pageBytes, totalBytes } = budget.bounds;
+    if (length > pageBytes) throw new InputError(`${where()}: a ${codec} page declares ${length} bytes decompressed, more than the ${pageBytes} a page may (${BOUNDS_ADVICE})`);
+    if (budget.spent + length > totalBytes) throw new InputError(`${where()}: its pages decompress to more than ${totalBytes} bytes (with the files read before it), the most a benchmark may (${BOUNDS_ADVICE})`);
+    budget.spent += length;
+  };
+  const out: Compressors = {};
+  for (const [codec, decompress] of Object.entries(base)) {
+    if (!decompress) continue;
+    out[codec as keyof Compressors] = (input: Uint8Array, length: number) => {
+      charge(codec, length);
+      // fzstd sizes its own output from the frame unless given one: give it the declared page.
+      return codec === 'ZSTD' ? zstd(input, new Uint8Array(length)) : decompress(input, length);
+    };
+  }
+  return out;
+}
+
+/** The top-level columns of a parquet file and their types, as a shard's schema is compared with the others'. */
+function columnsOf(metadata: FileMetaData): string {
+  return parquetSchema(metadata)
+    .children.map((c) => `${c.element.name}${c.children.length > 0 ? `{${c.children.map((k) => k.element.name).join(',')}}` : `:${c.element.type ?? ''}`}`)
+    .join(', ');
+}
 
 /** Whether a dataset path names a parquet benchmark (a .parquet file or a folder) rather than JSONL/JSON text. */
 export function isParquetBenchmark(target: string): boolean {
@@ -79,20 +132,26 @@ function metadataOf(file: string, bytes: ArrayBuffer): FileMetaData {
   }
 }
 
-/** Every row of one parquet file, one row group at a time, as records placed at (file, row) (`shown` names the file in the place). */
-export async function parquetFileRows(file: string, shown: string, firstLine: number, bytes: ArrayBuffer, into: DatasetRow[]): Promise<void> {
-  const metadata = metadataOf(file, bytes);
+/**
+ * Every row of one parquet file, one row group at a time, as records placed at (file, row) (`shown`
+ * names the file in the place); each page decompressed within `budget`.
+ */
+export async function parquetFileRows(file: string, shown: string, firstLine: number, bytes: ArrayBuffer, into: DatasetRow[], budget = decompressBudget(), metadata = metadataOf(file, bytes)): Promise<void> {
   // Loaded on first use: the compressors instantiate WebAssembly when their module loads, which
   // every start of the CLI and of VS Code's extension host would otherwise pay for.
-  const { compressors } = await import('hyparquet-compressors');
+  const { compressors, decompressZstd } = await import('hyparquet-compressors');
+  const declared = metadata.row_groups.reduce((sum, g) => g.columns.reduce((s, c) => s + Number(c.meta_data?.total_uncompressed_size ?? 0), sum), 0);
+  if (budget.spent + declared > budget.bounds.totalBytes) throw new InputError(`${file}: its columns declare ${declared} bytes decompressed (with the files read before it), more than the ${budget.bounds.totalBytes} a benchmark may (${BOUNDS_ADVICE})`);
   let start = 0;
   for (const [g, group] of metadata.row_groups.entries()) {
     const count = Number(group.num_rows);
     const end = start + count;
     let rows: Record<string, unknown>[] = [];
+    const bounded = boundedCompressors(compressors, decompressZstd, budget, () => `${file}: row group ${g} (rows ${start}–${end - 1})`);
     try {
-      await parquetRead({ file: bytes, metadata, compressors, rowStart: start, rowEnd: end, rowFormat: 'object', onComplete: (r) => (rows = r) });
+      await parquetRead({ file: bytes, metadata, compressors: bounded, rowStart: start, rowEnd: end, rowFormat: 'object', onComplete: (r) => (rows = r) });
     } catch (e) {
+      if (e instanceof InputError) throw e;
       throw new InputError(`${file}: row group ${g} (rows ${start}–${end - 1}) cannot be read: ${(e as Error).message}`);
     }
     rows.forEach((r, i) => {
@@ -117,12 +176,19 @@ export async function readParquetRows(target: string, split: string): Promise<Pa
   const files = isFolder ? splitShards(target, split) : [target];
   const hash = createHash('sha256');
   const rows: DatasetRow[] = [];
+  const budget = decompressBudget();
+  let first: { file: string; columns: string } | undefined;
   for (const file of files) {
     // A FIFO or a link to /dev/zero named as a shard is refused before a byte is read.
-    const buffer = readRegularBytes(file, MAX_DATASET_BYTES);
+    const buffer = readRegularBytes(file, MAX_DATASET_BYTES, 'a fixed bound: split the benchmark into more shards');
     hash.update(isFolder ? `${path.relative(target, file)}\n` : '').update(buffer);
     const bytes = buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) as ArrayBuffer;
-    await parquetFileRows(file, isFolder ? path.relative(target, file) : path.basename(file), rows.length + 1, bytes, rows);
+    const metadata = metadataOf(file, bytes);
+    // The shards of one split are one benchmark: shards of different columns are different benchmarks, not one to be read by majority.
+    const columns = columnsOf(metadata);
+    if (first && columns !== first.columns) throw new InputError(`${file}: its columns (${columns}) differ from those of ${first.file} (${first.columns}); the shards of one split must be of one benchmark`);
+    first ??= { file, columns };
+    await parquetFileRows(file, isFolder ? path.relative(target, file) : path.basename(file), rows.length + 1, bytes, rows, budget, metadata);
   }
   return { files, rows, contentHash: hash.digest('hex') };
 }

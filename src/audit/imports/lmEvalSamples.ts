@@ -7,7 +7,7 @@
 import * as path from 'node:path';
 import { InputError } from '../../common';
 import { isObject } from '../../contract';
-import { readJsonRecords } from '../dataset';
+import { readJsonRecords, withoutPythonFloats } from '../dataset';
 import type { HarnessLog, HarnessReading, LoggedQuestion } from './harnessLog';
 
 /** A samples file's text and, when found beside it, its run's results_<date>.json. */
@@ -28,11 +28,15 @@ export function lmEvalFileName(file: string): { task: string; date: string | nul
   return m ? { task: m[1], date: m[2] } : { task: path.basename(file).replace(/\.jsonl$/i, ''), date: null };
 }
 
-/** Whether text looks like an lm-eval samples file: its first line an object with the samples fields. */
-export function looksLikeLmEvalSamples(text: string): boolean {
-  const first = text.split('\n', 1)[0];
+/**
+ * Whether a file's first line looks like an lm-eval samples line: an object with the samples fields
+ * (Python's NaN allowed). `whole` false: only the line's start is given (a line of many MB is not
+ * parsed twice), and it must open as lm-eval writes it, `{"doc_id": N, "doc": …`.
+ */
+export function looksLikeLmEvalSamples(firstLine: string, whole = true): boolean {
+  if (!whole) return /^\uFEFF?\s*\{\s*"doc_id"\s*:\s*\d+\s*,\s*"doc"\s*:/.test(firstLine);
   try {
-    const v: unknown = JSON.parse(first);
+    const v: unknown = JSON.parse(withoutPythonFloats(firstLine));
     return isObject(v) && LINE_FIELDS.every((f) => f in v);
   } catch {
     return false;

@@ -228,6 +228,9 @@ export class JsonLinesAppender {
     } catch (err) {
       throw new UnwritableLineError(`${this.file}: a line could not be built (${(err as Error).message}); nothing was written`);
     }
+    // The bound every reader of a run's lines holds to: a line past it would be written and then refused.
+    const bytes = Buffer.byteLength(line) - 1;
+    if (bytes > MAX_RUN_LINE_BYTES) throw new UnwritableLineError(`${this.file}: a line of ${bytes} bytes, over the ${MAX_RUN_LINE_BYTES}-byte line every command reads a run with (a fixed bound); nothing was written`);
     try {
       fs.writeSync(this.fd, line);
       fs.fsyncSync(this.fd);

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { Template } from '@huggingface/jinja';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { CONFIG_FILE, MAX_CONFIG_BYTES, ModelConfig, readJsonObject } from '../checkpoint/config';
-import { InputError, MissingChatTemplateError, readRegularText } from '../../common';
+import { InputError, MAX_TEXT_FILE_BYTES, MissingChatTemplateError, readRegularText } from '../../common';
 import { renderChatTemplate } from './chatTemplateLimits';
 import { ChatMessage, type PromptSource, type TemplateKwargs } from '../types';
 import { unreadTemplateKwargs } from './templateVariables';
@@ -38,7 +38,7 @@ export interface ModelTokenizer {
 
 export const TOKENIZER_FILE = 'tokenizer.json';
 /** The largest tokenizer.json read (the largest real ones, 250k-token vocabularies, are about 35 MB). */
-const MAX_TOKENIZER_BYTES = 512 * 1024 * 1024;
+const MAX_TOKENIZER_BYTES = MAX_TEXT_FILE_BYTES;
 export const TOKENIZER_CONFIG_FILE = 'tokenizer_config.json';
 /** Newer transformers save the template beside tokenizer_config.json instead of inside it. */
 export const CHAT_TEMPLATE_FILE = 'chat_template.jinja';
