@@ -83,3 +83,4 @@ export { RATE_MIN_QUESTIONS, STORY_MAX_QUESTIONS, STORY_WORDS, answerText, attem
 export { identifiedBlockDamage } from './repairDamage';
 export { harnessDisagreement, type HarnessDisagreement } from './harnessDisagreement';
 export { CONTEXT_SKIP_HINT, auditedCount, skippedText, type AuditedCount } from './auditedCount';
+export { learnedRouteLines, pairedLine } from './learnedRouteText';

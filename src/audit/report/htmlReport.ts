@@ -6,10 +6,9 @@
  * remote, runs no script, submits no form and follows no link (its CSP forbids them), and escapes
  * every value taken from a run: strings and numbers alike, through the `html` tag (safeHtml.ts).
  */
-import { formatPercent as pct, MIN_BOOTSTRAP_QUESTIONS, questionState, repairedBy, storedVerdictText, type QuestionRecord, type Rate, type RunSummary, type StoredComparison, type PassAtKDeltaCurve } from '../../contract';
+import { formatPercent as pct, learnedRouteLines, MIN_BOOTSTRAP_QUESTIONS, questionState, repairedBy, storedVerdictText, type QuestionRecord, type Rate, type RunSummary, type StoredComparison, type PassAtKDeltaCurve } from '../../contract';
 import { fixed, Html, html, joinHtml } from './safeHtml';
 import { chanceText, exhaustionText, probeComparisonLines, repairNullLines, repairStaleText, untilReachedText } from './summaryText';
-import { learnedRouteLines } from './learnedRouteText';
 import { retentionReading, retentionSplit } from './retentionText';
 import { blindDroppedText } from './blindDroppedText';
 import { crossingText, deltaAtKText } from './passAtKDeltaText';

@@ -7,4 +7,3 @@ export { TABLE_KINDS, tableSet, type TableKind, type TableSet } from './tableSet
 export { mechanismStrip, mechanismTable } from './mechanismText';
 export { passAtKDeltaLines } from './passAtKDeltaText';
 export { retentionTableLines } from './retentionTable';
-export { learnedRouteLines } from './learnedRouteText';

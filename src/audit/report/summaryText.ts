@@ -14,11 +14,11 @@ import {
   type RepairNull,
   type Rate,
   type RunSummary,
+  learnedRouteLines,
 } from '../../contract';
 import { retentionLine } from './retentionText';
 import { blindDroppedText } from './blindDroppedText';
 import { depthLines } from './depthText';
-import { learnedRouteLines } from './learnedRouteText';
 
 export function rateText(r: Rate | undefined): string {
   if (!r || r.n === 0) return '— (n = 0)';

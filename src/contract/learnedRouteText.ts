@@ -4,7 +4,11 @@
  * and the shuffled-label control − global route, paired on the same questions. Below
  * RATE_MIN_QUESTIONS paired questions only the counts are given, never a rate or a verdict.
  */
-import { RATE_MIN_QUESTIONS, formatPercent as pct, pairedVerdictText, type LearnedRouteSummary, type PairedDelta, type Rate } from '../../contract';
+import type { Rate } from './interval';
+import { formatPercent as pct } from './percent';
+import { pairedVerdictText, type PairedDelta } from './pairedDecision';
+import { RATE_MIN_QUESTIONS } from './questionStory';
+import type { LearnedRouteSummary } from './runSummary';
 
 function withInterval(r: Rate): string {
   if (r.n === 0) return '— (n = 0)';
