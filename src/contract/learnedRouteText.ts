@@ -30,7 +30,7 @@ export function pairedLine(d: PairedDelta, first: string, second: string): strin
 
 export function learnedRouteLines(l: LearnedRouteSummary): string[] {
   const out = [
-    `learned route: cross-fitted over ${l.folds} folds (questions per fold ${l.foldSizes.join(', ')}), each fold's routes chosen by a router fit on the other folds only; ${l.model}; candidates: the ${l.poolSize} routes of the global-route pool; features: the prompt's token ids (hashed); n = ${l.n}`,
+    `Learned route: cross-fitted over ${l.folds} folds (questions per fold ${l.foldSizes.join(', ')}), each fold's routes chosen by a router fit on the other folds only; ${l.model}; candidates: the ${l.poolSize} routes of the global-route pool; features: the prompt's token ids (hashed); n = ${l.n}`,
     `  right on every question: learned ${withInterval(l.accuracy.learned)}; global route of the other folds ${withInterval(l.accuracy.global)}; shuffled-label control ${withInterval(l.accuracy.shuffled)}`,
   ];
   const r = l.retention;

@@ -14,6 +14,9 @@ function rateCell(r: Rate | undefined): string {
 
 function keptCell(k: BlindRetention | undefined): string {
   if (!k || k.retained === null) return '—';
+  // A share only between the deployment and the probe's reach; outside it, words (as retentionText.ts says them).
+  if (k.retained < 0) return 'none (below the deployment)';
+  if (k.retained > 1) return 'beyond the probe\'s reach';
   return `${pct(k.retained)}${k.ci ? ` [${pct(k.ci.lo)}, ${pct(k.ci.hi)}]` : ''}`;
 }
 
