@@ -12,7 +12,7 @@ import { costOf, deploymentRequest, RouteSearch, drawQuestionRoutes, lengthBound
 import type { Question } from '../audit/dataset';
 import { type Attempt, type GlobalRoutesResult, type QuestionRecord, type RunSettings, isAnswerBlindProbe } from '../contract';
 import { seedFor, seededRandom } from '../audit/stats';
-import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, finishRepair, gradedUnder, probeResult, questionPerturbation, startRecord, startRepair } from '../audit/runner';
+import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, finishRepair, gradedUnder, probeResult, questionPerturbation, routerFeaturesOf, startRecord, startRepair } from '../audit/runner';
 
 export interface StagedAuditEvents {
   /** A question finished; called in dataset order, one chunk at a time. */
@@ -157,6 +157,8 @@ export async function auditQuestionsByStage(
           cost: costOf(mine),
         };
         w.record.globalRoutes = result;
+        const features = routerFeaturesOf(settings, w.q.id, w.ids);
+        if (features) w.record.routerFeatures = features;
       });
     }
 

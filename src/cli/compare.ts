@@ -14,7 +14,7 @@ import { parseFlags } from './flags';
 import { writeHtmlReport } from './reportFiles';
 import { MARGIN_FLAG, MARGIN_HELP, parseMargin } from './marginFlag';
 import { COMPARISON_FILE, readRecords } from '../audit/store';
-import { comparisonReportHtml, formatComparison, formatSummary, passAtKDeltaLines } from '../audit/report';
+import { comparisonReportHtml, formatComparison, formatSummary, passAtKDeltaLines, retentionTableLines } from '../audit/report';
 
 const help = [
   'Usage: reach-audit compare --base-run RUN --tuned-run RUN [--html FILE] [--json] [--out DIR]',
@@ -161,6 +161,7 @@ export const compareCommand: Command = {
           formatComparison(stored.comparison),
           '',
           ...passAtKDeltaLines(stored.comparison.passAtKDeltas ?? []),
+          ...retentionTableLines([{ label: 'base', summary: stored.base.summary }, { label: 'tuned', summary: stored.tuned.summary }]),
         ].join('\n') + '\n',
       );
     }

@@ -8,7 +8,7 @@ import type { Command } from './command';
 import { parseFlagsAndFolders } from './flags';
 import { UsageError, warn } from './command';
 import { COMPARISON_FILE, compareRuns, readComparison, writeComparison, mergeShards } from '../audit/store';
-import { formatComparison, formatSummary } from '../audit/report';
+import { formatComparison, formatSummary, retentionTableLines } from '../audit/report';
 
 const help = [
   'Usage: reach-audit merge SHARD_FOLDER... --out FOLDER [--name NAME]',
@@ -56,7 +56,7 @@ export const mergeCommand: Command = {
     const comparison = compareRuns(base.folder, tuned.folder, warn);
     writeComparison(values.out, comparison);
     process.stderr.write(`reach-audit: merged ${comparisons.length} shard comparisons into ${values.out}\n`);
-    process.stdout.write([formatSummary(base.summary, `Base — ${base.manifest.name}`), '', formatSummary(tuned.summary, `Tuned — ${tuned.manifest.name}`), '', formatComparison(comparison.comparison)].join('\n') + '\n');
+    process.stdout.write([formatSummary(base.summary, `Base — ${base.manifest.name}`), '', formatSummary(tuned.summary, `Tuned — ${tuned.manifest.name}`), '', formatComparison(comparison.comparison), ...retentionTableLines([{ label: 'base', summary: base.summary }, { label: 'tuned', summary: tuned.summary }])].join('\n') + '\n');
     return 0;
   },
 };

@@ -10,7 +10,7 @@ import { parseFlagsAndFolders } from './flags';
 import { UsageError, warn } from './command';
 import { writeHtmlReport } from './reportFiles';
 import { loadRun, readComparison, readRecords } from '../audit/store';
-import { comparisonReportHtml, runReportHtml, formatComparison, formatSummary } from '../audit/report';
+import { comparisonReportHtml, runReportHtml, formatComparison, formatSummary, retentionTableLines } from '../audit/report';
 import { reproduceCommand } from '../service';
 import type { RunManifest } from '../contract';
 
@@ -51,7 +51,7 @@ export const reportCommand: Command = {
         process.stderr.write(`reach-audit: HTML report ${file}\n`);
       }
       if (values.json) process.stdout.write(JSON.stringify(comparison, null, 2) + '\n');
-      else process.stdout.write([formatSummary(comparison.base.summary, `Base — ${comparison.base.name}`), '', formatSummary(comparison.tuned.summary, `Tuned — ${comparison.tuned.name}`), '', formatComparison(comparison.comparison)].join('\n') + '\n');
+      else process.stdout.write([formatSummary(comparison.base.summary, `Base — ${comparison.base.name}`), '', formatSummary(comparison.tuned.summary, `Tuned — ${comparison.tuned.name}`), '', formatComparison(comparison.comparison), ...retentionTableLines([{ label: 'base', summary: comparison.base.summary }, { label: 'tuned', summary: comparison.tuned.summary }])].join('\n') + '\n');
       return 0;
     }
 

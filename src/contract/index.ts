@@ -4,10 +4,11 @@
  * side needs. The audit writes these types; the CLI, the extension and the webview read them. Imports nothing
  * outside this folder and touches no DOM or Node API, so the browser bundle can use it too.
  */
-export type { Budget, AnswerView, AnswerMatch, ContextSkip, ExemplarSkip, SkipReason, ThoughtState, GradedOutput, Attempt, AttemptPerturbation, DepthMark, DepthPoint, DepthResult, ProbeResult, BlindChoice, GlobalRoutesResult, RepairResult, QuestionRecord, HarnessVerdict, SearchSweepPoint } from './runRecord';
+export type { Budget, AnswerView, AnswerMatch, ContextSkip, ExemplarSkip, SkipReason, ThoughtState, GradedOutput, Attempt, AttemptPerturbation, DepthMark, DepthPoint, DepthResult, ProbeResult, BlindChoice, GlobalRoutesResult, RouterFeatures, RepairResult, QuestionRecord, HarnessVerdict, SearchSweepPoint } from './runRecord';
 export { DEPTH_MARKS } from './runRecord';
 export type {
   GlobalRouteSummary,
+  LearnedRouteSummary,
   BlockRepair,
   RepairNull,
   RepairSummary,
@@ -31,6 +32,8 @@ export type {
 export {
   PROBE_NAMES,
   SELECTOR_NAMES,
+  DEFAULT_SELECTORS,
+  type LearnedRouteSettings,
   type FewShotExample,
   type SubjectPrompt,
   type ExemplarOrigin,
@@ -80,3 +83,4 @@ export { RATE_MIN_QUESTIONS, STORY_MAX_QUESTIONS, STORY_WORDS, answerText, attem
 export { identifiedBlockDamage } from './repairDamage';
 export { harnessDisagreement, type HarnessDisagreement } from './harnessDisagreement';
 export { CONTEXT_SKIP_HINT, auditedCount, skippedText, type AuditedCount } from './auditedCount';
+export { learnedRouteLines, pairedLine } from './learnedRouteText';

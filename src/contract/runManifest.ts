@@ -121,8 +121,22 @@ export interface ProbeSpec {
   budget: number;
 }
 
-export type SelectorName = 'majority' | 'confidence' | 'global-route';
-export const SELECTOR_NAMES: readonly SelectorName[] = ['majority', 'confidence', 'global-route'];
+export type SelectorName = 'majority' | 'confidence' | 'global-route' | 'learned-route';
+export const SELECTOR_NAMES: readonly SelectorName[] = ['majority', 'confidence', 'global-route', 'learned-route'];
+/** The selectors a run uses when none are named: learned-route is asked for by name (it records features per question). */
+export const DEFAULT_SELECTORS: readonly SelectorName[] = ['majority', 'confidence', 'global-route'];
+
+/**
+ * The learned-route selector's settings (docs/design.md, "Learned router"): cross-fitting folds,
+ * the features (a hashed bag of the prompt's token ids, `dims` buckets), the router model in words,
+ * and where its candidate routes come from.
+ */
+export interface LearnedRouteSettings {
+  folds: number;
+  features: { kind: 'prompt-token-hash'; dims: number };
+  model: string;
+  candidates: 'global-route pool';
+}
 
 /** The route search's MCTS constants. */
 /** The route search's reward (docs/design.md, "Search reward"). */
@@ -210,6 +224,8 @@ export interface RunSettings {
    * `skipped` says why when the selector was asked for but the run has too few questions for it.
    */
   globalRoutes: { count: number; routes: number[][]; skipped?: string };
+  /** Set only when learned-route is among the selectors. */
+  learnedRoute?: LearnedRouteSettings;
   seeds: { run: number };
   /** Random-route edits and the route length bounds (both route probes and the global-route pool use them). */
   routeSpace: RouteSpaceSettings;

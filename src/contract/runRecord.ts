@@ -142,6 +142,17 @@ export interface GlobalRoutesResult {
   cost: Budget;
 }
 
+/**
+ * What the learned router reads of a question (docs/design.md, "Learned router"): counts of its
+ * prompt's token ids per hash bucket, and the cross-fitting fold it is held out in (a seeded hash
+ * of its id, `fold` of `folds`). Present only when the run selects with learned-route.
+ */
+export interface RouterFeatures {
+  folds: number;
+  fold: number;
+  features: number[];
+}
+
 export interface RepairResult {
   /** Reachable under the reference probe(s) but not realized: fixed before any repair generation. */
   inFailureSet: boolean;
@@ -225,6 +236,8 @@ export interface QuestionRecord {
   /** blind[probe][selector]: the answer-blind pick among that probe's attempts. */
   blind: Record<string, Record<string, BlindChoice>>;
   globalRoutes?: GlobalRoutesResult;
+  /** learned-route only: the router's features of this question and its fold. */
+  routerFeatures?: RouterFeatures;
   repair?: RepairResult;
   /** --depth-probe B, failure-set questions only. */
   depth?: DepthResult;

@@ -17,6 +17,29 @@ export interface GlobalRouteSummary {
   heldOut: { n: number; accuracy: Rate; realized: Rate; reachable: Record<string, Rate> };
 }
 
+/**
+ * The learned router, cross-fitted (docs/design.md, "Learned router"): each question's pool route
+ * chosen by a router fit on the other folds only, beside the global route of the other folds and
+ * the same router fit on shuffled outcomes, all on the same questions.
+ */
+export interface LearnedRouteSummary {
+  folds: number;
+  model: string;
+  poolSize: number;
+  /** Questions cross-fitted (those with the pool and features), and how many fell in each fold. */
+  n: number;
+  foldSizes: number[];
+  accuracy: { learned: Rate; global: Rate; shuffled: Rate };
+  /** Retention against the routes probe's reach (absent without the routes probe). */
+  retention?: { learned: BlindRetention; global: BlindRetention; shuffled: BlindRetention };
+  /** learned − global route (tuned = learned, base = global) on the gain set and on every question. */
+  versusGlobal: { gainSet: PairedDelta; all: PairedDelta };
+  /** The shuffled-label control − global route on the gain set: it should not come out better. */
+  shuffledVersusGlobal: { gainSet: PairedDelta };
+  /** Question id → the pool index the router took for it. */
+  choices: Record<string, number>;
+}
+
 export interface BlockRepair {
   block: number;
   /** Repair over the whole failure set. */
@@ -316,6 +339,7 @@ export interface RunSummary {
   /** Per route probe: questions on which it ran out of distinct routes. */
   exhausted: Record<string, ProbeExhaustion>;
   globalRoute?: GlobalRouteSummary;
+  learnedRoute?: LearnedRouteSummary;
   repair?: RepairSummary;
   budget: Record<string, Budget>;
   /** Cost outside the probes: the deployment, the global route pool, the repair scan. */

@@ -8,11 +8,12 @@ import { InputError } from '../engine/index';
 import { parseMemorySize, readRegularText } from '../common';
 
 import { globalRoutePool } from '../audit/runner';
+import { DEFAULT_ROUTER_FOLDS, DEFAULT_ROUTER_MODEL, ROUTER_FEATURE_DIMS, checkRouterFolds, routerModelText } from '../audit/router';
 import { readBenchmark, type Dataset, ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset';
 import { checkDeployment, DEFAULT_DEPLOYMENT, QUESTION_SLOT, PROMPT_TRUNCATIONS, DEFAULT_SEARCH, checkSampleDecoding, DEFAULT_PROBE_DECODING, DEFAULT_SAMPLE_DECODING, lengthBoundsOf, lengthBoundsProblem, routeLengthBounds, isRouteProbe, checkProbeBudget, parseProbeSpecs, parseSelectors, globalRouteSkipReason, sweepConstants } from '../audit/probes';
 import { presetDeployment, readMmluDevSplit } from '../audit/presets';
 import { parseThinkingMarkers, CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES } from '../audit/answers';
-import { SEARCH_REWARDS, type Deployment, type FewShotExample, type RunSettings, type DecodingRule, type ProbeDecoding, type GradingSettings, SELECTOR_NAMES, type ProbeSpec, type ShardSelection } from '../contract';
+import { SEARCH_REWARDS, type Deployment, type FewShotExample, type RunSettings, type DecodingRule, type ProbeDecoding, type GradingSettings, DEFAULT_SELECTORS, type LearnedRouteSettings, type ProbeSpec, type ShardSelection } from '../contract';
 import { parseShard, shardQuestions, shardSelection } from '../audit/store';
 import { AUDIT_DEFAULTS, DEFAULT_PROBES, type AuditOptions } from './auditOptions';
 
@@ -165,6 +166,8 @@ export interface PreSettings {
   /** --depth-probe B. */
   depthProbe?: number;
   globalRoutes: number;
+  /** learned-route's cross-fitting folds; absent when learned-route is not selected. */
+  routerFolds?: number;
   seed: number;
   maxEdits: number;
   search: RunSettings['search'];
@@ -202,7 +205,7 @@ function readSampleDecoding(options: AuditOptions): DecodingRule {
 
 export function readPreSettings(options: AuditOptions): PreSettings {
   const probes = parseProbeSpecs(options.probes && options.probes.length > 0 ? options.probes : DEFAULT_PROBES);
-  const selectors = parseSelectors((options.select ?? SELECTOR_NAMES).join(','));
+  const selectors = parseSelectors((options.select ?? DEFAULT_SELECTORS).join(','));
   const run = probes.map((p) => p.name as string);
   let referenceProbes = run;
   if (options.referenceProbes !== undefined) {
@@ -211,7 +214,12 @@ export function readPreSettings(options: AuditOptions): PreSettings {
     if (referenceProbes.length === 0 || bad.length > 0) throw new InputError(`--reference-probes ${referenceProbes.join(',')}: expected probes of this run (${run.join(', ')})`);
   }
   const routeBudget = Math.max(0, ...probes.filter((p) => isRouteProbe(p.name)).map((p) => p.budget));
-  const wantsGlobal = selectors.includes('global-route') && routeBudget > 0;
+  // learned-route chooses among the global-route pool's routes: it needs the pool as global-route does.
+  const wantsGlobal = (selectors.includes('global-route') || selectors.includes('learned-route')) && routeBudget > 0;
+  const routerFolds = options.routerFolds ?? DEFAULT_ROUTER_FOLDS;
+  const foldsProblem = checkRouterFolds(routerFolds);
+  if (foldsProblem) throw new InputError(`--router-folds: ${foldsProblem}`);
+  if (options.routerFolds !== undefined && !selectors.includes('learned-route')) throw new InputError('--router-folds: only learned-route uses folds; add it to --select (e.g. --select majority,confidence,global-route,learned-route)');
   const globalRoutes = wantsGlobal ? (options.globalRoutes ?? routeBudget) : 0;
   if (options.globalRoutes !== undefined) checkProbeBudget(`--global-routes ${options.globalRoutes}`, options.globalRoutes);
   if (options.depthProbe !== undefined) checkProbeBudget(`--depth-probe ${options.depthProbe}`, options.depthProbe);
@@ -227,6 +235,7 @@ export function readPreSettings(options: AuditOptions): PreSettings {
     untilReached: options.untilReached === true,
     ...(options.depthProbe !== undefined ? { depthProbe: options.depthProbe } : {}),
     globalRoutes,
+    ...(selectors.includes('learned-route') ? { routerFolds } : {}),
     seed,
     maxEdits: options.maxEdits ?? AUDIT_DEFAULTS.maxEdits,
     search: {
@@ -289,6 +298,11 @@ export function routeSpaceFor(pre: PreSettings, numBlocks: number): RunSettings[
   return { maxEdits: pre.maxEdits, minLength: bounds.min, maxLength: bounds.max };
 }
 
+/** What a learned-route run records of its router (the model is the one summaries fit). */
+function learnedRouteSettings(folds: number): LearnedRouteSettings {
+  return { folds, features: { kind: 'prompt-token-hash', dims: ROUTER_FEATURE_DIMS }, model: routerModelText(DEFAULT_ROUTER_MODEL), candidates: 'global-route pool' };
+}
+
 /** Why a ceiling-only run has no global-route pool (recorded as `globalRoutes.skipped`). */
 export const UNTIL_REACHED_POOL_SKIPPED = 'global-route selection skipped: --until-reached audits the reachable ceiling only, and the shared route pool serves only that answer-blind selector';
 
@@ -309,6 +323,8 @@ export function runSettings(pre: PreSettings, numBlocks: number, selection: RunS
     selectors: pre.selectors,
     repair: pre.repair,
     globalRoutes: { count, routes: count > 0 ? globalRoutePool(numBlocks, pre.seed, count, pre.maxEdits, lengthBoundsOf(routeSpace, numBlocks)) : [], ...(skipped ? { skipped } : {}) },
+    // Recorded only with learned-route, so every other run's manifest stays as it was; no pool, no router.
+    ...(pre.routerFolds !== undefined && count > 0 ? { learnedRoute: learnedRouteSettings(pre.routerFolds) } : {}),
     seeds: { run: pre.seed },
     routeSpace,
     search: pre.search,

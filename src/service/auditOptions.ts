@@ -9,7 +9,7 @@ import { DEFAULT_MAX_BATCH, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, InputError,
 import { ANSWER_FORMATS } from '../audit/dataset';
 import { DEFAULT_DEPLOYMENT, DEFAULT_SAMPLE_DECODING, DEFAULT_SEARCH, MAX_PROBE_BUDGET, PROMPT_TRUNCATIONS } from '../audit/probes';
 import { PRESET_NAMES } from '../audit/presets';
-import { PROBE_NAMES, SELECTOR_NAMES } from '../contract';
+import { DEFAULT_SELECTORS, PROBE_NAMES, SELECTOR_NAMES } from '../contract';
 import { CORRECT_BY, TRUNCATED_RULES } from '../audit/answers';
 
 /** How a value travels: on the command line every value is text; in a request it is JSON of this kind. */
@@ -72,7 +72,13 @@ export const AUDIT_OPTIONS = {
     help: `temperature of the sample probe (default ${DEFAULT_SAMPLE_DECODING.temperature}); route probes decode as the deployment does`,
   },
   sampleTopP: { flag: 'sample-top-p', kind: 'number', range: { allows: (n: number) => n > 0 && n <= 1, expected: 'a number in (0, 1]' }, arg: 'P', help: `top-p of the sample probe (default ${DEFAULT_SAMPLE_DECODING.topP})` },
-  select: { flag: 'select', kind: 'strings', arg: 'LIST', help: `answer-blind selectors (default ${SELECTOR_NAMES.join(',')})` },
+  select: {
+    flag: 'select',
+    kind: 'strings',
+    arg: 'LIST',
+    help: `answer-blind selectors: ${SELECTOR_NAMES.join(', ')} (default ${DEFAULT_SELECTORS.join(',')});\nlearned-route picks each question's route of the global-route pool with a router fit on the\nother folds' outcomes (cross-fitted, answer-blind; no generation beyond the pool)`,
+  },
+  routerFolds: { flag: 'router-folds', kind: 'wholeNumber', min: 2, arg: 'K', help: 'cross-fitting folds of learned-route, by a seeded hash of the question id (default 5, at most 20)' },
   repair: { flag: 'repair', kind: 'boolean', help: 'run the repair scan (silence each MLP block) on the failure set' },
   untilReached: {
     flag: 'until-reached',

@@ -97,10 +97,11 @@ const OPTION_SETTINGS: Readonly<Partial<Record<keyof typeof AUDIT_OPTIONS, Optio
   select: {
     group: 'probes',
     key: 'selectors',
-    note: 'Answer-blind selectors scored on each probe\'s attempts. Empty: all three.',
+    note: 'Answer-blind selectors scored on each probe\'s attempts. Empty: majority, confidence and global-route (learned-route is asked for by name).',
     schema: { items: { type: 'string', enum: [...SELECTOR_NAMES] } },
   },
   globalRoutes: { group: 'probes' },
+  routerFolds: { group: 'probes' },
   untilReached: { group: 'probes' },
   seed: { group: 'probes', note: 'Empty (null): the engine\'s default, so runs are reproducible either way.' },
   maxEdits: { group: 'search' },

@@ -56,6 +56,7 @@ export function reproduceCommand(manifest: RunManifest): ReproduceCommand {
   if (sample.topP !== DEFAULT_SAMPLE_DECODING.topP) flag('sample-top-p', sample.topP);
   flag('select', manifest.selectors.join(','));
   if (manifest.globalRoutes.count > 0) flag('global-routes', manifest.globalRoutes.count);
+  if (manifest.learnedRoute) flag('router-folds', manifest.learnedRoute.folds);
   if (manifest.repair.enabled) {
     flag('repair');
     const all = manifest.probes.map((p) => p.name);

@@ -463,7 +463,10 @@ class AuditPanel {
     this.save(false);
     const baseRow = this.base?.index.get(row.id);
     const mechanism = this.run?.data.mechanism?.accounts.find((a) => a.id === row.record.id);
-    this.detail.show(row, { numBlocks: this.run?.numBlocks ?? 0, baseRow, baseLabel: this.base?.data.label ?? this.base?.data.runId, ...(mechanism ? { mechanism } : {}) });
+    // The pool route learned-route took for this question (summary.json's, fit after every record is in).
+    const learnedIndex = this.run?.data.summary?.learnedRoute?.choices?.[row.record.id];
+    const learnedRoute = typeof learnedIndex === 'number' && this.run?.data.summary?.learnedRoute ? { index: learnedIndex, folds: this.run.data.summary.learnedRoute.folds } : undefined;
+    this.detail.show(row, { numBlocks: this.run?.numBlocks ?? 0, baseRow, baseLabel: this.base?.data.label ?? this.base?.data.runId, ...(mechanism ? { mechanism } : {}), ...(learnedRoute ? { learnedRoute } : {}) });
   }
 
   private reveal(row: QuestionRow): void {

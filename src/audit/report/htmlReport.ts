@@ -6,7 +6,7 @@
  * remote, runs no script, submits no form and follows no link (its CSP forbids them), and escapes
  * every value taken from a run: strings and numbers alike, through the `html` tag (safeHtml.ts).
  */
-import { formatPercent as pct, MIN_BOOTSTRAP_QUESTIONS, questionState, repairedBy, storedVerdictText, type QuestionRecord, type Rate, type RunSummary, type StoredComparison, type PassAtKDeltaCurve } from '../../contract';
+import { formatPercent as pct, learnedRouteLines, MIN_BOOTSTRAP_QUESTIONS, questionState, repairedBy, storedVerdictText, type QuestionRecord, type Rate, type RunSummary, type StoredComparison, type PassAtKDeltaCurve } from '../../contract';
 import { fixed, Html, html, joinHtml } from './safeHtml';
 import { chanceText, exhaustionText, probeComparisonLines, repairNullLines, repairStaleText, untilReachedText } from './summaryText';
 import { retentionReading, retentionSplit } from './retentionText';
@@ -129,6 +129,15 @@ function safeLine(make: () => string | undefined): string {
   }
 }
 
+/** safeLine for a block of lines. */
+function safeLines(make: () => string[]): string[] {
+  try {
+    return make();
+  } catch {
+    return [];
+  }
+}
+
 function summaryTable(s: RunSummary): Html {
   const note = (text: string) => (text === '' ? html`` : html`<tr><td></td><td colspan="2" class="n">${text}</td></tr>`);
   const rows: Html[] = [html`<tr><th>realized (deployment)</th><td>${rateCell(s.realized)}</td><td></td></tr>`];
@@ -157,7 +166,7 @@ function summaryTable(s: RunSummary): Html {
   rows.push(html`<tr><th>reachable ceiling (${ceiling})</th><td>${rateCell(s.reachableAny)}</td><td></td></tr>`);
   for (const [p, sel] of Object.entries(s.blind ?? {})) {
     for (const [name, r] of Object.entries(sel)) {
-      rows.push(html`<tr><th>answer-blind ${p} → ${name}</th><td>${rateCell(r)}</td><td class="n">${name === 'global-route' ? 'held-out split only' : ''}</td></tr>`);
+      rows.push(html`<tr><th>answer-blind ${p} → ${name}</th><td>${rateCell(r)}</td><td class="n">${name === 'global-route' ? 'held-out split only' : name === 'learned-route' && s.learnedRoute ? `cross-fitted, ${s.learnedRoute.folds} folds` : ''}</td></tr>`);
       const kept = s.blindRetention?.[p]?.[name];
       if (kept) {
         const reading = retentionReading(p, kept);
@@ -169,6 +178,7 @@ function summaryTable(s: RunSummary): Html {
     const left = s.blindDropped?.[p];
     if (left) rows.push(html`<tr><th class="sub">blind pool</th><td colspan="2" class="n">${blindDroppedText(p, left)}</td></tr>`);
   }
+  if (s.learnedRoute) for (const line of safeLines(() => learnedRouteLines(s.learnedRoute!))) rows.push(html`<tr><td colspan="3" class="n">${line}</td></tr>`);
   if (Array.isArray(s.untilReached) && s.untilReached.length > 0) rows.push(html`<tr><td colspan="3" class="n">${untilReachedText(s.untilReached)}</td></tr>`);
   if (s.repair) {
     const r = s.repair;

@@ -6,3 +6,4 @@ export { repairView, routesVsSearchView, tableCsv, tablesHtml, tablesMarkdown, t
 export { TABLE_KINDS, tableSet, type TableKind, type TableSet } from './tableSet';
 export { mechanismStrip, mechanismTable } from './mechanismText';
 export { passAtKDeltaLines } from './passAtKDeltaText';
+export { retentionTableLines } from './retentionTable';

@@ -14,6 +14,7 @@ import {
   type RepairNull,
   type Rate,
   type RunSummary,
+  learnedRouteLines,
 } from '../../contract';
 import { retentionLine } from './retentionText';
 import { blindDroppedText } from './blindDroppedText';
@@ -145,7 +146,12 @@ export function formatSummary(s: RunSummary, title = 'Reach Audit summary'): str
   if (s.routesVsSearch) for (const line of probeComparisonLines(s.routesVsSearch)) out.push(`  ${line}`);
   for (const [p, sel] of Object.entries(s.blind)) {
     for (const [name, r] of Object.entries(sel)) {
-      const note = name === 'global-route' && s.globalRoute ? `   (held-out split; realized there ${rateText(s.globalRoute.heldOut.realized)})` : '';
+      const note =
+        name === 'global-route' && s.globalRoute
+          ? `   (held-out split; realized there ${rateText(s.globalRoute.heldOut.realized)})`
+          : name === 'learned-route' && s.learnedRoute
+            ? `   (cross-fitted over ${s.learnedRoute.folds} folds, every question with the pool)`
+            : '';
       out.push(`  ${pad(`answer-blind ${p} → ${name}`, 34)} ${rateText(r)}${note}`);
       const kept = s.blindRetention?.[p]?.[name];
       if (kept) out.push(`      ${retentionLine(p, kept)}`);
@@ -189,6 +195,7 @@ export function formatSummary(s: RunSummary, title = 'Reach Audit summary'): str
     const g = s.globalRoute;
     out.push(`  global route: ${g.route ? `[${g.route.join(',')}]` : '—'} chosen from a pool of ${g.poolSize} on ${g.selection.n} selection questions (${rateText(g.selection.accuracy)}), scored on ${g.heldOut.n} held-out`);
   }
+  if (s.learnedRoute) for (const line of learnedRouteLines(s.learnedRoute)) out.push(`  ${line}`);
   if (s.repair) {
     const r = s.repair;
     out.push(`  repair scan: failure set |F| = ${r.failureSetSize}; identified block ${r.identifiedBlock ?? '—'} (chosen on ${r.selectionSize} selection questions)`);

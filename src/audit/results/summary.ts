@@ -10,8 +10,9 @@ import { seedFor, bootstrapColumnMeans } from '../stats';
 import { chanceSummary } from './chanceLevel';
 import { compareProbes, probeExhaustion } from './probeComparison';
 import { blindRetention, blindRetentionByProbe } from './blindRetention';
-import { MIN_BOOTSTRAP_QUESTIONS, orderedKeys, passAtKRows, zeroOnePassAtKInterval, runRates, stopsAtFirstCorrect, rateOf, type BlindDropped, type Budget, type GlobalRouteSummary, type Interval, type PassAtKKind, type QuestionRecord, type Rate, type ReadingSummary, type RunSummary, type TruncationCount, isAnswerBlindProbe } from '../../contract';
+import { MIN_BOOTSTRAP_QUESTIONS, orderedKeys, passAtKRows, zeroOnePassAtKInterval, runRates, stopsAtFirstCorrect, rateOf, type BlindDropped, type Budget, type GlobalRouteSummary, type LearnedRouteSummary, type Interval, type PassAtKKind, type QuestionRecord, type Rate, type ReadingSummary, type RunSummary, type TruncationCount, isAnswerBlindProbe } from '../../contract';
 import { depthSummary } from './depthSummary';
+import { learnedRouteSummary } from './learnedRouteSummary';
 import { coverAtTau } from './coverAtTau';
 import { unfinishedThoughts } from './thoughtCounts';
 
@@ -63,7 +64,7 @@ function globalRouteSummary(records: readonly QuestionRecord[], probes: readonly
 }
 
 /** Retention per probe and selector; global-route's over the held-out split of the route pool. */
-function blindRetentionWithGlobal(records: readonly QuestionRecord[], probes: readonly string[], globalRoute: GlobalRouteSummary | undefined): RunSummary['blindRetention'] {
+function blindRetentionWithGlobal(records: readonly QuestionRecord[], probes: readonly string[], globalRoute: GlobalRouteSummary | undefined, learnedRoute: LearnedRouteSummary | undefined): RunSummary['blindRetention'] {
   const out = blindRetentionByProbe(records, probes);
   if (globalRoute && globalRoute.index !== null && probes.includes('routes')) {
     const index = globalRoute.index;
@@ -75,6 +76,7 @@ function blindRetentionWithGlobal(records: readonly QuestionRecord[], probes: re
       ['routes', 'global-route'],
     );
   }
+  if (learnedRoute?.retention && probes.includes('routes')) (out.routes ??= {})['learned-route'] = learnedRoute.retention.learned;
   return out;
 }
 
@@ -149,6 +151,7 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
   }
 
   const globalRoute = globalRouteSummary(records, probes);
+  const learnedRoute = learnedRouteSummary(records);
   const blind: RunSummary['blind'] = {};
   // Only answer-independent probes: the search chose its outputs with a reward that used the gold
   // answer, so selecting among them is not answer-blind (records of older runs may still hold it).
@@ -157,9 +160,12 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
     const perProbe: Record<string, Rate> = { ...rates.blind[p] };
     // global-route is a run-level choice: scored on the held-out split of the shared pool.
     if (globalRoute && p === 'routes') perProbe['global-route'] = globalRoute.heldOut.accuracy;
+    // learned-route: cross-fitted over every question with the pool (each fold's route fit on the others).
+    if (learnedRoute && p === 'routes') perProbe['learned-route'] = learnedRoute.accuracy.learned;
     if (Object.keys(perProbe).length > 0) blind[p] = perProbe;
   }
   if (globalRoute && !selectors.includes('global-route')) selectors.push('global-route');
+  if (learnedRoute && !selectors.includes('learned-route')) selectors.push('learned-route');
   const blindDropped = blindDroppedByProbe(records, blindProbes);
 
   const cost = { deployment: emptyBudget(), globalRoutes: emptyBudget(), repair: emptyBudget() };
@@ -192,7 +198,7 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
     passAtKCi: passCi,
     passAtKKind: passKinds,
     blind,
-    blindRetention: blindRetentionWithGlobal(records, blindProbes, globalRoute),
+    blindRetention: blindRetentionWithGlobal(records, blindProbes, globalRoute, learnedRoute),
     exhausted,
     budget,
     cost,
@@ -211,6 +217,7 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
   const untilReached = probes.filter((p) => stopsAtFirstCorrect(records, p));
   if (untilReached.length > 0) summary.untilReached = untilReached;
   if (globalRoute) summary.globalRoute = globalRoute;
+  if (learnedRoute) summary.learnedRoute = learnedRoute;
   if (Object.keys(blindDropped).length > 0) summary.blindDropped = blindDropped;
   const chance = chanceSummary(records, probes);
   if (chance) summary.chance = chance;

@@ -30,7 +30,7 @@ import { seedFor, seededRandom } from '../stats';
 import { untilFirstCorrect } from './untilFirstCorrect';
 import { depthOfLoss } from './depthOfLoss';
 import { inFailureSet } from '../repair';
-import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, checkSearchReward, finishRepair, gradedUnder, loggedGeneration, probeResult, questionPerturbation, startRecord, startRepair } from './questionSteps';
+import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, checkSearchReward, finishRepair, gradedUnder, loggedGeneration, probeResult, questionPerturbation, routerFeaturesOf, startRecord, startRepair } from './questionSteps';
 
 export { AuditAborted, globalRoutePool, type AuditStage } from './questionSteps';
 
@@ -201,6 +201,8 @@ export async function auditQuestions(
         cost: costOf(poolOut),
       };
       record.globalRoutes = result;
+      const features = routerFeaturesOf(settings, q.id, ids);
+      if (features) record.routerFeatures = features;
     }
     // Depth of loss runs beside the repair scan, on the same failure set, fixed before either generates.
     const depthBudget = settings.depthProbe?.budget;

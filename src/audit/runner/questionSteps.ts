@@ -11,7 +11,8 @@ import { grade, normalizeAnswer } from '../answers';
 import { inFailureSet } from '../repair';
 import { seedFor, seededRandom } from '../stats';
 import type { Question } from '../dataset';
-import type { Attempt, AttemptPerturbation, BlindChoice, ProbeResult, QuestionRecord, RepairResult, GradingSettings, RunSettings } from '../../contract';
+import type { Attempt, AttemptPerturbation, BlindChoice, ProbeResult, QuestionRecord, RepairResult, GradingSettings, RouterFeatures, RunSettings } from '../../contract';
+import { foldOf, promptFeatures } from '../router';
 
 export type AuditStage = 'deployment' | 'sample' | 'routes' | 'search' | 'perturb' | 'global-routes' | 'repair' | 'depth';
 
@@ -180,4 +181,14 @@ export function finishRepair(record: QuestionRecord, q: Question, gens: readonly
   // Recorded only where the scan's outputs think, so records of other models stay as they were.
   if (thoughts) repair.unfinishedThoughtBySilencedBlock = unfinishedBy;
   repair.cost = costOf(gens);
+}
+
+/**
+ * learned-route's features of a question (its prompt's token ids, hashed into buckets) and its
+ * fold, from the run seed and its id alone; undefined when the run does not select with it.
+ */
+export function routerFeaturesOf(settings: RunSettings, questionId: string, promptIds: readonly number[]): RouterFeatures | undefined {
+  const learned = settings.learnedRoute;
+  if (!learned || settings.globalRoutes.routes.length === 0) return undefined;
+  return { folds: learned.folds, fold: foldOf(settings.seeds.run, questionId, learned.folds), features: promptFeatures(promptIds, learned.features.dims) };
 }

@@ -106,6 +106,7 @@ export function manifestMismatches(stored: RunManifest, wanted: RunManifest): st
   check('selectors', stored.selectors, wanted.selectors);
   check('repair', stored.repair, wanted.repair);
   check('global routes', stored.globalRoutes, wanted.globalRoutes);
+  check('learned route (--router-folds, its features and model)', stored.learnedRoute ?? 'not used', wanted.learnedRoute ?? 'not used');
   check('seed', stored.seeds, wanted.seeds);
   check('route space', routeSpaceOf(stored), routeSpaceOf(wanted));
   check('search settings', searchOf(stored), searchOf(wanted));

@@ -111,6 +111,7 @@ const probeResult = object({
 });
 const blindChoice = object({ answer: v.nullable(text), correct: flag, attempt: v.nullable(nonNegativeInteger), dropped: v.optional(nonNegativeInteger) });
 const globalRoutesResult = object({ splitKey: finite, attempts: v.array(attempt, 'expected an array of attempts'), cost: budget });
+const routerFeatures = object({ folds: positiveInteger, fold: nonNegativeInteger, features: v.array(nonNegativeInteger, 'expected an array of whole counts') });
 const skipReason = v.variant(
   'reason',
   [
@@ -172,6 +173,7 @@ export const questionRecordSchema = object({
   reachable: map(flag),
   blind: map(map(blindChoice)),
   globalRoutes: v.optional(globalRoutesResult),
+  routerFeatures: v.optional(routerFeatures),
   repair: v.optional(repairResult),
   harness: v.optional(
     object({
@@ -301,6 +303,18 @@ const blindRetention = object({
   recovered: v.optional(object({ blind: rate, reachable: rate })),
   lost: v.optional(rate),
 });
+const learnedRouteSummary = object({
+  folds: positiveInteger,
+  model: text,
+  poolSize: nonNegativeInteger,
+  n: nonNegativeInteger,
+  foldSizes: v.array(nonNegativeInteger, 'expected an array of counts'),
+  accuracy: object({ learned: rate, global: rate, shuffled: rate }),
+  retention: v.optional(object({ learned: blindRetention, global: blindRetention, shuffled: blindRetention })),
+  versusGlobal: object({ gainSet: pairedDelta, all: pairedDelta }),
+  shuffledVersusGlobal: object({ gainSet: pairedDelta }),
+  choices: map(nonNegativeInteger),
+});
 const truncationCount = v.pipe(
   object({ truncated: nonNegativeInteger, outputs: nonNegativeInteger }),
   v.check((t) => t.truncated <= t.outputs, 'expected truncated ≤ outputs'),
@@ -332,6 +346,7 @@ export const runSummarySchema = object({
   routesVsSearch: v.optional(probeComparison),
   exhausted: map(probeExhaustion),
   globalRoute: v.optional(globalRouteSummary),
+  learnedRoute: v.optional(learnedRouteSummary),
   repair: v.optional(repairSummary),
   budget: map(budget),
   cost: object({ deployment: budget, globalRoutes: budget, repair: budget }),
@@ -454,6 +469,14 @@ export const runManifestSchema = object({
   selectors: v.array(v.picklist(SELECTOR_NAMES, `expected one of ${SELECTOR_NAMES.join(', ')}`), 'expected an array of selectors'),
   repair: object({ enabled: flag, referenceProbes: texts }),
   globalRoutes: object({ count: nonNegativeInteger, routes: v.array(blockIndices, 'expected an array of routes'), skipped: v.optional(text) }),
+  learnedRoute: v.optional(
+    object({
+      folds: positiveInteger,
+      features: object({ kind: v.literal('prompt-token-hash', "expected 'prompt-token-hash'"), dims: positiveInteger }),
+      model: text,
+      candidates: v.literal('global-route pool', "expected 'global-route pool'"),
+    }),
+  ),
   seeds: object({ run: nonNegativeInteger }),
   routeSpace: object({ maxEdits: positiveInteger, minLength: v.optional(positiveInteger), maxLength: v.optional(positiveInteger) }),
   search: object({

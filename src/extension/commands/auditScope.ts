@@ -5,7 +5,7 @@
  * generations of its own (its shared pool of routes is decoded on every question), so its item
  * says how many: the plan before the first question counts exactly what was picked here.
  */
-import { SELECTOR_NAMES, type SelectorName, RATE_MIN_QUESTIONS } from '../../contract';
+import { DEFAULT_SELECTORS, type SelectorName, RATE_MIN_QUESTIONS } from '../../contract';
 
 export interface LimitItem {
   label: string;
@@ -54,11 +54,11 @@ export interface SelectorItem {
 }
 
 /**
- * The answer-blind selectors, `picked` as last chosen (default: all). `routeBudget` is the largest
+ * The answer-blind selectors, `picked` as last chosen (default: all but learned-route, which is asked for by name). `routeBudget` is the largest
  * route-probe budget picked (0: none, and global-route is not offered: it picks among routes).
  */
 export function selectorItems(picked: readonly string[] | undefined, routeBudget: number): SelectorItem[] {
-  const chosen = new Set(picked ?? SELECTOR_NAMES);
+  const chosen = new Set(picked ?? DEFAULT_SELECTORS);
   const items: SelectorItem[] = [
     { label: 'majority', description: 'no extra generations', detail: 'the most frequent answer among a probe\'s attempts', picked: chosen.has('majority') },
     { label: 'confidence', description: 'no extra generations', detail: 'the attempt with the highest mean token log-probability', picked: chosen.has('confidence') },
@@ -69,6 +69,12 @@ export function selectorItems(picked: readonly string[] | undefined, routeBudget
       description: `+${routeBudget} generations per question`,
       detail: `one route for all questions, chosen on half of them and scored on the other half: a shared pool of ${routeBudget} routes is decoded on every question (the plan's "global-routes ${routeBudget}"); from ${RATE_MIN_QUESTIONS} questions`,
       picked: chosen.has('global-route'),
+    });
+    items.push({
+      label: 'learned-route',
+      description: `the same pool: +${routeBudget} generations per question unless global-route is picked`,
+      detail: `each question's route of the shared pool chosen by a router fit on the other folds (5 folds by a seeded hash of the question id; never its own answer), from its prompt's tokens; compared paired with global-route and a shuffled-label control; from ${RATE_MIN_QUESTIONS} questions`,
+      picked: chosen.has('learned-route'),
     });
   }
   return items;

@@ -39,7 +39,8 @@ test('a JSON-lines file is counted by its non-blank lines; other formats are not
 
 test('global-route is offered with the route probe, costing the route budget per question — the plan\'s "global-routes B"', () => {
   const items = selectorItems(undefined, routeBudgetOf(['sample:16', 'routes:16', 'search:16']));
-  assert.deepEqual(items.map((i) => [i.label, i.picked]), [['majority', true], ['confidence', true], ['global-route', true]]);
+  // learned-route is offered beside it, not picked unless asked for (it records features per question).
+  assert.deepEqual(items.map((i) => [i.label, i.picked]), [['majority', true], ['confidence', true], ['global-route', true], ['learned-route', false]]);
   const global = items[2];
   assert.equal(global.description, '+16 generations per question');
   // The plan names its stages "<stage> <generations>" (estimateText); this one is the pool's.
@@ -48,7 +49,7 @@ test('global-route is offered with the route probe, costing the route budget per
 
 test('no route probe: no global-route (it picks among routes); a remembered choice is kept', () => {
   assert.deepEqual(selectorItems(undefined, routeBudgetOf(['sample:8'])).map((i) => i.label), ['majority', 'confidence']);
-  assert.deepEqual(selectorItems(['majority'], 8).map((i) => i.picked), [true, false, false]);
+  assert.deepEqual(selectorItems(['majority'], 8).map((i) => i.picked), [true, false, false, false]);
   assert.equal(routeBudgetOf(['routes:8', 'search:4']), 8);
   assert.equal(routeBudgetOf([]), 0);
 });

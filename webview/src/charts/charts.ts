@@ -29,7 +29,7 @@ import { repairNullSentences } from '../headline/repairNullView';
 import { probeColor } from './probeColors';
 import { depthCurvePoints, depthCurveText } from './depthCurve';
 import { markSeries } from './seriesMark';
-import { formatPercent as percent, rateOf, type MechanismData, type PassAtKKind, type Rate, type RunSummary, type SearchSweepNumbers, type UnfinishedNumbers, MIN_BOOTSTRAP_QUESTIONS, RATE_MIN_QUESTIONS } from '../../../src/contract';
+import { formatPercent as percent, learnedRouteLines, rateOf, type MechanismData, type PassAtKKind, type Rate, type RunSummary, type SearchSweepNumbers, type UnfinishedNumbers, MIN_BOOTSTRAP_QUESTIONS, RATE_MIN_QUESTIONS } from '../../../src/contract';
 import { SWEEP_HEADERS, sweepView } from './sweepRows';
 import { shownPassAtK } from './passAtKInterval';
 import type { RunStatistics } from './runStatistics';
@@ -290,7 +290,18 @@ export class ChartsView {
     const rows: HTMLElement[] = [h('tr', {}, h('td', {}, 'realized'), h('td', {}, '—'), ...proportionCells(realized))];
     for (const r of main.stats.reachableByProbe) rows.push(h('tr', {}, h('td', {}, 'reachable'), h('td', {}, r.probe), ...proportionCells(r.value)));
     for (const b of main.stats.blind) rows.push(h('tr', {}, h('td', {}, `blind: ${b.selector}`), h('td', {}, b.probe), ...proportionCells(b.value)));
-    const element = card('Reachable vs answer-blind selection', 'The gap between reachable and blind is the part of the gain that needs the gold answer.', box, numbersTable(['measure', 'probe', ...PROPORTION_HEADERS], rows));
+    // learned-route is a run-level, cross-fitted choice: summary.json's rows and sentences, per run (base → tuned when comparing).
+    const learnedNotes: HTMLElement[] = [];
+    for (const run of this.runs) {
+      const learned = run.summary?.learnedRoute;
+      if (!learned) continue;
+      const tag = this.runs.length > 1 ? ` (${run.label})` : '';
+      rows.push(h('tr', {}, h('td', {}, `blind: learned-route, cross-fitted${tag}`), h('td', {}, 'routes pool'), ...proportionCells(learned.accuracy.learned)));
+      rows.push(h('tr', {}, h('td', {}, `blind: global-route of the same folds${tag}`), h('td', {}, 'routes pool'), ...proportionCells(learned.accuracy.global)));
+      rows.push(h('tr', {}, h('td', {}, `blind: shuffled-label control${tag}`), h('td', {}, 'routes pool'), ...proportionCells(learned.accuracy.shuffled)));
+      for (const line of learnedRouteLines(learned).slice(2)) learnedNotes.push(h('p', { class: 'card-note learned-route-note' }, `${tag ? `${run.label}: ` : ''}${line.trim()}`));
+    }
+    const element = card('Reachable vs answer-blind selection', 'The gap between reachable and blind is the part of the gain that needs the gold answer.', box, numbersTable(['measure', 'probe', ...PROPORTION_HEADERS], rows), ...learnedNotes);
     const options = this.barOptions(false, '% of questions');
     if (options?.plugins?.legend) options.plugins.legend.display = true;
     this.add(canvas, { type: 'bar', data: { labels, datasets }, options, plugins: [intervalWhiskers] });

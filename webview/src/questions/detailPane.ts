@@ -23,6 +23,8 @@ export interface DetailContext {
   baseLabel?: string;
   /** The question's account in the run's mechanism.jsonl (`reach-audit explain`), when it has one. */
   mechanism?: MechanismRecord;
+  /** The pool route learned-route chose for the question (an index into its global-route pool), from summary.json. */
+  learnedRoute?: { index: number; folds: number };
 }
 
 function mark(correct: boolean | undefined): HTMLElement {
@@ -134,6 +136,22 @@ function blindSection(row: QuestionRow): HTMLElement | null {
   return h('section', { class: 'detail-section' }, h('h3', {}, 'Answer-blind selection'), table);
 }
 
+/** The route learned-route took for this question, with the answer it gave; model text goes in as text only. */
+function learnedRouteSection(row: QuestionRow, chosen: DetailContext['learnedRoute'], numBlocks: number): HTMLElement | null {
+  if (!chosen) return null;
+  const attempt = row.record.globalRoutes?.attempts?.[chosen.index];
+  if (!attempt) return null;
+  const route = Array.isArray(attempt.route) ? routeStrip(attempt.route, numBlocks) : h('span', { class: 'muted' }, 'route not recorded');
+  return h(
+    'section',
+    { class: 'detail-section learned-route' },
+    h('h3', {}, 'Learned route ', h('span', { class: 'muted' }, `(pool route #${chosen.index + 1}, chosen by a router fit on the other ${chosen.folds - 1} folds)`)),
+    route,
+    h('dl', { class: 'facts' }, ...fact('Answer', h('span', { class: 'answer' }, answerText(attempt.answer)), ' ', mark(attempt.correct === true))),
+    h('pre', { class: 'text output' }, attempt.output ?? ''),
+  );
+}
+
 export class DetailPane {
   readonly element: HTMLElement;
 
@@ -204,7 +222,7 @@ export class DetailPane {
         h('dl', { class: 'facts' }, ...fact('Deployed answer', h('span', { class: 'answer' }, answerText(context.baseRow.record.realized?.answer)), ' ', mark(context.baseRow.record.realized?.correct))));
     }
 
-    replaceChildren(this.element, header, question, deployed, depthSection(record.depth, realized.output ?? ''), probes, blindSection(row), whyNotRealizedSection(context.mechanism, record), repairSection(row, context.numBlocks), base);
+    replaceChildren(this.element, header, question, deployed, depthSection(record.depth, realized.output ?? ''), probes, blindSection(row), learnedRouteSection(row, context.learnedRoute, context.numBlocks), whyNotRealizedSection(context.mechanism, record), repairSection(row, context.numBlocks), base);
     this.element.scrollTop = 0;
   }
 }
