@@ -75,6 +75,9 @@ export function reproduceCommand(manifest: RunManifest): ReproduceCommand {
   if (search.exploration !== DEFAULT_SEARCH.exploration) flag('search-random-child', search.exploration);
   if (search.widening !== undefined && search.widening !== DEFAULT_SEARCH.widening) flag('search-widening', search.widening);
   if (search.reward !== undefined && search.reward !== 'correct') flag('search-reward', search.reward);
+  if (search.sweep !== undefined) flag('search-sweep');
+  if (manifest.untilReached) flag('until-reached');
+  if (manifest.depthProbe) flag('depth-probe', manifest.depthProbe.budget);
 
   const d = manifest.deployment;
   let presetStops: string[] = [];
