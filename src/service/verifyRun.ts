@@ -10,8 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { InputError, forEachLine } from '../common';
 import { describeNumerics, numericsDifferences, type NumericsPlatform, type RunManifest } from '../contract';
-import { MANIFEST_FILE, RECORDS_FILE, describeTally, manifestMismatches, modelContentHash, readManifest, readRecords, recordDifference, sampleIds, tallyByKind, tokenizerContentHash, type FieldKind, type KindTally, type RecordDifference } from '../audit/store';
-import { MAX_RUN_LINE_BYTES } from '../audit/store/runStore';
+import { MANIFEST_FILE, MAX_RUN_LINE_BYTES, RECORDS_FILE, describeTally, manifestMismatches, modelContentHash, readManifest, readRecords, recordDifference, sampleIds, tallyByKind, tokenizerContentHash, type FieldKind, type KindTally, type RecordDifference } from '../audit/store';
 import { seededRandom } from '../audit/stats';
 import { reproduceCommand } from './reproduceCommand';
 

@@ -4,7 +4,7 @@ export { comparisonMismatches, manifestMismatches } from './manifest';
 export { modelContentHash, tokenizerContentHash } from './modelFingerprint';
 export { checkRecordSet, recordsVsDataset } from './recordSetCheck';
 export { validateManifest, validateSummary } from './runFileValidation';
-export { FAILURE_SET_FILE, JsonLinesAppender, MANIFEST_FILE, RECORDS_FILE, SUMMARY_FILE, TIMINGS_FILE, UnwritableLineError, latestRunFolder, newRunFolder, prepareRunFolder, readJsonFile, readJsonLines, readManifest, readRecords, readSummary, writeFileAtomic, writeJson, writeManifest } from './runStore';
+export { FAILURE_SET_FILE, JsonLinesAppender, MANIFEST_FILE, MAX_RUN_LINE_BYTES, RECORDS_FILE, SUMMARY_FILE, TIMINGS_FILE, UnwritableLineError, latestRunFolder, newRunFolder, prepareRunFolder, readJsonFile, readJsonLines, readManifest, readRecords, readSummary, writeFileAtomic, writeJson, writeManifest } from './runStore';
 export { mergeShards, parseShard, shardQuestions, shardSelection } from './shards';
 export { TRAJECTORIES_FOLDER, TRAJECTORY_FILE, TableSourceError, loadRunForTables, loadTableSources, loadTrajectoryCheckpoints, readTrajectoryFile, type CheckpointRef, type SourceOptions } from './tableSources';
 export { type JsonLines } from './runStore';
