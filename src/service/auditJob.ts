@@ -20,6 +20,8 @@ import { kvBudget, kvMemoryText, longestPrompt, longestRoute, planKvMemory } fro
 import { estimateMemory, type KvRunShape } from './estimateMemory';
 import { availableMemory } from './availableMemory';
 import { checkLoggedPrompts, readRealizedFrom } from './realizedFromLog';
+import { chosenTemplateDate } from './templateDateChoice';
+import { readManifest } from '../audit/store';
 
 export interface AuditJobPlan {
   options: AuditOptions;
@@ -170,6 +172,8 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
         how.onModelReady?.();
         const model = lease.generator;
         const settings = runSettings(pre, model.numBlocks, { limit: selection.limit, ids: selection.ids, ...(selection.shard ? { shard: selection.shard } : {}) }, plan.poolQuestions ?? selection.shard?.ofQuestions ?? selection.questions.length);
+        const templateDate = chosenTemplateDate(options.templateDate, resume ? readManifest(folder) : undefined, model.templateReadsDate, settings.deployment, plan.warn);
+        if (templateDate !== undefined) settings.deployment = { ...settings.deployment, templateDate };
         const thinking = thinkingOfRun(pre.thinkingMarkers, keptAddedTokens(tokenizerDir ?? plan.modelDir), model, settings.deployment, selection.questions[0]);
         if (thinking) settings.grading = { ...settings.grading, thinking };
         if (settings.globalRoutes.skipped) plan.warn(settings.globalRoutes.skipped);

@@ -99,6 +99,7 @@ export function reproduceCommand(manifest: RunManifest): ReproduceCommand {
   for (const s of d.stop.filter((s) => !presetStops.includes(s))) flag('stop', s);
   if (d.truncatePrompt === 'left') flag('truncate-prompt', 'left');
   if (d.chatTemplateKwargs) flag('chat-template-kwargs', JSON.stringify(d.chatTemplateKwargs));
+  if (d.templateDate !== undefined) flag('template-date', d.templateDate);
 
   const grading = manifest.grading ?? DEFAULT_GRADING;
   if (grading.correctBy !== DEFAULT_GRADING.correctBy) flag('correct-by', grading.correctBy);

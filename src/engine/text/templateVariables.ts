@@ -18,6 +18,11 @@ function identifiers(key: object, source: string): ReadonlySet<string> {
   return names;
 }
 
+/** Whether the template (`source`, cached under `key`) names `name` anywhere (a function it calls, a variable it reads). */
+export function templateNames(key: object, source: string, name: string): boolean {
+  return identifiers(key, source).has(name);
+}
+
 /** The keys of `kwargs` that the template (`source`, cached under `key`) has no identifier for, in the order given. */
 export function unreadTemplateKwargs(key: object, source: string, kwargs: Readonly<Record<string, unknown>>): string[] {
   const keys = Object.keys(kwargs);
