@@ -58,6 +58,6 @@ export function strftimeAt(date: Date, format: string): string {
 
 /** The strftime_now a template gets: the pinned day's, or today's (UTC) when none is pinned. */
 export function strftimeNowAt(day: string | undefined): (format: unknown) => string {
-  const date = parseTemplateDate(day ?? todayForTemplates(), 'the chat template\'s date');
-  return (format) => strftimeAt(date, typeof format === 'string' ? format : String(format));
+  // Read when a template calls it: most templates never do.
+  return (format) => strftimeAt(parseTemplateDate(day ?? todayForTemplates(), "the chat template's date"), typeof format === 'string' ? format : String(format));
 }
