@@ -146,6 +146,9 @@ export function comparisonMismatches(base: RunManifest, tuned: RunManifest, opti
     backend: options.mixedBackends || !m.backend ? undefined : { ...m.backend, apiModel: '', baseUrls: [], seedHonoured: null, concurrency: 0 },
     // Each checkpoint's outputs come from its own log: only whether they were read, and from which harness, must match.
     realizedFrom: m.realizedFrom ? { source: '', sha256: '', tool: m.realizedFrom.tool } : undefined,
+    // Checkpoints of a training run are audited on the days they appear: each run's prompts carry its own
+    // day (a chat template's strftime_now), as each deployment would. One run (resume, merge) keeps one day.
+    deployment: { ...m.deployment, templateDate: undefined },
   });
   return manifestMismatches(strip(base), strip(tuned))
     .map((p) => p.replace('the run has', 'the base run has').replace('this command gives', 'the tuned run has'))
