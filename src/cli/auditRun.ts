@@ -20,6 +20,8 @@ export interface AuditPlan {
   resumeOrStart?: boolean;
   /** Where warnings go (default: stderr). */
   warn?: (message: string) => void;
+  /** The question count the run's settings are decided for, when not the selection's (verify's sample of a larger run). */
+  poolQuestions?: number;
 }
 
 /** An audit checked and its run folder chosen; calling it loads the model and audits in this process. */
@@ -27,6 +29,8 @@ export interface PreparedCliAudit {
   (signal: AbortSignal): Promise<AuditJobResult>;
   /** The same audit's options for an engine process: the run folder, run name and resume as decided here. */
   readonly options: AuditOptions & { out: string; name: string; resume: boolean };
+  /** The dataset's sha256 as read (verify checks it against the run's before the model loads). */
+  readonly datasetHash: string;
 }
 
 /** Checks everything that does not need the model; returns a function that runs the audit. */
@@ -40,6 +44,7 @@ export async function prepareAudit(plan: AuditPlan): Promise<PreparedCliAudit> {
     workspace: process.cwd(),
     name: plan.name,
     resumeOrStart: plan.resumeOrStart,
+    ...(plan.poolQuestions !== undefined ? { poolQuestions: plan.poolQuestions } : {}),
     warn: plan.warn ?? warn,
     resumeCommand: (folder) => resumeCommand(folder, process.argv.slice(2)),
   });
@@ -60,7 +65,7 @@ export async function prepareAudit(plan: AuditPlan): Promise<PreparedCliAudit> {
     process.stderr.write(`${plan.label}: model load ${formatDuration(result.loadMs)}; ${stages.join(', ')}\n`);
     process.stderr.write(`${plan.label}: run folder ${result.folder}\n`);
     return result;
-  }, { options: decided });
+  }, { options: decided, datasetHash: job.dataset.contentHash });
 }
 
 /** A word as a POSIX shell reads it back. */

@@ -30,6 +30,7 @@ export const commands: Record<string, () => Promise<Command>> = {
   table: async () => (await import('./table.js')).tableCommand,
   trajectory: async () => (await import('./trajectory.js')).trajectoryCommand,
   explain: async () => (await import('./explain.js')).explainCommand,
+  verify: async () => (await import('./verify.js')).verifyCommand,
   // the engine child process of the VS Code extension
   serve: async () => (await import('./serve.js')).serveCommand,
 };

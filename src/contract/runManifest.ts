@@ -33,6 +33,13 @@ export interface Deployment {
   instruction?: string;
   /** Chat prompts: further chat-template variables (--chat-template-kwargs, e.g. Qwen3's `enable_thinking`); absent when none were given. */
   chatTemplateKwargs?: Record<string, unknown>;
+  /**
+   * Chat prompts whose template calls strftime_now (Llama 3.2 / 3.3's "Today Date"): the day, as
+   * YYYY-MM-DD, that every prompt of the run is rendered with, so a resume, a merge or a verify on
+   * another day renders the same prompts. Absent when the template reads no date (and in runs made
+   * before it was recorded, which rendered with the clock of each moment).
+   */
+  templateDate?: string;
   /** The few-shot preset this deployment was made from (--preset), when it was. */
   preset?: string;
   /** Raw prompts: text before the few-shot examples (an instruction line). */

@@ -19,6 +19,7 @@ export function loadModel(dir: string, options?: LoadOptions): Promise<Model> {
 export { checkRoute, checkSilenced, checkTokenIds } from './decode/routeValidation';
 export { contextProblem, checkContextLength } from './text/contextLength';
 export { keptAddedTokens } from './text/keptAddedTokens';
+export { parseTemplateDate, todayForTemplates, TEST_CLOCK_ENV } from './text/templateDate';
 export { tokenizerFolder } from './text/tokenizerFolder';
 export { TOKENIZER_FILE, TOKENIZER_CONFIG_FILE, CHAT_TEMPLATE_FILE } from './text/tokenizer';
 export { CONFIG_FILE, readModelConfig, type ModelConfig } from './checkpoint/config';

@@ -221,8 +221,12 @@ export class Model implements TextGenerator {
     return this.tokenizer.hasChatTemplate;
   }
 
-  encodeChat(messages: readonly ChatMessage[], templateKwargs?: TemplateKwargs): number[] {
-    return this.tokenizer.encodeChat(messages, templateKwargs);
+  get templateReadsDate(): boolean {
+    return this.tokenizer.templateReadsDate;
+  }
+
+  encodeChat(messages: readonly ChatMessage[], templateKwargs?: TemplateKwargs, templateDate?: string): number[] {
+    return this.tokenizer.encodeChat(messages, templateKwargs, templateDate);
   }
 
   encodeRaw(text: string): number[] {

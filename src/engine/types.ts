@@ -108,7 +108,7 @@ export interface ChatMessage {
 export type TemplateKwargs = Readonly<Record<string, unknown>>;
 
 /** A prompt before it is tokenized: messages for the chat template (with its extra variables), or raw text. */
-export type PromptSource = { chat: readonly ChatMessage[]; templateKwargs?: TemplateKwargs } | { raw: string };
+export type PromptSource = { chat: readonly ChatMessage[]; templateKwargs?: TemplateKwargs; templateDate?: string } | { raw: string };
 
 /** The context a sequence must fit in, from the model's config (checked by text/contextLength.ts). */
 export interface ModelContext {
@@ -131,9 +131,12 @@ export interface TextGenerator {
   readonly context?: ModelContext;
   /**
    * Render messages with the model's chat template (add_generation_prompt = true) and tokenize;
-   * `templateKwargs` are further template variables, refused (InputError) when the template reads none of that name.
+   * `templateKwargs` are further template variables, refused (InputError) when the template reads none of that name;
+   * `templateDate` (YYYY-MM-DD) is the day strftime_now answers with (default: today, UTC).
    */
-  encodeChat(messages: readonly ChatMessage[], templateKwargs?: TemplateKwargs): number[];
+  encodeChat(messages: readonly ChatMessage[], templateKwargs?: TemplateKwargs, templateDate?: string): number[];
+  /** The chat template calls strftime_now, so its prompts depend on the date (absent: it does not, or the generator cannot say). */
+  readonly templateReadsDate?: boolean;
   /** Tokenize raw text (special tokens such as bos added as the tokenizer's post-processor says). */
   encodeRaw(text: string): number[];
   /** Tokenize a piece of generated text, no special tokens added (absent in test fakes: encodeRaw is used). */

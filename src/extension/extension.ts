@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { registerAuditCommands } from './commands/auditCommands';
 import { registerExplainCommand } from './commands/explainQuestion';
+import { registerVerifyRunCommand } from './commands/verifyRun';
 import { registerWatchCommand, type WatchCommand } from './commands/watchTrainingRun';
 import { AuditChoices } from './commands/auditChoices';
 import { AuditPanelHost } from './panel/auditPanel';
@@ -203,6 +204,7 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
       runFolders,
       env: childEnv,
     }),
+    registerVerifyRunCommand({ cliPath: context.asAbsolutePath(path.join('dist', 'cli.js')), output, env: childEnv, selectedRun }),
     ...registerAuditCommands({ context, session, panel, records, selectedRun, runFolders, runsChanged: () => refreshSoon(undefined), runProgress }),
     ...registerServerKeyCommands(context.secrets, output),
     ...registerRunFolderCommands({

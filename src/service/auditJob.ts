@@ -20,6 +20,8 @@ import { kvBudget, kvMemoryText, longestPrompt, longestRoute, planKvMemory } fro
 import { estimateMemory, type KvRunShape } from './estimateMemory';
 import { availableMemory } from './availableMemory';
 import { checkLoggedOutputLengths, checkLoggedPrompts, readRealizedFrom } from './realizedFromLog';
+import { chosenTemplateDate } from './templateDateChoice';
+import { readManifest } from '../audit/store';
 
 export interface AuditJobPlan {
   options: AuditOptions;
@@ -36,6 +38,11 @@ export interface AuditJobPlan {
   warn(message: string): void;
   /** The command that continues the run in this folder, quoted in errors that stop it (a full disk). */
   resumeCommand?: (folder: string) => string;
+  /**
+   * The question count the settings are decided for (the global-route pool is skipped below a
+   * size), when not the selection's: verify re-runs a sample of a run of this many questions.
+   */
+  poolQuestions?: number;
 }
 
 /** What a job asks of a model: the folder, its content hash, and how to load it. */
@@ -164,7 +171,9 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
       try {
         how.onModelReady?.();
         const model = lease.generator;
-        const settings = runSettings(pre, model.numBlocks, { limit: selection.limit, ids: selection.ids, ...(selection.shard ? { shard: selection.shard } : {}) }, selection.shard?.ofQuestions ?? selection.questions.length);
+        const settings = runSettings(pre, model.numBlocks, { limit: selection.limit, ids: selection.ids, ...(selection.shard ? { shard: selection.shard } : {}) }, plan.poolQuestions ?? selection.shard?.ofQuestions ?? selection.questions.length);
+        const templateDate = chosenTemplateDate(options.templateDate, resume ? readManifest(folder) : undefined, model.templateReadsDate, settings.deployment, plan.warn);
+        if (templateDate !== undefined) settings.deployment = { ...settings.deployment, templateDate };
         const thinking = thinkingOfRun(pre.thinkingMarkers, keptAddedTokens(tokenizerDir ?? plan.modelDir), model, settings.deployment, selection.questions);
         if (thinking) settings.grading = { ...settings.grading, thinking };
         if (settings.globalRoutes.skipped) plan.warn(settings.globalRoutes.skipped);

@@ -198,6 +198,16 @@ export const AUDIT_OPTIONS = {
       'further chat-template variables, a JSON object (vLLM\'s name), e.g. \'{"enable_thinking": false}\'\n' +
       'for Qwen3; recorded in the manifest; a key the template never reads is refused',
   },
+  templateDate: {
+    flag: 'template-date',
+    kind: 'string',
+    arg: 'YYYY-MM-DD',
+    cliOnly: true,
+    help:
+      'the day a chat template that calls strftime_now (Llama 3.2/3.3\'s "Today Date") renders with\n' +
+      '(default: today, UTC; a resumed run: its recorded day); recorded in the manifest. Give the\n' +
+      'same day to every shard of a run so that merge finds them alike',
+  },
   truncatePrompt: {
     flag: 'truncate-prompt',
     kind: 'string',

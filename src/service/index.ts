@@ -16,3 +16,4 @@ export { OPTIONS_REACHED_OTHERWISE, optionSettings, optionsFromSettings, SETTING
 export { AUDIT_OPTIONS, type OptionSpec } from './auditOptions';
 export { isRemoteBackend, refuseCheckpointsOnServers } from './backend';
 export { SERVER_KEY_ENV, serverKeyEnv, withServerKey } from './serverKey';
+export { DEFAULT_VERIFY_QUESTIONS, DEFAULT_VERIFY_SEED, planVerify, verifyOutcome, verifyText, type VerifyOutcome, type VerifyPlan } from './verifyRun';

@@ -81,7 +81,7 @@ export function firstDifference(logged: string, ours: string): string | null {
 function deploymentPrompts(deployment: Deployment, q: Question, model: TextGenerator): string[] {
   const source = promptSource(deployment, q);
   if ('raw' in source) return [source.raw];
-  const rendered = model.decode(model.encodeChat(source.chat, source.templateKwargs));
+  const rendered = model.decode(model.encodeChat(source.chat, source.templateKwargs, source.templateDate));
   return [rendered, chatMessages(deployment, q).at(-1)!.content];
 }
 

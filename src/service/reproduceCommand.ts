@@ -76,6 +76,9 @@ export function reproduceCommand(manifest: RunManifest): ReproduceCommand {
   if (search.exploration !== DEFAULT_SEARCH.exploration) flag('search-random-child', search.exploration);
   if (search.widening !== undefined && search.widening !== DEFAULT_SEARCH.widening) flag('search-widening', search.widening);
   if (search.reward !== undefined && search.reward !== 'correct') flag('search-reward', search.reward);
+  if (search.sweep !== undefined) flag('search-sweep');
+  if (manifest.untilReached) flag('until-reached');
+  if (manifest.depthProbe) flag('depth-probe', manifest.depthProbe.budget);
 
   const d = manifest.deployment;
   let presetStops: string[] = [];
@@ -97,6 +100,7 @@ export function reproduceCommand(manifest: RunManifest): ReproduceCommand {
   for (const s of d.stop.filter((s) => !presetStops.includes(s))) flag('stop', s);
   if (d.truncatePrompt === 'left') flag('truncate-prompt', 'left');
   if (d.chatTemplateKwargs) flag('chat-template-kwargs', JSON.stringify(d.chatTemplateKwargs));
+  if (d.templateDate !== undefined) flag('template-date', d.templateDate);
 
   const grading = manifest.grading ?? DEFAULT_GRADING;
   if (grading.correctBy !== DEFAULT_GRADING.correctBy) flag('correct-by', grading.correctBy);

@@ -81,6 +81,7 @@ suite('Untrusted workspace', function () {
       ['reachAudit.probeRoutesForQuestion', { file: data, line: 1, options }],
       ['reachAudit.silenceBlocksForQuestion', { file: data, line: 1, options }],
       ['reachAudit.explainQuestion', { file: data, line: 1 }],
+      ['reachAudit.verifyRun', { runDir: path.join(runsDir, BASE_RUN) }],
       ['reachAudit.findWhereAnswerIsLost', { file: data, line: 1, options }],
       ['reachAudit.watchTrainingRun', { dir: workspace, data, options, untilIdle: 0 }],
     ];

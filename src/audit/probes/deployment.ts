@@ -57,14 +57,14 @@ export function chatMessages(deployment: Deployment, q: Question): ChatMessage[]
 /** The deployment's prompt for a question, before it is tokenized. */
 export function promptSource(deployment: Deployment, q: Question): PromptSource {
   if (deployment.prompt === 'raw') return { raw: rawPromptText(deployment, q) };
-  return { chat: chatMessages(deployment, q), ...(deployment.chatTemplateKwargs ? { templateKwargs: deployment.chatTemplateKwargs } : {}) };
+  return { chat: chatMessages(deployment, q), ...(deployment.chatTemplateKwargs ? { templateKwargs: deployment.chatTemplateKwargs } : {}), ...(deployment.templateDate ? { templateDate: deployment.templateDate } : {}) };
 }
 
 /** Token ids of the deployment's prompt for a question. */
 export function promptIds(deployment: Deployment, q: Question, model: TextGenerator): number[] {
   return withChatTemplate(() => {
     const prompt = promptSource(deployment, q);
-    return 'raw' in prompt ? model.encodeRaw(prompt.raw) : model.encodeChat(prompt.chat, prompt.templateKwargs);
+    return 'raw' in prompt ? model.encodeRaw(prompt.raw) : model.encodeChat(prompt.chat, prompt.templateKwargs, prompt.templateDate);
   });
 }
 

@@ -9,3 +9,4 @@ export { mergeShards, parseShard, shardQuestions, shardSelection } from './shard
 export { TRAJECTORIES_FOLDER, TRAJECTORY_FILE, TableSourceError, loadRunForTables, loadTableSources, loadTrajectoryCheckpoints, readTrajectoryFile, type CheckpointRef, type SourceOptions } from './tableSources';
 export { type JsonLines } from './runStore';
 export { validated } from './runFileValidation';
+export { describeTally, fieldKind, recordDifference, sampleIds, tallyByKind, type FieldDifference, type FieldKind, type KindTally, type RecordDifference } from './recordDifferences';

@@ -93,7 +93,9 @@ export function manifestMismatches(stored: RunManifest, wanted: RunManifest): st
   check('weights', stored.engine?.weights ?? 'f32', wanted.engine.weights ?? 'f32');
   // The examples are checked apart, so a changed example set (a preset's exemplars replaced, a
   // different dev split) is named as such rather than buried in the whole deployment's JSON.
-  check('deployment', withoutExamples(stored.deployment), withoutExamples(wanted.deployment));
+  // A run made before the template's day was recorded is resumed with a guessed day (the service warns); a recorded day must match.
+  const { templateDate: _undated, ...wantedUndated } = wanted.deployment;
+  check('deployment', withoutExamples(stored.deployment), withoutExamples(stored.deployment?.templateDate === undefined ? wantedUndated : wanted.deployment));
   if (canonical(examplesOf(stored.deployment)) !== canonical(examplesOf(wanted.deployment))) {
     out.push(`few-shot examples: the run has ${describeExamples(stored.deployment)}, this command gives ${describeExamples(wanted.deployment)}; other examples make other prompts, so start a new run`);
   }
@@ -145,6 +147,9 @@ export function comparisonMismatches(base: RunManifest, tuned: RunManifest, opti
     backend: options.mixedBackends || !m.backend ? undefined : { ...m.backend, apiModel: '', baseUrls: [], seedHonoured: null, concurrency: 0 },
     // Each checkpoint's outputs come from its own log: only whether they were read, and from which harness, must match.
     realizedFrom: m.realizedFrom ? { source: '', sha256: '', tool: m.realizedFrom.tool } : undefined,
+    // Checkpoints of a training run are audited on the days they appear: each run's prompts carry its own
+    // day (a chat template's strftime_now), as each deployment would. One run (resume, merge) keeps one day.
+    deployment: { ...m.deployment, templateDate: undefined },
   });
   return manifestMismatches(strip(base), strip(tuned))
     .map((p) => p.replace('the run has', 'the base run has').replace('this command gives', 'the tuned run has'))

@@ -403,6 +403,7 @@ const deployment = object({
   system: v.optional(text),
   instruction: v.optional(text),
   chatTemplateKwargs: v.optional(map(v.unknown())),
+  templateDate: v.optional(v.string()),
   preset: v.optional(text),
   preamble: v.optional(text),
   fewShot: examples,

@@ -18,6 +18,7 @@
  */
 import { Environment, Interpreter, type Template } from '@huggingface/jinja';
 import { InputError } from '../../common';
+import { strftimeNowAt } from './templateDate';
 
 /** Items range() may produce in one rendering (all calls together); real templates use a few. */
 export const RANGE_ITEM_LIMIT = 100_000;
@@ -100,20 +101,23 @@ function countingRange(budget: RenderBudget) {
 }
 
 /**
- * Renders `template` with `variables`; `where` names the template (file and field) in errors.
+ * Renders `template` with `variables`; `where` names the template (file and field) in errors;
+ * strftime_now answers with `templateDate` (YYYY-MM-DD; default today, UTC).
  * A template that exceeds a limit, or throws, is an InputError.
  */
-export function renderChatTemplate(template: Template, variables: Record<string, unknown>, where: string, messageChars: number): string {
+export function renderChatTemplate(template: Template, variables: Record<string, unknown>, where: string, messageChars: number, templateDate?: string): string {
   const budget = { items: 0, steps: 0, started: Date.now() };
   const range = countingRange(budget);
   const limit = outputLimit(messageChars);
+  // The library's strftime_now reads the clock, zone and locale of the moment: a run pins its day (templateDate.ts).
+  const strftimeNow = strftimeNowAt(templateDate);
   const set = Environment.prototype.set;
   const evaluate = Interpreter.prototype.evaluate;
   const setVariable = Environment.prototype.setVariable;
   let text: string;
   try {
     Environment.prototype.set = function (this: Environment, name: string, value: unknown) {
-      return set.call(this, name, name === 'range' ? range : value);
+      return set.call(this, name, name === 'range' ? range : name === 'strftime_now' ? strftimeNow : value);
     };
     // Twice the output limit, so that the rendered text itself is measured below, with its own message.
     Interpreter.prototype.evaluate = countingEvaluate(evaluate, budget, 2 * limit);

@@ -132,6 +132,11 @@ function namesRead(key: object, source: string): ReadonlySet<string> {
   return names;
 }
 
+/** Whether the template (`source`, cached under `key`) reads `name` from outside (a function it calls, a variable it reads). */
+export function templateNames(key: object, source: string, name: string): boolean {
+  return namesRead(key, source).has(name);
+}
+
 /** The keys of `kwargs` that the template (`source`, cached under `key`) never reads as a variable of its own, in the order given. */
 export function unreadTemplateKwargs(key: object, source: string, kwargs: Readonly<Record<string, unknown>>): string[] {
   const keys = Object.keys(kwargs);

@@ -12,15 +12,15 @@ import { CONFIG_FILE, MAX_CONFIG_BYTES, ModelConfig, readJsonObject } from '../c
 import { InputError, MAX_TEXT_FILE_BYTES, MissingChatTemplateError, readRegularText } from '../../common';
 import { renderChatTemplate } from './chatTemplateLimits';
 import { ChatMessage, type PromptSource, type TemplateKwargs } from '../types';
-import { unreadTemplateKwargs } from './templateVariables';
+import { templateNames, unreadTemplateKwargs } from './templateVariables';
 import { bytesPerTokenBound, tokensAtLeast } from './tokenCountBound';
 import { nestedRepetition, tokenizerPatterns } from './patternRepetition';
 
 export interface ModelTokenizer {
   /** The prompt text the chat template renders (add_generation_prompt = true). */
-  renderChat(messages: readonly ChatMessage[], templateKwargs?: TemplateKwargs): string;
+  renderChat(messages: readonly ChatMessage[], templateKwargs?: TemplateKwargs, templateDate?: string): string;
   /** renderChat, then tokenized without adding special tokens again (the template already has them). */
-  encodeChat(messages: readonly ChatMessage[], templateKwargs?: TemplateKwargs): number[];
+  encodeChat(messages: readonly ChatMessage[], templateKwargs?: TemplateKwargs, templateDate?: string): number[];
   /** Tokenizes text; special tokens (e.g. bos) are added as the tokenizer's post-processor says. */
   encodeRaw(text: string): number[];
   /** Tokenizes a piece of generated text: no special tokens added (a server's output without ids). */
@@ -30,6 +30,8 @@ export interface ModelTokenizer {
   /** Text of the ids with special tokens skipped; ids the tokenizer does not know decode to nothing. */
   decode(ids: readonly number[]): string;
   readonly hasChatTemplate: boolean;
+  /** The chat template calls strftime_now: its prompts depend on the date they are rendered with. */
+  readonly templateReadsDate: boolean;
   /** eos ids of the config (config.json + generation_config.json) plus the tokenizer's eos_token. */
   readonly eosTokenIds: number[];
   /** Largest token id the tokenizer can produce, plus one. */
@@ -184,7 +186,7 @@ export function loadModelTokenizer(modelDir: string, config: ModelConfig, dir: s
     }
   }
   const templateVariables: Record<string, unknown> = { ...specialTokens, additional_special_tokens: additionalSpecialTokens };
-  const renderChat = (messages: readonly ChatMessage[], templateKwargs: TemplateKwargs = {}): string => {
+  const renderChat = (messages: readonly ChatMessage[], templateKwargs: TemplateKwargs = {}, templateDate?: string): string => {
     if (!template) {
       throw new MissingChatTemplateError(configFile);
     }
@@ -200,22 +202,24 @@ export function loadModelTokenizer(modelDir: string, config: ModelConfig, dir: s
       { ...templateVariables, ...templateKwargs, messages: messages.map((m) => ({ role: m.role, content: m.content })), add_generation_prompt: true },
       source!.where,
       chars,
+      templateDate,
     );
   };
 
   return {
     hasChatTemplate: template !== undefined,
+    templateReadsDate: template !== undefined && templateNames(template, source!.text, 'strftime_now'),
     eosTokenIds,
     vocabSize,
     renderChat,
-    encodeChat(messages: readonly ChatMessage[], templateKwargs?: TemplateKwargs): number[] {
-      return tokenizer.encode(renderChat(messages, templateKwargs), { add_special_tokens: false }).ids;
+    encodeChat(messages: readonly ChatMessage[], templateKwargs?: TemplateKwargs, templateDate?: string): number[] {
+      return tokenizer.encode(renderChat(messages, templateKwargs, templateDate), { add_special_tokens: false }).ids;
     },
     encodeRaw(text: string): number[] {
       return tokenizer.encode(text).ids;
     },
     tokensAtLeast(prompt: PromptSource): number {
-      return tokensAtLeast('chat' in prompt ? renderChat(prompt.chat, prompt.templateKwargs) : prompt.raw, bytesPerToken);
+      return tokensAtLeast('chat' in prompt ? renderChat(prompt.chat, prompt.templateKwargs, prompt.templateDate) : prompt.raw, bytesPerToken);
     },
     encodeText(text: string): number[] {
       return tokenizer.encode(text, { add_special_tokens: false }).ids;

@@ -28,7 +28,8 @@ export function openedFolders(state: vscode.Memento): string[] {
   return Array.isArray(v) ? v.filter((f): f is string => typeof f === 'string') : [];
 }
 
-function runFolderOf(arg: unknown, deps: RunFolderDeps): string | undefined {
+/** The run folder a command is given (a path, a Uri, a Runs view item, an object naming runDir) or, with none, the selected run. */
+export function runFolderOf(arg: unknown, deps: Pick<RunFolderDeps, 'selectedRun'>): string | undefined {
   if (typeof arg === 'string') return arg;
   if (arg instanceof vscode.Uri) return arg.fsPath;
   if (typeof arg === 'object' && arg !== null) {
