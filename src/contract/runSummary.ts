@@ -106,9 +106,14 @@ export interface ChanceLevel {
   /**
    * (observed − level) / (1 − level): the share of the questions a guesser would miss that the
    * model reaches. Its interval is the Wilson interval of the observed rate through the same
-   * (increasing) map, since the level is known, not estimated. Null when the level is 1.
+   * (increasing) map, since the level is known, not estimated. Null when the level is 1, and
+   * whenever that interval would leave [0, 1] (the observed rate's lower bound below the level):
+   * below chance the map is unbounded (96 of 100 at a level of 99% is "−300%"), and the
+   * difference `overChance` stands instead.
    */
   beyondChance: { estimate: number; lo: number; hi: number } | null;
+  /** observed − level, with the observed rate's Wilson interval shifted by the level: bounded in [−1, 1]. Absent in files written before it. */
+  overChance?: { estimate: number; lo: number; hi: number };
   /** Exact one-sided p-value of "no better than uniform guessing": P(X ≥ successes), X Poisson-binomial. */
   pValue: number;
   /** The observed rate's 95% interval lies above the chance level. */

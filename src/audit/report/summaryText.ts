@@ -43,7 +43,13 @@ function span(r: { min: number; max: number }): string {
 
 /** The chance line of a choice-format rate, and a plain verdict when it is not above chance. */
 export function chanceText(c: ChanceLevel): string {
-  const beyond = c.beyondChance ? `beyond chance ${pct(c.beyondChance.estimate)} [${pct(c.beyondChance.lo)}, ${pct(c.beyondChance.hi)}]` : 'beyond chance —';
+  const points = (x: number) => { const t = (100 * x).toFixed(1); return `${x > 0 && Number(t) !== 0 ? '+' : ''}${Number(t) === 0 ? '0.0' : t}`; };
+  // The share beyond chance is bounded only above chance; elsewhere the difference from the level (in points) is shown instead.
+  const beyond = c.beyondChance
+    ? `beyond chance ${pct(c.beyondChance.estimate)} [${pct(c.beyondChance.lo)}, ${pct(c.beyondChance.hi)}] (Wilson, mapped)`
+    : c.overChance
+      ? `observed − chance ${points(c.overChance.estimate)} pts [${points(c.overChance.lo)}, ${points(c.overChance.hi)}] (Wilson, shifted)`
+      : 'beyond chance —';
   const verdict = c.aboveChance ? `above chance (exact p = ${pValueText(c.pValue)})` : `NOT above chance: uniform guessing reaches ${pct(c.level)} (exact p = ${pValueText(c.pValue)})`;
   return `chance ${pct(c.level)} (${span(c.options)} options × ${span(c.attempts)} attempt${c.attempts.max === 1 ? '' : 's'}); ${beyond}; ${verdict}`;
 }

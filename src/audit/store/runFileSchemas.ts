@@ -253,6 +253,7 @@ const chanceLevel = object({
   options: span,
   attempts: span,
   beyondChance: v.nullable(estimateInterval),
+  overChance: v.optional(estimateInterval),
   pValue: fraction,
   aboveChance: flag,
 });
