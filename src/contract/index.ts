@@ -24,6 +24,7 @@ export type {
   ReadingSummary,
   SkippedQuestion,
   DepthSummary,
+  DepthTrend,
   CoverAtTau,
   RunSummary,
   InterfaceFailures,

@@ -267,10 +267,22 @@ export interface DepthSummary {
   curve: { at: DepthMark; reached: Rate; meanDepth: number }[];
   /** Where the point of no return fell: not reached from any prefix ('start'), or the quarter of the output (each over n). */
   lostIn: { start: Rate; quarter: [Rate, Rate, Rate, Rate] };
-  /** Lost in the first quarter, and in the other three. */
+  /** Lost in the first quarter, and in the other three: counts, not a finding (see `trend`). */
   early: Rate;
   late: Rate;
   cost: Budget;
+  /** Whether reach falls with depth, tested against a constant-rate null (results/depthTrend.ts). Absent in files written before it. */
+  trend?: DepthTrend;
+}
+
+/** The exact within-question permutation test of "reach falls with depth". */
+export interface DepthTrend {
+  /** Questions reached from some but not all of their prefixes (the others carry no information). */
+  informative: number;
+  /** One-sided exact p. */
+  p: number;
+  /** The smallest p these questions could give (all reached prefixes the earliest): at ≥ 0.05 the test cannot detect anything. */
+  minP: number;
 }
 
 /** Cover@τ (arXiv 2510.08325): questions with at least a share τ of the probe's attempts correct. */

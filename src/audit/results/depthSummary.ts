@@ -4,6 +4,7 @@
  * with its Wilson interval) and where the answers were lost — from the start, or in which quarter
  * of the deployed output — with the first quarter (early) against the rest (late).
  */
+import { depthTrend } from './depthTrend';
 import { DEPTH_MARKS, rateOf, type Budget, type DepthResult, type DepthSummary, type QuestionRecord } from '../../contract';
 
 export function depthSummary(records: readonly QuestionRecord[]): DepthSummary | undefined {
@@ -32,5 +33,6 @@ export function depthSummary(records: readonly QuestionRecord[]): DepthSummary |
     early: rateOf(count(1), n),
     late: rateOf(count(2) + count(3) + count(4), n),
     cost,
+    trend: depthTrend(results.map((d) => d.points.map((p) => p.reached))),
   };
 }

@@ -362,6 +362,7 @@ export const runSummarySchema = object({
       early: rate,
       late: rate,
       cost: budget,
+      trend: v.optional(object({ informative: nonNegativeInteger, p: fraction, minP: fraction })),
     }),
   ),
   skipped: object({
