@@ -289,6 +289,8 @@ export interface DepthTrend {
 export interface CoverAtTau {
   tau: number;
   covered: Rate;
+  /** A uniform guesser's Cover@τ with the same options and attempts (absent in files written before it). */
+  chance?: number;
 }
 
 export interface RunSummary {

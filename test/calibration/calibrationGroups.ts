@@ -7,6 +7,7 @@
 import { wilsonInterval } from '../../src/contract';
 import { holmAdjust, mcnemarExact, pAbove, pEquivalent, pairedBootstrap, pairedScoreInterval, seedFor } from '../../src/audit/stats';
 import { jaccardInterval, overlapOf, JACCARD_MIN_UNION } from '../../src/audit/results/perturbationTable';
+import { COVER_TAUS, coveredAt, guessCoverProbability } from '../../src/audit/results/coverAtTau';
 import { chanceLevel } from '../../src/audit/results/chanceLevel';
 import { depthTrend } from '../../src/audit/results/depthTrend';
 import { repairNull } from '../../src/audit/repair/repairNull';
@@ -289,6 +290,25 @@ function depthRows(): CalibrationRow[] {
   });
 }
 
+function coverRows(): CalibrationRow[] {
+  const runs = 1000;
+  const budget = 8;
+  const options = 4;
+  return [20, 50].flatMap((n) => COVER_TAUS.slice(0, 2).map((tau) => {
+    const random = streamFor('cover', n, tau);
+    // A uniform guesser: its true Cover@τ is the stated chance reference.
+    const truth = guessCoverProbability(options, budget, tau);
+    let cover = 0;
+    for (let r = 0; r < runs; r++) {
+      let covered = 0;
+      for (let i = 0; i < n; i++) if (coveredAt(Array.from({ length: budget }, () => random() < 1 / options), tau)) covered++;
+      const ci = wilsonInterval(covered, n);
+      if (ci.lo <= truth && truth <= ci.hi) cover++;
+    }
+    return coverageRow({ method: 'Cover@τ (Wilson) vs its guesser reference', truth: `uniform guesser, 4 options, B 8, τ ${tau} (reference ${(100 * truth).toFixed(1)}%)`, n: String(n), measured: cover / runs, runs }, 0.92);
+  }));
+}
+
 export const CALIBRATION_GROUPS: { name: string; rows: () => CalibrationRow[] }[] = [
   { name: 'Wilson score interval of a rate', rows: wilsonRows },
   { name: 'Newcombe paired score interval', rows: newcombeRows },
@@ -297,6 +317,7 @@ export const CALIBRATION_GROUPS: { name: string; rows: () => CalibrationRow[] }[
   { name: 'Holm families', rows: holmRows },
   { name: 'paired bootstrap of Δpass@k', rows: passAtKRows },
   { name: 'Jaccard interval', rows: jaccardRows },
+  { name: 'Cover@τ and its chance reference', rows: coverRows },
   { name: 'chance-corrected shares', rows: chanceRows },
   { name: 'repair null', rows: repairNullRows },
   { name: 'mechanism nulls', rows: mechanismRows },

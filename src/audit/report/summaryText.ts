@@ -168,7 +168,7 @@ export function formatSummary(s: RunSummary, title = 'Reach Audit summary'): str
     const at = (k: number) => `@${k} ${pct(curve[String(k)])}${ci?.[String(k)] ? ` [${pct(ci[String(k)].lo)}, ${pct(ci[String(k)].hi)}]` : ''}`;
     if (shown.length > 0) out.push(`  ${pad(`pass@k ${p} (${s.passAtKKind[p]})`, 34)} ${shown.map(at).join('  ')}   n = ${s.reachable[p]?.n ?? s.n}`);
     const cover = s.coverAtTau?.[p];
-    if (cover) out.push(`  ${pad(`cover@τ ${p}`, 34)} ${cover.map((c) => `τ ${c.tau} ${pct(c.covered.rate)} [${pct(c.covered.ci.lo)}, ${pct(c.covered.ci.hi)}]`).join('  ')}   n = ${cover[0].covered.n}`);
+    if (cover) out.push(`  ${pad(`cover@τ ${p}`, 34)} ${cover.map((c) => `τ ${c.tau} ${pct(c.covered.rate)} [${pct(c.covered.ci.lo)}, ${pct(c.covered.ci.hi)}]${c.chance === undefined ? '' : ` (guesser ${pct(c.chance)})`}`).join('  ')}   n = ${cover[0].covered.n}, Wilson; guesser = uniform over the options, same attempts`);
   }
   if (s.untilReached && s.untilReached.length > 0) out.push(`  ${untilReachedText(s.untilReached)}`);
   if (s.readings) {

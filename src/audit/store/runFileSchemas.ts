@@ -352,7 +352,7 @@ export const runSummarySchema = object({
     }),
   ),
   readings: v.optional(object({ strict: readingSummary, flexible: readingSummary })),
-  coverAtTau: v.optional(map(v.array(object({ tau: fraction, covered: rate }), 'expected an array of thresholds'))),
+  coverAtTau: v.optional(map(v.array(object({ tau: fraction, covered: rate, chance: v.optional(fraction) }), 'expected an array of thresholds'))),
   depth: v.optional(
     object({
       n: nonNegativeInteger,
