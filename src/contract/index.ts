@@ -25,6 +25,7 @@ export type {
   ReadingSummary,
   SkippedQuestion,
   DepthSummary,
+  DepthTrend,
   CoverAtTau,
   RunSummary,
   InterfaceFailures,

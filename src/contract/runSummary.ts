@@ -129,9 +129,14 @@ export interface ChanceLevel {
   /**
    * (observed − level) / (1 − level): the share of the questions a guesser would miss that the
    * model reaches. Its interval is the Wilson interval of the observed rate through the same
-   * (increasing) map, since the level is known, not estimated. Null when the level is 1.
+   * (increasing) map, since the level is known, not estimated. Null when the level is 1, and
+   * whenever that interval would leave [0, 1] (the observed rate's lower bound below the level):
+   * below chance the map is unbounded (96 of 100 at a level of 99% is "−300%"), and the
+   * difference `overChance` stands instead.
    */
   beyondChance: { estimate: number; lo: number; hi: number } | null;
+  /** observed − level, with the observed rate's Wilson interval shifted by the level: bounded in [−1, 1]. Absent in files written before it. */
+  overChance?: { estimate: number; lo: number; hi: number };
   /** Exact one-sided p-value of "no better than uniform guessing": P(X ≥ successes), X Poisson-binomial. */
   pValue: number;
   /** The observed rate's 95% interval lies above the chance level. */
@@ -287,16 +292,30 @@ export interface DepthSummary {
   lostIn: { start: Rate; quarter: [Rate, Rate, Rate, Rate] };
   /** Questions whose deployed output was too short to cut (fewer than two distinct prefixes): in n and the curve, not in lostIn, early or late. Absent when none. */
   tooShort?: number;
-  /** Lost in the first quarter, and in the other three. */
+  /** Lost in the first quarter, and in the other three: counts, not a finding (see `trend`). */
   early: Rate;
   late: Rate;
   cost: Budget;
+  /** Whether reach falls with depth, tested against a constant-rate null (results/depthTrend.ts). Absent in files written before it. */
+  trend?: DepthTrend;
+}
+
+/** The exact within-question permutation test of "reach falls with depth". */
+export interface DepthTrend {
+  /** Questions reached from some but not all of their prefixes (the others carry no information). */
+  informative: number;
+  /** One-sided exact p. */
+  p: number;
+  /** The smallest p these questions could give (all reached prefixes the earliest): at ≥ 0.05 the test cannot detect anything. */
+  minP: number;
 }
 
 /** Cover@τ (arXiv 2510.08325): questions with at least a share τ of the probe's attempts correct. */
 export interface CoverAtTau {
   tau: number;
   covered: Rate;
+  /** A uniform guesser's Cover@τ with the same options and attempts (absent in files written before it). */
+  chance?: number;
 }
 
 export interface RunSummary {

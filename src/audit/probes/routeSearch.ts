@@ -45,9 +45,12 @@ export class RouteSearch {
   private readonly seen = new Set<string>();
   private pending?: SearchNode;
   private simulations = 0;
-  /** Sum and sum of squares of the rewards reported so far (this question's search), for their spread. */
-  private rewardSum = 0;
-  private rewardSquares = 0;
+  /**
+   * Running mean and sum of squared deviations of the rewards reported so far (Welford's update):
+   * the one-pass Σx² / n − mean² cancels when the rewards are close (0.3 + {0..3}·1e-9 gave 0).
+   */
+  private rewardMean = 0;
+  private rewardDeviations = 0;
 
   constructor(
     private readonly numBlocks: number,
@@ -87,8 +90,9 @@ export class RouteSearch {
     if (!node) throw new Error('report() without a proposed route');
     this.pending = undefined;
     this.simulations++;
-    this.rewardSum += reward;
-    this.rewardSquares += reward * reward;
+    const before = reward - this.rewardMean;
+    this.rewardMean += before / this.simulations;
+    this.rewardDeviations += before * (reward - this.rewardMean);
     for (let n: SearchNode | undefined = node; n; n = n.parent) {
       n.visits++;
       n.rewardSum += reward;
@@ -140,11 +144,10 @@ export class RouteSearch {
   }
 
   /** The standard deviation of the rewards seen so far; 0 while they are all equal. */
-  private rewardSpread(): number {
+  rewardSpread(): number {
     const n = this.simulations;
     if (n < 2) return 0;
-    const mean = this.rewardSum / n;
-    return Math.sqrt(Math.max(this.rewardSquares / n - mean * mean, 0));
+    return Math.sqrt(Math.max(this.rewardDeviations / n, 0));
   }
 
   private bestChild(node: SearchNode, live: SearchNode[]): SearchNode {

@@ -3,6 +3,7 @@
  * depthSummary its summary.json carries): the reach curve over depth with intervals, the share
  * of failures lost in each quarter of the deployed output, early against late, and the cost.
  */
+import { depthTrendText } from './depthText';
 import { DEPTH_MARKS, type DepthSummary, type Rate } from '../../contract';
 import { depthSummary, type RunForTables } from '../results';
 import type { TableView } from './tablesReport';
@@ -38,9 +39,9 @@ export function depthView(rows: readonly DepthRow[], missing: readonly { folder:
     id: 'depth',
     title: 'Depth of loss: where the deployed output loses a reachable answer',
     notes: [
-      "For each failure-set question (reachable, not realized), B seeded samples with the sample probe's decoding continue the deployed output from 0, ¼, ½, ¾ of its tokens and from after its last line break. Reached: a continuation from that prefix is correct (Wilson 95% interval). Lost in quarter q: the first prefix after the deepest one that still reaches the answer lies in that quarter (4 also when the deepest prefix still reaches it); not reached from any prefix: not even from the empty one.",
+      "For each failure-set question (reachable, not realized), B seeded samples with the sample probe's decoding continue the deployed output from 0, ¼, ½, ¾ of its tokens and from after its last line break. Reached: a continuation from that prefix is correct (Wilson 95% interval). Lost in quarter q: the first prefix after the deepest one that still reaches the answer lies in that quarter (4 also when the deepest prefix still reaches it); not reached from any prefix: not even from the empty one. Early against late are counts: with the same success rate at every prefix they move with that rate alone; whether reach falls with depth is the exact within-question permutation test against a constant rate (calibration row \"depth of loss: trend\").",
     ],
-    headers: ['model', 'dataset', 'failures', 'B', ...MARKS.map((m) => `reached ${m}`), ...QUARTERS.map((q) => `lost in quarter ${q}`), 'not reached from any prefix', 'early (quarter 1) / late', 'cost (generations / tokens / block applications)'],
+    headers: ['model', 'dataset', 'failures', 'B', ...MARKS.map((m) => `reached ${m}`), ...QUARTERS.map((q) => `lost in quarter ${q}`), 'not reached from any prefix', 'early (quarter 1) / late (counts)', 'reach falls with depth? (exact test vs a constant rate)', 'cost (generations / tokens / block applications)'],
     rows: rows.map((r) => [
       r.finished ? r.model : `${r.model} (unfinished)`,
       r.dataset,
@@ -50,20 +51,21 @@ export function depthView(rows: readonly DepthRow[], missing: readonly { folder:
       ...r.depth.lostIn.quarter.map(rateText),
       rateText(r.depth.lostIn.start),
       `${r.depth.early.successes} / ${r.depth.late.successes}`,
+      r.depth.trend ? depthTrendText(r.depth.trend) : '—',
       `${r.depth.cost.generations} / ${r.depth.cost.tokens} / ${r.depth.cost.blockApplications}`,
     ]),
     csvHeaders: [
       'folder', 'model', 'dataset', 'finished', 'failures', 'budget',
       ...DEPTH_MARKS.flatMap((m) => [`reached_${m}`, `reached_${m}_lo`, `reached_${m}_hi`, `reached_${m}_n`]),
       ...QUARTERS.flatMap((q) => [`lost_q${q}`, `lost_q${q}_lo`, `lost_q${q}_hi`, `lost_q${q}_n`]),
-      'lost_start', 'lost_start_lo', 'lost_start_hi', 'lost_start_n', 'early', 'late', 'generations', 'tokens', 'block_applications',
+      'lost_start', 'lost_start_lo', 'lost_start_hi', 'lost_start_n', 'early', 'late', 'trend_informative', 'trend_p', 'trend_min_p', 'generations', 'tokens', 'block_applications',
     ],
     csvRows: rows.map((r) => [
       r.folder, r.model, r.dataset, r.finished, r.depth.n, r.depth.budget,
       ...DEPTH_MARKS.flatMap((m) => rateCsv(markOf(r.depth, m))),
       ...r.depth.lostIn.quarter.flatMap(rateCsv),
       ...rateCsv(r.depth.lostIn.start),
-      r.depth.early.successes, r.depth.late.successes, r.depth.cost.generations, r.depth.cost.tokens, r.depth.cost.blockApplications,
+      r.depth.early.successes, r.depth.late.successes, r.depth.trend?.informative ?? null, r.depth.trend?.p ?? null, r.depth.trend?.minP ?? null, r.depth.cost.generations, r.depth.cost.tokens, r.depth.cost.blockApplications,
     ]),
     apart: missing.map((m) => `Not in the table: ${m.folder} — ${m.reason}`),
   };

@@ -5,7 +5,11 @@
  */
 import { MIN_BOOTSTRAP_QUESTIONS, type DeltaAtK, type PassAtKDeltaCurve } from '../../contract';
 
-const pts = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)}`;
+/** Points with one decimal; a value that rounds to 0 reads +0.0, never −0.0 (no sign from rounding). */
+const pts = (x: number) => {
+  const text = (100 * x).toFixed(1);
+  return Number(text) === 0 ? '+0.0' : `${x > 0 ? '+' : ''}${text}`;
+};
 /** Δ in points with its 95% interval ([—] where none applies). */
 export const deltaAtKText = (p: DeltaAtK) => (p.lo === null || p.hi === null ? `${pts(p.delta)} [—]` : `${pts(p.delta)} [${pts(p.lo)}, ${pts(p.hi)}]`);
 

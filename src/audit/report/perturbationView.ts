@@ -1,6 +1,6 @@
 /**
  * The perturbation table (results/perturbationTable.ts) as a TableView: one row per run, rates as
- * "42.0% [35.1, 49.2] (n = 20)", each overlap as "J 0.40 [0.21, 0.62]", CSV with every number in
+ * "42.0% [35.1, 49.2] (n = 20)", each overlap as "J 0.40 [0.21, 0.62] Wilson (both …)", or its counts alone under 20 questions in the union, CSV with every number in
  * its own column.
  */
 import type { Rate } from '../../contract';
@@ -28,9 +28,9 @@ function blindText(p: ProbeOnGainSet | undefined): string {
 
 function overlapText(o: ProbeOverlap | undefined): string {
   if (!o) return '—';
-  const j = o.jaccard === null ? '—' : o.jaccard.toFixed(2);
-  const ci = o.interval ? ` [${o.interval.lo.toFixed(2)}, ${o.interval.hi.toFixed(2)}]` : '';
-  return `J ${j}${ci} (both ${o.both}, only ${o.a} ${o.onlyA}, only ${o.b} ${o.onlyB})${o.why ? `; ${o.why}` : ''}`;
+  // Without an interval the index itself is not shown: counts only (a union of 1 gives J 1 or 0).
+  const j = o.jaccard === null || !o.interval ? '' : `J ${o.jaccard.toFixed(2)} [${o.interval.lo.toFixed(2)}, ${o.interval.hi.toFixed(2)}] Wilson `;
+  return `${j}(both ${o.both}, only ${o.a} ${o.onlyA}, only ${o.b} ${o.onlyB})${o.why ? `; ${o.why}` : ''}`;
 }
 
 const probeOf = (r: PerturbationRow, name: string) => r.probes.find((p) => p.probe === name);

@@ -44,7 +44,15 @@ function span(r: { min: number; max: number }): string {
 
 /** The chance line of a choice-format rate, and a plain verdict when it is not above chance. */
 export function chanceText(c: ChanceLevel): string {
-  const beyond = c.beyondChance ? `beyond chance ${pct(c.beyondChance.estimate)} [${pct(c.beyondChance.lo)}, ${pct(c.beyondChance.hi)}]` : 'beyond chance —';
+  const points = (x: number) => { const t = (100 * x).toFixed(1); return `${x > 0 && Number(t) !== 0 ? '+' : ''}${Number(t) === 0 ? '0.0' : t}`; };
+  // The share beyond chance is bounded only above chance; elsewhere the difference from the level (in points) is shown instead.
+  // The difference, not the share (x − c) / (1 − c): the share is unbounded below chance, and shown only above it its
+  // interval covers 85–89% at 20–50 questions (calibration table); the difference's covers ≥ 95%.
+  const beyond = c.overChance
+    ? `observed − chance ${points(c.overChance.estimate)} pts [${points(c.overChance.lo)}, ${points(c.overChance.hi)}] (Wilson, shifted)`
+    : c.beyondChance
+      ? `beyond chance ${pct(c.beyondChance.estimate)} [${pct(c.beyondChance.lo)}, ${pct(c.beyondChance.hi)}]`
+      : 'beyond chance —';
   const verdict = c.aboveChance ? `above chance (exact p = ${pValueText(c.pValue)})` : `NOT above chance: uniform guessing reaches ${pct(c.level)} (exact p = ${pValueText(c.pValue)})`;
   return `chance ${pct(c.level)} (${span(c.options)} options × ${span(c.attempts)} attempt${c.attempts.max === 1 ? '' : 's'}); ${beyond}; ${verdict}`;
 }
@@ -166,7 +174,7 @@ export function formatSummary(s: RunSummary, title = 'Reach Audit summary'): str
     const at = (k: number) => `@${k} ${pct(curve[String(k)])}${ci?.[String(k)] ? ` [${pct(ci[String(k)].lo)}, ${pct(ci[String(k)].hi)}]` : ''}`;
     if (shown.length > 0) out.push(`  ${pad(`pass@k ${p} (${s.passAtKKind[p]})`, 34)} ${shown.map(at).join('  ')}   n = ${s.reachable[p]?.n ?? s.n}`);
     const cover = s.coverAtTau?.[p];
-    if (cover) out.push(`  ${pad(`cover@τ ${p}`, 34)} ${cover.map((c) => `τ ${c.tau} ${pct(c.covered.rate)} [${pct(c.covered.ci.lo)}, ${pct(c.covered.ci.hi)}]`).join('  ')}   n = ${cover[0].covered.n}`);
+    if (cover) out.push(`  ${pad(`cover@τ ${p}`, 34)} ${cover.map((c) => `τ ${c.tau} ${pct(c.covered.rate)} [${pct(c.covered.ci.lo)}, ${pct(c.covered.ci.hi)}]${c.chance === undefined ? '' : ` (guesser ${pct(c.chance)})`}`).join('  ')}   n = ${cover[0].covered.n}, Wilson; guesser = uniform over the options, same attempts`);
   }
   if (s.untilReached && s.untilReached.length > 0) out.push(`  ${untilReachedText(s.untilReached)}`);
   if (s.readings) {

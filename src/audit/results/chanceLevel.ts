@@ -1,7 +1,8 @@
 /**
  * Chance levels of a choice-format run (design: "Chance"): for the deployment (one attempt) and for
  * each probe (the attempts it made on each question), the rate a uniform guesser would reach,
- * the "reachable beyond chance" share with its interval, and whether the measured rate is above
+ * the "reachable beyond chance" share with its interval (only where that interval lies in [0, 1];
+ * the difference from the level is given always), and whether the measured rate is above
  * chance at all. Questions carry their option count in the record (`options`); a run whose
  * records lack it (not a choice format) has no chance section.
  */
@@ -27,7 +28,9 @@ export function chanceLevel(questions: readonly { options: number; attempts: num
     expected,
     options: span((q) => q.options),
     attempts: span((q) => q.attempts),
-    beyondChance: n === 0 || level >= 1 ? null : { estimate: map(observed.rate), lo: map(observed.ci.lo), hi: map(observed.ci.hi) },
+    // A share only where its whole interval is one (calibration row "chance-corrected share"); else the difference.
+    beyondChance: n === 0 || level >= 1 || observed.ci.lo < level ? null : { estimate: map(observed.rate), lo: map(observed.ci.lo), hi: map(observed.ci.hi) },
+    overChance: { estimate: observed.rate - level, lo: observed.ci.lo - level, hi: observed.ci.hi - level },
     pValue: poissonBinomialUpperTail(levels, successes),
     aboveChance: n > 0 && observed.ci.lo > level,
   };

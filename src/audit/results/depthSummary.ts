@@ -6,6 +6,7 @@
  * short to cut count in n and in the curve (their empty prefix was resampled) but not in where
  * answers were lost, which they cannot say.
  */
+import { depthTrend } from './depthTrend';
 import { DEPTH_MARKS, rateOf, type Budget, type DepthResult, type DepthSummary, type QuestionRecord } from '../../contract';
 
 export function depthSummary(records: readonly QuestionRecord[]): DepthSummary | undefined {
@@ -37,5 +38,6 @@ export function depthSummary(records: readonly QuestionRecord[]): DepthSummary |
     early: rateOf(count(1), cut),
     late: rateOf(count(2) + count(3) + count(4), cut),
     cost,
+    trend: depthTrend(results.map((d) => d.points.map((p) => p.reached))),
   };
 }

@@ -14,6 +14,17 @@ import { pairedBootstrap, pairedScoreInterval, seedFor } from '../stats';
 
 const isZeroOne = (xs: readonly number[]) => xs.every((x) => x === 0 || x === 1);
 
+/**
+ * A Δ this close to 0 has no sign: per-question pass@k values are ratios of binomial coefficients, and
+ * two curves equal at every k can differ by rounding (∓1e-16), which would read as a crossing.
+ */
+export const DELTA_SIGN_TOLERANCE = 1e-9;
+
+/** The sign of a Δ, 0 within DELTA_SIGN_TOLERANCE of 0. */
+export function deltaSign(delta: number): -1 | 0 | 1 {
+  return Math.abs(delta) <= DELTA_SIGN_TOLERANCE ? 0 : delta > 0 ? 1 : -1;
+}
+
 function deltaAt(k: number, base: readonly number[], tuned: readonly number[], seedKey: string): DeltaAtK {
   const n = base.length;
   const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / n;
@@ -44,7 +55,7 @@ function curveOf(what: string, base: readonly (readonly number[])[], tuned: read
   const signChanges: number[] = [];
   let sign = 0;
   for (const p of points) {
-    const s = Math.sign(p.delta);
+    const s = deltaSign(p.delta);
     if (s !== 0 && sign !== 0 && s !== sign) signChanges.push(p.k);
     if (s !== 0) sign = s;
   }

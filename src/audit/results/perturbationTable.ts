@@ -4,18 +4,22 @@
  * the deployment does not realize, the only ones a probe can add), each probe's reach within its
  * first k attempts, k the smallest budget among them, so the generations are matched; the tokens
  * and block applications each spent per generation beside it; the answer-blind picks over each
- * probe's candidates; and how much the sets of questions the probes reach overlap (Jaccard, with a
- * bootstrap interval over questions when the gain set holds at least JACCARD_BOOTSTRAP_MIN_N).
+ * probe's candidates; and how much the sets of questions the probes reach overlap (Jaccard, with an
+ * interval when the union of the questions either reaches holds at least JACCARD_MIN_UNION).
+ *
+ * The Jaccard interval: for questions drawn independently, each question in the union A ∪ B is in
+ * A ∩ B with probability J, so given the union's size u the count in both is Binomial(u, J) and
+ * Wilson's score interval on both / u is an interval for J. The union, not the gain set, is the
+ * sample: a gain set of 300 with a union of 1 is one observation (J 1 [1.00, 1.00] from a bootstrap
+ * of it said nothing). test/calibration measures its coverage.
  */
-import { rateOf, type QuestionRecord, type Rate } from '../../contract';
-import { quantileSorted, seededUint32 } from '../stats';
+import { rateOf, wilsonInterval, type QuestionRecord, type Rate } from '../../contract';
 import type { RunForTables } from './tables';
 
 /** The probes the perturbation probe is set against, in the table's order. */
 export const PERTURBATION_PEERS = ['sample', 'routes'] as const;
-/** Below this many gain-set questions the bootstrap's percentile interval is too rough to show. */
-export const JACCARD_BOOTSTRAP_MIN_N = 20;
-const RESAMPLES = 2000;
+/** Below this many questions in the union the overlap is given as counts only ("too few to say"). */
+export const JACCARD_MIN_UNION = 20;
 
 export interface ProbeOnGainSet {
   probe: string;
@@ -38,7 +42,7 @@ export interface ProbeOverlap {
   onlyB: number;
   /** |A ∩ B| / |A ∪ B|; null when neither reaches a gain-set question. */
   jaccard: number | null;
-  /** 95% percentile bootstrap interval over questions; null with `why` when not computed. */
+  /** Wilson 95% interval of both / union; null with `why` when not computed. */
   interval: { lo: number; hi: number } | null;
   why?: string;
 }
@@ -67,7 +71,7 @@ export interface PerturbationTable {
 const RULE = [
   'gain set = audited questions the deployment does not realize; each probe reaches a question when one of its first k attempts is correct, k the smallest budget among the probes compared (matched generations); reach has a Wilson 95% interval',
   'tokens and block applications are what each probe spent on the gain set per generation (block applications = route length × tokens processed)',
-  `overlap: Jaccard |A ∩ B| / |A ∪ B| of the gain-set questions two probes reach, with a 95% percentile bootstrap interval over questions (${RESAMPLES} resamples, resamples with an empty union left out) when the gain set has at least ${JACCARD_BOOTSTRAP_MIN_N} questions`,
+  `overlap: Jaccard |A ∩ B| / |A ∪ B| of the gain-set questions two probes reach, with a Wilson 95% interval of both / union (calibration row "Jaccard (Wilson on the union)") when the union has at least ${JACCARD_MIN_UNION} questions; below that counts only (too few to say)`,
   'answer-blind picks count only when k equals the probe\'s budget',
 ].join('; ');
 
@@ -75,37 +79,12 @@ function reachedWithin(r: QuestionRecord, probe: string, k: number): boolean {
   return r.probes[probe].correct.slice(0, k).some(Boolean);
 }
 
-/** Jaccard of two indicator vectors; null when the union is empty. */
-function jaccardOf(a: readonly boolean[], b: readonly boolean[], index?: Uint32Array): number | null {
-  let inter = 0;
-  let union = 0;
-  const n = index ? index.length : a.length;
-  for (let j = 0; j < n; j++) {
-    const i = index ? index[j] : j;
-    if (a[i] && b[i]) inter++;
-    if (a[i] || b[i]) union++;
-  }
-  return union === 0 ? null : inter / union;
+/** The Wilson 95% interval of the Jaccard index from the counts in both and in the union. */
+export function jaccardInterval(both: number, union: number): { lo: number; hi: number } {
+  return wilsonInterval(both, union);
 }
 
-/** The question-level bootstrap of the Jaccard index, keyed by the run and the pair so it is reproducible. */
-export function jaccardInterval(a: readonly boolean[], b: readonly boolean[], key: string): { lo: number; hi: number } | null {
-  const n = a.length;
-  const next = seededUint32(key, 'jaccard-bootstrap');
-  const scale = n / 4294967296;
-  const values: number[] = [];
-  const index = new Uint32Array(n);
-  for (let r = 0; r < RESAMPLES; r++) {
-    for (let j = 0; j < n; j++) index[j] = Math.floor(next() * scale);
-    const v = jaccardOf(a, b, index);
-    if (v !== null) values.push(v);
-  }
-  if (values.length === 0) return null;
-  const sorted = Float64Array.from(values).sort();
-  return { lo: quantileSorted(sorted, 0.025), hi: quantileSorted(sorted, 0.975) };
-}
-
-export function overlapOf(a: string, b: string, reachedA: readonly boolean[], reachedB: readonly boolean[], key: string): ProbeOverlap {
+export function overlapOf(a: string, b: string, reachedA: readonly boolean[], reachedB: readonly boolean[]): ProbeOverlap {
   let both = 0;
   let onlyA = 0;
   let onlyB = 0;
@@ -114,11 +93,12 @@ export function overlapOf(a: string, b: string, reachedA: readonly boolean[], re
     else if (x) onlyA++;
     else if (reachedB[i]) onlyB++;
   });
-  const jaccard = jaccardOf(reachedA, reachedB);
+  const union = both + onlyA + onlyB;
+  const jaccard = union === 0 ? null : both / union;
   const base = { a, b, both, onlyA, onlyB, jaccard };
   if (jaccard === null) return { ...base, interval: null, why: 'neither probe reaches a gain-set question' };
-  if (reachedA.length < JACCARD_BOOTSTRAP_MIN_N) return { ...base, interval: null, why: `gain set of ${reachedA.length} < ${JACCARD_BOOTSTRAP_MIN_N} questions: no interval` };
-  return { ...base, interval: jaccardInterval(reachedA, reachedB, key) };
+  if (union < JACCARD_MIN_UNION) return { ...base, interval: null, why: `too few to say: ${union} question${union === 1 ? '' : 's'} reached by either < ${JACCARD_MIN_UNION}` };
+  return { ...base, interval: jaccardInterval(both, union) };
 }
 
 function probeOnGainSet(gain: readonly QuestionRecord[], probe: string, k: number): ProbeOnGainSet {
@@ -171,7 +151,7 @@ export function perturbationTable(runs: readonly RunForTables[]): PerturbationTa
     const overlaps: ProbeOverlap[] = [];
     for (let i = 0; i < probes.length; i++) {
       for (let j = i + 1; j < probes.length; j++) {
-        overlaps.push(overlapOf(probes[i], probes[j], reached.get(probes[i])!, reached.get(probes[j])!, `${run.seed}|${probes[i]}|${probes[j]}`));
+        overlaps.push(overlapOf(probes[i], probes[j], reached.get(probes[i])!, reached.get(probes[j])!));
       }
     }
     table.rows.push({

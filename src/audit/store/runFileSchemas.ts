@@ -255,6 +255,7 @@ const chanceLevel = object({
   options: span,
   attempts: span,
   beyondChance: v.nullable(estimateInterval),
+  overChance: v.optional(estimateInterval),
   pValue: fraction,
   aboveChance: flag,
 });
@@ -366,7 +367,7 @@ export const runSummarySchema = object({
     }),
   ),
   readings: v.optional(object({ strict: readingSummary, flexible: readingSummary })),
-  coverAtTau: v.optional(map(v.array(object({ tau: fraction, covered: rate }), 'expected an array of thresholds'))),
+  coverAtTau: v.optional(map(v.array(object({ tau: fraction, covered: rate, chance: v.optional(fraction) }), 'expected an array of thresholds'))),
   depth: v.optional(
     object({
       n: nonNegativeInteger,
@@ -377,6 +378,7 @@ export const runSummarySchema = object({
       early: rate,
       late: rate,
       cost: budget,
+      trend: v.optional(object({ informative: nonNegativeInteger, p: fraction, minP: fraction })),
     }),
   ),
   skipped: object({

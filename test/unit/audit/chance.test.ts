@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { guessReachProbability, poissonBinomialUpperTail } from '../../../src/audit/stats/chance';
 import { chanceLevel } from '../../../src/audit/results/chanceLevel';
+import { chanceText } from '../../../src/audit/report/summaryText';
 import { wilsonInterval } from '../../../src/contract';
 
 /** Exact P(X ≥ 1), X ~ Binomial(B, 1/k), as the binomial sum Σ_{j≥1} C(B,j)(k-1)^(B-j) / k^B in BigInt. */
@@ -80,10 +81,14 @@ test('chance level: mean per-question level, beyond-chance share through the Wil
   assert.ok(Math.abs(c.expected - 100 * level) < 1e-9);
   assert.equal(c.aboveChance, false);
   const w = wilsonInterval(96, 100);
-  assert.ok(c.beyondChance);
-  assert.ok(Math.abs(c.beyondChance.estimate - (0.96 - level) / (1 - level)) < 1e-12);
-  assert.ok(Math.abs(c.beyondChance.lo - (w.lo - level) / (1 - level)) < 1e-12);
-  assert.ok(Math.abs(c.beyondChance.hi - (w.hi - level) / (1 - level)) < 1e-12);
+  // Below chance the share (0.96 − 0.99) / 0.01 ≈ −300% is unbounded: not given; the difference is.
+  assert.equal(c.beyondChance, null);
+  assert.ok(c.overChance);
+  assert.ok(Math.abs(c.overChance.estimate - (0.96 - level)) < 1e-12);
+  assert.ok(Math.abs(c.overChance.lo - (w.lo - level)) < 1e-12);
+  assert.ok(Math.abs(c.overChance.hi - (w.hi - level)) < 1e-12);
+  assert.doesNotMatch(chanceText(c), /beyond chance -?\d|%\s*\[-\d{3}/);
+  assert.match(chanceText(c), /observed − chance -3\.0 pts \[-\d+\.\d, -?\d\.\d\] \(Wilson, shifted\)/);
   assert.ok(c.pValue > 0.5, `96/100 at a 99% chance level is no evidence: p = ${c.pValue}`);
 
   // One attempt on 4 options: chance 25%; 60 of 100 right is clearly above.
@@ -91,6 +96,10 @@ test('chance level: mean per-question level, beyond-chance share through the Wil
   assert.equal(one.level, 0.25);
   assert.equal(one.aboveChance, true);
   assert.ok(one.pValue < 1e-10);
+  // Above chance the share is bounded and given: (0.6 − 0.25) / 0.75, through the Wilson interval.
+  const w60 = wilsonInterval(60, 100);
+  assert.ok(one.beyondChance && Math.abs(one.beyondChance.estimate - 0.35 / 0.75) < 1e-12 && Math.abs(one.beyondChance.lo - (w60.lo - 0.25) / 0.75) < 1e-12);
+  assert.ok(one.beyondChance.lo >= 0 && one.beyondChance.hi <= 1);
 
   // Mixed option counts: the level is the mean of the per-question levels.
   const mixed = chanceLevel([

@@ -4,7 +4,7 @@
  */
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { coverAtTau, coveredAt } from '../../../src/audit/results/coverAtTau';
+import { coverAtTau, coveredAt, guessCoverProbability } from '../../../src/audit/results/coverAtTau';
 import { summarize } from '../../../src/audit/results';
 import { formatSummary } from '../../../src/audit/report';
 import type { ProbeResult, QuestionRecord } from '../../../src/contract';
@@ -52,5 +52,25 @@ describe('cover@τ', () => {
     const s = summarize([choice(1, [true, false, false, false]), choice(2, [true, true, true, true])]);
     assert.equal(s.coverAtTau?.sample[3].covered.successes, 1);
     assert.match(formatSummary(s), /cover@τ sample\s+τ 0\.25 100\.0% .* τ 1 50\.0% .*n = 2/);
+  });
+});
+
+describe('cover@τ chance reference', () => {
+  it('gives a uniform guesser\'s Cover@τ beside each value: 4 options, B = 8, τ 0.25 is P(Bin(8, 1/4) ≥ 2) = 63.3%', () => {
+    const records = [choice(1, [true, true, false, false, false, false, false, false]), choice(2, Array(8).fill(false))];
+    const cover = coverAtTau(records, ['sample'])!.sample;
+    const want = 1 - 0.75 ** 8 - 8 * 0.25 * 0.75 ** 7;
+    assert.ok(Math.abs(cover[0].chance! - want) < 1e-12, `${cover[0].chance} vs ${want}`);
+    assert.ok(Math.abs(want - 0.6329) < 1e-4);
+    // At τB ≤ 1 the reference is reach's chance level 1 − (1 − 1/k)^B.
+    assert.ok(Math.abs(guessCoverProbability(4, 4, 0.25) - (1 - 0.75 ** 4)) < 1e-12);
+    assert.match(formatSummary(summarize(records)), /τ 0\.25 50\.0% \[[^\]]+\] \(guesser 63\.3%\)/);
+  });
+
+  it('is not computed for the adaptive search, whose attempts go on after a hit and are not draws of one rate', () => {
+    const r = testRecord('1', 1, { gold: 'A', options: 4, probes: { sample: pool([true, false]), search: pool([true, true]) }, reachable: { sample: true, search: true } });
+    const cover = coverAtTau([r], ['sample', 'search'])!;
+    assert.ok(cover.sample);
+    assert.equal(cover.search, undefined);
   });
 });

@@ -100,3 +100,18 @@ test('the HTML comparison report shows the stored Δpass@k per k with its interv
   const older = { ...stored, comparison: { ...stored.comparison, passAtKDeltas: undefined } };
   assert.doesNotMatch(comparisonReportHtml(older, [], []), /Ceilings along k/);
 });
+
+test('curves equal at every k up to rounding (Δ = ∓1e-16) do not cross, and no Δ reads −0.0', () => {
+  // The same 23 pools of 8 samples, shuffled across questions: pass@k is the same at every k, but
+  // the sums run in a different order and differ by ∓1.1e-16 at some k.
+  const pools = ['01000110', '10001000', '00011010', '01000010', '00110000', '00010000', '00010001', '11001000', '00000110', '11110100', '11000100', '00100000', '10010100', '01100100', '01001100', '10010111', '01100000', '00100100', '00000000', '00000010', '01000000', '00001000', '10000100'];
+  const shuffled = ['00000010', '01000000', '00011010', '01100000', '01001100', '00010000', '11001000', '01100100', '11000100', '00010001', '01000010', '00100000', '00000110', '10001000', '00000000', '00100100', '10000100', '00001000', '10010100', '11110100', '01000110', '00110000', '10010111'];
+  const records = (xs: string[]) => xs.map((p, i) => withSample(`q${i}`, [...p].map((c) => c === '1'), false));
+  const curves = passAtKDeltas(records(pools), records(shuffled));
+  const sample = curves.find((c) => c.what === 'sample')!;
+  assert.ok(sample.points.some((p) => p.delta !== 0), 'the constructed case carries rounding noise');
+  assert.deepEqual(sample.signChanges, []);
+  const text = passAtKDeltaLines(curves).join('\n');
+  assert.doesNotMatch(text, /[−-]0\.0\b/);
+  assert.doesNotMatch(text, /cross/);
+});

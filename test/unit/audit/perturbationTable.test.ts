@@ -8,6 +8,7 @@ import * as assert from 'node:assert/strict';
 import { PERTURBATION_SCALE, drawPerturbation } from '../../../src/audit/probes';
 import { questionPerturbation } from '../../../src/audit/runner';
 import { jaccardInterval, overlapOf, perturbationTable } from '../../../src/audit/results/perturbationTable';
+import { perturbationView } from '../../../src/audit/report/perturbationView';
 import type { RunForTables } from '../../../src/audit/results';
 import type { Attempt, ProbeResult, QuestionRecord } from '../../../src/contract';
 import { deployed, testRecord } from '../../support/questionRecord';
@@ -82,7 +83,7 @@ describe('perturbation table', () => {
     assert.deepEqual([o.a, o.b, o.both, o.onlyA, o.onlyB], ['perturb', 'sample', 1, 1, 0]);
     assert.equal(o.jaccard, 1 / 2);
     assert.equal(o.interval, null);
-    assert.match(o.why ?? '', /gain set of 4 < 20 questions: no interval/);
+    assert.match(o.why ?? '', /too few to say: 2 questions reached by either < 20/);
   });
 
   it('lists runs without the probe, or without a probe to set it against, apart', () => {
@@ -92,16 +93,31 @@ describe('perturbation table', () => {
     assert.match(t.missing[1].reason, /without sample or routes/);
   });
 
-  it('gives the Jaccard index a bootstrap interval over questions that covers it and is reproducible', () => {
+  it('gives the Jaccard index a Wilson interval of both / union that covers it', () => {
     // 40 questions: 10 reached by both, 6 by a only, 4 by b only, 20 by neither; J = 10/20.
     const a = Array.from({ length: 40 }, (_, i) => i < 16);
     const b = Array.from({ length: 40 }, (_, i) => i < 10 || (i >= 16 && i < 20));
-    const o = overlapOf('a', 'b', a, b, 'key');
+    const o = overlapOf('a', 'b', a, b);
     assert.equal(o.jaccard, 0.5);
+    assert.deepEqual(o.interval, jaccardInterval(10, 20));
     assert.ok(o.interval && o.interval.lo < 0.5 && o.interval.hi > 0.5 && o.interval.lo > 0.2 && o.interval.hi < 0.8, JSON.stringify(o.interval));
-    assert.deepEqual(jaccardInterval(a, b, 'key'), o.interval);
-    // Identical sets: J = 1 in every resample.
-    assert.deepEqual(overlapOf('a', 'b', a, a, 'key').interval, { lo: 1, hi: 1 });
-    assert.equal(overlapOf('a', 'b', a.map(() => false), a.map(() => false), 'key').jaccard, null);
+    // Identical sets of 16: J = 1, and the interval is not the degenerate [1, 1] a bootstrap gives.
+    const same = overlapOf('a', 'b', a, a);
+    assert.equal(same.interval, null, 'a union of 16 < 20: too few to say');
+    assert.equal(overlapOf('a', 'b', a.map(() => false), a.map(() => false)).jaccard, null);
+  });
+
+  it('looks at the union, not the gain set: a union of 1 in a gain set of 300 gives counts, not J 1 [1.00, 1.00]', () => {
+    const a = Array.from({ length: 300 }, (_, i) => i === 0);
+    const o = overlapOf('perturb', 'sample', a, a);
+    assert.equal(o.interval, null);
+    assert.match(o.why ?? '', /too few to say: 1 question reached by either/);
+    const view = perturbationView({ rule: '', missing: [], rows: [{ folder: 'f', model: 'm', dataset: 'd', finished: true, audited: 300, gainSet: 300, attempts: 4, probes: [], overlaps: [o] }] });
+    const cell = view.rows[0][view.headers.indexOf('overlap perturb · sample')];
+    assert.doesNotMatch(cell, /\[1\.00, 1\.00\]|J 1/);
+    assert.match(cell, /^\(both 1, only perturb 0, only sample 0\); too few to say/);
+    // Both 0, only perturb 1, only sample 8: J 0 of a union of 9 is not [0.00, 0.00] either.
+    const none = overlapOf('perturb', 'sample', a, Array.from({ length: 300 }, (_, i) => i > 0 && i < 9));
+    assert.equal(none.interval, null);
   });
 });

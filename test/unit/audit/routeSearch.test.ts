@@ -160,3 +160,13 @@ test('length bounds: every route the search and the random routes evaluate is wi
   // The defaults, [round(2L/3), round(5L/4)] = [7, 13], reach lengths these bounds leave out.
   assert.ok(runWith({}, L, 200, () => 0).some((r) => r.length < 9 || r.length > 11));
 });
+
+test('the rewards\' spread is computed stably: rewards 0.3 + {0..3}·1e-9 have spread √1.25·1e-9, not 0', () => {
+  const search = new RouteSearch(6, (i) => seededRandom(1, 'spread', i), { ...DEFAULT_SEARCH, rewardScale: 'spread' });
+  for (const r of [0, 1, 2, 3]) {
+    assert.ok(search.propose(), 'a route to evaluate');
+    search.report(0.3 + r * 1e-9);
+  }
+  const want = Math.sqrt(1.25) * 1e-9; // population standard deviation of {0, 1, 2, 3}·1e-9
+  assert.ok(Math.abs(search.rewardSpread() - want) < 1e-6 * want, `${search.rewardSpread()} vs ${want}`);
+});

@@ -29,9 +29,9 @@ test('the terminal summary gives every rate with its interval and n', async () =
 
 test('the terminal summary states plainly when a choice-format rate is not above chance, and labels unmatched budgets', () => {
   const low = chanceLevel(Array.from({ length: 50 }, (_, i) => ({ options: 4, attempts: 16, reached: i < 49 })));
-  assert.match(chanceText(low), /^chance 99\.0% \(4 options × 16 attempts\); beyond chance -?\d+\.\d% \[-?\d+\.\d%, \d+\.\d%\]; NOT above chance: uniform guessing reaches 99\.0%/);
+  assert.match(chanceText(low), /^chance 99\.0% \(4 options × 16 attempts\); observed − chance [-+]?\d+\.\d pts \[-?\d+\.\d, [-+]?\d+\.\d\] \(Wilson, shifted\); NOT above chance: uniform guessing reaches 99\.0%/);
   const high = chanceLevel(Array.from({ length: 50 }, (_, i) => ({ options: 4, attempts: 1, reached: i < 40 })));
-  assert.match(chanceText(high), /chance 25\.0% \(4 options × 1 attempt\); beyond chance 73\.3% .*; above chance \(exact p = /);
+  assert.match(chanceText(high), /chance 25\.0% \(4 options × 1 attempt\); observed − chance \+\d+\.\d pts \[\+\d+\.\d, \+\d+\.\d\] \(Wilson, shifted\); above chance \(exact p = /);
   const lines = probeComparisonLines({
     a: 'routes', b: 'search', budget: { a: 16, b: 8 }, match: 'unmatched', n: 3, onlyA: 1, onlyB: 0, both: 1, neither: 1, mcnemarP: 1,
     cost: { a: { generations: 48, tokens: 100, blockApplications: 800 }, b: { generations: 24, tokens: 50, blockApplications: 400 }, ratio: { generations: 2, tokens: 2, blockApplications: 2 } },

@@ -55,7 +55,7 @@ export class MechanismHeatmap {
         h('thead', {}, h('tr', {}, h('th', {}, 'block'), ...s.suppressorCounts.map((_, b) => h('th', { class: 'num' }, String(b))))),
         h('tbody', {}, h('tr', {}, h('th', { scope: 'row' }, 'suppressor of'), ...s.suppressorCounts.map((c) => h('td', { class: 'num' }, count(c)))))),
       h('table', { class: 'mini-table numbers' },
-        h('thead', {}, h('tr', {}, h('th', {}, 'suppressor agrees with'), h('th', {}, 'rate'), h('th', {}, '95% CI'), h('th', {}, 'k/n'), h('th', { title: 'the same suppressors shuffled across the questions' }, 'expected (shuffled)'), h('th', {}, 'permutation p'))),
+        h('thead', {}, h('tr', {}, h('th', {}, 'suppressor agrees with'), h('th', {}, 'rate'), h('th', {}, '95% CI'), h('th', {}, 'k/n'), h('th', { title: 'the same suppressors shuffled across the questions' }, 'expected (shuffled)'), h('th', { title: 'permutation null: assumes the questions exchangeable (a shared question type that moves suppressors and repairs together makes agreement beyond it without any link)' }, 'permutation p (exchangeable questions)'))),
         h('tbody', {}, agreement(`identified block ${s.identifiedBlock ?? '—'}, where it repairs`, s.withIdentified), agreement('a block that repairs it', s.withRepairing))));
     const swatches = this.grid.legend.querySelectorAll<HTMLElement>('.swatch');
     swatches[0]?.style.setProperty('background', colors.damage);

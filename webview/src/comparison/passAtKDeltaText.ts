@@ -26,7 +26,11 @@ export function wellFormedCurves(raw: unknown): PassAtKDeltaCurve[] {
   return curves.filter((c) => c.points.length === curves[0].points.length);
 }
 
-const points = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
+/** A value that rounds to 0 reads +0.0, never −0.0 (no sign from rounding). */
+const points = (x: number) => {
+  const text = Math.abs(100 * x).toFixed(1);
+  return `${x >= 0 || Number(text) === 0 ? '+' : '−'}${text}`;
+};
 /** Δ in points with its 95% interval; "no interval" where the file has none (too few questions). */
 export function deltaAtKCell(p: DeltaAtK): string {
   return p.lo === null || p.hi === null ? `${points(p.delta)} (no interval)` : `${points(p.delta)} [${points(p.lo)}, ${points(p.hi)}]`;

@@ -1,0 +1,327 @@
+/**
+ * The calibration groups: each simulates one printed interval or test under a known truth, calling
+ * the function the surfaces call (src/), and returns its rows. Truths, sizes and run counts are
+ * chosen so the whole suite runs in minutes on two loaded cores; each row states its Monte-Carlo
+ * standard error. docs/design.md "Calibration" holds the table (writeTable.ts regenerates it).
+ */
+import { wilsonInterval } from '../../src/contract';
+import { holmAdjust, mcnemarExact, pAbove, pEquivalent, pairedBootstrap, pairedScoreInterval, seedFor } from '../../src/audit/stats';
+import { jaccardInterval, overlapOf, JACCARD_MIN_UNION } from '../../src/audit/results/perturbationTable';
+import { COVER_TAUS, coveredAt, guessCoverProbability } from '../../src/audit/results/coverAtTau';
+import { chanceLevel } from '../../src/audit/results/chanceLevel';
+import { depthTrend } from '../../src/audit/results/depthTrend';
+import { repairNull } from '../../src/audit/repair/repairNull';
+import { hypergeometricUpperTail, repairingPermutationNull } from '../../src/audit/mechanism/agreementNull';
+import { coverageRow, binomialDraw, binomialPmf, pairedTables, reportedRow, sizeRow, streamFor, type CalibrationRow } from './monteCarlo';
+import { testRecord, deployed } from '../support/questionRecord';
+
+const ALPHA = 0.05;
+const ONE_SIDED = 0.025;
+const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
+
+function wilsonRows(): CalibrationRow[] {
+  const grid = [0.05, 0.1, 0.3, 0.5];
+  return [10, 20, 50, 100].flatMap((n) => {
+    const cover = grid.map((p) => binomialPmf(n, p).reduce((s, pk, k) => {
+      const ci = wilsonInterval(k, n);
+      return s + (ci.lo <= p && p <= ci.hi ? pk : 0);
+    }, 0));
+    const mean = cover.reduce((a, b) => a + b, 0) / cover.length;
+    const min = Math.min(...cover);
+    return [
+      coverageRow({ method: 'Wilson score 95% (rates)', truth: `p ∈ {${grid.join(', ')}}, mean`, n: String(n), measured: mean, runs: 0 }, n >= 20 ? 0.93 : 0.9),
+      reportedRow({ method: 'Wilson score 95% (rates)', truth: `same, worst p`, n: String(n), kind: 'coverage', measured: min, runs: 0 }, 'reported'),
+    ];
+  });
+}
+
+const PAIRED_TRUTHS = [
+  { name: '40/10/10/40 (Δ 0)', cells: { both: 0.4, onlyFirst: 0.1, onlySecond: 0.1, neither: 0.4 } },
+  { name: '30/20/5/45 (Δ +15)', cells: { both: 0.3, onlyFirst: 0.2, onlySecond: 0.05, neither: 0.45 } },
+  { name: '10/5/2/83 (Δ +3)', cells: { both: 0.1, onlyFirst: 0.05, onlySecond: 0.02, neither: 0.83 } },
+];
+
+function newcombeRows(): CalibrationRow[] {
+  return [20, 50].flatMap((n) => PAIRED_TRUTHS.map(({ name, cells }) => {
+    const delta = cells.onlyFirst - cells.onlySecond;
+    let cover = 0;
+    for (const { table, p } of pairedTables(n, cells)) {
+      const ci = pairedScoreInterval(table);
+      if (ci.lo <= delta + 1e-12 && delta - 1e-12 <= ci.hi) cover += p;
+    }
+    return coverageRow({ method: 'Newcombe paired score 95% (Δ of paired rates)', truth: `cells ${name}`, n: String(n), measured: cover, runs: 0 }, 0.92);
+  }));
+}
+
+function mcnemarRows(): CalibrationRow[] {
+  return [20, 50, 100].flatMap((n) => [0.05, 0.2].map((d) => {
+    let size = 0;
+    for (const { table, p } of pairedTables(n, { both: 0.5 - d, onlyFirst: d, onlySecond: d, neither: 0.5 - d })) {
+      if (mcnemarExact(table.onlySecond, table.onlyFirst) < ALPHA) size += p;
+    }
+    return sizeRow({ method: 'exact McNemar (two-sided, α 5%)', truth: `discordant ${pct(2 * d)}, Δ 0`, n: String(n), measured: size, runs: 0 }, ALPHA);
+  }));
+}
+
+const MARGIN = 0.05;
+
+function marginRows(): CalibrationRow[] {
+  // At the boundary of each null: Δ = −margin (non-inferiority) and Δ = +margin (TOST).
+  const boundary = (sign: number) => ({ both: 0.35, onlyFirst: sign > 0 ? 0.15 : 0.1, onlySecond: sign > 0 ? 0.1 : 0.15, neither: 0.4 });
+  return [20, 50].flatMap((n) => {
+    let ni = 0;
+    for (const { table, p } of pairedTables(n, boundary(-1))) if (pAbove(table, -MARGIN) < ONE_SIDED) ni += p;
+    let tost = 0;
+    for (const { table, p } of pairedTables(n, boundary(1))) if (pEquivalent(table, MARGIN) < ONE_SIDED) tost += p;
+    return [
+      sizeRow({ method: 'non-inferiority (Newcombe-inverted, one-sided 2.5%)', truth: 'Δ = −5 pts (boundary), discordant 25%', n: String(n), measured: ni, runs: 0 }, ONE_SIDED, 0.01),
+      sizeRow({ method: 'TOST equivalence ±5 pts (Newcombe-inverted, 2.5% each)', truth: 'Δ = +5 pts (boundary), discordant 25%', n: String(n), measured: tost, runs: 0 }, ONE_SIDED, 0.01),
+    ];
+  });
+}
+
+function drawTable(random: () => number, n: number, cells: { both: number; onlyFirst: number; onlySecond: number }) {
+  const t = { both: 0, onlyFirst: 0, onlySecond: 0, neither: 0 };
+  for (let i = 0; i < n; i++) {
+    const u = random();
+    if (u < cells.both) t.both++;
+    else if (u < cells.both + cells.onlyFirst) t.onlyFirst++;
+    else if (u < cells.both + cells.onlyFirst + cells.onlySecond) t.onlySecond++;
+    else t.neither++;
+  }
+  return t;
+}
+
+function holmRows(): CalibrationRow[] {
+  const runs = 2000;
+  const rows = 3;
+  const n = 50;
+  const random = streamFor('holm');
+  let direction = 0;
+  let equivalence = 0;
+  for (let r = 0; r < runs; r++) {
+    const nulls = Array.from({ length: rows }, () => drawTable(random, n, { both: 0.4, onlyFirst: 0.1, onlySecond: 0.1 }));
+    if (holmAdjust(nulls.map((t) => mcnemarExact(t.onlySecond, t.onlyFirst))).some((p) => p < ALPHA)) direction++;
+    const edge = Array.from({ length: rows }, () => drawTable(random, n, { both: 0.35, onlyFirst: 0.15, onlySecond: 0.1 }));
+    if (holmAdjust(edge.map((t) => pEquivalent(t, MARGIN))).some((p) => p < ONE_SIDED)) equivalence++;
+  }
+  return [
+    sizeRow({ method: 'Holm family of exact McNemar (3 rows)', truth: 'every row Δ 0, discordant 20% (family-wise error)', n: String(n), measured: direction / runs, runs }, ALPHA),
+    sizeRow({ method: 'Holm family of TOST (3 rows)', truth: 'every row at Δ = +5 pts (family-wise error)', n: String(n), measured: equivalence / runs, runs }, ONE_SIDED, 0.01),
+  ];
+}
+
+/** Unbiased pass@k of c correct among B: 1 − C(B − c, k) / C(B, k). */
+function passAtK(c: number, budget: number, k: number): number {
+  if (budget - c < k) return 1;
+  let miss = 1;
+  for (let i = 0; i < k; i++) miss *= (budget - c - i) / (budget - i);
+  return 1 - miss;
+}
+
+function passAtKRows(): CalibrationRow[] {
+  const budget = 4;
+  const k = 2;
+  const kinds = [
+    { w: 0.4, base: 0.05, tuned: 0.1 },
+    { w: 0.3, base: 0.3, tuned: 0.3 },
+    { w: 0.3, base: 0.8, tuned: 0.6 },
+  ];
+  const truth = kinds.reduce((s, q) => s + q.w * ((1 - (1 - q.tuned) ** k) - (1 - (1 - q.base) ** k)), 0);
+  const runs = 300;
+  return [20, 50].map((n) => {
+    const random = streamFor('pass-at-k', n);
+    let cover = 0;
+    for (let r = 0; r < runs; r++) {
+      const base: number[] = [];
+      const tuned: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const u = random();
+        const q = u < kinds[0].w ? kinds[0] : u < kinds[0].w + kinds[1].w ? kinds[1] : kinds[2];
+        base.push(passAtK(binomialDraw(random, budget, q.base), budget, k));
+        tuned.push(passAtK(binomialDraw(random, budget, q.tuned), budget, k));
+      }
+      // 1,000 resamples here (10,000 in the report): the percentile interval's own noise is small beside the coverage measured.
+      const d = pairedBootstrap(base, tuned, { seed: seedFor('calibration', n, r), resamples: 1000 });
+      if (d.lo <= truth && truth <= d.hi) cover++;
+    }
+    return coverageRow({ method: 'paired percentile bootstrap 95% (Δpass@k)', truth: `B 4, k 2, three question kinds, Δ ${(100 * truth).toFixed(1)} pts`, n: String(n), measured: cover / runs, runs }, 0.92);
+  });
+}
+
+function jaccardRows(): CalibrationRow[] {
+  const runs = 2000;
+  const cells = { both: 0.15, onlyFirst: 0.1, onlySecond: 0.1 };
+  const truth = cells.both / (cells.both + cells.onlyFirst + cells.onlySecond);
+  return [60, 200].flatMap((n) => {
+    const random = streamFor('jaccard', n);
+    let shown = 0;
+    let cover = 0;
+    for (let r = 0; r < runs; r++) {
+      const t = drawTable(random, n, cells);
+      const a = [...Array(t.both + t.onlyFirst).fill(true), ...Array(t.onlySecond + t.neither).fill(false)];
+      const b = [...Array(t.both).fill(true), ...Array(t.onlyFirst).fill(false), ...Array(t.onlySecond).fill(true), ...Array(t.neither).fill(false)];
+      const o = overlapOf('a', 'b', a, b);
+      if (!o.interval) continue;
+      shown++;
+      if (o.interval.lo <= truth && truth <= o.interval.hi) cover++;
+      if (o.interval.lo !== jaccardInterval(t.both, t.both + t.onlyFirst + t.onlySecond).lo) throw new Error('overlapOf and jaccardInterval disagree');
+    }
+    return coverageRow({ method: `Jaccard (Wilson on the union, union ≥ ${JACCARD_MIN_UNION})`, truth: `J ${truth.toFixed(2)}; interval shown in ${pct(shown / runs)} of runs`, n: `${n} (gain set)`, measured: cover / Math.max(shown, 1), runs: shown }, 0.92);
+  });
+}
+
+function chanceRows(): CalibrationRow[] {
+  const runs = 2000;
+  return [20, 50].flatMap((n) => [0.1, 0.5].flatMap((share) => {
+    const random = streamFor('chance', n, share);
+    let shown = 0;
+    let cover = 0;
+    let differenceCover = 0;
+    for (let r = 0; r < runs; r++) {
+      const qs = Array.from({ length: n }, (_, i) => {
+        const options = i % 2 === 0 ? 4 : 5;
+        // Knows the answer with probability `share`, else guesses uniformly.
+        return { options, attempts: 1, reached: random() < share || random() < 1 / options };
+      });
+      const c = chanceLevel(qs);
+      const observedTruth = c.level + share * (1 - c.level);
+      if (c.overChance && c.overChance.lo <= observedTruth - c.level && observedTruth - c.level <= c.overChance.hi) differenceCover++;
+      if (!c.beyondChance) continue;
+      shown++;
+      if (c.beyondChance.lo <= share && share <= c.beyondChance.hi) cover++;
+    }
+    return [
+      coverageRow({ method: 'observed − chance (Wilson, shifted)', truth: `4/5 options, 1 attempt, share known ${pct(share)}`, n: String(n), measured: differenceCover / runs, runs }, 0.92),
+      reportedRow({ method: 'share beyond chance (Wilson, mapped; shown above chance only)', truth: `same; shown in ${pct(shown / runs)} of runs`, n: String(n), kind: 'coverage', measured: shown === 0 ? Number.NaN : cover / shown, runs: shown }, 'reported (conditional on being shown)'),
+    ];
+  }));
+}
+
+function repairNullRows(): CalibrationRow[] {
+  const runs = 300;
+  const blocks = Array.from({ length: 12 }, (_, i) => i);
+  return [20, 50].flatMap((n) => {
+    const random = streamFor('repair-null', n);
+    let rejected = 0;
+    let cover = 0;
+    for (let r = 0; r < runs; r++) {
+      const repairs = new Map<string, boolean[]>();
+      const heldOut = Array.from({ length: n }, (_, i) => {
+        const rate = [0.05, 0.2, 0.5][i % 3];
+        const record = testRecord(`q${i}`, i + 1, { realized: deployed(false) });
+        repairs.set(record.id, blocks.map(() => random() < rate));
+        return record;
+      });
+      // The identified block was chosen on the other half: on this one it is any block.
+      const result = repairNull(heldOut, [], blocks, 0, (q, b) => repairs.get(q.id)![b], () => false)!;
+      if (result.pValue < ALPHA) rejected++;
+      // Truth of identified − random: each block repairs question i with the same rate, so 0.
+      if (result.difference.lo !== null && result.difference.hi !== null && result.difference.lo <= 0 && 0 <= result.difference.hi) cover++;
+    }
+    return [
+      sizeRow({ method: 'repair null: exact Poisson-binomial p (one-sided)', truth: '12 exchangeable blocks, rates 5/20/50%', n: String(n), measured: rejected / runs, runs }, ALPHA),
+      coverageRow({ method: 'repair null: identified − random, percentile bootstrap 95%', truth: 'same, difference 0', n: String(n), measured: cover / runs, runs }, 0.92),
+    ];
+  });
+}
+
+function mechanismRows(): CalibrationRow[] {
+  const runs = 400;
+  const L = 8;
+  return [12, 30].flatMap((n) => {
+    const random = streamFor('mechanism', n);
+    let hyper = 0;
+    let perm = 0;
+    let covariate = 0;
+    for (let r = 0; r < runs; r++) {
+      // Exchangeable questions: suppressor and repairing blocks independent.
+      const suppressors = Array.from({ length: n }, () => Math.floor(random() * L));
+      const repairing = Array.from({ length: n }, () => blocksWith(random, L, 0.3));
+      if (repairingPermutationNull(suppressors, repairing, 199, r).p < ALPHA) perm++;
+      const b = 0;
+      const repairedByB = repairing.map((x, i) => (x.includes(b) ? i : -1)).filter((i) => i >= 0);
+      const marked = suppressors.filter((s) => s === b).length;
+      const agree = repairedByB.filter((i) => suppressors[i] === b).length;
+      if (repairedByB.length > 0 && hypergeometricUpperTail(n, marked, repairedByB.length, agree) < ALPHA) hyper++;
+      // A shared question type: late-type questions have late suppressors and late repairs, independently given the type.
+      const late = Array.from({ length: n }, () => random() < 0.5);
+      const s2 = late.map((l) => (l ? L - 1 - Math.floor(random() * 2) : Math.floor(random() * 2)));
+      const r2 = late.map((l) => (l ? [L - 2, L - 1].filter(() => random() < 0.5) : [0, 1].filter(() => random() < 0.5)));
+      const keep = r2.map((x, i) => (x.length > 0 ? i : -1)).filter((i) => i >= 0);
+      if (keep.length > 1 && repairingPermutationNull(keep.map((i) => s2[i]), keep.map((i) => r2[i]), 199, r).p < ALPHA) covariate++;
+    }
+    return [
+      sizeRow({ method: 'mechanism: identified block, hypergeometric (Fisher) p', truth: `${L} blocks, suppressor ⟂ repair`, n: String(n), measured: hyper / runs, runs }, ALPHA),
+      sizeRow({ method: 'mechanism: repairing blocks, permutation null', truth: `${L} blocks, exchangeable questions`, n: String(n), measured: perm / runs, runs }, ALPHA),
+      reportedRow({ method: 'mechanism: repairing blocks, permutation null', truth: 'shared question type (null holds within type): outside its assumption', n: String(n), kind: 'assumption', measured: covariate / runs, runs }, 'reported: exceeds α, so the summary states the exchangeability it assumes'),
+    ];
+  });
+}
+
+function blocksWith(random: () => number, L: number, p: number): number[] {
+  return Array.from({ length: L }, (_, b) => b).filter(() => random() < p);
+}
+
+function depthRows(): CalibrationRow[] {
+  const runs = 400;
+  const prefixes = 5;
+  const budget = 4;
+  const reachedFrom = (random: () => number, q: number) => Array.from({ length: budget }, () => random() < q).some(Boolean);
+  return [20, 50].flatMap((n) => {
+    const rows: CalibrationRow[] = [];
+    for (const q of [0.05, 0.15]) {
+      const random = streamFor('depth-null', n, q);
+      let rejected = 0;
+      for (let r = 0; r < runs; r++) {
+        const seqs = Array.from({ length: n }, () => Array.from({ length: prefixes }, () => reachedFrom(random, q)));
+        if (depthTrend(seqs).p < ALPHA) rejected++;
+      }
+      rows.push(sizeRow({ method: 'depth of loss: trend (exact within-question permutation)', truth: `constant rate ${q} per sample, B ${budget}`, n: String(n), measured: rejected / runs, runs }, ALPHA));
+    }
+    const random = streamFor('depth-power', n);
+    let detected = 0;
+    for (let r = 0; r < runs; r++) {
+      const seqs = Array.from({ length: n }, () => Array.from({ length: prefixes }, (_, j) => reachedFrom(random, 0.4 - (0.35 * j) / (prefixes - 1))));
+      if (depthTrend(seqs).p < ALPHA) detected++;
+    }
+    rows.push(reportedRow({ method: 'depth of loss: trend (exact within-question permutation)', truth: `power: rate falls 0.40 → 0.05 over the 5 prefixes, B ${budget}`, n: String(n), kind: 'power', measured: detected / runs, runs }, 'reported'));
+    return rows;
+  });
+}
+
+function coverRows(): CalibrationRow[] {
+  const runs = 1000;
+  const budget = 8;
+  const options = 4;
+  return [20, 50].flatMap((n) => COVER_TAUS.slice(0, 2).map((tau) => {
+    const random = streamFor('cover', n, tau);
+    // A uniform guesser: its true Cover@τ is the stated chance reference.
+    const truth = guessCoverProbability(options, budget, tau);
+    let cover = 0;
+    for (let r = 0; r < runs; r++) {
+      let covered = 0;
+      for (let i = 0; i < n; i++) if (coveredAt(Array.from({ length: budget }, () => random() < 1 / options), tau)) covered++;
+      const ci = wilsonInterval(covered, n);
+      if (ci.lo <= truth && truth <= ci.hi) cover++;
+    }
+    return coverageRow({ method: 'Cover@τ (Wilson) vs its guesser reference', truth: `uniform guesser, 4 options, B 8, τ ${tau} (reference ${(100 * truth).toFixed(1)}%)`, n: String(n), measured: cover / runs, runs }, 0.92);
+  }));
+}
+
+export const CALIBRATION_GROUPS: { name: string; rows: () => CalibrationRow[] }[] = [
+  { name: 'Wilson score interval of a rate', rows: wilsonRows },
+  { name: 'Newcombe paired score interval', rows: newcombeRows },
+  { name: 'exact McNemar', rows: mcnemarRows },
+  { name: 'non-inferiority and TOST equivalence', rows: marginRows },
+  { name: 'Holm families', rows: holmRows },
+  { name: 'paired bootstrap of Δpass@k', rows: passAtKRows },
+  { name: 'Jaccard interval', rows: jaccardRows },
+  { name: 'Cover@τ and its chance reference', rows: coverRows },
+  { name: 'chance-corrected shares', rows: chanceRows },
+  { name: 'repair null', rows: repairNullRows },
+  { name: 'mechanism nulls', rows: mechanismRows },
+  { name: 'depth of loss trend', rows: depthRows },
+];
+
+
