@@ -5,6 +5,7 @@
  * Commands accept an optional argument object (the test suite and other extensions use it) that
  * skips the pickers; without it they ask with quick picks.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AuditRequestOptions, QuestionRequestOptions, RequestBody } from '../../service';
@@ -21,6 +22,7 @@ import type { QuestionRecords } from '../editor/questionRecords';
 import { loadRunFolder } from '../panel/runData';
 import { demoDataFile } from './demoData';
 import { showSkippedNotice } from './skippedNotice';
+import type { RunInView } from '../runInView';
 
 export const COMMANDS = {
   runAudit: 'reachAudit.runAudit',
@@ -69,7 +71,9 @@ export interface CommandDeps {
   session: AuditSession;
   panel: AuditPanelHost;
   records: QuestionRecords;
-  /** The run selected in the Runs view, else undefined. */
+  /** The one run every surface shows. */
+  inView: RunInView;
+  /** The run in view, else the run selected in the Runs view, else undefined. */
   selectedRun(): string | undefined;
   /** Every run folder of the workspace, newest first. */
   runFolders(): Promise<string[]>;
@@ -301,8 +305,17 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     deps.runsChanged();
     if (result.outcome?.type === 'result' && 'record' in result.outcome && result.runDir) {
       const record = result.outcome.record;
-      records.addRecord(file, result.runDir, record);
+      // A one-question run is its own run: it comes in view everywhere (panel, side bar, marks), and
+      // the notice says so and offers the run that was in view back, so its marks are not lost unseen.
+      const before = deps.inView.folder;
       panel.show(result.runDir, { preserveFocus: true });
+      records.addRecord(file, result.runDir, record);
+      if (before && before !== path.resolve(result.runDir)) {
+        const back = `Back to ${path.basename(before)}`;
+        void vscode.window.showInformationMessage(`Reach Audit: question ${String(record.id)} was audited in a run of its own (${path.basename(result.runDir)}); the panel, the Audit view and the dataset's marks show that one-question run now.`, back).then((a) => {
+          if (a === back && fs.existsSync(before)) panel.show(before, { preserveFocus: true });
+        });
+      }
       await panel.whenReady();
       panel.selectQuestion(record.id, kind === 'depth' && record.depth ? 'depth' : undefined);
       const why = kind === 'depth' ? noDepthReason(record) : undefined;
