@@ -29,6 +29,7 @@ import { writeCliShim } from './commands/cliShim';
 import { openedFolders, registerRunFolderCommands } from './commands/runFolderCommands';
 import { registerServerKeyCommands, storedServerKey } from './commands/serverKeyCommands';
 import { RunInView } from './runInView';
+import { InterruptedRuns } from './commands/interruptedRuns';
 import { readRun, type RunEntry } from './sidebar/runListing';
 
 export const RUNS_VIEW_ID = 'reachAudit.runs';
@@ -48,6 +49,9 @@ export interface ReachAuditApi {
   readonly watches: WatchCommand;
   /** The one run (or comparison) that the panel, the Audit view, the marks, the hover and the per-line commands show. */
   readonly inView: RunInView;
+  /** The runs noted as going; and the runs found stopped by the last window's end at this activation. */
+  readonly interrupted: InterruptedRuns;
+  readonly stoppedAtActivation: Promise<string[]>;
 }
 
 export function activate(context: vscode.ExtensionContext): ReachAuditApi {
@@ -98,20 +102,33 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
   // A comparison's base run is over when its tuned run starts; at the request's end every run it
   // started is (the end names the comparison's folder, not its runs).
   const started = new Set<string>();
+  // Runs going are noted in the workspace's state, so a window reload that stops them is told at the next activation.
+  const interrupted = new InterruptedRuns(context.workspaceState);
+  const stoppedBefore = interrupted.takeStopped();
+  // One write at a time, after the activation's reading: a run that ends fast is struck off after it was noted.
+  let noting: Promise<unknown> = stoppedBefore;
+  const note = (write: () => Thenable<void>) => (noting = noting.then(write, write));
   const endStarted = () => {
-    for (const folder of started) liveCounts.end(folder);
+    for (const folder of started) {
+      liveCounts.end(folder);
+      void note(() => interrupted.ended(folder));
+    }
     started.clear();
   };
   const counting = session.listen({
     onStarted: (e) => {
       if (e.label === 'tuned') endStarted();
       started.add(e.runDir);
+      void note(() => interrupted.started(e.runDir));
       liveCounts.set(e.runDir, e.done, e.total);
     },
     onProgress: (e, runDir) => runDir && liveCounts.set(runDir, e.done, e.total),
     onEnded: (runDir) => {
       endStarted();
-      if (runDir) liveCounts.end(runDir);
+      if (runDir) {
+        liveCounts.end(runDir);
+        void note(() => interrupted.ended(runDir));
+      }
     },
   });
   liveCounts.onDidChange((folder) => {
@@ -253,7 +270,17 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     { dispose: () => (refreshSoon.cancel(), runProgress.cancel()) },
   );
   void showInAuditView();
-  return { runs, runsView, session, panel, auditView, records, cursorLine, gutter, tables, watches, inView };
+  // Runs the last window was running when it went away: they stopped; say so and offer Resume.
+  const stoppedNotice = stoppedBefore.then((folders) => {
+    for (const folder of folders) {
+      void vscode.window.showWarningMessage(`Reach Audit: the audit in ${path.basename(folder)} stopped when the window reloaded or closed; its finished questions are kept.`, 'Resume', 'Show Run').then((a) => {
+        if (a === 'Resume') void vscode.commands.executeCommand('reachAudit.resumeRun', folder);
+        else if (a === 'Show Run') void vscode.commands.executeCommand('reachAudit.openPanel', { runDir: folder });
+      });
+    }
+    return folders;
+  });
+  return { runs, runsView, session, panel, auditView, records, cursorLine, gutter, tables, watches, inView, interrupted, stoppedAtActivation: stoppedNotice };
 }
 
 export function deactivate(): void {

@@ -23,6 +23,7 @@ import { loadRunFolder } from '../panel/runData';
 import { demoDataFile } from './demoData';
 import { showSkippedNotice } from './skippedNotice';
 import type { RunInView } from '../runInView';
+import { resumePlan } from './resumeOptions';
 
 export const COMMANDS = {
   runAudit: 'reachAudit.runAudit',
@@ -38,6 +39,7 @@ export const COMMANDS = {
   findLostAnswer: 'reachAudit.findWhereAnswerIsLost',
   showQuestion: 'reachAudit.showQuestion',
   showLog: 'reachAudit.showLog',
+  resumeRun: 'reachAudit.resumeRun',
 } as const;
 
 /** Questions the bundled-demo command audits (the first ones of the demo benchmark). */
@@ -240,7 +242,13 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     }
     if (runs.tuned) panel.show(runs.tuned, { baseFolder: runs.base, compare: compareSummary });
     const how = result.outcome?.type === 'result' ? 'done' : result.outcome?.type === 'stopped' ? 'cancelled' : 'failed';
-    if (how === 'cancelled') void vscode.window.showInformationMessage('Reach Audit: comparison stopped; finished questions are kept in both run folders (reach-audit compare --resume continues them).');
+    if (how !== 'done') {
+      // Stopped or failed: both runs keep their finished questions; Resume continues the comparison with the same options.
+      const said = how === 'cancelled' ? 'Reach Audit: comparison stopped; finished questions are kept in both run folders.' : `Reach Audit: the comparison failed${result.error?.message ? ` (${result.error.message})` : ''}; finished questions are kept in both run folders.`;
+      void vscode.window.showInformationMessage(said, 'Resume').then((a) => {
+        if (a && trusted()) void compare({ ...given, ...options, resume: true });
+      });
+    }
     // Both runs audit the same prompts under the same budget: the tuned run's skips are the comparison's.
     const skipped = how === 'done' && runs.tuned ? showSkippedNotice(loadRunFolder(runs.tuned).data.records, session.output, 'comparison') : undefined;
     return { runDir: result.runDir, how, message: result.error?.message, ...(skipped ? { skipped } : {}) };
@@ -323,6 +331,24 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
       return { runDir: result.runDir, how: 'done' };
     }
     return { runDir: result.runDir, how: result.outcome?.type === 'stopped' ? 'cancelled' : 'failed', message: result.error?.message };
+  }
+
+  /** Resume (Runs view, panel, the notices): continues a stopped run in its folder with the options its manifest records. */
+  async function resumeRun(arg?: unknown): Promise<CommandResult> {
+    if (!trusted()) return { how: 'untrusted' };
+    const runDir = typeof arg === 'string' ? arg : await targetRun(arg);
+    if (!runDir) return { how: 'dismissed' };
+    let plan;
+    try {
+      plan = resumePlan(runDir);
+    } catch (err) {
+      plan = { problem: `cannot read ${path.basename(runDir)}: ${(err as Error).message}` };
+    }
+    if ('problem' in plan) {
+      void vscode.window.showWarningMessage(`Reach Audit: ${plan.problem}`);
+      return { runDir, how: 'failed', message: plan.problem };
+    }
+    return runLive({ type: 'audit', options: plan.options }, `Reach Audit: resuming ${path.basename(runDir)}`, plan.dataset);
   }
 
   /** The run a command is about: the argument, the Runs view's selection, or the newest run. */
@@ -417,5 +443,6 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     r(COMMANDS.selectModel, selectModel),
     r(COMMANDS.showQuestion, showQuestion),
     r(COMMANDS.showLog, () => session.output.show()),
+    r(COMMANDS.resumeRun, resumeRun),
   ];
 }
