@@ -30,6 +30,7 @@ import { openedFolders, registerRunFolderCommands } from './commands/runFolderCo
 import { registerServerKeyCommands, storedServerKey } from './commands/serverKeyCommands';
 import { RunInView } from './runInView';
 import { InterruptedRuns } from './commands/interruptedRuns';
+import { registerImportLogCommand } from './commands/importLog';
 import { readRun, type RunEntry } from './sidebar/runListing';
 
 export const RUNS_VIEW_ID = 'reachAudit.runs';
@@ -254,6 +255,15 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     }),
     ...registerAuditCommands({ context, session, panel, records, inView, selectedRun: () => inView.folder ?? selectedRun(), runFolders, runsChanged: () => refreshSoon(undefined), runProgress }),
     ...registerServerKeyCommands(context.secrets, output),
+    registerImportLogCommand({
+      cliPath: context.asAbsolutePath(path.join('dist', 'cli.js')),
+      output,
+      refresh: async () => {
+        await runs.refresh();
+        records.invalidate();
+      },
+      showRun: (folder) => panel.show(folder),
+    }),
     ...registerRunFolderCommands({
       state: context.workspaceState,
       refresh: async () => {

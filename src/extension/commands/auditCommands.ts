@@ -24,6 +24,7 @@ import { demoDataFile } from './demoData';
 import { showSkippedNotice } from './skippedNotice';
 import type { RunInView } from '../runInView';
 import { resumePlan } from './resumeOptions';
+import { harnessLogKind, IMPORT_LOG_COMMAND } from './importLog';
 
 export const COMMANDS = {
   runAudit: 'reachAudit.runAudit',
@@ -83,6 +84,20 @@ export interface CommandDeps {
   runsChanged(): void;
   /** A live run recorded more questions: re-read its row and the Audit view (throttled). */
   runProgress(runDir: string): void;
+}
+
+/**
+ * A file picked as a dataset that is a harness log (lm-eval samples, an Inspect log, lighteval
+ * details): says so and offers the import; true when it was one (the audit does not go on).
+ */
+function offeredImport(data: string): boolean {
+  const kind = harnessLogKind(data);
+  if (!kind) return false;
+  const tool = kind === 'lm-eval' ? 'an lm-evaluation-harness samples log' : kind === 'inspect' ? 'an Inspect log' : 'a lighteval details file';
+  void vscode.window.showWarningMessage(`Reach Audit: ${path.basename(data)} is ${tool}, not a dataset. Import it as a run (its outputs are the deployment's answers, graded by Reach Audit's rules)?`, 'Import Evaluation Log…').then((a) => {
+    if (a) void vscode.commands.executeCommand(IMPORT_LOG_COMMAND, vscode.Uri.file(data));
+  });
+  return true;
 }
 
 function workspaceFolder(): string | undefined {
@@ -185,6 +200,7 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     const settings = readAuditSettings();
     const data = given.data ?? (isBenchmarkFile(uri) ? uri.fsPath : await choices.dataset());
     if (!data) return { how: 'dismissed' };
+    if (offeredImport(data)) return { how: 'dismissed', message: 'a harness log, not a dataset' };
     const model = given.model ?? (await choices.model('model', settings.modelPath));
     if (!model) return { how: 'dismissed' };
     const probes = given.probes ?? (await choices.probes(settings.probes));
@@ -206,6 +222,7 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     const settings = readAuditSettings();
     const data = given.data ?? (await choices.dataset());
     if (!data) return { how: 'dismissed' };
+    if (offeredImport(data)) return { how: 'dismissed', message: 'a harness log, not a dataset' };
     const baseModel = given.baseModel ?? (await choices.model('base', settings.baseModelPath));
     if (!baseModel) return { how: 'dismissed' };
     const tunedModel = given.tunedModel ?? (await choices.model('tuned', settings.tunedModelPath));

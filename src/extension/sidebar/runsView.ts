@@ -34,7 +34,9 @@ function questionGroupNodes(run: RunEntry): RunsNode[] {
   }
   for (const [state, questions] of Object.entries(groups.byState) as [keyof typeof STATE_TITLES, QuestionRef[]][]) {
     if (questions.length === 0) continue;
-    nodes.push({ kind: 'group', run, title: `Questions · ${STATE_TITLES[state]}`, questions, tooltip: `${STATE_TITLES[state]}: click a question to reveal its line in the dataset.` });
+    // Questions no probe ran on (an imported log) are not probed, not unreached.
+    const title = state === 'unreached' && questions.every((q) => q.label === 'not probed') ? 'Not probed' : STATE_TITLES[state];
+    nodes.push({ kind: 'group', run, title: `Questions · ${title}`, questions, tooltip: `${title}: click a question to reveal its line in the dataset.` });
   }
   return nodes;
 }
