@@ -40,6 +40,11 @@ suite('Resume a stopped run from VS Code', function () {
     api = await extension.activate();
   });
 
+  // The next suite files start with the panel closed (userFlows reads the panel's first load of a new run).
+  suiteTeardown(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
   test('a run going is noted for the next activation, and struck off when it stops; Resume Run finishes it in its folder', async () => {
     let started: string | undefined;
     const firstRecord = new Promise<void>((resolve) => {
