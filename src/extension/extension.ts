@@ -29,6 +29,10 @@ import { throttle } from './sidebar/throttle';
 import { writeCliShim } from './commands/cliShim';
 import { openedFolders, registerRunFolderCommands } from './commands/runFolderCommands';
 import { registerServerKeyCommands, storedServerKey } from './commands/serverKeyCommands';
+import { RunInView } from './runInView';
+import { InterruptedRuns } from './commands/interruptedRuns';
+import { registerImportLogCommand } from './commands/importLog';
+import { readRun, type RunEntry } from './sidebar/runListing';
 
 export const RUNS_VIEW_ID = 'reachAudit.runs';
 export const REFRESH_RUNS_COMMAND = 'reachAudit.refreshRuns';
@@ -45,6 +49,11 @@ export interface ReachAuditApi {
   readonly tables: TablesPanelHost;
   /** Watch Training Run…: its Cancel. */
   readonly watches: WatchCommand;
+  /** The one run (or comparison) that the panel, the Audit view, the marks, the hover and the per-line commands show. */
+  readonly inView: RunInView;
+  /** The runs noted as going; and the runs found stopped by the last window's end at this activation. */
+  readonly interrupted: InterruptedRuns;
+  readonly stoppedAtActivation: Promise<string[]>;
 }
 
 export function activate(context: vscode.ExtensionContext): ReachAuditApi {
@@ -68,7 +77,8 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     () => vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath,
     () => storedServerKey(context.secrets),
   );
-  const panel = new AuditPanelHost(context.extensionUri, output);
+  const inView = new RunInView();
+  const panel = new AuditPanelHost(context.extensionUri, output, inView);
   context.subscriptions.push(registerParquetRowView());
   // `reach-audit` in VS Code's terminals: the hints name it, and an installed .vsix puts it on no PATH.
   let cliFolder: string | undefined;
@@ -94,20 +104,33 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
   // A comparison's base run is over when its tuned run starts; at the request's end every run it
   // started is (the end names the comparison's folder, not its runs).
   const started = new Set<string>();
+  // Runs going are noted in the workspace's state, so a window reload that stops them is told at the next activation.
+  const interrupted = new InterruptedRuns(context.workspaceState);
+  const stoppedBefore = interrupted.takeStopped();
+  // One write at a time, after the activation's reading: a run that ends fast is struck off after it was noted.
+  let noting: Promise<unknown> = stoppedBefore;
+  const note = (write: () => Thenable<void>) => (noting = noting.then(write, write));
   const endStarted = () => {
-    for (const folder of started) liveCounts.end(folder);
+    for (const folder of started) {
+      liveCounts.end(folder);
+      void note(() => interrupted.ended(folder));
+    }
     started.clear();
   };
   const counting = session.listen({
     onStarted: (e) => {
       if (e.label === 'tuned') endStarted();
       started.add(e.runDir);
+      void note(() => interrupted.started(e.runDir));
       liveCounts.set(e.runDir, e.done, e.total);
     },
     onProgress: (e, runDir) => runDir && liveCounts.set(runDir, e.done, e.total),
     onEnded: (runDir) => {
       endStarted();
-      if (runDir) liveCounts.end(runDir);
+      if (runDir) {
+        liveCounts.end(runDir);
+        void note(() => interrupted.ended(runDir));
+      }
     },
   });
   liveCounts.onDidChange((folder) => {
@@ -119,7 +142,7 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     const target = path.resolve(file);
     const all = await runs.runs();
     return all.filter((r) => r.dataset && datasetPathOf(r.dataset, r.folder) === target).map((r) => r.folder);
-  });
+  }, inView);
   const gutter = new QuestionGutter(context.extensionUri, records);
   const cursorLine = new CursorLineState(records);
   // A trajectory's question opens in the audit panel, with its line in the dataset.
@@ -134,25 +157,51 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     const node = runsView.selection[0];
     return node && 'run' in node ? node.run.folder : undefined;
   };
-  // A run clicked in the Runs view: the open panel follows it (a question row has its own command, Show Question).
-  const panelFollowsSelection = () => {
+  // A run clicked in the Runs view comes in view: the open panel, the Audit view and the marks follow
+  // it (a question row has its own command, Show Question).
+  const selectionInView = () => {
     const [node] = runsView.selection;
-    if (runsView.selection.length !== 1 || node?.kind !== 'run' || !panel.open || panel.runFolder === node.run.folder) return;
-    try {
-      panel.show(node.run.folder, { preserveFocus: true });
-    } catch (err) {
-      output.appendLine(`[panel] cannot show ${node.run.folder}: ${(err as Error).message}`);
-    }
+    if (runsView.selection.length !== 1 || node?.kind !== 'run') return;
+    inView.set(node.run.folder);
   };
+  // The Audit view shows the run in view; before any run was shown, the newest; after the run in view
+  // was deleted, says so (it does not jump to another run while the panel has closed).
   const showInAuditView = async () => {
     const all = await runs.runs();
-    const folder = selectedRun();
-    auditView.show(all.find((r) => r.folder === folder) ?? all[0]);
+    const folder = inView.folder;
+    if (!folder) {
+      if (inView.gone) auditView.showGone(path.basename(inView.gone));
+      else auditView.show(all[0]);
+      return;
+    }
+    let entry: RunEntry | undefined = all.find((r) => path.resolve(r.folder) === folder);
+    if (!entry) {
+      try {
+        entry = await readRun(folder);
+      } catch {
+        entry = undefined;
+      }
+    }
+    // A stale answer (another run came in view while this one was read) is dropped.
+    if (inView.folder === folder) auditView.show(entry);
   };
+  // A run folder deleted while in view leaves the panel, the Audit view and the marks together.
+  // Checked on every change the watcher reports and every two seconds (a folder deleted outside the
+  // workspace, or removed whole, reports no file event).
+  const dropDeleted = () => {
+    if (inView.dropIfDeleted()) {
+      const gone = inView.gone ? path.basename(inView.gone) : 'the run';
+      void vscode.window.showInformationMessage(`Reach Audit: ${gone} was deleted; it is no longer shown.`);
+      void runs.refresh();
+    }
+  };
+  const deletedCheck = setInterval(dropDeleted, 2000);
+  inView.onDidChange(() => void showInAuditView());
 
   // Runs written by the CLI or an audit appear without a manual refresh; bursts of writes are
   // coalesced (at most one read every half second, also while a run keeps writing).
   const refreshSoon = throttle(500, () => {
+    dropDeleted();
     void runs.refresh().then(() => {
       records.invalidate();
       return showInAuditView();
@@ -169,6 +218,8 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
   watcher.onDidDelete(() => refreshSoon(undefined));
 
   context.subscriptions.push(
+    inView,
+    { dispose: () => clearInterval(deletedCheck) },
     liveCounts,
     counting,
     runs,
@@ -184,11 +235,9 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     watches,
     vscode.window.registerWebviewViewProvider(AUDIT_VIEW_ID, auditView),
     vscode.languages.registerHoverProvider([{ scheme: 'file', pattern: '**/*.jsonl' }, { scheme: 'file', pattern: '**/*.json' }], new QuestionHoverProvider(records)),
-    runsView.onDidChangeSelection(() => {
-      panelFollowsSelection();
-      void showInAuditView();
-    }),
+    runsView.onDidChangeSelection(selectionInView),
     vscode.commands.registerCommand(REFRESH_RUNS_COMMAND, async () => {
+      dropDeleted();
       const result = await runs.refresh();
       records.invalidate();
       await showInAuditView();
@@ -202,24 +251,48 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
       output,
       cliPath: context.asAbsolutePath(path.join('dist', 'cli.js')),
       runFolders,
+      runInView: () => inView.folder,
       env: childEnv,
     }),
     registerVerifyRunCommand({ cliPath: context.asAbsolutePath(path.join('dist', 'cli.js')), output, env: childEnv, selectedRun }),
-    ...registerAuditCommands({ context, session, panel, records, selectedRun, runFolders, runsChanged: () => refreshSoon(undefined), runProgress }),
+    ...registerAuditCommands({ context, session, panel, records, inView, selectedRun: () => inView.folder ?? selectedRun(), runFolders, runsChanged: () => refreshSoon(undefined), runProgress }),
     ...registerServerKeyCommands(context.secrets, output),
+    registerImportLogCommand({
+      cliPath: context.asAbsolutePath(path.join('dist', 'cli.js')),
+      output,
+      refresh: async () => {
+        await runs.refresh();
+        records.invalidate();
+      },
+      showRun: (folder) => panel.show(folder),
+    }),
     ...registerRunFolderCommands({
       state: context.workspaceState,
       refresh: async () => {
         await runs.refresh();
         records.invalidate();
       },
-      showRun: (folder) => panel.show(folder),
+      showRun: (folder) => {
+        // Opened in the panel, and in view everywhere even where the panel cannot show it.
+        inView.set(folder);
+        panel.show(folder);
+      },
       selectedRun,
     }),
     { dispose: () => (refreshSoon.cancel(), runProgress.cancel()) },
   );
   void showInAuditView();
-  return { runs, runsView, session, panel, auditView, records, cursorLine, gutter, tables, watches };
+  // Runs the last window was running when it went away: they stopped; say so and offer Resume.
+  const stoppedNotice = stoppedBefore.then((folders) => {
+    for (const folder of folders) {
+      void vscode.window.showWarningMessage(`Reach Audit: the audit in ${path.basename(folder)} stopped when the window reloaded or closed; its finished questions are kept.`, 'Resume', 'Show Run').then((a) => {
+        if (a === 'Resume') void vscode.commands.executeCommand('reachAudit.resumeRun', folder);
+        else if (a === 'Show Run') void vscode.commands.executeCommand('reachAudit.openPanel', { runDir: folder });
+      });
+    }
+    return folders;
+  });
+  return { runs, runsView, session, panel, auditView, records, cursorLine, gutter, tables, watches, inView, interrupted, stoppedAtActivation: stoppedNotice };
 }
 
 export function deactivate(): void {

@@ -61,6 +61,8 @@ interface OptionSettingForm {
   schema?: SettingSchema;
   /** An untrusted workspace's value is ignored (VS Code reads the user's): restrictedConfigurations. */
   restricted?: true;
+  /** A text option whose text is JSON: the setting holds the object itself (its old text form is still read). */
+  jsonObject?: true;
 }
 
 /**
@@ -126,7 +128,7 @@ const OPTION_SETTINGS: Readonly<Partial<Record<keyof typeof AUDIT_OPTIONS, Optio
   temperature: { group: 'deployment', key: 'deploymentTemperature', note: 'The deployment\'s own temperature (`reachAudit.temperature` is the sample probe\'s).' },
   topP: { group: 'deployment', key: 'deploymentTopP' },
   stop: { group: 'deployment' },
-  chatTemplateKwargs: { group: 'deployment', note: 'A JSON object, e.g. `{"enable_thinking": false}`; empty: none.' },
+  chatTemplateKwargs: { group: 'deployment', jsonObject: true, note: 'An object in settings.json, e.g. `{"enable_thinking": false}`; empty: none.', schema: { type: ['object', 'string'], default: {} } },
   truncatePrompt: { group: 'deployment', values: PROMPT_TRUNCATIONS },
   gradeTruncated: { group: 'grading', values: TRUNCATED_RULES },
   correctBy: { group: 'grading', values: CORRECT_BY },
@@ -234,8 +236,9 @@ function markdownOfHelp(help: string): string {
 function schemaOf(setting: OptionSetting, table: OptionTable): SettingSchema {
   const { spec } = setting;
   const form = (OPTION_SETTINGS as Readonly<Record<string, OptionSettingForm | undefined>>)[setting.option];
-  const flag = `\`--${spec.flag}${spec.arg ? ` ${spec.arg}` : ''}\``;
-  const description = [form?.note, `${flag}: ${markdownOfHelp(spec.help)}`].filter((s) => s !== undefined).join(' ');
+  // Written for people: what the setting does, not the command line's flag (the flags are in --help).
+  const help = markdownOfHelp(spec.help);
+  const description = [form?.note, `${help.charAt(0).toUpperCase()}${help.slice(1)}`].filter((s) => s !== undefined).join(' ');
   let schema: SettingSchema;
   switch (spec.kind) {
     case 'boolean':
@@ -326,8 +329,12 @@ export interface SettingsReading {
 export function optionsFromSettings(get: (key: string) => unknown, resolvePath: (p: string) => string, table: OptionTable = AUDIT_OPTIONS): SettingsReading {
   const options: Record<string, unknown> = {};
   const problems: string[] = [];
+  const forms = OPTION_SETTINGS as Readonly<Record<string, OptionSettingForm | undefined>>;
   for (const s of optionSettings(table)) {
-    const v = valueOf(s.spec, get(s.key), resolvePath);
+    let raw = get(s.key);
+    // An object where the option takes JSON text: the object, as the text the option reads.
+    if (forms[s.option]?.jsonObject && typeof raw === 'object' && raw !== null && !Array.isArray(raw)) raw = Object.keys(raw).length === 0 ? undefined : JSON.stringify(raw);
+    const v = valueOf(s.spec, raw, resolvePath);
     if (v instanceof TypeError) problems.push(`${SETTINGS_SECTION}.${s.key}: ${v.message}`);
     else if (v !== undefined) options[s.option] = v;
   }

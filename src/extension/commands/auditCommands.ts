@@ -5,6 +5,7 @@
  * Commands accept an optional argument object (the test suite and other extensions use it) that
  * skips the pickers; without it they ask with quick picks.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AuditRequestOptions, QuestionRequestOptions, RequestBody } from '../../service';
@@ -21,6 +22,9 @@ import type { QuestionRecords } from '../editor/questionRecords';
 import { loadRunFolder } from '../panel/runData';
 import { demoDataFile } from './demoData';
 import { showSkippedNotice } from './skippedNotice';
+import type { RunInView } from '../runInView';
+import { resumePlan } from './resumeOptions';
+import { harnessLogKind, IMPORT_LOG_COMMAND } from './importLog';
 
 export const COMMANDS = {
   runAudit: 'reachAudit.runAudit',
@@ -36,6 +40,7 @@ export const COMMANDS = {
   findLostAnswer: 'reachAudit.findWhereAnswerIsLost',
   showQuestion: 'reachAudit.showQuestion',
   showLog: 'reachAudit.showLog',
+  resumeRun: 'reachAudit.resumeRun',
 } as const;
 
 /** Questions the bundled-demo command audits (the first ones of the demo benchmark). */
@@ -69,7 +74,9 @@ export interface CommandDeps {
   session: AuditSession;
   panel: AuditPanelHost;
   records: QuestionRecords;
-  /** The run selected in the Runs view, else undefined. */
+  /** The one run every surface shows. */
+  inView: RunInView;
+  /** The run in view, else the run selected in the Runs view, else undefined. */
   selectedRun(): string | undefined;
   /** Every run folder of the workspace, newest first. */
   runFolders(): Promise<string[]>;
@@ -77,6 +84,20 @@ export interface CommandDeps {
   runsChanged(): void;
   /** A live run recorded more questions: re-read its row and the Audit view (throttled). */
   runProgress(runDir: string): void;
+}
+
+/**
+ * A file picked as a dataset that is a harness log (lm-eval samples, an Inspect log, lighteval
+ * details): says so and offers the import; true when it was one (the audit does not go on).
+ */
+function offeredImport(data: string): boolean {
+  const kind = harnessLogKind(data);
+  if (!kind) return false;
+  const tool = kind === 'lm-eval' ? 'an lm-evaluation-harness samples log' : kind === 'inspect' ? 'an Inspect log' : 'a lighteval details file';
+  void vscode.window.showWarningMessage(`Reach Audit: ${path.basename(data)} is ${tool}, not a dataset. Import it as a run (its outputs are the deployment's answers, graded by Reach Audit's rules)?`, 'Import Evaluation Log…').then((a) => {
+    if (a) void vscode.commands.executeCommand(IMPORT_LOG_COMMAND, vscode.Uri.file(data));
+  });
+  return true;
 }
 
 function workspaceFolder(): string | undefined {
@@ -179,6 +200,7 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     const settings = readAuditSettings();
     const data = given.data ?? (isBenchmarkFile(uri) ? uri.fsPath : await choices.dataset());
     if (!data) return { how: 'dismissed' };
+    if (offeredImport(data)) return { how: 'dismissed', message: 'a harness log, not a dataset' };
     const model = given.model ?? (await choices.model('model', settings.modelPath));
     if (!model) return { how: 'dismissed' };
     const probes = given.probes ?? (await choices.probes(settings.probes));
@@ -200,6 +222,7 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     const settings = readAuditSettings();
     const data = given.data ?? (await choices.dataset());
     if (!data) return { how: 'dismissed' };
+    if (offeredImport(data)) return { how: 'dismissed', message: 'a harness log, not a dataset' };
     const baseModel = given.baseModel ?? (await choices.model('base', settings.baseModelPath));
     if (!baseModel) return { how: 'dismissed' };
     const tunedModel = given.tunedModel ?? (await choices.model('tuned', settings.tunedModelPath));
@@ -236,7 +259,13 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     }
     if (runs.tuned) panel.show(runs.tuned, { baseFolder: runs.base, compare: compareSummary });
     const how = result.outcome?.type === 'result' ? 'done' : result.outcome?.type === 'stopped' ? 'cancelled' : 'failed';
-    if (how === 'cancelled') void vscode.window.showInformationMessage('Reach Audit: comparison stopped; finished questions are kept in both run folders (reach-audit compare --resume continues them).');
+    if (how !== 'done') {
+      // Stopped or failed: both runs keep their finished questions; Resume continues the comparison with the same options.
+      const said = how === 'cancelled' ? 'Reach Audit: comparison stopped; finished questions are kept in both run folders.' : `Reach Audit: the comparison failed${result.error?.message ? ` (${result.error.message})` : ''}; finished questions are kept in both run folders.`;
+      void vscode.window.showInformationMessage(said, 'Resume').then((a) => {
+        if (a && trusted()) void compare({ ...given, ...options, resume: true });
+      });
+    }
     // Both runs audit the same prompts under the same budget: the tuned run's skips are the comparison's.
     const skipped = how === 'done' && runs.tuned ? showSkippedNotice(loadRunFolder(runs.tuned).data.records, session.output, 'comparison') : undefined;
     return { runDir: result.runDir, how, message: result.error?.message, ...(skipped ? { skipped } : {}) };
@@ -301,8 +330,17 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     deps.runsChanged();
     if (result.outcome?.type === 'result' && 'record' in result.outcome && result.runDir) {
       const record = result.outcome.record;
-      records.addRecord(file, result.runDir, record);
+      // A one-question run is its own run: it comes in view everywhere (panel, side bar, marks), and
+      // the notice says so and offers the run that was in view back, so its marks are not lost unseen.
+      const before = deps.inView.folder;
       panel.show(result.runDir, { preserveFocus: true });
+      records.addRecord(file, result.runDir, record);
+      if (before && before !== path.resolve(result.runDir)) {
+        const back = `Back to ${path.basename(before)}`;
+        void vscode.window.showInformationMessage(`Reach Audit: question ${String(record.id)} was audited in a run of its own (${path.basename(result.runDir)}); the panel, the Audit view and the dataset's marks show that one-question run now.`, back).then((a) => {
+          if (a === back && fs.existsSync(before)) panel.show(before, { preserveFocus: true });
+        });
+      }
       await panel.whenReady();
       panel.selectQuestion(record.id, kind === 'depth' && record.depth ? 'depth' : undefined);
       const why = kind === 'depth' ? noDepthReason(record) : undefined;
@@ -310,6 +348,24 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
       return { runDir: result.runDir, how: 'done' };
     }
     return { runDir: result.runDir, how: result.outcome?.type === 'stopped' ? 'cancelled' : 'failed', message: result.error?.message };
+  }
+
+  /** Resume (Runs view, panel, the notices): continues a stopped run in its folder with the options its manifest records. */
+  async function resumeRun(arg?: unknown): Promise<CommandResult> {
+    if (!trusted()) return { how: 'untrusted' };
+    const runDir = typeof arg === 'string' ? arg : await targetRun(arg);
+    if (!runDir) return { how: 'dismissed' };
+    let plan;
+    try {
+      plan = resumePlan(runDir);
+    } catch (err) {
+      plan = { problem: `cannot read ${path.basename(runDir)}: ${(err as Error).message}` };
+    }
+    if ('problem' in plan) {
+      void vscode.window.showWarningMessage(`Reach Audit: ${plan.problem}`);
+      return { runDir, how: 'failed', message: plan.problem };
+    }
+    return runLive({ type: 'audit', options: plan.options }, `Reach Audit: resuming ${path.basename(runDir)}`, plan.dataset);
   }
 
   /** The run a command is about: the argument, the Runs view's selection, or the newest run. */
@@ -404,5 +460,6 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     r(COMMANDS.selectModel, selectModel),
     r(COMMANDS.showQuestion, showQuestion),
     r(COMMANDS.showLog, () => session.output.show()),
+    r(COMMANDS.resumeRun, resumeRun),
   ];
 }

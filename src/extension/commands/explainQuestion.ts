@@ -1,6 +1,6 @@
 /**
- * Explain This Question (editor context menu on a dataset line): finds the newest run of this
- * dataset that audited the question, runs the bundled `reach-audit explain RUN --ids ID` on it in a
+ * Explain This Question (editor context menu on a dataset line): finds the run in view when it
+ * audited the question, else the newest run of this dataset that did, runs the bundled `reach-audit explain RUN --ids ID` on it in a
  * child process (the model loads there, never on the extension host's thread; Cancel kills it),
  * and opens the audit panel at the question, whose detail pane then has its "Why not realized"
  * section. A question outside the run's failure set has nothing to explain, and the command says so.
@@ -31,6 +31,8 @@ export interface ExplainDeps {
   cliPath: string;
   /** Every run folder of the workspace, newest first. */
   runFolders(): Promise<string[]>;
+  /** The run in view (runInView.ts): tried first, so the panel stays on the run the marks show. */
+  runInView(): string | undefined;
   output: vscode.OutputChannel;
   /** Environment for the child (the graph cache setting), as the engine child gets it. */
   env(): Record<string, string>;
@@ -86,7 +88,8 @@ export function registerExplainCommand(deps: ExplainDeps): vscode.Disposable {
     const { file, line } = place;
 
     const target = path.resolve(file);
-    const candidates = given.runDir ? [given.runDir] : await deps.runFolders();
+    const viewed = deps.runInView();
+    const candidates = given.runDir ? [given.runDir] : [...(viewed ? [viewed] : []), ...(await deps.runFolders()).filter((f) => path.resolve(f) !== viewed)];
     let found: { runDir: string; id: string; inFailureSet: boolean } | undefined;
     for (const runDir of candidates) {
       let run;

@@ -26,6 +26,8 @@ export function questionLabel(record: QuestionRecord): QuestionLabel {
     return { name: 'repaired', reachableBy, repairedBy, label: `${reach}repaired by block${repairedBy.length > 1 ? 's' : ''} ${blocks}` };
   }
   if (state === 'reachable') return { name: 'reachable', reachableBy, repairedBy, label: `reachable by ${reachableBy.join(', ')}` };
+  // No probe ran on it (an imported log without repeats): nothing says it is unreachable.
+  if (Object.keys(record.probes).length === 0 && Object.keys(record.reachable).length === 0) return { name: 'unreached', reachableBy, repairedBy, label: 'not probed' };
   return { name: 'unreached', reachableBy, repairedBy, label: 'unreached' };
 }
 

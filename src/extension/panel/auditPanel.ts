@@ -17,6 +17,7 @@ import { revealColumn } from './revealColumn';
 import { unfinishedNumbers } from './unfinishedNumbers';
 import { showParquetRow } from './parquetRowView';
 import type { QuestionPlace } from '../../audit/dataset';
+import type { RunInView } from '../runInView';
 
 export const PANEL_VIEW_TYPE = 'reachAudit.panel';
 /** The first message carries this many records (the table paints at once), the rest follow in batches. */
@@ -38,10 +39,13 @@ export class AuditPanelHost implements vscode.Disposable {
   private shown: ShownRun | undefined;
   /** The status of each run going now, by folder: a live run shown again (the Runs view's click) keeps its header. */
   private readonly live = new Map<string, PanelStatus>();
+  private readonly following: vscode.Disposable;
 
+  /** `inView`: the one run every surface shows; the panel sets it when it shows a run, and follows it while open. */
   constructor(
     extensionUri: vscode.Uri,
     private readonly output: vscode.OutputChannel,
+    private readonly inView: RunInView,
   ) {
     this.page = new WebviewPageHost({
       viewType: PANEL_VIEW_TYPE,
@@ -54,6 +58,25 @@ export class AuditPanelHost implements vscode.Disposable {
       onReady: () => this.sendRun(),
       onMessage: (m) => this.onMessage(m),
     });
+    this.following = inView.onDidChange((state) => {
+      if (!state) {
+        // Deleted while in view: the panel closes with it, as the side bar and the marks let it go.
+        if (this.shown) this.close();
+        return;
+      }
+      if (!this.page.open || (this.shown?.run.folder === state.folder && this.shown.base?.folder === state.baseFolder)) return;
+      try {
+        this.show(state.folder, { preserveFocus: true, ...(state.baseFolder ? { baseFolder: state.baseFolder } : {}) });
+      } catch (err) {
+        this.output.appendLine(`[panel] cannot show ${state.folder}: ${(err as Error).message}`);
+      }
+    });
+  }
+
+  /** Closes the panel and forgets its run. */
+  close(): void {
+    this.shown = undefined;
+    this.page.close();
   }
 
   /** Every message sent to the page, newest last (bounded); the test suite reads it. */
@@ -102,6 +125,7 @@ export class AuditPanelHost implements vscode.Disposable {
     if (options.status?.status === 'running') this.live.set(folder, options.status);
     const status = options.status ?? this.live.get(folder);
     this.shown = { run, base, compare, ids: new Set(run.data.records.map((r) => String(r.id))), status };
+    this.inView.set(folder, base?.folder);
     this.page.show(`Reach Audit: ${run.data.label ?? run.data.runId}`, options.preserveFocus === true);
     if (this.page.ready) this.sendRun();
   }
@@ -230,6 +254,7 @@ export class AuditPanelHost implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.following.dispose();
     this.page.dispose();
   }
 }
@@ -278,8 +303,10 @@ export async function exportRecordsInteractively(run: LoadedRun, format: 'csv' |
     void vscode.window.showInformationMessage(`Reach Audit: nothing to export yet: no question of ${run.data.label ?? run.data.runId} has finished.`);
     return undefined;
   }
+  // Beside the run's files; a run folder deleted since it was opened is not offered again (saving there would recreate it).
+  const where = fs.existsSync(run.folder) ? run.folder : vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath ?? path.dirname(run.folder);
   const target = await vscode.window.showSaveDialog({
-    defaultUri: vscode.Uri.file(path.join(run.folder, `${runIdOf(run.folder)}-records.${format}`)),
+    defaultUri: vscode.Uri.file(path.join(where, `${runIdOf(run.folder)}-records.${format}`)),
     filters: format === 'csv' ? { CSV: ['csv'] } : { JSON: ['json'] },
     title: `Export ${run.data.label ?? run.data.runId} records as ${format.toUpperCase()}`,
   });

@@ -29,6 +29,8 @@ function storyOf(run: RunEntry): SidebarStory | undefined {
 export class AuditViewProvider implements vscode.WebviewViewProvider {
   private view: vscode.WebviewView | undefined;
   private run: RunEntry | undefined;
+  /** The name of the run that was in view when its folder was deleted. */
+  private gone: string | undefined;
   /** The page as last set (the test suite reads it). */
   html = '';
 
@@ -49,6 +51,14 @@ export class AuditViewProvider implements vscode.WebviewViewProvider {
 
   show(run: RunEntry | undefined): void {
     this.run = run;
+    this.gone = undefined;
+    this.render();
+  }
+
+  /** The run in view was deleted: the view says so rather than showing another run. */
+  showGone(name: string): void {
+    this.run = undefined;
+    this.gone = name;
     this.render();
   }
 
@@ -57,7 +67,7 @@ export class AuditViewProvider implements vscode.WebviewViewProvider {
     const content: AuditViewContent | undefined = run
       ? { name: run.name, folder: run.folder, headline: run.headline, states: run.headline?.states, recorded: run.recordedQuestions, finished: run.finished, story: storyOf(run), live: this.liveCount(run.folder) }
       : undefined;
-    this.html = auditViewHtml(content, newNonce());
+    this.html = auditViewHtml(content, newNonce(), this.gone);
     if (this.view) this.view.webview.html = this.html;
   }
 }

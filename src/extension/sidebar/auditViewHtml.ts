@@ -67,10 +67,12 @@ function stateChart(states: StateCounts): string {
   return `<svg role="img" aria-label="Question states" viewBox="0 0 202 ${rows.length * rowHeight}" width="100%" preserveAspectRatio="xMinYMin meet">${bars}</svg>`;
 }
 
-export function auditViewHtml(content: AuditViewContent | undefined, nonce: string): string {
+/** `gone`: the name of the run that was in view until its folder was deleted (shown when no run is). */
+export function auditViewHtml(content: AuditViewContent | undefined, nonce: string, gone?: string): string {
   let body: string;
   if (!content) {
-    body = '<p class="muted">No run selected. Run an audit (Reach Audit: Run Reachability Audit) or select a run in the Runs view.</p>';
+    const deleted = gone ? `<p class="gone">${escapeHtml(`${gone} was deleted.`)}</p>` : '';
+    body = `${deleted}<p class="muted">No run selected. Run an audit (Reach Audit: Run Reachability Audit) or select a run in the Runs view.</p>`;
   } else {
     const h = content.headline;
     const rows: [string, string][] = [];

@@ -34,7 +34,9 @@ function questionGroupNodes(run: RunEntry): RunsNode[] {
   }
   for (const [state, questions] of Object.entries(groups.byState) as [keyof typeof STATE_TITLES, QuestionRef[]][]) {
     if (questions.length === 0) continue;
-    nodes.push({ kind: 'group', run, title: `Questions · ${STATE_TITLES[state]}`, questions, tooltip: `${STATE_TITLES[state]}: click a question to reveal its line in the dataset.` });
+    // Questions no probe ran on (an imported log) are not probed, not unreached.
+    const title = state === 'unreached' && questions.every((q) => q.label === 'not probed') ? 'Not probed' : STATE_TITLES[state];
+    nodes.push({ kind: 'group', run, title: `Questions · ${title}`, questions, tooltip: `${title}: click a question to reveal its line in the dataset.` });
   }
   return nodes;
 }
@@ -223,7 +225,7 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
         kind: 'metric',
         label: 'Unfinished',
         detail: unfinishedText(run),
-        tooltip: 'The run is still being written, or it stopped; Resume, or `reach-audit audit --resume` in a VS Code terminal, continues it. Its numbers are over the questions finished so far, as the panel shows them.',
+        tooltip: 'The run is still being written, or it stopped; Resume (the button on its row) continues it. Its numbers are over the questions finished so far, as the panel shows them.',
       });
     }
     if (run.headline) children.push(...metricNodes(run.headline));
@@ -249,7 +251,8 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
         item.tooltip = runTooltip(node.run);
         // Unfinished: still running, or stopped and resumable with --resume; the files cannot tell which.
         item.iconPath = new vscode.ThemeIcon(node.run.problems.length ? 'warning' : node.run.headline ? 'beaker' : 'history');
-        item.contextValue = `${node.run.headline ? 'reachAudit.run' : 'reachAudit.unfinishedRun'}${node.run.outside ? '.outside' : ''}`;
+        // Unfinished (no summary.json, not going now): Resume continues it in its folder.
+        item.contextValue = `${node.run.finished || live ? 'reachAudit.run' : 'reachAudit.unfinishedRun'}${node.run.outside ? '.outside' : ''}`;
         return item;
       }
       case 'metric': {

@@ -78,6 +78,8 @@ test('CSV export: a realized question is never "repaired" (its true entries mean
 test('question states in words and the tree groups', () => {
   assert.equal(questionLabel(record('r', 1, { realized: deployed(true) })).label, 'realized');
   assert.equal(questionLabel(record('u', 2)).label, 'unreached');
+  // An imported question no probe ran on is not probed, not unreached.
+  assert.equal(questionLabel(testRecord('n', 5, { reachable: {} })).label, 'not probed');
   assert.equal(questionLabel(record('s', 3, { reachable: { routes: true, sample: true } })).label, 'reachable by routes, sample');
   const repaired = record('p', 4, { reachable: { routes: true }, repair: repairScan(true, false, { '3': true, '1': false }) });
   assert.equal(questionLabel(repaired).label, 'reachable by routes; repaired by block 3');

@@ -53,7 +53,8 @@ test('remote servers are settings; the key is not; an untrusted workspace cannot
 
 test('settings that predate the table keep their names, types and defaults', () => {
   const props = propertiesOf(configurationContribution());
-  assert.equal(props['reachAudit.temperature'].markdownDescription?.toString().includes('--sample-temperature'), true);
+  // The sample probe's temperature, said in words (the flag, --sample-temperature, is the command line's).
+  assert.match(String(props['reachAudit.temperature'].markdownDescription), /^Sampling temperature of the `sample` probe/);
   assert.deepEqual(props['reachAudit.defaultProbes'].default, ['sample:16', 'routes:16', 'search:16']);
   assert.equal(props['reachAudit.repair'].default, true);
   assert.equal(props['reachAudit.maxNewTokens'].type, 'integer');
@@ -73,7 +74,8 @@ test('an option added to the table later becomes a setting with no other edit', 
   assert.equal(more.properties['reachAudit.laterSwitch'].type, 'boolean');
   assert.deepEqual(more.properties['reachAudit.someCount'].type, ['integer', 'null']);
   assert.equal(more.properties['reachAudit.someCount'].minimum, 2);
-  assert.match(String(more.properties['reachAudit.someCount'].markdownDescription), /`--some-count N`: a \\<count\\> with \\\*stars\\\*/);
+  // Written for people: the help text, no `--flag` prefix.
+  assert.equal(String(more.properties['reachAudit.someCount'].markdownDescription), 'A \\<count\\> with \\*stars\\*');
   const read = optionsFromSettings((k) => ({ laterSwitch: true, someCount: 3 })[k], (p) => p, added);
   assert.deepEqual(read.options, { laterSwitch: true, someCount: 3 });
 });
@@ -101,4 +103,17 @@ test('cacheFolder says where a remote window lists it (issue 40: missing from th
   const cache = propertiesOf(packageConfiguration())['reachAudit.cacheFolder'];
   assert.equal(cache.scope, 'machine-overridable');
   assert.match(String(cache.markdownDescription), /remote window .*\*\*Remote\*\* tab/);
+});
+
+test('chatTemplateKwargs is an object in settings.json (its old text form still read), and no setting says a --flag first', () => {
+  const props = Object.assign({}, ...(configurationContribution() as { properties: Record<string, Record<string, unknown>> }[]).map((g) => g.properties)) as Record<string, Record<string, unknown>>;
+  assert.deepEqual(props['reachAudit.chatTemplateKwargs'].type, ['object', 'string']);
+  for (const [key, schema] of Object.entries(props)) assert.ok(!/^`--/.test(String(schema.markdownDescription ?? '')) && !/\. `--[a-z-]+[^`]*`:/.test(String(schema.markdownDescription ?? '')), `${key}: ${String(schema.markdownDescription)}`);
+  const asObject = optionsFromSettings((k) => (k === 'chatTemplateKwargs' ? { enable_thinking: false } : undefined), (p) => p);
+  assert.equal(asObject.options.chatTemplateKwargs, '{"enable_thinking":false}');
+  assert.deepEqual(asObject.problems, []);
+  const asText = optionsFromSettings((k) => (k === 'chatTemplateKwargs' ? '{"enable_thinking": false}' : undefined), (p) => p);
+  assert.equal(asText.options.chatTemplateKwargs, '{"enable_thinking": false}');
+  const empty = optionsFromSettings((k) => (k === 'chatTemplateKwargs' ? {} : undefined), (p) => p);
+  assert.equal(empty.options.chatTemplateKwargs, undefined);
 });
