@@ -7,8 +7,7 @@ import * as path from 'node:path';
 import type { Command } from './command';
 import { UsageError, warn } from './command';
 import { AUDIT_FLAGS, AUDIT_FLAGS_HELP, CLI_ONLY_OPTION_NAMES, isRemoteBackend, type AuditOptions, type AuditRequestOptions, defaultComparisonName, prepareComparisonSides, writeComparisonOf } from '../service';
-import { modelFloatBytes } from '../engine/index';
-import { planSideBySide, runSideBySide, type SideOutcome } from './sideBySide';
+import { heldWeightBytes, planSideBySide, runSideBySide, type SideOutcome } from './sideBySide';
 import { interruptSignal, prepareAudit } from './auditRun';
 import { parseFlags } from './flags';
 import { writeHtmlReport } from './reportFiles';
@@ -90,7 +89,7 @@ export const compareCommand: Command = {
         threads: startBase.options.threads,
         cores: os.availableParallelism(),
         freeMemoryBytes: os.freemem(),
-        modelBytes: [modelFloatBytes(baseModel), modelFloatBytes(tunedModel)],
+        modelBytes: [heldWeightBytes(baseModel, startBase.options.weights), heldWeightBytes(tunedModel, startTuned.options.weights)],
       });
       if (!plan.sideBySide && plan.why) process.stderr.write(`reach-audit: auditing the base model, then the tuned one: ${plan.why}\n`);
       const interrupt = interruptSignal(() => 'run the same command with --resume');

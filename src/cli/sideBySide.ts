@@ -10,10 +10,10 @@
  * integration test checks it). Both models are held at once, so this is done only when they fit.
  */
 import { EngineError, EngineProcess, type RequestEvent, type AuditRequestOptions } from '../service';
-import { InputError } from '../engine/index';
+import { InputError, loadedWeightBytes, parseWeightPrecision, readModelConfig } from '../engine/index';
 import { estimateLines, sideBySideProgress } from './progress';
 
-/** Memory a loaded model takes beyond its float32 weights, per engine process (runtime, graphs, caches). */
+/** Memory a loaded model takes beyond its weights, per engine process (runtime, graphs, caches). */
 const PROCESS_OVERHEAD_BYTES = 400 * 1024 * 1024;
 /** Measured peak: 1.17× the weights plus the KV cache (docs/design.md, "Both sides of a comparison at once"); kept with room. */
 const WEIGHTS_FACTOR = 1.3;
@@ -29,7 +29,7 @@ export interface SideBySideInput {
   threads?: number;
   cores: number;
   freeMemoryBytes: number;
-  /** Float32 bytes of each model's weights. */
+  /** Bytes of each model's weights as the engine holds them (heldWeightBytes), base then tuned. */
   modelBytes: readonly [number, number];
 }
 
@@ -43,9 +43,19 @@ export function planSideBySide(input: SideBySideInput): SideBySidePlan {
   const need = input.modelBytes.reduce((sum, bytes) => sum + WEIGHTS_FACTOR * bytes + PROCESS_OVERHEAD_BYTES, 0);
   if (need > FREE_MEMORY_SHARE * input.freeMemoryBytes) {
     const gb = (b: number) => `${(b / 1024 ** 3).toFixed(1)} GB`;
-    return { sideBySide: false, why: `both models at once need about ${gb(need)} and ${gb(input.freeMemoryBytes)} is free` };
+    const [base, tuned] = input.modelBytes;
+    return { sideBySide: false, why: `both models at once need about ${gb(need)} (weights as loaded: base ${gb(base)}, tuned ${gb(tuned)}) and ${gb(input.freeMemoryBytes)} is free` };
   }
   return { sideBySide: true, threads: [Math.ceil(threads / 2), Math.floor(threads / 2)] };
+}
+
+/**
+ * The weights one model's engine process holds, under the run's --weights: the figure the estimate
+ * states (loadedWeightBytes). Not the checkpoint's parameters × 4: the embedding table stays on
+ * disk, and int8 projections take about a quarter.
+ */
+export function heldWeightBytes(modelDir: string, weights: string | undefined): number {
+  return loadedWeightBytes(readModelConfig(modelDir), parseWeightPrecision(weights) ?? 'f32');
 }
 
 export interface Side {

@@ -15,6 +15,7 @@ import { RUN_FOLDER_ADVICE, runAudit, thinkingOfRun, type AuditProgress, type Ru
 import { checkOptionRanges, type AuditOptions } from './auditOptions';
 import { checkBackendOptions, isRemoteBackend, layerProbesRefused, openBackend, type OpenedBackend } from './backend';
 import { checkPresetFormat, presetWarnings } from '../audit/presets';
+import { FittedPrompts } from '../audit/probes';
 import { readDataset, readPreSettings, runSettings, selectQuestions, type PreSettings, type Selection } from './auditInputs';
 import { kvBudget, kvMemoryText, longestPrompt, longestRoute, planKvMemory } from './kvMemoryPlan';
 import { estimateMemory, type KvRunShape } from './estimateMemory';
@@ -180,10 +181,12 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
         const maxBatch = pre.maxBatch ?? DEFAULT_MAX_BATCH;
         // Measured now, with the weights loaded (see kvBudget); servers manage their own memory.
         const budget = lease.setKvMemory ? kvBudget(pre.kvMemory, availableMemory) : null;
-        // The run's shape for its KV need; longestPrompt renders every prompt, so once, when first asked.
+        // The run's shape for its KV need; longestPrompt fits every prompt, so once, when first asked
+        // (before the questions run), keeping the fits for the run so that none is fitted twice.
+        const fittedPrompts = new FittedPrompts(settings.deployment, model);
         let kvRun: KvRunShape | undefined;
         const kvRunShape = (): KvRunShape =>
-          (kvRun ??= { routeLength: longestRoute(settings, model.numBlocks), promptTokens: longestPrompt(model, settings, selection.questions), maxNewTokens: settings.deployment.maxNewTokens, maxBatch });
+          (kvRun ??= { routeLength: longestRoute(settings, model.numBlocks), promptTokens: longestPrompt(model, settings, selection.questions, fittedPrompts), maxNewTokens: settings.deployment.maxNewTokens, maxBatch });
         const kvMemory = budget === null ? undefined : planKvMemory(config, budget, { ...kvRunShape(), numBlocks: model.numBlocks });
         lease.setKvMemory?.(kvMemory ? kvMemory.budgetBytes : null);
         const stated = kvMemory ? kvMemoryText(kvMemory, maxBatch) : undefined;
@@ -206,6 +209,7 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
           engineVersion: ENGINE_VERSION,
           ...(lease.remote ? {} : { numerics: numericsPlatform() }),
           ...(kvMemory ? { kvMemory } : {}),
+          fittedPrompts,
           dataset,
           questions: selection.questions,
           settings,

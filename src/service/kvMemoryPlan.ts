@@ -7,7 +7,7 @@
  */
 import { InputError, memorySizeText } from '../common';
 import { sequenceKvNeed, type ModelConfig, type TextGenerator } from '../engine/index';
-import { fitQuestionPrompt, isRouteProbe } from '../audit/probes';
+import { fitQuestionPrompt, isRouteProbe, type FittedPrompts } from '../audit/probes';
 import type { Question } from '../audit/dataset';
 import type { KvMemoryPlan, RunSettings } from '../contract';
 
@@ -22,14 +22,15 @@ export function longestRoute(settings: Pick<RunSettings, 'probes' | 'routeSpace'
  * fits it (fitQuestionPrompt), so a question skipped from its length alone is neither tokenized nor
  * counted (a 50 MB question would spend minutes in the tokenizer here), and a prompt cut from the
  * left counts at its cut length. Nothing can need more than the context leaves beside the budget,
- * so the scan stops once a prompt reaches that.
+ * so the scan stops once a prompt reaches that. `keep`: the fits are kept there for the run, which
+ * then does not fit the prompts again (fittedPrompts.ts).
  */
-export function longestPrompt(model: TextGenerator, settings: Pick<RunSettings, 'deployment'>, questions: readonly Question[]): number {
+export function longestPrompt(model: TextGenerator, settings: Pick<RunSettings, 'deployment'>, questions: readonly Question[], keep?: FittedPrompts): number {
   const room = model.context ? model.context.maxPositions - settings.deployment.maxNewTokens : Infinity;
   let most = 0;
   for (const q of questions) {
     if (most >= room) break;
-    const fit = fitQuestionPrompt(settings.deployment, q, model);
+    const fit = keep ? keep.fit(q) : fitQuestionPrompt(settings.deployment, q, model);
     if ('ids' in fit) most = Math.max(most, fit.ids.length);
   }
   return Math.max(0, Math.min(most, room));

@@ -2,6 +2,7 @@
 export { chooseGlobalRoute, selectConfidence, selectMajority } from './blindSelectors';
 export { addBudget, costOf, emptyBudget } from './budget';
 export { PROMPT_TRUNCATIONS, fitQuestionPrompt } from './contextFit';
+export { FITTED_PROMPT_TOKENS, FittedPrompts } from './fittedPrompts';
 export { DEFAULT_DEPLOYMENT, QUESTION_SLOT, chatMessages, checkDeployment, deploymentRequest, isFewShotExample, promptIds, promptSource } from './deployment';
 export { globalRouteSkipReason } from './globalRoutePlan';
 export { PERTURBATION_POSITIONS, PERTURBATION_SCALE, drawPerturbation } from './perturbations';

@@ -6,7 +6,7 @@
 import { memorySizeText } from '../../common';
 import type { Generation, GenerationRequest, TextGenerator } from '../../engine';
 import type { Question } from '../dataset';
-import { deploymentRequest, decodingOf, drawQuestionRoutes, lengthBoundsOf } from '../probes';
+import { deploymentRequest, decodingOf, drawQuestionRoutes, lengthBoundsOf, type FittedPrompts } from '../probes';
 import { seedFor, seededRandom } from '../stats';
 import type { RunSettings } from '../../contract';
 import { auditDecodings, startRecord } from './questionSteps';
@@ -112,12 +112,13 @@ function warmUpRequests(model: TextGenerator, q: Question, ids: number[], settin
  * its own), so the records do not depend on it. Returns undefined when no question can be
  * generated (all skipped) or the run was stopped.
  */
-export async function estimateAudit(model: TextGenerator, questions: readonly Question[], settings: RunSettings, signal?: AbortSignal, clockMs: () => number = () => performance.now()): Promise<AuditEstimate | undefined> {
+export async function estimateAudit(model: TextGenerator, questions: readonly Question[], settings: RunSettings, signal?: AbortSignal, clockMs: () => number = () => performance.now(), fittedPrompts?: FittedPrompts): Promise<AuditEstimate | undefined> {
   const d = settings.deployment;
   let ids: number[] | null = null;
   let first: Question | undefined;
   for (const q of questions) {
-    ids = startRecord(q, settings, model).ids;
+    // Peeked, not taken: the question's own run takes the fit later.
+    ids = startRecord(q, settings, model, fittedPrompts ? { prompts: fittedPrompts, peek: true } : undefined).ids;
     if (ids) {
       first = q;
       break;

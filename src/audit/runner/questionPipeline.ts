@@ -23,7 +23,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { Generation, GenerationRequest, TextGenerator } from '../../engine';
-import { costOf, deploymentRequest, RouteSearch, scoreGoldAnswer, searchReward, rewardOfAttempt, drawQuestionRoutes, lengthBoundsOf, SearchSweep } from '../probes';
+import { costOf, deploymentRequest, type FittedPrompts, RouteSearch, scoreGoldAnswer, searchReward, rewardOfAttempt, drawQuestionRoutes, lengthBoundsOf, SearchSweep } from '../probes';
 import type { Question } from '../dataset';
 import { type Attempt, type GlobalRoutesResult, type QuestionRecord, type RunSettings, isAnswerBlindProbe, type ProbeSpec, type SearchSweepPoint } from '../../contract';
 import { seedFor, seededRandom } from '../stats';
@@ -49,6 +49,8 @@ export interface AuditOptions {
   signal?: AbortSignal;
   /** `--realized-from`: each question's deployment output by id, read from a harness log instead of generated (prompts checked equal beforehand). */
   realized?: ReadonlyMap<string, string>;
+  /** Prompts fitted before the run (for the KV plan): each question takes its own instead of fitting it again. */
+  fittedPrompts?: FittedPrompts;
 }
 
 export async function auditQuestions(
@@ -169,7 +171,7 @@ export async function auditQuestions(
   }
 
   async function auditOne(q: Question, priority: number): Promise<QuestionRecord> {
-    const { record, ids } = startRecord(q, settings, model);
+    const { record, ids } = startRecord(q, settings, model, options.fittedPrompts ? { prompts: options.fittedPrompts } : undefined);
     if (!ids) return record;
     const pool = settings.globalRoutes.routes;
     // Everything that does not depend on another generation goes into the queue together.

@@ -6,7 +6,7 @@
  */
 import type { Generation, TextGenerator, Decoding } from '../../engine';
 import { InputError } from '../../common';
-import { costOf, fitQuestionPrompt, isFewShotExample, drawQuestionRoutes, drawPerturbation, type LengthBounds, selectConfidence, selectMajority, decodingOf, routeDecodingRule } from '../probes';
+import { costOf, fitQuestionPrompt, type FittedPrompts, isFewShotExample, drawQuestionRoutes, drawPerturbation, type LengthBounds, selectConfidence, selectMajority, decodingOf, routeDecodingRule } from '../probes';
 import { grade, normalizeAnswer } from '../answers';
 import { inFailureSet } from '../repair';
 import { seedFor, seededRandom } from '../stats';
@@ -106,8 +106,12 @@ export function probeResult(budget: number, attempts: Attempt[], generations: Ge
   return { budget, attempts, correct: attempts.map((a) => a.correct), cost: costOf(generations) };
 }
 
-/** A question's record before any generation, and its prompt ids fitted to the context (or null: skipped, with the reason in the record). */
-export function startRecord(q: Question, settings: RunSettings, model: TextGenerator): { record: QuestionRecord; ids: number[] | null } {
+/**
+ * A question's record before any generation, and its prompt ids fitted to the context (or null:
+ * skipped, with the reason in the record). `fitted`: prompts fitted ahead (for the KV plan); the
+ * question's fit is taken from there when kept (`peek`: left there, for a later take).
+ */
+export function startRecord(q: Question, settings: RunSettings, model: TextGenerator, fitted?: { prompts: FittedPrompts; peek?: boolean }): { record: QuestionRecord; ids: number[] | null } {
   const d = settings.deployment;
   const record: QuestionRecord = {
     id: q.id,
@@ -127,13 +131,15 @@ export function startRecord(q: Question, settings: RunSettings, model: TextGener
     return { record, ids: null };
   }
   // A prompt that cannot fit the context is skipped (or cut from the left) before any generation.
-  const fit = fitQuestionPrompt(d, q, model);
+  const kept = fitted ? (fitted.peek ? fitted.prompts.peek(q, d, model) : fitted.prompts.take(q, d, model)) : undefined;
+  const fit = kept ?? fitQuestionPrompt(d, q, model);
   if ('skipped' in fit) {
     record.skipped = fit.skipped;
     return { record, ids: null };
   }
   if (fit.truncated) record.promptTruncated = fit.truncated;
-  return { record, ids: fit.ids };
+  // A peeked fit is the one the question's run takes later: its ids are not shared.
+  return { record, ids: fitted?.peek ? [...fit.ids] : fit.ids };
 }
 
 /** The answer-blind picks among a probe's attempts under the run's selectors. */

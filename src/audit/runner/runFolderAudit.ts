@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { InputError, RemoteServerError, lockFolder, recoveredNote, describeFsError, isStorageError } from '../../common';
 import { type TextGenerator, NonFiniteActivations } from '../../engine';
 import { AuditAborted, auditQuestions } from './questionPipeline';
+import type { FittedPrompts } from '../probes';
 import { estimateAudit, type AuditEstimate } from './auditEstimate';
 import { recordTokens, timeLeft } from './timeLeft';
 import { GenerationTally } from './generationTally';
@@ -82,6 +83,8 @@ export interface RunAuditInput {
   resumeCommand?: string;
   /** `--realized-from`: the deployment's outputs by question id, read from a log (settings.realizedFrom names it). */
   realized?: ReadonlyMap<string, string>;
+  /** Prompts fitted before the run (the KV plan's pass): each question's is used instead of fitting it again. */
+  fittedPrompts?: FittedPrompts;
 }
 
 /** What one stage's generations cost in a session (stages overlap in time, so no wall time each). */
@@ -269,7 +272,7 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
   if (input.onEstimate && remaining.length > 1) {
     let estimate: AuditEstimate | undefined;
     try {
-      estimate = await estimateAudit(input.model, remaining, input.settings, input.signal);
+      estimate = await estimateAudit(input.model, remaining, input.settings, input.signal, undefined, input.fittedPrompts);
     } catch (err) {
       if (err instanceof RemoteServerError) throw remoteFailure(err, doneIds.size, folder, input.resumeCommand);
       throw err;
@@ -366,7 +369,7 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
           progress();
         },
       },
-      { inFlight: input.inFlight, signal: input.signal, ...(input.realized ? { realized: input.realized } : {}) },
+      { inFlight: input.inFlight, signal: input.signal, ...(input.realized ? { realized: input.realized } : {}), ...(input.fittedPrompts ? { fittedPrompts: input.fittedPrompts } : {}) },
     );
   } catch (err) {
     if (err instanceof NonFiniteActivations) throw overflowFailure(err, doneIds.size + doneThisSession, folder);
