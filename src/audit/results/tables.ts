@@ -186,7 +186,7 @@ function routesRule(margin: number): string {
     `decided on the gain set (the paired questions the deployment does not realize, where a probe can add an answer), with the all-question figures beside`,
     `interval: Newcombe's paired score 95% interval of the reachable-rate difference (routes − search)`,
     `each test is Holm-adjusted over this table's rows: the exact McNemar p, the equivalence p (two one-sided tests against ±${pts(margin)}) and the non-inferiority p (one-sided, against −${pts(margin)}; both by inverting the score interval)`,
-    `verdict: "search better"/"routes better" needs Holm p < ${ALPHA} and the interval on that side of 0; else "equivalent" needs the equivalence Holm p < ${ALPHA / 2}; else "routes non-inferior" needs the non-inferiority Holm p < ${ALPHA / 2}; otherwise "inconclusive"`,
+    `verdict: "search better" is a veto, decided on the unadjusted McNemar p < ${ALPHA} with the interval below 0 (so adding rows never turns it into a counted claim); "routes better" needs Holm p < ${ALPHA} and the interval above 0; else "equivalent" needs the equivalence Holm p < ${ALPHA / 2}; else "routes non-inferior" needs the non-inferiority Holm p < ${ALPHA / 2}; otherwise "inconclusive"`,
     `the headline counts routes better, equivalent and routes non-inferior as non-inferior, search better as search better, the rest as inconclusive`,
     `settings with unequal budgets, and choice-format settings that chance saturates (a uniform guesser's reach ≥ ${100 * SATURATION_LEVEL}% with the same attempts, or a probe's reachable rate not above it), are listed apart and not counted`,
   ].join('; ');
@@ -197,7 +197,7 @@ function trainingRule(margin: number): string {
     `ceiling = realized, or reachable by any probe; intervals: Newcombe's paired score 95% interval of tuned − base`,
     `each test is Holm-adjusted over this table's rows: exact McNemar p of realized and of the ceiling, their equivalence p (two one-sided tests against ±${pts(margin)}), and the ceiling's one-sided p of Δ < +${pts(margin)} (by inverting the score interval)`,
     `realized up: lower bound > 0 and Holm p < ${ALPHA}; the ceiling does not rise: its one-sided Holm p < ${ALPHA / 2}`,
-    `"no" when realized is equivalent within ±${pts(margin)} or down, or the ceiling is better (lower bound > 0, Holm p < ${ALPHA}); otherwise inconclusive`,
+    `"no" when realized is equivalent within ±${pts(margin)} (equivalence Holm p < ${ALPHA / 2}) or down, or the ceiling is better; realized down and the ceiling better are vetoes, decided on the unadjusted McNemar p < ${ALPHA} with the interval on that side of 0, so adding rows never turns a "no" into a "yes"; otherwise inconclusive`,
     `choice-format comparisons whose ceiling chance saturates (≥ ${100 * SATURATION_LEVEL}%, or not above chance) are not counted`,
   ].join('; ');
 }
