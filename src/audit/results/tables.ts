@@ -291,7 +291,7 @@ export function routesVsSearchTable(runs: readonly RunForTables[], options: Tabl
     const chance = { routes: probeChance(paired, 'routes'), search: probeChance(paired, 'search') };
     const saturated = saturation([['routes', chance.routes], ['search', chance.search]]);
     // One function decides the row from its Holm-adjusted tests; the headline counts its answer.
-    const { decision, verdict, nonInferior } = decideRoutesVsSearch(comparisons[i], tests[i], margin);
+    const { decision, verdict, nonInferior } = decideRoutesVsSearch(comparisons[i], tests[i], margin, { familySize: comparisons.length, totalN: paired.length });
     if (saturated) table.saturated++;
     else {
       table.counted++;
@@ -381,7 +381,7 @@ export function trainingTable(comparisons: readonly ComparisonForTables[], optio
     const cmp = cmps[i];
     const paired = pairs(c);
     // compareRecords decided each difference on its own p; in the table one function decides the row on the Holm-adjusted tests.
-    const decided = decideTraining(realizedRows[i], realizedTests[i], ceilingRows[i], ceilingTests[i], margin);
+    const decided = decideTraining(realizedRows[i], realizedTests[i], ceilingRows[i], ceilingTests[i], margin, comparisons.length);
     const realized = { ...cmp.realized, decision: decided.realized, holmP: realizedTests[i].difference, equivalenceHolmP: realizedTests[i].equivalence };
     const ceiling = { ...cmp.reachableCeiling, decision: decided.ceiling, holmP: ceilingTests[i].difference, equivalenceHolmP: ceilingTests[i].equivalence, notRisingHolmP: ceilingTests[i].belowMargin };
     const claim = decided.claim;

@@ -262,3 +262,25 @@ test('property: adding flat rows never turns a "no" into a "yes" (constructed tr
   }
   assert.ok(vetoes >= 5, `the draws include vetoed rows (${vetoes})`);
 });
+
+test('questions to decide count whole questions (the gain set scaled by its share) at the Holm family\'s level', () => {
+  // 300 questions: 140 realized (both probes reach them); the gain set of 160: routes alone 3, search alone 10.
+  // On the gain set: δ = −7/160, ψ = 13/160; the direction needs (z₀.₉₇₅ + z₀.₈)² (ψ − δ²) / δ² = 325.3 → 326 gain-set questions,
+  // i.e. ⌈326 · 300 / 160⌉ = 612 questions (not 326). In a Holm family of 3 rows z₀.₉₇₅ becomes z(1 − 0.025/3) = 2.39398: 434 → ⌈434 · 300/160⌉ = 814.
+  const cells = [cell(140, true, true, true), cell(3, false, true, false), cell(10, false, false, true), cell(147, false, false, false)];
+  const psi = 13 / 160;
+  const delta = 7 / 160;
+  const gainCount = (z: number) => Math.ceil(((z + 0.8416212335729143) ** 2 * (psi - delta * delta)) / (delta * delta));
+  assert.equal(gainCount(1.959963984540054), 326);
+  const c = compareProbes(records(cells), 'routes', 'search')!;
+  assert.equal(c.gainSet?.n, 160);
+  assert.equal(c.gainSet?.decision.verdict, 'inconclusive');
+  assert.equal(c.gainSet?.decision.questionsNeeded, Math.ceil((326 * 300) / 160));
+  assert.equal(c.gainSet?.decision.questionsNeeded, 612);
+  const alone = routesVsSearchTable([run('x', cells)]);
+  assert.equal(alone.rows[0].decision.questionsNeeded, 612);
+  const three = routesVsSearchTable([run('x', cells), run('y', cells), run('z', cells)]);
+  assert.equal(gainCount(2.3939797998185104), 434);
+  for (const row of three.rows) assert.equal(row.decision.questionsNeeded, Math.ceil((434 * 300) / 160));
+  assert.equal(three.rows[0].decision.questionsNeeded, 814);
+});
