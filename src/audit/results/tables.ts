@@ -31,6 +31,8 @@ export interface RunForTables {
   searchReward?: SearchReward;
   /** The route search's exploration constant (manifest search.c), for the exploration sweep's table. */
   searchC?: number;
+  /** The route search's length penalty λ (manifest search.lambda); absent: unknown. */
+  searchLambda?: number;
 }
 
 export interface TableOptions {
