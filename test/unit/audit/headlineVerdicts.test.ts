@@ -8,6 +8,7 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { routesVsSearchTable, trainingTable, type RunForTables } from '../../../src/audit/results/tables';
+import { routesHeadlines } from '../../../src/audit/report/tablesReport';
 import { compareProbes } from '../../../src/audit/results/probeComparison';
 import { pairedDecision, questionsToClear } from '../../../src/audit/stats/pairedDecision';
 import { pairedScoreInterval } from '../../../src/audit/stats/pairedScoreInterval';
@@ -283,4 +284,16 @@ test('questions to decide count whole questions (the gain set scaled by its shar
   assert.equal(gainCount(2.3939797998185104), 434);
   for (const row of three.rows) assert.equal(row.decision.questionsNeeded, Math.ceil((434 * 300) / 160));
   assert.equal(three.rows[0].decision.questionsNeeded, 814);
+});
+
+test('rows of different search rewards are separate families: adjusted apart, one headline each naming the reward and the compute per probe', () => {
+  const cells = [cell(85, false, true, false), cell(105, false, false, true), cell(810, false, false, false)];
+  const t = routesVsSearchTable([run('a', cells), { ...run('b', cells), searchReward: 'gold-logprob' }]);
+  assert.deepEqual(t.byReward.map((f) => [f.reward, f.counted, f.nonInferior]), [['correct', 1, 1], ['gold-logprob', 1, 1]]);
+  for (const row of t.rows) assert.ok(Math.abs(row.holmP - row.gainSet.mcnemarP) < 1e-12, 'a family of one row: Holm leaves its p alone');
+  const lines = routesHeadlines(t);
+  assert.equal(lines.length, 2, 'no pooled "X of 2"');
+  assert.match(lines[0], /^Search at reward 0\/1 \(per question: generations 1 routes \/ 1 search, block applications 1 \/ 1\).* in 1 of 1 settings/);
+  assert.match(lines[1], /^Search at reward gold-logprob .* in 1 of 1 settings/);
+  assert.ok(!lines.some((l) => /of 2 settings/.test(l)));
 });
