@@ -68,8 +68,8 @@ describe('reach-audit trajectory and table', () => {
     assert.equal(c.code, 0, c.stderr);
     const t = run(['table', cmp, '--csv', path.join(root, 't.csv'), '--md', path.join(root, 't.md'), '--html', path.join(root, 't.html')]);
     assert.equal(t.code, 0, t.stderr);
-    assert.match(t.stdout, /Random routes non-inferior to search \(gain set, Holm-adjusted, margin ±5 pts\) in \d of 2 settings; search better in \d; \d inconclusive/);
-    assert.match(t.stdout, /Realized up while the reachable ceiling does not rise \(Holm-adjusted, margin \+5 pts\) in \d of 1 comparisons; not so in \d; \d inconclusive/);
+    assert.match(t.stdout, /Search at reward 0\/1 \(per question: generations [\d.,]+ routes \/ [\d.,]+ search, block applications [\d.,]+ \/ [\d.,]+\): random routes non-inferior to search \(gain set, Holm-adjusted over the 2 reward 0\/1 settings, margin ±5 pts; \"search better\" unadjusted\) in \d of 2 settings; search better in \d; \d inconclusive/);
+    assert.match(t.stdout, /Realized up while the reachable ceiling does not rise \(Holm-adjusted; a realized fall or a ceiling rise vetoes, unadjusted; margin \+5 pts\) in \d of 1 comparisons; not so in \d; \d inconclusive/);
     assert.match(t.stdout, /Margin: ±5 pts\. Rule: /);
     for (const f of ['t.routes-vs-search.csv', 't.repair.csv', 't.training.csv', 't.md', 't.html']) assert.ok(fs.existsSync(path.join(root, f)), f);
     assert.match(fs.readFileSync(path.join(root, 't.training.csv'), 'utf8'), /^folder,base,tuned,dataset,finished,n,realized_base/);

@@ -148,11 +148,11 @@ suite('Build Tables and the training trajectory', function () {
     // Four-way verdicts with the stated margin; the headlines count decisive rows only.
     const rowVerdict = /^(routes better|search better|routes non-inferior at −5 pts|equivalent within ±5 pts|inconclusive at ±5 pts( \(≈ [\d,]+ questions to decide\))?)$/;
     const rvs = message.tables[0];
-    assert.match(rvs.notes[0], /^Random routes non-inferior to search \(gain set, Holm-adjusted, margin ±5 pts\) in \d of \d settings; search better in \d; \d inconclusive/);
+    assert.match(rvs.notes[0], /^Search at reward 0\/1 \(per question: .*\): random routes non-inferior to search \(gain set, Holm-adjusted over the \d reward 0\/1 settings?, margin ±5 pts; \"search better\" unadjusted\) in \d of \d settings; search better in \d; \d inconclusive/);
     assert.match(rvs.notes[1], /^Margin: ±5 pts\. Rule: /);
     for (const row of rvs.rows) assert.match(row[rvs.headers.indexOf('verdict')], rowVerdict);
     const training = message.tables[2];
-    assert.match(training.notes[0], /^Realized up while the reachable ceiling does not rise \(Holm-adjusted, margin \+5 pts\) in \d of \d comparisons/);
+    assert.match(training.notes[0], /^Realized up while the reachable ceiling does not rise \(Holm-adjusted; a realized fall or a ceiling rise vetoes, unadjusted; margin \+5 pts\) in \d of \d comparisons/);
     assert.match(training.rows[0][training.headers.indexOf('Δ realized (pts) [95% CI]')], /Holm .* · (better|worse|equivalent within ±5 pts|inconclusive at ±5 pts)/);
     // The margin is a setting, as --margin is a flag.
     const config = vscode.workspace.getConfiguration('reachAudit');

@@ -138,7 +138,7 @@ describe('Tables page: the trajectory (Chromium, strict CSP)', () => {
     await evaluate(page, `window.postMessage(${JSON.stringify({ type: 'showTables', sources: ['/runs/diluted'], tables: [view], warnings: [] })}, '*')`);
     await waitFor(page, `document.querySelectorAll('.rt-section[data-table="routes-vs-search"] tbody tr').length === 1`);
     const headline = await evaluate<string>(page, `document.querySelector('.rt-section[data-table="routes-vs-search"] .rt-headline').textContent`);
-    assert.equal(headline, 'Random routes non-inferior to search (gain set, Holm-adjusted, margin ±5 pts) in 0 of 1 settings; search better in 0; 1 inconclusive.');
+    assert.equal(headline, 'Search at reward 0/1 (per question: generations 1 routes / 1 search, block applications 1 / 1): random routes non-inferior to search (gain set, Holm-adjusted over the 1 reward 0/1 setting, margin ±5 pts; "search better" unadjusted) in 0 of 1 settings; search better in 0; 1 inconclusive.');
     const cells = await evaluate<Record<string, string>>(page, `(() => { const s = document.querySelector('.rt-section[data-table="routes-vs-search"]'); const hs = Array.from(s.querySelectorAll('thead th')).map((x) => x.textContent); const cs = Array.from(s.querySelectorAll('tbody tr')[0].children).map((x) => x.textContent); return Object.fromEntries(hs.map((x, i) => [x, cs[i]])); })()`);
     assert.equal(cells['gain set n'], '100');
     assert.equal(cells['gain set: only routes / only search'], '3 / 10');

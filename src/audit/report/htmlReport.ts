@@ -282,7 +282,7 @@ function passAtKDeltaSection(deltas: readonly PassAtKDeltaCurve[] | undefined): 
 <table><thead><tr><th>k</th>${deltas.map((c) => html`<th>Δ ${c.what}</th>`)}</tr></thead><tbody>${deltas[0].points.map(
     (_, i) => html`<tr><th>${i + 1}</th>${deltas.map((c) => html`<td>${deltaAtKText(c.points[i])}</td>`)}</tr>`,
   )}</tbody></table>
-<p class="n">Intervals: Newcombe's paired score where every value is 0/1, else a seeded paired percentile bootstrap; none below ${MIN_BOOTSTRAP_QUESTIONS} questions ([—]).</p>
+<p class="n">ceiling = realized, or reached within k by some probe (the comparison's reachable ceiling, within k). Intervals: Newcombe's paired score where every value is 0/1, else a seeded paired percentile bootstrap; none below ${MIN_BOOTSTRAP_QUESTIONS} questions ([—]).</p>
 <ul>${deltas.map((c) => html`<li>${crossingText(c)}</li>`)}</ul>`;
 }
 

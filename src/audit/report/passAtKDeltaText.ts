@@ -30,7 +30,7 @@ export function passAtKDeltaLines(curves: readonly PassAtKDeltaCurve[]): string[
   const row = (k: string, cells: string[]) => `  ${k.padStart(3)}  ${cells.map((s, i) => s.padEnd(widths[i])).join('  ')}`.trimEnd();
   const methods = new Set(curves.flatMap((c) => c.points.map((p) => p.method)));
   return [
-    `Ceilings along k: tuned − base pass@k (pts) [95% CI], paired over n = ${n} questions; ceiling = reached within k by some probe.`,
+    `Ceilings along k: tuned − base pass@k (pts) [95% CI], paired over n = ${n} questions; ceiling = realized, or reached within k by some probe (at k = B the comparison's reachable ceiling when every probe ran B attempts with full pools).`,
     `  Intervals: Newcombe paired score where every value is 0/1${methods.has('bootstrap') ? '; paired percentile bootstrap (10,000, seeded) elsewhere' : ''}${methods.has('none') ? `; none below ${MIN_BOOTSTRAP_QUESTIONS} questions where values are not 0/1 ([—])` : ''}.`,
     row('k', curves.map((c) => c.what)),
     ...curves[0].points.map((_, i) => row(String(i + 1), curves.map((c) => deltaAtKText(c.points[i])))),

@@ -39,7 +39,7 @@ export function passAtKDeltaView(rows: readonly PassAtKDeltaRow[]): TableView {
     id: 'pass-at-k-delta',
     title: 'Ceilings along k: tuned − base pass@k at every k ≤ B',
     notes: [
-      'Δ = tuned − base pass@k in points [95% CI], paired by question; realized is the deployed answer (the same at every k); ceiling = reached within k by some probe (1 − Π over probes of (1 − pass@k)).',
+      'Δ = tuned − base pass@k in points [95% CI], paired by question; realized is the deployed answer (the same at every k); ceiling = realized, or reached within k by some probe (1 − (1 − realized) · Π over probes of (1 − pass@k)): the same reachable ceiling as in the training table, within k.',
       `Intervals: Newcombe's paired score where every value is 0/1${methods.has('bootstrap') ? '; a seeded paired percentile bootstrap (10,000) elsewhere' : ''}${methods.has('none') ? '; none below 20 questions where values are not 0/1 ([—])' : ''}. Unadjusted for the many k.`,
       ...rows.flatMap((r) => (r.curves.length === 0 ? [`${label(r)}: no probe with full pools in both runs.`] : r.curves.map((c) => `${label(r)}, ${crossingText(c)}`))),
     ],

@@ -12,6 +12,18 @@ const pts = (x: number) => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${(100 * x
 const rateText = (r: Rate) => `${pct(r.rate)} [${(100 * r.ci.lo).toFixed(1)}, ${(100 * r.ci.hi).toFixed(1)}] (n = ${r.n})`;
 const pText = (p: number) => (p < 0.001 ? '< 0.001' : p.toFixed(3));
 
+/**
+ * What c can change, from what the sweep ran: under the 0/1 reward with no length penalty every
+ * mean is 0 before the first hit, so c scales every exploration term alike and reach cannot move;
+ * a length penalty (λ > 0) makes the means differ before any hit, and an informed reward after it.
+ */
+export function sweepRewardNote(rows: readonly SearchSweepRow[]): string {
+  const inert = rows.filter((r) => r.searchReward === 'correct' && r.searchLambda === 0);
+  if (inert.length === rows.length) return 'Every search here used the 0/1 reward with no length penalty (λ = 0): every mean is 0 before the first hit, so c scales every exploration term alike and cannot change reach; the sweep matters for the informed search or a length penalty.';
+  const described = rows.map((r) => `${r.model}: ${r.searchReward === 'correct' ? 'reward 0/1' : `reward ${r.searchReward}`}, λ = ${r.searchLambda ?? 'not recorded'}`);
+  return `c can change reach here: with a length penalty (λ > 0) the means differ before the first hit, and an informed reward steers after it, so the rows are the sweep's finding (${described.join('; ')}).${inert.length > 0 ? ` Only the ${inert.length} run${inert.length === 1 ? '' : 's'} at reward 0/1 with λ = 0 cannot move with c.` : ''}`;
+}
+
 export function searchSweepView(rows: readonly SearchSweepRow[]): TableView {
   const stable = rows.filter((r) => r.signStable).length;
   return {
@@ -19,7 +31,8 @@ export function searchSweepView(rows: readonly SearchSweepRow[]): TableView {
     title: 'Route search over its exploration constant c (--search-sweep)',
     notes: [
       `routes − search keeps one side of 0 (or stays across it) over every c in ${stable} of ${rows.length} settings.`,
-      'Each sweep search is the same search (same random stream) at another c, stopped at its first correct route, so this is reach only; routes a question had already evaluated were reused, not generated again. Intervals: Wilson for reach, Newcombe paired score for routes − search; p: exact McNemar, unadjusted. Under the 0/1 reward c cannot change reach (every mean is 0 before the first hit, so c scales every exploration term alike): the sweep matters for the informed search.',
+      'Each sweep search is the same search (same random stream) at another c, stopped at its first correct route, so this is reach only; routes a question had already evaluated were reused, not generated again. Intervals: Wilson for reach, Newcombe paired score for routes − search; p: exact McNemar, unadjusted.',
+      sweepRewardNote(rows),
     ],
     headers: ['model', 'dataset', 'n', 'budget', 'c', 'reachable · routes', 'reachable · search', 'only routes', 'only search', 'routes − search (pts) [95% CI]', 'McNemar p', 'sweep cost'],
     rows: rows.flatMap((r) =>

@@ -53,13 +53,31 @@ function verdictCell(r: RoutesVsSearchTable['rows'][number]): string {
   return r.verdict;
 }
 
+const rewardName = (reward: string) => (reward === 'correct' ? 'reward 0/1' : `reward ${reward}`);
+const perQuestion = (x: number) => (x >= 100 ? Math.round(x).toLocaleString('en-US') : +x.toFixed(1));
+
+/**
+ * One headline per search reward (each its own Holm family; never pooled into one count), naming the
+ * reward and the compute each probe spent per question: generations and block applications (the
+ * gold-logprob search's scoring passes included).
+ */
+export function routesHeadlines(t: RoutesVsSearchTable): string[] {
+  const m = `${+(100 * t.margin).toFixed(2)} pts`;
+  if (t.byReward.length === 0) return [`Random routes non-inferior to search (gain set, Holm-adjusted, margin ±${m}) in 0 of 0 settings.`];
+  return t.byReward.map((f) => {
+    const g = f.perQuestion.generations;
+    const b = f.perQuestion.blockApplications;
+    const spent = `per question: generations ${perQuestion(g.routes)} routes / ${perQuestion(g.search)} search, block applications ${perQuestion(b.routes)} / ${perQuestion(b.search)}`;
+    return `Search at ${rewardName(f.reward)} (${spent}): random routes non-inferior to search (gain set, Holm-adjusted over the ${f.counted + f.saturated} ${rewardName(f.reward)} setting${f.counted + f.saturated === 1 ? '' : 's'}, margin ±${m}; "search better" unadjusted) in ${f.nonInferior} of ${f.counted} settings; search better in ${f.searchBetter}; ${f.inconclusive} inconclusive${f.saturated > 0 ? `; ${f.saturated} saturated by chance, not counted` : ''}.`;
+  });
+}
+
 export function routesVsSearchView(t: RoutesVsSearchTable): TableView {
   const m = `${+(100 * t.margin).toFixed(2)} pts`;
-  const headline = `Random routes non-inferior to search (gain set, Holm-adjusted, margin ±${m}) in ${t.nonInferior} of ${t.counted} settings; search better in ${t.searchBetter}; ${t.inconclusive} inconclusive${t.saturated > 0 ? `; ${t.saturated} saturated by chance, not counted` : ''}.`;
   return {
     id: 'routes-vs-search',
     title: 'Random routes vs route search at a matched budget',
-    notes: [headline, `Margin: ±${m}. Rule: ${t.rule}.`, searchCaveat(t)],
+    notes: [...routesHeadlines(t), `Margin: ±${m}. Rule: ${t.rule}.`, searchCaveat(t)],
     headers: [
       'model', 'dataset', 'n', 'budget (gen/question)', 'route space: routes / search', 'routes tokens', 'search tokens', 'search/routes tokens', 'search/routes block applications',
       'gain set n', 'gain set: reachable · routes', 'gain set: reachable · search', 'gain set: only routes / only search', 'gain set: routes − search (pts) [95% CI]', 'McNemar p', 'Holm p', 'equivalence / non-inferiority Holm p', 'verdict',
@@ -163,7 +181,7 @@ export function repairView(rows: readonly RepairRow[], missing: readonly { folde
 
 export function trainingView(t: TrainingTable): TableView {
   const m = `${+(100 * t.margin).toFixed(2)} pts`;
-  const headline = `Realized up while the reachable ceiling does not rise (Holm-adjusted, margin +${m}) in ${t.realizedUpCeilingFlat} of ${t.counted} comparisons; not so in ${t.notSo}; ${t.inconclusive} inconclusive${t.saturated > 0 ? `; ${t.saturated} saturated by chance, not counted` : ''}.`;
+  const headline = `Realized up while the reachable ceiling does not rise (Holm-adjusted; a realized fall or a ceiling rise vetoes, unadjusted; margin +${m}) in ${t.realizedUpCeilingFlat} of ${t.counted} comparisons; not so in ${t.notSo}; ${t.inconclusive} inconclusive${t.saturated > 0 ? `; ${t.saturated} saturated by chance, not counted` : ''}.`;
   const delta = (d: TrainingTable['rows'][number]['realized']) => `${intervalPts(d.delta, d.ci)} p ${pText(d.mcnemarP)}, Holm ${pText(d.holmP)} · ${pairedVerdictText(d.decision!)}`;
   return {
     id: 'training',

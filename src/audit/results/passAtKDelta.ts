@@ -1,7 +1,8 @@
 /**
  * Ceilings along k (docs/design.md, "Ceilings along k"): base → tuned paired Δpass@k for every
- * k ≤ B — realized (one deployed answer, the same at every k), each probe, and the ceiling (a
- * question is reached within k by some probe: 1 − Π over probes of (1 − pass@k)) — with a 95%
+ * k ≤ B — realized (one deployed answer, the same at every k), each probe, and the ceiling (the
+ * same quantity as the comparison's reachable ceiling: realized, or reached within k by some probe,
+ * 1 − (1 − realized) · Π over probes of (1 − pass@k)) — with a 95%
  * interval per k, and where the difference changes sign. The ceiling at B alone cannot say whether
  * training lowered the ceiling or only moved where the curves cross.
  *
@@ -80,9 +81,9 @@ export function passAtKDeltas(baseRecords: readonly QuestionRecord[], tunedRecor
   if (rows.length === 0) return [];
   const budget = Math.min(...rows.flatMap((x) => [x.base.budget, x.tuned.budget]));
   const realized = (rs: readonly QuestionRecord[]) => rs.map((r) => Array.from({ length: budget }, () => (r.realized.correct ? 1 : 0)));
-  // The ceiling within k: some probe reaches the question within its first k attempts (probes drawn independently).
+  // The ceiling within k, the comparison's one ceiling: realized, or some probe reaches the question within its first k attempts (probes drawn independently).
   const ceiling = (side: 'base' | 'tuned') =>
-    base.map((_, i) => Array.from({ length: budget }, (_, k) => 1 - rows.reduce((miss, x) => miss * (1 - x[side].rows[i][k]), 1)));
+    (side === 'base' ? base : tuned).map((r, i) => Array.from({ length: budget }, (_, k) => (r.realized.correct ? 1 : 1 - rows.reduce((miss, x) => miss * (1 - x[side].rows[i][k]), 1))));
   return [
     curveOf('realized', realized(base), realized(tuned), budget),
     ...rows.map((x) => curveOf(x.probe, x.base.rows, x.tuned.rows, budget)),

@@ -11,7 +11,7 @@
  */
 import { addBudget, emptyBudget } from '../probes';
 import type { QuestionRecord } from '../../contract';
-import { mcnemarExact, pairedScoreInterval, DEFAULT_MARGIN, pairedDecision } from '../stats';
+import { mcnemarExact, pairedScoreInterval, DEFAULT_MARGIN, pairedDecision, type DecisionScope } from '../stats';
 import type { ProbeComparison, ProbeExhaustion, ProbePairing } from '../../contract';
 
 /**
@@ -37,7 +37,7 @@ type Reached = (r: QuestionRecord, probe: string) => boolean;
 const recordedReach: Reached = (r, probe) => r.reachable[probe] === true;
 
 /** a's and b's reach over `records` (each ran both): the 2×2 counts, exact McNemar, Newcombe's interval and the decision on them. */
-export function pairProbes(records: readonly QuestionRecord[], a: string, b: string, margin: number = DEFAULT_MARGIN, reached: Reached = recordedReach): ProbePairing {
+export function pairProbes(records: readonly QuestionRecord[], a: string, b: string, margin: number = DEFAULT_MARGIN, reached: Reached = recordedReach, scope: DecisionScope = {}): ProbePairing {
   let onlyA = 0;
   let onlyB = 0;
   let both = 0;
@@ -54,7 +54,7 @@ export function pairProbes(records: readonly QuestionRecord[], a: string, b: str
   const interval = pairedScoreInterval({ both, onlyFirst: onlyA, onlySecond: onlyB, neither });
   const estimate = n === 0 ? 0 : (onlyA - onlyB) / n;
   const mcnemarP = mcnemarExact(onlyA, onlyB);
-  const decision = pairedDecision({ estimate, lo: interval.lo, hi: interval.hi, p: mcnemarP, n, discordant: onlyA + onlyB }, margin);
+  const decision = pairedDecision({ estimate, lo: interval.lo, hi: interval.hi, p: mcnemarP, n, discordant: onlyA + onlyB }, margin, scope);
   return { n, onlyA, onlyB, both, neither, mcnemarP, difference: { estimate, lo: interval.lo, hi: interval.hi, method: 'newcombe-score' }, decision };
 }
 
@@ -71,7 +71,7 @@ function attemptsWithin(r: QuestionRecord, probe: string, spend: number): number
 }
 
 /** The gain set at matched block applications: each question's costlier probe cut to the other's spend. */
-export function pairAtMatchedBlockApplications(records: readonly QuestionRecord[], a: string, b: string, margin: number = DEFAULT_MARGIN): ProbePairing & { spent: { a: number; b: number } } {
+export function pairAtMatchedBlockApplications(records: readonly QuestionRecord[], a: string, b: string, margin: number = DEFAULT_MARGIN, scope: DecisionScope = {}): ProbePairing & { spent: { a: number; b: number } } {
   const kept = new Map<QuestionRecord, Record<string, number>>();
   const spent = { a: 0, b: 0 };
   for (const r of records) {
@@ -84,7 +84,7 @@ export function pairAtMatchedBlockApplications(records: readonly QuestionRecord[
     }
   }
   const reached: Reached = (r, probe) => r.probes[probe].correct.slice(0, kept.get(r)![probe]).some(Boolean);
-  return { ...pairProbes(records, a, b, margin, reached), spent };
+  return { ...pairProbes(records, a, b, margin, reached, scope), spent };
 }
 
 /** Compares probe a with probe b; undefined when no question ran both. */
@@ -116,8 +116,9 @@ export function compareProbes(records: readonly QuestionRecord[], a: string, b: 
     mcnemarP: all.mcnemarP,
     difference: all.difference,
     decision: all.decision,
-    gainSet: pairProbes(paired.filter(inGainSet), a, b, margin),
-    gainSetAtMatchedBlockApplications: pairAtMatchedBlockApplications(paired.filter(inGainSet), a, b, margin),
+    // The gain set's "questions to decide" count whole questions: scaled by the gain set's share of the paired ones.
+    gainSet: pairProbes(paired.filter(inGainSet), a, b, margin, recordedReach, { totalN: paired.length }),
+    gainSetAtMatchedBlockApplications: pairAtMatchedBlockApplications(paired.filter(inGainSet), a, b, margin, { totalN: paired.length }),
     exhausted: { a: probeExhaustion(paired, a), b: probeExhaustion(paired, b) },
   };
 }

@@ -6,7 +6,7 @@
  * depends on c. What the sweep cost in new generations, and how many of its routes were reused.
  * Reach only: the sweep searches stop at their first correct route, so no pass@k.
  */
-import { rateOf, type QuestionRecord, type SearchSweepNumbers, type SweepPointRow } from '../../contract';
+import { rateOf, type QuestionRecord, type SearchReward, type SearchSweepNumbers, type SweepPointRow } from '../../contract';
 import { mcnemarExact, pairedScoreInterval } from '../stats';
 
 export interface SearchSweepRow extends SearchSweepNumbers {
@@ -14,6 +14,9 @@ export interface SearchSweepRow extends SearchSweepNumbers {
   model: string;
   dataset: string;
   finished: boolean;
+  /** The search's reward and length penalty λ (null: not recorded): what the sweep's c can change depends on them. */
+  searchReward: SearchReward;
+  searchLambda: number | null;
 }
 
 export interface SweepSource {
@@ -24,6 +27,8 @@ export interface SweepSource {
   records: readonly QuestionRecord[];
   /** The search probe's own c (manifest search.c). */
   searchC?: number;
+  searchReward?: SearchReward;
+  searchLambda?: number;
 }
 
 function pointRow(c: number, own: boolean, routes: readonly boolean[], search: readonly boolean[]): SweepPointRow {
@@ -81,7 +86,7 @@ export function searchSweepRows(sources: readonly SweepSource[]): SearchSweepRow
   const rows: SearchSweepRow[] = [];
   for (const s of sources) {
     const sweep = searchSweepOf(s.records, s.searchC);
-    if (sweep) rows.push({ folder: s.folder, model: s.model, dataset: s.dataset, finished: s.finished, ...sweep });
+    if (sweep) rows.push({ folder: s.folder, model: s.model, dataset: s.dataset, finished: s.finished, searchReward: s.searchReward ?? 'correct', searchLambda: s.searchLambda ?? null, ...sweep });
   }
   return rows;
 }

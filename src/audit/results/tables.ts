@@ -31,6 +31,8 @@ export interface RunForTables {
   searchReward?: SearchReward;
   /** The route search's exploration constant (manifest search.c), for the exploration sweep's table. */
   searchC?: number;
+  /** The route search's length penalty λ (manifest search.lambda); absent: unknown. */
+  searchLambda?: number;
 }
 
 export interface TableOptions {
@@ -113,12 +115,29 @@ export interface RoutesVsSearchTable {
   unmatched: { folder: string; model: string; dataset: string; routesBudget: number; searchBudget: number }[];
   /** Settings that did not run both probes. */
   missing: { folder: string; reason: string }[];
-  /** Over the counted rows (matched, not saturated). */
+  /** Over the counted rows (matched, not saturated), all rewards together: read byReward for a headline. */
   counted: number;
   nonInferior: number;
   searchBetter: number;
   inconclusive: number;
   saturated: number;
+  /**
+   * One family per search reward (0/1 correctness, gold log-probability): rows of different
+   * rewards answer different questions, so each reward's rows are Holm-adjusted and counted apart.
+   */
+  byReward: RewardFamily[];
+}
+
+/** A reward's rows: their counts and the compute the search spent per probe in them. */
+export interface RewardFamily {
+  reward: SearchReward;
+  counted: number;
+  nonInferior: number;
+  searchBetter: number;
+  inconclusive: number;
+  saturated: number;
+  /** Per question, over the family's rows: generations and block applications each probe spent (the gold-logprob search's scoring passes included). */
+  perQuestion: { generations: { routes: number; search: number }; blockApplications: { routes: number; search: number } };
 }
 
 export interface RepairRow {
@@ -185,8 +204,9 @@ function routesRule(margin: number): string {
   return [
     `decided on the gain set (the paired questions the deployment does not realize, where a probe can add an answer), with the all-question figures beside`,
     `interval: Newcombe's paired score 95% interval of the reachable-rate difference (routes − search)`,
-    `each test is Holm-adjusted over this table's rows: the exact McNemar p, the equivalence p (two one-sided tests against ±${pts(margin)}) and the non-inferiority p (one-sided, against −${pts(margin)}; both by inverting the score interval)`,
-    `verdict: "search better"/"routes better" needs Holm p < ${ALPHA} and the interval on that side of 0; else "equivalent" needs the equivalence Holm p < ${ALPHA / 2}; else "routes non-inferior" needs the non-inferiority Holm p < ${ALPHA / 2}; otherwise "inconclusive"`,
+    `rows of different search rewards (0/1, gold log-probability) are separate families, adjusted and counted apart`,
+    `each test is Holm-adjusted over its reward's rows: the exact McNemar p, the equivalence p (two one-sided tests against ±${pts(margin)}) and the non-inferiority p (one-sided, against −${pts(margin)}; both by inverting the score interval)`,
+    `verdict: "search better" is a veto, decided on the unadjusted McNemar p < ${ALPHA} with the interval below 0 (so adding rows never turns it into a counted claim); "routes better" needs Holm p < ${ALPHA} and the interval above 0; else "equivalent" needs the equivalence Holm p < ${ALPHA / 2}; else "routes non-inferior" needs the non-inferiority Holm p < ${ALPHA / 2}; otherwise "inconclusive"`,
     `the headline counts routes better, equivalent and routes non-inferior as non-inferior, search better as search better, the rest as inconclusive`,
     `settings with unequal budgets, and choice-format settings that chance saturates (a uniform guesser's reach ≥ ${100 * SATURATION_LEVEL}% with the same attempts, or a probe's reachable rate not above it), are listed apart and not counted`,
   ].join('; ');
@@ -197,7 +217,7 @@ function trainingRule(margin: number): string {
     `ceiling = realized, or reachable by any probe; intervals: Newcombe's paired score 95% interval of tuned − base`,
     `each test is Holm-adjusted over this table's rows: exact McNemar p of realized and of the ceiling, their equivalence p (two one-sided tests against ±${pts(margin)}), and the ceiling's one-sided p of Δ < +${pts(margin)} (by inverting the score interval)`,
     `realized up: lower bound > 0 and Holm p < ${ALPHA}; the ceiling does not rise: its one-sided Holm p < ${ALPHA / 2}`,
-    `"no" when realized is equivalent within ±${pts(margin)} or down, or the ceiling is better (lower bound > 0, Holm p < ${ALPHA}); otherwise inconclusive`,
+    `"no" when realized is equivalent within ±${pts(margin)} (equivalence Holm p < ${ALPHA / 2}) or down, or the ceiling is better; realized down and the ceiling better are vetoes, decided on the unadjusted McNemar p < ${ALPHA} with the interval on that side of 0, so adding rows never turns a "no" into a "yes"; otherwise inconclusive`,
     `choice-format comparisons whose ceiling chance saturates (≥ ${100 * SATURATION_LEVEL}%, or not above chance) are not counted`,
   ].join('; ');
 }
@@ -266,7 +286,7 @@ function deltaComparison(d: PairedDelta): RowComparison {
 /** One row per run, from the same paired comparison summary.json carries (compareProbes). */
 export function routesVsSearchTable(runs: readonly RunForTables[], options: TableOptions = {}): RoutesVsSearchTable {
   const margin = checkMargin(options.margin ?? DEFAULT_MARGIN);
-  const table: RoutesVsSearchTable = { rule: routesRule(margin), margin, rows: [], unmatched: [], missing: [], counted: 0, nonInferior: 0, searchBetter: 0, inconclusive: 0, saturated: 0 };
+  const table: RoutesVsSearchTable = { rule: routesRule(margin), margin, rows: [], unmatched: [], missing: [], counted: 0, nonInferior: 0, searchBetter: 0, inconclusive: 0, saturated: 0, byReward: [] };
   const matched: { run: RunForTables; records: QuestionRecord[]; c: ProbeComparison }[] = [];
   for (const run of runs) {
     const records = realRecords(run.records);
@@ -283,7 +303,20 @@ export function routesVsSearchTable(runs: readonly RunForTables[], options: Tabl
   }
   const gainSets = matched.map((m) => m.c.gainSet ?? compareProbes(m.records.filter((r) => !r.realized.correct), 'routes', 'search', { margin }));
   const comparisons = gainSets.map((g): RowComparison => rowComparison(g));
-  const tests = adjustOverRows(comparisons, margin);
+  // Each reward is its own Holm family: its rows are adjusted among themselves, never pooled.
+  const rewardOf = (i: number): SearchReward => matched[i].run.searchReward ?? 'correct';
+  const rewards = [...new Set(matched.map((_, i) => rewardOf(i)))];
+  const tests = new Array<ReturnType<typeof adjustOverRows>[number]>(matched.length);
+  const familySize = new Array<number>(matched.length);
+  for (const reward of rewards) {
+    const members = matched.map((_, i) => i).filter((i) => rewardOf(i) === reward);
+    adjustOverRows(members.map((i) => comparisons[i]), margin).forEach((t, j) => {
+      tests[members[j]] = t;
+      familySize[members[j]] = members.length;
+    });
+  }
+  const families = new Map<SearchReward, RewardFamily>(rewards.map((reward) => [reward, { reward, counted: 0, nonInferior: 0, searchBetter: 0, inconclusive: 0, saturated: 0, perQuestion: { generations: { routes: 0, search: 0 }, blockApplications: { routes: 0, search: 0 } } }]));
+  const questions = new Map<SearchReward, number>();
   matched.forEach(({ run, records, c }, i) => {
     const d = c.difference!;
     const inverse = (x: number | null) => (x === null || x === 0 ? Number.NaN : 1 / x);
@@ -291,14 +324,22 @@ export function routesVsSearchTable(runs: readonly RunForTables[], options: Tabl
     const chance = { routes: probeChance(paired, 'routes'), search: probeChance(paired, 'search') };
     const saturated = saturation([['routes', chance.routes], ['search', chance.search]]);
     // One function decides the row from its Holm-adjusted tests; the headline counts its answer.
-    const { decision, verdict, nonInferior } = decideRoutesVsSearch(comparisons[i], tests[i], margin);
-    if (saturated) table.saturated++;
-    else {
-      table.counted++;
-      if (verdict === 'search better') table.searchBetter++;
-      else if (verdict === 'inconclusive') table.inconclusive++;
-      else table.nonInferior++;
+    const { decision, verdict, nonInferior } = decideRoutesVsSearch(comparisons[i], tests[i], margin, { familySize: familySize[i], totalN: paired.length });
+    const family = families.get(rewardOf(i))!;
+    for (const counts of [table, family]) {
+      if (saturated) counts.saturated++;
+      else {
+        counts.counted++;
+        if (verdict === 'search better') counts.searchBetter++;
+        else if (verdict === 'inconclusive') counts.inconclusive++;
+        else counts.nonInferior++;
+      }
     }
+    family.perQuestion.generations.routes += c.cost.a.generations;
+    family.perQuestion.generations.search += c.cost.b.generations;
+    family.perQuestion.blockApplications.routes += c.cost.a.blockApplications;
+    family.perQuestion.blockApplications.search += c.cost.b.blockApplications;
+    questions.set(rewardOf(i), (questions.get(rewardOf(i)) ?? 0) + c.n);
     table.rows.push({
       folder: run.folder,
       model: run.model,
@@ -326,6 +367,14 @@ export function routesVsSearchTable(runs: readonly RunForTables[], options: Tabl
       searchReward: run.searchReward ?? 'correct',
     });
   });
+  for (const family of families.values()) {
+    const n = questions.get(family.reward) ?? 0;
+    if (n > 0) for (const what of [family.perQuestion.generations, family.perQuestion.blockApplications]) {
+      what.routes /= n;
+      what.search /= n;
+    }
+    table.byReward.push(family);
+  }
   return table;
 }
 
@@ -381,7 +430,7 @@ export function trainingTable(comparisons: readonly ComparisonForTables[], optio
     const cmp = cmps[i];
     const paired = pairs(c);
     // compareRecords decided each difference on its own p; in the table one function decides the row on the Holm-adjusted tests.
-    const decided = decideTraining(realizedRows[i], realizedTests[i], ceilingRows[i], ceilingTests[i], margin);
+    const decided = decideTraining(realizedRows[i], realizedTests[i], ceilingRows[i], ceilingTests[i], margin, comparisons.length);
     const realized = { ...cmp.realized, decision: decided.realized, holmP: realizedTests[i].difference, equivalenceHolmP: realizedTests[i].equivalence };
     const ceiling = { ...cmp.reachableCeiling, decision: decided.ceiling, holmP: ceilingTests[i].difference, equivalenceHolmP: ceilingTests[i].equivalence, notRisingHolmP: ceilingTests[i].belowMargin };
     const claim = decided.claim;

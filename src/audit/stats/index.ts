@@ -5,7 +5,7 @@ export { guessReachProbability, poissonBinomialUpperTail } from './chance';
 export { holmAdjust } from './holm';
 export { pAbove, pBelow, pEquivalent } from './pairedBoundPValues';
 export { mcnemarExact } from './mcnemar';
-export { ALPHA, DEFAULT_MARGIN, ONE_SIDED_ALPHA, checkMargin, pairedDecision, questionsToClear, type PairedEvidence } from './pairedDecision';
+export { ALPHA, DEFAULT_MARGIN, ONE_SIDED_ALPHA, checkMargin, pairedDecision, questionsToClear, wholeQuestions, type DecisionScope, type PairedEvidence } from './pairedDecision';
 export { pairedDelta } from './pairedDelta';
 export { pairedScoreInterval, type PairedCounts } from './pairedScoreInterval';
 export { seededRandom, seededUint32, seedFor, randomInt } from './prng';

@@ -44,6 +44,7 @@ export function loadRunForTables(folder: string, warn: (message: string) => void
     randomRouteEdits: run.manifest.routeSpace?.maxEdits ?? 4,
     searchReward: run.manifest.search?.reward ?? 'correct',
     searchC: run.manifest.search?.c,
+    searchLambda: run.manifest.search?.lambda,
   };
 }
 

@@ -8,6 +8,7 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { routesVsSearchTable, trainingTable, type RunForTables } from '../../../src/audit/results/tables';
+import { routesHeadlines } from '../../../src/audit/report/tablesReport';
 import { compareProbes } from '../../../src/audit/results/probeComparison';
 import { pairedDecision, questionsToClear } from '../../../src/audit/stats/pairedDecision';
 import { pairedScoreInterval } from '../../../src/audit/stats/pairedScoreInterval';
@@ -177,4 +178,122 @@ test('compute-matched view: at matched block applications a probe that spends tw
   const t = routesVsSearchTable([{ folder: '/r', model: 'm', dataset: 'd', seed: 1, records, finished: true }]);
   assert.equal(t.rows[0].atMatchedBlockApplications.difference.delta, 0);
   assert.deepEqual(t.rows[0].atMatchedBlockApplications.spent, { routes: 400, search: 400 });
+});
+
+/** The training comparison of the veto example: realized +10 pts (50 : 10 of 400); the ceiling +2.0 pts (9 : 1 of 400, exact McNemar p 0.021). */
+const risingCeiling = [
+  { count: 50, base: [false, true], tuned: [true, true] },
+  { count: 10, base: [true, true], tuned: [false, true] },
+  { count: 9, base: [false, false], tuned: [false, true] },
+  { count: 1, base: [false, true], tuned: [false, false] },
+  { count: 150, base: [true, true], tuned: [true, true] },
+  { count: 180, base: [false, false], tuned: [false, false] },
+] as { count: number; base: [boolean, boolean]; tuned: [boolean, boolean] }[];
+/** A comparison with a flat ceiling (exact p 1) whose realized rate rises +10 pts through questions already reachable: its claim holds. */
+const flatComparison = [
+  { count: 40, base: [false, true], tuned: [true, true] },
+  { count: 160, base: [true, true], tuned: [true, true] },
+  { count: 200, base: [false, false], tuned: [false, false] },
+] as { count: number; base: [boolean, boolean]; tuned: [boolean, boolean] }[];
+
+test('training veto: a significantly rising ceiling says "no" alone and beside two flat comparisons (the veto is not Holm-adjusted)', () => {
+  const alone = trainingTable([checkpoints(risingCeiling)]);
+  const row = alone.rows[0];
+  assert.ok(Math.abs(row.realized.delta - 0.1) < 1e-12 && Math.abs(row.ceiling.delta - 0.02) < 1e-12);
+  assert.ok(row.ceiling.ci.lo > 0 && row.ceiling.ci.hi < 0.05, `ceiling ${row.ceiling.ci.lo} .. ${row.ceiling.ci.hi}: above 0, below +5`);
+  assert.ok(row.ceiling.mcnemarP < 0.05 && row.ceiling.mcnemarP > 0.02, `exact p ${row.ceiling.mcnemarP}`);
+  assert.equal(row.claim.holds, 'no');
+  const three = trainingTable([checkpoints(risingCeiling), checkpoints(flatComparison), checkpoints(flatComparison)]);
+  const first = three.rows[0];
+  assert.ok(first.ceiling.holmP > 0.05, `Holm p ${first.ceiling.holmP}: the adjusted test alone would not call it a rise`);
+  assert.equal(first.ceiling.decision?.verdict, 'better', 'the veto reads the unadjusted p');
+  assert.equal(first.claim.holds, 'no');
+  assert.deepEqual([three.realizedUpCeilingFlat, three.notSo], [2, 1], 'the flat rows count, the vetoed one does not: not "3 of 3"');
+  assert.equal(three.rows[1].claim.holds, 'yes');
+});
+
+test('routes vs search veto: "search better" stays search better beside flat rows', () => {
+  // Gain set of 1000: search alone 20, routes alone 7: −1.3 pts, exact p 0.019; its interval lies inside ±5.
+  const worse = [cell(7, false, true, false), cell(20, false, false, true), cell(973, false, false, false)];
+  const flat = [cell(500, false, true, true), cell(500, false, false, false)];
+  const alone = routesVsSearchTable([run('w', worse)]);
+  assert.equal(alone.rows[0].verdict, 'search better');
+  const three = routesVsSearchTable([run('w', worse), run('f1', flat), run('f2', flat)]);
+  assert.ok(three.rows[0].holmP > 0.05, `Holm p ${three.rows[0].holmP}`);
+  assert.equal(three.rows[0].verdict, 'search better');
+  assert.equal(three.rows[0].nonInferior.holds, 'no');
+  assert.equal(three.searchBetter, 1);
+});
+
+test('property: adding flat rows never turns a "no" into a "yes" (constructed training and routes tables, seeded)', () => {
+  const random = seededRandom('headline-verdicts', 'veto-monotone');
+  const int = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));
+  type Cells = { count: number; base: [boolean, boolean]; tuned: [boolean, boolean] }[];
+  let vetoes = 0;
+  for (let trial = 0; trial < 60; trial++) {
+    const n = int(200, 600);
+    const gained = int(20, 80);
+    const lost = int(0, 15);
+    const ceilingUp = int(0, 14);
+    const ceilingDown = int(0, 4);
+    const fixed: Cells = [
+      { count: gained, base: [false, true], tuned: [true, true] },
+      { count: lost, base: [true, true], tuned: [false, true] },
+      { count: ceilingUp, base: [false, false], tuned: [false, true] },
+      { count: ceilingDown, base: [false, true], tuned: [false, false] },
+    ];
+    const used = fixed.reduce((s, c) => s + c.count, 0);
+    const cells: Cells = [...fixed, { count: Math.floor((n - used) / 2), base: [true, true], tuned: [true, true] }, { count: n - used - Math.floor((n - used) / 2), base: [false, false], tuned: [false, false] }];
+    const before = trainingTable([checkpoints(cells)]).rows[0].claim.holds;
+    const flats = int(1, 4);
+    const after = trainingTable([checkpoints(cells), ...Array.from({ length: flats }, () => checkpoints(flatComparison))]).rows[0].claim.holds;
+    if (before === 'no') {
+      vetoes++;
+      assert.equal(after, 'no', `trial ${trial}: ${JSON.stringify(fixed.map((c) => c.count))} of ${n}, beside ${flats} flat rows`);
+    }
+    if (before !== 'yes') assert.notEqual(after, 'yes', `trial ${trial}: adding rows made a claim`);
+    // Routes vs search: a row that says "search better" alone says it in any table.
+    const onlyRoutes = int(0, 15);
+    const onlySearch = int(0, 30);
+    const rs = [cell(onlyRoutes, false, true, false), cell(onlySearch, false, false, true), cell(n - onlyRoutes - onlySearch, false, false, false)];
+    const one = routesVsSearchTable([run('x', rs)]).rows[0];
+    const many = routesVsSearchTable([run('x', rs), ...Array.from({ length: flats }, (_, i) => run(`f${i}`, [cell(n, false, false, false)]))]).rows[0];
+    if (one.nonInferior.holds === 'no') assert.equal(many.nonInferior.holds, 'no', `trial ${trial}: ${onlyRoutes} : ${onlySearch} of ${n}`);
+    if (one.nonInferior.holds !== 'yes') assert.notEqual(many.nonInferior.holds, 'yes');
+  }
+  assert.ok(vetoes >= 5, `the draws include vetoed rows (${vetoes})`);
+});
+
+test('questions to decide count whole questions (the gain set scaled by its share) at the Holm family\'s level', () => {
+  // 300 questions: 140 realized (both probes reach them); the gain set of 160: routes alone 3, search alone 10.
+  // On the gain set: δ = −7/160, ψ = 13/160; the direction needs (z₀.₉₇₅ + z₀.₈)² (ψ − δ²) / δ² = 325.3 → 326 gain-set questions,
+  // i.e. ⌈326 · 300 / 160⌉ = 612 questions (not 326). In a Holm family of 3 rows z₀.₉₇₅ becomes z(1 − 0.025/3) = 2.39398: 434 → ⌈434 · 300/160⌉ = 814.
+  const cells = [cell(140, true, true, true), cell(3, false, true, false), cell(10, false, false, true), cell(147, false, false, false)];
+  const psi = 13 / 160;
+  const delta = 7 / 160;
+  const gainCount = (z: number) => Math.ceil(((z + 0.8416212335729143) ** 2 * (psi - delta * delta)) / (delta * delta));
+  assert.equal(gainCount(1.959963984540054), 326);
+  const c = compareProbes(records(cells), 'routes', 'search')!;
+  assert.equal(c.gainSet?.n, 160);
+  assert.equal(c.gainSet?.decision.verdict, 'inconclusive');
+  assert.equal(c.gainSet?.decision.questionsNeeded, Math.ceil((326 * 300) / 160));
+  assert.equal(c.gainSet?.decision.questionsNeeded, 612);
+  const alone = routesVsSearchTable([run('x', cells)]);
+  assert.equal(alone.rows[0].decision.questionsNeeded, 612);
+  const three = routesVsSearchTable([run('x', cells), run('y', cells), run('z', cells)]);
+  assert.equal(gainCount(2.3939797998185104), 434);
+  for (const row of three.rows) assert.equal(row.decision.questionsNeeded, Math.ceil((434 * 300) / 160));
+  assert.equal(three.rows[0].decision.questionsNeeded, 814);
+});
+
+test('rows of different search rewards are separate families: adjusted apart, one headline each naming the reward and the compute per probe', () => {
+  const cells = [cell(85, false, true, false), cell(105, false, false, true), cell(810, false, false, false)];
+  const t = routesVsSearchTable([run('a', cells), { ...run('b', cells), searchReward: 'gold-logprob' }]);
+  assert.deepEqual(t.byReward.map((f) => [f.reward, f.counted, f.nonInferior]), [['correct', 1, 1], ['gold-logprob', 1, 1]]);
+  for (const row of t.rows) assert.ok(Math.abs(row.holmP - row.gainSet.mcnemarP) < 1e-12, 'a family of one row: Holm leaves its p alone');
+  const lines = routesHeadlines(t);
+  assert.equal(lines.length, 2, 'no pooled "X of 2"');
+  assert.match(lines[0], /^Search at reward 0\/1 \(per question: generations 1 routes \/ 1 search, block applications 1 \/ 1\).* in 1 of 1 settings/);
+  assert.match(lines[1], /^Search at reward gold-logprob .* in 1 of 1 settings/);
+  assert.ok(!lines.some((l) => /of 2 settings/.test(l)));
 });

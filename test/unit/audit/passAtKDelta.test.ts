@@ -6,6 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { compareRecords } from '../../../src/audit/results/compare';
 import { passAtKDeltas } from '../../../src/audit/results/passAtKDelta';
 import * as path from 'node:path';
 import { deltaAtKText, passAtKDeltaLines } from '../../../src/audit/report/passAtKDeltaText';
@@ -114,4 +115,16 @@ test('curves equal at every k up to rounding (Δ = ∓1e-16) do not cross, and n
   const text = passAtKDeltaLines(curves).join('\n');
   assert.doesNotMatch(text, /[−-]0\.0\b/);
   assert.doesNotMatch(text, /cross/);
+});
+
+test('one ceiling: the ceiling along k counts realized answers, so at k = B it is the comparison\'s reachable ceiling', () => {
+  // 40 questions. Base: 10 realized that no sample reaches, 10 reached by sampling only. Tuned: the 10 realized no longer, the 10 reached stay.
+  const base = Array.from({ length: 40 }, (_, i) => withSample(`q${i}`, [i >= 10 && i < 20, false], i < 10));
+  const tuned = Array.from({ length: 40 }, (_, i) => withSample(`q${i}`, [i >= 10 && i < 20, false], false));
+  const ceiling = passAtKDeltas(base, tuned).find((c) => c.what === 'ceiling')!;
+  const atB = ceiling.points[ceiling.points.length - 1];
+  const compared = compareRecords(base, tuned).reachableCeiling;
+  assert.ok(Math.abs(compared.delta - -0.25) < 1e-12, 'the comparison: 20 → 10 of 40');
+  assert.ok(Math.abs(atB.delta - compared.delta) < 1e-12, `along k at B: ${atB.delta}, the comparison: ${compared.delta}`);
+  assert.ok(Math.abs(atB.base - 0.5) < 1e-12 && Math.abs(atB.tuned - 0.25) < 1e-12);
 });

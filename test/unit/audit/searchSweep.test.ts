@@ -118,3 +118,27 @@ test('the sweep table: the search at each c beside random routes on the same que
   assert.ok(tableSet([source], []).views.some((v) => v.id === 'search-sweep'));
   assert.ok(!tableSet([{ ...source, records: records.map(({ searchSweep: _, ...r }) => r) }], []).views.some((v) => v.id === 'search-sweep'));
 });
+
+test('the sweep\'s sentence follows what it ran: "c cannot change reach" only for the 0/1 reward with λ = 0', async () => {
+  const point = (c: number, reached: boolean) => ({ c, reached, evaluated: 4, reused: 1, cost: { generations: 3, blockApplications: 24 } });
+  const base = (await audit(false)).records[0];
+  // 40 questions; at c = 5.4 the search reaches 2 fewer: c did change reach.
+  const records = Array.from({ length: 40 }, (_, i) => ({
+    ...base,
+    id: `q${i}`,
+    probes: { routes: base.probes.search, search: base.probes.search },
+    reachable: { routes: i < 10, search: i < 10 },
+    searchSweep: [point(0.6, i < 10), point(5.4, i < 8)],
+  }));
+  const notes = (extra: object) => tableSet([{ folder: '/r', model: 'm', dataset: 'd', finished: true, seed: 0, records, searchC: 1.8, ...extra }], []).views.find((v) => v.id === 'search-sweep')!.notes.join(' ');
+  // --search-preset published: λ = 5 under the 0/1 reward.
+  const published = notes({ searchReward: 'correct', searchLambda: 5 });
+  assert.doesNotMatch(published, /cannot change reach/);
+  assert.match(published, /λ = 5/);
+  assert.match(published, /c can change reach/);
+  const gold = notes({ searchReward: 'gold-logprob', searchLambda: 0 });
+  assert.doesNotMatch(gold, /cannot change reach/);
+  assert.match(notes({ searchReward: 'correct', searchLambda: 0 }), /cannot change reach/);
+  // A manifest without λ recorded does not get the claim either.
+  assert.doesNotMatch(notes({}), /cannot change reach/);
+});

@@ -29,7 +29,7 @@ test('a run folder whose records carry a sweep: the panel gets the table\'s numb
     fs.writeFileSync(path.join(dir, 'records.jsonl'), records.map((r) => JSON.stringify(r)).join('\n') + '\n');
     const loaded = loadRunFolder(dir).data;
     const [row] = searchSweepRows([{ folder: dir, model: '', dataset: '', finished: true, records, searchC: loaded.manifest!.search!.c }]);
-    const { folder: _f, model: _m, dataset: _d, finished: _x, ...numbers } = row;
+    const { folder: _f, model: _m, dataset: _d, finished: _x, searchReward: _r, searchLambda: _l, ...numbers } = row;
     assert.deepEqual(loaded.searchSweep, numbers);
     assert.deepEqual(loaded.searchSweep!.points.map((p) => [p.c, p.own]), [[0.2, false], [loaded.manifest!.search!.c, true], [5.4, false]].sort((a, b) => (a[0] as number) - (b[0] as number)));
   } finally {

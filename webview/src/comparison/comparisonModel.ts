@@ -222,7 +222,7 @@ export function verdictRule(value: unknown): string {
   const d = decisionOf(value);
   if (!d) return 'No verdict: written before verdicts were stored (run compare or the audit again for one)';
   const m = `${+(100 * d.margin).toFixed(2)} pts`;
-  return `better / worse: exact McNemar p < 0.05 and the 95% interval on that side of 0; equivalent: the 95% interval inside ±${m}; otherwise inconclusive${d.questionsNeeded !== null ? ` (about ${d.questionsNeeded.toLocaleString('en-US')} paired questions would decide it at 80% power, if the observed difference and discordance held)` : ''}`;
+  return `better / worse: exact McNemar p < 0.05 and the 95% interval on that side of 0; equivalent: the 95% interval inside ±${m}; otherwise inconclusive${d.questionsNeeded !== null ? ` (about ${d.questionsNeeded.toLocaleString('en-US')} questions in all would decide it at 80% power, if the observed difference and discordance held: a gain-set decision's count is scaled by the gain set's share of the questions, and a table row's is at its Holm family's level)` : ''}`;
 }
 
 /** Which interval a stored difference carries: Newcombe's score interval, or a bootstrap in older files. */

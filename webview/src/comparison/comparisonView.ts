@@ -159,7 +159,7 @@ export class ComparisonView {
     if (alongK) {
       blocks.push(block(
         'Ceilings along k (tuned − base pass@k)',
-        `At every k up to the budget, paired over n = ${count(curves[0].n)} questions: realized (the same at every k), each probe, and the ceiling (reached within k by some probe). The ceiling at the budget alone cannot tell a lower ceiling from curves that cross. 95% intervals: Newcombe's paired score where every value is 0 or 1, a seeded paired bootstrap elsewhere, none below 20 questions; not adjusted over k.`,
+        `At every k up to the budget, paired over n = ${count(curves[0].n)} questions: realized (the same at every k), each probe, and the reachable ceiling (realized, or reached within k by some probe: the ceiling above, within k). The ceiling at the budget alone cannot tell a lower ceiling from curves that cross. 95% intervals: Newcombe's paired score where every value is 0 or 1, a seeded paired bootstrap elsewhere, none below 20 questions; not adjusted over k.`,
         alongK.element,
       ));
     }

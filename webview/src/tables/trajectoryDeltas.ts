@@ -41,7 +41,7 @@ export function trajectoryDeltas(d: TrajectoryResult): TrajectoryDeltas | undefi
   return {
     element: h('section', { class: 'tj-deltas', 'aria-label': 'Each checkpoint against the first: pass@k along k' },
       h('h3', {}, `Ceilings along k: each checkpoint − ${steps[0].base}`),
-      h('p', { class: 'muted' }, 'At every k up to the budget: realized (the same at every k), each probe, and the ceiling (reached within k by some probe). The ceiling at the budget alone cannot tell a lower ceiling from curves that cross.'),
+      h('p', { class: 'muted' }, 'At every k up to the budget: realized (the same at every k), each probe, and the reachable ceiling (realized, or reached within k by some probe: the one ceiling of the comparison, within k). The ceiling at the budget alone cannot tell a lower ceiling from curves that cross.'),
       ...sections),
     blocks,
   };
