@@ -5,7 +5,7 @@
  */
 import { InputError } from '../../common';
 import type { ThinkingMarkers } from '../../contract';
-import { splitThought } from './thoughtSplit';
+import { endsInThought } from './thoughtSplit';
 
 export const DEFAULT_THINKING: ThinkingMarkers = { open: '<think>', close: '</think>', from: 'default', startsInThought: false };
 
@@ -53,5 +53,5 @@ export function runThinking(given: { open: string; close: string } | undefined, 
   const found = given ? null : thinkingMarkersIn(addedTokens);
   const pair = given ?? found ?? DEFAULT_THINKING;
   const from: ThinkingMarkers['from'] = given ? 'flag' : found ? 'tokenizer' : 'default';
-  return { open: pair.open, close: pair.close, from, startsInThought: splitThought(prompt, pair).thought === 'unfinished' };
+  return { open: pair.open, close: pair.close, from, startsInThought: endsInThought(prompt, pair) };
 }

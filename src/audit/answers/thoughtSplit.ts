@@ -13,41 +13,63 @@ export interface ThoughtSplit {
   answerFrom: number;
 }
 
+interface Markers {
+  open: string;
+  close: string;
+}
+
 /**
- * Thoughts nest: an opening marker inside a thought opens one more level, and the thought is
- * finished once every level has closed. A closing marker with nothing open (the prompt opened the
- * thought, and the settings did not say so) still ends a thought.
+ * Calls `found` for each marker in reading order, markers not overlapping; where both start at the
+ * same place (one marker a prefix of the other), the longer one is meant.
  *
  * One pass: each marker's next place is searched again only once the scan has moved past it, so
  * every search starts where the last one of that marker ended and the output is read a bounded
  * number of times (searching both markers from each position anew read a 2 MB output of one
  * marker, or of a one-letter marker with the other absent, once per marker found).
  */
-export function splitThought(output: string, markers: { open: string; close: string; startsInThought?: boolean }): ThoughtSplit {
-  const { open, close } = markers;
-  let depth = markers.startsInThought ? 1 : 0;
-  let marked = depth > 0;
-  let after = 0;
+function scanMarkers(text: string, { open, close }: Markers, found: (isClose: boolean, end: number) => void): void {
   let at = 0;
-  let o = output.indexOf(open);
-  let c = output.indexOf(close);
+  let o = text.indexOf(open);
+  let c = text.indexOf(close);
   for (;;) {
-    if (o >= 0 && o < at) o = output.indexOf(open, at);
-    if (c >= 0 && c < at) c = output.indexOf(close, at);
-    if (o < 0 && c < 0) break;
-    marked = true;
-    // Where both start at the same place (one marker a prefix of the other), the longer one is meant.
+    if (o >= 0 && o < at) o = text.indexOf(open, at);
+    if (c >= 0 && c < at) c = text.indexOf(close, at);
+    if (o < 0 && c < 0) return;
     const isClose = c >= 0 && (o < 0 || c < o || (c === o && close.length >= open.length));
-    if (isClose) {
-      depth = Math.max(0, depth - 1);
-      after = c + close.length;
-      at = after;
-    } else {
-      depth++;
-      at = o + open.length;
-    }
+    at = isClose ? c + close.length : o + open.length;
+    found(isClose, at);
   }
-  if (!marked) return { thought: null, answerFrom: 0 };
-  if (depth > 0) return { thought: 'unfinished', answerFrom: output.length };
-  return { thought: 'finished', answerFrom: after };
+}
+
+/**
+ * The thought ends at the last closing marker: opening markers inside it (the thought writing about
+ * the marker, or a model writing its own opening marker under a template that already opened the
+ * thought) do not keep it open, and opening markers after it are answer text (a code fence showing
+ * the tag). A closing marker with nothing open (the prompt opened the thought, and the settings did
+ * not say so) still ends a thought. Only an output with no closing marker at all, and a thought
+ * opened (by a marker or the prompt), is cut while thinking.
+ */
+export function splitThought(output: string, markers: Markers & { startsInThought?: boolean }): ThoughtSplit {
+  let opened = markers.startsInThought === true;
+  let after = -1;
+  scanMarkers(output, markers, (isClose, end) => {
+    if (isClose) after = end;
+    else opened = true;
+  });
+  if (after >= 0) return { thought: 'finished', answerFrom: after };
+  if (opened) return { thought: 'unfinished', answerFrom: output.length };
+  return { thought: null, answerFrom: 0 };
+}
+
+/**
+ * Whether a rendered prompt leaves a thought open, so every output starts inside it: its last
+ * marker is an opening one (a template ending in `<think>\n`, after earlier turns whose thoughts
+ * closed).
+ */
+export function endsInThought(prompt: string, markers: Markers): boolean {
+  let lastOpens = false;
+  scanMarkers(prompt, markers, (isClose) => {
+    lastOpens = !isClose;
+  });
+  return lastOpens;
 }

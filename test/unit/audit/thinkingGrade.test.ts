@@ -1,6 +1,7 @@
 /**
  * Thinking-aware grading (docs/design.md section 2, thinking): the answer is read after the last
- * closing marker, an unfinished thought is no answer, and an answer inside a thought never counts.
+ * closing marker, an unfinished thought is no answer, an answer inside a thought never counts, and
+ * a marker mentioned inside the thought or in the answer loses no answer.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -65,18 +66,16 @@ test('without any thinking marker an output is read whole, and its grade carries
   assert.equal(grade('16 - 3 = 13, then 13 + 5 = 18', gsm8k).correct, true, 'the last number, as before');
 });
 
-test('repeated thoughts: the answer after the last one; a thought reopened and not closed is unfinished', () => {
+test('repeated thoughts: the answer after the last closing marker', () => {
   const g = grade('<think>a: 3</think>first guess 17<think>check: 9 * 2</think>The answer is 18.', gsm8k);
   assert.deepEqual([g.answer, g.correct, g.thought], ['18', true, 'finished']);
-  const reopened = grade('<think>a</think>The answer is 18.<think>wait, let me check', gsm8k);
-  assert.deepEqual([reopened.answer, reopened.correct, reopened.thought], [null, false, 'unfinished']);
 });
 
-test('nested thoughts close when every level has closed', () => {
+test('an opening marker inside a thought opens no level: the thought ends at the last closing marker', () => {
   const closed = grade('<think>outer <think>inner 17</think> still 16</think> The answer is 18.', gsm8k);
   assert.deepEqual([closed.answer, closed.thought], ['18', 'finished']);
-  const open = grade('<think>outer <think>inner</think> The answer is 18.', gsm8k);
-  assert.deepEqual([open.answer, open.correct, open.thought], [null, false, 'unfinished']);
+  const once = grade('<think>outer <think>inner</think> The answer is 18.', gsm8k);
+  assert.deepEqual([once.answer, once.correct, once.thought], ['18', true, 'finished']);
 });
 
 test('a prompt that opened the thought: the output starts inside it (DeepSeek-R1 templates end in <think>)', () => {
@@ -152,4 +151,40 @@ test('the run settles its markers: flag, else tokenizer, else default; and wheth
   assert.deepEqual(runThinking({ open: '[T]', close: '[/T]' }, ['<think>', '</think>'], 'x [T]'), { open: '[T]', close: '[/T]', from: 'flag', startsInThought: true });
   assert.deepEqual(parseThinkingMarkers(' <a> , </a> '), { open: '<a>', close: '</a>' });
   for (const bad of ['<think>', '<think>,', 'a,a', 'a,b,c']) assert.throws(() => parseThinkingMarkers(bad), /--thinking-markers .*: expected two different markers, OPEN,CLOSE/);
+});
+
+test('a marker written after the thought closed is answer text (a code fence in the answer)', () => {
+  const output = '<think>they want the tag format</think>Wrap it like this:\n```\n<think>\n```\nThe answer is 18.';
+  const g = grade(output, gsm8k);
+  assert.deepEqual([g.answer, g.correct, g.thought, g.readFrom], ['18', true, 'finished', '<think>they want the tag format</think>'.length]);
+  // A thought reopened after the answer and cut: the answer stands, read after the thought that closed.
+  const reopened = grade('<think>a</think>The answer is 18.<think>wait, let me check', gsm8k);
+  assert.deepEqual([reopened.answer, reopened.correct, reopened.thought], ['18', true, 'finished']);
+});
+
+test('a thought re-emitted under a template that opened one: the answer after its closing marker', () => {
+  const grading: GradingSettings = { correctBy: 'stated', truncated: 'strict', thinking: { open: '<think>', close: '</think>', from: 'tokenizer', startsInThought: true } };
+  const g = grade('<think>\n16 - 3 = 13, maybe 17\n</think>\n\nThe answer is 18.', gsm8k, { grading });
+  assert.deepEqual([g.answer, g.correct, g.thought], ['18', true, 'finished']);
+  // Re-emitted after the template's own thought closed, too.
+  const twice = grade('hm 17\n</think>\n<think>check 16</think>\nThe answer is 18.', gsm8k, { grading });
+  assert.deepEqual([twice.answer, twice.correct, twice.thought], ['18', true, 'finished']);
+  // Still cut while thinking if the re-emitted thought never closed.
+  assert.equal(grade('<think>\nThe answer is 18', gsm8k, { grading }).thought, 'unfinished');
+});
+
+test('a thought that mentions the opening marker still closes at its closing marker', () => {
+  const g = grade('<think>I should not write <think> here; 17? no</think> The answer is 18.', gsm8k);
+  assert.deepEqual([g.answer, g.correct, g.thought], ['18', true, 'finished']);
+  const boxedAnswer = grade('<think>a <think> inside \\boxed{17}</think>\\boxed{18}', boxed);
+  assert.deepEqual([boxedAnswer.answer, boxedAnswer.correct], ['18', true]);
+  // The answer inside the thought still never counts.
+  assert.deepEqual([grade('<think>x <think> The answer is 18.</think>', gsm8k).answer], [null]);
+});
+
+test('a prompt leaves a thought open when its last marker opens one', () => {
+  const pair = { open: '<think>', close: '</think>' };
+  assert.equal(runThinking(pair, [], 'Q: 1\n<think>a</think>A: 2\nQ: 3\n<think>\n').startsInThought, true, 'an earlier turn closed its thought');
+  assert.equal(runThinking(pair, [], 'Q: what does <think> do?\n<think>\n\n</think>\n\n').startsInThought, false);
+  assert.equal(runThinking(pair, [], 'Q: what does <think> do?\nA:').startsInThought, true, 'as before: a lone opener opens a thought');
 });

@@ -34,7 +34,7 @@ test('2 MB of a one-letter opening marker whose closing marker never comes', () 
   assert.ok(ms < 5_000, `took ${ms.toFixed(0)} ms`);
 });
 
-test('closing markers alternating with openers, and the other way round, stay linear and nest as before', () => {
+test('closing markers alternating with openers, and the other way round, stay linear; the thought ends at the last closing marker', () => {
   const closes = '</think>'.repeat(200_000) + ' 18';
   const a = timed(() => splitThought(closes, { open: '<think>', close: '</think>' }));
   assert.deepEqual(a.value, { thought: 'finished', answerFrom: closes.length - 3 });
@@ -42,5 +42,6 @@ test('closing markers alternating with openers, and the other way round, stay li
   // Markers that share a start: the longer one is meant where both match.
   assert.deepEqual(splitThought('<t>x<t/> 1', { open: '<t>', close: '<t/>' }), { thought: 'finished', answerFrom: 8 });
   assert.deepEqual(splitThought('<think><think>a</think>b</think> 18', { open: '<think>', close: '</think>' }), { thought: 'finished', answerFrom: 32 });
-  assert.deepEqual(splitThought('<think><think>a</think>b', { open: '<think>', close: '</think>' }), { thought: 'unfinished', answerFrom: 24 });
+  assert.deepEqual(splitThought('<think><think>a</think>b', { open: '<think>', close: '</think>' }), { thought: 'finished', answerFrom: 23 });
+  assert.deepEqual(splitThought('<think>a</think>b<think>', { open: '<think>', close: '</think>' }), { thought: 'finished', answerFrom: 16 });
 });
