@@ -96,17 +96,24 @@ test('in an audit: every sweep point within the budget, no route generated twice
   assert.deepEqual((await audit(true)).records, swept.records);
 });
 
-test('the sweep table: the search at each c beside random routes on the same questions, and whether the sign holds', async () => {
-  const point = (c: number, reached: boolean) => ({ c, reached, evaluated: 4, reused: 1, cost: { generations: 3, blockApplications: 24 } });
-  // 40 questions: routes reach 10; the search at 1.8 reaches 10 (the same), at 0.2 reaches 30 (20 more), at 5.4 reaches 2.
+/** One c of a question's sweep, with fixed costs. */
+const point = (c: number, reached: boolean) => ({ c, reached, evaluated: 4, reused: 1, cost: { generations: 3, blockApplications: 24 } });
+
+/** 40 copies of one audited record in which routes and the search at its own c reach q0–q9, each carrying the sweep `sweepOf` gives. */
+async function sweptRecords(sweepOf: (i: number) => ReturnType<typeof point>[]) {
   const base = (await audit(false)).records[0];
-  const records = Array.from({ length: 40 }, (_, i) => ({
+  return Array.from({ length: 40 }, (_, i) => ({
     ...base,
     id: `q${i}`,
     probes: { routes: base.probes.search, search: base.probes.search },
     reachable: { routes: i < 10, search: i < 10 },
-    searchSweep: [point(0.2, i < 30), point(0.6, i < 10), point(5.4, i < 2)],
+    searchSweep: sweepOf(i),
   }));
+}
+
+test('the sweep table: the search at each c beside random routes on the same questions, and whether the sign holds', async () => {
+  // 40 questions: routes reach 10; the search at 1.8 reaches 10 (the same), at 0.2 reaches 30 (20 more), at 5.4 reaches 2.
+  const records = await sweptRecords((i) => [point(0.2, i < 30), point(0.6, i < 10), point(5.4, i < 2)]);
   const source = { folder: '/r', model: 'm', dataset: 'd', finished: true, seed: 0, records, searchC: 1.8 };
   const [row] = searchSweepRows([source]);
   assert.deepEqual(row.points.map((p) => [p.c, p.own, p.search.successes, p.onlyRoutes, p.onlySearch]), [[0.2, false, 30, 0, 20], [0.6, false, 10, 0, 0], [1.8, true, 10, 0, 0], [5.4, false, 2, 8, 0]]);
@@ -120,16 +127,8 @@ test('the sweep table: the search at each c beside random routes on the same que
 });
 
 test('the sweep\'s sentence follows what it ran: "c cannot change reach" only for the 0/1 reward with λ = 0', async () => {
-  const point = (c: number, reached: boolean) => ({ c, reached, evaluated: 4, reused: 1, cost: { generations: 3, blockApplications: 24 } });
-  const base = (await audit(false)).records[0];
   // 40 questions; at c = 5.4 the search reaches 2 fewer: c did change reach.
-  const records = Array.from({ length: 40 }, (_, i) => ({
-    ...base,
-    id: `q${i}`,
-    probes: { routes: base.probes.search, search: base.probes.search },
-    reachable: { routes: i < 10, search: i < 10 },
-    searchSweep: [point(0.6, i < 10), point(5.4, i < 8)],
-  }));
+  const records = await sweptRecords((i) => [point(0.6, i < 10), point(5.4, i < 8)]);
   const notes = (extra: object) => tableSet([{ folder: '/r', model: 'm', dataset: 'd', finished: true, seed: 0, records, searchC: 1.8, ...extra }], []).views.find((v) => v.id === 'search-sweep')!.notes.join(' ');
   // --search-preset published: λ = 5 under the 0/1 reward.
   const published = notes({ searchReward: 'correct', searchLambda: 5 });
