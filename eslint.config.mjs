@@ -1,5 +1,5 @@
-// ESLint flat config: typescript-eslint's recommended rules plus the architecture (docs/design.md
-// section 4). Imports point downward only:
+// ESLint flat config: typescript-eslint's recommended rules plus the architecture
+// (docs/design/architecture.md). Imports point downward only:
 //   src/common     errors, folder locks, folder creation, small helpers; imports only the contract
 //   src/engine     the model runtime                           ← uses common
 //   src/audit      datasets, grading, probes, repair, results, store, runner ← uses engine, common
@@ -9,7 +9,7 @@
 //   src/contract   the run-format contract every side uses; imports nothing
 // and each room (common, engine, contract, service, every src/audit subfolder) is entered through
 // its door, its index.ts (`import-boundaries/through-doors`). The rooms stand on floors, drawn once
-// in docs/design.md section 4 ("Floors"): `import-boundaries/floors` reads that drawing and refuses
+// in docs/design/architecture.md ("Floors"): `import-boundaries/floors` reads that drawing and refuses
 // an import into a room on the same or a higher floor; test/unit/architecture/floors.test.ts reads
 // it too and also refuses import cycles, which one file at a time cannot see.
 import fs from 'node:fs';
@@ -138,12 +138,12 @@ const throughDoors = {
 };
 importBoundaries.rules['through-doors'] = throughDoors;
 
-/** The floors of docs/design.md's "Floors" drawing, lowest first: each the rooms (folders) on one line. */
+/** The floors of docs/design/architecture.md's "Floors" drawing, lowest first: each the rooms (folders) on one line. */
 function floorOrder() {
-  const design = fs.readFileSync(path.join(root, 'docs/design.md'), 'utf8');
+  const design = fs.readFileSync(path.join(root, 'docs/design/architecture.md'), 'utf8');
   const at = design.indexOf('**Floors.**');
   const block = at >= 0 ? /```\n([\s\S]*?)```/.exec(design.slice(at)) : null;
-  if (!block) throw new Error('docs/design.md has no "Floors" drawing (section 4), which eslint.config.mjs reads');
+  if (!block) throw new Error('docs/design/architecture.md has no "Floors" drawing, which eslint.config.mjs reads');
   return block[1]
     .split('\n')
     .map((line) => line.split(/\s+/).filter((word) => /^(src|webview)\//.test(word)))
@@ -158,7 +158,7 @@ function floorOrder() {
 const floors = {
   meta: {
     type: 'problem',
-    docs: { description: 'Import only from rooms on lower floors (docs/design.md section 4, "Floors").' },
+    docs: { description: 'Import only from rooms on lower floors (docs/design/architecture.md, "Floors").' },
     schema: [],
   },
   create(context) {
@@ -183,7 +183,7 @@ const floors = {
       const where = to.floor === from.floor ? `on the same floor as ${from.room}` : `on a higher floor than ${from.room}`;
       context.report({
         node: source,
-        message: `${relative(context.filename)} may not import ${relative(target)}: ${to.room} stands ${where}. Move what it needs to a lower floor. Floors, top first (docs/design.md section 4): ${drawing}`,
+        message: `${relative(context.filename)} may not import ${relative(target)}: ${to.room} stands ${where}. Move what it needs to a lower floor. Floors, top first (docs/design/architecture.md): ${drawing}`,
       });
     };
     return {

@@ -1,5 +1,5 @@
 /**
- * Regenerates the calibration table in docs/design.md: `npx tsc -p . && node out/test/calibration/writeTable.js`
+ * Regenerates the calibration table in docs/design/statistics.md: `npx tsc -p . && node out/test/calibration/writeTable.js`
  * runs every group of calibrationGroups.ts and replaces the text between the table's begin and end
  * comments. `--print` writes the table to stdout instead.
  */
@@ -31,7 +31,7 @@ if (require.main === module) {
   if (process.argv.includes('--print')) {
     console.log(table);
   } else {
-    const file = path.resolve(__dirname, '../../../docs/design.md');
+    const file = path.resolve(__dirname, '../../../docs/design/statistics.md');
     const text = readFileSync(file, 'utf8');
     const start = text.indexOf(BEGIN);
     const end = text.indexOf(END);

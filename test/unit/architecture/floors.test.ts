@@ -1,5 +1,5 @@
 /**
- * The floors of docs/design.md section 4: every import in src/ and webview/src (type-only ones
+ * The floors of docs/design/architecture.md: every import in src/ and webview/src (type-only ones
  * included) goes from a room to a room on a lower floor, and no chain of imports comes back to the
  * file it started from. The floor order is read from the design document, where it is written once.
  */
@@ -14,9 +14,9 @@ const root = path.resolve(__dirname, '../../../..');
 
 /** The floors, lowest first; each floor is the rooms (folders) on one line of the "Floors" drawing, which lists the top floor first. */
 function floorOrder(): string[][] {
-  const design = fs.readFileSync(path.join(root, 'docs/design.md'), 'utf8');
+  const design = fs.readFileSync(path.join(root, 'docs/design/architecture.md'), 'utf8');
   const at = design.indexOf('**Floors.**');
-  assert.ok(at >= 0, 'docs/design.md has no "Floors" drawing');
+  assert.ok(at >= 0, 'docs/design/architecture.md has no "Floors" drawing');
   const block = /```\n([\s\S]*?)```/.exec(design.slice(at));
   assert.ok(block, 'the "Floors" drawing has no code block');
   const floors = block[1]
@@ -125,7 +125,7 @@ const floors = floorOrder();
 const files = [...sourceFiles('src'), ...sourceFiles('webview/src')].sort();
 const graph = importGraph(files);
 const drawing = [...floors].reverse().map((rooms) => rooms.join('  ')).join(' / ');
-const orderNote = `the floor order (docs/design.md section 4, "Floors", top first): ${drawing}`;
+const orderNote = `the floor order (docs/design/architecture.md, "Floors", top first): ${drawing}`;
 
 test('every source file is in a room of the floor order', () => {
   assert.deepEqual(

@@ -1,5 +1,5 @@
 /**
- * docs/design.md's "Where things are" map names every source folder: a folder added under src/ or
+ * docs/design/architecture.md's "Where things are" map names every source folder: a folder added under src/ or
  * webview/src/ without its line there (or a line left for a folder that is gone) fails here.
  */
 import { test } from 'node:test';
@@ -20,21 +20,21 @@ function sourceFolders(dir: string): string[] {
 
 /** The folders the map names: the first word of each line of the code block after "Where things are". */
 function mappedFolders(): string[] {
-  const design = fs.readFileSync(path.join(root, 'docs/design.md'), 'utf8');
+  const design = fs.readFileSync(path.join(root, 'docs/design/architecture.md'), 'utf8');
   const at = design.indexOf('**Where things are.**');
-  assert.ok(at >= 0, 'docs/design.md has no "Where things are" map');
+  assert.ok(at >= 0, 'docs/design/architecture.md has no "Where things are" map');
   const block = /```\n([\s\S]*?)```/.exec(design.slice(at));
   assert.ok(block, 'the "Where things are" map has no code block');
   return block[1].split('\n').filter((line) => line.trim() !== '').map((line) => line.split(/\s+/)[0]);
 }
 
-test('the "Where things are" map in docs/design.md has one line for each source folder, and none for a folder that is gone', () => {
+test('the "Where things are" map in docs/design/architecture.md has one line for each source folder, and none for a folder that is gone', () => {
   const tree = [...sourceFolders('src').filter((f) => f !== 'src'), ...sourceFolders('webview/src')].sort();
   const mapped = mappedFolders();
   assert.deepEqual(
     tree.filter((f) => !mapped.includes(f)),
     [],
-    'folders without a line in the map (docs/design.md, section 4)',
+    'folders without a line in the map (docs/design/architecture.md)',
   );
   assert.deepEqual(
     mapped.filter((f) => !tree.includes(f)),
