@@ -73,7 +73,7 @@ export interface AuditBenchFigures {
 
 /**
  * The audit's own work at the engine's speed. Every route runs its prompt through its own blocks
- * (a route applies to prompt and generated tokens alike, design §1), so the audit must prefill each
+ * (a route applies to prompt and generated tokens alike, docs/design/probes.md), so the audit must prefill each
  * question's prompt once per route beyond what the prefix store shares: that work is not decode and
  * no scheduling removes it. Its time is taken as measured in the audit (prompts of one length in
  * calls of several, compute-bound); each token after a generation's first (which the prefill gives)

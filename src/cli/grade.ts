@@ -25,7 +25,7 @@ const help = [
   'units-stripped, unordered-set, symbolic (a computer-algebra check, time-bounded), label, text or',
   'different; the note says why the algebra check gave up), the verdict, and the strict reading (the',
   'answer marker only; lm-eval strict-match for GSM8K) and the flexible one (every fallback; lm-eval',
-  'flexible-extract for GSM8K). The rules are in docs/design.md, section 2.',
+  'flexible-extract for GSM8K). The rules are in docs/design/grading.md.',
   'A reasoning model\'s thought is read apart: the answer is read after the last closing marker',
   '(`</think>`), and an output whose thought never closed is cut while thinking: no answer, not',
   'correct. "read" says which part was read: the whole output, after the thought (from character',

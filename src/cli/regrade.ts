@@ -21,7 +21,7 @@ import { CORRECT_BY, DEFAULT_GRADING, DEFAULT_THINKING, TRUNCATED_RULES } from '
 const help = [
   'Usage: reach-audit regrade RUN_FOLDER [--out FOLDER] [--grade-truncated R] [--correct-by V] [--thinking-markers OPEN,CLOSE] [--data FILE] [--pattern REGEX]',
   '',
-  "Grades every stored output of a run again with today's grading rules (docs/design.md section 2)",
+  "Grades every stored output of a run again with today's grading rules (docs/design/grading.md)",
   'and writes the result as a new run folder (manifest, records, summary); the original is not',
   'touched. Prints how many verdicts changed: outputs, realized questions, reachable questions per',
   'probe. Reachable, the answer-blind selections and the failure set follow the new verdicts. The',

@@ -15,7 +15,7 @@ import { estimateLines, sideBySideProgress } from './progress';
 
 /** Memory a loaded model takes beyond its weights, per engine process (runtime, graphs, caches). */
 const PROCESS_OVERHEAD_BYTES = 400 * 1024 * 1024;
-/** Measured peak: 1.17× the weights plus the KV cache (docs/design.md, "Both sides of a comparison at once"); kept with room. */
+/** Measured peak: 1.17× the weights plus the KV cache (docs/design/engine.md, "Both sides of a comparison at once"); kept with room. */
 const WEIGHTS_FACTOR = 1.3;
 /** Share of the free memory two audits at once may plan to use. */
 const FREE_MEMORY_SHARE = 0.7;

@@ -1,5 +1,5 @@
 /**
- * The learned router in words (docs/design.md, "Learned router"): its setting, what each rule
+ * The learned router in words (docs/design/answer-blind-selection.md, "Learned router"): its setting, what each rule
  * recovers on the gain set beside the oracle (the routes probe's reach), and learned − global route
  * and the shuffled-label control − global route, paired on the same questions. Below
  * RATE_MIN_QUESTIONS paired questions only the counts are given, never a rate or a verdict.

@@ -1,6 +1,6 @@
 /**
  * One line of mechanism.jsonl (written by `reach-audit explain` into a run folder): where, inside
- * the model, a failure-set question's right answer is lost (docs/design.md, "Why a reachable answer
+ * the model, a failure-set question's right answer is lost (docs/design/repair-and-mechanism.md, "Why a reachable answer
  * does not come out"). And the run-level reading of those lines beside the repair scan.
  *
  * Every number is at the divergence point: the first generated position where the deployed output

@@ -1,5 +1,5 @@
 /**
- * What one record says about its question (design section 1), derived in one place for the audit's
+ * What one record says about its question (docs/design/probes.md), derived in one place for the audit's
  * summary, the comparison, the editor, the CSV export and the panel.
  */
 import type { QuestionRecord } from './runRecord';

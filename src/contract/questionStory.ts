@@ -1,5 +1,5 @@
 /**
- * A run of a few questions read question by question (design section 5, "A run of a few
+ * A run of a few questions read question by question (docs/design/vscode-experience.md, "A run of a few
  * questions"): what the deployment answered against the gold and by which grading rule, per probe
  * how many of its B attempts were right and which routes or seeds they were, the answer-blind
  * picks, the repair row, and the run-level steps that were skipped with the reason. Rates and

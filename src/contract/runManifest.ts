@@ -82,7 +82,7 @@ export type CorrectBy = 'stated' | 'strict' | 'flexible';
 export type TruncatedRule = 'strict' | 'lenient';
 
 /**
- * The markers around a reasoning model's thought (docs/design.md section 2, thinking): the answer
+ * The markers around a reasoning model's thought (docs/design/grading.md, thinking): the answer
  * is read after the last closing marker, and an output whose thought never closed is not graded.
  */
 export interface ThinkingMarkers {
@@ -134,7 +134,7 @@ export const SELECTOR_NAMES: readonly SelectorName[] = ['majority', 'confidence'
 export const DEFAULT_SELECTORS: readonly SelectorName[] = ['majority', 'confidence', 'global-route'];
 
 /**
- * The learned-route selector's settings (docs/design.md, "Learned router"): cross-fitting folds,
+ * The learned-route selector's settings (docs/design/answer-blind-selection.md, "Learned router"): cross-fitting folds,
  * the features (a hashed bag of the prompt's token ids, `dims` buckets), the router model in words,
  * and where its candidate routes come from.
  */
@@ -146,7 +146,7 @@ export interface LearnedRouteSettings {
 }
 
 /** The route search's MCTS constants. */
-/** The route search's reward (docs/design.md, "Search reward"). */
+/** The route search's reward (docs/design/probes.md, "Search reward"). */
 export type SearchReward = 'correct' | 'gold-logprob';
 export const SEARCH_REWARDS: readonly SearchReward[] = ['correct', 'gold-logprob'];
 
@@ -247,7 +247,7 @@ export interface RunSettings {
   untilReached?: true;
   /**
    * `--depth-probe B`: B seeded continuations from each depth prefix of a failure-set question's
-   * deployed output (docs/design.md, "Depth of loss"). Absent: not run.
+   * deployed output (docs/design/probes.md, "Depth of loss"). Absent: not run.
    */
   depthProbe?: { budget: number };
   /**
@@ -299,7 +299,7 @@ export interface RunManifest extends Omit<RunSettings, 'grading' | 'probeDecodin
 /**
  * --kv-memory: the budget and the most KV cache one sequence of the run can come to hold: the
  * longest route's positions × KV heads × cache head size × 2 (keys, values) × 4 bytes × the slots
- * allocated for the longest prompt plus the token budget (docs/design.md, "Memory-aware admission").
+ * allocated for the longest prompt plus the token budget (docs/design/engine.md, "Memory-aware admission").
  * Scheduling only: records are the same with and without it, so a resume may change it.
  */
 export interface KvMemoryPlan {
@@ -339,7 +339,7 @@ export interface RealizedFrom {
   tool: string;
 }
 
-/** An evaluation harness's log imported as a run (docs/design.md, "Imported logs"). */
+/** An evaluation harness's log imported as a run (docs/design/data-in-data-out.md, "Imported logs"). */
 export interface ImportedLog {
   /** Each log file read, with the sha256 of its bytes. */
   sources: { file: string; sha256: string }[];

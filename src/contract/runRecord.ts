@@ -1,6 +1,6 @@
 /**
- * One line of records.jsonl: everything the audit found out about one question (docs/design.md
- * section 3). The audit writes these shapes; the extension, the panel and `reach-audit report`
+ * One line of records.jsonl: everything the audit found out about one question (docs/design/data-in-data-out.md).
+ * The audit writes these shapes; the extension, the panel and `reach-audit report`
  * read them. Other tools read the keys too, so they only ever grow.
  *
  * Every field of a record depends only on the question, the model, the run settings and the run
@@ -26,8 +26,8 @@ export interface AnswerView {
 }
 
 /**
- * How an extracted answer compared with the gold: the equality rule that decided (docs/design.md
- * section 2) — `rational`, `number-word`, `text`, `normalized`, `units-stripped`, `unordered-set`,
+ * How an extracted answer compared with the gold: the equality rule that decided (docs/design/grading.md)
+ * — `rational`, `number-word`, `text`, `normalized`, `units-stripped`, `unordered-set`,
  * `symbolic` (the CAS), `label`, or `different` when none held.
  */
 export interface AnswerMatch {
@@ -88,7 +88,7 @@ export interface GradedOutput {
 }
 
 /**
- * A perturbation attempt's draw (docs/design.md, "Perturbation probe"): the direction's seed, the
+ * A perturbation attempt's draw (docs/design/probes.md, "Perturbation probe"): the direction's seed, the
  * block after which it was added, which tokens it touched (`all`, `prompt`, or `continuation`: the
  * prompt's last token and every generated one) and its length as a share of the residual's norm.
  */
@@ -143,7 +143,7 @@ export interface GlobalRoutesResult {
 }
 
 /**
- * What the learned router reads of a question (docs/design.md, "Learned router"): counts of its
+ * What the learned router reads of a question (docs/design/answer-blind-selection.md, "Learned router"): counts of its
  * prompt's token ids per hash bucket, and the cross-fitting fold it is held out in (a seeded hash
  * of its id, `fold` of `folds`). Present only when the run selects with learned-route.
  */
@@ -182,7 +182,7 @@ export interface RepairResult {
 export type DepthMark = '0' | '1/4' | '1/2' | '3/4' | 'last-line';
 export const DEPTH_MARKS: readonly DepthMark[] = ['0', '1/4', '1/2', '3/4', 'last-line'];
 
-/** One prefix of the deployed output that the depth probe resampled from (docs/design.md, "Depth of loss"). */
+/** One prefix of the deployed output that the depth probe resampled from (docs/design/probes.md, "Depth of loss"). */
 export interface DepthPoint {
   at: DepthMark;
   /** Tokens of the deployed output kept as the prefix. */

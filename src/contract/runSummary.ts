@@ -18,7 +18,7 @@ export interface GlobalRouteSummary {
 }
 
 /**
- * The learned router, cross-fitted (docs/design.md, "Learned router"): each question's pool route
+ * The learned router, cross-fitted (docs/design/answer-blind-selection.md, "Learned router"): each question's pool route
  * chosen by a router fit on the other folds only, beside the global route of the other folds and
  * the same router fit on shuffled outcomes, all on the same questions.
  */
@@ -279,7 +279,7 @@ export type InterfaceFailures = Record<
 >;
 
 /**
- * Depth of loss over a run's failure set (docs/design.md, "Depth of loss"): the share of questions
+ * Depth of loss over a run's failure set (docs/design/probes.md, "Depth of loss"): the share of questions
  * reached from each depth of their deployed output, and where each was lost.
  */
 export interface DepthSummary {

@@ -1,5 +1,5 @@
 /**
- * The route search over its exploration sweep (--search-sweep; docs/design.md "Exploration sweep")
+ * The route search over its exploration sweep (--search-sweep; docs/design/probes.md "Exploration sweep")
  * as every page reads it: the search's reach at its own c and at each sweep c, each paired with
  * random routes on the same questions. The audit computes it from the records
  * (src/audit/results/searchSweepTable.ts); the Tables page, `reach-audit table` and the panel's

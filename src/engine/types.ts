@@ -1,6 +1,6 @@
 /**
  * The engine's public contract, shared by the audit layer, the CLI and the extension.
- * Domain words follow docs/design.md: a Route is the list of block indices executed in order.
+ * Domain words follow docs/design/probes.md: a Route is the list of block indices executed in order.
  */
 
 /** Block indices executed in order; the identity route [0..L-1] is the deployed model. */

@@ -245,7 +245,7 @@ export function readPreSettings(options: AuditOptions): PreSettings {
       widening: readWidening(options.searchWidening),
       // Recorded only when not the default, so every manifest that reads as the 0/1 search stays as it was.
       // The dense reward's wrong routes span a narrow band (0–0.5), far below the exploration term's
-      // steps: the tree compares them in units of their spread on this question (docs/design.md, "Search reward").
+      // steps: the tree compares them in units of their spread on this question (docs/design/probes.md, "Search reward").
       ...(oneOf(options.searchReward, '--search-reward', SEARCH_REWARDS, 'correct') === 'gold-logprob' ? { reward: 'gold-logprob' as const, rewardScale: 'spread' as const } : {}),
       ...(options.searchSweep === true ? { sweep: sweepConstants(options.searchC ?? (published ? PUBLISHED_SEARCH.c : DEFAULT_SEARCH.c)) } : {}),
     },
@@ -264,7 +264,7 @@ export function readPreSettings(options: AuditOptions): PreSettings {
 }
 
 /**
- * --search-preset published: the constants of the released Chain-of-Layers MCTS (docs/design.md,
+ * --search-preset published: the constants of the released Chain-of-Layers MCTS (docs/design/probes.md,
  * "Deviations"): c = √2, λ = 5, and its length bounds for the model sizes it lists (other sizes keep
  * ours). Flags given beside it win. The UCB's root-count form and its descent without widening are
  * not offered, so this is the published search's constants, not its walk.

@@ -116,7 +116,7 @@ export const AUDIT_OPTIONS = {
     flag: 'search-preset',
     kind: 'string',
     arg: 'published',
-    help: 'the released Chain-of-Layers MCTS constants: c = 1.414, λ = 5 and its length bounds for\n28/36/48-block models (flags given beside it win; docs/design.md, Deviations)',
+    help: 'the released Chain-of-Layers MCTS constants: c = 1.414, λ = 5 and its length bounds for\n28/36/48-block models (flags given beside it win; docs/design/probes.md, Deviations)',
   },
   searchSweep: {
     flag: 'search-sweep',

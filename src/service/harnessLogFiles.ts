@@ -1,5 +1,5 @@
 /**
- * Evaluation harness log files read from disk (docs/design.md, "Imported logs"), as `reach-audit
+ * Evaluation harness log files read from disk (docs/design/data-in-data-out.md, "Imported logs"), as `reach-audit
  * import` and `audit --realized-from` both take them: the format detected from the bytes (or
  * forced), the files hashed, and the results file the harness wrote beside them found.
  */

@@ -1,5 +1,5 @@
 /**
- * `audit --realized-from LOG` (docs/design.md, "Realized outputs from a log"): the deployment's
+ * `audit --realized-from LOG` (docs/design/data-in-data-out.md, "Realized outputs from a log"): the deployment's
  * outputs read from an evaluation harness's log (or a folder `reach-audit import` made) instead of
  * generated, while the probes run on the model. Questions are matched by id; each question's logged
  * prompt must equal the prompt this audit's deployment would send, so the imported output is the

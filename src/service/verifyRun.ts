@@ -1,6 +1,6 @@
 /**
  * `reach-audit verify RUN`: a seeded sample of a finished run's questions audited again from its
- * manifest alone, and their records compared byte for byte with the run's (docs/design.md,
+ * manifest alone, and their records compared byte for byte with the run's (docs/design/across-machines.md,
  * "Verifying a run"). This file plans the re-run — what the manifest says to run, where its model
  * and dataset are now (checked by content hash), which questions — and judges the outcome; the
  * audit itself is the ordinary audit job, given the arguments `reproduceCommand` writes for the

@@ -1,6 +1,6 @@
 /**
  * Every printed interval and test under a known truth (calibrationGroups.ts): a row outside its band
- * fails. Seeded, so a failure reproduces; docs/design.md "Calibration" has the table.
+ * fails. Seeded, so a failure reproduces; docs/design/statistics.md "Calibration" has the table.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -2,7 +2,7 @@
  * The calibration groups: each simulates one printed interval or test under a known truth, calling
  * the function the surfaces call (src/), and returns its rows. Truths, sizes and run counts are
  * chosen so the whole suite runs in minutes on two loaded cores; each row states its Monte-Carlo
- * standard error. docs/design.md "Calibration" holds the table (writeTable.ts regenerates it).
+ * standard error. docs/design/statistics.md "Calibration" holds the table (writeTable.ts regenerates it).
  */
 import { wilsonInterval } from '../../src/contract';
 import { holmAdjust, mcnemarExact, pAbove, pEquivalent, pairedBootstrap, pairedScoreInterval, seedFor } from '../../src/audit/stats';

@@ -1,6 +1,6 @@
 /**
  * A question audited alone against the same question inside a run large enough for the
- * global-route pool (design section 1, "Determinism"): the run of one question skips the pool and
+ * global-route pool (docs/design/statistics.md, "Determinism"): the run of one question skips the pool and
  * says why in its manifest; the full run evaluates the pool on every question. The two records of
  * the question are the same in every field but `globalRoutes` — the only part of a record that
  * depends on the size of the run. Runs the built CLI (dist/cli.js) on a small random model.

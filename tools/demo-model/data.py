@@ -319,7 +319,7 @@ def choice_text(item):
 # ---------------------------------------------------------------- prompts (the deployment format)
 
 def user_message(item):
-    """The deployed prompt's one user message (TEAM.md, design.md 'Default deployment prompt')."""
+    """The deployed prompt's one user message (TEAM.md; docs/design/probes.md, 'Deployment')."""
     if "answerKey" in item:
         lines = [item["question"]["stem"]] + [f"{c['label']}. {c['text']}" for c in item["question"]["choices"]]
         return "\n".join(lines)

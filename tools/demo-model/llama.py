@@ -8,7 +8,7 @@ keys are the HF tensor names, so export is a rename-free write.
 
 Generation runs a batch of sequences, each with its own prompt (left-padded, masked), its own
 route (block indices in order; every route position is its own block application with its own
-KV cache, design.md section 1) and decoding (greedy, or sampling at a temperature).
+KV cache, docs/design/probes.md) and decoding (greedy, or sampling at a temperature).
 """
 import math
 import random
@@ -274,7 +274,7 @@ def _generate_chunk(model, prompts, routes, max_new, temperature, seed, eos_id):
 # ---------------------------------------------------------------- random layer routes
 
 def random_route(L, rng, max_edits=4):
-    """A random valid route (design.md section 1): 1..max_edits edits, each skipping or repeating
+    """A random valid route (docs/design/probes.md): 1..max_edits edits, each skipping or repeating
     one block, at most one of them a contiguous skip/repeat of 2-4 blocks; each block at most
     twice; length within [round(2L/3), round(5L/4)]; never the identity."""
     lo, hi = round(2 * L / 3), round(5 * L / 4)

@@ -205,7 +205,7 @@ export function runFormatReference(): string {
     'are folders of their own. Every reader checks a file against the schema below and names the file, line and field',
     'that does not match. Keys not listed pass: other tools may add keys. In field paths, `[]` is each element of an array',
     'and `*` each value of an object keyed by name (a probe, a selector, k). The design behind the formats is in',
-    '[docs/design.md](../design.md), section 3.',
+    '[docs/design/data-in-data-out.md](../design/data-in-data-out.md).',
     '',
     FILES.map((f) => `[${f.file}](#${headingSlug(f.heading)})`).join(' · '),
   ];

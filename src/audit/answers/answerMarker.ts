@@ -1,6 +1,6 @@
 /**
- * Whether a graded output states its answer with the format's explicit marker (docs/design.md
- * section 2, truncated outputs): `#### N` or `\boxed{N}` (GSM8K), `\boxed{…}` (MATH), an answer
+ * Whether a graded output states its answer with the format's explicit marker (docs/design/grading.md,
+ * truncated outputs): `#### N` or `\boxed{N}` (GSM8K), `\boxed{…}` (MATH), an answer
  * phrase (choice), the `Answer:` line (exact), the pattern (regex). Read from what a record keeps,
  * so that records of any run answer it: the strict view when recorded, else the rule.
  */

@@ -1,6 +1,6 @@
 /**
  * Where the gold answer goes in a model's own output, for the search's gold-answer reward
- * (docs/design.md, "Search reward"): the output up to and including the format's last answer
+ * (docs/design/probes.md, "Search reward"): the output up to and including the format's last answer
  * marker, or, when it wrote none, the output with the format's marker appended. The gold is then
  * scored as the continuation of that text. The regex format has no marker to append: no slot.
  */

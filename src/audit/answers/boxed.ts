@@ -1,5 +1,5 @@
 /**
- * The `boxed` answer format used by MATH (docs/design.md section 2): the answer is the content of the
+ * The `boxed` answer format used by MATH (docs/design/grading.md): the answer is the content of the
  * last `\boxed{…}` (balanced braces; also `\fbox{…}` and the brace-less `\boxed 5`), compared after
  * a LaTeX normalization, and numerically when both sides parse as numbers.
  */

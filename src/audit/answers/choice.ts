@@ -1,5 +1,5 @@
 /**
- * The `choice` answer format (ARC, MMLU; docs/design.md section 2). The deployment asks for `Answer: X`;
+ * The `choice` answer format (ARC, MMLU; docs/design/grading.md). The deployment asks for `Answer: X`;
  * a prediction is only ever one of the question's own labels, so "Answer: E" on an A–D question is
  * no answer rather than a wrong letter.
  */

@@ -1,5 +1,5 @@
 /**
- * Grading one model output against one question (docs/design.md section 2). A Grade records the
+ * Grading one model output against one question (docs/design/grading.md). A Grade records the
  * extracted answer and the rule that produced it, so extraction mistakes are visible, whether the
  * output hit the token limit, and two further views of the same output: `strict` (only the
  * format's explicit answer marker; for GSM8K lm-evaluation-harness's strict-match) and `flexible`
@@ -148,7 +148,7 @@ export function grade(whole: string, q: Question, options: GradeOptions = {}): G
 
 /**
  * Whether two answers are the same answer in this format, and by which equality rule
- * (docs/design.md section 2): recorded as a grade's `match`.
+ * (docs/design/grading.md): recorded as a grade's `match`.
  */
 export function matchAnswers(a: string, b: string, format: AnswerFormat): { equal: boolean; rule: string; note?: string } {
   switch (format) {

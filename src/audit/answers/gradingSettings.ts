@@ -1,5 +1,5 @@
 /**
- * The run settings of grading (docs/design.md section 2) and their defaults, apart from the grader
+ * The run settings of grading (docs/design/grading.md) and their defaults, apart from the grader
  * itself, so that what only names the settings (the extension's option text) does not pull in
  * the grader and its computer-algebra library.
  */

@@ -1,5 +1,5 @@
 /**
- * The `gsm8k` answer format (docs/design.md section 2). The gold is the number after `####`. A
+ * The `gsm8k` answer format (docs/design/grading.md). The gold is the number after `####`. A
  * prediction is the answer the output states — its first `#### N`, else its last `\boxed{N}`,
  * else its last "the answer is N" before any made-up next question (a self-correction counts its
  * last) — and only when it states none, the last number in it. A stated answer wins because a

@@ -1,5 +1,5 @@
 /**
- * The `exact` and `regex` answer formats (docs/design.md section 2): the gold is a configured field and
+ * The `exact` and `regex` answer formats (docs/design/grading.md): the gold is a configured field and
  * answers compare as strings, after trimming, collapsing whitespace, dropping a final period and
  * case folding (so "Paris." = "paris").
  */

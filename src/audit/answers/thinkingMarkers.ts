@@ -1,5 +1,5 @@
 /**
- * Which markers delimit a reasoning model's thought (docs/design.md section 2, thinking): given
+ * Which markers delimit a reasoning model's thought (docs/design/grading.md, thinking): given
  * with --thinking-markers, else the pair of tokens the model's tokenizer defines for it, else
  * `<think>` and `</think>` (DeepSeek-R1, Qwen3, QwQ).
  */

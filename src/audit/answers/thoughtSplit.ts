@@ -1,5 +1,5 @@
 /**
- * Where a reasoning model's answer is (docs/design.md section 2, thinking): after the last closing
+ * Where a reasoning model's answer is (docs/design/grading.md, thinking): after the last closing
  * thinking marker. An output whose thought never closed was cut while thinking, and has no answer
  * to read: whatever number it stopped on is an intermediate step, and an answer written inside a
  * thought is a guess the model went on to check.

@@ -1,5 +1,5 @@
 /**
- * Reading a benchmark file into Questions (docs/design.md section 3): JSONL or a JSON array, schema
+ * Reading a benchmark file into Questions (docs/design/data-in-data-out.md): JSONL or a JSON array, schema
  * detected from the fields, gold answers read in the answer format. A malformed record becomes a
  * DatasetIssue with its line and is skipped; a file with no usable record is an InputError.
  */

@@ -1,5 +1,5 @@
 /**
- * Benchmarks as the hub ships them (docs/design.md section 3): one `.parquet` file, or a dataset
+ * Benchmarks as the hub ships them (docs/design/data-in-data-out.md): one `.parquet` file, or a dataset
  * folder of `data/<split>-NNNNN-of-NNNNN.parquet` shards. Rows are read one row group at a time by
  * hyparquet and become the same records a JSONL line would, each keeping its file and row.
  */

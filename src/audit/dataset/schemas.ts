@@ -1,5 +1,5 @@
 /**
- * The dataset shapes of docs/design.md section 3. Each schema checks one record and either returns its
+ * The dataset shapes of docs/design/data-in-data-out.md. Each schema checks one record and either returns its
  * parts (question text, choices, the raw gold field) or says precisely which field is missing.
  */
 import type { Choice, DatasetSchema } from '../question';

@@ -1,6 +1,6 @@
 /**
- * An evaluation harness's log as Reach Audit reads it, whatever wrote it (docs/design.md, "Imported
- * logs"): per question the benchmark row it asked, the prompt it sent, the outputs it got, and its
+ * An evaluation harness's log as Reach Audit reads it, whatever wrote it (docs/design/data-in-data-out.md,
+ * "Imported logs"): per question the benchmark row it asked, the prompt it sent, the outputs it got, and its
  * own readings of the first output; plus what the log says about the run and what it cannot say.
  */
 import type { ImportedLog } from '../../contract';

@@ -1,5 +1,5 @@
 /**
- * A harness log as a run (docs/design.md, "Imported logs"): each logged question read with the
+ * A harness log as a run (docs/design/data-in-data-out.md, "Imported logs"): each logged question read with the
  * benchmark schemas (its gold from its own row), its first output the deployment's and graded by
  * Reach Audit's rules exactly as an audit grades a generation, several outputs the sample probe,
  * and the harness's own readings kept beside ours. Pure: the caller reads and writes the files.

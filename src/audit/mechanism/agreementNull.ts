@@ -1,5 +1,5 @@
 /**
- * The permutation nulls of the mechanism's agreement tests (docs/design.md, "Mechanism"): under
+ * The permutation nulls of the mechanism's agreement tests (docs/design/repair-and-mechanism.md, "Mechanism"): under
  * "the suppressor has nothing to do with the question's repair", the suppressors observed are
  * exchangeable across questions, so the null shuffles them and keeps each question's repair result.
  * Unlike a uniformly random block, this keeps the suppressors' own distribution: suppressors and

@@ -1,7 +1,7 @@
 /**
  * A block inspection read for one pair of tokens: the logit lens difference g − d and the ranks of
  * g and d after each block, each block's attention and MLP direct attribution to g − d, and the
- * suppressing block (docs/design.md, mechanism).
+ * suppressing block (docs/design/repair-and-mechanism.md, mechanism).
  */
 import type { BlockInspection } from '../../engine';
 import type { BlockAccount } from '../../contract';

@@ -1,5 +1,5 @@
 /**
- * Answer-blind selection (docs/design.md section 1): pick one candidate among a probe's outputs without the
+ * Answer-blind selection (docs/design/answer-blind-selection.md): pick one candidate among a probe's outputs without the
  * gold answer. `majority` and `confidence` look at one question's candidates; `global-route` is a
  * run-level choice (one route for every held-out question), made in summary.ts from the shared
  * route pool with chooseGlobalRoute.

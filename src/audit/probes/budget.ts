@@ -1,5 +1,5 @@
 /**
- * Budget accounting (docs/design.md section 1): what a probe, the deployment or the repair scan cost.
+ * Budget accounting (docs/design/comparison.md): what a probe, the deployment or the repair scan cost.
  * "Matched budget" means equal generations; tokens and block applications are shown beside it.
  */
 import type { Generation } from '../../engine';

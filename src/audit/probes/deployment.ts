@@ -1,5 +1,5 @@
 /**
- * The deployment D of docs/design.md section 1: how the model is asked a question (chat template or a raw
+ * The deployment D of docs/design/probes.md: how the model is asked a question (chat template or a raw
  * template, optionally with few-shot examples), how it decodes (greedy unless a temperature is set),
  * its token budget and stop strings. realized(q) = grade(D(q)).
  */

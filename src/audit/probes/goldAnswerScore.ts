@@ -1,5 +1,5 @@
 /**
- * The route search's informed reward (`--search-reward gold-logprob`, docs/design.md "Search
+ * The route search's informed reward (`--search-reward gold-logprob`, docs/design/probes.md "Search
  * reward"): with a 0/1 reward every route before the first correct one scores 0, so the search
  * chooses by visit counts and chance alone until it hits. The dense part is the route's own
  * teacher-forced log-probability of the gold answer at the answer slot of its output

@@ -1,5 +1,5 @@
 /**
- * The perturbation probe's draws (docs/design.md, "Perturbation probe"): each attempt is the
+ * The perturbation probe's draws (docs/design/probes.md, "Perturbation probe"): each attempt is the
  * deployment, decoded as the deployment decodes, with one random direction added to the residual
  * stream after one block. Per attempt, independently:
  * - the block: uniform over 0..L-1;

@@ -1,5 +1,5 @@
 /**
- * How each probe decodes (design section 1). `sample` draws every attempt at its own temperature
+ * How each probe decodes (docs/design/probes.md). `sample` draws every attempt at its own temperature
  * and top-p (default 1.0 and 1.0: the model's own distribution), so its reachability and pass@k are
  * those of stated settings. Route probes (`routes`, `search`, the global-route pool) decode exactly
  * as the deployment does — greedy unless the deployment samples — so a route attempt differs from

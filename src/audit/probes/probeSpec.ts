@@ -1,5 +1,5 @@
 /**
- * Probe settings (docs/design.md section 1): which probes a run uses and their budgets, parsed from
+ * Probe settings (docs/design/probes.md): which probes a run uses and their budgets, parsed from
  * `--probe name:B`. A probe with budget B produces B candidate outputs for a question.
  */
 import { InputError } from '../../common';

@@ -1,5 +1,5 @@
 /**
- * The answer-aware route search of the `search` probe (docs/design.md section 1): Monte-Carlo tree search
+ * The answer-aware route search of the `search` probe (docs/design/probes.md): Monte-Carlo tree search
  * whose nodes are routes and whose children are single edits (routes.ts neighbours).
  *
  * One simulation evaluates exactly one route that this search has not evaluated before; its reward
@@ -17,8 +17,8 @@
  * evaluates it, which ends the simulation.
  * Progressive widening is what lets a small budget go deeper than the first layer of edits; with
  * widening off (plain UCT) the first |children| simulations are all spent on single edits of the
- * identity. Where this departs from the published route searches, and why: docs/design.md
- * section 1, "Search".
+ * identity. Where this departs from the published route searches, and why: docs/design/probes.md,
+ * "Search".
  */
 import type { Route } from '../../engine';
 import { identityRoute, neighbourRoutes, routeKey, routeLengthBounds, type LengthBounds } from './routes';

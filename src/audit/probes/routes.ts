@@ -1,5 +1,5 @@
 /**
- * The layer-route space of docs/design.md section 1 (after CoLa / Dr.LLM) and the random-route sampler.
+ * The layer-route space of docs/design/probes.md (after CoLa / Dr.LLM) and the random-route sampler.
  *
  * A route in this space is the identity route [0..L-1] with edits applied:
  * - skip one block: block b is left out;
@@ -8,7 +8,7 @@
  * - at most one *span* edit of 2–4 contiguous blocks i..j: either all of them skipped, or the span
  *   run again right after its first pass, so the route reads `…, i, …, j, i, …, j, j+1, …`.
  * A block appears at most twice; the route length stays within [round(2L/3), round(5L/4)] unless
- * the run sets other bounds (--min-route-length, --max-route-length; docs/design.md section 1).
+ * the run sets other bounds (--min-route-length, --max-route-length; docs/design/probes.md).
  *
  * Validity is a property of the route itself (not of the edit history), so routes reached by
  * different edit orders are the same route. A run of two to four adjacent skipped blocks *is* the
@@ -27,7 +27,7 @@ export interface RouteShape {
   spanRepeat?: { start: number; end: number };
 }
 
-/** One edit of docs/design.md section 1. `length` 1 is a single-block edit, 2–4 a span edit. */
+/** One edit of docs/design/probes.md. `length` 1 is a single-block edit, 2–4 a span edit. */
 export interface RouteEdit {
   kind: 'skip' | 'repeat';
   start: number;

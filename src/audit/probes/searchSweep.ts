@@ -1,6 +1,6 @@
 /**
- * The exploration sweep of the `search` probe (`--search-sweep`, docs/design.md "Exploration
- * sweep"): the same route search re-run at other exploration constants c, for reach only, so a
+ * The exploration sweep of the `search` probe (`--search-sweep`, docs/design/probes.md,
+ * "Exploration sweep"): the same route search re-run at other exploration constants c, for reach only, so a
  * reader sees whether the routes-vs-search verdict depends on c. Each sweep search draws on the
  * question's own search stream (run seed, question, `search`, simulation), so it differs from the
  * probe's search only in c, and stops at its first correct route.

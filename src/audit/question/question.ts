@@ -1,12 +1,12 @@
 /**
- * One benchmark question as the audit sees it (docs/design.md sections 2 and 3): where it sits in its
+ * One benchmark question as the audit sees it (docs/design/grading.md and data-in-data-out.md): where it sits in its
  * file, what the model is asked, and the canonical gold answer in the dataset's answer format.
  */
 
-/** How a prediction is extracted from a model output and compared with the gold (docs/design.md section 2). */
+/** How a prediction is extracted from a model output and compared with the gold (docs/design/grading.md). */
 export type AnswerFormat = 'gsm8k' | 'boxed' | 'choice' | 'exact' | 'regex';
 
-/** The dataset shapes Reach Audit recognizes (docs/design.md section 3). */
+/** The dataset shapes Reach Audit recognizes (docs/design/data-in-data-out.md). */
 export type DatasetSchema = 'gsm8k' | 'arc' | 'arc-flat' | 'math' | 'mmlu' | 'generic';
 
 export const ANSWER_FORMATS: readonly AnswerFormat[] = ['gsm8k', 'boxed', 'choice', 'exact', 'regex'];

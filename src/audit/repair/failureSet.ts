@@ -1,5 +1,5 @@
 /**
- * The failure set F of docs/design.md section 1: questions reachable under the reference probe(s) but not
+ * The failure set F of docs/design/repair-and-mechanism.md: questions reachable under the reference probe(s) but not
  * realized. Membership is a function of one question's probe results only, so it is fixed (and
  * written to the run's failure-set.jsonl) before any repair generation for that question runs.
  */

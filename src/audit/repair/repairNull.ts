@@ -1,5 +1,5 @@
 /**
- * What the identified block's repair rate is measured against (docs/design.md, "Repair null"). The
+ * What the identified block's repair rate is measured against (docs/design/repair-and-mechanism.md, "Repair null"). The
  * failure set is selected for "some perturbation already found the answer", so silencing almost any
  * block may let many of its answers out; a repair rate means something only beside the rate of a
  * block chosen without looking. On the same held-out half of F:

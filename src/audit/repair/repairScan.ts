@@ -1,5 +1,5 @@
 /**
- * The repair analysis of docs/design.md section 1, from the records of a repair scan: per-block repair of
+ * The repair analysis of docs/design/repair-and-mechanism.md, from the records of a repair scan: per-block repair of
  * the failure set F and damage to realized questions, the identified block l* chosen on a seeded
  * selection half of F, and its repair rate on the other half (Wilson interval) with its damage rate.
  */

@@ -1,6 +1,6 @@
 /**
  * How the reports say what the answer-blind selectors left out of a probe's pool before choosing
- * (docs/design.md, answer-blind selection), so that a blind rate is read with its pool.
+ * (docs/design/answer-blind-selection.md, answer-blind selection), so that a blind rate is read with its pool.
  */
 import type { BlindDropped } from '../../contract';
 

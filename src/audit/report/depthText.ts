@@ -1,5 +1,5 @@
 /**
- * The depth-of-loss lines of a run's summary (docs/design.md, "Depth of loss"): the reach curve
+ * The depth-of-loss lines of a run's summary (docs/design/probes.md, "Depth of loss"): the reach curve
  * over depth with intervals, where the answers were lost, and what it cost.
  */
 import type { DepthSummary, DepthTrend, Rate } from '../../contract';
@@ -13,7 +13,7 @@ export function depthTrendText(t: DepthTrend): string {
   if (t.minP >= 0.05) return `does reach fall with depth? too few to say: ${t.informative} question${t.informative === 1 ? '' : 's'} reached from some but not all prefixes, and even the most extreme pattern gives p = ${t.minP.toFixed(3)} (${method})`;
   const p = t.p < 0.001 ? t.p.toExponential(2) : t.p.toFixed(3);
   const verdict = t.p < 0.05 ? 'reach falls with depth' : 'no fall of reach with depth detected';
-  return `${verdict}: p = ${p} over ${t.informative} informative question${t.informative === 1 ? '' : 's'} (${method}; smallest p attainable ${t.minP.toExponential(1)}; power in docs/design.md "Calibration")`;
+  return `${verdict}: p = ${p} over ${t.informative} informative question${t.informative === 1 ? '' : 's'} (${method}; smallest p attainable ${t.minP.toExponential(1)}; power in docs/design/statistics.md "Calibration")`;
 }
 
 export function depthLines(d: DepthSummary): string[] {

@@ -57,7 +57,7 @@ export function mechanismTable(s: MechanismSummary): string {
     row('block', blocks),
     row('questions', s.suppressorCounts.map(String)),
     `  no suppressing MLP: ${s.noSuppressor}; the deployed token is the context's top token in ${(100 * s.topIsDeployed).toFixed(1)}% of accounts`,
-    'Agreement with the repair scan (null: the same suppressors shuffled across the questions, each keeping its repair result; it assumes the questions exchangeable: questions of one kind sharing late (or early) suppressors and repairs agree beyond it without any link, see docs/design.md "Calibration"):',
+    'Agreement with the repair scan (null: the same suppressors shuffled across the questions, each keeping its repair result; it assumes the questions exchangeable: questions of one kind sharing late (or early) suppressors and repairs agree beyond it without any link, see docs/design/statistics.md "Calibration"):',
     agreementLine(`suppressor is the identified block ${s.identifiedBlock ?? '—'}, on the questions it repairs`, s.withIdentified),
     agreementLine("a block that repairs the question", s.withRepairing),
   ].join('\n');

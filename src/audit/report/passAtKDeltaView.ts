@@ -2,7 +2,7 @@
  * Ceilings along k as a table view beside the training table: per comparison, one row per k with
  * tuned − base pass@k (points, 95% interval) for realized, each probe and the ceiling, and notes
  * saying where each curve changes sign. The ceiling at B alone cannot tell a falling ceiling from
- * curves that cross (docs/design.md, "Ceilings along k").
+ * curves that cross (docs/design/comparison.md, "Ceilings along k").
  */
 import { passAtKDeltas, type ComparisonForTables } from '../results';
 import type { PassAtKDeltaCurve } from '../../contract';

@@ -33,7 +33,7 @@ const claimText = (c: Claim) =>
 const marked = (name: string, finished: boolean) => (finished ? name : `${name} (unfinished)`);
 const intervalPts = (delta: number, ci: Interval) => `${pts(delta)} [${pts(ci.lo)}, ${pts(ci.hi)}]`;
 
-/** What the search is and is not, said wherever it is compared with random routes (docs/design.md, "Search"). */
+/** What the search is and is not, said wherever it is compared with random routes (docs/design/probes.md, "Search"). */
 function searchCaveat(t: RoutesVsSearchTable): string {
   const blind = t.rows.filter((r) => r.searchReward === 'correct').length;
   const reward =

@@ -1,5 +1,5 @@
 /**
- * Checkpoint comparison (docs/design.md section 1): two runs of the same questions under the same
+ * Checkpoint comparison (docs/design/comparison.md): two runs of the same questions under the same
  * deployment, probes, budgets and seeds. Realized Δ and reachable-ceiling Δ with Newcombe's paired
  * score intervals, exact McNemar tests and a four-way decision against the equivalence margin, the
  * per-question transition table between states, and the decomposition of newly realized questions

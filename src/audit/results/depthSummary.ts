@@ -1,5 +1,5 @@
 /**
- * Depth of loss over a run (docs/design.md, "Depth of loss"): from the records' depth results, the
+ * Depth of loss over a run (docs/design/probes.md, "Depth of loss"): from the records' depth results, the
  * reach curve over depth (each mark's share of failure-set questions reached from that prefix,
  * with its Wilson interval) and where the answers were lost — from the start, or in which quarter
  * of the deployed output — with the first quarter (early) against the rest (late). Outputs too

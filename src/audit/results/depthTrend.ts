@@ -1,5 +1,5 @@
 /**
- * Does reach fall with depth? (docs/design.md, "Depth of loss".) Under the null "the same success
+ * Does reach fall with depth? (docs/design/probes.md, "Depth of loss".) Under the null "the same success
  * rate at every prefix of a question" (a constant-rate null; the rate may differ between questions),
  * which of a question's prefixes were reached is exchangeable across its prefixes: given that m of
  * its P prefixes were reached, every set of m prefixes is equally likely. The statistic is the sum,

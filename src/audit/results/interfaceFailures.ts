@@ -1,5 +1,5 @@
 /**
- * Interface failures of an imported run (docs/design.md, "Imported logs"): per harness reading (an
+ * Interface failures of an imported run (docs/design/data-in-data-out.md, "Imported logs"): per harness reading (an
  * lm-eval filter such as strict-match), the questions it scored wrong while Reach Audit's rules find
  * the gold answer in the same output, and the reverse. Both are counted over the questions the
  * reading scored (a Wilson interval on each share), with their ids and both extractions.

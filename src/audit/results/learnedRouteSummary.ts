@@ -1,5 +1,5 @@
 /**
- * The learned-route selector over a run (docs/design.md, "Learned router"), fit after every record
+ * The learned-route selector over a run (docs/design/answer-blind-selection.md, "Learned router"), fit after every record
  * is in (so a merged sharded run and a resumed one fit exactly what a single run fits): each
  * question's route comes from a router fit on the other folds' pool outcomes, beside the global
  * route of the other folds and the shuffled-label control on the same questions; retention against

@@ -1,5 +1,5 @@
 /**
- * Ceilings along k (docs/design.md, "Ceilings along k"): base → tuned paired Δpass@k for every
+ * Ceilings along k (docs/design/comparison.md, "Ceilings along k"): base → tuned paired Δpass@k for every
  * k ≤ B — realized (one deployed answer, the same at every k), each probe, and the ceiling (the
  * same quantity as the comparison's reachable ceiling: realized, or reached within k by some probe,
  * 1 − (1 − realized) · Π over probes of (1 − pass@k)) — with a 95%

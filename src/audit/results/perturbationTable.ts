@@ -1,5 +1,5 @@
 /**
- * The perturbation probe beside sampling and random routes (docs/design.md, "Perturbation probe"),
+ * The perturbation probe beside sampling and random routes (docs/design/probes.md, "Perturbation probe"),
  * one row per run that ran it with at least one of the two: on the gain set (the audited questions
  * the deployment does not realize, the only ones a probe can add), each probe's reach within its
  * first k attempts, k the smallest budget among them, so the generations are matched; the tokens

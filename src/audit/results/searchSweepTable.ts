@@ -1,5 +1,5 @@
 /**
- * The route search over its exploration sweep (--search-sweep; docs/design.md "Exploration sweep"),
+ * The route search over its exploration sweep (--search-sweep; docs/design/probes.md "Exploration sweep"),
  * for the routes-vs-search table: per run that recorded a sweep, the search's reach at its own c and
  * at each sweep c, each beside random routes on the same questions (routes − search with Newcombe's
  * paired score interval and the exact McNemar p), so a reader sees whether the comparison's sign

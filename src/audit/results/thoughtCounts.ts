@@ -1,5 +1,5 @@
 /**
- * Outputs cut while thinking (docs/design.md section 2, thinking), counted apart like outputs cut
+ * Outputs cut while thinking (docs/design/grading.md, thinking), counted apart like outputs cut
  * at the token limit: they are no answers, and a run full of them says the budget is too small
  * for the model's thoughts, not that the model answers wrongly.
  */

@@ -1,5 +1,5 @@
 /**
- * Cross-fitting (docs/design.md, "Learned router"): the questions fall into K folds by a seeded hash
+ * Cross-fitting (docs/design/answer-blind-selection.md, "Learned router"): the questions fall into K folds by a seeded hash
  * of their id; each fold's questions get their route from a router fit only on the other folds'
  * rows, so no question's own outcomes, and so no gold answer of its own, ever reach the choice made
  * for it. The same folds give the baselines paired with it: the global route of the other folds

@@ -12,7 +12,7 @@
 
 export type RouterModel = { kind: 'knn'; k: number; prior: number } | { kind: 'logistic'; lambda: number; steps: number; learningRate: number };
 
-/** The settings chosen by measurement on constructed landscapes (docs/design.md, "Learned router"). */
+/** The settings chosen by measurement on constructed landscapes (docs/design/answer-blind-selection.md, "Learned router"). */
 export const DEFAULT_ROUTER_MODEL: RouterModel = { kind: 'logistic', lambda: 0.1, steps: 100, learningRate: 1 };
 export const KNN_ROUTER_MODEL: RouterModel = { kind: 'knn', k: 10, prior: 2 };
 

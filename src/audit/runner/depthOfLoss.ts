@@ -1,5 +1,5 @@
 /**
- * Depth of loss (docs/design.md, "Depth of loss"): for a failure-set question, where in its own
+ * Depth of loss (docs/design/probes.md, "Depth of loss"): for a failure-set question, where in its own
  * deployed output the answer stops being reachable. The deployed output's tokens are cut at 0, ¼,
  * ½ and ¾ of their number and right after its last line break; from each prefix, B seeded
  * continuations are sampled with the sample probe's decoding, each prompt being the question's

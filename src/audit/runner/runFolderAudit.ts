@@ -207,7 +207,7 @@ function overflowFailure(err: NonFiniteActivations, kept: number, folder: string
 
 /**
  * A run resumed on a machine whose kernels differ from those that started it: its questions from
- * here on may decode differently (docs/design.md, "Deterministic per question"). Said, and the
+ * here on may decode differently (docs/design/across-machines.md, "Deterministic per question"). Said, and the
  * platform added to the manifest's `numericsAlso`, so every later reader knows the run is mixed.
  */
 function noteOtherNumerics(folder: string, previous: RunManifest, here: NumericsPlatform, onWarning?: (m: string) => void): void {

@@ -1,5 +1,5 @@
 /**
- * A run's thinking markers (docs/design.md section 2, thinking), settled once the model is loaded:
+ * A run's thinking markers (docs/design/grading.md, thinking), settled once the model is loaded:
  * the flag's pair, else the tokenizer's own thinking tokens, else `<think>`/`</think>`; and whether
  * the deployment's prompt opens the thought itself (a template ending in `<think>`), read from the
  * first rendered prompt the run will prefill, since a template renders that ending for every

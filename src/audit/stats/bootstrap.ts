@@ -1,5 +1,5 @@
 /**
- * Paired bootstrap for a difference of means (docs/design.md "Statistics"): resample question indices
+ * Paired bootstrap for a difference of means (docs/design/statistics.md "Statistics"): resample question indices
  * with replacement, the same indices for both arms, so the pairing (same question, two probes or
  * two checkpoints) is kept; the interval is the percentile interval of the resampled deltas.
  */

@@ -1,5 +1,5 @@
 /**
- * Keyed pseudo-random streams (docs/design.md "Determinism"): every random draw comes from a PRNG keyed
+ * Keyed pseudo-random streams (docs/design/statistics.md "Determinism"): every random draw comes from a PRNG keyed
  * by (run seed, question id, probe, attempt), so a question audited alone draws exactly what it
  * drew inside a full run, whatever else ran before it. The key tuple is hashed with SHA-256 into
  * the 128-bit state of xoshiro128** (Blackman & Vigna).

@@ -1,5 +1,5 @@
 /**
- * manifest.json of a run (docs/design.md section 3): the model and dataset (paths and content hashes), the
+ * manifest.json of a run (docs/design/data-in-data-out.md): the model and dataset (paths and content hashes), the
  * deployment, probes, budgets, selectors, repair settings, seeds and engine version — everything a
  * record depends on. `--resume` continues a run only when all of it matches.
  */

@@ -1,5 +1,5 @@
 /**
- * The run folder of docs/design.md section 3: `.reach-audit/runs/<time>-<name>/` (or --out) holding
+ * The run folder of docs/design/data-in-data-out.md: `.reach-audit/runs/<time>-<name>/` (or --out) holding
  * manifest.json (what was audited and how), records.jsonl (one line per finished question, appended
  * and flushed as it finishes), failure-set.jsonl (failure-set members, written before their repair
  * scan), summary.json (recomputable from records.jsonl) and timings.json (wall time per stage; kept

@@ -15,7 +15,7 @@
  * also gives direct attributions without reading the unembedding into JavaScript: for a component
  * c the head computes (c ⊙ w / rms(c)) · u, where rms(x) = sqrt(mean(x²) + eps); multiplying by
  * rms(c) and dividing by rms(h_L) gives (c ⊙ w / rms(h_L)) · u, the component's contribution with
- * the final norm's scale frozen at the last block's residual (docs/design.md, mechanism). With that
+ * the final norm's scale frozen at the last block's residual (docs/design/repair-and-mechanism.md, mechanism). With that
  * scale frozen the contributions of the embedding, every attention and every MLP sum to the last
  * block's logits.
  */

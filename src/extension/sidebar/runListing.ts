@@ -1,5 +1,5 @@
 /**
- * Finds the runs of a workspace (`.reach-audit/runs/<time>-<name>/`, docs/design.md section 3) and reads
+ * Finds the runs of a workspace (`.reach-audit/runs/<time>-<name>/`, docs/design/data-in-data-out.md) and reads
  * what the Runs view shows of each: name, start time, manifest facts and the summary headline.
  * Only reads JSON files; it never executes anything found in a run folder.
  */

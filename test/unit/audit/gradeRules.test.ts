@@ -1,5 +1,5 @@
 /**
- * The grading rules of docs/design.md section 2, each from real answer strings: the examples named
+ * The grading rules of docs/design/grading.md, each from real answer strings: the examples named
  * when the rules were set, and outputs in the shape models write them.
  */
 import { test } from 'node:test';

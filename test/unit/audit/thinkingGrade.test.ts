@@ -1,5 +1,5 @@
 /**
- * Thinking-aware grading (docs/design.md section 2, thinking): the answer is read after the last
+ * Thinking-aware grading (docs/design/grading.md, thinking): the answer is read after the last
  * closing marker, an unfinished thought is no answer, an answer inside a thought never counts, and
  * a marker mentioned inside the thought or in the answer loses no answer.
  */

@@ -1,5 +1,5 @@
 /**
- * A run of a thinking model (docs/design.md section 2, thinking): outputs cut while thinking are
+ * A run of a thinking model (docs/design/grading.md, thinking): outputs cut while thinking are
  * counted apart in summary.json and the text summary, kept out of blind pools, and regrade says
  * which part of each output it read; a model that does not think gets no new keys.
  */

@@ -151,7 +151,7 @@ export function signedPoints(delta: number): string {
 /**
  * A paired difference as the comparison table and the headline read it. Over fewer than
  * RATE_MIN_QUESTIONS paired questions it is counts — "3 of 8", "−1 question" — with no interval
- * and no verdict (docs/design.md section 5: rates and 95% intervals from 20 questions on; an
+ * and no verdict (docs/design/vscode-experience.md: rates and 95% intervals from 20 questions on; an
  * interval over 8 spans tens of points). The exact McNemar p on the changed questions stands, as
  * in the routes-vs-search card.
  */

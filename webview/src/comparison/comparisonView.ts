@@ -1,5 +1,5 @@
 /**
- * The Comparison section of the Questions tab (checkpoint comparison, docs/design.md section 1): the paired
+ * The Comparison section of the Questions tab (checkpoint comparison, docs/design/comparison.md): the paired
  * differences (realized, reachable ceiling, each probe) with n, the 95% paired score interval,
  * the exact McNemar p, lost/gained and the verdict against the equivalence margin; the base → tuned transition table; and the newly realized
  * questions split into already-reachable-by-base vs newly-reachable with Wilson intervals; random

@@ -1,5 +1,5 @@
 /**
- * The table row of one audited question (docs/design.md section 1): its states (from the
+ * The table row of one audited question (docs/design/probes.md): its states (from the
  * contract's derivations) folded into flags once, so the table can sort, filter and draw chips
  * without looking into the record again. DOM-free.
  */
