@@ -16,6 +16,7 @@ import { parseThinkingMarkers, CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES } fr
 import { SEARCH_REWARDS, type Deployment, type FewShotExample, type RunSettings, type DecodingRule, type ProbeDecoding, type GradingSettings, DEFAULT_SELECTORS, type LearnedRouteSettings, type ProbeSpec, type ShardSelection } from '../contract';
 import { parseShard, shardQuestions, shardSelection } from '../audit/store';
 import { AUDIT_DEFAULTS, DEFAULT_PROBES, type AuditOptions } from './auditOptions';
+import { checkAttemptsFitRecord } from './recordLineBudget';
 
 /** The largest --fewshot or --template file read (a prompt, not a corpus). */
 const MAX_PROMPT_FILE_BYTES = 16 * 1024 * 1024;
@@ -223,6 +224,8 @@ export function readPreSettings(options: AuditOptions): PreSettings {
   const globalRoutes = wantsGlobal ? (options.globalRoutes ?? routeBudget) : 0;
   if (options.globalRoutes !== undefined) checkProbeBudget(`--global-routes ${options.globalRoutes}`, options.globalRoutes);
   if (options.depthProbe !== undefined) checkProbeBudget(`--depth-probe ${options.depthProbe}`, options.depthProbe);
+  const deployment = readDeployment(options);
+  checkAttemptsFitRecord({ probes, globalRoutes, ...(options.depthProbe !== undefined ? { depthProbe: options.depthProbe } : {}) }, deployment.maxNewTokens);
   const seed = options.seed ?? AUDIT_DEFAULTS.seed;
   if (options.searchPreset !== undefined && options.searchPreset !== 'published') throw new InputError(`--search-preset ${options.searchPreset}: expected published`);
   const published = options.searchPreset === 'published';
@@ -251,7 +254,7 @@ export function readPreSettings(options: AuditOptions): PreSettings {
     },
     routeLengths: readRouteLengths(options),
     publishedBounds: published && options.minRouteLength === undefined && options.maxRouteLength === undefined,
-    deployment: readDeployment(options),
+    deployment,
     grading: {
       correctBy: oneOf(options.correctBy, '--correct-by', CORRECT_BY, DEFAULT_GRADING.correctBy),
       truncated: oneOf(options.gradeTruncated, '--grade-truncated', TRUNCATED_RULES, DEFAULT_GRADING.truncated),
