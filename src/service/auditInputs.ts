@@ -29,7 +29,9 @@ export async function readDataset(options: AuditOptions): Promise<Dataset> {
   }
   if (format === 'regex' && !options.pattern) throw new InputError('--format regex needs --pattern REGEX (the prediction pattern)');
   if (options.split !== undefined && options.split.trim() === '') throw new InputError('--split: expected a split name such as test');
-  return readBenchmark(options.data, { format: format as AnswerFormat | 'auto', field: options.field, pattern: options.pattern, split: options.split });
+  // --limit reads a parquet benchmark's first rows only (--ids needs every row to find its ids).
+  const limit = options.limit !== undefined && options.ids === undefined ? { limit: options.limit } : {};
+  return readBenchmark(options.data, { format: format as AnswerFormat | 'auto', field: options.field, pattern: options.pattern, split: options.split, ...limit });
 }
 
 /** The questions of a run and how they were chosen (recorded in the manifest). */

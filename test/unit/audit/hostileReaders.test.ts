@@ -12,6 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { loadDataset, readBenchmark } from '../../../src/audit/dataset';
+import { readParquetRows } from '../../../src/audit/dataset/parquetBenchmark';
 import { readLmEvalSamples } from '../../../src/audit/imports';
 import { MAX_TEXT_FILE_BYTES } from '../../../src/common';
 import { InputError } from '../../../src/common/errors';
@@ -123,4 +124,29 @@ test('4,800 unknown --ids are refused in a short message: the first ten and a co
     () => selectQuestions(loadDataset(file), { ids, limit: undefined }),
     (e: unknown) => e instanceof InputError && /--ids: no question with id "missing-question-0", .* "missing-question-9" and 4790 more in/.test(e.message) && e.message.length < 1000,
   );
+});
+
+test('--limit reads a parquet benchmark\'s first rows only: 2 questions of 200,000 rows, the content hash still the whole file\'s', async () => {
+  const n = 200_000;
+  const question = Array.from({ length: n }, (_, i) => (i < 4 ? '' : `What is ${i} plus ${i}?`));
+  const answer = Array.from({ length: n }, (_, i) => `#### ${2 * i}`);
+  const file = path.join(root, 'many-rows.parquet');
+  fs.writeFileSync(file, new Uint8Array(parquetWriteBuffer({ columnData: [textColumn('question', question), textColumn('answer', answer)] })));
+  const all = await readBenchmark(file);
+  assert.equal(all.questions.length, n - 4);
+  // Read until two questions parse: the four empty rows ahead of them are read past, not counted.
+  const started = Date.now();
+  const limited = await readBenchmark(file, { limit: 2 });
+  const ms = Date.now() - started;
+  // Rows are read in growing batches (2, then 2·2 + 64): a few dozen, not 200,000; --limit then takes the first two.
+  assert.ok(limited.questions.length >= 2 && limited.questions.length < 100, `${limited.questions.length} questions read`);
+  assert.deepEqual(limited.questions.slice(0, 2).map((q) => q.text), ['What is 4 plus 4?', 'What is 5 plus 5?']);
+  assert.deepEqual(limited.questions.slice(0, 2).map((q) => q.id), all.questions.slice(0, 2).map((q) => q.id));
+  assert.equal(limited.contentHash, all.contentHash);
+  assert.equal(limited.schema, all.schema);
+  assert.equal(limited.issues.length, 4);
+  const rows = await readParquetRows(file, 'test', 3);
+  assert.equal(rows.rows.length, 3);
+  assert.equal(rows.complete, false);
+  assert.ok(ms < 5000, `${ms} ms`);
 });
