@@ -150,3 +150,37 @@ test('--limit reads a parquet benchmark\'s first rows only: 2 questions of 200,0
   assert.equal(rows.complete, false);
   assert.ok(ms < 5000, `${ms} ms`);
 });
+
+/**
+ * A one-row SNAPPY parquet file whose last page header is rewritten to declare 2³¹ − 1 bytes
+ * uncompressed (a 5-byte varint in place of a 1-byte one, the column chunk's compressed size in the
+ * footer grown to match): built here from hyparquet-writer's output, not committed.
+ */
+function lyingSnappyPage(): Uint8Array {
+  const honest = new Uint8Array(parquetWriteBuffer({ columnData: [textColumn('question', ['What is 1 + 1?']), textColumn('answer', ['#### 2'])], codec: 'SNAPPY' }));
+  const footerName = Buffer.from(honest).lastIndexOf(Buffer.from('answer'));
+  // The answer column's ColumnMetaData after its name: codec, num_values, total_uncompressed_size, total_compressed_size (i64 fields, 0x16).
+  const compressedAt = footerName + 13;
+  assert.deepEqual([honest[compressedAt - 1], honest[compressedAt]], [0x16, 2 * 35], 'hyparquet-writer laid the footer out as expected');
+  // The page starts at the answer column's data_page_offset (47): 0x15 type, 0x15 uncompressed_page_size (zigzag varint).
+  const page = 47;
+  assert.deepEqual([honest[page], honest[page + 2]], [0x15, 0x15], 'hyparquet-writer laid the page header out as expected');
+  const lying = new Uint8Array(honest.length + 4);
+  lying.set(honest.subarray(0, page + 3));
+  lying.set([0xfe, 0xff, 0xff, 0xff, 0x0f], page + 3); // zigzag(2³¹ − 1)
+  lying.set(honest.subarray(page + 4), page + 8);
+  lying[compressedAt + 4] = 2 * 39;
+  return lying;
+}
+
+test('a crafted SNAPPY page declaring 2³¹ − 1 bytes is refused from its header, before any buffer of that size', async () => {
+  const file = path.join(root, 'snappy-lie.parquet');
+  const bytes = lyingSnappyPage();
+  assert.ok(bytes.length < 400, `${bytes.length} bytes`);
+  fs.writeFileSync(file, bytes);
+  const before = process.memoryUsage().rss;
+  const started = Date.now();
+  await rejectsWith(readBenchmark(file), /snappy-lie\.parquet: row group 0 \(rows 0–0\): a SNAPPY page declares 214748364\d bytes decompressed, more than the 268435456 a page may \(fixed bounds/);
+  assert.ok(Date.now() - started < 3000, `refused in ${Date.now() - started} ms`);
+  assert.ok(process.memoryUsage().rss - before < 300 * 2 ** 20, 'no 2 GB buffer');
+});
