@@ -5,6 +5,7 @@
  * there are.
  */
 import { isUtf8 } from 'node:buffer';
+import { InputError } from './errors';
 
 export interface InvalidUtf8 {
   /** Invalid sequences in the file (each becomes one U+FFFD). */
@@ -60,4 +61,17 @@ export function invalidUtf8(bytes: Uint8Array): InvalidUtf8 | null {
 /** "FILE: line L (byte B) is not UTF-8 …": the warning a reader gives. */
 export function invalidUtf8Warning(file: string, bad: InvalidUtf8): string {
   return `${file}: line ${bad.line} (byte ${bad.byte}) is not valid UTF-8; ${bad.count} invalid byte sequence${bad.count === 1 ? '' : 's'} in the file ${bad.count === 1 ? 'was' : 'were'} read as U+FFFD (�), so those questions are audited on altered text. Save the file as UTF-8 (for example: iconv -f latin1 -t utf-8 FILE > FILE.utf8)`;
+}
+
+/**
+ * The text of a file that must be UTF-8 (a model's JSON files, its chat template): decoded, or
+ * refused naming the first bad sequence. JSON is UTF-8 by definition, and a template decoded with
+ * U+FFFD would render prompts the model was never trained on.
+ */
+export function utf8TextOf(file: string, bytes: Buffer): string {
+  const bad = invalidUtf8(bytes);
+  if (bad) {
+    throw new InputError(`${file}: line ${bad.line} (byte ${bad.byte}) is not valid UTF-8 (${bad.count} invalid byte sequence${bad.count === 1 ? '' : 's'} in the file); this file must be UTF-8: save it as UTF-8 (for example: iconv -f latin1 -t utf-8)`);
+  }
+  return bytes.toString('utf8');
 }

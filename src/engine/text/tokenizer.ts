@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { Template } from '@huggingface/jinja';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { CONFIG_FILE, MAX_CONFIG_BYTES, ModelConfig, readJsonObject } from '../checkpoint/config';
-import { InputError, MAX_TEXT_FILE_BYTES, MissingChatTemplateError, readRegularText } from '../../common';
+import { InputError, MAX_TEXT_FILE_BYTES, MissingChatTemplateError, readRegularBytes, utf8TextOf } from '../../common';
 import { renderChatTemplate } from './chatTemplateLimits';
 import { ChatMessage, type PromptSource, type TemplateKwargs } from '../types';
 import { templateNames, unreadTemplateKwargs } from './templateVariables';
@@ -97,7 +97,7 @@ function chatTemplateSource(dir: string, configFile: string, config: Json): { te
     throw new InputError(`${configFile}: field chat_template is ${typeof value}; expected a string or a list of {"name", "template"}`);
   }
   const separate = path.join(dir, CHAT_TEMPLATE_FILE);
-  if (fs.existsSync(separate)) return { text: readRegularText(separate, MAX_CONFIG_BYTES), where: `${separate}: the chat template` };
+  if (fs.existsSync(separate)) return { text: utf8TextOf(separate, readRegularBytes(separate, MAX_CONFIG_BYTES)), where: `${separate}: the chat template` };
   return undefined;
 }
 
