@@ -11,6 +11,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { STATISTIC_METHODS, type StatisticKind, type StatisticMethodKey } from '../../../src/contract/statisticMethods';
 import { CALIBRATION_GROUPS } from '../../calibration/calibrationGroups';
 import { runAudit } from '../../../src/audit/runner/runFolderAudit';
@@ -171,4 +173,25 @@ test('the --help of the commands that explain verdicts names the method of every
   assert.deepEqual(missing.map((m) => `${m.surface}: "${m.line}"`), []);
   // The Jaccard interval is Wilson's on the union, not a bootstrap.
   assert.doesNotMatch(tableCommand.help, /Jaccard[^.]*bootstrap/);
+});
+
+test('every panel file that formats an interval names a method in it (the DOM-built tables and cards, read as source)', () => {
+  // The panel builds its tables and cards in a DOM; the harness (npm run test:webview) renders them.
+  // Here the weaker check that needs no browser: a file that formats an interval says whose it is.
+  const root = path.resolve(__dirname, '../../../../webview/src');
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(path.join(dir, e.name));
+      else if (e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')) files.push(path.join(dir, e.name));
+    }
+  };
+  walk(root);
+  const formatsInterval = /intervalText\(|\[\$\{[^}]*\.lo\b|\.lo\)\}[,–]/;
+  const unnamed = files
+    .filter((f) => !f.endsWith(path.join('common', 'numberText.ts'))) // defines intervalText itself
+    .filter((f) => formatsInterval.test(fs.readFileSync(f, 'utf8')))
+    .filter((f) => namedKinds(fs.readFileSync(f, 'utf8')).size === 0)
+    .map((f) => path.relative(root, f));
+  assert.deepEqual(unnamed, []);
 });
