@@ -127,21 +127,26 @@ function firstFew(items: readonly string[], separator: string): string {
 
 /** Reasons for "being written" named on a status line, and the characters each may take. */
 const REASONS_ON_STATUS_LINE = 3;
-const REASON_CHARS = 120;
+const REASON_CHARS = 200;
 
-const clipped = (text: string) => (text.length > REASON_CHARS ? `${text.slice(0, REASON_CHARS - 1)}…` : text);
+/** A reason's end is kept: it says what is wrong; its start is a file's path. */
+const clipped = (text: string) => (text.length > REASON_CHARS ? `…${text.slice(text.length - REASON_CHARS + 1)}` : text);
+
+/** A reason with the paths into the checkpoint's own folder cut to the file's name (the line names the folder already). */
+const withinFolder = (name: string, why: string) => why.replace(new RegExp(`\\S*[/\\\\]${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[/\\\\]`, 'g'), '');
 
 /**
  * The folders being written, grouped by reason: "a, b and 3 more: files still changing; c: no
  * config.json yet". Each reason once (a weights problem can run to a few hundred characters, and
- * five folders with one made a 1.3 KB line), clipped, at most three, then how many folders are left.
+ * five folders with one made a 1.3 KB line), clipped from the front, at most three, then how many folders are left.
  */
 function writingText(writing: WatchStatus['writing']): string {
   const byReason = new Map<string, string[]>();
   for (const w of writing) {
-    const names = byReason.get(w.why);
+    const why = withinFolder(w.name, w.why);
+    const names = byReason.get(why);
     if (names) names.push(w.name);
-    else byReason.set(w.why, [w.name]);
+    else byReason.set(why, [w.name]);
   }
   const groups = [...byReason];
   const shown = groups.slice(0, REASONS_ON_STATUS_LINE).map(([why, names]) => {
