@@ -7,7 +7,7 @@ import { DEFAULT_MARGIN } from '../audit/stats';
 
 export const MARGIN_FLAG = { margin: { type: 'string' } } as const;
 
-export const MARGIN_HELP = `  --margin PTS             equivalence margin of the verdicts in percentage points (default ${100 * DEFAULT_MARGIN}): a paired difference is "equivalent" only when its 95% interval lies inside ±PTS`;
+export const MARGIN_HELP = `  --margin PTS             equivalence margin of the verdicts in percentage points (default ${100 * DEFAULT_MARGIN}): a paired difference is "equivalent" only when its 95% interval lies inside ±PTS (two one-sided tests, each at 2.5%)`;
 
 export function parseMargin(value: string | undefined): number {
   if (value === undefined) return DEFAULT_MARGIN;

@@ -21,6 +21,7 @@ export { contextProblem, checkContextLength } from './text/contextLength';
 export { keptAddedTokens } from './text/keptAddedTokens';
 export { parseTemplateDate, todayForTemplates, TEST_CLOCK_ENV } from './text/templateDate';
 export { tokenizerFolder } from './text/tokenizerFolder';
+export { nestedRepetition } from './text/patternRepetition';
 export { TOKENIZER_FILE, TOKENIZER_CONFIG_FILE, CHAT_TEMPLATE_FILE } from './text/tokenizer';
 export { CONFIG_FILE, readModelConfig, type ModelConfig } from './checkpoint/config';
 export { openWeights, SINGLE_WEIGHTS_FILE, WEIGHTS_INDEX_FILE } from './checkpoint/safetensors';

@@ -16,6 +16,7 @@ import { parseThinkingMarkers, CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES } fr
 import { SEARCH_REWARDS, type Deployment, type FewShotExample, type RunSettings, type DecodingRule, type ProbeDecoding, type GradingSettings, DEFAULT_SELECTORS, type LearnedRouteSettings, type ProbeSpec, type ShardSelection } from '../contract';
 import { parseShard, shardQuestions, shardSelection } from '../audit/store';
 import { AUDIT_DEFAULTS, DEFAULT_PROBES, type AuditOptions } from './auditOptions';
+import { checkAttemptsFitRecord } from './recordLineBudget';
 
 /** The largest --fewshot or --template file read (a prompt, not a corpus). */
 const MAX_PROMPT_FILE_BYTES = 16 * 1024 * 1024;
@@ -28,7 +29,9 @@ export async function readDataset(options: AuditOptions): Promise<Dataset> {
   }
   if (format === 'regex' && !options.pattern) throw new InputError('--format regex needs --pattern REGEX (the prediction pattern)');
   if (options.split !== undefined && options.split.trim() === '') throw new InputError('--split: expected a split name such as test');
-  return readBenchmark(options.data, { format: format as AnswerFormat | 'auto', field: options.field, pattern: options.pattern, split: options.split });
+  // --limit reads a parquet benchmark's first rows only (--ids needs every row to find its ids).
+  const limit = options.limit !== undefined && options.ids === undefined ? { limit: options.limit } : {};
+  return readBenchmark(options.data, { format: format as AnswerFormat | 'auto', field: options.field, pattern: options.pattern, split: options.split, ...limit });
 }
 
 /** The questions of a run and how they were chosen (recorded in the manifest). */
@@ -223,6 +226,8 @@ export function readPreSettings(options: AuditOptions): PreSettings {
   const globalRoutes = wantsGlobal ? (options.globalRoutes ?? routeBudget) : 0;
   if (options.globalRoutes !== undefined) checkProbeBudget(`--global-routes ${options.globalRoutes}`, options.globalRoutes);
   if (options.depthProbe !== undefined) checkProbeBudget(`--depth-probe ${options.depthProbe}`, options.depthProbe);
+  const deployment = readDeployment(options);
+  checkAttemptsFitRecord({ probes, globalRoutes, ...(options.depthProbe !== undefined ? { depthProbe: options.depthProbe } : {}) }, deployment.maxNewTokens);
   const seed = options.seed ?? AUDIT_DEFAULTS.seed;
   if (options.searchPreset !== undefined && options.searchPreset !== 'published') throw new InputError(`--search-preset ${options.searchPreset}: expected published`);
   const published = options.searchPreset === 'published';
@@ -251,7 +256,7 @@ export function readPreSettings(options: AuditOptions): PreSettings {
     },
     routeLengths: readRouteLengths(options),
     publishedBounds: published && options.minRouteLength === undefined && options.maxRouteLength === undefined,
-    deployment: readDeployment(options),
+    deployment,
     grading: {
       correctBy: oneOf(options.correctBy, '--correct-by', CORRECT_BY, DEFAULT_GRADING.correctBy),
       truncated: oneOf(options.gradeTruncated, '--grade-truncated', TRUNCATED_RULES, DEFAULT_GRADING.truncated),

@@ -23,6 +23,7 @@ import { availableMemory } from './availableMemory';
 import { checkLoggedOutputLengths, checkLoggedPrompts, readRealizedFrom } from './realizedFromLog';
 import { chosenTemplateDate } from './templateDateChoice';
 import { readManifest } from '../audit/store';
+import { invalidUtf8Warning } from '../common';
 
 export interface AuditJobPlan {
   options: AuditOptions;
@@ -138,6 +139,7 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
   const tokenizerDir = options.tokenizerFrom === undefined ? undefined : tokenizerFolder(plan.modelDir, options.tokenizerFrom);
   const dataset = await readDataset(options);
   checkPresetFormat(pre.deployment, dataset.format);
+  if (dataset.invalidUtf8) plan.warn(invalidUtf8Warning(dataset.path, dataset.invalidUtf8));
   const shown = dataset.issues.slice(0, 10);
   for (const issue of shown) plan.warn(`${dataset.path}${issue.place ? `: ${issueWhere(issue)}` : `:${issue.line}`}: ${issue.message} (skipped)`);
   if (dataset.issues.length > shown.length) plan.warn(`${dataset.path}: ${dataset.issues.length - shown.length} more malformed lines skipped`);

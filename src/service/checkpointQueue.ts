@@ -125,10 +125,44 @@ function firstFew(items: readonly string[], separator: string): string {
   return items.slice(0, NAMED_ON_STATUS_LINE).join(separator) + (more > 0 ? `${separator}and ${more} more` : '');
 }
 
+/** Reasons for "being written" named on a status line, and the characters each may take. */
+const REASONS_ON_STATUS_LINE = 3;
+const REASON_CHARS = 200;
+
+/** A reason's end is kept: it says what is wrong; its start is a file's path. */
+const clipped = (text: string) => (text.length > REASON_CHARS ? `…${text.slice(text.length - REASON_CHARS + 1)}` : text);
+
+/** A reason with the paths into the checkpoint's own folder cut to the file's name (the line names the folder already). */
+const withinFolder = (name: string, why: string) => why.replace(new RegExp(`\\S*[/\\\\]${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[/\\\\]`, 'g'), '');
+
+/**
+ * The folders being written, grouped by reason: "a, b and 3 more: files still changing; c: no
+ * config.json yet". Each reason once (a weights problem can run to a few hundred characters, and
+ * five folders with one made a 1.3 KB line), clipped from the front, at most three, then how many folders are left.
+ */
+function writingText(writing: WatchStatus['writing']): string {
+  const byReason = new Map<string, string[]>();
+  for (const w of writing) {
+    const why = withinFolder(w.name, w.why);
+    const names = byReason.get(why);
+    if (names) names.push(w.name);
+    else byReason.set(why, [w.name]);
+  }
+  const groups = [...byReason];
+  const shown = groups.slice(0, REASONS_ON_STATUS_LINE).map(([why, names]) => {
+    const more = names.length - NAMED_ON_STATUS_LINE;
+    return `${names.slice(0, NAMED_ON_STATUS_LINE).join(', ')}${more > 0 ? ` and ${more} more` : ''}: ${clipped(why)}`;
+  });
+  const rest = groups.slice(REASONS_ON_STATUS_LINE);
+  const restFolders = rest.reduce((n, [, names]) => n + names.length, 0);
+  if (rest.length > 0) shown.push(`and ${restFolders} more for ${rest.length} other reason${rest.length === 1 ? '' : 's'}`);
+  return shown.join('; ');
+}
+
 export function watchStatusLine(status: WatchStatus): string {
   const parts = [status.auditing !== undefined ? `auditing ${status.auditing}` : status.queued.length > 0 ? `next ${status.queued[0]}` : 'waiting for checkpoints'];
   parts.push(`${status.queued.length} queued`);
-  if (status.writing.length > 0) parts.push(`${status.writing.length} being written (${firstFew(status.writing.map((w) => `${w.name}: ${w.why}`), '; ')})`);
+  if (status.writing.length > 0) parts.push(`${status.writing.length} being written (${writingText(status.writing)})`);
   parts.push(`${status.done.length} done`);
   if (status.skipped.length > 0) parts.push(`skipped ${firstFew(status.skipped.map((s) => `${s.name} (${s.why})`), ', ')}`);
   return parts.join(' · ');

@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CALIBRATION_GROUPS } from './calibrationGroups';
+import { STATISTIC_METHODS } from '../../src/contract/statisticMethods';
 
 for (const group of CALIBRATION_GROUPS) {
   test(`calibration: ${group.name}`, () => {
@@ -12,5 +13,7 @@ for (const group of CALIBRATION_GROUPS) {
     assert.ok(rows.length > 0);
     const outside = rows.filter((r) => !r.pass);
     assert.deepEqual(outside.map((r) => `${r.method} · ${r.truth} · n ${r.n}: ${(100 * r.measured).toFixed(1)}% (band ${r.band})`), []);
+    // Each method the group declares (the name the surfaces print) has rows of its own.
+    for (const key of group.methods) assert.ok(rows.some((r) => r.method.startsWith(STATISTIC_METHODS[key].calibration)), `${group.name}: no row for ${key} ("${STATISTIC_METHODS[key].calibration}…")`);
   });
 }

@@ -5,7 +5,8 @@
  * standard error. docs/design/statistics.md "Calibration" holds the table (writeTable.ts regenerates it).
  */
 import { wilsonInterval } from '../../src/contract';
-import { holmAdjust, mcnemarExact, pAbove, pEquivalent, pairedBootstrap, pairedScoreInterval, seedFor } from '../../src/audit/stats';
+import { STATISTIC_METHODS, type StatisticMethodKey } from '../../src/contract/statisticMethods';
+import { holmAdjust, mcnemarExact, pAbove, pBelow, pEquivalent, pairedBootstrap, pairedScoreInterval, seedFor } from '../../src/audit/stats';
 import { jaccardInterval, overlapOf, JACCARD_MIN_UNION } from '../../src/audit/results/perturbationTable';
 import { COVER_TAUS, coveredAt, guessCoverProbability } from '../../src/audit/results/coverAtTau';
 import { chanceLevel } from '../../src/audit/results/chanceLevel';
@@ -80,6 +81,26 @@ function marginRows(): CalibrationRow[] {
   });
 }
 
+/**
+ * The training table's "the ceiling does not rise" test alone: one-sided p of tuned − base < +margin
+ * (pBelow, the score interval inverted), rejected at 2.5%. Ceilings sit high, so most questions are
+ * reached by both checkpoints: size at the boundary Δ = +5, power where the ceiling is flat or falls.
+ */
+function ceilingRows(): CalibrationRow[] {
+  const method = `${STATISTIC_METHODS.ceilingNotRising.calibration}, one-sided 2.5%)`;
+  const at = (delta: number) => ({ both: 0.8, onlyFirst: 0.05 + delta / 2, onlySecond: 0.05 - delta / 2, neither: 0.1 });
+  const rejection = (n: number, delta: number) => {
+    let r = 0;
+    for (const { table, p } of pairedTables(n, at(delta))) if (pBelow(table, MARGIN) < ONE_SIDED) r += p;
+    return r;
+  };
+  return [20, 50, 100].flatMap((n) => [
+    sizeRow({ method, truth: 'Δ ceiling = +5 pts (boundary), both 80%, discordant 10%', n: String(n), measured: rejection(n, MARGIN), runs: 0 }, ONE_SIDED, 0.01),
+    reportedRow({ method, truth: 'power: Δ ceiling 0, same cells', n: String(n), kind: 'power', measured: rejection(n, 0), runs: 0 }, 'reported'),
+    reportedRow({ method, truth: 'power: Δ ceiling −5 pts, same cells', n: String(n), kind: 'power', measured: rejection(n, -MARGIN), runs: 0 }, 'reported'),
+  ]);
+}
+
 function drawTable(random: () => number, n: number, cells: { both: number; onlyFirst: number; onlySecond: number }) {
   const t = { both: 0, onlyFirst: 0, onlySecond: 0, neither: 0 };
   for (let i = 0; i < n; i++) {
@@ -93,22 +114,28 @@ function drawTable(random: () => number, n: number, cells: { both: number; onlyF
 }
 
 function holmRows(): CalibrationRow[] {
-  const runs = 2000;
-  const rows = 3;
-  const n = 50;
-  const random = streamFor('holm');
-  let direction = 0;
-  let equivalence = 0;
-  for (let r = 0; r < runs; r++) {
-    const nulls = Array.from({ length: rows }, () => drawTable(random, n, { both: 0.4, onlyFirst: 0.1, onlySecond: 0.1 }));
-    if (holmAdjust(nulls.map((t) => mcnemarExact(t.onlySecond, t.onlyFirst))).some((p) => p < ALPHA)) direction++;
-    const edge = Array.from({ length: rows }, () => drawTable(random, n, { both: 0.35, onlyFirst: 0.15, onlySecond: 0.1 }));
-    if (holmAdjust(edge.map((t) => pEquivalent(t, MARGIN))).some((p) => p < ONE_SIDED)) equivalence++;
-  }
-  return [
-    sizeRow({ method: 'Holm family of exact McNemar (3 rows)', truth: 'every row Δ 0, discordant 20% (family-wise error)', n: String(n), measured: direction / runs, runs }, ALPHA),
-    sizeRow({ method: 'Holm family of TOST (3 rows)', truth: 'every row at Δ = +5 pts (family-wise error)', n: String(n), measured: equivalence / runs, runs }, ONE_SIDED, 0.01),
+  const families = [
+    { rows: 3, n: 50, runs: 2000 },
+    { rows: 6, n: 50, runs: 1000 },
+    { rows: 10, n: 50, runs: 1000 },
+    { rows: 3, n: 200, runs: 1000 },
+    { rows: 10, n: 200, runs: 500 },
   ];
+  return families.flatMap(({ rows, n, runs }) => {
+    const random = streamFor('holm', rows, n);
+    let direction = 0;
+    let equivalence = 0;
+    for (let r = 0; r < runs; r++) {
+      const nulls = Array.from({ length: rows }, () => drawTable(random, n, { both: 0.4, onlyFirst: 0.1, onlySecond: 0.1 }));
+      if (holmAdjust(nulls.map((t) => mcnemarExact(t.onlySecond, t.onlyFirst))).some((p) => p < ALPHA)) direction++;
+      const edge = Array.from({ length: rows }, () => drawTable(random, n, { both: 0.35, onlyFirst: 0.15, onlySecond: 0.1 }));
+      if (holmAdjust(edge.map((t) => pEquivalent(t, MARGIN))).some((p) => p < ONE_SIDED)) equivalence++;
+    }
+    return [
+      sizeRow({ method: `Holm family of exact McNemar (${rows} rows)`, truth: 'every row Δ 0, discordant 20% (family-wise error)', n: String(n), measured: direction / runs, runs }, ALPHA),
+      sizeRow({ method: `Holm family of TOST (${rows} rows)`, truth: 'every row at Δ = +5 pts (family-wise error)', n: String(n), measured: equivalence / runs, runs }, ONE_SIDED, 0.01),
+    ];
+  });
 }
 
 /** Unbiased pass@k of c correct among B: 1 − C(B − c, k) / C(B, k). */
@@ -122,30 +149,37 @@ function passAtK(c: number, budget: number, k: number): number {
 function passAtKRows(): CalibrationRow[] {
   const budget = 4;
   const k = 2;
-  const kinds = [
-    { w: 0.4, base: 0.05, tuned: 0.1 },
-    { w: 0.3, base: 0.3, tuned: 0.3 },
-    { w: 0.3, base: 0.8, tuned: 0.6 },
+  // Three question kinds; the tuned checkpoint's rate on the first two moves by `shift` (0: Δ near 0).
+  const effects = [
+    { name: 'Δ near 0', shift: 0, runs: 300 },
+    { name: 'moderate gain', shift: 0.15, runs: 200 },
+    { name: 'large gain', shift: 0.4, runs: 200 },
   ];
-  const truth = kinds.reduce((s, q) => s + q.w * ((1 - (1 - q.tuned) ** k) - (1 - (1 - q.base) ** k)), 0);
-  const runs = 300;
-  return [20, 50].map((n) => {
-    const random = streamFor('pass-at-k', n);
-    let cover = 0;
-    for (let r = 0; r < runs; r++) {
-      const base: number[] = [];
-      const tuned: number[] = [];
-      for (let i = 0; i < n; i++) {
-        const u = random();
-        const q = u < kinds[0].w ? kinds[0] : u < kinds[0].w + kinds[1].w ? kinds[1] : kinds[2];
-        base.push(passAtK(binomialDraw(random, budget, q.base), budget, k));
-        tuned.push(passAtK(binomialDraw(random, budget, q.tuned), budget, k));
+  return effects.flatMap(({ name, shift, runs }) => {
+    const kinds = [
+      { w: 0.4, base: 0.05, tuned: 0.1 + shift },
+      { w: 0.3, base: 0.3, tuned: 0.3 + shift },
+      { w: 0.3, base: 0.8, tuned: 0.6 },
+    ];
+    const truth = kinds.reduce((s, q) => s + q.w * ((1 - (1 - q.tuned) ** k) - (1 - (1 - q.base) ** k)), 0);
+    return [20, 50].map((n) => {
+      const random = shift === 0 ? streamFor('pass-at-k', n) : streamFor('pass-at-k', n, shift);
+      let cover = 0;
+      for (let r = 0; r < runs; r++) {
+        const base: number[] = [];
+        const tuned: number[] = [];
+        for (let i = 0; i < n; i++) {
+          const u = random();
+          const q = u < kinds[0].w ? kinds[0] : u < kinds[0].w + kinds[1].w ? kinds[1] : kinds[2];
+          base.push(passAtK(binomialDraw(random, budget, q.base), budget, k));
+          tuned.push(passAtK(binomialDraw(random, budget, q.tuned), budget, k));
+        }
+        // 1,000 resamples here (10,000 in the report): the percentile interval's own noise is small beside the coverage measured.
+        const d = pairedBootstrap(base, tuned, { seed: seedFor('calibration', n, r), resamples: 1000 });
+        if (d.lo <= truth && truth <= d.hi) cover++;
       }
-      // 1,000 resamples here (10,000 in the report): the percentile interval's own noise is small beside the coverage measured.
-      const d = pairedBootstrap(base, tuned, { seed: seedFor('calibration', n, r), resamples: 1000 });
-      if (d.lo <= truth && truth <= d.hi) cover++;
-    }
-    return coverageRow({ method: 'paired percentile bootstrap 95% (Δpass@k)', truth: `B 4, k 2, three question kinds, Δ ${(100 * truth).toFixed(1)} pts`, n: String(n), measured: cover / runs, runs }, 0.92);
+      return coverageRow({ method: 'paired percentile bootstrap 95% (Δpass@k)', truth: `B 4, k 2, three question kinds, ${name}: Δ ${(100 * truth).toFixed(1)} pts`, n: String(n), measured: cover / runs, runs }, 0.92);
+    });
   });
 }
 
@@ -309,19 +343,25 @@ function coverRows(): CalibrationRow[] {
   }));
 }
 
-export const CALIBRATION_GROUPS: { name: string; rows: () => CalibrationRow[] }[] = [
-  { name: 'Wilson score interval of a rate', rows: wilsonRows },
-  { name: 'Newcombe paired score interval', rows: newcombeRows },
-  { name: 'exact McNemar', rows: mcnemarRows },
-  { name: 'non-inferiority and TOST equivalence', rows: marginRows },
-  { name: 'Holm families', rows: holmRows },
-  { name: 'paired bootstrap of Δpass@k', rows: passAtKRows },
-  { name: 'Jaccard interval', rows: jaccardRows },
-  { name: 'Cover@τ and its chance reference', rows: coverRows },
-  { name: 'chance-corrected shares', rows: chanceRows },
-  { name: 'repair null', rows: repairNullRows },
-  { name: 'mechanism nulls', rows: mechanismRows },
-  { name: 'depth of loss trend', rows: depthRows },
+export interface CalibrationGroup {
+  name: string;
+  /** The printed methods (src/contract/statisticMethods.ts) whose rows this group makes. */
+  methods: readonly StatisticMethodKey[];
+  rows: () => CalibrationRow[];
+}
+
+export const CALIBRATION_GROUPS: CalibrationGroup[] = [
+  { name: 'Wilson score interval of a rate', methods: ['wilson'], rows: wilsonRows },
+  { name: 'Newcombe paired score interval', methods: ['newcombe'], rows: newcombeRows },
+  { name: 'exact McNemar', methods: ['mcnemar'], rows: mcnemarRows },
+  { name: 'non-inferiority and TOST equivalence', methods: ['nonInferiority', 'equivalence'], rows: marginRows },
+  { name: 'ceiling does not rise', methods: ['ceilingNotRising'], rows: ceilingRows },
+  { name: 'Holm families', methods: ['holm'], rows: holmRows },
+  { name: 'paired bootstrap of Δpass@k', methods: ['passAtKBootstrap'], rows: passAtKRows },
+  { name: 'Jaccard interval', methods: ['jaccard'], rows: jaccardRows },
+  { name: 'Cover@τ and its chance reference', methods: ['coverAtTau'], rows: coverRows },
+  { name: 'chance-corrected shares', methods: ['chanceDifference'], rows: chanceRows },
+  { name: 'repair null', methods: ['repairNull', 'repairDifference'], rows: repairNullRows },
+  { name: 'mechanism nulls', methods: ['identifiedBlock', 'repairingBlocks'], rows: mechanismRows },
+  { name: 'depth of loss trend', methods: ['depthTrend'], rows: depthRows },
 ];
-
-

@@ -4,6 +4,7 @@
  * case folding (so "Paris." = "paris").
  */
 import { InputError } from '../../common';
+import { nestedRepetition } from '../../engine';
 
 export function textKey(answer: string): string {
   return answer.trim().replace(/\s+/g, ' ').replace(/[.!]+$/, '').trim().toLowerCase();
@@ -24,13 +25,28 @@ export function extractExact(output: string): { answer: string; rule: 'exact-ans
   return whole === '' ? null : { answer: whole, rule: 'exact' };
 }
 
-/** Compiles a user's prediction pattern, naming it in the error when it is not a valid RegExp. */
+/**
+ * Compiles a user's prediction pattern, naming it in the error when it is not a valid RegExp, or
+ * when it repeats a group that can split a run of characters many ways (nested repetition, or
+ * alternatives that begin alike): such a pattern runs for minutes on one output of a few dozen
+ * characters and a running match cannot be interrupted.
+ */
 export function compilePattern(pattern: string): RegExp {
+  let compiled: RegExp;
   try {
-    return new RegExp(pattern);
+    compiled = new RegExp(pattern);
   } catch (e) {
     throw new InputError(`invalid --pattern ${JSON.stringify(pattern)}: ${(e as Error).message}; expected a JavaScript regular expression`);
   }
+  const slow = nestedRepetition(pattern);
+  if (slow !== null) {
+    throw new InputError(
+      `--pattern ${JSON.stringify(pattern.length > 200 ? `${pattern.slice(0, 200)}…` : pattern)}: ${JSON.stringify(slow)} repeats a group that can match the same text in more than one way ` +
+        '(a repeated group inside, or alternatives that begin with the same character), which can take exponential time on one output; ' +
+        'repeat single characters or classes instead (for example ([0-9,]+) rather than (\\d|\\d,)+ or (a+)+)',
+    );
+  }
+  return compiled;
 }
 
 /** Regex-format prediction: the first match of the pattern; its first capture group when it has one. */

@@ -4,7 +4,7 @@
  * DatasetIssue with its line and is skipped; a file with no usable record is an InputError.
  */
 import { createHash } from 'node:crypto';
-import { InputError, MAX_TEXT_FILE_BYTES, readRegularBytes } from '../../common';
+import { InputError, MAX_TEXT_FILE_BYTES, invalidUtf8, readRegularBytes, type InvalidUtf8 } from '../../common';
 import { lastBoxed, gsm8kGold, compilePattern, parseRational } from '../answers';
 import { SCHEMAS, type SchemaMatch, type SchemaSpec } from './schemas';
 import { readJsonRecords } from './jsonLines';
@@ -45,6 +45,8 @@ export interface Dataset {
   contentHash: string;
   /** A hub dataset folder: the split whose shards were read. */
   split?: string;
+  /** Bytes of a text file that are not UTF-8 (read as U+FFFD); absent when every byte is. */
+  invalidUtf8?: InvalidUtf8;
 }
 
 export interface DatasetOptions {
@@ -279,5 +281,7 @@ export function loadDataset(path: string, options: DatasetOptions = {}): Dataset
     throw new InputError(`cannot read dataset ${path}: ${why}`);
   }
   const hash = createHash('sha256').update(bytes).digest('hex');
-  return parseWithHash(path, bytes.toString('utf8'), hash, options);
+  const dataset = parseWithHash(path, bytes.toString('utf8'), hash, options);
+  const bad = invalidUtf8(bytes);
+  return bad ? { ...dataset, invalidUtf8: bad } : dataset;
 }

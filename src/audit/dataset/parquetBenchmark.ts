@@ -15,6 +15,8 @@ export interface ParquetRows {
   files: string[];
   rows: DatasetRow[];
   contentHash: string;
+  /** Every row was read (false: reading stopped at the row limit asked for). */
+  complete: boolean;
 }
 
 const SHARD = /^(.+)-(\d{5})-of-(\d{5})\.parquet$/;
@@ -136,7 +138,7 @@ function metadataOf(file: string, bytes: ArrayBuffer): FileMetaData {
  * Every row of one parquet file, one row group at a time, as records placed at (file, row) (`shown`
  * names the file in the place); each page decompressed within `budget`.
  */
-export async function parquetFileRows(file: string, shown: string, firstLine: number, bytes: ArrayBuffer, into: DatasetRow[], budget = decompressBudget(), metadata = metadataOf(file, bytes)): Promise<void> {
+export async function parquetFileRows(file: string, shown: string, firstLine: number, bytes: ArrayBuffer, into: DatasetRow[], budget = decompressBudget(), metadata = metadataOf(file, bytes), rowLimit = Infinity): Promise<void> {
   // Loaded on first use: the compressors instantiate WebAssembly when their module loads, which
   // every start of the CLI and of VS Code's extension host would otherwise pay for.
   const { compressors, decompressZstd } = await import('hyparquet-compressors');
@@ -144,8 +146,10 @@ export async function parquetFileRows(file: string, shown: string, firstLine: nu
   if (budget.spent + declared > budget.bounds.totalBytes) throw new InputError(`${file}: its columns declare ${declared} bytes decompressed (with the files read before it), more than the ${budget.bounds.totalBytes} a benchmark may (${BOUNDS_ADVICE})`);
   let start = 0;
   for (const [g, group] of metadata.row_groups.entries()) {
+    if (into.length >= rowLimit) return;
     const count = Number(group.num_rows);
-    const end = start + count;
+    // Past the row limit only the rows asked for are decompressed (hyparquet reads the pages up to rowEnd).
+    const end = start + Math.min(count, rowLimit - into.length);
     let rows: Record<string, unknown>[] = [];
     const bounded = boundedCompressors(compressors, decompressZstd, budget, () => `${file}: row group ${g} (rows ${start}–${end - 1})`);
     try {
@@ -158,15 +162,17 @@ export async function parquetFileRows(file: string, shown: string, firstLine: nu
       const row = start + i;
       into.push({ line: firstLine + row, index: firstLine + row, value: jsonValue(r), place: { file: shown, row } });
     });
-    start = end;
+    start += count;
   }
 }
 
 /**
  * Reads a parquet benchmark: `target` a .parquet file, or a hub dataset folder whose `split` shards
  * are read in order. Throws InputError naming the file for a missing, damaged or unsupported one.
+ * With `rowLimit`, rows stop being decompressed once that many are read (`--limit`); every shard's
+ * bytes are still hashed and its columns checked, so the content hash is the whole benchmark's.
  */
-export async function readParquetRows(target: string, split: string): Promise<ParquetRows> {
+export async function readParquetRows(target: string, split: string, rowLimit = Infinity): Promise<ParquetRows> {
   let isFolder: boolean;
   try {
     isFolder = fs.statSync(target).isDirectory();
@@ -178,6 +184,7 @@ export async function readParquetRows(target: string, split: string): Promise<Pa
   const rows: DatasetRow[] = [];
   const budget = decompressBudget();
   let first: { file: string; columns: string } | undefined;
+  let total = 0;
   for (const file of files) {
     // A FIFO or a link to /dev/zero named as a shard is refused before a byte is read.
     const buffer = readRegularBytes(file, MAX_DATASET_BYTES, 'a fixed bound: split the benchmark into more shards');
@@ -188,7 +195,8 @@ export async function readParquetRows(target: string, split: string): Promise<Pa
     const columns = columnsOf(metadata);
     if (first && columns !== first.columns) throw new InputError(`${file}: its columns (${columns}) differ from those of ${first.file} (${first.columns}); the shards of one split must be of one benchmark`);
     first ??= { file, columns };
-    await parquetFileRows(file, isFolder ? path.relative(target, file) : path.basename(file), rows.length + 1, bytes, rows, budget, metadata);
+    total += Number(metadata.num_rows);
+    if (rows.length < rowLimit) await parquetFileRows(file, isFolder ? path.relative(target, file) : path.basename(file), rows.length + 1, bytes, rows, budget, metadata, rowLimit);
   }
-  return { files, rows, contentHash: hash.digest('hex') };
+  return { files, rows, contentHash: hash.digest('hex'), complete: rows.length >= total };
 }

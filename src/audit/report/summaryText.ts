@@ -61,9 +61,9 @@ export function chanceText(c: ChanceLevel): string {
 export function repairNullLines(block: number | null, r: RepairNull): string[] {
   const e = r.netEffect;
   return [
-    `against a random block on the same ${r.n} held-out questions: ${pct(r.randomBlock.rate)}${r.randomBlock.lo === null || r.randomBlock.hi === null ? '' : ` [${pct(r.randomBlock.lo)}, ${pct(r.randomBlock.hi)}]`} (median block ${pct(r.medianBlock)}); identified − random ${signedPct(r.difference.estimate)}${r.difference.lo === null || r.difference.hi === null ? ` (no bootstrap interval below ${MIN_BOOTSTRAP_QUESTIONS} questions)` : ` [${signedPct(r.difference.lo)}, ${signedPct(r.difference.hi)}] (bootstrap)`}; exact one-sided p = ${pValueText(r.pValue)}`,
+    `against a random block on the same ${r.n} held-out questions: ${pct(r.randomBlock.rate)}${r.randomBlock.lo === null || r.randomBlock.hi === null ? '' : ` [${pct(r.randomBlock.lo)}, ${pct(r.randomBlock.hi)}]`} (median block ${pct(r.medianBlock)}); identified − random ${signedPct(r.difference.estimate)}${r.difference.lo === null || r.difference.hi === null ? ` (no bootstrap interval below ${MIN_BOOTSTRAP_QUESTIONS} questions)` : ` [${signedPct(r.difference.lo)}, ${signedPct(r.difference.hi)}] (bootstrap)`}; exact one-sided (Poisson-binomial) p = ${pValueText(r.pValue)}`,
     `held-out repair where the deployed output hit the token limit: ${rateText(r.byTruncation.truncated)}; where it did not: ${rateText(r.byTruncation.notTruncated)}`,
-    `net effect of silencing block ${block ?? '—'} (held-out F and every realized question, n = ${e.n}): correct ${pct(e.base)} → ${pct(e.tuned)}, Δ ${signedPct(e.delta)} [${signedPct(e.ci.lo)}, ${signedPct(e.ci.hi)}], McNemar p = ${pValueText(e.mcnemarP)} (${e.gained} repaired, ${e.lost} broken); ${storedVerdictText(e.decision)}`,
+    `net effect of silencing block ${block ?? '—'} (held-out F and every realized question, n = ${e.n}): correct ${pct(e.base)} → ${pct(e.tuned)}, Δ ${signedPct(e.delta)} [${signedPct(e.ci.lo)}, ${signedPct(e.ci.hi)}] (paired score interval), McNemar p = ${pValueText(e.mcnemarP)} (${e.gained} repaired, ${e.lost} broken); ${storedVerdictText(e.decision)}`,
   ];
 }
 
@@ -91,7 +91,7 @@ export function probeComparisonLines(c: ProbeComparison): string[] {
       : []),
     ...(m
       ? [
-          `    gain set at matched block applications (each question's costlier probe cut to the other's spend: ${Math.round(m.spent.a)} / ${Math.round(m.spent.b)}): only ${c.a} ${m.onlyA}, only ${c.b} ${m.onlyB}; Δ reachable ${signedPct(m.difference.estimate)}  [${signedPct(m.difference.lo)}, ${signedPct(m.difference.hi)}]; exact McNemar p = ${pValueText(m.mcnemarP)}; ${storedVerdictText(m.decision)}`,
+          `    gain set at matched block applications (each question's costlier probe cut to the other's spend: ${Math.round(m.spent.a)} / ${Math.round(m.spent.b)}): only ${c.a} ${m.onlyA}, only ${c.b} ${m.onlyB}; Δ reachable ${signedPct(m.difference.estimate)}  [${signedPct(m.difference.lo)}, ${signedPct(m.difference.hi)}] (paired score interval); exact McNemar p = ${pValueText(m.mcnemarP)}; ${storedVerdictText(m.decision)}`,
         ]
       : []),
     `    spent ${c.a} / ${c.b}: generations ${c.cost.a.generations}/${c.cost.b.generations} (${ratioText(c.cost.ratio.generations)}), tokens ${c.cost.a.tokens}/${c.cost.b.tokens} (${ratioText(c.cost.ratio.tokens)}), block applications ${c.cost.a.blockApplications}/${c.cost.b.blockApplications} (${ratioText(c.cost.ratio.blockApplications)})`,
@@ -172,7 +172,7 @@ export function formatSummary(s: RunSummary, title = 'Reach Audit summary'): str
     const shown = ks.filter((k) => k === 1 || k === ks[ks.length - 1] || (k & (k - 1)) === 0);
     const ci = s.passAtKCi?.[p];
     const at = (k: number) => `@${k} ${pct(curve[String(k)])}${ci?.[String(k)] ? ` [${pct(ci[String(k)].lo)}, ${pct(ci[String(k)].hi)}]` : ''}`;
-    if (shown.length > 0) out.push(`  ${pad(`pass@k ${p} (${s.passAtKKind[p]})`, 34)} ${shown.map(at).join('  ')}   n = ${s.reachable[p]?.n ?? s.n}`);
+    if (shown.length > 0) out.push(`  ${pad(`pass@k ${p} (${s.passAtKKind[p]})`, 34)} ${shown.map(at).join('  ')}   n = ${s.reachable[p]?.n ?? s.n}${ci ? `; intervals: ${s.passAtKKind[p] === 'first-k' ? 'Wilson' : 'Wilson where each question is 0 or 1, else percentile bootstrap'}` : ''}`);
     const cover = s.coverAtTau?.[p];
     if (cover) out.push(`  ${pad(`cover@τ ${p}`, 34)} ${cover.map((c) => `τ ${c.tau} ${pct(c.covered.rate)} [${pct(c.covered.ci.lo)}, ${pct(c.covered.ci.hi)}]${c.chance === undefined ? '' : ` (guesser ${pct(c.chance)})`}`).join('  ')}   n = ${cover[0].covered.n}, Wilson; guesser = uniform over the options, same attempts`);
   }
@@ -244,6 +244,6 @@ export function formatComparison(c: Comparison): string {
   out.push(`    ${pad('', 12)}${states.map((s) => pad(s, 12)).join('')}`);
   for (const from of states) out.push(`    ${pad(from, 12)}${states.map((to) => pad(String(c.transitions[from][to].length), 12)).join('')}`);
   const nr = c.newlyRealized;
-  out.push(`  newly realized: ${nr.n}; already reachable by base ${rateText(nr.alreadyReachable)}; newly reachable ${rateText(nr.newlyReachable)}`);
+  out.push(`  newly realized: ${nr.n}; already reachable by base ${rateText(nr.alreadyReachable)}; newly reachable ${rateText(nr.newlyReachable)} (Wilson 95%)`);
   return out.join('\n');
 }

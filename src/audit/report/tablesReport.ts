@@ -77,7 +77,7 @@ export function routesVsSearchView(t: RoutesVsSearchTable): TableView {
   return {
     id: 'routes-vs-search',
     title: 'Random routes vs route search at a matched budget',
-    notes: [...routesHeadlines(t), `Margin: ±${m}. Rule: ${t.rule}.`, searchCaveat(t)],
+    notes: [...routesHeadlines(t), `Margin: ±${m}. Rule: ${t.rule}. Reachable rates: Wilson score 95% intervals.`, searchCaveat(t)],
     headers: [
       'model', 'dataset', 'n', 'budget (gen/question)', 'route space: routes / search', 'routes tokens', 'search tokens', 'search/routes tokens', 'search/routes block applications',
       'gain set n', 'gain set: reachable · routes', 'gain set: reachable · search', 'gain set: only routes / only search', 'gain set: routes − search (pts) [95% CI]', 'McNemar p', 'Holm p', 'equivalence / non-inferiority Holm p', 'verdict',
@@ -149,7 +149,7 @@ export function repairView(rows: readonly RepairRow[], missing: readonly { folde
     id: 'repair',
     title: 'Repair: silencing one identified MLP block',
     notes: [
-      'The block is chosen on a seeded selection half of the failure set; its repair rate is measured on the other (held-out) half, its damage on every realized question.',
+      'The block is chosen on a seeded selection half of the failure set; its repair rate is measured on the other (held-out) half, its damage on every realized question (both rates with Wilson score 95% intervals).',
       "Null: on the same held-out questions, a block drawn at random per question (mean share of blocks that repair each, percentile-bootstrap interval from 20 held-out questions on, none below); identified − random with its bootstrap interval (likewise) and the exact one-sided p (Poisson-binomial), Holm-adjusted over the rows. Net effect: deployed → silenced correctness over the held-out failure set and every realized question (Newcombe's paired score interval, exact McNemar, verdict at ±5 pts).",
     ],
     headers: ['model', 'dataset', 'failure set', 'selection / held-out', 'identified block', 'held-out repair', 'random block (null)', 'identified − random (pts) [95% CI]', 'held-out repair: output cut / not cut', 'damage to realized', 'net effect (pts) [95% CI]'],

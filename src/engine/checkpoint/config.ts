@@ -4,7 +4,7 @@
  * architecture; anything the engine cannot compute faithfully is rejected with the field named.
  */
 import * as path from 'node:path';
-import { InputError, readRegularText } from '../../common';
+import { InputError, readRegularBytes, utf8TextOf } from '../../common';
 import { isObject } from '../../contract';
 
 export type Architecture = 'LlamaForCausalLM' | 'MistralForCausalLM' | 'Qwen2ForCausalLM' | 'Qwen3ForCausalLM';
@@ -68,7 +68,7 @@ export const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
 export function readJsonObject(file: string, optional: boolean, expected: string, maxBytes = MAX_CONFIG_BYTES): Json | undefined {
   let text: string;
   try {
-    text = readRegularText(file, maxBytes);
+    text = utf8TextOf(file, readRegularBytes(file, maxBytes));
   } catch (e) {
     if (e instanceof InputError) throw e;
     const code = (e as NodeJS.ErrnoException).code;

@@ -8,9 +8,12 @@
  * tokenizer is built. Real tokenizers' patterns (GPT-2, Llama-3, Qwen2, DeepSeek) repeat only
  * single characters, classes and escapes, and pass.
  *
- * Other slow shapes are left alone: adjacent repetitions that overlap (Llama-3's own `\s*[\r\n]+`)
- * cost time quadratic in a run of characters, not exponential, and a repeated group of overlapping
- * alternatives (`(a|a)*`) is not detected.
+ * A repeated group whose alternatives can begin with the same character (`(a|a)*`, `(a|ab)+`,
+ * `(\w|\d)*`) is exponential the same way (each character can go to either alternative) and is
+ * refused too; the test is on each alternative's first atom (a literal, an escape class, a simple
+ * bracket class or `.`), so alternatives that start apart (`(\d|,)+`) pass. Adjacent repetitions
+ * that overlap (Llama-3's own `\s*[\r\n]+`) cost time quadratic in a run of characters, not
+ * exponential, and are left alone.
  */
 
 interface Group {
@@ -21,13 +24,15 @@ interface Group {
   repeats: boolean;
   /** Where the group opened, for the message. */
   at: number;
+  /** Where its body starts (after `(`, `(?:`, …). */
+  body: number;
 }
 
 /** Where a pattern repeats a group that itself repeats, as the group's text; null when it does not. */
 export function nestedRepetition(pattern: string): string | null {
-  const stack: Group[] = [{ repeats: false, at: 0 }];
+  const stack: Group[] = [{ repeats: false, at: 0, body: 0 }];
   // The last atom read: whether it repeats inside, and where it started (for a group, its '(').
-  let last: { repeats: boolean; at: number } | null = null;
+  let last: { repeats: boolean; at: number; alternatives?: string[] } | null = null;
   let i = 0;
   while (i < pattern.length) {
     const ch = pattern[i];
@@ -45,13 +50,14 @@ export function nestedRepetition(pattern: string): string | null {
       i = classEnd(pattern, i);
       last = { repeats: false, at: start };
     } else if (ch === '(') {
-      stack.push({ repeats: false, at: i });
-      i = groupBodyStart(pattern, i);
+      const body = groupBodyStart(pattern, i);
+      stack.push({ repeats: false, at: i, body });
+      i = body;
       last = null;
     } else if (ch === ')') {
-      const group = stack.length > 1 ? stack.pop()! : { repeats: false, at: i };
+      const group = stack.length > 1 ? stack.pop()! : { repeats: false, at: i, body: i };
+      last = { repeats: group.repeats, at: group.at, alternatives: topLevelAlternatives(pattern.slice(group.body, i)) };
       i++;
-      last = { repeats: group.repeats, at: group.at };
       stack[stack.length - 1].repeats ||= group.repeats;
     } else if (ch === '|') {
       i++;
@@ -60,6 +66,7 @@ export function nestedRepetition(pattern: string): string | null {
       const q = quantifierAt(pattern, i);
       if (q && last) {
         if (q.max > 1 && last.repeats) return pattern.slice(last.at, q.end);
+        if (q.max > 1 && last.alternatives && alternativesOverlap(last.alternatives)) return pattern.slice(last.at, q.end);
         if (q.max > 1 && q.max > q.min) stack[stack.length - 1].repeats = true;
         i = q.end;
         last = null;
@@ -70,6 +77,70 @@ export function nestedRepetition(pattern: string): string | null {
     }
   }
   return null;
+}
+
+/** A group body split at its own `|` (not those inside nested groups or classes). */
+function topLevelAlternatives(body: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < body.length; i++) {
+    const ch = body[i];
+    if (ch === '\\') i++;
+    else if (ch === '[') i = classEnd(body, i) - 1;
+    else if (ch === '(') depth++;
+    else if (ch === ')') depth--;
+    else if (ch === '|' && depth === 0) {
+      out.push(body.slice(start, i));
+      start = i + 1;
+    }
+  }
+  out.push(body.slice(start));
+  return out;
+}
+
+/** The characters an alternative's first atom matches, as a test; null when it is not a simple atom (a group, an anchor). */
+function firstAtom(alternative: string): ((c: string) => boolean) | 'any' | null {
+  const ch = alternative[0];
+  if (ch === undefined || ch === '(' || ch === '^' || ch === '$') return null;
+  if (ch === '.') return 'any';
+  if (ch === '\\') {
+    const e = alternative[1];
+    const classes: Record<string, RegExp> = { d: /\d/, w: /\w/, s: /\s/, D: /\D/, W: /\W/, S: /\S/ };
+    if (e in classes) return (c) => classes[e].test(c);
+    if (e === 'p' || e === 'P' || e === 'u' || e === 'x' || e === undefined || /[0-9bB]/.test(e)) return null;
+    return (c) => c === e;
+  }
+  if (ch === '[') {
+    const end = classEnd(alternative, 0);
+    let re: RegExp;
+    try {
+      re = new RegExp(alternative.slice(0, end), 'u');
+    } catch {
+      return null;
+    }
+    return (c) => re.test(c);
+  }
+  return (c) => c === ch;
+}
+
+/** Characters tried when comparing two first atoms: printable ASCII, whitespace, and one letter beyond it. */
+const PROBE_CHARACTERS = [...Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)), '\t', '\n', '\r', 'é', '中'];
+
+/** Whether two alternatives of one group can begin with the same character (so a repetition of the group can split a run both ways). */
+function alternativesOverlap(alternatives: readonly string[]): boolean {
+  if (alternatives.length < 2) return false;
+  const atoms = alternatives.map(firstAtom);
+  for (let a = 0; a < atoms.length; a++) {
+    for (let b = a + 1; b < atoms.length; b++) {
+      const x = atoms[a];
+      const y = atoms[b];
+      if (x === null || y === null) continue;
+      if (x === 'any' || y === 'any') return true;
+      if (PROBE_CHARACTERS.some((c) => x(c) && y(c))) return true;
+    }
+  }
+  return false;
 }
 
 /** The index after the character class opening at `open` (its first `]` that is not escaped or first). */

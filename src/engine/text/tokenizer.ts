@@ -9,12 +9,13 @@ import * as path from 'node:path';
 import { Template } from '@huggingface/jinja';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { CONFIG_FILE, MAX_CONFIG_BYTES, ModelConfig, readJsonObject } from '../checkpoint/config';
-import { InputError, MAX_TEXT_FILE_BYTES, MissingChatTemplateError, readRegularText } from '../../common';
+import { InputError, MAX_TEXT_FILE_BYTES, MissingChatTemplateError, readRegularBytes, utf8TextOf } from '../../common';
 import { renderChatTemplate } from './chatTemplateLimits';
 import { ChatMessage, type PromptSource, type TemplateKwargs } from '../types';
 import { templateNames, unreadTemplateKwargs } from './templateVariables';
 import { bytesPerTokenBound, tokensAtLeast } from './tokenCountBound';
 import { nestedRepetition, tokenizerPatterns } from './patternRepetition';
+import { refuseCollidingAddedTokens, refuseOversizedTokenizerFile, refuseOversizedVocabulary } from './vocabularyChecks';
 
 export interface ModelTokenizer {
   /** The prompt text the chat template renders (add_generation_prompt = true). */
@@ -96,7 +97,7 @@ function chatTemplateSource(dir: string, configFile: string, config: Json): { te
     throw new InputError(`${configFile}: field chat_template is ${typeof value}; expected a string or a list of {"name", "template"}`);
   }
   const separate = path.join(dir, CHAT_TEMPLATE_FILE);
-  if (fs.existsSync(separate)) return { text: readRegularText(separate, MAX_CONFIG_BYTES), where: `${separate}: the chat template` };
+  if (fs.existsSync(separate)) return { text: utf8TextOf(separate, readRegularBytes(separate, MAX_CONFIG_BYTES)), where: `${separate}: the chat template` };
   return undefined;
 }
 
@@ -111,11 +112,14 @@ export function loadModelTokenizer(modelDir: string, config: ModelConfig, dir: s
     // A Trainer checkpoint often has no tokenizer files; which folder holds them is the user's to say.
     throw new InputError(`${tokenizerFile}: not found; expected a Hugging Face tokenizers tokenizer.json (a checkpoint saved without its tokenizer: name the folder that holds it with --tokenizer-from DIR)`);
   }
+  refuseOversizedTokenizerFile(tokenizerFile, config.vocabSize, path.join(modelDir, CONFIG_FILE));
   const tokenizerJson = readJsonObject(tokenizerFile, false, 'a Hugging Face tokenizers tokenizer.json', MAX_TOKENIZER_BYTES) as Json;
   if (typeof tokenizerJson.model !== 'object' || tokenizerJson.model === null || Array.isArray(tokenizerJson.model)) {
     throw new InputError(`${tokenizerFile}: field model ${tokenizerJson.model === undefined ? 'missing' : 'is not an object'}; expected the tokenizer model ({"type": "BPE", ...})`);
   }
   refuseNestedRepetition(tokenizerFile, tokenizerJson);
+  refuseOversizedVocabulary(tokenizerFile, tokenizerJson, config.vocabSize, path.join(modelDir, CONFIG_FILE));
+  refuseCollidingAddedTokens(tokenizerFile, tokenizerJson);
   const tokenizerConfig = readJsonObject(configFile, true, 'a JSON object (chat_template, special tokens)') ?? {};
 
   // Special tokens as plain strings, both for the tokenizer library and for the template.

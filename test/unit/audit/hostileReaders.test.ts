@@ -12,6 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { loadDataset, readBenchmark } from '../../../src/audit/dataset';
+import { readParquetRows } from '../../../src/audit/dataset/parquetBenchmark';
 import { readLmEvalSamples } from '../../../src/audit/imports';
 import { MAX_TEXT_FILE_BYTES } from '../../../src/common';
 import { InputError } from '../../../src/common/errors';
@@ -123,4 +124,63 @@ test('4,800 unknown --ids are refused in a short message: the first ten and a co
     () => selectQuestions(loadDataset(file), { ids, limit: undefined }),
     (e: unknown) => e instanceof InputError && /--ids: no question with id "missing-question-0", .* "missing-question-9" and 4790 more in/.test(e.message) && e.message.length < 1000,
   );
+});
+
+test('--limit reads a parquet benchmark\'s first rows only: 2 questions of 200,000 rows, the content hash still the whole file\'s', async () => {
+  const n = 200_000;
+  const question = Array.from({ length: n }, (_, i) => (i < 4 ? '' : `What is ${i} plus ${i}?`));
+  const answer = Array.from({ length: n }, (_, i) => `#### ${2 * i}`);
+  const file = path.join(root, 'many-rows.parquet');
+  fs.writeFileSync(file, new Uint8Array(parquetWriteBuffer({ columnData: [textColumn('question', question), textColumn('answer', answer)] })));
+  const all = await readBenchmark(file);
+  assert.equal(all.questions.length, n - 4);
+  // Read until two questions parse: the four empty rows ahead of them are read past, not counted.
+  const started = Date.now();
+  const limited = await readBenchmark(file, { limit: 2 });
+  const ms = Date.now() - started;
+  // Rows are read in growing batches (2, then 2·2 + 64): a few dozen, not 200,000; --limit then takes the first two.
+  assert.ok(limited.questions.length >= 2 && limited.questions.length < 100, `${limited.questions.length} questions read`);
+  assert.deepEqual(limited.questions.slice(0, 2).map((q) => q.text), ['What is 4 plus 4?', 'What is 5 plus 5?']);
+  assert.deepEqual(limited.questions.slice(0, 2).map((q) => q.id), all.questions.slice(0, 2).map((q) => q.id));
+  assert.equal(limited.contentHash, all.contentHash);
+  assert.equal(limited.schema, all.schema);
+  assert.equal(limited.issues.length, 4);
+  const rows = await readParquetRows(file, 'test', 3);
+  assert.equal(rows.rows.length, 3);
+  assert.equal(rows.complete, false);
+  assert.ok(ms < 5000, `${ms} ms`);
+});
+
+/**
+ * A one-row SNAPPY parquet file whose last page header is rewritten to declare 2³¹ − 1 bytes
+ * uncompressed (a 5-byte varint in place of a 1-byte one, the column chunk's compressed size in the
+ * footer grown to match): built here from hyparquet-writer's output, not committed.
+ */
+function lyingSnappyPage(): Uint8Array {
+  const honest = new Uint8Array(parquetWriteBuffer({ columnData: [textColumn('question', ['What is 1 + 1?']), textColumn('answer', ['#### 2'])], codec: 'SNAPPY' }));
+  const footerName = Buffer.from(honest).lastIndexOf(Buffer.from('answer'));
+  // The answer column's ColumnMetaData after its name: codec, num_values, total_uncompressed_size, total_compressed_size (i64 fields, 0x16).
+  const compressedAt = footerName + 13;
+  assert.deepEqual([honest[compressedAt - 1], honest[compressedAt]], [0x16, 2 * 35], 'hyparquet-writer laid the footer out as expected');
+  // The page starts at the answer column's data_page_offset (47): 0x15 type, 0x15 uncompressed_page_size (zigzag varint).
+  const page = 47;
+  assert.deepEqual([honest[page], honest[page + 2]], [0x15, 0x15], 'hyparquet-writer laid the page header out as expected');
+  const lying = new Uint8Array(honest.length + 4);
+  lying.set(honest.subarray(0, page + 3));
+  lying.set([0xfe, 0xff, 0xff, 0xff, 0x0f], page + 3); // zigzag(2³¹ − 1)
+  lying.set(honest.subarray(page + 4), page + 8);
+  lying[compressedAt + 4] = 2 * 39;
+  return lying;
+}
+
+test('a crafted SNAPPY page declaring 2³¹ − 1 bytes is refused from its header, before any buffer of that size', async () => {
+  const file = path.join(root, 'snappy-lie.parquet');
+  const bytes = lyingSnappyPage();
+  assert.ok(bytes.length < 400, `${bytes.length} bytes`);
+  fs.writeFileSync(file, bytes);
+  const before = process.memoryUsage().rss;
+  const started = Date.now();
+  await rejectsWith(readBenchmark(file), /snappy-lie\.parquet: row group 0 \(rows 0–0\): a SNAPPY page declares 214748364\d bytes decompressed, more than the 268435456 a page may \(fixed bounds/);
+  assert.ok(Date.now() - started < 3000, `refused in ${Date.now() - started} ms`);
+  assert.ok(process.memoryUsage().rss - before < 300 * 2 ** 20, 'no 2 GB buffer');
 });

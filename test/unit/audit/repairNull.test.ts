@@ -89,5 +89,5 @@ test('repair null: the bootstrap intervals from 20 held-out questions on', () =>
   assert.ok(lo !== null && hi !== null && lo <= rate && rate <= hi, `${lo} ≤ ${rate} ≤ ${hi}`);
   assert.ok(nullModel.difference.lo !== null && nullModel.difference.lo <= nullModel.difference.estimate);
   const text = formatSummary({ ...summarize(runRecords(heldOut.slice(0, 6))) });
-  assert.match(text, /identified − random \+12\.5 pts \(no bootstrap interval below 20 questions\); exact one-sided p = /);
+  assert.match(text, /identified − random \+12\.5 pts \(no bootstrap interval below 20 questions\); exact one-sided \(Poisson-binomial\) p = /);
 });

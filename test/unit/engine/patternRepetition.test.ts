@@ -13,6 +13,7 @@ import { InputError } from '../../../src/common/errors';
 import { loadModelTokenizer } from '../../../src/engine/text/tokenizer';
 import { nestedRepetition, tokenizerPatterns } from '../../../src/engine/text/patternRepetition';
 import { SMALL_SPECS, writeRandomModel } from '../../support/modelFolder';
+import { compilePattern } from '../../../src/audit/answers/text';
 
 const REAL_PATTERNS: Record<string, string> = {
   gpt2: "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+",
@@ -103,4 +104,20 @@ test('through --tokenizer-from, the refusal names the other folder\'s tokenizer.
   expectRefusal(() => loadModelTokenizer(model, readModelConfig(model), other), path.join(other, 'tokenizer.json'), 'pre_tokenizer.pattern.Regex');
   // The model's own tokenizer still loads.
   assert.ok(loadModelTokenizer(model, readModelConfig(model)).encodeRaw('aaaa').length > 0);
+});
+
+test('a repeated group whose alternatives begin alike is found; alternatives that start apart pass', () => {
+  assert.equal(nestedRepetition('^(a|a)*$'), '(a|a)*');
+  assert.equal(nestedRepetition('(a|ab)+c'), '(a|ab)+');
+  assert.equal(nestedRepetition('(?:\\w|\\d)*!'), '(?:\\w|\\d)*');
+  assert.equal(nestedRepetition('(.|x){2,}'), '(.|x){2,}');
+  assert.equal(nestedRepetition('([a-z]|q)+'), '([a-z]|q)+');
+  for (const ok of ['(\\d|,)+', '(?:foo|bar)+', '(a|b)*c', '(a|a)?', '(x|y|z)+', '(?i:\'s|\'t)']) assert.equal(nestedRepetition(ok), null, ok);
+});
+
+test('a user\'s answer pattern that can take exponential time is refused, naming the flag and the group', () => {
+  for (const slow of ['(a|a)*$', '(a+)+$', 'Answer: ((\\d|\\d,)+)']) {
+    assert.throws(() => compilePattern(slow), (e: unknown) => e instanceof InputError && /^--pattern ".*": ".*" repeats a group that can match the same text in more than one way .*exponential time/.test(e.message), slow);
+  }
+  assert.equal(compilePattern('Answer: ([0-9,]+)').source, 'Answer: ([0-9,]+)');
 });

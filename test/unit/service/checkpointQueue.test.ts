@@ -87,5 +87,21 @@ test('3,000 folders being written make a status line that names five and counts 
   q.observe(seen(Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`checkpoint-${i}`, WRITING]))));
   const line = watchStatusLine(q.status());
   assert.ok(line.length < 400, `${line.length} characters`);
-  assert.match(line, /^waiting for checkpoints · 0 queued · 3000 being written \(checkpoint-0: files still changing; .*checkpoint-4: files still changing; and 2995 more\) · 0 done$/);
+  assert.equal(line, 'waiting for checkpoints · 0 queued · 3000 being written (checkpoint-0, checkpoint-1, checkpoint-2, checkpoint-3, checkpoint-4 and 2995 more: files still changing) · 0 done');
+});
+
+test('folders being written for long, different reasons make a bounded line: each reason once, clipped, three at most', () => {
+  const q = new CheckpointQueue();
+  const problem = (i: number) => ({ state: 'writing' as const, why: `model-0000${i % 4}-of-00004.safetensors: the header declares tensor ${'x'.repeat(300)} past the end of the file (${i} bytes read)` });
+  q.observe(seen(Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`checkpoint-${i}`, i < 20 ? WRITING : problem(i)]))));
+  const line = watchStatusLine(q.status());
+  assert.ok(line.length < 700, `${line.length} characters: ${line}`);
+  assert.equal((line.match(/files still changing/g) ?? []).length, 1, 'one reason, said once');
+  assert.match(line, /^waiting for checkpoints · 0 queued · 40 being written \(checkpoint-0, checkpoint-1, checkpoint-2, checkpoint-3, checkpoint-4 and 15 more: files still changing; checkpoint-20: …x+ past the end of the file \(20 bytes read\); checkpoint-21: …x+ past the end of the file \(21 bytes read\); and 18 more for 18 other reasons\) · 0 done$/);
+});
+
+test('a reason naming files inside the checkpoint says their names, not their paths (the line names the folder)', () => {
+  const q = new CheckpointQueue();
+  q.observe(seen({ 'checkpoint-30': { state: 'writing', why: '/data/runs/llama/checkpoint-30/model.safetensors.index.json: names shard model-00001-of-00002.safetensors, but /data/runs/llama/checkpoint-30/model-00001-of-00002.safetensors does not exist' } }));
+  assert.equal(watchStatusLine(q.status()), 'waiting for checkpoints · 0 queued · 1 being written (checkpoint-30: model.safetensors.index.json: names shard model-00001-of-00002.safetensors, but model-00001-of-00002.safetensors does not exist) · 0 done');
 });

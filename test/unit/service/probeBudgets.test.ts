@@ -25,3 +25,19 @@ test('--depth-probe and --global-routes over the most allowed are refused, namin
     );
   }
 });
+
+test('budgets whose attempts at --max-new-tokens would overflow the record line are refused, naming the flags, the estimate and the bound', () => {
+  // 10,000 attempts a probe pass the per-probe cap; at 256 new tokens they fit a record line, at 4,096 two such probes and their pool do not.
+  assert.equal(readPreSettings({ probes: ['sample:10000'], maxNewTokens: 256 }).probes[0].budget, 10_000);
+  assert.throws(
+    () => readPreSettings({ probes: ['sample:10000', 'routes:10000'], maxNewTokens: 4096 }),
+    (e: unknown) => {
+      assert.ok(e instanceof InputError);
+      assert.match(e.message, /^--probe sample:10000, --probe routes:10000, global-route pool 10000: 30,000 attempts a question of up to 4,096 new tokens \(--max-new-tokens\) make a record line of about 504 MB/);
+      assert.match(e.message, /over the 256 MiB every command reads a record line with .* At --max-new-tokens 4,096 a question may take at most 15,993 attempts: lower the budgets or --max-new-tokens$/);
+      return true;
+    },
+  );
+  // The depth probe counts once a prefix.
+  assert.throws(() => readPreSettings({ probes: ['sample:4'], depthProbe: 5_000, maxNewTokens: 4096 }), /--depth-probe 5000 \(× 5 prefixes\): 25,004 attempts/);
+});

@@ -18,7 +18,7 @@ test('random-block null, truncation split and net effect, as sentences with thei
   assert.equal(lines.length, 3);
   // Four held-out questions: no bootstrap interval (fewer than 20), said so; the exact p stands.
   assert.match(lines[0], /^Against a block drawn at random per question, on the same 4 held-out questions: \d+\.\d% \(median block \d+\.\d%\); identified − random [+−]\d+\.\d pts \(no bootstrap interval below 20 questions\), /);
-  assert.match(lines[0], /exact one-sided p (=|<) /);
+  assert.match(lines[0], /exact one-sided \(Poisson-binomial\) p (=|<) /);
   assert.doesNotMatch(lines[0], /p p/, 'the p said once');
   assert.match(lines[1], /hit the token limit: \d of 1; where it did not: \d of 3\.$/);
   assert.match(lines[2], new RegExp(`^Net effect of silencing block ${summary.identifiedBlock} on the scanned questions .* n = 8\\): \\d repaired, \\d broken`));

@@ -36,11 +36,14 @@ export function deltaAtKCell(p: DeltaAtK): string {
   return p.lo === null || p.hi === null ? `${points(p.delta)} (no interval)` : `${points(p.delta)} [${points(p.lo)}, ${points(p.hi)}]`;
 }
 
+/** The method of a Δ's interval, as the calibration table names it. */
+const METHOD_TEXT: Record<DeltaAtK['method'], string> = { newcombe: 'Newcombe paired score', bootstrap: 'paired percentile bootstrap', none: 'too few questions for an interval' };
+
 /** Where a curve changes sign, and whether beyond noise; or that it keeps one sign. */
 export function crossingSentence(c: PassAtKDeltaCurve): string {
   if (c.signChanges.length === 0) {
     const last = c.points[c.points.length - 1];
-    return `${c.what}: Δ keeps one sign (or is 0) at every k; at k = ${last.k}: ${deltaAtKCell(last)} pts, n = ${count(c.n)}.`;
+    return `${c.what}: Δ keeps one sign (or is 0) at every k; at k = ${last.k}: ${deltaAtKCell(last)} pts (${METHOD_TEXT[last.method] ?? 'no interval'}), n = ${count(c.n)}.`;
   }
   const where = c.signChanges.map((k) => `between k = ${k - 1} and ${k}`).join(', ');
   return `${c.what}: the curves cross ${where} — ${c.crossesBeyondNoise ? 'intervals on both sides of 0' : 'within noise (no interval excludes 0 on both sides)'}, n = ${count(c.n)}.`;
