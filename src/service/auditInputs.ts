@@ -15,7 +15,7 @@ import { presetDeployment, readMmluDevSplit } from '../audit/presets';
 import { parseThinkingMarkers, CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES } from '../audit/answers';
 import { SEARCH_REWARDS, type Deployment, type FewShotExample, type RunSettings, type DecodingRule, type ProbeDecoding, type GradingSettings, DEFAULT_SELECTORS, type LearnedRouteSettings, type ProbeSpec, type ShardSelection } from '../contract';
 import { parseShard, shardQuestions, shardSelection } from '../audit/store';
-import { AUDIT_DEFAULTS, DEFAULT_PROBES, type AuditOptions } from './auditOptions';
+import { AUDIT_DEFAULTS, DEFAULT_PROBES, FORECLOSURE_DEFAULTS, type AuditOptions } from './auditOptions';
 
 /** The largest --fewshot or --template file read (a prompt, not a corpus). */
 const MAX_PROMPT_FILE_BYTES = 16 * 1024 * 1024;
@@ -165,6 +165,8 @@ export interface PreSettings {
   untilReached: boolean;
   /** --depth-probe B. */
   depthProbe?: number;
+  /** --foreclosure-window N with its test. */
+  foreclosureWindow?: NonNullable<RunSettings['foreclosureWindow']>;
   globalRoutes: number;
   /** learned-route's cross-fitting folds; absent when learned-route is not selected. */
   routerFolds?: number;
@@ -203,6 +205,23 @@ function readSampleDecoding(options: AuditOptions): DecodingRule {
   return rule;
 }
 
+/** --foreclosure-window N and its test; the threshold and error alone, or the window without the depth probe, are refused. */
+function readForeclosureWindow(options: AuditOptions): PreSettings['foreclosureWindow'] {
+  if (options.foreclosureWindow === undefined) {
+    const alone = options.foreclosureThreshold !== undefined ? '--foreclosure-threshold' : options.foreclosureError !== undefined ? '--foreclosure-error' : undefined;
+    if (alone) throw new InputError(`${alone} sets the foreclosure window's test, which runs only with --foreclosure-window N; add it (e.g. --foreclosure-window 32) or leave out ${alone}`);
+    return undefined;
+  }
+  if (options.depthProbe === undefined) throw new InputError(`--foreclosure-window ${options.foreclosureWindow} narrows the depth probe's bracket; add --depth-probe B (e.g. --depth-probe 4)`);
+  checkProbeBudget(`--foreclosure-window ${options.foreclosureWindow}`, options.foreclosureWindow);
+  return {
+    samples: options.foreclosureWindow,
+    threshold: options.foreclosureThreshold ?? FORECLOSURE_DEFAULTS.threshold,
+    error: options.foreclosureError ?? FORECLOSURE_DEFAULTS.error,
+    look: FORECLOSURE_DEFAULTS.look,
+  };
+}
+
 export function readPreSettings(options: AuditOptions): PreSettings {
   const probes = parseProbeSpecs(options.probes && options.probes.length > 0 ? options.probes : DEFAULT_PROBES);
   const selectors = parseSelectors((options.select ?? DEFAULT_SELECTORS).join(','));
@@ -223,6 +242,7 @@ export function readPreSettings(options: AuditOptions): PreSettings {
   const globalRoutes = wantsGlobal ? (options.globalRoutes ?? routeBudget) : 0;
   if (options.globalRoutes !== undefined) checkProbeBudget(`--global-routes ${options.globalRoutes}`, options.globalRoutes);
   if (options.depthProbe !== undefined) checkProbeBudget(`--depth-probe ${options.depthProbe}`, options.depthProbe);
+  const foreclosureWindow = readForeclosureWindow(options);
   const seed = options.seed ?? AUDIT_DEFAULTS.seed;
   if (options.searchPreset !== undefined && options.searchPreset !== 'published') throw new InputError(`--search-preset ${options.searchPreset}: expected published`);
   const published = options.searchPreset === 'published';
@@ -234,6 +254,7 @@ export function readPreSettings(options: AuditOptions): PreSettings {
     repair: { enabled: options.repair === true, referenceProbes },
     untilReached: options.untilReached === true,
     ...(options.depthProbe !== undefined ? { depthProbe: options.depthProbe } : {}),
+    ...(foreclosureWindow ? { foreclosureWindow } : {}),
     globalRoutes,
     ...(selectors.includes('learned-route') ? { routerFolds } : {}),
     seed,
@@ -332,6 +353,7 @@ export function runSettings(pre: PreSettings, numBlocks: number, selection: RunS
     // Recorded only when set, so every full run's manifest stays as it was.
     ...(pre.untilReached ? { untilReached: true as const } : {}),
     ...(pre.depthProbe !== undefined ? { depthProbe: { budget: pre.depthProbe } } : {}),
+    ...(pre.foreclosureWindow ? { foreclosureWindow: pre.foreclosureWindow } : {}),
     selection,
   };
 }
