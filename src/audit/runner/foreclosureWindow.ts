@@ -39,43 +39,75 @@ export function mostForeclosurePrefixes(maxNewTokens: number): number {
   return 2 + Math.ceil(Math.log2(Math.max(1, maxNewTokens)));
 }
 
-/** Decides one prefix: samples its continuations a look at a time until the test decides or runs out. */
-export async function decidePrefix(test: SequentialRateTest, tokens: number, sample: (tokens: number, from: number, to: number) => Promise<boolean[]>): Promise<ForeclosurePrefix> {
-  let n = 0;
-  let successes = 0;
+/** Continuations from..to−1 of the prefix of `tokens` tokens, wanted by the search. */
+export interface SampleRequest {
+  tokens: number;
+  from: number;
+  to: number;
+}
+
+/** What the bisection found: a window when both its bounds are decided. */
+export interface NarrowedWindow {
+  outcome: 'window' | 'undecided';
+  window: { from: number; to: number } | null;
+  prefixes: ForeclosurePrefix[];
+}
+
+/** Decides prefixes side by side: each look asks for the next samples of those still open. */
+function* decidePrefixes(test: SequentialRateTest, tokens: readonly number[]): Generator<SampleRequest[], ForeclosurePrefix[], boolean[][]> {
+  const state = tokens.map((t) => ({ tokens: t, samples: 0, successes: 0, decision: null as ForeclosurePrefix['decision'] | null }));
   for (let i = 0; i < test.looks.length; i++) {
-    const outcomes = await sample(tokens, n, test.looks[i]);
-    n = test.looks[i];
-    successes += outcomes.filter(Boolean).length;
-    const d = decisionAt(test, i, successes);
-    if (d) return { tokens, samples: n, successes, decision: DECISION[d] };
+    const open = state.filter((s) => s.decision === null);
+    if (open.length === 0) break;
+    const outcomes = yield open.map((s) => ({ tokens: s.tokens, from: s.samples, to: test.looks[i] }));
+    open.forEach((s, j) => {
+      s.successes += outcomes[j].filter(Boolean).length;
+      s.samples = test.looks[i];
+      const d = decisionAt(test, i, s.successes);
+      if (d) s.decision = DECISION[d];
+    });
   }
-  return { tokens, samples: n, successes, decision: 'undecided' };
+  return state.map((s) => ({ tokens: s.tokens, samples: s.samples, successes: s.successes, decision: s.decision ?? 'undecided' }));
 }
 
 /**
- * Bisection between the bracket's bounds, each decided first (both at once). The window narrows
- * while its bounds are decided and more than one token apart; a prefix decided neither way stops
- * it. `sample(tokens, from, to)` gives the outcomes of continuations from..to−1 of that prefix.
+ * The search as a pure state machine: it yields the samples it wants next and is sent their
+ * outcomes, so the audit drives it with generations and the calibration with seeded draws. The
+ * bracket's bounds are decided first (side by side); the window then narrows by bisection while
+ * its bounds are decided and more than one token apart, and a prefix decided neither way stops it.
  */
-export async function narrowWindow(
-  test: SequentialRateTest,
-  bracket: { from: number; to: number },
-  sample: (tokens: number, from: number, to: number) => Promise<boolean[]>,
-): Promise<{ outcome: 'window' | 'undecided'; window: { from: number; to: number } | null; prefixes: ForeclosurePrefix[] }> {
-  const prefixes = await Promise.all([decidePrefix(test, bracket.from, sample), decidePrefix(test, bracket.to, sample)]);
+export function* windowSearch(test: SequentialRateTest, bracket: { from: number; to: number }): Generator<SampleRequest[], NarrowedWindow, boolean[][]> {
+  const prefixes = yield* decidePrefixes(test, [bracket.from, bracket.to]);
   if (prefixes[0].decision !== 'reaches' || prefixes[1].decision !== 'not') return { outcome: 'undecided', window: null, prefixes };
   let from = bracket.from;
   let to = bracket.to;
   while (to - from > 1) {
     const mid = from + Math.floor((to - from) / 2);
-    const p = await decidePrefix(test, mid, sample);
+    const [p] = yield* decidePrefixes(test, [mid]);
     prefixes.push(p);
     if (p.decision === 'reaches') from = mid;
     else if (p.decision === 'not') to = mid;
     else break;
   }
   return { outcome: 'window', window: { from, to }, prefixes };
+}
+
+/** Runs the search with a sampler that answers each request's outcomes. */
+export async function narrowWindow(test: SequentialRateTest, bracket: { from: number; to: number }, sample: (requests: SampleRequest[]) => Promise<boolean[][]>): Promise<NarrowedWindow> {
+  const search = windowSearch(test, bracket);
+  for (let step = search.next(); ; ) {
+    if (step.done) return step.value;
+    step = search.next(await sample(step.value));
+  }
+}
+
+/** The same, with a sampler that answers at once (seeded simulation). */
+export function narrowWindowNow(test: SequentialRateTest, bracket: { from: number; to: number }, sample: (requests: SampleRequest[]) => boolean[][]): NarrowedWindow {
+  const search = windowSearch(test, bracket);
+  for (let step = search.next(); ; ) {
+    if (step.done) return step.value;
+    step = search.next(sample(step.value));
+  }
 }
 
 const testOf = (t: SequentialRateTest): ForeclosureResult['test'] => ({ samples: t.most, threshold: t.threshold, error: t.error, look: t.look });
@@ -100,13 +132,16 @@ export async function foreclosureWindow(x: ForeclosureQuestion): Promise<Foreclo
   if (bracket === null) return { test: testOf(x.test), outcome: 'no-bracket', bracket: null, window: null, prefixes: [], cost: costOf([]) };
   const prefixText = (tokens: number) => x.decode(x.deployed.tokens.slice(0, tokens));
   const spent: Generation[][] = [];
-  const sample = async (tokens: number, from: number, to: number): Promise<boolean[]> => {
-    const cut = { at: '0' as const, tokens };
-    const requests = Array.from({ length: to - from }, (_, i) => depthRequest(x.deployment, x.promptIds, x.deployed.tokens, cut, x.decoding(tokens, from + i)));
+  // Every open prefix's samples of a look go to the engine in one call.
+  const sample = async (wanted: SampleRequest[]): Promise<boolean[][]> => {
+    const requests = wanted.flatMap((w) => Array.from({ length: w.to - w.from }, (_, i) => depthRequest(x.deployment, x.promptIds, x.deployed.tokens, { at: '0', tokens: w.tokens }, x.decoding(w.tokens, w.from + i))));
     const gens = await x.generate(requests);
     spent.push(gens);
-    const text = prefixText(tokens);
-    return gens.map((g) => x.grade(text + g.text, g).correct);
+    let next = 0;
+    return wanted.map((w) => {
+      const text = prefixText(w.tokens);
+      return gens.slice(next, (next += w.to - w.from)).map((g) => x.grade(text + g.text, g).correct);
+    });
   };
   const narrowed = await narrowWindow(x.test, bracket, sample);
   const cost: Budget = costOf(spent.flat());

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as v from 'valibot';
 import { decide, medianInterval, operatingCharacteristic, seededRandom, sequentialRateTest } from '../../../src/audit/stats';
-import { foreclosureBracket, mostForeclosurePrefixes, narrowWindow } from '../../../src/audit/runner/foreclosureWindow';
+import { foreclosureBracket, mostForeclosurePrefixes, narrowWindow, type SampleRequest } from '../../../src/audit/runner/foreclosureWindow';
 import { foreclosureSummary } from '../../../src/audit/results/foreclosureSummary';
 import { foreclosureLines } from '../../../src/audit/report/foreclosureText';
 import { auditQuestions } from '../../../src/audit/runner/questionPipeline';
@@ -16,10 +16,10 @@ import { questionRecordSchema } from '../../../src/audit/store/runFileSchemas';
 import type { DepthResult, ForeclosureResult, QuestionRecord } from '../../../src/contract';
 import { fakeFor, settingsFor, smallDataset } from './fixtures';
 
-/** Outcomes of continuations from..to−1 of a prefix, each a seeded draw at the prefix's rate. */
+/** Outcomes of continuations from..to−1 of each prefix asked for, each a seeded draw at the prefix's rate. */
 function fakeSampler(rateAt: (tokens: number) => number, key: string) {
-  return async (tokens: number, from: number, to: number): Promise<boolean[]> =>
-    Array.from({ length: to - from }, (_, i) => seededRandom(key, tokens, from + i)() < rateAt(tokens));
+  return async (wanted: SampleRequest[]): Promise<boolean[][]> =>
+    wanted.map(({ tokens, from, to }) => Array.from({ length: to - from }, (_, i) => seededRandom(key, tokens, from + i)() < rateAt(tokens)));
 }
 
 describe('the sequential rate test', () => {
