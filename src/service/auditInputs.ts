@@ -15,6 +15,7 @@ import { presetDeployment, readMmluDevSplit } from '../audit/presets';
 import { parseThinkingMarkers, CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES } from '../audit/answers';
 import { SEARCH_REWARDS, type Deployment, type FewShotExample, type RunSettings, type DecodingRule, type ProbeDecoding, type GradingSettings, DEFAULT_SELECTORS, type LearnedRouteSettings, type ProbeSpec, type ShardSelection } from '../contract';
 import { parseShard, shardQuestions, shardSelection } from '../audit/store';
+import { MOST_TEST_ERROR } from '../audit/stats';
 import { AUDIT_DEFAULTS, DEFAULT_PROBES, FORECLOSURE_DEFAULTS, type AuditOptions } from './auditOptions';
 
 /** The largest --fewshot or --template file read (a prompt, not a corpus). */
@@ -214,6 +215,8 @@ function readForeclosureWindow(options: AuditOptions): PreSettings['foreclosureW
   }
   if (options.depthProbe === undefined) throw new InputError(`--foreclosure-window ${options.foreclosureWindow} narrows the depth probe's bracket; add --depth-probe B (e.g. --depth-probe 4)`);
   checkProbeBudget(`--foreclosure-window ${options.foreclosureWindow}`, options.foreclosureWindow);
+  // Above this the two boundaries of the test could meet (one sample path decided both ways).
+  if (options.foreclosureError !== undefined && options.foreclosureError > MOST_TEST_ERROR) throw new InputError(`--foreclosure-error ${options.foreclosureError}: expected at most ${MOST_TEST_ERROR} (the chance of each wrong decision; 0.05 is the default)`);
   return {
     samples: options.foreclosureWindow,
     threshold: options.foreclosureThreshold ?? FORECLOSURE_DEFAULTS.threshold,

@@ -113,9 +113,9 @@ export const AUDIT_OPTIONS = {
   foreclosureError: {
     flag: 'foreclosure-error',
     kind: 'number',
-    range: { allows: (n: number) => n > 0 && n <= MOST_TEST_ERROR, expected: `a number in (0, ${MOST_TEST_ERROR}]` },
+    range: { allows: (n: number) => n > 0 && n < 1, expected: 'a number in (0, 1)' },
     arg: 'α',
-    help: `--foreclosure-window: the most probability of each wrong decision, "reaches" at a rate ≤ θ or\n"does not" at a rate ≥ θ (default ${FORECLOSURE_DEFAULTS.error})`,
+    help: `--foreclosure-window: the most probability of each wrong decision, "reaches" at a rate ≤ θ or\n"does not" at a rate ≥ θ (default ${FORECLOSURE_DEFAULTS.error}, at most ${MOST_TEST_ERROR})`,
   },
   referenceProbes: { flag: 'reference-probes', kind: 'strings', arg: 'LIST', help: 'probes that define the failure set (default: every probe run)' },
   globalRoutes: { flag: 'global-routes', kind: 'wholeNumber', min: 1, arg: 'N', help: 'size of the shared route pool for global-route (default: the route budget)' },
