@@ -35,7 +35,8 @@ export function depthRows(runs: readonly RunForTables[]): { rows: DepthRow[]; mi
   return { rows, missing };
 }
 
-const medianText = (m: MedianWithInterval | null | undefined) => (!m ? '—' : `${m.median}${m.ci ? ` [${m.ci.lo}, ${m.ci.hi}]` : ''} (n = ${m.n})`);
+/** Under 20 windows a median is not given (counts only), as in the run's text. */
+const medianText = (m: MedianWithInterval | null | undefined) => (!m ? '—' : m.n < 20 ? `${m.n} windows (counts only)` : `${m.median}${m.ci ? ` [${m.ci.lo}, ${m.ci.hi}]` : ''} (n = ${m.n})`);
 /** Under 20 bracketed questions the share decided is given as a count. */
 const decidedText = (f: ForeclosureSummary | undefined) => (!f ? '—' : f.decided.n < 20 ? `${f.decided.successes} of ${f.decided.n} (counts only)` : rateText(f.decided));
 const medianCsv = (m: MedianWithInterval | null | undefined) => (!m ? [null, null, null, 0] : [m.median, m.ci?.lo ?? null, m.ci?.hi ?? null, m.n]);
@@ -47,8 +48,8 @@ export function depthView(rows: readonly DepthRow[], missing: readonly { folder:
     id: 'depth',
     title: 'Depth of loss: where the deployed output loses a reachable answer',
     notes: [
-      'Foreclosure window (--foreclosure-window N): each depth bracket narrowed by bisection over token positions, every prefix decided above or below the threshold θ by a sequential test with each wrong decision at most α likely; decided: both bounds of the window decided (over the questions with a bracket); width: the decided windows in tokens, median with a distribution-free 95% interval (none under 20 windows).',
       "For each failure-set question (reachable, not realized), B seeded samples with the sample probe's decoding continue the deployed output from 0, ¼, ½, ¾ of its tokens and from after its last line break. Reached: a continuation from that prefix is correct (Wilson 95% interval). Lost in quarter q: the first prefix after the deepest one that still reaches the answer lies in that quarter (4 also when the deepest prefix still reaches it); not reached from any prefix: not even from the empty one. Early against late are counts: with the same success rate at every prefix they move with that rate alone; whether reach falls with depth is the exact within-question permutation test against a constant rate (calibration row \"depth of loss: trend\").",
+      'Foreclosure window (--foreclosure-window N): each depth bracket narrowed by bisection over token positions, every prefix decided above or below the threshold θ by a sequential test with each wrong decision at most α likely; decided: both bounds of the window decided (over the questions with a bracket); width: the decided windows in tokens, median with a distribution-free 95% interval (none under 20 windows).',
     ],
     headers: ['model', 'dataset', 'failures', 'B', ...MARKS.map((m) => `reached ${m}`), ...QUARTERS.map((q) => `lost in quarter ${q}`), 'not reached from any prefix', 'early (quarter 1) / late (counts)', 'reach falls with depth? (exact test vs a constant rate)', 'cost (generations / tokens / block applications)', 'foreclosure window decided', 'window width, tokens', 'its depth bracket, tokens', 'foreclosure cost (generations / tokens / block applications)'],
     rows: rows.map((r) => [

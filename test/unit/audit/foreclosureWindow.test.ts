@@ -11,6 +11,8 @@ import { decide, medianInterval, operatingCharacteristic, seededRandom, sequenti
 import { foreclosureBracket, mostForeclosurePrefixes, narrowWindow, type SampleRequest } from '../../../src/audit/runner/foreclosureWindow';
 import { foreclosureSummary } from '../../../src/audit/results/foreclosureSummary';
 import { foreclosureLines } from '../../../src/audit/report/foreclosureText';
+import { depthView } from '../../../src/audit/report/depthView';
+import { rateOf, type DepthSummary } from '../../../src/contract';
 import { auditQuestions } from '../../../src/audit/runner/questionPipeline';
 import { questionRecordSchema } from '../../../src/audit/store/runFileSchemas';
 import type { DepthResult, ForeclosureResult, QuestionRecord } from '../../../src/contract';
@@ -130,6 +132,22 @@ describe('the foreclosure window', () => {
     const many = foreclosureSummary(Array.from({ length: 25 }, (_, i) => record(win(1 + (i % 5)))))!;
     assert.deepEqual(many.width, { median: 3, n: 25, ci: { lo: 2, hi: 4 } });
     assert.match(foreclosureLines(many).join('\n'), /window median 3 tokens \[2, 4\] \(n = 25\) vs its depth bracket median 16 tokens/);
+  });
+
+  it('adds its columns to the depth table, a median only from 20 windows', () => {
+    const record = (f: ForeclosureResult) => ({ foreclosure: f }) as Pick<QuestionRecord, 'foreclosure'> as QuestionRecord;
+    const base = { test: { samples: 48, threshold: 0.1, error: 0.05, look: 4 }, cost: { generations: 10, tokens: 100, blockApplications: 1000 } };
+    const win = (w: number): ForeclosureResult => ({ ...base, outcome: 'window', bracket: { from: 0, to: 16 }, window: { from: 3, to: 3 + w, chars: [9, 9 + w] }, prefixes: [] });
+    const r0 = rateOf(0, 25);
+    const depth: DepthSummary = { n: 25, budget: 4, curve: [], lostIn: { start: r0, quarter: [r0, r0, r0, r0] }, early: r0, late: r0, cost: base.cost };
+    const row = (n: number) => ({ folder: 'f', model: 'm', dataset: 'd', finished: true, depth, foreclosure: foreclosureSummary(Array.from({ length: n }, (_, i) => record(win(1 + (i % 5)))))! });
+    const view = depthView([row(25), row(5)], []);
+    const col = (h: string) => view.headers.indexOf(h);
+    assert.deepEqual(view.rows.map((r) => [r[col('foreclosure window decided')], r[col('window width, tokens')], r[col('its depth bracket, tokens')]]), [
+      ['100.0% [86.7, 100.0] (n = 25)', '3 [2, 4] (n = 25)', '16 [16, 16] (n = 25)'],
+      ['5 of 5 (counts only)', '5 windows (counts only)', '5 windows (counts only)'],
+    ]);
+    assert.equal(view.csvHeaders.length, view.csvRows[0].length);
   });
 
   it('runs in the pipeline on the depth-probed questions only, keyed per question', async () => {
