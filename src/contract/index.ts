@@ -66,7 +66,7 @@ export {
   type RunManifest,
   type KvMemoryPlan,
 } from './runManifest';
-export type { RateWithIds, Comparison, RunRef, StoredComparison } from './comparison';
+export type { RateWithIds, Comparison, ForeclosureMoves, RunRef, StoredComparison } from './comparison';
 export type { DeltaAtK, DeltaAtKMethod, PassAtKDeltaCurve } from './passAtKDelta';
 export type { RunData, RunCommandLine, UnfinishedNumbers, RunStatus, HostMessage, PanelTab, SortKey, ColumnWidths, PanelUiState, WebviewMessage } from './panelMessages';
 export type { TrajectoryPoint, FlowKey, TrajectoryFlow, TrajectoryResult, TrajectoryPassAtKDelta, StoredTrajectory } from './trajectory';

@@ -3,7 +3,7 @@
  * depth brackets were narrowed to a decided window, the windows' median width in tokens against
  * the brackets', and what it cost. Under 20 windows: counts only.
  */
-import type { ForeclosureSummary, MedianWithInterval } from '../../contract';
+import type { ForeclosureMoves, ForeclosureSummary, MedianWithInterval } from '../../contract';
 
 /** Below this many, a share or a median is given as counts only. */
 const FEWEST_FOR_RATES = 20;
@@ -31,4 +31,13 @@ export function foreclosureLines(f: ForeclosureSummary): string[] {
     `      ${decided}; ${widths}`,
     `      prefixes decided: ${p.reaches} reach, ${p.not} do not, ${p.undecided} undecided; cost ${f.cost.generations} generations, ${f.cost.tokens} tokens, ${f.cost.blockApplications} block applications`,
   ];
+}
+
+/** Base → tuned: where the windows moved, with the sign test from 20 questions, else counts only. */
+export function foreclosureMovesText(m: ForeclosureMoves): string {
+  const counts = `${m.n} of ${m.bracketed} questions bracketed in both have a window in both: later in the tuned output ${m.later}, earlier ${m.earlier}, same place ${m.same}; a window in base only ${m.onlyBase}, tuned only ${m.onlyTuned}`;
+  if (m.p === null) return `foreclosure window (base → tuned): ${counts} (counts only, under ${FEWEST_FOR_RATES})`;
+  const p = m.p < 0.001 ? m.p.toExponential(2) : m.p.toFixed(3);
+  const verdict = m.p < 0.05 ? (m.later > m.earlier ? 'the window moved later' : 'the window moved earlier') : 'no move of the window detected';
+  return `foreclosure window (base → tuned): ${verdict}, exact sign test p = ${p}; ${counts}`;
 }

@@ -19,7 +19,7 @@ import {
 import { retentionLine } from './retentionText';
 import { blindDroppedText } from './blindDroppedText';
 import { depthLines } from './depthText';
-import { foreclosureLines } from './foreclosureText';
+import { foreclosureLines, foreclosureMovesText } from './foreclosureText';
 
 export function rateText(r: Rate | undefined): string {
   if (!r || r.n === 0) return '— (n = 0)';
@@ -247,5 +247,6 @@ export function formatComparison(c: Comparison): string {
   for (const from of states) out.push(`    ${pad(from, 12)}${states.map((to) => pad(String(c.transitions[from][to].length), 12)).join('')}`);
   const nr = c.newlyRealized;
   out.push(`  newly realized: ${nr.n}; already reachable by base ${rateText(nr.alreadyReachable)}; newly reachable ${rateText(nr.newlyReachable)}`);
+  if (c.foreclosure) out.push(`  ${foreclosureMovesText(c.foreclosure)}`);
   return out.join('\n');
 }

@@ -581,6 +581,18 @@ export const comparisonSchema = object({
   transitions: object({ realized: stateRow, reachable: stateRow, unreached: stateRow }),
   newlyRealized: object({ n: nonNegativeInteger, alreadyReachable: rateWithIds, newlyReachable: rateWithIds }),
   passAtKDeltas: v.optional(v.array(passAtKDeltaCurve, 'expected an array of Δpass@k curves')),
+  foreclosure: v.optional(
+    object({
+      bracketed: nonNegativeInteger,
+      n: nonNegativeInteger,
+      later: nonNegativeInteger,
+      earlier: nonNegativeInteger,
+      same: nonNegativeInteger,
+      onlyBase: nonNegativeInteger,
+      onlyTuned: nonNegativeInteger,
+      p: v.nullable(fraction),
+    }),
+  ),
 });
 
 const runRef = object({ folder: text, name: text, model: text, summary: runSummarySchema });

@@ -12,11 +12,19 @@ import { foreclosureBracket, mostForeclosurePrefixes, narrowWindow, type SampleR
 import { foreclosureSummary } from '../../../src/audit/results/foreclosureSummary';
 import { foreclosureLines } from '../../../src/audit/report/foreclosureText';
 import { depthView } from '../../../src/audit/report/depthView';
+import { foreclosureMoves } from '../../../src/audit/results/foreclosureMoves';
+import { foreclosureMovesText } from '../../../src/audit/report/foreclosureText';
 import { rateOf, type DepthSummary } from '../../../src/contract';
 import { auditQuestions } from '../../../src/audit/runner/questionPipeline';
 import { questionRecordSchema } from '../../../src/audit/store/runFileSchemas';
 import type { DepthResult, ForeclosureResult, QuestionRecord } from '../../../src/contract';
 import { fakeFor, settingsFor, smallDataset } from './fixtures';
+import { testRecord } from '../../support/questionRecord';
+
+const NO_COST = { generations: 0, tokens: 0, blockApplications: 0 };
+/** A depth result of an output of `outputTokens` tokens, for the fields the window reads. */
+const depthOf = (outputTokens: number): DepthResult => ({ budget: 4, outputTokens, points: [], deepestReached: null, noReturn: null, lostIn: 'start', cost: NO_COST });
+const withWindow = (f: ForeclosureResult, outputTokens = 40) => testRecord('q', 1, { depth: depthOf(outputTokens), foreclosure: f });
 
 /** Outcomes of continuations from..to−1 of each prefix asked for, each a seeded draw at the prefix's rate. */
 function fakeSampler(rateAt: (tokens: number) => number, key: string) {
@@ -120,7 +128,7 @@ describe('the foreclosure window', () => {
   });
 
   it('summarizes windows with counts only under 20', () => {
-    const record = (f: ForeclosureResult) => ({ foreclosure: f }) as Pick<QuestionRecord, 'foreclosure'> as QuestionRecord;
+    const record = (f: ForeclosureResult) => withWindow(f);
     const base = { test: { samples: 48, threshold: 0.1, error: 0.05, look: 4 }, cost: { generations: 10, tokens: 100, blockApplications: 1000 } };
     const win = (w: number): ForeclosureResult => ({ ...base, outcome: 'window', bracket: { from: 0, to: 16 }, window: { from: 3, to: 3 + w, chars: [9, 9 + w] }, prefixes: [{ tokens: 0, samples: 4, successes: 4, decision: 'reaches' }] });
     const none: ForeclosureResult = { ...base, outcome: 'no-bracket', bracket: null, window: null, prefixes: [] };
@@ -135,7 +143,7 @@ describe('the foreclosure window', () => {
   });
 
   it('adds its columns to the depth table, a median only from 20 windows', () => {
-    const record = (f: ForeclosureResult) => ({ foreclosure: f }) as Pick<QuestionRecord, 'foreclosure'> as QuestionRecord;
+    const record = (f: ForeclosureResult) => withWindow(f);
     const base = { test: { samples: 48, threshold: 0.1, error: 0.05, look: 4 }, cost: { generations: 10, tokens: 100, blockApplications: 1000 } };
     const win = (w: number): ForeclosureResult => ({ ...base, outcome: 'window', bracket: { from: 0, to: 16 }, window: { from: 3, to: 3 + w, chars: [9, 9 + w] }, prefixes: [] });
     const r0 = rateOf(0, 25);
@@ -148,6 +156,29 @@ describe('the foreclosure window', () => {
       ['5 of 5 (counts only)', '5 windows (counts only)', '5 windows (counts only)'],
     ]);
     assert.equal(view.csvHeaders.length, view.csvRows[0].length);
+  });
+
+  it('pairs base and tuned windows: later / earlier by place in the output, a sign test only from 20', () => {
+    const test = { samples: 48, threshold: 0.1, error: 0.05, look: 4 };
+    const rec = (outputTokens: number, window: [number, number] | null, bracketed = true) =>
+      withWindow({ test, outcome: window ? 'window' : bracketed ? 'undecided' : 'no-bracket', bracket: bracketed ? { from: 0, to: 8 } : null, window: window ? { from: window[0], to: window[1], chars: [0, 0] } : null, prefixes: [], cost: NO_COST }, outputTokens);
+    // Base at the middle of a 20-token output; tuned at 15/40 (earlier), 30/40 (later), 10/20 (same).
+    const pairs = [
+      [rec(20, [9, 11]), rec(40, [14, 16])],
+      [rec(20, [9, 11]), rec(40, [29, 31])],
+      [rec(20, [9, 11]), rec(20, [9, 11])],
+      [rec(20, [9, 11]), rec(20, null)],
+      [rec(20, null), rec(20, null, false)],
+    ] as const;
+    const few = foreclosureMoves(pairs)!;
+    assert.deepEqual(few, { bracketed: 4, n: 3, later: 1, earlier: 1, same: 1, onlyBase: 1, onlyTuned: 0, p: null });
+    assert.match(foreclosureMovesText(few), /counts only, under 20/);
+    const many = foreclosureMoves(Array.from({ length: 20 }, () => pairs[1]))!;
+    assert.equal(many.later, 20);
+    assert.ok(many.p !== null && many.p < 1e-5);
+    assert.match(foreclosureMovesText(many), /the window moved later, exact sign test p = /);
+    // Without the window in one of the runs there is nothing to pair.
+    assert.equal(foreclosureMoves([[rec(20, [9, 11]), testRecord('q', 1)]]), undefined);
   });
 
   it('runs in the pipeline on the depth-probed questions only, keyed per question', async () => {
