@@ -33,8 +33,27 @@ export interface Comparison {
     /** Unreached by the base model: training made them reachable. */
     newlyReachable: RateWithIds;
   };
+  /** --foreclosure-window in both runs: where the windows moved; absent otherwise. */
+  foreclosure?: ForeclosureMoves;
   /** Ceilings along k: Δpass@k at every k ≤ B for realized, each probe with full pools and the ceiling; absent in older files (and empty without such a probe). */
   passAtKDeltas?: PassAtKDeltaCurve[];
+}
+
+/**
+ * Base → tuned foreclosure windows on the paired questions both runs bracketed: windows decided in
+ * both, placed later / earlier / the same in the tuned output (the window's midpoint as a share of
+ * the output), decided in one run only; `p`: the exact two-sided sign test on later vs earlier, from
+ * 20 questions with a window in both (null under 20: counts only).
+ */
+export interface ForeclosureMoves {
+  bracketed: number;
+  n: number;
+  later: number;
+  earlier: number;
+  same: number;
+  onlyBase: number;
+  onlyTuned: number;
+  p: number | null;
 }
 
 /** One side of a stored comparison: its run folder, name, model path and summary. */

@@ -4,7 +4,7 @@
  * side needs. The audit writes these types; the CLI, the extension and the webview read them. Imports nothing
  * outside this folder and touches no DOM or Node API, so the browser bundle can use it too.
  */
-export type { Budget, AnswerView, AnswerMatch, ContextSkip, ExemplarSkip, SkipReason, ThoughtState, GradedOutput, Attempt, AttemptPerturbation, DepthMark, DepthPoint, DepthResult, ProbeResult, BlindChoice, GlobalRoutesResult, RouterFeatures, RepairResult, QuestionRecord, HarnessVerdict, SearchSweepPoint } from './runRecord';
+export type { Budget, AnswerView, AnswerMatch, ContextSkip, ExemplarSkip, SkipReason, ThoughtState, GradedOutput, Attempt, AttemptPerturbation, DepthMark, DepthPoint, DepthResult, ForeclosurePrefix, ForeclosureResult, ProbeResult, BlindChoice, GlobalRoutesResult, RouterFeatures, RepairResult, QuestionRecord, HarnessVerdict, SearchSweepPoint } from './runRecord';
 export { DEPTH_MARKS } from './runRecord';
 export type {
   GlobalRouteSummary,
@@ -25,6 +25,8 @@ export type {
   ReadingSummary,
   SkippedQuestion,
   DepthSummary,
+  ForeclosureSummary,
+  MedianWithInterval,
   DepthTrend,
   CoverAtTau,
   RunSummary,
@@ -64,7 +66,7 @@ export {
   type RunManifest,
   type KvMemoryPlan,
 } from './runManifest';
-export type { RateWithIds, Comparison, RunRef, StoredComparison } from './comparison';
+export type { RateWithIds, Comparison, ForeclosureMoves, RunRef, StoredComparison } from './comparison';
 export type { DeltaAtK, DeltaAtKMethod, PassAtKDeltaCurve } from './passAtKDelta';
 export type { RunData, RunCommandLine, UnfinishedNumbers, RunStatus, HostMessage, PanelTab, SortKey, ColumnWidths, PanelUiState, WebviewMessage } from './panelMessages';
 export type { TrajectoryPoint, FlowKey, TrajectoryFlow, TrajectoryResult, TrajectoryPassAtKDelta, StoredTrajectory } from './trajectory';

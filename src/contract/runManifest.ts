@@ -251,6 +251,13 @@ export interface RunSettings {
    */
   depthProbe?: { budget: number };
   /**
+   * `--foreclosure-window N`: each depth-probed question's bracket narrowed by bisection, every
+   * prefix decided by a sequential test of its success rate against `threshold` with each wrong
+   * decision at most `error` likely, at most `samples` continuations a prefix, `look` at a time
+   * (docs/design.md, "Foreclosure window"). Absent: not run.
+   */
+  foreclosureWindow?: { samples: number; threshold: number; error: number; look: number };
+  /**
    * `--realized-from LOG`: every asked question's deployment output was read from this evaluation
    * log (or imported run), matched by question id, its logged prompt equal to the deployment's;
    * the probes ran on the model. Absent: the deployment's outputs were generated.

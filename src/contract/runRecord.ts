@@ -215,6 +215,37 @@ export interface DepthResult {
   cost: Budget;
 }
 
+/**
+ * One prefix the foreclosure window decided on (docs/design.md, "Foreclosure window"): its samples,
+ * their successes, and the sequential test's decision (success rate above the threshold: 'reaches';
+ * below it: 'not'; neither within the most samples: 'undecided').
+ */
+export interface ForeclosurePrefix {
+  /** Tokens of the deployed output kept as the prefix. */
+  tokens: number;
+  samples: number;
+  successes: number;
+  decision: 'reaches' | 'not' | 'undecided';
+}
+
+/**
+ * The foreclosure window of a depth-probed question: the depth probe's bracket narrowed by
+ * bisection. 'window': both bounds decided — the answer is reached from the first `from` tokens of
+ * the deployed output and not from the first `to` (`chars`: where those cuts fall in its text);
+ * 'undecided': a bound of the bracket could not be decided; 'no-bracket': the depth probe left
+ * nothing to narrow (no prefix reached, too short to cut, or no room after the deepest reaching cut).
+ */
+export interface ForeclosureResult {
+  /** The sequential test (as in the manifest): at most `samples` per prefix, `look` at a time, threshold θ, each wrong decision at most `error` likely. */
+  test: { samples: number; threshold: number; error: number; look: number };
+  outcome: 'window' | 'undecided' | 'no-bracket';
+  bracket: { from: number; to: number } | null;
+  window: { from: number; to: number; chars: [number, number] } | null;
+  /** In the order tested: the bracket's two bounds, then each bisection point. */
+  prefixes: ForeclosurePrefix[];
+  cost: Budget;
+}
+
 export interface QuestionRecord {
   /** The dataset's `id`, or the question's line number when the dataset has none. */
   id: string;
@@ -241,6 +272,8 @@ export interface QuestionRecord {
   repair?: RepairResult;
   /** --depth-probe B, failure-set questions only. */
   depth?: DepthResult;
+  /** --foreclosure-window N, depth-probed questions only. */
+  foreclosure?: ForeclosureResult;
   /** Imported runs only: what the evaluation harness itself extracted and scored for this question. */
   harness?: HarnessVerdict;
   /** The search re-run at the sweep's exploration constants (--search-sweep), reach only; absent without the sweep. */

@@ -300,6 +300,39 @@ export interface DepthSummary {
   trend?: DepthTrend;
 }
 
+/** A median with its distribution-free 95% interval (order statistics; null with too few values for one). */
+export interface MedianWithInterval {
+  median: number;
+  n: number;
+  ci: { lo: number; hi: number } | null;
+}
+
+/**
+ * Foreclosure windows over a run's depth-probed questions (docs/design.md, "Foreclosure window"):
+ * how many brackets were narrowed to a decided window, and how wide the windows are in tokens.
+ */
+export interface ForeclosureSummary {
+  /** Depth-probed questions. */
+  n: number;
+  /** The test: at most `samples` per prefix, threshold θ, each wrong decision at most `error` likely. */
+  samples: number;
+  threshold: number;
+  error: number;
+  /** Questions whose depth probe left a bracket to narrow. */
+  bracketed: number;
+  /** Questions with a decided window, over those bracketed. */
+  decided: Rate;
+  /** Decided windows one token wide. */
+  oneToken: number;
+  /** Widths in tokens of the decided windows; null when none. */
+  width: MedianWithInterval | null;
+  /** Widths of the same questions' depth brackets, for what the narrowing bought; null when none. */
+  bracketWidth: MedianWithInterval | null;
+  /** Every prefix decided, by decision. */
+  prefixes: { reaches: number; not: number; undecided: number };
+  cost: Budget;
+}
+
 /** The exact within-question permutation test of "reach falls with depth". */
 export interface DepthTrend {
   /** Questions reached from some but not all of their prefixes (the others carry no information). */
@@ -406,5 +439,7 @@ export interface RunSummary {
   coverAtTau?: Record<string, CoverAtTau[]>;
   /** --depth-probe: depth of loss over the failure set. Absent when not run. */
   depth?: DepthSummary;
+  /** --foreclosure-window: foreclosure windows over the depth-probed questions. Absent when not run. */
+  foreclosure?: ForeclosureSummary;
   untilReached?: string[];
 }

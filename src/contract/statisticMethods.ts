@@ -33,6 +33,8 @@ export const STATISTIC_METHODS = {
   identifiedBlock: { calibration: 'mechanism: identified block, hypergeometric', measures: ['test'], printed: ['hypergeometric'] },
   repairingBlocks: { calibration: 'mechanism: repairing blocks, permutation null', measures: ['test'], printed: ['permutation'] },
   depthTrend: { calibration: 'depth of loss: trend (exact within-question permutation)', measures: ['test'], printed: ['within-question permutation'] },
+  foreclosureTest: { calibration: 'foreclosure window: sequential rate test', measures: ['test'], printed: ['sequential'] },
+  medianOrderStatistic: { calibration: 'median width: order-statistic 95%', measures: ['rate', 'difference'], printed: ['distribution-free'] },
 } as const satisfies Record<string, StatisticMethod>;
 
 export type StatisticMethodKey = keyof typeof STATISTIC_METHODS;

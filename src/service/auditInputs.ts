@@ -15,7 +15,8 @@ import { presetDeployment, readMmluDevSplit } from '../audit/presets';
 import { parseThinkingMarkers, CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES } from '../audit/answers';
 import { SEARCH_REWARDS, type Deployment, type FewShotExample, type RunSettings, type DecodingRule, type ProbeDecoding, type GradingSettings, DEFAULT_SELECTORS, type LearnedRouteSettings, type ProbeSpec, type ShardSelection } from '../contract';
 import { parseShard, shardQuestions, shardSelection } from '../audit/store';
-import { AUDIT_DEFAULTS, DEFAULT_PROBES, type AuditOptions } from './auditOptions';
+import { MOST_TEST_ERROR } from '../audit/stats';
+import { AUDIT_DEFAULTS, DEFAULT_PROBES, FORECLOSURE_DEFAULTS, type AuditOptions } from './auditOptions';
 import { checkAttemptsFitRecord } from './recordLineBudget';
 
 /** The largest --fewshot or --template file read (a prompt, not a corpus). */
@@ -168,6 +169,8 @@ export interface PreSettings {
   untilReached: boolean;
   /** --depth-probe B. */
   depthProbe?: number;
+  /** --foreclosure-window N with its test. */
+  foreclosureWindow?: NonNullable<RunSettings['foreclosureWindow']>;
   globalRoutes: number;
   /** learned-route's cross-fitting folds; absent when learned-route is not selected. */
   routerFolds?: number;
@@ -206,6 +209,25 @@ function readSampleDecoding(options: AuditOptions): DecodingRule {
   return rule;
 }
 
+/** --foreclosure-window N and its test; the threshold and error alone, or the window without the depth probe, are refused. */
+function readForeclosureWindow(options: AuditOptions): PreSettings['foreclosureWindow'] {
+  if (options.foreclosureWindow === undefined) {
+    const alone = options.foreclosureThreshold !== undefined ? '--foreclosure-threshold' : options.foreclosureError !== undefined ? '--foreclosure-error' : undefined;
+    if (alone) throw new InputError(`${alone} sets the foreclosure window's test, which runs only with --foreclosure-window N; add it (e.g. --foreclosure-window 32) or leave out ${alone}`);
+    return undefined;
+  }
+  if (options.depthProbe === undefined) throw new InputError(`--foreclosure-window ${options.foreclosureWindow} narrows the depth probe's bracket; add --depth-probe B (e.g. --depth-probe 4)`);
+  checkProbeBudget(`--foreclosure-window ${options.foreclosureWindow}`, options.foreclosureWindow);
+  // Above this the two boundaries of the test could meet (one sample path decided both ways).
+  if (options.foreclosureError !== undefined && options.foreclosureError > MOST_TEST_ERROR) throw new InputError(`--foreclosure-error ${options.foreclosureError}: expected at most ${MOST_TEST_ERROR} (the chance of each wrong decision; 0.05 is the default)`);
+  return {
+    samples: options.foreclosureWindow,
+    threshold: options.foreclosureThreshold ?? FORECLOSURE_DEFAULTS.threshold,
+    error: options.foreclosureError ?? FORECLOSURE_DEFAULTS.error,
+    look: FORECLOSURE_DEFAULTS.look,
+  };
+}
+
 export function readPreSettings(options: AuditOptions): PreSettings {
   const probes = parseProbeSpecs(options.probes && options.probes.length > 0 ? options.probes : DEFAULT_PROBES);
   const selectors = parseSelectors((options.select ?? DEFAULT_SELECTORS).join(','));
@@ -228,6 +250,7 @@ export function readPreSettings(options: AuditOptions): PreSettings {
   if (options.depthProbe !== undefined) checkProbeBudget(`--depth-probe ${options.depthProbe}`, options.depthProbe);
   const deployment = readDeployment(options);
   checkAttemptsFitRecord({ probes, globalRoutes, ...(options.depthProbe !== undefined ? { depthProbe: options.depthProbe } : {}) }, deployment.maxNewTokens);
+  const foreclosureWindow = readForeclosureWindow(options);
   const seed = options.seed ?? AUDIT_DEFAULTS.seed;
   if (options.searchPreset !== undefined && options.searchPreset !== 'published') throw new InputError(`--search-preset ${options.searchPreset}: expected published`);
   const published = options.searchPreset === 'published';
@@ -239,6 +262,7 @@ export function readPreSettings(options: AuditOptions): PreSettings {
     repair: { enabled: options.repair === true, referenceProbes },
     untilReached: options.untilReached === true,
     ...(options.depthProbe !== undefined ? { depthProbe: options.depthProbe } : {}),
+    ...(foreclosureWindow ? { foreclosureWindow } : {}),
     globalRoutes,
     ...(selectors.includes('learned-route') ? { routerFolds } : {}),
     seed,
@@ -337,6 +361,7 @@ export function runSettings(pre: PreSettings, numBlocks: number, selection: RunS
     // Recorded only when set, so every full run's manifest stays as it was.
     ...(pre.untilReached ? { untilReached: true as const } : {}),
     ...(pre.depthProbe !== undefined ? { depthProbe: { budget: pre.depthProbe } } : {}),
+    ...(pre.foreclosureWindow ? { foreclosureWindow: pre.foreclosureWindow } : {}),
     selection,
   };
 }

@@ -11,6 +11,7 @@ import { DEFAULT_DEPLOYMENT, DEFAULT_SAMPLE_DECODING, DEFAULT_SEARCH, MAX_PROBE_
 import { PRESET_NAMES } from '../audit/presets';
 import { DEFAULT_SELECTORS, PROBE_NAMES, SELECTOR_NAMES } from '../contract';
 import { CORRECT_BY, TRUNCATED_RULES } from '../audit/answers';
+import { MOST_TEST_ERROR } from '../audit/stats';
 
 /** How a value travels: on the command line every value is text; in a request it is JSON of this kind. */
 export type OptionKind = 'string' | 'number' | 'wholeNumber' | 'boolean' | 'strings';
@@ -47,6 +48,9 @@ export const DEFAULT_PROBES: readonly string[] = ['sample:16', 'routes:16', 'sea
 
 /** Defaults that are not another module's (those are read from their modules: deployment, search). */
 export const AUDIT_DEFAULTS = { maxEdits: 4, seed: 0, batch: 32 } as const;
+
+/** The foreclosure window's test when --foreclosure-threshold / --foreclosure-error are not given, and its samples per look. */
+export const FORECLOSURE_DEFAULTS = { threshold: 0.1, error: 0.05, look: 4 } as const;
 
 const atLeastZero = { allows: (n: number) => n >= 0, expected: 'a number >= 0' };
 
@@ -91,6 +95,27 @@ export const AUDIT_OPTIONS = {
     min: 1,
     arg: 'B',
     help: `depth of loss: for each failure-set question, B seeded samples (the sample probe's decoding)\nfrom prefixes of the deployed output at 0, 1/4, 1/2, 3/4 of its tokens and after its last line break\n(distinct prefixes only; B at most ${MAX_PROBE_BUDGET.toLocaleString('en-US')})`,
+  },
+  foreclosureWindow: {
+    flag: 'foreclosure-window',
+    kind: 'wholeNumber',
+    min: 1,
+    arg: 'N',
+    help: `with --depth-probe: narrow each question's depth bracket to a window of tokens by bisection,\ndeciding each prefix by a sequential test of its success rate against a threshold, at most N\nsamples a prefix (${FORECLOSURE_DEFAULTS.look} at a time; N at most ${MAX_PROBE_BUDGET.toLocaleString('en-US')}); undecided prefixes stop the narrowing`,
+  },
+  foreclosureThreshold: {
+    flag: 'foreclosure-threshold',
+    kind: 'number',
+    range: { allows: (n: number) => n > 0 && n < 1, expected: 'a number in (0, 1)' },
+    arg: 'θ',
+    help: `--foreclosure-window: a prefix reaches the answer when its success rate is above θ (default ${FORECLOSURE_DEFAULTS.threshold})`,
+  },
+  foreclosureError: {
+    flag: 'foreclosure-error',
+    kind: 'number',
+    range: { allows: (n: number) => n > 0 && n < 1, expected: 'a number in (0, 1)' },
+    arg: 'α',
+    help: `--foreclosure-window: the most probability of each wrong decision, "reaches" at a rate ≤ θ or\n"does not" at a rate ≥ θ (default ${FORECLOSURE_DEFAULTS.error}, at most ${MOST_TEST_ERROR})`,
   },
   referenceProbes: { flag: 'reference-probes', kind: 'strings', arg: 'LIST', help: 'probes that define the failure set (default: every probe run)' },
   globalRoutes: { flag: 'global-routes', kind: 'wholeNumber', min: 1, arg: 'N', help: 'size of the shared route pool for global-route (default: the route budget)' },

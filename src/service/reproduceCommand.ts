@@ -14,7 +14,7 @@ import { DEFAULT_SEARCH } from '../audit/probes';
 import { DEFAULT_GRADING } from '../audit/answers';
 import { routeLengthBounds } from '../audit/probes';
 import { presetDeployment } from '../audit/presets';
-import { AUDIT_DEFAULTS } from './auditOptions';
+import { AUDIT_DEFAULTS, FORECLOSURE_DEFAULTS } from './auditOptions';
 
 export interface ReproduceCommand {
   /** One line, quoted for a POSIX shell. */
@@ -79,6 +79,12 @@ export function reproduceCommand(manifest: RunManifest): ReproduceCommand {
   if (search.sweep !== undefined) flag('search-sweep');
   if (manifest.untilReached) flag('until-reached');
   if (manifest.depthProbe) flag('depth-probe', manifest.depthProbe.budget);
+  if (manifest.foreclosureWindow) {
+    const f = manifest.foreclosureWindow;
+    flag('foreclosure-window', f.samples);
+    if (f.threshold !== FORECLOSURE_DEFAULTS.threshold) flag('foreclosure-threshold', f.threshold);
+    if (f.error !== FORECLOSURE_DEFAULTS.error) flag('foreclosure-error', f.error);
+  }
 
   const d = manifest.deployment;
   let presetStops: string[] = [];

@@ -11,6 +11,8 @@ import { jaccardInterval, overlapOf, JACCARD_MIN_UNION } from '../../src/audit/r
 import { COVER_TAUS, coveredAt, guessCoverProbability } from '../../src/audit/results/coverAtTau';
 import { chanceLevel } from '../../src/audit/results/chanceLevel';
 import { depthTrend } from '../../src/audit/results/depthTrend';
+import { medianInterval, operatingCharacteristic, sequentialRateTest } from '../../src/audit/stats';
+import { narrowWindowNow } from '../../src/audit/runner/foreclosureWindow';
 import { repairNull } from '../../src/audit/repair/repairNull';
 import { hypergeometricUpperTail, repairingPermutationNull } from '../../src/audit/mechanism/agreementNull';
 import { coverageRow, binomialDraw, binomialPmf, pairedTables, reportedRow, sizeRow, streamFor, type CalibrationRow } from './monteCarlo';
@@ -343,6 +345,66 @@ function coverRows(): CalibrationRow[] {
   }));
 }
 
+/**
+ * The foreclosure window: each decision's error at the threshold, exactly (the test's own
+ * operating characteristic), then the whole bisection by seeded simulation — a window is wrong
+ * when its lower bound's true rate is at or under θ or its upper bound's at or over θ.
+ */
+function foreclosureRows(): CalibrationRow[] {
+  const method = 'foreclosure window: sequential rate test';
+  const rows: CalibrationRow[] = [];
+  for (const [threshold, most] of [[0.1, 48], [0.2, 32]] as const) {
+    const oc = operatingCharacteristic(sequentialRateTest(threshold, ALPHA, most, 4), threshold);
+    rows.push(sizeRow({ method, truth: `rate θ = ${threshold}, at most ${most} samples: decided "reaches" (wrong)`, n: '1 prefix', measured: oc.above, runs: 0 }, ALPHA));
+    rows.push(sizeRow({ method, truth: `rate θ = ${threshold}, at most ${most} samples: decided "does not" (wrong)`, n: '1 prefix', measured: oc.below, runs: 0 }, ALPHA));
+  }
+  const test = sequentialRateTest(0.1, ALPHA, 48, 4);
+  const runs = 1000;
+  const truths: { name: string; rate: (t: number) => number }[] = [
+    { name: 'constant rate θ = 0.1 over a 64-token bracket (every window wrong)', rate: () => 0.1 },
+    { name: 'rate 0.3 up to token 37, 0 after (planted drop)', rate: (t) => (t <= 37 ? 0.3 : 0) },
+    { name: 'rate falling 0.4 → 0 over 64 tokens (crosses θ at 48)', rate: (t) => 0.4 * (1 - t / 64) },
+  ];
+  for (const truth of truths) {
+    const random = streamFor('foreclosure', truth.name);
+    let wrong = 0;
+    let decided = 0;
+    for (let r = 0; r < runs; r++) {
+      const found = narrowWindowNow(test, { from: 0, to: 64 }, (wanted) => wanted.map(({ tokens, from, to }) => Array.from({ length: to - from }, () => random() < truth.rate(tokens))));
+      if (!found.window) continue;
+      decided++;
+      if (truth.rate(found.window.from) <= test.threshold || truth.rate(found.window.to) >= test.threshold) wrong++;
+    }
+    const base = { method: 'foreclosure window: bisection (θ 0.1, α 5%, at most 48 samples)', truth: truth.name, n: `${runs} brackets` };
+    // A wrong window has at least one wrong bound, each decided at most α wrongly.
+    rows.push(sizeRow({ ...base, measured: wrong / runs, runs }, 2 * ALPHA));
+    rows.push(reportedRow({ ...base, kind: 'power', measured: decided / runs, runs }, 'reported: share with a decided window'));
+  }
+  return rows;
+}
+
+/**
+ * The median width's distribution-free interval (order statistics): its coverage of the true
+ * median on widths drawn from a skewed, tied distribution like the windows' (many one-token
+ * windows, a long tail), where ties make the order-statistic interval conservative but never short.
+ */
+function medianRows(): CalibrationRow[] {
+  const runs = 2000;
+  // Widths in tokens: 1 with probability 0.3, else 2 + a geometric count G (P(G ≥ g) = (5/6)^g, mean 5).
+  const draw = (random: () => number) => (random() < 0.3 ? 1 : 2 + Math.floor(Math.log(1 - random()) / Math.log(1 - 1 / 6)));
+  // The true median: P(W ≤ 2) = 0.3 + 0.7/6 = 0.42 and P(W ≤ 3) = 0.3 + 0.7·(1 − (5/6)²) = 0.51, so 3.
+  const truth = 3;
+  return [20, 50, 200].map((n) => {
+    const random = streamFor('median width', String(n));
+    let cover = 0;
+    for (let r = 0; r < runs; r++) {
+      const { ci } = medianInterval(Array.from({ length: n }, () => draw(random)));
+      if (ci && ci.lo <= truth && truth <= ci.hi) cover++;
+    }
+    return coverageRow({ method: 'median width: order-statistic 95% (distribution-free)', truth: `widths 1 (30%) or 2 + geometric (mean 7), median ${truth}`, n: String(n), measured: cover / runs, runs }, 0.95);
+  });
+}
+
 export interface CalibrationGroup {
   name: string;
   /** The printed methods (src/contract/statisticMethods.ts) whose rows this group makes. */
@@ -364,4 +426,6 @@ export const CALIBRATION_GROUPS: CalibrationGroup[] = [
   { name: 'repair null', methods: ['repairNull', 'repairDifference'], rows: repairNullRows },
   { name: 'mechanism nulls', methods: ['identifiedBlock', 'repairingBlocks'], rows: mechanismRows },
   { name: 'depth of loss trend', methods: ['depthTrend'], rows: depthRows },
+  { name: 'foreclosure window', methods: ['foreclosureTest'], rows: foreclosureRows },
+  { name: 'median width', methods: ['medianOrderStatistic'], rows: medianRows },
 ];

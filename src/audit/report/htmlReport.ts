@@ -11,6 +11,7 @@ import { fixed, Html, html, joinHtml } from './safeHtml';
 import { chanceText, exhaustionText, probeComparisonLines, repairNullLines, repairStaleText, untilReachedText } from './summaryText';
 import { retentionReading, retentionSplit } from './retentionText';
 import { blindDroppedText } from './blindDroppedText';
+import { foreclosureLines } from './foreclosureText';
 import { crossingText, deltaAtKText } from './passAtKDeltaText';
 
 const rateCell = (r: Rate | undefined): Html => (!r || r.n === 0 ? html`— <span class="n">n = 0</span>` : html`${pct(r.rate)} <span class="ci">[${pct(r.ci?.lo)}, ${pct(r.ci?.hi)}]</span> <span class="n">${r.successes}/${r.n}</span>`);
@@ -188,6 +189,9 @@ function summaryTable(s: RunSummary): Html {
     for (const line of nullLines === '' ? [] : nullLines.split('\n')) rows.push(html`<tr><td colspan="3" class="n">${line}</td></tr>`);
     if (r.stale) rows.push(html`<tr><th class="sub">repair scan</th><td colspan="2" class="n">${repairStaleText(r.stale, r.failureSetSize)}</td></tr>`);
   }
+  // The foreclosure window in the words of the text summary (run files are read back, so a malformed one shows nothing, not a stack).
+  const windowLines = s.foreclosure ? safeLine(() => foreclosureLines(s.foreclosure!).map((l) => l.trim()).join('\n')) : '';
+  for (const line of windowLines === '' ? [] : windowLines.split('\n')) rows.push(html`<tr><td colspan="3" class="n">${line}</td></tr>`);
   return html`<table class="summary"><tbody>${rows}</tbody></table>${probeComparisonTable(s)}`;
 }
 

@@ -19,6 +19,7 @@ import {
 import { retentionLine } from './retentionText';
 import { blindDroppedText } from './blindDroppedText';
 import { depthLines } from './depthText';
+import { foreclosureLines, foreclosureMovesText } from './foreclosureText';
 
 export function rateText(r: Rate | undefined): string {
   if (!r || r.n === 0) return '— (n = 0)';
@@ -216,6 +217,7 @@ export function formatSummary(s: RunSummary, title = 'Reach Audit summary'): str
   }
   const c = s.cost;
   if (s.depth) out.push(...depthLines(s.depth));
+  if (s.foreclosure) out.push(...foreclosureLines(s.foreclosure));
   out.push(`  other cost: deployment ${c.deployment.generations} generations; global route pool ${c.globalRoutes.generations}; repair scan ${c.repair.generations}`);
   return out.join('\n');
 }
@@ -245,5 +247,6 @@ export function formatComparison(c: Comparison): string {
   for (const from of states) out.push(`    ${pad(from, 12)}${states.map((to) => pad(String(c.transitions[from][to].length), 12)).join('')}`);
   const nr = c.newlyRealized;
   out.push(`  newly realized: ${nr.n}; already reachable by base ${rateText(nr.alreadyReachable)}; newly reachable ${rateText(nr.newlyReachable)} (Wilson 95%)`);
+  if (c.foreclosure) out.push(`  ${foreclosureMovesText(c.foreclosure)}`);
   return out.join('\n');
 }

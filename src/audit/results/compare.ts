@@ -7,6 +7,7 @@
  */
 import { QUESTION_STATES, questionState, type Comparison, type PairedDelta, type QuestionRecord, rateOf } from '../../contract';
 import { DEFAULT_MARGIN, pairedDelta } from '../stats';
+import { foreclosureMoves } from './foreclosureMoves';
 
 const anyProbeReached = (r: QuestionRecord) => Object.values(r.reachable).some(Boolean);
 /** The reachable ceiling: a question the deployment answers is reachable whatever the probes found. */
@@ -44,6 +45,7 @@ export function compareRecords(baseAll: readonly QuestionRecord[], tunedAll: rea
     if (!b.realized.correct && t.realized.correct) (anyProbeReached(b) ? already : fresh).push(b.id);
   }
   const newly = already.length + fresh.length;
+  const foreclosure = foreclosureMoves(pairs);
   return {
     n: pairs.length,
     unmatched: { baseOnly: baseRecords.filter((r) => !tunedById.has(r.id)).map((r) => r.id), tunedOnly: tunedRecords.filter((r) => !baseIds.has(r.id)).map((r) => r.id) },
@@ -60,5 +62,7 @@ export function compareRecords(baseAll: readonly QuestionRecord[], tunedAll: rea
       alreadyReachable: { ...rateOf(already.length, newly), ids: already },
       newlyReachable: { ...rateOf(fresh.length, newly), ids: fresh },
     },
+    // Only when both runs ran it, so every other comparison stays as it was.
+    ...(foreclosure ? { foreclosure } : {}),
   };
 }

@@ -11,16 +11,19 @@ import { seedFor, seededRandom } from '../stats';
 import type { RunSettings } from '../../contract';
 import { auditDecodings, startRecord } from './questionSteps';
 import { MOST_DEPTH_CUTS } from './depthOfLoss';
+import { mostForeclosurePrefixes } from './foreclosureWindow';
 
 /**
  * Generations per question by stage; `repair` is per scanned question (in the failure set, or
  * realized), and the depth probe's per failure-set question (B from each of at most five prefixes).
  */
-export function plannedGenerations(settings: RunSettings, numBlocks: number): { byStage: Record<string, number>; repairPerScanned: number; depthPerFailure: number } {
+export function plannedGenerations(settings: RunSettings, numBlocks: number): { byStage: Record<string, number>; repairPerScanned: number; depthPerFailure: number; foreclosurePerFailure: number } {
   const byStage: Record<string, number> = { deployment: 1 };
   for (const p of settings.probes) byStage[p.name] = p.budget;
   if (settings.globalRoutes.routes.length > 0) byStage['global-routes'] = settings.globalRoutes.routes.length;
-  return { byStage, repairPerScanned: settings.repair.enabled ? numBlocks : 0, depthPerFailure: settings.depthProbe ? MOST_DEPTH_CUTS * settings.depthProbe.budget : 0 };
+  const depthPerFailure = settings.depthProbe ? MOST_DEPTH_CUTS * settings.depthProbe.budget : 0;
+  const foreclosurePerFailure = settings.depthProbe && settings.foreclosureWindow ? mostForeclosurePrefixes(settings.deployment.maxNewTokens) * settings.foreclosureWindow.samples : 0;
+  return { byStage, repairPerScanned: settings.repair.enabled ? numBlocks : 0, depthPerFailure, foreclosurePerFailure };
 }
 
 /** What an audit is planned to cost, before it starts, from a short measured warm-up. */
@@ -32,6 +35,8 @@ export interface AuditEstimate {
   repairPerScanned: number;
   /** --depth-probe: the most generations it adds per failure-set question (absent without it). */
   depthPerFailure?: number;
+  /** --foreclosure-window: the most generations it adds per failure-set question (absent without it). */
+  foreclosurePerFailure?: number;
   /** --until-reached: each probe stops at its first correct attempt, so its budget is an upper bound. */
   untilReached?: boolean;
   /** Generations in all: without any repair scan or depth probe, and with both on every question. */
@@ -171,7 +176,7 @@ export async function estimateAudit(model: TextGenerator, questions: readonly Qu
   const perQuestionAll = Object.values(plan.byStage).reduce((a, b) => a + b, 0);
   // --until-reached: a probe that hits on its first attempt makes one generation; one that never hits, its budget.
   const perQuestionLeast = settings.untilReached ? perQuestionAll - settings.probes.reduce((a, p) => a + p.budget - 1, 0) : perQuestionAll;
-  const generations = { least: questions.length * perQuestionLeast, most: questions.length * (perQuestionAll + plan.repairPerScanned + plan.depthPerFailure) };
+  const generations = { least: questions.length * perQuestionLeast, most: questions.length * (perQuestionAll + plan.repairPerScanned + plan.depthPerFailure + plan.foreclosurePerFailure) };
   const tokensPerSecond = secondsPer(tokensPerGeneration.most) > 0 ? tokensPerGeneration.most / secondsPer(tokensPerGeneration.most) : 0;
   const time = (n: number, g: number) => (secondsPer(g) > 0 ? n * secondsPer(g) : Infinity);
   return {
@@ -180,6 +185,7 @@ export async function estimateAudit(model: TextGenerator, questions: readonly Qu
     ...(settings.untilReached ? { untilReached: true } : {}),
     repairPerScanned: plan.repairPerScanned,
     ...(plan.depthPerFailure > 0 ? { depthPerFailure: plan.depthPerFailure } : {}),
+    ...(plan.foreclosurePerFailure > 0 ? { foreclosurePerFailure: plan.foreclosurePerFailure } : {}),
     generations,
     tokensPerGeneration,
     warmUp: { sequences: requests.length, tokens, seconds: prompts.seconds + longer.seconds, tokensPerSecond, promptSecondsPerGeneration: promptSeconds, decodeSecondsPerToken: decodeSeconds },
@@ -230,6 +236,7 @@ export function estimateText(e: AuditEstimate, duration: (ms: number) => string 
   const extras = [
     ...(e.repairPerScanned > 0 ? [`repair ${e.repairPerScanned} per scanned question`] : []),
     ...(e.depthPerFailure ? [`depth probe up to ${e.depthPerFailure} per failure-set question`] : []),
+    ...(e.foreclosurePerFailure ? [`foreclosure window up to ${e.foreclosurePerFailure} per failure-set question`] : []),
   ];
   const repair = extras.length > 0 ? `, + ${extras.join(' + ')} (up to ${e.generations.most})` : '';
   const w = e.warmUp;

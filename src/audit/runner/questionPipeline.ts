@@ -25,10 +25,11 @@ import { setMaxListeners } from 'node:events';
 import type { Generation, GenerationRequest, TextGenerator } from '../../engine';
 import { costOf, deploymentRequest, type FittedPrompts, RouteSearch, scoreGoldAnswer, searchReward, rewardOfAttempt, drawQuestionRoutes, lengthBoundsOf, SearchSweep } from '../probes';
 import type { Question } from '../dataset';
-import { type Attempt, type GlobalRoutesResult, type QuestionRecord, type RunSettings, isAnswerBlindProbe, type ProbeSpec, type SearchSweepPoint } from '../../contract';
-import { seedFor, seededRandom } from '../stats';
+import { type Attempt, type DepthResult, type GlobalRoutesResult, type QuestionRecord, type RunSettings, isAnswerBlindProbe, type ProbeSpec, type SearchSweepPoint } from '../../contract';
+import { seedFor, seededRandom, sequentialRateTest, type SequentialRateTest } from '../stats';
 import { untilFirstCorrect } from './untilFirstCorrect';
 import { depthOfLoss } from './depthOfLoss';
+import { foreclosureWindow } from './foreclosureWindow';
 import { inFailureSet } from '../repair';
 import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, checkSearchReward, finishRepair, gradedUnder, loggedGeneration, probeResult, questionPerturbation, routerFeaturesOf, startRecord, startRepair } from './questionSteps';
 
@@ -92,6 +93,23 @@ export async function auditQuestions(
     events.onGenerated?.(stage, out, q.id);
     return out;
   };
+
+  const fw = settings.foreclosureWindow;
+  const foreclosureTest = fw ? sequentialRateTest(fw.threshold, fw.error, fw.samples, fw.look) : undefined;
+  /** The depth probe's bracket narrowed to a window of tokens, on fresh samples keyed by the prefix's length and the sample. */
+  const foreclosureOf = (q: Question, ids: readonly number[], deployedOut: Generation, depth: DepthResult, test: SequentialRateTest, priority: number) =>
+    foreclosureWindow({
+      q,
+      promptIds: ids,
+      deployed: deployedOut,
+      depth,
+      test,
+      deployment: d,
+      decoding: (tokens, b) => sampled(seedFor(seed, q.id, 'foreclosure', tokens, b)),
+      decode: (tokens) => model.decode(tokens),
+      generate: (requests) => generate('foreclosure', q, requests, priority),
+      grade: (text, g) => graded({ ...g, text }, q),
+    });
 
   const untilReached = settings.untilReached === true;
 
@@ -220,7 +238,7 @@ export async function auditQuestions(
             decode: (tokens) => model.decode(tokens),
             generate: (requests) => generate('depth', q, requests, priority),
             grade: (text, g) => graded({ ...g, text }, q),
-          })
+          }).then(async (result) => ({ result, foreclosure: foreclosureTest ? await foreclosureOf(q, ids, deployedOut, result, foreclosureTest, priority) : undefined }))
         : null;
     // Handled here so that a failure while the repair scan runs is not an unhandled rejection.
     depth?.catch(() => undefined);
@@ -233,7 +251,11 @@ export async function auditQuestions(
         finishRepair(record, q, await generate('repair', q, requests, priority), settings.grading);
       }
     }
-    if (depth) record.depth = await depth;
+    if (depth) {
+      const { result, foreclosure } = await depth;
+      record.depth = result;
+      if (foreclosure) record.foreclosure = foreclosure;
+    }
     return record;
   }
 

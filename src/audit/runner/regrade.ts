@@ -65,6 +65,8 @@ export function regradeRecord(r: QuestionRecord, q: Question, grading: GradingSe
   // Depth results keep answers, not outputs, for a failure set the new verdicts may change: they
   // cannot be graded again, so a regraded run has none (rerun with --depth-probe to measure them).
   delete out.depth;
+  // The foreclosure window keeps only counts of its samples' verdicts, and narrows the depth bracket: it goes with it.
+  delete out.foreclosure;
   if (r.globalRoutes) out.globalRoutes = { ...r.globalRoutes, attempts: r.globalRoutes.attempts.map((a) => regraded(a, q, grading, counts)) };
   if (r.repair) {
     // Regrading a regraded run keeps the membership of the scan itself, not of the last regrade.

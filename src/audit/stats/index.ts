@@ -9,3 +9,5 @@ export { ALPHA, DEFAULT_MARGIN, ONE_SIDED_ALPHA, checkMargin, pairedDecision, qu
 export { pairedDelta } from './pairedDelta';
 export { pairedScoreInterval, type PairedCounts } from './pairedScoreInterval';
 export { seededRandom, seededUint32, seedFor, randomInt } from './prng';
+export { MOST_TEST_ERROR, decide, decisionAt, operatingCharacteristic, sequentialRateTest, type RateDecision, type SequentialRateTest } from './sequentialRateTest';
+export { medianInterval } from './medianInterval';

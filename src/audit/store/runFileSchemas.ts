@@ -159,6 +159,19 @@ const depthResult = object({
   cost: budget,
 });
 
+const medianWithInterval = object({ median: finite, n: positiveInteger, ci: v.nullable(object({ lo: finite, hi: finite })) });
+const foreclosureResult = object({
+  test: object({ samples: positiveInteger, threshold: fraction, error: fraction, look: positiveInteger }),
+  outcome: v.picklist(['window', 'undecided', 'no-bracket'], "expected 'window', 'undecided' or 'no-bracket'"),
+  bracket: v.nullable(object({ from: nonNegativeInteger, to: nonNegativeInteger })),
+  window: v.nullable(object({ from: nonNegativeInteger, to: nonNegativeInteger, chars: v.tuple([nonNegativeInteger, nonNegativeInteger], 'expected two character positions') })),
+  prefixes: v.array(
+    object({ tokens: nonNegativeInteger, samples: nonNegativeInteger, successes: nonNegativeInteger, decision: v.picklist(['reaches', 'not', 'undecided'], "expected 'reaches', 'not' or 'undecided'") }),
+    'expected an array of foreclosure prefixes',
+  ),
+  cost: budget,
+});
+
 export const questionRecordSchema = object({
   id: text,
   line: positiveInteger,
@@ -182,6 +195,7 @@ export const questionRecordSchema = object({
     }),
   ),
   depth: v.optional(depthResult),
+  foreclosure: v.optional(foreclosureResult),
   searchSweep: v.optional(
     v.array(
       object({
@@ -381,6 +395,21 @@ export const runSummarySchema = object({
       trend: v.optional(object({ informative: nonNegativeInteger, p: fraction, minP: fraction })),
     }),
   ),
+  foreclosure: v.optional(
+    object({
+      n: nonNegativeInteger,
+      samples: positiveInteger,
+      threshold: fraction,
+      error: fraction,
+      bracketed: nonNegativeInteger,
+      decided: rate,
+      oneToken: nonNegativeInteger,
+      width: v.nullable(medianWithInterval),
+      bracketWidth: v.nullable(medianWithInterval),
+      prefixes: object({ reaches: nonNegativeInteger, not: nonNegativeInteger, undecided: nonNegativeInteger }),
+      cost: budget,
+    }),
+  ),
   skipped: object({
     n: nonNegativeInteger,
     questions: v.array(
@@ -492,6 +521,7 @@ export const runManifestSchema = object({
     sweep: v.optional(v.array(finite, 'expected an array of numbers')),
   }),
   depthProbe: v.optional(object({ budget: positiveInteger })),
+  foreclosureWindow: v.optional(object({ samples: positiveInteger, threshold: fraction, error: fraction, look: positiveInteger })),
   realizedFrom: v.optional(object({ source: text, sha256: text, tool: text })),
   untilReached: v.optional(v.literal(true, 'expected true')),
   grading: v.optional(
@@ -551,6 +581,18 @@ export const comparisonSchema = object({
   transitions: object({ realized: stateRow, reachable: stateRow, unreached: stateRow }),
   newlyRealized: object({ n: nonNegativeInteger, alreadyReachable: rateWithIds, newlyReachable: rateWithIds }),
   passAtKDeltas: v.optional(v.array(passAtKDeltaCurve, 'expected an array of Δpass@k curves')),
+  foreclosure: v.optional(
+    object({
+      bracketed: nonNegativeInteger,
+      n: nonNegativeInteger,
+      later: nonNegativeInteger,
+      earlier: nonNegativeInteger,
+      same: nonNegativeInteger,
+      onlyBase: nonNegativeInteger,
+      onlyTuned: nonNegativeInteger,
+      p: v.nullable(fraction),
+    }),
+  ),
 });
 
 const runRef = object({ folder: text, name: text, model: text, summary: runSummarySchema });

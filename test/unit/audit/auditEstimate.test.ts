@@ -32,6 +32,20 @@ test('the depth probe is in the plan and the estimate: B from each of at most fi
   assert.match(estimateText(noRepair!).plan, /= 120 generations, \+ depth probe up to 15 per failure-set question \(up to 195\)$/);
 });
 
+test('the foreclosure window is in the plan and the estimate: N per prefix, two bounds and a bisection as deep as the token budget, per failure-set question', async () => {
+  const settings = settingsFor(8, { depthProbe: { budget: 3 }, foreclosureWindow: { samples: 8, threshold: 0.1, error: 0.05, look: 4 } });
+  settings.deployment = { ...settings.deployment, maxNewTokens: 64 };
+  // 2 bounds + log2 64 = 6 bisection points, 8 samples each.
+  assert.equal(plannedGenerations(settings, 8).foreclosurePerFailure, 64);
+  assert.equal(plannedGenerations(settingsFor(8, { depthProbe: { budget: 3 } }), 8).foreclosurePerFailure, 0);
+  const dataset = smallDataset(5);
+  const e = await estimateAudit(fakeFor(dataset), dataset.questions, settings);
+  assert.ok(e);
+  assert.equal(e.foreclosurePerFailure, 64);
+  assert.deepEqual(e.generations, { least: 5 * 24, most: 5 * (32 + 15 + 64) });
+  assert.match(estimateText(e).plan, /\+ depth probe up to 15 per failure-set question \+ foreclosure window up to 64 per failure-set question \(up to 555\)$/);
+});
+
 test('the warm-up estimate: plan, tokens per generation, measured speed, in words', async () => {
   const dataset = smallDataset(5);
   const model = fakeFor(dataset);

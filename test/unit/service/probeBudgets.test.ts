@@ -41,3 +41,18 @@ test('budgets whose attempts at --max-new-tokens would overflow the record line 
   // The depth probe counts once a prefix.
   assert.throws(() => readPreSettings({ probes: ['sample:4'], depthProbe: 5_000, maxNewTokens: 4096 }), /--depth-probe 5000 \(× 5 prefixes\): 25,004 attempts/);
 });
+
+test('--foreclosure-window: with --depth-probe only, bounded like a probe budget, its test recorded with the defaults; its test flags alone refused', () => {
+  assert.deepEqual(readPreSettings({ depthProbe: 4, foreclosureWindow: 48 }).foreclosureWindow, { samples: 48, threshold: 0.1, error: 0.05, look: 4 });
+  assert.deepEqual(readPreSettings({ depthProbe: 4, foreclosureWindow: 32, foreclosureThreshold: 0.2, foreclosureError: 0.01 }).foreclosureWindow, { samples: 32, threshold: 0.2, error: 0.01, look: 4 });
+  assert.equal(readPreSettings({ depthProbe: 4 }).foreclosureWindow, undefined);
+  const refused: [AuditOptions, RegExp][] = [
+    [{ foreclosureWindow: 8 }, /^--foreclosure-window 8 narrows the depth probe's bracket; add --depth-probe B/],
+    [{ depthProbe: 4, foreclosureWindow: 20_000 }, /^--foreclosure-window 20000: a budget of [\d,]+ attempts a question is over the most allowed, 10,000/],
+    [{ depthProbe: 4, foreclosureWindow: 8, foreclosureError: 0.3 }, /^--foreclosure-error 0.3: expected at most 0.25/],
+    [{ depthProbe: 4, foreclosureThreshold: 0.2 }, /^--foreclosure-threshold sets the foreclosure window's test, which runs only with --foreclosure-window N/],
+  ];
+  for (const [options, message] of refused) {
+    assert.throws(() => readPreSettings(options), (e: unknown) => e instanceof InputError && message.test(e.message));
+  }
+});
