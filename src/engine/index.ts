@@ -27,6 +27,7 @@ export { openWeights, SINGLE_WEIGHTS_FILE, WEIGHTS_INDEX_FILE } from './checkpoi
 export { ENGINE_VERSION } from './graphs/graphCache';
 export { numericsPlatform } from './platform/numericsPlatform';
 export { Xoshiro128 } from './sampling/sampling';
+export { MAX_TOKEN_RECORD_K, tokenStep } from './sampling/tokenRecord';
 export { parseWeightPrecision, WEIGHT_PRECISIONS, type WeightPrecision } from './checkpoint/weightPrecision';
 export { RemoteGenerator, checkBaseUrl, publicUrl, type RemoteOptions } from './remote/remoteGenerator';
 export { checkApiKey } from './remote/remoteErrors';
