@@ -251,6 +251,13 @@ export interface RunSettings {
    */
   depthProbe?: { budget: number };
   /**
+   * `--fork-probe B`: for each question the deployment does not realize, forks at the `positions`
+   * highest-entropy positions of its deployed output and at as many seeded random ones, `alternatives`
+   * tokens each, continued greedily and sampled (docs/design.md, "Forks"); the token record keeps `k`
+   * tokens per position. Absent: not run.
+   */
+  forkProbe?: { budget: number; positions: number; alternatives: number; k: number };
+  /**
    * `--realized-from LOG`: every asked question's deployment output was read from this evaluation
    * log (or imported run), matched by question id, its logged prompt equal to the deployment's;
    * the probes ran on the model. Absent: the deployment's outputs were generated.

@@ -300,6 +300,35 @@ export interface DepthSummary {
   trend?: DepthTrend;
 }
 
+/**
+ * The fork probe over a run (docs/design.md, "Forks"): the share of unrealized questions a fork
+ * saves, and the entropy arm against the random-position arm, paired per question.
+ */
+export interface ForkSummary {
+  /** Questions the fork probe ran on (audited, not realized). */
+  n: number;
+  budget: number;
+  positions: number;
+  alternatives: number;
+  /** Questions with a saving fork (either arm). */
+  saved: Rate;
+  /** The same within the failure set (also reachable by the reference probes). */
+  savedInFailureSet: Rate;
+  /** Questions saved by a fork at one of the highest-entropy positions, and at one of the random positions. */
+  entropy: Rate;
+  random: Rate;
+  /** Questions saved by the entropy arm only, and by the random arm only (the discordant pairs). */
+  entropyOnly: number;
+  randomOnly: number;
+  /** Entropy − random, paired per question (`base` = random, `tuned` = entropy): from 20 questions on; under 20, counts only. */
+  entropyVsRandom?: PairedDelta;
+  /** Forks tried by each arm and the share that saved (a fork both arms chose counts in both). */
+  forks: { entropy: Rate; random: Rate };
+  /** Where the earliest saving fork falls: counts per quarter of the deployed output. */
+  earliestQuarter: [number, number, number, number];
+  cost: Budget;
+}
+
 /** The exact within-question permutation test of "reach falls with depth". */
 export interface DepthTrend {
   /** Questions reached from some but not all of their prefixes (the others carry no information). */
@@ -406,5 +435,7 @@ export interface RunSummary {
   coverAtTau?: Record<string, CoverAtTau[]>;
   /** --depth-probe: depth of loss over the failure set. Absent when not run. */
   depth?: DepthSummary;
+  /** --fork-probe: forks over the questions the deployment does not realize. Absent when not run. */
+  fork?: ForkSummary;
   untilReached?: string[];
 }

@@ -79,6 +79,10 @@ export function reproduceCommand(manifest: RunManifest): ReproduceCommand {
   if (search.sweep !== undefined) flag('search-sweep');
   if (manifest.untilReached) flag('until-reached');
   if (manifest.depthProbe) flag('depth-probe', manifest.depthProbe.budget);
+  if (manifest.forkProbe) {
+    flag('fork-probe', manifest.forkProbe.budget);
+    flag('fork-positions', manifest.forkProbe.positions);
+  }
 
   const d = manifest.deployment;
   let presetStops: string[] = [];

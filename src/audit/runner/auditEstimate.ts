@@ -14,13 +14,14 @@ import { MOST_DEPTH_CUTS } from './depthOfLoss';
 
 /**
  * Generations per question by stage; `repair` is per scanned question (in the failure set, or
- * realized), and the depth probe's per failure-set question (B from each of at most five prefixes).
+ * realized), the depth probe's per failure-set question (B from each of at most five prefixes), and
+ * the fork probe's per unrealized question (at most B).
  */
-export function plannedGenerations(settings: RunSettings, numBlocks: number): { byStage: Record<string, number>; repairPerScanned: number; depthPerFailure: number } {
+export function plannedGenerations(settings: RunSettings, numBlocks: number): { byStage: Record<string, number>; repairPerScanned: number; depthPerFailure: number; forkPerUnrealized: number } {
   const byStage: Record<string, number> = { deployment: 1 };
   for (const p of settings.probes) byStage[p.name] = p.budget;
   if (settings.globalRoutes.routes.length > 0) byStage['global-routes'] = settings.globalRoutes.routes.length;
-  return { byStage, repairPerScanned: settings.repair.enabled ? numBlocks : 0, depthPerFailure: settings.depthProbe ? MOST_DEPTH_CUTS * settings.depthProbe.budget : 0 };
+  return { byStage, repairPerScanned: settings.repair.enabled ? numBlocks : 0, depthPerFailure: settings.depthProbe ? MOST_DEPTH_CUTS * settings.depthProbe.budget : 0, forkPerUnrealized: settings.forkProbe?.budget ?? 0 };
 }
 
 /** What an audit is planned to cost, before it starts, from a short measured warm-up. */
@@ -32,6 +33,8 @@ export interface AuditEstimate {
   repairPerScanned: number;
   /** --depth-probe: the most generations it adds per failure-set question (absent without it). */
   depthPerFailure?: number;
+  /** --fork-probe: the most generations it adds per question the deployment does not realize (absent without it). */
+  forkPerUnrealized?: number;
   /** --until-reached: each probe stops at its first correct attempt, so its budget is an upper bound. */
   untilReached?: boolean;
   /** Generations in all: without any repair scan or depth probe, and with both on every question. */
@@ -171,7 +174,7 @@ export async function estimateAudit(model: TextGenerator, questions: readonly Qu
   const perQuestionAll = Object.values(plan.byStage).reduce((a, b) => a + b, 0);
   // --until-reached: a probe that hits on its first attempt makes one generation; one that never hits, its budget.
   const perQuestionLeast = settings.untilReached ? perQuestionAll - settings.probes.reduce((a, p) => a + p.budget - 1, 0) : perQuestionAll;
-  const generations = { least: questions.length * perQuestionLeast, most: questions.length * (perQuestionAll + plan.repairPerScanned + plan.depthPerFailure) };
+  const generations = { least: questions.length * perQuestionLeast, most: questions.length * (perQuestionAll + plan.repairPerScanned + plan.depthPerFailure + plan.forkPerUnrealized) };
   const tokensPerSecond = secondsPer(tokensPerGeneration.most) > 0 ? tokensPerGeneration.most / secondsPer(tokensPerGeneration.most) : 0;
   const time = (n: number, g: number) => (secondsPer(g) > 0 ? n * secondsPer(g) : Infinity);
   return {
@@ -180,6 +183,7 @@ export async function estimateAudit(model: TextGenerator, questions: readonly Qu
     ...(settings.untilReached ? { untilReached: true } : {}),
     repairPerScanned: plan.repairPerScanned,
     ...(plan.depthPerFailure > 0 ? { depthPerFailure: plan.depthPerFailure } : {}),
+    ...(plan.forkPerUnrealized > 0 ? { forkPerUnrealized: plan.forkPerUnrealized } : {}),
     generations,
     tokensPerGeneration,
     warmUp: { sequences: requests.length, tokens, seconds: prompts.seconds + longer.seconds, tokensPerSecond, promptSecondsPerGeneration: promptSeconds, decodeSecondsPerToken: decodeSeconds },
@@ -230,6 +234,7 @@ export function estimateText(e: AuditEstimate, duration: (ms: number) => string 
   const extras = [
     ...(e.repairPerScanned > 0 ? [`repair ${e.repairPerScanned} per scanned question`] : []),
     ...(e.depthPerFailure ? [`depth probe up to ${e.depthPerFailure} per failure-set question`] : []),
+    ...(e.forkPerUnrealized ? [`fork probe up to ${e.forkPerUnrealized} per unrealized question`] : []),
   ];
   const repair = extras.length > 0 ? `, + ${extras.join(' + ')} (up to ${e.generations.most})` : '';
   const w = e.warmUp;

@@ -33,7 +33,7 @@ export class GenerationTally {
     this.perQuestion = { least, most };
     this.searchBudget = settings.probes.find((p) => p.name === 'search')?.budget ?? 0;
     this.independentLeast = least - (this.searchBudget > 0 ? (settings.untilReached ? 1 : this.searchBudget) : 0);
-    this.repairPerQuestion = plan.repairPerScanned + plan.depthPerFailure;
+    this.repairPerQuestion = plan.repairPerScanned + plan.depthPerFailure + plan.forkPerUnrealized;
   }
 
   returned(stage: AuditStage, gens: readonly Generation[], id: string, atMs: number): void {
@@ -44,8 +44,8 @@ export class GenerationTally {
         this.cutTokens += g.tokens.length;
       }
     }
-    // The depth probe, like the repair scan, runs on the failure set only, outside the per-question plan.
-    const into = stage === 'repair' || stage === 'depth' ? this.repairBack : this.back;
+    // The depth and fork probes, like the repair scan, run on some questions only, outside the per-question plan.
+    const into = stage === 'repair' || stage === 'depth' || stage === 'fork' ? this.repairBack : this.back;
     into.set(id, (into.get(id) ?? 0) + gens.length);
     if (stage !== 'search') return;
     this.searchBack.set(id, (this.searchBack.get(id) ?? 0) + 1);
