@@ -19,6 +19,7 @@ import {
 import { retentionLine } from './retentionText';
 import { blindDroppedText } from './blindDroppedText';
 import { depthLines } from './depthText';
+import { forkLines } from './forkText';
 
 export function rateText(r: Rate | undefined): string {
   if (!r || r.n === 0) return '— (n = 0)';
@@ -216,6 +217,7 @@ export function formatSummary(s: RunSummary, title = 'Reach Audit summary'): str
   }
   const c = s.cost;
   if (s.depth) out.push(...depthLines(s.depth));
+  if (s.fork) out.push(...forkLines(s.fork));
   out.push(`  other cost: deployment ${c.deployment.generations} generations; global route pool ${c.globalRoutes.generations}; repair scan ${c.repair.generations}`);
   return out.join('\n');
 }

@@ -12,6 +12,7 @@ import { compareProbes, probeExhaustion } from './probeComparison';
 import { blindRetention, blindRetentionByProbe } from './blindRetention';
 import { MIN_BOOTSTRAP_QUESTIONS, orderedKeys, passAtKRows, zeroOnePassAtKInterval, runRates, stopsAtFirstCorrect, rateOf, type BlindDropped, type Budget, type GlobalRouteSummary, type LearnedRouteSummary, type Interval, type PassAtKKind, type QuestionRecord, type Rate, type ReadingSummary, type RunSummary, type TruncationCount, isAnswerBlindProbe } from '../../contract';
 import { depthSummary } from './depthSummary';
+import { forkSummary } from './forkSummary';
 import { learnedRouteSummary } from './learnedRouteSummary';
 import { coverAtTau } from './coverAtTau';
 import { unfinishedThoughts } from './thoughtCounts';
@@ -233,5 +234,7 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
   if (cover) summary.coverAtTau = cover;
   const depth = depthSummary(records);
   if (depth) summary.depth = depth;
+  const fork = forkSummary(records);
+  if (fork) summary.fork = fork;
   return summary;
 }
