@@ -13,7 +13,9 @@ import { parseFlags } from './flags';
 import { writeHtmlReport } from './reportFiles';
 import { MARGIN_FLAG, MARGIN_HELP, parseMargin } from './marginFlag';
 import { COMPARISON_FILE, readRecords } from '../audit/store';
-import { comparisonReportHtml, formatComparison, formatSummary, passAtKDeltaLines, retentionTableLines } from '../audit/report';
+import { comparisonReportHtml, formatComparison, formatSummary, forkTransitionText, passAtKDeltaLines, retentionTableLines } from '../audit/report';
+import { forkTransition } from '../audit/results';
+import type { StoredComparison } from '../contract';
 
 const help = [
   'Usage: reach-audit compare --base-run RUN --tuned-run RUN [--html FILE] [--json] [--out DIR]',
@@ -158,6 +160,7 @@ export const compareCommand: Command = {
           formatSummary(stored.tuned.summary, `Tuned — ${stored.tuned.name}`),
           '',
           formatComparison(stored.comparison),
+          ...forkTransitionLines(stored, baseFolder, tunedFolder),
           '',
           ...passAtKDeltaLines(stored.comparison.passAtKDeltas ?? []),
           ...retentionTableLines([{ label: 'base', summary: stored.base.summary }, { label: 'tuned', summary: stored.tuned.summary }]),
@@ -167,6 +170,13 @@ export const compareCommand: Command = {
     return 0;
   },
 };
+
+/** Did training move the forks: a line when both runs have fork results (their records are read for the pairing). */
+function forkTransitionLines(stored: StoredComparison, baseFolder: string, tunedFolder: string): string[] {
+  if (!stored.base.summary.fork || !stored.tuned.summary.fork) return [];
+  const t = forkTransition(readRecords(baseFolder).values, readRecords(tunedFolder).values);
+  return t ? [`  ${forkTransitionText(t)}`] : [];
+}
 
 /**
  * A comparison that runs here, one model after the other: on servers (nothing to split between two

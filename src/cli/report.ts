@@ -30,7 +30,7 @@ const help = [
   'Prints the summary of a run folder (or of a comparison folder written by `compare`): every rate',
   'with its n and Wilson 95% interval, pass@k (Wilson where each question counts 0 or 1, else a',
   'percentile bootstrap), answer-blind accuracy, the repair analysis and the budget. Every interval',
-  'and test names its method; docs/design.md "Calibration" has each method\'s measured coverage or size.',
+  'and test names its method; docs/design/statistics.md "Calibration" has each method\'s measured coverage or size.',
   '',
   'Options:',
   '  --html FILE   write a self-contained HTML report with the charts (no remote resources)',

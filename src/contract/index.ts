@@ -4,7 +4,7 @@
  * side needs. The audit writes these types; the CLI, the extension and the webview read them. Imports nothing
  * outside this folder and touches no DOM or Node API, so the browser bundle can use it too.
  */
-export type { Budget, AnswerView, AnswerMatch, ContextSkip, ExemplarSkip, SkipReason, ThoughtState, GradedOutput, Attempt, AttemptPerturbation, DepthMark, DepthPoint, DepthResult, ForeclosurePrefix, ForeclosureResult, ProbeResult, BlindChoice, GlobalRoutesResult, RouterFeatures, RepairResult, QuestionRecord, HarnessVerdict, SearchSweepPoint } from './runRecord';
+export type { Budget, AnswerView, AnswerMatch, ContextSkip, ExemplarSkip, SkipReason, ThoughtState, GradedOutput, Attempt, AttemptPerturbation, DepthMark, DepthPoint, DepthResult, DeployedTokens, ForeclosurePrefix, ForeclosureResult, ForkArm, ForkBranch, ForkTry, ForkResult, ProbeResult, BlindChoice, GlobalRoutesResult, RouterFeatures, RepairResult, QuestionRecord, HarnessVerdict, SearchSweepPoint } from './runRecord';
 export { DEPTH_MARKS } from './runRecord';
 export type {
   GlobalRouteSummary,
@@ -27,6 +27,7 @@ export type {
   DepthSummary,
   ForeclosureSummary,
   MedianWithInterval,
+  ForkSummary,
   DepthTrend,
   CoverAtTau,
   RunSummary,

@@ -254,9 +254,16 @@ export interface RunSettings {
    * `--foreclosure-window N`: each depth-probed question's bracket narrowed by bisection, every
    * prefix decided by a sequential test of its success rate against `threshold` with each wrong
    * decision at most `error` likely, at most `samples` continuations a prefix, `look` at a time
-   * (docs/design.md, "Foreclosure window"). Absent: not run.
+   * (docs/design/probes.md, "Foreclosure window"). Absent: not run.
    */
   foreclosureWindow?: { samples: number; threshold: number; error: number; look: number };
+  /**
+   * `--fork-probe B`: for each question the deployment does not realize, forks at the `positions`
+   * highest-entropy positions of its deployed output and at as many seeded random ones, `alternatives`
+   * tokens each, continued greedily and sampled (docs/design/probes.md, "Forks"); the token record keeps `k`
+   * tokens per position. Absent: not run.
+   */
+  forkProbe?: { budget: number; positions: number; alternatives: number; k: number };
   /**
    * `--realized-from LOG`: every asked question's deployment output was read from this evaluation
    * log (or imported run), matched by question id, its logged prompt equal to the deployment's;

@@ -216,7 +216,7 @@ export interface DepthResult {
 }
 
 /**
- * One prefix the foreclosure window decided on (docs/design.md, "Foreclosure window"): its samples,
+ * One prefix the foreclosure window decided on (docs/design/probes.md, "Foreclosure window"): its samples,
  * their successes, and the sequential test's decision (success rate above the threshold: 'reaches';
  * below it: 'not'; neither within the most samples: 'undecided').
  */
@@ -243,6 +243,70 @@ export interface ForeclosureResult {
   window: { from: number; to: number; chars: [number, number] } | null;
   /** In the order tested: the bracket's two bounds, then each bisection point. */
   prefixes: ForeclosurePrefix[];
+  cost: Budget;
+}
+
+/**
+ * The deployed output's token record (--fork-probe): for each generated token, its text, the
+ * entropy (nats, temperature 1) of the distribution it was chosen from, and that distribution's
+ * `k` most likely tokens as [token id, log-probability], most likely first.
+ */
+export interface DeployedTokens {
+  k: number;
+  steps: { token: number; text: string; entropy: number; top: [number, number][] }[];
+}
+
+/** Which arm of the fork probe chose a position: the highest-entropy ones, or the seeded random control. */
+export type ForkArm = 'entropy' | 'random';
+
+/** One continuation of a fork: the graded output of prefix + forced token + continuation, and the continuation's own text. */
+export interface ForkBranch {
+  correct: boolean;
+  answer: string | null;
+  truncated: boolean;
+  /** The generated continuation after the forced token (the prefix and the forced token are the deployed output's and the fork's). */
+  continuation: string;
+  /** Generated tokens of the continuation. */
+  tokens: number;
+}
+
+/** A fork: at `position` of the deployed output, `alternative` is taken instead of the deployed token and generation goes on. */
+export interface ForkTry {
+  /** The arms that chose this position (a position both chose is tried once). */
+  arms: ForkArm[];
+  /** 0-based index of the deployed token replaced. */
+  position: number;
+  /** Entropy (nats) of the distribution at that position. */
+  entropy: number;
+  deployed: { token: number; text: string; logprob: number };
+  alternative: { token: number; text: string; logprob: number };
+  /** Continued with the deployment's decoding. */
+  greedy: ForkBranch;
+  /** Continued with the sample probe's decoding, seeded by (run seed, question, position, alternative). */
+  sample: ForkBranch;
+  /** Either continuation reaches the gold answer. */
+  saves: boolean;
+}
+
+/**
+ * The fork probe's result for a question the deployment does not realize (docs/design/probes.md,
+ * "Forks"): the forks tried, in order of position, whether any saves the answer, and which arm's.
+ */
+export interface ForkResult {
+  /** B: the most generations spent on the question. */
+  budget: number;
+  /** Positions per arm. */
+  positions: number;
+  /** Alternatives tried per position (the most likely tokens other than the deployed one). */
+  alternatives: number;
+  /** Positions of the deployed output a fork could be taken at (room left and an alternative with text). */
+  eligible: number;
+  forks: ForkTry[];
+  saved: boolean;
+  /** Whether a fork chosen by each arm saves the answer. */
+  savedBy: { entropy: boolean; random: boolean };
+  /** Index into forks of the earliest saving fork; null when none saves. */
+  earliest: number | null;
   cost: Budget;
 }
 
@@ -274,6 +338,10 @@ export interface QuestionRecord {
   depth?: DepthResult;
   /** --foreclosure-window N, depth-probed questions only. */
   foreclosure?: ForeclosureResult;
+  /** --fork-probe: the deployed output's token record (every audited question of such a run). */
+  deployedTokens?: DeployedTokens;
+  /** --fork-probe B, questions the deployment does not realize. */
+  fork?: ForkResult;
   /** Imported runs only: what the evaluation harness itself extracted and scored for this question. */
   harness?: HarnessVerdict;
   /** The search re-run at the sweep's exploration constants (--search-sweep), reach only; absent without the sweep. */

@@ -308,7 +308,7 @@ export interface MedianWithInterval {
 }
 
 /**
- * Foreclosure windows over a run's depth-probed questions (docs/design.md, "Foreclosure window"):
+ * Foreclosure windows over a run's depth-probed questions (docs/design/probes.md, "Foreclosure window"):
  * how many brackets were narrowed to a decided window, and how wide the windows are in tokens.
  */
 export interface ForeclosureSummary {
@@ -330,6 +330,35 @@ export interface ForeclosureSummary {
   bracketWidth: MedianWithInterval | null;
   /** Every prefix decided, by decision. */
   prefixes: { reaches: number; not: number; undecided: number };
+  cost: Budget;
+}
+
+/**
+ * The fork probe over a run (docs/design/probes.md, "Forks"): the share of unrealized questions a fork
+ * saves, and the entropy arm against the random-position arm, paired per question.
+ */
+export interface ForkSummary {
+  /** Questions the fork probe ran on (audited, not realized). */
+  n: number;
+  budget: number;
+  positions: number;
+  alternatives: number;
+  /** Questions with a saving fork (either arm). */
+  saved: Rate;
+  /** The same within the failure set (also reachable by the reference probes). */
+  savedInFailureSet: Rate;
+  /** Questions saved by a fork at one of the highest-entropy positions, and at one of the random positions. */
+  entropy: Rate;
+  random: Rate;
+  /** Questions saved by the entropy arm only, and by the random arm only (the discordant pairs). */
+  entropyOnly: number;
+  randomOnly: number;
+  /** Entropy − random, paired per question (`base` = random, `tuned` = entropy): from 20 questions on; under 20, counts only. */
+  entropyVsRandom?: PairedDelta;
+  /** Forks tried by each arm and the share that saved (a fork both arms chose counts in both). */
+  forks: { entropy: Rate; random: Rate };
+  /** Where the earliest saving fork falls: counts per quarter of the deployed output. */
+  earliestQuarter: [number, number, number, number];
   cost: Budget;
 }
 
@@ -441,5 +470,7 @@ export interface RunSummary {
   depth?: DepthSummary;
   /** --foreclosure-window: foreclosure windows over the depth-probed questions. Absent when not run. */
   foreclosure?: ForeclosureSummary;
+  /** --fork-probe: forks over the questions the deployment does not realize. Absent when not run. */
+  fork?: ForkSummary;
   untilReached?: string[];
 }

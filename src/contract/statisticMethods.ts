@@ -1,6 +1,6 @@
 /**
  * Every method behind a printed interval or test, with the name its calibration row carries
- * (docs/design.md "Calibration", test/calibration/) and the words a surface uses to name it. A
+ * (docs/design/statistics.md "Calibration", test/calibration/) and the words a surface uses to name it. A
  * surface that prints a statistic names one of these; a method lands here only with its
  * calibration row (test/unit/contract/statisticMethods.test.ts holds both ends).
  */
@@ -34,6 +34,7 @@ export const STATISTIC_METHODS = {
   repairingBlocks: { calibration: 'mechanism: repairing blocks, permutation null', measures: ['test'], printed: ['permutation'] },
   depthTrend: { calibration: 'depth of loss: trend (exact within-question permutation)', measures: ['test'], printed: ['within-question permutation'] },
   foreclosureTest: { calibration: 'foreclosure window: sequential rate test', measures: ['test'], printed: ['sequential'] },
+  forkArms: { calibration: 'forks: entropy vs random positions', measures: ['difference', 'test'], printed: ['entropy vs random'] },
   medianOrderStatistic: { calibration: 'median width: order-statistic 95%', measures: ['rate', 'difference'], printed: ['distribution-free'] },
 } as const satisfies Record<string, StatisticMethod>;
 

@@ -53,6 +53,21 @@ export interface GenerationRequest {
   decoding: Decoding;
   /** Generation stops when the decoded text contains one of these (the stop string is cut off). */
   stop?: readonly string[];
+  /**
+   * Keep a token record (entropy and this many most likely tokens, 1 to 8) of every generated
+   * token, from the logits each was chosen from. Absent: none (the generation is the same either way).
+   */
+  tokenRecord?: number;
+}
+
+/**
+ * The next-token distribution a generated token was chosen from, at temperature 1 (log softmax of
+ * the raw logits): its entropy in nats and its k most likely tokens as [token id, log-probability],
+ * most likely first.
+ */
+export interface TokenStep {
+  entropy: number;
+  top: [number, number][];
 }
 
 /** Cost counters of one generation (design: budget accounting). */
@@ -72,6 +87,8 @@ export interface Generation {
   logprobs: number[];
   finishReason: FinishReason;
   cost: GenerationCost;
+  /** One step per generated token, when the request asked for a token record. */
+  tokenRecord?: TokenStep[];
 }
 
 /** A continuation to score by teacher forcing: its tokens fed after the prompt, one forward pass. */

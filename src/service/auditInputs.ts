@@ -7,7 +7,7 @@
 import { InputError } from '../engine/index';
 import { parseMemorySize, readRegularText } from '../common';
 
-import { globalRoutePool } from '../audit/runner';
+import { forkPlan, globalRoutePool, type ForkPlan } from '../audit/runner';
 import { DEFAULT_ROUTER_FOLDS, DEFAULT_ROUTER_MODEL, ROUTER_FEATURE_DIMS, checkRouterFolds, routerModelText } from '../audit/router';
 import { readBenchmark, type Dataset, ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset';
 import { checkDeployment, DEFAULT_DEPLOYMENT, QUESTION_SLOT, PROMPT_TRUNCATIONS, DEFAULT_SEARCH, checkSampleDecoding, DEFAULT_PROBE_DECODING, DEFAULT_SAMPLE_DECODING, lengthBoundsOf, lengthBoundsProblem, routeLengthBounds, isRouteProbe, checkProbeBudget, parseProbeSpecs, parseSelectors, globalRouteSkipReason, sweepConstants } from '../audit/probes';
@@ -171,6 +171,8 @@ export interface PreSettings {
   depthProbe?: number;
   /** --foreclosure-window N with its test. */
   foreclosureWindow?: NonNullable<RunSettings['foreclosureWindow']>;
+  /** --fork-probe B and --fork-positions N, as the run spends them. */
+  forkProbe?: ForkPlan;
   globalRoutes: number;
   /** learned-route's cross-fitting folds; absent when learned-route is not selected. */
   routerFolds?: number;
@@ -251,6 +253,8 @@ export function readPreSettings(options: AuditOptions): PreSettings {
   const deployment = readDeployment(options);
   checkAttemptsFitRecord({ probes, globalRoutes, ...(options.depthProbe !== undefined ? { depthProbe: options.depthProbe } : {}) }, deployment.maxNewTokens);
   const foreclosureWindow = readForeclosureWindow(options);
+  if (options.forkProbe !== undefined) checkProbeBudget(`--fork-probe ${options.forkProbe}`, options.forkProbe);
+  if (options.forkPositions !== undefined && options.forkProbe === undefined) throw new InputError('--fork-positions: only the fork probe uses positions; add --fork-probe B');
   const seed = options.seed ?? AUDIT_DEFAULTS.seed;
   if (options.searchPreset !== undefined && options.searchPreset !== 'published') throw new InputError(`--search-preset ${options.searchPreset}: expected published`);
   const published = options.searchPreset === 'published';
@@ -263,6 +267,7 @@ export function readPreSettings(options: AuditOptions): PreSettings {
     untilReached: options.untilReached === true,
     ...(options.depthProbe !== undefined ? { depthProbe: options.depthProbe } : {}),
     ...(foreclosureWindow ? { foreclosureWindow } : {}),
+    ...(options.forkProbe !== undefined ? { forkProbe: forkPlan(options.forkProbe, options.forkPositions) } : {}),
     globalRoutes,
     ...(selectors.includes('learned-route') ? { routerFolds } : {}),
     seed,
@@ -362,6 +367,7 @@ export function runSettings(pre: PreSettings, numBlocks: number, selection: RunS
     ...(pre.untilReached ? { untilReached: true as const } : {}),
     ...(pre.depthProbe !== undefined ? { depthProbe: { budget: pre.depthProbe } } : {}),
     ...(pre.foreclosureWindow ? { foreclosureWindow: pre.foreclosureWindow } : {}),
+    ...(pre.forkProbe !== undefined ? { forkProbe: { ...pre.forkProbe } } : {}),
     selection,
   };
 }

@@ -154,6 +154,7 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
   const name = selection.shard ? `${given}-shard-${selection.shard.index}-of-${selection.shard.count}` : given;
   const realized = options.realizedFrom !== undefined ? await readRealizedFrom(options.realizedFrom, selection.questions) : undefined;
   if (realized && pre.depthProbe !== undefined) throw new InputError("--depth-probe continues the deployed output's tokens, which a log does not hold; leave out --depth-probe or --realized-from");
+  if (realized && pre.forkProbe !== undefined) throw new InputError("--fork-probe forks the deployed output at its tokens' entropies, which a log does not hold; leave out --fork-probe or --realized-from");
   const { folder, resume } = chooseRunFolder(plan, name);
 
   return {

@@ -16,6 +16,7 @@ import {
   InputError,
   LAYER_EXTENSIONS,
   PERTURBATION_EXTENSION,
+  TOKEN_RECORD_EXTENSION,
   quoteValue,
   type CompletionRequestBody,
   type CompletionResponseBody,
@@ -138,7 +139,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
         model: options.modelName,
         reach_audit: {
           extensions_version: EXTENSIONS_VERSION,
-          extensions: [...LAYER_EXTENSIONS, PERTURBATION_EXTENSION],
+          extensions: [...LAYER_EXTENSIONS, PERTURBATION_EXTENSION, TOKEN_RECORD_EXTENSION],
           num_blocks: model.numBlocks,
           max_position_embeddings: model.config.maxPositionEmbeddings,
         },
@@ -177,6 +178,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
             top_logprobs: null,
           },
           token_ids: g.tokens,
+          ...(g.tokenRecord ? { token_record: { entropy: g.tokenRecord.map((s) => s.entropy), top: g.tokenRecord.map((s) => s.top) } } : {}),
         },
       ],
       usage: { prompt_tokens: request.promptIds.length, completion_tokens: g.cost.generatedTokens, total_tokens: request.promptIds.length + g.cost.generatedTokens },
@@ -320,6 +322,8 @@ export function toRequest(body: Record<string, unknown>, model: ServedModel, max
   const routeField = field(body, 'route', isIntArray, 'an array of block indices');
   const silencedField = field(body, 'silenced_mlp', isIntArray, 'an array of block indices');
   const perturbationField = field(body, 'residual_perturbation', isPerturbationBody, 'an object {after_block, seed, scale, positions}');
+  // Its range (1 to 8) is the engine's check: a 400 naming the bound.
+  const tokenRecordField = field(body, 'token_record', isInt, 'a whole number of alternatives per token');
   try {
     checkTokenIds(promptIds, model.vocabSize, 'prompt');
     const route = routeField === undefined ? undefined : checkRoute(routeField, model.numBlocks, 'route');
@@ -331,6 +335,7 @@ export function toRequest(body: Record<string, unknown>, model: ServedModel, max
       ...(route ? { route } : {}),
       ...(silenced && silenced.length > 0 ? { silencedMlp: silenced } : {}),
       ...(perturbationField ? { perturbation: toPerturbation(perturbationField) } : {}),
+      ...(tokenRecordField !== undefined ? { tokenRecord: tokenRecordField } : {}),
       ...(stop && stop.length > 0 ? { stop } : {}),
     };
   } catch (err) {

@@ -85,6 +85,10 @@ export function reproduceCommand(manifest: RunManifest): ReproduceCommand {
     if (f.threshold !== FORECLOSURE_DEFAULTS.threshold) flag('foreclosure-threshold', f.threshold);
     if (f.error !== FORECLOSURE_DEFAULTS.error) flag('foreclosure-error', f.error);
   }
+  if (manifest.forkProbe) {
+    flag('fork-probe', manifest.forkProbe.budget);
+    flag('fork-positions', manifest.forkProbe.positions);
+  }
 
   const d = manifest.deployment;
   let presetStops: string[] = [];

@@ -6,13 +6,14 @@
  */
 import { wilsonInterval } from '../../src/contract';
 import { STATISTIC_METHODS, type StatisticMethodKey } from '../../src/contract/statisticMethods';
-import { holmAdjust, mcnemarExact, pAbove, pBelow, pEquivalent, pairedBootstrap, pairedScoreInterval, seedFor } from '../../src/audit/stats';
+import { holmAdjust, mcnemarExact, pAbove, pBelow, pEquivalent, pairedBootstrap, pairedDelta, pairedScoreInterval, seedFor } from '../../src/audit/stats';
 import { jaccardInterval, overlapOf, JACCARD_MIN_UNION } from '../../src/audit/results/perturbationTable';
 import { COVER_TAUS, coveredAt, guessCoverProbability } from '../../src/audit/results/coverAtTau';
 import { chanceLevel } from '../../src/audit/results/chanceLevel';
 import { depthTrend } from '../../src/audit/results/depthTrend';
 import { medianInterval, operatingCharacteristic, sequentialRateTest } from '../../src/audit/stats';
 import { narrowWindowNow } from '../../src/audit/runner/foreclosureWindow';
+import { chooseSites, type ForkSite } from '../../src/audit/runner/forkProbe';
 import { repairNull } from '../../src/audit/repair/repairNull';
 import { hypergeometricUpperTail, repairingPermutationNull } from '../../src/audit/mechanism/agreementNull';
 import { coverageRow, binomialDraw, binomialPmf, pairedTables, reportedRow, sizeRow, streamFor, type CalibrationRow } from './monteCarlo';
@@ -326,6 +327,50 @@ function depthRows(): CalibrationRow[] {
   });
 }
 
+/**
+ * The fork probe's entropy arm against its random-position arm, as the probe draws them (chooseSites)
+ * and the summary decides them (pairedDelta: Newcombe interval, exact McNemar, verdict at ±5 pts).
+ * Each simulated question has 30 fork sites with exponential entropies and its own save rate (a
+ * question-level draw, so questions differ as real ones do); under the null a site's save
+ * probability does not depend on its entropy. Rejection = a "better" or "worse" verdict.
+ */
+function forkRows(): CalibrationRow[] {
+  const runs = 400;
+  const sitesPer = 30;
+  const positions = 2;
+  const verdictOf = (n: number, random: () => number, saveAt: (entropy: number, rate: number) => number) => {
+    const byEntropy: boolean[] = [];
+    const byRandom: boolean[] = [];
+    for (let i = 0; i < n; i++) {
+      const rate = 0.3 * random();
+      const sites: ForkSite[] = Array.from({ length: sitesPer }, (_, position) => ({ position, entropy: -Math.log(1 - random()), deployed: { token: 0, text: 'a', logprob: -0.1 }, alternatives: [{ token: 1, text: 'b', logprob: -2 }] }));
+      const saves = new Map(sites.map((s) => [s.position, random() < saveAt(s.entropy, rate)]));
+      const chosen = chooseSites(sites, positions, random);
+      byEntropy.push(chosen.some((c) => c.arms.includes('entropy') && saves.get(c.site.position)));
+      byRandom.push(chosen.some((c) => c.arms.includes('random') && saves.get(c.site.position)));
+    }
+    return pairedDelta(byRandom, byEntropy, 0.05).decision?.verdict;
+  };
+  const rows: CalibrationRow[] = [];
+  for (const n of [20, 50, 150]) {
+    const random = streamFor('fork-null', n);
+    let rejected = 0;
+    for (let r = 0; r < runs; r++) {
+      const v = verdictOf(n, random, (_, rate) => rate);
+      if (v === 'better' || v === 'worse') rejected++;
+    }
+    rows.push(sizeRow({ method: 'forks: entropy vs random positions (paired, exact McNemar)', truth: `save rate independent of entropy, ${positions} positions per arm of ${sitesPer}`, n: String(n), measured: rejected / runs, runs }, ALPHA));
+  }
+  const random = streamFor('fork-power', 50);
+  let detected = 0;
+  for (let r = 0; r < runs; r++) {
+    // Saves only where the entropy is in the top tenth of its distribution (above ln 10).
+    if (verdictOf(50, random, (h, rate) => (h > Math.log(10) ? Math.min(1, 4 * rate) : 0)) === 'better') detected++;
+  }
+  rows.push(reportedRow({ method: 'forks: entropy vs random positions (paired, exact McNemar)', truth: 'power: saves only at the top-tenth entropies', n: '50', kind: 'power', measured: detected / runs, runs }, 'reported'));
+  return rows;
+}
+
 function coverRows(): CalibrationRow[] {
   const runs = 1000;
   const budget = 8;
@@ -428,4 +473,5 @@ export const CALIBRATION_GROUPS: CalibrationGroup[] = [
   { name: 'depth of loss trend', methods: ['depthTrend'], rows: depthRows },
   { name: 'foreclosure window', methods: ['foreclosureTest'], rows: foreclosureRows },
   { name: 'median width', methods: ['medianOrderStatistic'], rows: medianRows },
+  { name: 'forks: entropy vs random positions', methods: ['forkArms'], rows: forkRows },
 ];

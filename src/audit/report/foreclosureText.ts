@@ -1,5 +1,5 @@
 /**
- * The foreclosure-window lines of a run's summary (docs/design.md, "Foreclosure window"): how many
+ * The foreclosure-window lines of a run's summary (docs/design/probes.md, "Foreclosure window"): how many
  * depth brackets were narrowed to a decided window, the windows' median width in tokens against
  * the brackets', and what it cost. Under 20 windows: counts only.
  */

@@ -8,6 +8,8 @@
  */
 import { formatPercent as pct, learnedRouteLines, MIN_BOOTSTRAP_QUESTIONS, questionState, repairedBy, storedVerdictText, type QuestionRecord, type Rate, type RunSummary, type StoredComparison, type PassAtKDeltaCurve } from '../../contract';
 import { fixed, Html, html, joinHtml } from './safeHtml';
+import { forkLines, forkTransitionText } from './forkText';
+import { forkTransition } from '../results';
 import { chanceText, exhaustionText, probeComparisonLines, repairNullLines, repairStaleText, untilReachedText } from './summaryText';
 import { retentionReading, retentionSplit } from './retentionText';
 import { blindDroppedText } from './blindDroppedText';
@@ -192,6 +194,11 @@ function summaryTable(s: RunSummary): Html {
   // The foreclosure window in the words of the text summary (run files are read back, so a malformed one shows nothing, not a stack).
   const windowLines = s.foreclosure ? safeLine(() => foreclosureLines(s.foreclosure!).map((l) => l.trim()).join('\n')) : '';
   for (const line of windowLines === '' ? [] : windowLines.split('\n')) rows.push(html`<tr><td colspan="3" class="n">${line}</td></tr>`);
+  if (s.fork) {
+    const f = s.fork;
+    rows.push(html`<tr><th>saved by a fork (unrealized questions)</th><td>${rateCell(f.saved)}</td><td class="n">--fork-probe ${f.budget}: ${f.positions} highest-entropy and ${f.positions} random positions per question</td></tr>`);
+    for (const line of safeLines(() => forkLines(f).slice(1))) rows.push(html`<tr><td colspan="3" class="n">${line.trim()}</td></tr>`);
+  }
   return html`<table class="summary"><tbody>${rows}</tbody></table>${probeComparisonTable(s)}`;
 }
 
@@ -290,6 +297,15 @@ function passAtKDeltaSection(deltas: readonly PassAtKDeltaCurve[] | undefined): 
 <ul>${deltas.map((c) => html`<li>${crossingText(c)}</li>`)}</ul>`;
 }
 
+/** Did training move the forks: saved by a fork on the questions neither checkpoint realizes. Empty without fork results on both. */
+function forkTransitionSection(base: readonly QuestionRecord[], tuned: readonly QuestionRecord[]): Html | string {
+  const line = safeLine(() => {
+    const t = forkTransition(base, tuned);
+    return t ? forkTransitionText(t) : undefined;
+  });
+  return line === '' ? '' : html`<p>${line}</p>`;
+}
+
 export function comparisonReportHtml(c: StoredComparison, baseRecords: readonly QuestionRecord[], tunedRecords: readonly QuestionRecord[]): string {
   const cmp = c.comparison;
   const points = (x: unknown) => (typeof x === 'number' ? fixed(100 * x, 1) : '—');
@@ -308,7 +324,7 @@ export function comparisonReportHtml(c: StoredComparison, baseRecords: readonly 
   }
   const body = html`<h1>Reach Audit — checkpoint comparison</h1><p class="n">base ${c.base.name} (${c.base.model}) vs tuned ${c.tuned.name} (${c.tuned.model}) · ${cmp.n} paired questions · ${cmp.realized?.ciMethod === 'newcombe-score' ? "Newcombe's paired score 95% intervals" : 'paired bootstrap 95% intervals (10,000 resamples)'}, exact McNemar; verdicts: better / worse need exact p &lt; 0.05 and the interval on that side of 0, equivalent needs the interval inside ±margin${cmp.realizedNotReached ? ` · ceiling = realized or reached by any probe (realized, no probe: base ${cmp.realizedNotReached.base}, tuned ${cmp.realizedNotReached.tuned})` : ''}</p>
 <table class="summary"><tbody>${deltas}</tbody></table>
-<h2>Transitions between states</h2>${transitions}
+<h2>Transitions between states</h2>${transitions}${forkTransitionSection(baseRecords, tunedRecords)}
 <p>Newly realized: ${nr?.n} — already reachable by the base model ${rateCell(nr?.alreadyReachable)}; newly reachable ${rateCell(nr?.newlyReachable)}</p>
 <div class="charts">${lineChart('pass@k, base (solid) and tuned (dashed)', curves, 'k (generations per question)')}</div>
 ${passAtKDeltaSection(cmp.passAtKDeltas)}

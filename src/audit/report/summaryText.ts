@@ -20,6 +20,7 @@ import { retentionLine } from './retentionText';
 import { blindDroppedText } from './blindDroppedText';
 import { depthLines } from './depthText';
 import { foreclosureLines, foreclosureMovesText } from './foreclosureText';
+import { forkLines } from './forkText';
 
 export function rateText(r: Rate | undefined): string {
   if (!r || r.n === 0) return '— (n = 0)';
@@ -218,6 +219,7 @@ export function formatSummary(s: RunSummary, title = 'Reach Audit summary'): str
   const c = s.cost;
   if (s.depth) out.push(...depthLines(s.depth));
   if (s.foreclosure) out.push(...foreclosureLines(s.foreclosure));
+  if (s.fork) out.push(...forkLines(s.fork));
   out.push(`  other cost: deployment ${c.deployment.generations} generations; global route pool ${c.globalRoutes.generations}; repair scan ${c.repair.generations}`);
   return out.join('\n');
 }

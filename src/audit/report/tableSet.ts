@@ -8,10 +8,11 @@ import { perturbationTable, repairTable, routesVsSearchTable, searchSweepRows, t
 import { repairView, routesVsSearchView, trainingView, type TableView } from './tablesReport';
 import { perturbationView } from './perturbationView';
 import { depthRows, depthView, type DepthRow } from './depthView';
+import { forkRows, forkTransitionView, forkView, type ForkRow, type ForkTransitionRow } from './forkView';
 import { searchSweepView } from './searchSweepView';
 import { passAtKDeltaRows, passAtKDeltaView, type PassAtKDeltaRow } from './passAtKDeltaView';
 
-export const TABLE_KINDS = ['routes-vs-search', 'repair', 'training', 'perturbation', 'depth'] as const;
+export const TABLE_KINDS = ['routes-vs-search', 'repair', 'training', 'perturbation', 'depth', 'forks'] as const;
 export type TableKind = (typeof TABLE_KINDS)[number];
 
 export interface TableSet {
@@ -25,11 +26,12 @@ export interface TableSet {
     passAtKDeltas?: PassAtKDeltaRow[];
     perturbation?: PerturbationTable;
     depth?: { rows: DepthRow[]; missing: { folder: string; reason: string }[] };
+    forks?: { rows: ForkRow[]; transitions: ForkTransitionRow[]; missing: { folder: string; reason: string }[] };
   };
   views: TableView[];
 }
 
-/** The tables of `kinds` (default all five), in the order routes vs search, repair, training, perturbation, depth. */
+/** The tables of `kinds` (default all six), in the order routes vs search, repair, training, perturbation, depth, forks. */
 export function tableSet(runs: readonly RunForTables[], comparisons: readonly ComparisonForTables[], options: TableOptions & { kinds?: readonly TableKind[] } = {}): TableSet {
   const { kinds = TABLE_KINDS, ...tableOptions } = options;
   const set: TableSet = { tables: {}, views: [] };
@@ -68,6 +70,13 @@ export function tableSet(runs: readonly RunForTables[], comparisons: readonly Co
     const t = depthRows(runs);
     set.tables.depth = t;
     if (t.rows.length > 0) set.views.push(depthView(t.rows, t.missing));
+  }
+  if (kinds.includes('forks')) {
+    const t = forkRows(runs, comparisons, tableOptions.margin);
+    set.tables.forks = t;
+    // Shown only where a run forked, so tables of runs without the probe read as before.
+    if (t.rows.length > 0) set.views.push(forkView(t.rows, t.missing));
+    if (t.transitions.length > 0) set.views.push(forkTransitionView(t.transitions));
   }
   return set;
 }

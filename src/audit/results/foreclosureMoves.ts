@@ -1,5 +1,5 @@
 /**
- * Base → tuned for the foreclosure window (docs/design.md, "Foreclosure window"): on the paired
+ * Base → tuned for the foreclosure window (docs/design/probes.md, "Foreclosure window"): on the paired
  * questions both runs bracketed, how many have a decided window in each, and on those with one in
  * both, whether the window sits later or earlier in the tuned deployed output (its midpoint as a
  * share of the output, since the two outputs differ in length). From 20 such questions an exact

@@ -1,5 +1,5 @@
 /**
- * Foreclosure windows over a run (docs/design.md, "Foreclosure window"): of the depth-probed
+ * Foreclosure windows over a run (docs/design/probes.md, "Foreclosure window"): of the depth-probed
  * questions, those the depth probe left a bracket for, the share narrowed to a decided window
  * (Wilson), and the median width of those windows and of their depth brackets, each with its
  * distribution-free 95% interval.

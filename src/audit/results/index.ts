@@ -4,6 +4,7 @@ export { compareRecords } from './compare';
 export { compareProbes } from './probeComparison';
 export { depthSummary } from './depthSummary';
 export { foreclosureSummary } from './foreclosureSummary';
+export { FORK_MIN_PAIRED, forkSummary, forkTransition, type ForkTransition } from './forkSummary';
 export { perturbationTable, type PerturbationRow, type PerturbationTable, type ProbeOnGainSet, type ProbeOverlap } from './perturbationTable';
 export { summarize } from './summary';
 export { distinctRunLabels, type LabelSource } from './runLabels';

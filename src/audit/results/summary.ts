@@ -13,6 +13,7 @@ import { blindRetention, blindRetentionByProbe } from './blindRetention';
 import { MIN_BOOTSTRAP_QUESTIONS, orderedKeys, passAtKRows, zeroOnePassAtKInterval, runRates, stopsAtFirstCorrect, rateOf, type BlindDropped, type Budget, type GlobalRouteSummary, type LearnedRouteSummary, type Interval, type PassAtKKind, type QuestionRecord, type Rate, type ReadingSummary, type RunSummary, type TruncationCount, isAnswerBlindProbe } from '../../contract';
 import { depthSummary } from './depthSummary';
 import { foreclosureSummary } from './foreclosureSummary';
+import { forkSummary } from './forkSummary';
 import { learnedRouteSummary } from './learnedRouteSummary';
 import { coverAtTau } from './coverAtTau';
 import { unfinishedThoughts } from './thoughtCounts';
@@ -236,5 +237,7 @@ export function summarize(unordered: readonly QuestionRecord[]): RunSummary {
   if (depth) summary.depth = depth;
   const foreclosure = foreclosureSummary(records);
   if (foreclosure) summary.foreclosure = foreclosure;
+  const fork = forkSummary(records);
+  if (fork) summary.fork = fork;
   return summary;
 }

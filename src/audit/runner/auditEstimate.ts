@@ -15,15 +15,16 @@ import { mostForeclosurePrefixes } from './foreclosureWindow';
 
 /**
  * Generations per question by stage; `repair` is per scanned question (in the failure set, or
- * realized), and the depth probe's per failure-set question (B from each of at most five prefixes).
+ * realized), the depth probe's per failure-set question (B from each of at most five prefixes), and
+ * the fork probe's per unrealized question (at most B).
  */
-export function plannedGenerations(settings: RunSettings, numBlocks: number): { byStage: Record<string, number>; repairPerScanned: number; depthPerFailure: number; foreclosurePerFailure: number } {
+export function plannedGenerations(settings: RunSettings, numBlocks: number): { byStage: Record<string, number>; repairPerScanned: number; depthPerFailure: number; foreclosurePerFailure: number; forkPerUnrealized: number } {
   const byStage: Record<string, number> = { deployment: 1 };
   for (const p of settings.probes) byStage[p.name] = p.budget;
   if (settings.globalRoutes.routes.length > 0) byStage['global-routes'] = settings.globalRoutes.routes.length;
   const depthPerFailure = settings.depthProbe ? MOST_DEPTH_CUTS * settings.depthProbe.budget : 0;
   const foreclosurePerFailure = settings.depthProbe && settings.foreclosureWindow ? mostForeclosurePrefixes(settings.deployment.maxNewTokens) * settings.foreclosureWindow.samples : 0;
-  return { byStage, repairPerScanned: settings.repair.enabled ? numBlocks : 0, depthPerFailure, foreclosurePerFailure };
+  return { byStage, repairPerScanned: settings.repair.enabled ? numBlocks : 0, depthPerFailure, foreclosurePerFailure, forkPerUnrealized: settings.forkProbe?.budget ?? 0 };
 }
 
 /** What an audit is planned to cost, before it starts, from a short measured warm-up. */
@@ -37,6 +38,8 @@ export interface AuditEstimate {
   depthPerFailure?: number;
   /** --foreclosure-window: the most generations it adds per failure-set question (absent without it). */
   foreclosurePerFailure?: number;
+  /** --fork-probe: the most generations it adds per question the deployment does not realize (absent without it). */
+  forkPerUnrealized?: number;
   /** --until-reached: each probe stops at its first correct attempt, so its budget is an upper bound. */
   untilReached?: boolean;
   /** Generations in all: without any repair scan or depth probe, and with both on every question. */
@@ -176,7 +179,7 @@ export async function estimateAudit(model: TextGenerator, questions: readonly Qu
   const perQuestionAll = Object.values(plan.byStage).reduce((a, b) => a + b, 0);
   // --until-reached: a probe that hits on its first attempt makes one generation; one that never hits, its budget.
   const perQuestionLeast = settings.untilReached ? perQuestionAll - settings.probes.reduce((a, p) => a + p.budget - 1, 0) : perQuestionAll;
-  const generations = { least: questions.length * perQuestionLeast, most: questions.length * (perQuestionAll + plan.repairPerScanned + plan.depthPerFailure + plan.foreclosurePerFailure) };
+  const generations = { least: questions.length * perQuestionLeast, most: questions.length * (perQuestionAll + plan.repairPerScanned + plan.depthPerFailure + plan.foreclosurePerFailure + plan.forkPerUnrealized) };
   const tokensPerSecond = secondsPer(tokensPerGeneration.most) > 0 ? tokensPerGeneration.most / secondsPer(tokensPerGeneration.most) : 0;
   const time = (n: number, g: number) => (secondsPer(g) > 0 ? n * secondsPer(g) : Infinity);
   return {
@@ -186,6 +189,7 @@ export async function estimateAudit(model: TextGenerator, questions: readonly Qu
     repairPerScanned: plan.repairPerScanned,
     ...(plan.depthPerFailure > 0 ? { depthPerFailure: plan.depthPerFailure } : {}),
     ...(plan.foreclosurePerFailure > 0 ? { foreclosurePerFailure: plan.foreclosurePerFailure } : {}),
+    ...(plan.forkPerUnrealized > 0 ? { forkPerUnrealized: plan.forkPerUnrealized } : {}),
     generations,
     tokensPerGeneration,
     warmUp: { sequences: requests.length, tokens, seconds: prompts.seconds + longer.seconds, tokensPerSecond, promptSecondsPerGeneration: promptSeconds, decodeSecondsPerToken: decodeSeconds },
@@ -237,6 +241,7 @@ export function estimateText(e: AuditEstimate, duration: (ms: number) => string 
     ...(e.repairPerScanned > 0 ? [`repair ${e.repairPerScanned} per scanned question`] : []),
     ...(e.depthPerFailure ? [`depth probe up to ${e.depthPerFailure} per failure-set question`] : []),
     ...(e.foreclosurePerFailure ? [`foreclosure window up to ${e.foreclosurePerFailure} per failure-set question`] : []),
+    ...(e.forkPerUnrealized ? [`fork probe up to ${e.forkPerUnrealized} per unrealized question`] : []),
   ];
   const repair = extras.length > 0 ? `, + ${extras.join(' + ')} (up to ${e.generations.most})` : '';
   const w = e.warmUp;

@@ -1,5 +1,5 @@
 /**
- * The foreclosure window (docs/design.md, "Foreclosure window"): for a depth-probed question, the
+ * The foreclosure window (docs/design/probes.md, "Foreclosure window"): for a depth-probed question, the
  * tokens of its deployed output across which the answer stops being reachable, narrowed from the
  * depth probe's bracket (its deepest reaching cut and the next cut, or the end of the output) by
  * bisection over token positions. Each prefix tested is decided "reaches" (success rate above the

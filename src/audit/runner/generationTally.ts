@@ -33,7 +33,7 @@ export class GenerationTally {
     this.perQuestion = { least, most };
     this.searchBudget = settings.probes.find((p) => p.name === 'search')?.budget ?? 0;
     this.independentLeast = least - (this.searchBudget > 0 ? (settings.untilReached ? 1 : this.searchBudget) : 0);
-    this.repairPerQuestion = plan.repairPerScanned + plan.depthPerFailure + plan.foreclosurePerFailure;
+    this.repairPerQuestion = plan.repairPerScanned + plan.depthPerFailure + plan.foreclosurePerFailure + plan.forkPerUnrealized;
   }
 
   returned(stage: AuditStage, gens: readonly Generation[], id: string, atMs: number): void {
@@ -44,8 +44,8 @@ export class GenerationTally {
         this.cutTokens += g.tokens.length;
       }
     }
-    // The depth probe and its foreclosure window, like the repair scan, run on the failure set only, outside the per-question plan.
-    const into = stage === 'repair' || stage === 'depth' || stage === 'foreclosure' ? this.repairBack : this.back;
+    // The depth probe, its foreclosure window and the fork probe, like the repair scan, run on some questions only, outside the per-question plan.
+    const into = stage === 'repair' || stage === 'depth' || stage === 'foreclosure' || stage === 'fork' ? this.repairBack : this.back;
     into.set(id, (into.get(id) ?? 0) + gens.length);
     if (stage !== 'search') return;
     this.searchBack.set(id, (this.searchBack.get(id) ?? 0) + 1);

@@ -23,13 +23,14 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { Generation, GenerationRequest, TextGenerator } from '../../engine';
-import { costOf, deploymentRequest, type FittedPrompts, RouteSearch, scoreGoldAnswer, searchReward, rewardOfAttempt, drawQuestionRoutes, lengthBoundsOf, SearchSweep } from '../probes';
+import { costOf, decodingOf, deploymentRequest, type FittedPrompts, RouteSearch, scoreGoldAnswer, searchReward, rewardOfAttempt, drawQuestionRoutes, lengthBoundsOf, SearchSweep } from '../probes';
 import type { Question } from '../dataset';
 import { type Attempt, type DepthResult, type GlobalRoutesResult, type QuestionRecord, type RunSettings, isAnswerBlindProbe, type ProbeSpec, type SearchSweepPoint } from '../../contract';
 import { seedFor, seededRandom, sequentialRateTest, type SequentialRateTest } from '../stats';
 import { untilFirstCorrect } from './untilFirstCorrect';
 import { depthOfLoss } from './depthOfLoss';
 import { foreclosureWindow } from './foreclosureWindow';
+import { deployedTokensOf, forkProbe } from './forkProbe';
 import { inFailureSet } from '../repair';
 import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, checkSearchReward, finishRepair, gradedUnder, loggedGeneration, probeResult, questionPerturbation, routerFeaturesOf, startRecord, startRepair } from './questionSteps';
 
@@ -194,8 +195,12 @@ export async function auditQuestions(
     const pool = settings.globalRoutes.routes;
     // Everything that does not depend on another generation goes into the queue together.
     const logged = options.realized?.get(q.id);
+    // The fork probe reads the deployed output's token record; without it the request is as it always was.
+    const fork = settings.forkProbe;
+    const deploymentAsked = deploymentRequest(d, ids, deployed(q.id));
+    if (fork) deploymentAsked.tokenRecord = fork.k;
     const [[deployedOut], probeRuns, poolOut] = await Promise.all([
-      logged !== undefined ? [loggedGeneration(logged)] : generate('deployment', q, [deploymentRequest(d, ids, deployed(q.id))], priority),
+      logged !== undefined ? [loggedGeneration(logged)] : generate('deployment', q, [deploymentAsked], priority),
       Promise.all(settings.probes.map((spec) => probe(spec, q, ids, priority))),
       generate('global-routes', q, pool.map((route, a) => deploymentRequest(d, ids, routed(q.id, 'global-route', a), { route })), priority),
     ]);
@@ -240,8 +245,30 @@ export async function auditQuestions(
             grade: (text, g) => graded({ ...g, text }, q),
           }).then(async (result) => ({ result, foreclosure: foreclosureTest ? await foreclosureOf(q, ids, deployedOut, result, foreclosureTest, priority) : undefined }))
         : null;
+    // Forks run on every question the deployment does not realize, beside the depth probe and the repair scan.
+    const tokens = fork ? deployedTokensOf(deployedOut, fork.k, (t) => model.decode(t)) : null;
+    if (tokens) record.deployedTokens = tokens;
+    const forks =
+      fork && tokens && !record.realized.correct
+        ? forkProbe({
+            promptIds: ids,
+            deployed: deployedOut,
+            record: tokens,
+            plan: fork,
+            deployment: d,
+            random: seededRandom(seed, q.id, 'fork-positions'),
+            decodings: (position, token) => ({
+              greedy: decodingOf(d, seedFor(seed, q.id, 'fork-deploy', position, token)),
+              sample: sampled(seedFor(seed, q.id, 'fork', position, token)),
+            }),
+            decode: (t) => model.decode(t),
+            generate: (requests) => generate('fork', q, requests, priority),
+            grade: (text, g) => graded({ ...g, text }, q),
+          })
+        : null;
     // Handled here so that a failure while the repair scan runs is not an unhandled rejection.
     depth?.catch(() => undefined);
+    forks?.catch(() => undefined);
     if (settings.repair.enabled) {
       // F membership is fixed from the probe results and handed out before any silenced generation runs.
       const { member, scanned } = startRepair(record, settings, q);
@@ -256,6 +283,7 @@ export async function auditQuestions(
       record.depth = result;
       if (foreclosure) record.foreclosure = foreclosure;
     }
+    if (forks) record.fork = await forks;
     return record;
   }
 

@@ -14,7 +14,7 @@ import type { Question } from '../dataset';
 import type { Attempt, AttemptPerturbation, BlindChoice, ProbeResult, QuestionRecord, RepairResult, GradingSettings, RouterFeatures, RunSettings } from '../../contract';
 import { foldOf, promptFeatures } from '../router';
 
-export type AuditStage = 'deployment' | 'sample' | 'routes' | 'search' | 'perturb' | 'global-routes' | 'repair' | 'depth' | 'foreclosure';
+export type AuditStage = 'deployment' | 'sample' | 'routes' | 'search' | 'perturb' | 'global-routes' | 'repair' | 'depth' | 'foreclosure' | 'fork';
 
 export class AuditAborted extends Error {
   override name = 'AuditAborted';

@@ -1,6 +1,6 @@
 /**
  * A sequential one-sided test of a success rate against a threshold θ, with exact error rates
- * (docs/design.md, "Foreclosure window"). Samples come in looks of `look` at a time, up to `most`.
+ * (docs/design/probes.md, "Foreclosure window"). Samples come in looks of `look` at a time, up to `most`.
  * After each look of n samples with s successes, the rate is decided **above θ** when s reaches
  * the upper boundary, **below θ** when s falls to the lower one, and sampling goes on otherwise;
  * at `most` without either it is **undecided**. The boundaries are the tightest whose chance of a

@@ -119,6 +119,7 @@ export function manifestMismatches(stored: RunManifest, wanted: RunManifest): st
   check('--until-reached (probes stop at the first correct attempt)', stored.untilReached === true, wanted.untilReached === true);
   check('--depth-probe', stored.depthProbe ?? 'not run', wanted.depthProbe ?? 'not run');
   check('--foreclosure-window', stored.foreclosureWindow ?? 'not run', wanted.foreclosureWindow ?? 'not run');
+  check('--fork-probe', stored.forkProbe ?? 'not run', wanted.forkProbe ?? 'not run');
   // The log's bytes, not its path: the same log moved still resumes; another log's outputs do not.
   // (A comparison blanks the hash: base and tuned each read their own log.)
   const realizedFrom = (m: RunManifest) => (!m.realizedFrom ? 'generated' : m.realizedFrom.sha256 === '' ? `read from a ${m.realizedFrom.tool} log` : `${m.realizedFrom.tool} log sha256 ${m.realizedFrom.sha256}`);

@@ -172,6 +172,50 @@ const foreclosureResult = object({
   cost: budget,
 });
 
+/** The token record keeps at most this many alternatives per token (the engine's bound). */
+const MOST_RECORDED_ALTERNATIVES = 8;
+const logprob = v.pipe(v.number('expected a log-probability'), v.maxValue(0, 'expected a log-probability (at most 0)'));
+const deployedTokens = object({
+  k: v.pipe(positiveInteger, v.maxValue(MOST_RECORDED_ALTERNATIVES, `expected at most ${MOST_RECORDED_ALTERNATIVES} alternatives`)),
+  steps: v.array(
+    object({
+      token: nonNegativeInteger,
+      text,
+      entropy: v.pipe(finite, v.minValue(0, 'expected an entropy ≥ 0')),
+      top: v.pipe(
+        v.array(v.tuple([nonNegativeInteger, logprob], 'expected [token id, log-probability]'), 'expected an array of alternatives'),
+        v.maxLength(MOST_RECORDED_ALTERNATIVES, `expected at most ${MOST_RECORDED_ALTERNATIVES} alternatives`),
+      ),
+    }),
+    'expected an array of token steps',
+  ),
+});
+const forkBranch = object({ correct: flag, answer: v.nullable(text), truncated: flag, continuation: text, tokens: nonNegativeInteger });
+const forkToken = object({ token: nonNegativeInteger, text, logprob });
+const forkResult = object({
+  budget: positiveInteger,
+  positions: positiveInteger,
+  alternatives: positiveInteger,
+  eligible: nonNegativeInteger,
+  forks: v.array(
+    object({
+      arms: v.array(v.picklist(['entropy', 'random'], "expected 'entropy' or 'random'"), 'expected an array of arms'),
+      position: nonNegativeInteger,
+      entropy: v.pipe(finite, v.minValue(0, 'expected an entropy ≥ 0')),
+      deployed: forkToken,
+      alternative: forkToken,
+      greedy: forkBranch,
+      sample: forkBranch,
+      saves: flag,
+    }),
+    'expected an array of forks',
+  ),
+  saved: flag,
+  savedBy: object({ entropy: flag, random: flag }),
+  earliest: v.nullable(nonNegativeInteger),
+  cost: budget,
+});
+
 export const questionRecordSchema = object({
   id: text,
   line: positiveInteger,
@@ -196,6 +240,8 @@ export const questionRecordSchema = object({
   ),
   depth: v.optional(depthResult),
   foreclosure: v.optional(foreclosureResult),
+  deployedTokens: v.optional(deployedTokens),
+  fork: v.optional(forkResult),
   searchSweep: v.optional(
     v.array(
       object({
@@ -410,6 +456,25 @@ export const runSummarySchema = object({
       cost: budget,
     }),
   ),
+
+  fork: v.optional(
+    object({
+      n: nonNegativeInteger,
+      budget: positiveInteger,
+      positions: positiveInteger,
+      alternatives: positiveInteger,
+      saved: rate,
+      savedInFailureSet: rate,
+      entropy: rate,
+      random: rate,
+      entropyOnly: nonNegativeInteger,
+      randomOnly: nonNegativeInteger,
+      entropyVsRandom: v.optional(pairedDelta),
+      forks: object({ entropy: rate, random: rate }),
+      earliestQuarter: v.tuple([nonNegativeInteger, nonNegativeInteger, nonNegativeInteger, nonNegativeInteger], 'expected four counts'),
+      cost: budget,
+    }),
+  ),
   skipped: object({
     n: nonNegativeInteger,
     questions: v.array(
@@ -522,6 +587,7 @@ export const runManifestSchema = object({
   }),
   depthProbe: v.optional(object({ budget: positiveInteger })),
   foreclosureWindow: v.optional(object({ samples: positiveInteger, threshold: fraction, error: fraction, look: positiveInteger })),
+  forkProbe: v.optional(object({ budget: positiveInteger, positions: positiveInteger, alternatives: positiveInteger, k: positiveInteger })),
   realizedFrom: v.optional(object({ source: text, sha256: text, tool: text })),
   untilReached: v.optional(v.literal(true, 'expected true')),
   grading: v.optional(

@@ -36,7 +36,8 @@ import type { TokenChoicePool } from '../sampling/tokenChoicePool';
 import type { LogSumExp } from '../sampling/logSumExp';
 import type { ChoiceRow } from '../sampling/tokenChoiceRows';
 import { StopDetector } from '../text/stopDetector';
-import type { FinishReason, Generation, GenerationRequest } from '../types';
+import { checkTokenRecordK, tokenStep } from '../sampling/tokenRecord';
+import type { FinishReason, Generation, GenerationRequest, TokenStep } from '../types';
 
 export interface GenerationContext {
   executor: RouteExecutor;
@@ -116,6 +117,7 @@ export function checkRequest(r: GenerationRequest, index: number, numBlocks: num
     throw new InputError(`${what} decoding.topP: expected a number in (0, 1], got ${String(d.topP)}`);
   }
   if (!Number.isInteger(d.seed)) throw new InputError(`${what} decoding.seed: expected a whole number, got ${String(d.seed)}`);
+  checkTokenRecordK(r.tokenRecord, `${what} tokenRecord`);
   return { index, request: r, route, silenced, perturbation };
 }
 
@@ -144,6 +146,8 @@ interface Running {
   stop: StopDetector | null;
   tokens: number[];
   logprobs: number[];
+  /** The token record, when the request asked for one. */
+  steps: TokenStep[] | null;
   text: string | null;
   finish: FinishReason | null;
   /** The most KV-cache bytes it can come to hold: its share of a KV budget. */
@@ -236,6 +240,7 @@ export class GenerationScheduler {
           stop: c.request.stop && c.request.stop.length > 0 ? new StopDetector(c.request.stop, this.ctx.decode) : null,
           tokens: [],
           logprobs: [],
+          steps: c.request.tokenRecord !== undefined ? [] : null,
           text: null,
           finish: c.request.maxNewTokens === 0 ? 'length' : null,
           kvBytes: kvBytes[c.index],
@@ -328,7 +333,7 @@ export class GenerationScheduler {
         p.decodeSteps++;
         p.decodeRows += batch.length;
         if (this.queue.length > 0) p.emptyPlacesWhileWaiting += Math.max(0, this.ctx.maxBatch() - batch.length);
-        const choices = await this.choose(logits, batch.map((r) => choiceRow(r)));
+        const choices = await this.choose(logits, batch.map((r) => choiceRow(r)), batch.map((r) => r.c.request.tokenRecord));
         batch.forEach((r, j) => this.accept(r, choices[j]));
         this.active = this.active.filter((r) => r.finish === null);
         await yieldToCallers();
@@ -413,7 +418,7 @@ export class GenerationScheduler {
     });
     // First tokens are chosen like a decode step's (on both threads): the 16 samples of a question
     // are admitted together. Until chosen they stay in `admitting`, so a failure fails their calls.
-    const choices = await this.choose(firstLogits, taking.map(({ r }) => choiceRow(r)));
+    const choices = await this.choose(firstLogits, taking.map(({ r }) => choiceRow(r)), taking.map(({ r }) => r.c.request.tokenRecord));
     this.admitting = [];
     taking.forEach(({ r }, j) => {
       this.accept(r, choices[j]);
@@ -454,17 +459,23 @@ export class GenerationScheduler {
     return ahead;
   }
 
-  /** Each row's token (on both threads) and its log-probability. */
-  private async choose(logits: Float32Array, rows: ChoiceRow[]): Promise<TokenChoice[]> {
+  /** Each row's token (on both threads) and its log-probability; its token record where `records[j]` asks for one. */
+  private async choose(logits: Float32Array, rows: ChoiceRow[], records: readonly (number | undefined)[]): Promise<(TokenChoice & { step?: TokenStep })[]> {
     const V = this.ctx.vocabSize;
     const started = performance.now();
     const [tokens, lse] = await Promise.all([this.ctx.choices.choose(logits, V, rows), this.ctx.logSumExp.rows(logits, V)]);
+    const out = tokens.map((token, j) => {
+      const k = records[j];
+      const choice: TokenChoice & { step?: TokenStep } = { token, logprob: logits[j * V + token] - lse[j] };
+      if (k !== undefined) choice.step = tokenStep(logits.subarray(j * V, (j + 1) * V), k);
+      return choice;
+    });
     this.profile.chooseMs += performance.now() - started;
-    return tokens.map((token, j) => ({ token, logprob: logits[j * V + token] - lse[j] }));
+    return out;
   }
 
   /** Appends the chosen token to `r` and finishes it when it is done. */
-  private accept(r: Running, { token, logprob }: TokenChoice): void {
+  private accept(r: Running, { token, logprob, step }: TokenChoice & { step?: TokenStep }): void {
     this.chosen++;
     if (r.call.settled) {
       r.finish = 'length'; // cancelled: leaves without a result
@@ -474,6 +485,7 @@ export class GenerationScheduler {
     }
     r.tokens.push(token);
     r.logprobs.push(logprob);
+    if (r.steps && step) r.steps.push(step);
     if (r.stop) {
       const cut = r.stop.push(r.tokens);
       if (cut !== null) {
@@ -502,6 +514,7 @@ export class GenerationScheduler {
         generatedTokens: r.tokens.length,
         blockApplications: r.c.route.length * (r.c.request.promptIds.length + r.tokens.length),
       },
+      ...(r.steps ? { tokenRecord: r.steps } : {}),
     };
     if (--call.remaining === 0) this.settle(call);
   }

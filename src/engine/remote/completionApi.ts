@@ -28,6 +28,8 @@ export interface CompletionRequestBody {
   silenced_mlp?: number[];
   /** Extension: a seeded random direction added to the residual after one block (the engine's ResidualPerturbation). */
   residual_perturbation?: { after_block: number; seed: number; scale: number; positions: string };
+  /** Extension: keep a token record of this many most likely tokens per generated token (the engine's GenerationRequest.tokenRecord). */
+  token_record?: number;
 }
 
 export interface CompletionChoice {
@@ -42,6 +44,8 @@ export interface CompletionChoice {
   } | null;
   /** vLLM and our server: the generated token ids. */
   token_ids?: number[] | null;
+  /** Our server, when the request asked for token_record: per generated token its entropy and [token id, log-probability] pairs. */
+  token_record?: { entropy: number[]; top: [number, number][][] } | null;
 }
 
 export interface CompletionResponseBody {
@@ -70,3 +74,5 @@ export const EXTENSIONS_VERSION = 1;
 export const LAYER_EXTENSIONS = ['route', 'silenced_mlp'] as const;
 /** Announced apart from the layer extensions: a server without it still serves routes and repair, and refuses only the perturbation probe. */
 export const PERTURBATION_EXTENSION = 'residual_perturbation';
+/** Announced apart likewise: a server without it refuses only the fork probe. */
+export const TOKEN_RECORD_EXTENSION = 'token_record';

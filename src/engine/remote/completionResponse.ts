@@ -7,7 +7,7 @@
  */
 import { RemoteServerError } from '../../common';
 import type { ModelTokenizer } from '../text/tokenizer';
-import type { Generation, GenerationRequest } from '../types';
+import type { Generation, GenerationRequest, TokenStep } from '../types';
 import type { CompletionResponseBody } from './completionApi';
 import { quoteValue } from './quoteValue';
 import { redactSecret } from './remoteErrors';
@@ -93,11 +93,39 @@ export function toGeneration(
   }
 
   const routeLength = request.route?.length ?? numBlocks;
+  const tokenRecord = request.tokenRecord === undefined ? undefined : readTokenRecord(choice.token_record, request.tokenRecord, tokens.length, tokenizer.vocabSize, bad);
   return {
     tokens,
     text,
     logprobs,
     finishReason: choice.finish_reason === 'length' ? 'length' : 'stop',
     cost: { generatedTokens: generated, blockApplications: routeLength * (request.promptIds.length + generated) },
+    ...(tokenRecord ? { tokenRecord } : {}),
   };
+}
+
+/**
+ * The token record the request asked for: one entry per generated token, each an entropy (finite,
+ * at least 0) and at most k [token id in the vocabulary, log-probability] pairs. Anything else is
+ * refused, never stored.
+ */
+function readTokenRecord(given: unknown, k: number, tokens: number, vocabSize: number, bad: (field: string, what: string) => RemoteServerError): TokenStep[] {
+  const field = 'choices[0].token_record';
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) throw bad(field, `is missing or not an object (got ${quoteValue(given)}); the request asked for it`);
+  const { entropy, top } = given as { entropy?: unknown; top?: unknown };
+  if (!Array.isArray(entropy) || entropy.length !== tokens) throw bad(`${field}.entropy`, `is not an array of ${tokens} entropies, one per generated token`);
+  if (!Array.isArray(top) || top.length !== tokens) throw bad(`${field}.top`, `is not an array of ${tokens} lists, one per generated token`);
+  return entropy.map((h: unknown, i): TokenStep => {
+    if (typeof h !== 'number' || !Number.isFinite(h) || h < 0) throw bad(`${field}.entropy[${i}]`, `is ${quoteValue(h)}; expected an entropy (a finite number at least 0)`);
+    const row: unknown = top[i];
+    if (!Array.isArray(row) || row.length === 0 || row.length > k) throw bad(`${field}.top[${i}]`, `is not a list of 1 to ${k} [token id, log-probability] pairs`);
+    return {
+      entropy: h,
+      top: row.map((pair: unknown, j): [number, number] => {
+        const ok = Array.isArray(pair) && pair.length === 2 && Number.isInteger(pair[0]) && pair[0] >= 0 && pair[0] < vocabSize && typeof pair[1] === 'number' && Number.isFinite(pair[1]) && pair[1] <= LOGPROB_ROUNDING;
+        if (!ok) throw bad(`${field}.top[${i}][${j}]`, `is ${quoteValue(pair)}; expected [a token id in 0..${vocabSize - 1}, a log-probability]`);
+        return [pair[0] as number, Math.min(0, pair[1] as number)];
+      }),
+    };
+  });
 }

@@ -17,7 +17,7 @@ import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, InputError, RemoteServerError 
 import { loadModelTokenizer, type ModelTokenizer } from '../text/tokenizer';
 import { tokenizerFolder } from '../text/tokenizerFolder';
 import type { ChatMessage, Generation, GenerationRequest, PromptSource, TemplateKwargs, TextGenerator } from '../types';
-import { EXTENSIONS_VERSION, LAYER_EXTENSIONS, PERTURBATION_EXTENSION, type CompletionRequestBody, type CompletionResponseBody, type HealthBody } from './completionApi';
+import { EXTENSIONS_VERSION, LAYER_EXTENSIONS, PERTURBATION_EXTENSION, TOKEN_RECORD_EXTENSION, type CompletionRequestBody, type CompletionResponseBody, type HealthBody } from './completionApi';
 import { boundedFetch, readBounded } from './boundedFetch';
 import { toGeneration } from './completionResponse';
 import { checkApiKey, redactSecret, remoteError } from './remoteErrors';
@@ -88,6 +88,8 @@ interface Server {
   layerAccess: boolean;
   /** It announced the residual-perturbation extension too. */
   perturbation: boolean;
+  /** It announced the token-record extension too. */
+  tokenRecord: boolean;
   /** When each request now waiting on this server was sent (for the slow-server line). */
   waiting: Set<{ since: number }>;
 }
@@ -140,7 +142,7 @@ export class RemoteGenerator implements TextGenerator {
         fetch: boundedFetch(),
       });
       const access = await announcedAccess(raw, config, url, limits);
-      servers.push({ url, client, layerAccess: access.layer, perturbation: access.perturbation, waiting: new Set() });
+      servers.push({ url, client, layerAccess: access.layer, perturbation: access.perturbation, tokenRecord: access.tokenRecord, waiting: new Set() });
     }
     const apiModel = options.apiModel ?? (await firstModel(servers[0], limits));
     const info: RemoteBackendInfo = {
@@ -194,6 +196,12 @@ export class RemoteGenerator implements TextGenerator {
         throw new InputError(
           'route, search and repair probes need layer access, which this OpenAI-compatible server does not offer ' +
             `(${this.info.baseUrls.join(', ')}): run them on the local engine, or serve the model with \`reach-audit serve --http\``,
+        );
+      }
+      if (r.tokenRecord !== undefined && !this.servers.every((s) => s.tokenRecord)) {
+        throw new InputError(
+          `the fork probe needs the token_record extension (each generated token's entropy and most likely alternatives), which ${this.info.baseUrls.join(', ')} does not announce: ` +
+            'run it on the local engine, or serve the model with a `reach-audit serve --http` that offers it',
         );
       }
       if (r.perturbation && this.info.perturbation !== true) {
@@ -253,6 +261,7 @@ export class RemoteGenerator implements TextGenerator {
       ...(request.stop && request.stop.length > 0 ? { stop: [...request.stop] } : {}),
       ...(layered && request.route ? { route: [...request.route] } : {}),
       ...(layered && request.silencedMlp && request.silencedMlp.length > 0 ? { silenced_mlp: [...request.silencedMlp] } : {}),
+      ...(request.tokenRecord !== undefined ? { token_record: request.tokenRecord } : {}),
       ...(request.perturbation ? { residual_perturbation: { after_block: request.perturbation.afterBlock, seed: request.perturbation.seed, scale: request.perturbation.scale, positions: request.perturbation.positions } } : {}),
     };
     const waiting = { since: Date.now() };
@@ -325,8 +334,8 @@ async function withRetries<T>(server: Server, limits: Limits, signal: AbortSigna
 }
 
 /** Whether the server announced the layer extensions, and the residual-perturbation one besides. */
-async function announcedAccess(baseUrl: string, config: ModelConfig, url: string, limits: Limits): Promise<{ layer: boolean; perturbation: boolean }> {
-  const none = { layer: false, perturbation: false };
+async function announcedAccess(baseUrl: string, config: ModelConfig, url: string, limits: Limits): Promise<{ layer: boolean; perturbation: boolean; tokenRecord: boolean }> {
+  const none = { layer: false, perturbation: false, tokenRecord: false };
   let health: Partial<HealthBody> | undefined;
   try {
     // Our server shows its details only to a client with the token (a bare /health just says ok).
@@ -349,7 +358,7 @@ async function announcedAccess(baseUrl: string, config: ModelConfig, url: string
   if (ext.num_blocks !== config.numBlocks) {
     throw new InputError(`${url}: the server's model has ${ext.num_blocks} blocks, the local model folder's config.json says ${config.numBlocks}: not the same model`);
   }
-  return { layer: true, perturbation: ext.extensions.includes(PERTURBATION_EXTENSION) };
+  return { layer: true, perturbation: ext.extensions.includes(PERTURBATION_EXTENSION), tokenRecord: ext.extensions.includes(TOKEN_RECORD_EXTENSION) };
 }
 
 async function firstModel(server: Server, limits: Limits): Promise<string> {

@@ -8,7 +8,7 @@
  * since which id a prompt gets, or which string an id decodes to, would depend on the library's
  * order. An added token whose string is also in the model's vocabulary under another id is allowed:
  * the library matches added tokens first, so encoding gives the added token's id, and both ids
- * decode to the same text (docs/design.md "Tokenizers that collide or overflow").
+ * decode to the same text (docs/design/data-in-data-out.md "Tokenizers that collide or overflow").
  */
 import * as fs from 'node:fs';
 import { InputError } from '../../common';
