@@ -14,8 +14,12 @@ function answerText(answer: string | null | undefined): string {
   return answer === null || answer === undefined || answer === '' ? '∅' : answer;
 }
 
-function percent(logprob: number): string {
-  return Number.isFinite(logprob) ? `${(Math.exp(logprob) * 100).toFixed(1)}%` : '–';
+/** A probability from its log: two significant digits below 1% and two decimals above 99%, so neither end reads as 0% or 100%. */
+export function percent(logprob: number): string {
+  if (!Number.isFinite(logprob)) return '–';
+  const p = Math.exp(logprob) * 100;
+  if (p < 1) return `${p.toPrecision(2)}%`;
+  return p > 99 ? `${Math.min(p, 99.99).toFixed(2)}%` : `${p.toFixed(1)}%`;
 }
 
 /** A token's text as shown inside a sentence: quoted, with line breaks and tabs made visible. */
