@@ -83,6 +83,7 @@ suite('Untrusted workspace', function () {
       ['reachAudit.explainQuestion', { file: data, line: 1 }],
       ['reachAudit.verifyRun', { runDir: path.join(runsDir, BASE_RUN) }],
       ['reachAudit.findWhereAnswerIsLost', { file: data, line: 1, options }],
+      ['reachAudit.findWhereAnswerForks', { file: data, line: 1, options }],
       ['reachAudit.watchTrainingRun', { dir: workspace, data, options, untilIdle: 0 }],
     ];
     for (const [command, arg] of refusals) {

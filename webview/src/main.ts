@@ -32,6 +32,7 @@ import { BASE_FILTERS, findFilter, interfaceFailureFilter, probeFilter, type Que
 import { QuestionTable } from './questions/questionTable';
 import { computeStatistics, countBlocks, type RunStatistics } from './charts/runStatistics';
 import { sweepView, type SweepView } from './charts/sweepRows';
+import { forkPositions } from './charts/forkPositions';
 import { readUiState } from './uiState';
 
 provideVSCodeDesignSystem().register(
@@ -576,7 +577,7 @@ class AuditPanel {
 
   private drawCharts(): void {
     if (!this.run || !this.chartsDirty) return;
-    const runs: ChartRun[] = [{ label: this.run.data.label ?? this.run.data.runId, stats: this.statistics(this.run), summary: this.run.data.summary, unfinished: this.run.data.summary ? undefined : this.run.data.unfinished, mechanism: this.run.data.mechanism, searchSweep: this.run.data.searchSweep }];
+    const runs: ChartRun[] = [{ label: this.run.data.label ?? this.run.data.runId, stats: this.statistics(this.run), summary: this.run.data.summary, unfinished: this.run.data.summary ? undefined : this.run.data.unfinished, mechanism: this.run.data.mechanism, searchSweep: this.run.data.searchSweep, forkPositions: forkPositions(this.run.index.rows.map((row) => row.record)) }];
     if (this.base) runs.push({ label: this.base.data.label ?? this.base.data.runId, stats: this.base.stats ?? computeStatistics(this.base.index.rows, this.base.index.probes, this.base.numBlocks), summary: this.base.data.summary });
     this.statsDirty = false;
     this.chartsDirty = false;

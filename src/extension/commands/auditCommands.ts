@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AuditRequestOptions, QuestionRequestOptions, RequestBody } from '../../service';
 import { lostAnswerOptions, noDepthReason } from './lostAnswerOptions';
+import { forkOptions, noForkReason } from './forkOptions';
 import type { Comparison } from '../../contract';
 import { AuditChoices, isBenchmarkFile } from './auditChoices';
 import { isArgObject, questionAtCursor } from './questionAtCursor';
@@ -38,6 +39,7 @@ export const COMMANDS = {
   probeRoutes: 'reachAudit.probeRoutesForQuestion',
   silenceBlocks: 'reachAudit.silenceBlocksForQuestion',
   findLostAnswer: 'reachAudit.findWhereAnswerIsLost',
+  findFork: 'reachAudit.findWhereAnswerForks',
   showQuestion: 'reachAudit.showQuestion',
   showLog: 'reachAudit.showLog',
   resumeRun: 'reachAudit.resumeRun',
@@ -309,7 +311,7 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
   }
 
   /** The per-question editor commands: the question under the cursor, with the chosen probes. */
-  async function auditQuestion(kind: QuestionCommand | 'depth', arg?: unknown): Promise<CommandResult> {
+  async function auditQuestion(kind: QuestionCommand | 'depth' | 'fork', arg?: unknown): Promise<CommandResult> {
     if (!trusted()) return { how: 'untrusted' };
     const given: QuestionArgs = isArgObject(arg) ? (arg as QuestionArgs) : {};
     const place = questionAtCursor(arg, given);
@@ -320,12 +322,16 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     const settings = readAuditSettings();
     const model = given.options?.model ?? (await choices.model('model', settings.modelPath));
     if (!model) return { how: 'dismissed' };
-    const planned = questionCommandPlan<QuestionRequestOptions>(kind === 'depth' ? 'all' : kind, { ...runOptionsOf(settings), ...(choices.rememberedProbes() ? { probes: choices.rememberedProbes() } : {}), ...given.options, model, data: file });
-    // Find Where This Answer Is Lost: the question's audit with the depth probe (lostAnswerOptions.ts).
-    const base = kind === 'depth' ? lostAnswerOptions(planned) : planned;
+    const planned = questionCommandPlan<QuestionRequestOptions>(kind === 'depth' || kind === 'fork' ? 'all' : kind, { ...runOptionsOf(settings), ...(choices.rememberedProbes() ? { probes: choices.rememberedProbes() } : {}), ...given.options, model, data: file });
+    // Find Where This Answer Is Lost: the question's audit with the depth probe (lostAnswerOptions.ts);
+    // Find Where the Answer Forks: with the fork probe (forkOptions.ts).
+    const base = kind === 'depth' ? lostAnswerOptions(planned) : kind === 'fork' ? forkOptions(planned) : planned;
     const ws = workspaceFolder();
     if (ws && !base.workspace) base.workspace = ws;
-    const title = kind === 'depth' ? `Reach Audit: finding where the answer is lost in the question on line ${line}` : questionCommandTitle(kind, line, base);
+    const title =
+      kind === 'depth' ? `Reach Audit: finding where the answer is lost in the question on line ${line}`
+        : kind === 'fork' ? `Reach Audit: finding where the answer forks in the question on line ${line} (fork probe, B = ${base.forkProbe ?? ''})`
+          : questionCommandTitle(kind, line, base);
     const result = await session.run({ type: 'auditQuestion', question: { line }, options: base }, title);
     deps.runsChanged();
     if (result.outcome?.type === 'result' && 'record' in result.outcome && result.runDir) {
@@ -343,7 +349,7 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
       }
       await panel.whenReady();
       panel.selectQuestion(record.id, kind === 'depth' && record.depth ? 'depth' : undefined);
-      const why = kind === 'depth' ? noDepthReason(record) : undefined;
+      const why = kind === 'depth' ? noDepthReason(record) : kind === 'fork' ? noForkReason(record) : undefined;
       if (why) void vscode.window.showInformationMessage(`Reach Audit: ${why}`);
       return { runDir: result.runDir, how: 'done' };
     }
@@ -455,6 +461,7 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     r(COMMANDS.probeRoutes, (a?: unknown) => auditQuestion('routes', a)),
     r(COMMANDS.silenceBlocks, (a?: unknown) => auditQuestion('repair', a)),
     r(COMMANDS.findLostAnswer, (a?: unknown) => auditQuestion('depth', a)),
+    r(COMMANDS.findFork, (a?: unknown) => auditQuestion('fork', a)),
     r(COMMANDS.openPanel, openPanel),
     r(COMMANDS.exportResults, exportResults),
     r(COMMANDS.selectModel, selectModel),

@@ -28,6 +28,7 @@ import { routesVsSearchView } from './routesVsSearch';
 import { repairNullSentences } from '../headline/repairNullView';
 import { probeColor } from './probeColors';
 import { depthCurvePoints, depthCurveText } from './depthCurve';
+import { FORK_ARMS, forkPositionsText, QUARTER_LABELS, type ForkPositions } from './forkPositions';
 import { markSeries } from './seriesMark';
 import { formatPercent as percent, learnedRouteLines, rateOf, type MechanismData, type PassAtKKind, type Rate, type RunSummary, type SearchSweepNumbers, type UnfinishedNumbers, MIN_BOOTSTRAP_QUESTIONS, RATE_MIN_QUESTIONS } from '../../../src/contract';
 import { SWEEP_HEADERS, sweepView } from './sweepRows';
@@ -79,6 +80,8 @@ export interface ChartRun {
   mechanism?: MechanismData;
   /** The search over its exploration sweep (--search-sweep), when the run has one. */
   searchSweep?: SearchSweepNumbers;
+  /** Saves against position (--fork-probe), from the records. */
+  forkPositions?: ForkPositions;
 }
 
 function proportionCells(p: Rate): HTMLElement[] {
@@ -162,6 +165,8 @@ export class ChartsView {
         this.element.appendChild(few);
         this.heatmap.draw(main.stats.heatmapRows, main.stats.numBlocks, colors);
       }
+      const forksFew = this.forksCard(colors);
+      if (forksFew) this.element.appendChild(forksFew);
       this.mechanismCard(colors);
       return;
     }
@@ -183,6 +188,8 @@ export class ChartsView {
     if (matched) this.element.appendChild(matched);
     const depth = this.depthCard(colors);
     if (depth) this.element.appendChild(depth);
+    const forks = this.forksCard(colors);
+    if (forks) this.element.appendChild(forks);
     const repair = this.repairCard(colors);
     if (repair) this.element.appendChild(repair);
     const heat = this.heatmapCard();
@@ -406,6 +413,35 @@ export class ChartsView {
     const options = this.lineOptions('depth into the deployed output (% of its tokens)', 'failure set reached');
     if (options?.scales) options.scales.x = { type: 'linear', min: 0, max: 100, title: { display: true, text: 'depth into the deployed output (% of its tokens)' }, ticks: { callback: (v) => `${v}%` } };
     this.add(canvas, { type: 'line', data: { datasets }, options });
+    return element;
+  }
+
+  /** Saves against position (--fork-probe): per quarter of the deployed output and arm, the forked questions a fork there saves. */
+  private forksCard(colors: ThemeColors): HTMLElement | null {
+    const view = this.runs[0]?.forkPositions;
+    if (!view) return null;
+    const words = forkPositionsText(view);
+    const armLabel = { entropy: 'highest-entropy positions', random: 'random positions' } as const;
+    const rows: HTMLElement[] = [];
+    for (const arm of FORK_ARMS) {
+      QUARTER_LABELS.forEach((label, k) => {
+        const r = view.saves[arm][k];
+        rows.push(h('tr', {}, h('td', {}, armLabel[arm]), h('td', {}, label), ...(view.rates ? proportionCells(r) : [h('td', { class: 'num' }, `${count(r.successes)}/${count(r.n)}`)])));
+      });
+    }
+    const headers = ['forks at', 'quarter of the output', ...(view.rates ? PROPORTION_HEADERS : ['saved / forked'])];
+    const note = `Each question the fork probe ran on (n = ${count(view.n)}) counts once per quarter of its deployed output in which a fork of that arm was tried; saved: one of those forks reaches the gold answer${view.rates ? '; whiskers: 95% Wilson interval' : `. Under ${RATE_MIN_QUESTIONS} questions: counts only`}. Earliest saving fork per quarter: ${view.earliest.join(', ')}.`;
+    const table = numbersTable(headers, rows);
+    if (!view.rates) return card('Saves against position in the deployed output', note, h('p', { class: 'sr-only fork-positions-text' }, words), table);
+    const { box, canvas } = canvasBox(words);
+    const datasets = [
+      this.barDataset(armLabel.entropy, view.saves.entropy, colors.series[0], false),
+      this.barDataset(armLabel.random, view.saves.random, colors.muted, false),
+    ];
+    const element = card('Saves against position in the deployed output', note, box, h('p', { class: 'sr-only fork-positions-text' }, words), table);
+    const options = this.barOptions(false, '% of forked questions saved');
+    if (options?.plugins?.legend) options.plugins.legend.display = true;
+    this.add(canvas, { type: 'bar', data: { labels: [...QUARTER_LABELS], datasets }, options, plugins: [intervalWhiskers] });
     return element;
   }
 

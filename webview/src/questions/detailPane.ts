@@ -1,12 +1,13 @@
 /**
  * The detail pane of one question: the question, the deployed output with its extracted answer and
  * the rule that matched, every probe attempt (route strip, answer, correctness, log-prob, output
- * on demand), where the answer is lost (depth probe), the answer-blind picks and the repair row. All text goes in as text.
+ * on demand), where the answer forks (fork probe), where the answer is lost (depth probe), the answer-blind picks and the repair row. All text goes in as text.
  */
 import { h, replaceChildren, type Child } from '../common/element';
 import { type Attempt, type MechanismRecord, type ProbeResult, repairLine } from '../../../src/contract';
 import type { QuestionRow } from './questionRow';
 import { depthSection } from './depthSection';
+import { forkSection } from './forkSection';
 import { routeStrip } from './routeStrip';
 import { stateChips } from './stateChips';
 import { whyNotRealizedSection } from './whyNotRealized';
@@ -222,7 +223,7 @@ export class DetailPane {
         h('dl', { class: 'facts' }, ...fact('Deployed answer', h('span', { class: 'answer' }, answerText(context.baseRow.record.realized?.answer)), ' ', mark(context.baseRow.record.realized?.correct))));
     }
 
-    replaceChildren(this.element, header, question, deployed, depthSection(record.depth, realized.output ?? ''), probes, blindSection(row), learnedRouteSection(row, context.learnedRoute, context.numBlocks), whyNotRealizedSection(context.mechanism, record), repairSection(row, context.numBlocks), base);
+    replaceChildren(this.element, header, question, deployed, forkSection(record.deployedTokens, record.fork), depthSection(record.depth, realized.output ?? ''), probes, blindSection(row), learnedRouteSection(row, context.learnedRoute, context.numBlocks), whyNotRealizedSection(context.mechanism, record), repairSection(row, context.numBlocks), base);
     this.element.scrollTop = 0;
   }
 }
