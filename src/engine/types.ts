@@ -53,6 +53,11 @@ export interface GenerationRequest {
   decoding: Decoding;
   /** Generation stops when the decoded text contains one of these (the stop string is cut off). */
   stop?: readonly string[];
+  /**
+   * Also return the prompt's pooled state: the mean over the prompt's tokens of the residual stream
+   * after the first application of this block in the route, read during the request's own prefill.
+   */
+  pooledAfterBlock?: number;
 }
 
 /** Cost counters of one generation (design: budget accounting). */
@@ -72,6 +77,8 @@ export interface Generation {
   logprobs: number[];
   finishReason: FinishReason;
   cost: GenerationCost;
+  /** Only when the request asked (`pooledAfterBlock`): the prompt's mean residual after that block, H values. */
+  pooledState?: number[];
 }
 
 /** A continuation to score by teacher forcing: its tokens fed after the prompt, one forward pass. */

@@ -28,6 +28,8 @@ export interface CompletionRequestBody {
   silenced_mlp?: number[];
   /** Extension: a seeded random direction added to the residual after one block (the engine's ResidualPerturbation). */
   residual_perturbation?: { after_block: number; seed: number; scale: number; positions: string };
+  /** Extension: also return the prompt's mean residual after this block (the engine's pooledAfterBlock). */
+  pooled_state_after_block?: number;
 }
 
 export interface CompletionChoice {
@@ -42,6 +44,8 @@ export interface CompletionChoice {
   } | null;
   /** vLLM and our server: the generated token ids. */
   token_ids?: number[] | null;
+  /** Our server, when asked (`pooled_state_after_block`): the prompt's mean residual after that block. */
+  pooled_state?: number[];
 }
 
 export interface CompletionResponseBody {
