@@ -177,6 +177,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
             top_logprobs: null,
           },
           token_ids: g.tokens,
+          ...(g.pooledState ? { pooled_state: g.pooledState } : {}),
         },
       ],
       usage: { prompt_tokens: request.promptIds.length, completion_tokens: g.cost.generatedTokens, total_tokens: request.promptIds.length + g.cost.generatedTokens },
@@ -320,6 +321,7 @@ export function toRequest(body: Record<string, unknown>, model: ServedModel, max
   const routeField = field(body, 'route', isIntArray, 'an array of block indices');
   const silencedField = field(body, 'silenced_mlp', isIntArray, 'an array of block indices');
   const perturbationField = field(body, 'residual_perturbation', isPerturbationBody, 'an object {after_block, seed, scale, positions}');
+  const pooledField = field(body, 'pooled_state_after_block', isInt, 'a block index');
   try {
     checkTokenIds(promptIds, model.vocabSize, 'prompt');
     const route = routeField === undefined ? undefined : checkRoute(routeField, model.numBlocks, 'route');
@@ -331,6 +333,7 @@ export function toRequest(body: Record<string, unknown>, model: ServedModel, max
       ...(route ? { route } : {}),
       ...(silenced && silenced.length > 0 ? { silencedMlp: silenced } : {}),
       ...(perturbationField ? { perturbation: toPerturbation(perturbationField) } : {}),
+      ...(pooledField !== undefined ? { pooledAfterBlock: pooledField } : {}),
       ...(stop && stop.length > 0 ? { stop } : {}),
     };
   } catch (err) {

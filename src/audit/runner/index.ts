@@ -6,4 +6,4 @@ export { emptyRegradeCounts, regradeRecord } from './regrade';
 export { thinkingOfRun } from './runThinking';
 export { RUN_FOLDER_ADVICE, TOOL_VERSION, ResumeRefused, runAudit, type AuditProgress, type RunAuditResult } from './runFolderAudit';
 // One question's steps, which the bench's stage-by-stage baseline runner (src/bench) composes its own way.
-export { AuditAborted, auditDecodings, blindChoices, checkBudgetFits, finishRepair, gradedUnder, loggedGeneration, probeResult, questionPerturbation, routerFeaturesOf, startRecord, startRepair, type AuditStage } from './questionSteps';
+export { AuditAborted, auditDecodings, blindChoices, checkBudgetFits, deploymentExtras, finishRepair, gradedUnder, loggedGeneration, probeResult, questionPerturbation, routerFeaturesOf, startRecord, startRepair, type AuditStage } from './questionSteps';

@@ -30,7 +30,7 @@ import { seedFor, seededRandom } from '../stats';
 import { untilFirstCorrect } from './untilFirstCorrect';
 import { depthOfLoss } from './depthOfLoss';
 import { inFailureSet } from '../repair';
-import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, checkSearchReward, finishRepair, gradedUnder, loggedGeneration, probeResult, questionPerturbation, routerFeaturesOf, startRecord, startRepair } from './questionSteps';
+import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, checkSearchReward, deploymentExtras, finishRepair, gradedUnder, loggedGeneration, probeResult, questionPerturbation, routerFeaturesOf, startRecord, startRepair } from './questionSteps';
 
 export { AuditAborted, globalRoutePool, type AuditStage } from './questionSteps';
 
@@ -177,7 +177,7 @@ export async function auditQuestions(
     // Everything that does not depend on another generation goes into the queue together.
     const logged = options.realized?.get(q.id);
     const [[deployedOut], probeRuns, poolOut] = await Promise.all([
-      logged !== undefined ? [loggedGeneration(logged)] : generate('deployment', q, [deploymentRequest(d, ids, deployed(q.id))], priority),
+      logged !== undefined ? [loggedGeneration(logged)] : generate('deployment', q, [deploymentRequest(d, ids, deployed(q.id), deploymentExtras(settings))], priority),
       Promise.all(settings.probes.map((spec) => probe(spec, q, ids, priority))),
       generate('global-routes', q, pool.map((route, a) => deploymentRequest(d, ids, routed(q.id, 'global-route', a), { route })), priority),
     ]);
@@ -203,7 +203,7 @@ export async function auditQuestions(
         cost: costOf(poolOut),
       };
       record.globalRoutes = result;
-      const features = routerFeaturesOf(settings, q.id, ids);
+      const features = routerFeaturesOf(settings, q.id, ids, logged !== undefined ? undefined : deployedOut);
       if (features) record.routerFeatures = features;
     }
     // Depth of loss runs beside the repair scan, on the same failure set, fixed before either generates.
