@@ -3,6 +3,7 @@ export { chanceSummary } from './chanceLevel';
 export { compareRecords } from './compare';
 export { compareProbes } from './probeComparison';
 export { depthSummary } from './depthSummary';
+export { learnedRouteSummary, routerInput } from './learnedRouteSummary';
 export { perturbationTable, type PerturbationRow, type PerturbationTable, type ProbeOnGainSet, type ProbeOverlap } from './perturbationTable';
 export { summarize } from './summary';
 export { distinctRunLabels, type LabelSource } from './runLabels';
