@@ -1,5 +1,5 @@
 /** The audit runner: one question's steps, the pipeline that feeds the generation queue, the audit into a run folder, estimates and regrading. Everything outside this folder reaches it through here. */
-export { estimateText, formatDuration, type AuditEstimate, type EstimateMemory } from './auditEstimate';
+export { estimateText, learnedRouteEstimateText, formatDuration, type AuditEstimate, type EstimateMemory } from './auditEstimate';
 export { auditQuestions } from './questionPipeline';
 export { globalRoutePool } from './questionSteps';
 export { emptyRegradeCounts, regradeRecord } from './regrade';
