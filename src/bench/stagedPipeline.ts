@@ -12,7 +12,7 @@ import { costOf, deploymentRequest, RouteSearch, drawQuestionRoutes, lengthBound
 import type { Question } from '../audit/dataset';
 import { type Attempt, type GlobalRoutesResult, type QuestionRecord, type RunSettings, isAnswerBlindProbe } from '../contract';
 import { seedFor, seededRandom } from '../audit/stats';
-import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, finishRepair, gradedUnder, probeResult, questionPerturbation, routerFeaturesOf, startRecord, startRepair } from '../audit/runner';
+import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, deploymentExtras, finishRepair, gradedUnder, probeResult, questionPerturbation, routerFeaturesOf, startRecord, startRepair } from '../audit/runner';
 
 export interface StagedAuditEvents {
   /** A question finished; called in dataset order, one chunk at a time. */
@@ -35,6 +35,8 @@ interface Work {
   q: Question;
   ids: number[];
   record: QuestionRecord;
+  /** The deployment's generation (learned-route's pooled state comes with it). */
+  deployed?: Generation;
 }
 
 export async function auditQuestionsByStage(
@@ -88,8 +90,9 @@ export async function auditQuestionsByStage(
       if (ids) work.push({ q, ids, record });
     }
 
-    const outputs = await run('deployment', work.map((w) => deploymentRequest(d, w.ids, deployed(w.q.id))), chunk);
+    const outputs = await run('deployment', work.map((w) => deploymentRequest(d, w.ids, deployed(w.q.id), deploymentExtras(settings))), chunk);
     work.forEach((w, i) => {
+      w.deployed = outputs[i];
       w.record.realized = { ...graded(outputs[i], w.q), cost: costOf([outputs[i]]) };
     });
 
@@ -157,7 +160,7 @@ export async function auditQuestionsByStage(
           cost: costOf(mine),
         };
         w.record.globalRoutes = result;
-        const features = routerFeaturesOf(settings, w.q.id, w.ids);
+        const features = routerFeaturesOf(settings, w.q.id, w.ids, w.deployed);
         if (features) w.record.routerFeatures = features;
       });
     }

@@ -11,7 +11,7 @@ export { formatDuration };
 /** The plan before the first question, and its measured estimate; Ctrl-C stops the run. */
 export function estimateLines(label: string, e: AuditEstimate): string[] {
   const t = estimateText(e);
-  return [`${label}: plan: ${t.plan}`, `${label}: estimate: ${t.cost}; Ctrl-C stops and keeps finished questions`];
+  return [`${label}: plan: ${t.plan}`, `${label}: estimate: ${t.cost}; Ctrl-C stops and keeps finished questions`, ...(t.learnedRoute ? [`${label}: learned route: ${t.learnedRoute}`] : [])];
 }
 
 /** What a progress line shows. */

@@ -140,9 +140,28 @@ export const DEFAULT_SELECTORS: readonly SelectorName[] = ['majority', 'confiden
  */
 export interface LearnedRouteSettings {
   folds: number;
-  features: { kind: 'prompt-token-hash'; dims: number };
+  /**
+   * What the router reads: the hashed bag of prompt tokens (`dims` buckets, always recorded), and
+   * with kind pooled-state or both the deployment prefill's pooled state (`state`).
+   */
+  features: { kind: RouterFeatureKind; dims: number; state?: PooledStateSettings };
   model: string;
   candidates: 'global-route pool';
+}
+
+/** Which of a question's recorded features the router fits on: the hashed prompt, the pooled state, or both side by side. */
+export type RouterFeatureKind = 'prompt-token-hash' | 'pooled-state' | 'both';
+export const ROUTER_FEATURE_KINDS: readonly RouterFeatureKind[] = ['prompt-token-hash', 'pooled-state', 'both'];
+
+/**
+ * The pooled state of a question's prompt: the mean over its tokens of the residual stream after
+ * block `block`, read from the deployment's own prefill, times a seeded Gaussian matrix (H × dims,
+ * drawn from `projectionSeed`) so that a record holds `dims` numbers whatever the model's width.
+ */
+export interface PooledStateSettings {
+  block: number;
+  dims: number;
+  projectionSeed: number;
 }
 
 /** The route search's MCTS constants. */

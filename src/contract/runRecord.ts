@@ -151,6 +151,13 @@ export interface RouterFeatures {
   folds: number;
   fold: number;
   features: number[];
+  /**
+   * Only with --router-features state or both: the deployment prefill's mean-pooled residual after
+   * the manifest's block, randomly projected to a few dimensions (five significant digits).
+   */
+  state?: number[];
+  /** Only with --router-features state or both: what the router fits on (absent: the hash buckets), so a summary needs the records alone. */
+  reads?: 'pooled-state' | 'both';
 }
 
 export interface RepairResult {

@@ -58,6 +58,11 @@ export interface GenerationRequest {
    * token, from the logits each was chosen from. Absent: none (the generation is the same either way).
    */
   tokenRecord?: number;
+  /**
+   * Also return the prompt's pooled state: the mean over the prompt's tokens of the residual stream
+   * after the first application of this block in the route, read during the request's own prefill.
+   */
+  pooledAfterBlock?: number;
 }
 
 /**
@@ -89,6 +94,8 @@ export interface Generation {
   cost: GenerationCost;
   /** One step per generated token, when the request asked for a token record. */
   tokenRecord?: TokenStep[];
+  /** Only when the request asked (`pooledAfterBlock`): the prompt's mean residual after that block, H values. */
+  pooledState?: number[];
 }
 
 /** A continuation to score by teacher forcing: its tokens fed after the prompt, one forward pass. */

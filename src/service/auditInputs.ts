@@ -8,12 +8,12 @@ import { InputError } from '../engine/index';
 import { parseMemorySize, readRegularText } from '../common';
 
 import { forkPlan, globalRoutePool, type ForkPlan } from '../audit/runner';
-import { DEFAULT_ROUTER_FOLDS, DEFAULT_ROUTER_MODEL, ROUTER_FEATURE_DIMS, checkRouterFolds, routerModelText } from '../audit/router';
+import { DEFAULT_ROUTER_FOLDS, DEFAULT_ROUTER_MODEL, ROUTER_FEATURE_DIMS, ROUTER_PROJECTION_SEED, ROUTER_STATE_DIMS, checkRouterFolds, checkStateBlock, defaultStateBlock, routerModelText } from '../audit/router';
 import { readBenchmark, type Dataset, ANSWER_FORMATS, type AnswerFormat, type Question } from '../audit/dataset';
 import { checkDeployment, DEFAULT_DEPLOYMENT, QUESTION_SLOT, PROMPT_TRUNCATIONS, DEFAULT_SEARCH, checkSampleDecoding, DEFAULT_PROBE_DECODING, DEFAULT_SAMPLE_DECODING, lengthBoundsOf, lengthBoundsProblem, routeLengthBounds, isRouteProbe, checkProbeBudget, parseProbeSpecs, parseSelectors, globalRouteSkipReason, sweepConstants } from '../audit/probes';
 import { presetDeployment, readMmluDevSplit } from '../audit/presets';
 import { parseThinkingMarkers, CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES } from '../audit/answers';
-import { SEARCH_REWARDS, type Deployment, type FewShotExample, type RunSettings, type DecodingRule, type ProbeDecoding, type GradingSettings, DEFAULT_SELECTORS, type LearnedRouteSettings, type ProbeSpec, type ShardSelection } from '../contract';
+import { SEARCH_REWARDS, type Deployment, type FewShotExample, type RunSettings, type DecodingRule, type ProbeDecoding, type GradingSettings, DEFAULT_SELECTORS, type LearnedRouteSettings, type PooledStateSettings, type RouterFeatureKind, type ProbeSpec, type ShardSelection } from '../contract';
 import { parseShard, shardQuestions, shardSelection } from '../audit/store';
 import { MOST_TEST_ERROR } from '../audit/stats';
 import { AUDIT_DEFAULTS, DEFAULT_PROBES, FORECLOSURE_DEFAULTS, type AuditOptions } from './auditOptions';
@@ -176,6 +176,8 @@ export interface PreSettings {
   globalRoutes: number;
   /** learned-route's cross-fitting folds; absent when learned-route is not selected. */
   routerFolds?: number;
+  /** learned-route's features (--router-features) and, for the pooled state, --router-block as given (checked once the model loads). */
+  routerFeatures?: { kind: RouterFeatureKind; block?: number };
   seed: number;
   maxEdits: number;
   search: RunSettings['search'];
@@ -247,6 +249,11 @@ export function readPreSettings(options: AuditOptions): PreSettings {
   const foldsProblem = checkRouterFolds(routerFolds);
   if (foldsProblem) throw new InputError(`--router-folds: ${foldsProblem}`);
   if (options.routerFolds !== undefined && !selectors.includes('learned-route')) throw new InputError('--router-folds: only learned-route uses folds; add it to --select (e.g. --select majority,confidence,global-route,learned-route)');
+  if ((options.routerFeatures !== undefined || options.routerBlock !== undefined) && !selectors.includes('learned-route')) {
+    throw new InputError(`--${options.routerFeatures !== undefined ? 'router-features' : 'router-block'}: only learned-route reads features; add it to --select (e.g. --select majority,confidence,global-route,learned-route)`);
+  }
+  const featureKind = readRouterFeatureKind(options.routerFeatures);
+  if (options.routerBlock !== undefined && featureKind === 'prompt-token-hash') throw new InputError('--router-block: only the pooled state is read at a block; add --router-features state (or both)');
   const globalRoutes = wantsGlobal ? (options.globalRoutes ?? routeBudget) : 0;
   if (options.globalRoutes !== undefined) checkProbeBudget(`--global-routes ${options.globalRoutes}`, options.globalRoutes);
   if (options.depthProbe !== undefined) checkProbeBudget(`--depth-probe ${options.depthProbe}`, options.depthProbe);
@@ -269,7 +276,7 @@ export function readPreSettings(options: AuditOptions): PreSettings {
     ...(foreclosureWindow ? { foreclosureWindow } : {}),
     ...(options.forkProbe !== undefined ? { forkProbe: forkPlan(options.forkProbe, options.forkPositions) } : {}),
     globalRoutes,
-    ...(selectors.includes('learned-route') ? { routerFolds } : {}),
+    ...(selectors.includes('learned-route') ? { routerFolds, routerFeatures: { kind: featureKind, ...(options.routerBlock !== undefined ? { block: options.routerBlock } : {}) } } : {}),
     seed,
     maxEdits: options.maxEdits ?? AUDIT_DEFAULTS.maxEdits,
     search: {
@@ -332,9 +339,24 @@ export function routeSpaceFor(pre: PreSettings, numBlocks: number): RunSettings[
   return { maxEdits: pre.maxEdits, minLength: bounds.min, maxLength: bounds.max };
 }
 
+/** --router-features in the manifest's words: hash, state or both. */
+function readRouterFeatureKind(text: string | undefined): RouterFeatureKind {
+  if (text === undefined || text === 'hash') return 'prompt-token-hash';
+  if (text === 'state') return 'pooled-state';
+  if (text === 'both') return 'both';
+  throw new InputError(`--router-features ${text}: expected hash, state or both`);
+}
+
 /** What a learned-route run records of its router (the model is the one summaries fit). */
-function learnedRouteSettings(folds: number): LearnedRouteSettings {
-  return { folds, features: { kind: 'prompt-token-hash', dims: ROUTER_FEATURE_DIMS }, model: routerModelText(DEFAULT_ROUTER_MODEL), candidates: 'global-route pool' };
+function learnedRouteSettings(folds: number, features: NonNullable<PreSettings['routerFeatures']>, numBlocks: number): LearnedRouteSettings {
+  let state: PooledStateSettings | undefined;
+  if (features.kind !== 'prompt-token-hash') {
+    const block = features.block ?? defaultStateBlock(numBlocks);
+    const problem = checkStateBlock(block, numBlocks);
+    if (problem) throw new InputError(`--router-block: ${problem}`);
+    state = { block, dims: ROUTER_STATE_DIMS, projectionSeed: ROUTER_PROJECTION_SEED };
+  }
+  return { folds, features: { kind: features.kind, dims: ROUTER_FEATURE_DIMS, ...(state ? { state } : {}) }, model: routerModelText(DEFAULT_ROUTER_MODEL), candidates: 'global-route pool' };
 }
 
 /** Why a ceiling-only run has no global-route pool (recorded as `globalRoutes.skipped`). */
@@ -358,7 +380,7 @@ export function runSettings(pre: PreSettings, numBlocks: number, selection: RunS
     repair: pre.repair,
     globalRoutes: { count, routes: count > 0 ? globalRoutePool(numBlocks, pre.seed, count, pre.maxEdits, lengthBoundsOf(routeSpace, numBlocks)) : [], ...(skipped ? { skipped } : {}) },
     // Recorded only with learned-route, so every other run's manifest stays as it was; no pool, no router.
-    ...(pre.routerFolds !== undefined && count > 0 ? { learnedRoute: learnedRouteSettings(pre.routerFolds) } : {}),
+    ...(pre.routerFolds !== undefined && count > 0 ? { learnedRoute: learnedRouteSettings(pre.routerFolds, pre.routerFeatures ?? { kind: 'prompt-token-hash' }, numBlocks) } : {}),
     seeds: { run: pre.seed },
     routeSpace,
     search: pre.search,

@@ -83,6 +83,13 @@ export const AUDIT_OPTIONS = {
     help: `answer-blind selectors: ${SELECTOR_NAMES.join(', ')} (default ${DEFAULT_SELECTORS.join(',')});\nlearned-route picks each question's route of the global-route pool with a router fit on the\nother folds' outcomes (cross-fitted, answer-blind; no generation beyond the pool)`,
   },
   routerFolds: { flag: 'router-folds', kind: 'wholeNumber', min: 2, arg: 'K', help: 'cross-fitting folds of learned-route, by a seeded hash of the question id (default 5, at most 20)' },
+  routerFeatures: {
+    flag: 'router-features',
+    kind: 'string',
+    arg: 'KIND',
+    help: "what learned-route's router reads: hash (default: the prompt's token ids in 64 hash buckets),\nstate (the deployment prefill's mean residual after --router-block, projected to 16 numbers\nand recorded per question), or both",
+  },
+  routerBlock: { flag: 'router-block', kind: 'wholeNumber', min: 0, arg: 'B', help: 'with --router-features state or both: the block after which the prompt is pooled (default: the middle block, L/2)' },
   repair: { flag: 'repair', kind: 'boolean', help: 'run the repair scan (silence each MLP block) on the failure set' },
   untilReached: {
     flag: 'until-reached',

@@ -179,6 +179,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
           },
           token_ids: g.tokens,
           ...(g.tokenRecord ? { token_record: { entropy: g.tokenRecord.map((s) => s.entropy), top: g.tokenRecord.map((s) => s.top) } } : {}),
+          ...(g.pooledState ? { pooled_state: g.pooledState } : {}),
         },
       ],
       usage: { prompt_tokens: request.promptIds.length, completion_tokens: g.cost.generatedTokens, total_tokens: request.promptIds.length + g.cost.generatedTokens },
@@ -324,6 +325,7 @@ export function toRequest(body: Record<string, unknown>, model: ServedModel, max
   const perturbationField = field(body, 'residual_perturbation', isPerturbationBody, 'an object {after_block, seed, scale, positions}');
   // Its range (1 to 8) is the engine's check: a 400 naming the bound.
   const tokenRecordField = field(body, 'token_record', isInt, 'a whole number of alternatives per token');
+  const pooledField = field(body, 'pooled_state_after_block', isInt, 'a block index');
   try {
     checkTokenIds(promptIds, model.vocabSize, 'prompt');
     const route = routeField === undefined ? undefined : checkRoute(routeField, model.numBlocks, 'route');
@@ -336,6 +338,7 @@ export function toRequest(body: Record<string, unknown>, model: ServedModel, max
       ...(silenced && silenced.length > 0 ? { silencedMlp: silenced } : {}),
       ...(perturbationField ? { perturbation: toPerturbation(perturbationField) } : {}),
       ...(tokenRecordField !== undefined ? { tokenRecord: tokenRecordField } : {}),
+      ...(pooledField !== undefined ? { pooledAfterBlock: pooledField } : {}),
       ...(stop && stop.length > 0 ? { stop } : {}),
     };
   } catch (err) {

@@ -57,6 +57,9 @@ export function reproduceCommand(manifest: RunManifest): ReproduceCommand {
   flag('select', manifest.selectors.join(','));
   if (manifest.globalRoutes.count > 0) flag('global-routes', manifest.globalRoutes.count);
   if (manifest.learnedRoute) flag('router-folds', manifest.learnedRoute.folds);
+  const features = manifest.learnedRoute?.features;
+  if (features && features.kind !== 'prompt-token-hash') flag('router-features', features.kind === 'pooled-state' ? 'state' : 'both');
+  if (features?.state) flag('router-block', features.state.block);
   if (manifest.repair.enabled) {
     flag('repair');
     const all = manifest.probes.map((p) => p.name);

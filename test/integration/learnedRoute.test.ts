@@ -18,7 +18,8 @@ const demo = path.join(repoRoot, 'media/demo');
 const data = path.join(demo, 'data/arith-test.jsonl');
 const env = { ...process.env, REACH_AUDIT_CACHE: path.join(root, 'cache'), REACH_AUDIT_DEBUG: '' };
 const BASE_FLAGS = ['--limit', '24', '--probe', 'routes:3', '--probe', 'search:3', '--global-routes', '4', '--max-new-tokens', '24', '--threads', '1'];
-const FLAGS = [...BASE_FLAGS, '--select', 'majority,confidence,global-route,learned-route'];
+// Both feature sets, so that the pooled state read in the deployment's prefill goes through shards, resume and serve --http too.
+const FLAGS = [...BASE_FLAGS, '--select', 'majority,confidence,global-route,learned-route', '--router-features', 'both'];
 
 const run = (args: string[]) => runCli(args, { cwd: root, env });
 const lines = (folder: string) => fs.readFileSync(path.join(folder, 'records.jsonl'), 'utf8').split('\n').filter(Boolean);
@@ -47,7 +48,10 @@ describe('learned-route on the demo pair', () => {
       assert.equal(r.routerFeatures.folds, 5);
       assert.ok(r.routerFeatures.fold >= 0 && r.routerFeatures.fold < 5);
       assert.equal(r.routerFeatures.features.length, 64);
+      assert.equal(r.routerFeatures.state.length, 16);
+      assert.equal(r.routerFeatures.reads, 'both');
     }
+    assert.deepEqual(manifest.learnedRoute.features.state, { block: 4, dims: 16, projectionSeed: 53 });
     const s = JSON.parse(read(base, 'summary.json'));
     assert.equal(s.learnedRoute.n, 24);
     assert.equal(Object.keys(s.learnedRoute.choices).length, 24);
@@ -100,11 +104,11 @@ describe('learned-route on the demo pair', () => {
     assert.match(c.stdout, /learned vs global route of the same folds, gain set: base/);
   });
 
-  // Skipped: on the shared 2-core machine (load ≈ 28) the served engine stopped answering about
-  // 30 s into the audit ("cannot reach the server", exit 2) with and without the search probe;
-  // not diagnosed. The router adds nothing server-side (features come from the client's prompt
-  // ids; the pool's routes travel as global-route's do), but this is unverified until it runs.
-  it('runs through serve --http with the same records as in process', { skip: 'the served engine became unreachable on the loaded build machine; see the comment' }, async () => {
+  // The served engine used to stop answering here ("cannot reach the server", exit 2): the client
+  // kept --concurrency requests in flight per generate call, so an audit's concurrent calls opened
+  // more connections than serve --http holds (64) and it closed the rest. With the features of the
+  // pooled state, which the server reads during the deployment's prefill and sends back.
+  it('runs through serve --http with the same records as in process', async () => {
     const server = await startHttpServe(['--model', path.join(demo, 'base'), '--threads', '1'], env);
     try {
       const out = path.join(root, 'remote');

@@ -99,7 +99,7 @@ export function deploymentRequest(
   deployment: Deployment,
   ids: readonly number[],
   decoding: Decoding,
-  extra: Pick<GenerationRequest, 'route' | 'silencedMlp' | 'perturbation'> = {},
+  extra: Pick<GenerationRequest, 'route' | 'silencedMlp' | 'perturbation' | 'pooledAfterBlock'> = {},
 ): GenerationRequest {
   return {
     promptIds: ids,

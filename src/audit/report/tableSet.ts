@@ -1,8 +1,8 @@
 /**
  * The cross-run tables as `reach-audit table` and the Tables page both assemble them: random routes
  * vs search and repair over the runs, training over the comparisons, the perturbation probe against
- * sampling and routes, depth of loss, each with its view (a training view only when a comparison is
- * among the sources, a perturbation or depth view only when a run has that probe's results).
+ * sampling and routes, depth of loss, the learned router, each with its view (a training view only when a comparison is
+ * among the sources, a perturbation, depth or learned-route view only when a run has those results).
  */
 import { perturbationTable, repairTable, routesVsSearchTable, searchSweepRows, trainingTable, type ComparisonForTables, type PerturbationTable, type RepairRow, type RoutesVsSearchTable, type RunForTables, type SearchSweepRow, type TableOptions, type TrainingTable } from '../results';
 import { repairView, routesVsSearchView, trainingView, type TableView } from './tablesReport';
@@ -10,9 +10,10 @@ import { perturbationView } from './perturbationView';
 import { depthRows, depthView, type DepthRow } from './depthView';
 import { forkRows, forkTransitionView, forkView, type ForkRow, type ForkTransitionRow } from './forkView';
 import { searchSweepView } from './searchSweepView';
+import { learnedRouteRows, learnedRouteView, type LearnedRouteRow } from './learnedRouteView';
 import { passAtKDeltaRows, passAtKDeltaView, type PassAtKDeltaRow } from './passAtKDeltaView';
 
-export const TABLE_KINDS = ['routes-vs-search', 'repair', 'training', 'perturbation', 'depth', 'forks'] as const;
+export const TABLE_KINDS = ['routes-vs-search', 'repair', 'training', 'perturbation', 'depth', 'forks', 'learned-route'] as const;
 export type TableKind = (typeof TABLE_KINDS)[number];
 
 export interface TableSet {
@@ -27,11 +28,12 @@ export interface TableSet {
     perturbation?: PerturbationTable;
     depth?: { rows: DepthRow[]; missing: { folder: string; reason: string }[] };
     forks?: { rows: ForkRow[]; transitions: ForkTransitionRow[]; missing: { folder: string; reason: string }[] };
+    learnedRoute?: { rows: LearnedRouteRow[]; missing: { folder: string; reason: string }[] };
   };
   views: TableView[];
 }
 
-/** The tables of `kinds` (default all six), in the order routes vs search, repair, training, perturbation, depth, forks. */
+/** The tables of `kinds` (default all seven), in the order routes vs search, repair, training, perturbation, depth, forks, learned route. */
 export function tableSet(runs: readonly RunForTables[], comparisons: readonly ComparisonForTables[], options: TableOptions & { kinds?: readonly TableKind[] } = {}): TableSet {
   const { kinds = TABLE_KINDS, ...tableOptions } = options;
   const set: TableSet = { tables: {}, views: [] };
@@ -77,6 +79,13 @@ export function tableSet(runs: readonly RunForTables[], comparisons: readonly Co
     // Shown only where a run forked, so tables of runs without the probe read as before.
     if (t.rows.length > 0) set.views.push(forkView(t.rows, t.missing));
     if (t.transitions.length > 0) set.views.push(forkTransitionView(t.transitions));
+  }
+
+  if (kinds.includes('learned-route')) {
+    const t = learnedRouteRows(runs);
+    set.tables.learnedRoute = t;
+    // Shown only where a run used the selector, so tables of other runs read as before.
+    if (t.rows.length > 0) set.views.push(learnedRouteView(t.rows, t.missing));
   }
   return set;
 }

@@ -5,6 +5,7 @@ export { compareProbes } from './probeComparison';
 export { depthSummary } from './depthSummary';
 export { foreclosureSummary } from './foreclosureSummary';
 export { FORK_MIN_PAIRED, forkSummary, forkTransition, type ForkTransition } from './forkSummary';
+export { learnedRouteSummary, routerInput } from './learnedRouteSummary';
 export { perturbationTable, type PerturbationRow, type PerturbationTable, type ProbeOnGainSet, type ProbeOverlap } from './perturbationTable';
 export { summarize } from './summary';
 export { distinctRunLabels, type LabelSource } from './runLabels';

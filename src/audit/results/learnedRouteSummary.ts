@@ -5,10 +5,17 @@
  * route of the other folds and the shuffled-label control on the same questions; retention against
  * the routes probe's reach, and learned − global paired (exact McNemar, Newcombe interval).
  */
-import { rateOf, type LearnedRouteSummary, type QuestionRecord } from '../../contract';
+import { rateOf, type LearnedRouteSummary, type QuestionRecord, type RouterFeatures } from '../../contract';
 import { crossFit, DEFAULT_ROUTER_MODEL, routerModelText, type FoldRow } from '../router';
 import { DEFAULT_MARGIN, pairedDelta } from '../stats';
 import { blindRetention } from './blindRetention';
+
+/** What the router fits on for one question: the hash buckets, the projected pooled state, or both side by side. */
+export function routerInput(f: RouterFeatures): number[] {
+  if (f.reads === 'pooled-state' && f.state) return f.state;
+  if (f.reads === 'both' && f.state) return [...f.features, ...f.state];
+  return f.features;
+}
 
 /** Records in file order with the pool and the router's features; undefined when the run has none. */
 export function learnedRouteSummary(records: readonly QuestionRecord[], margin: number = DEFAULT_MARGIN): LearnedRouteSummary | undefined {
@@ -16,7 +23,7 @@ export function learnedRouteSummary(records: readonly QuestionRecord[], margin: 
   if (used.length === 0) return undefined;
   const folds = used[0].routerFeatures!.folds;
   const poolSize = Math.min(...used.map((r) => r.globalRoutes!.attempts.length));
-  const rows: FoldRow[] = used.map((r) => ({ id: r.id, fold: r.routerFeatures!.fold, features: r.routerFeatures!.features, correct: r.globalRoutes!.attempts.slice(0, poolSize).map((a) => a.correct) }));
+  const rows: FoldRow[] = used.map((r) => ({ id: r.id, fold: r.routerFeatures!.fold, features: routerInput(r.routerFeatures!), correct: r.globalRoutes!.attempts.slice(0, poolSize).map((a) => a.correct) }));
   const chosen = crossFit(rows, folds, poolSize, DEFAULT_ROUTER_MODEL, ['summary']);
   const outcome = (picks: readonly number[]) => used.map((r, i) => r.globalRoutes!.attempts[picks[i]].correct);
   const learned = outcome(chosen.learned);

@@ -8,7 +8,7 @@ import type { Generation, GenerationRequest, TextGenerator } from '../../engine'
 import type { Question } from '../dataset';
 import { deploymentRequest, decodingOf, drawQuestionRoutes, lengthBoundsOf, type FittedPrompts } from '../probes';
 import { seedFor, seededRandom } from '../stats';
-import type { RunSettings } from '../../contract';
+import type { LearnedRouteSettings, RunSettings } from '../../contract';
 import { auditDecodings, startRecord } from './questionSteps';
 import { MOST_DEPTH_CUTS } from './depthOfLoss';
 import { mostForeclosurePrefixes } from './foreclosureWindow';
@@ -64,6 +64,8 @@ export interface AuditEstimate {
   seconds: { least: number; most: number };
   /** What the run holds in memory on the local engine, added by the service once the KV plan is made (absent for servers). */
   memory?: EstimateMemory;
+  /** learned-route: no generations of its own; what it reads and when it is fit (absent without it). */
+  learnedRoute?: { folds: number; poolSize: number; features: LearnedRouteSettings['features'] };
 }
 
 /**
@@ -190,6 +192,7 @@ export async function estimateAudit(model: TextGenerator, questions: readonly Qu
     ...(plan.depthPerFailure > 0 ? { depthPerFailure: plan.depthPerFailure } : {}),
     ...(plan.foreclosurePerFailure > 0 ? { foreclosurePerFailure: plan.foreclosurePerFailure } : {}),
     ...(plan.forkPerUnrealized > 0 ? { forkPerUnrealized: plan.forkPerUnrealized } : {}),
+    ...(settings.learnedRoute && settings.globalRoutes.routes.length > 0 ? { learnedRoute: { folds: settings.learnedRoute.folds, poolSize: settings.globalRoutes.routes.length, features: settings.learnedRoute.features } } : {}),
     generations,
     tokensPerGeneration,
     warmUp: { sequences: requests.length, tokens, seconds: prompts.seconds + longer.seconds, tokensPerSecond, promptSecondsPerGeneration: promptSeconds, decodeSecondsPerToken: decodeSeconds },
@@ -229,8 +232,21 @@ function decodePace(model: TextGenerator, sequences: number, clockMs: () => numb
   };
 }
 
+/** learned-route's own estimate line: it adds no generation, and its features no pass. */
+export function learnedRouteEstimateText(l: NonNullable<AuditEstimate['learnedRoute']>): string {
+  const state = l.features.state;
+  const reads =
+    l.features.kind === 'prompt-token-hash'
+      ? `the prompt's token ids in ${l.features.dims} hash buckets`
+      : `${l.features.kind === 'both' ? `the prompt's token ids in ${l.features.dims} hash buckets and ` : ''}the prompt's mean residual after block ${state?.block ?? '?'}, read during the deployment's own prefill (no extra pass) and recorded as ${state?.dims ?? '?'} numbers per question`;
+  return (
+    `no generations of its own: each question takes one of the ${l.poolSize} pool routes (already in the plan), chosen after the run by a router fit only on the other ${l.folds - 1} of ${l.folds} folds; ` +
+    `it reads ${reads}; the fit (one logistic regression per pool route per fold, twice with the shuffled control) takes well under a second per hundred questions`
+  );
+}
+
 /** The plan and its estimate in words (the CLI and the extension show the same text). */
-export function estimateText(e: AuditEstimate, duration: (ms: number) => string = formatDuration): { plan: string; cost: string } {
+export function estimateText(e: AuditEstimate, duration: (ms: number) => string = formatDuration): { plan: string; cost: string; learnedRoute?: string } {
   const m = e.memory;
   const memory = m
     ? `; memory: about ${memorySizeText(m.weightBytes)} of ${m.weights} weights + up to ${memorySizeText(m.kvPerSequenceBytes * m.atOnce)} of KV cache ` +
@@ -258,6 +274,7 @@ export function estimateText(e: AuditEstimate, duration: (ms: number) => string 
     cost:
       `about ${span(tokens(e.generations.least, least), tokens(e.generations.most, most))} tokens (${perGeneration} per generation${open}), ` +
       `about ${span(duration(e.seconds.least * 1000), duration(e.seconds.most * 1000))} at ${w.tokensPerSecond.toFixed(1)} tokens/s (measured warm-up: ${w.sequences} of the first question's requests, ${w.tokens} tokens in ${w.seconds.toFixed(1)} s)${memory}`,
+    ...(e.learnedRoute ? { learnedRoute: learnedRouteEstimateText(e.learnedRoute) } : {}),
   };
 }
 

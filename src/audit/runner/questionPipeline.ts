@@ -32,7 +32,7 @@ import { depthOfLoss } from './depthOfLoss';
 import { foreclosureWindow } from './foreclosureWindow';
 import { deployedTokensOf, forkProbe } from './forkProbe';
 import { inFailureSet } from '../repair';
-import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, checkSearchReward, finishRepair, gradedUnder, loggedGeneration, probeResult, questionPerturbation, routerFeaturesOf, startRecord, startRepair } from './questionSteps';
+import { AuditAborted, type AuditStage, auditDecodings, blindChoices, checkBudgetFits, checkSearchReward, deploymentExtras, finishRepair, gradedUnder, loggedGeneration, probeResult, questionPerturbation, routerFeaturesOf, startRecord, startRepair } from './questionSteps';
 
 export { AuditAborted, globalRoutePool, type AuditStage } from './questionSteps';
 
@@ -197,7 +197,7 @@ export async function auditQuestions(
     const logged = options.realized?.get(q.id);
     // The fork probe reads the deployed output's token record; without it the request is as it always was.
     const fork = settings.forkProbe;
-    const deploymentAsked = deploymentRequest(d, ids, deployed(q.id));
+    const deploymentAsked = deploymentRequest(d, ids, deployed(q.id), deploymentExtras(settings));
     if (fork) deploymentAsked.tokenRecord = fork.k;
     const [[deployedOut], probeRuns, poolOut] = await Promise.all([
       logged !== undefined ? [loggedGeneration(logged)] : generate('deployment', q, [deploymentAsked], priority),
@@ -226,7 +226,7 @@ export async function auditQuestions(
         cost: costOf(poolOut),
       };
       record.globalRoutes = result;
-      const features = routerFeaturesOf(settings, q.id, ids);
+      const features = routerFeaturesOf(settings, q.id, ids, logged !== undefined ? undefined : deployedOut);
       if (features) record.routerFeatures = features;
     }
     // Depth of loss runs beside the repair scan, on the same failure set, fixed before either generates.

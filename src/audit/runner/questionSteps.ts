@@ -12,7 +12,7 @@ import { inFailureSet } from '../repair';
 import { seedFor, seededRandom } from '../stats';
 import type { Question } from '../dataset';
 import type { Attempt, AttemptPerturbation, BlindChoice, ProbeResult, QuestionRecord, RepairResult, GradingSettings, RouterFeatures, RunSettings } from '../../contract';
-import { foldOf, promptFeatures } from '../router';
+import { foldOf, projectPooledState, promptFeatures } from '../router';
 
 export type AuditStage = 'deployment' | 'sample' | 'routes' | 'search' | 'perturb' | 'global-routes' | 'repair' | 'depth' | 'foreclosure' | 'fork';
 
@@ -190,11 +190,25 @@ export function finishRepair(record: QuestionRecord, q: Question, gens: readonly
 }
 
 /**
- * learned-route's features of a question (its prompt's token ids, hashed into buckets) and its
- * fold, from the run seed and its id alone; undefined when the run does not select with it.
+ * learned-route's features of a question (its prompt's token ids, hashed into buckets, and with
+ * pooled-state features the deployment prefill's pooled state, projected) and its fold, from the
+ * run seed and its id alone; undefined when the run does not select with it.
  */
-export function routerFeaturesOf(settings: RunSettings, questionId: string, promptIds: readonly number[]): RouterFeatures | undefined {
+export function routerFeaturesOf(settings: RunSettings, questionId: string, promptIds: readonly number[], deployed?: Generation): RouterFeatures | undefined {
   const learned = settings.learnedRoute;
   if (!learned || settings.globalRoutes.routes.length === 0) return undefined;
-  return { folds: learned.folds, fold: foldOf(settings.seeds.run, questionId, learned.folds), features: promptFeatures(promptIds, learned.features.dims) };
+  const out: RouterFeatures = { folds: learned.folds, fold: foldOf(settings.seeds.run, questionId, learned.folds), features: promptFeatures(promptIds, learned.features.dims) };
+  const state = learned.features.state;
+  if (state) {
+    if (!deployed?.pooledState) throw new Error(`question ${questionId}: the deployment's generation came back without its pooled state after block ${state.block}; --router-features ${learned.features.kind} needs the deployment's own prefill (in process or through reach-audit serve --http, not a logged output)`);
+    out.state = projectPooledState(deployed.pooledState, state.dims, state.projectionSeed);
+    out.reads = learned.features.kind === 'both' ? 'both' : 'pooled-state';
+  }
+  return out;
+}
+
+/** What the deployment's own request adds for learned-route: its prefill's pooled state at the stated block. */
+export function deploymentExtras(settings: RunSettings): { pooledAfterBlock?: number } {
+  const state = settings.learnedRoute?.features.state;
+  return state && settings.globalRoutes.routes.length > 0 ? { pooledAfterBlock: state.block } : {};
 }

@@ -32,7 +32,7 @@ import type {
   TrajectoryFlow,
   TrajectoryPoint,
 } from '../../contract';
-import { PROBE_NAMES, QUESTION_STATES, SELECTOR_NAMES } from '../../contract';
+import { PROBE_NAMES, QUESTION_STATES, ROUTER_FEATURE_KINDS, SELECTOR_NAMES } from '../../contract';
 
 const NON_NEGATIVE_INTEGER = 'expected a non-negative integer';
 const FRACTION = 'expected a number in [0, 1]';
@@ -111,7 +111,7 @@ const probeResult = object({
 });
 const blindChoice = object({ answer: v.nullable(text), correct: flag, attempt: v.nullable(nonNegativeInteger), dropped: v.optional(nonNegativeInteger) });
 const globalRoutesResult = object({ splitKey: finite, attempts: v.array(attempt, 'expected an array of attempts'), cost: budget });
-const routerFeatures = object({ folds: positiveInteger, fold: nonNegativeInteger, features: v.array(nonNegativeInteger, 'expected an array of whole counts') });
+const routerFeatures = object({ folds: positiveInteger, fold: nonNegativeInteger, features: v.array(nonNegativeInteger, 'expected an array of whole counts'), state: v.optional(v.array(finite, 'expected an array of numbers')), reads: v.optional(v.picklist(['pooled-state', 'both'], "expected 'pooled-state' or 'both'")) });
 const skipReason = v.variant(
   'reason',
   [
@@ -569,7 +569,11 @@ export const runManifestSchema = object({
   learnedRoute: v.optional(
     object({
       folds: positiveInteger,
-      features: object({ kind: v.literal('prompt-token-hash', "expected 'prompt-token-hash'"), dims: positiveInteger }),
+      features: object({
+        kind: v.picklist(ROUTER_FEATURE_KINDS, `expected one of ${ROUTER_FEATURE_KINDS.join(', ')}`),
+        dims: positiveInteger,
+        state: v.optional(object({ block: nonNegativeInteger, dims: positiveInteger, projectionSeed: nonNegativeInteger })),
+      }),
       model: text,
       candidates: v.literal('global-route pool', "expected 'global-route pool'"),
     }),

@@ -106,6 +106,9 @@ export function checkRequest(r: GenerationRequest, index: number, numBlocks: num
   const route = checkRoute(r.route, numBlocks, `${what} route`);
   const silenced = checkSilenced(r.silencedMlp, numBlocks, `${what} silencedMlp`);
   const perturbation = checkPerturbation(r.perturbation, route, hiddenSize, `${what} perturbation`);
+  if (r.pooledAfterBlock !== undefined && !(Number.isInteger(r.pooledAfterBlock) && route.includes(r.pooledAfterBlock))) {
+    throw new InputError(`${what} pooledAfterBlock: expected a block of the route (${route.join(',')}), got ${String(r.pooledAfterBlock)}`);
+  }
   if (!Number.isInteger(r.maxNewTokens) || r.maxNewTokens < 0) {
     throw new InputError(`${what} maxNewTokens: expected a whole number >= 0, got ${String(r.maxNewTokens)}`);
   }
@@ -258,7 +261,7 @@ export class GenerationScheduler {
   }
 
   private enqueue(r: Running, priority: number): void {
-    const key = JSON.stringify([priority, r.c.request.promptIds, r.c.route, [...r.c.silenced].sort((x, y) => x - y), r.c.perturbation?.key ?? null]);
+    const key = JSON.stringify([priority, r.c.request.promptIds, r.c.route, [...r.c.silenced].sort((x, y) => x - y), r.c.perturbation?.key ?? null, ...(r.c.request.pooledAfterBlock !== undefined ? [r.c.request.pooledAfterBlock] : [])]);
     let g = this.groups.get(key);
     if (!g) {
       g = { key, priority, order: this.order++, waiting: [], prefix: null, logits: null };
@@ -385,7 +388,7 @@ export class GenerationScheduler {
       firsts.push(...ahead.map((g) => g.waiting[0].c));
       toPrefill.push(...ahead);
       const started = performance.now();
-      const slots = firsts.map((c) => new SequenceSlot(c.route, c.silenced, c.perturbation));
+      const slots = firsts.map((c) => new SequenceSlot(c.route, c.silenced, c.perturbation, c.request.pooledAfterBlock ?? null));
       // A prompt is still wanted while a caller waits for any request of its group; a long prefill
       // whose callers all cancelled stops at the next block (routeExecutor.ts).
       const live = (r: Running) => !r.call.settled;
@@ -501,6 +504,7 @@ export class GenerationScheduler {
   }
 
   private finish(r: Running): void {
+    const pooled = r.c.request.pooledAfterBlock !== undefined ? r.slot?.pooled : undefined;
     r.slot?.release(); // its cache rows can take joining sequences
     r.slot = null;
     const call = r.call;
@@ -515,6 +519,7 @@ export class GenerationScheduler {
         blockApplications: r.c.route.length * (r.c.request.promptIds.length + r.tokens.length),
       },
       ...(r.steps ? { tokenRecord: r.steps } : {}),
+      ...(pooled ? { pooledState: Array.from(pooled) } : {}),
     };
     if (--call.remaining === 0) this.settle(call);
   }

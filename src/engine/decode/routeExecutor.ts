@@ -44,14 +44,21 @@ export class SequenceSlot {
   promptLength = 0;
   /** A step for it was abandoned part way (nobody wanted it): its caches are incomplete. */
   abandoned = false;
+  /** The route position whose prompt output is mean-pooled (`pooledAfterBlock`'s first application); null: none. */
+  readonly poolPosition: number | null;
+  /** The prompt's mean residual after `poolPosition`, once the prompt step has passed it. */
+  pooled: Float32Array | null = null;
 
   constructor(
     readonly route: readonly number[],
     readonly silenced: ReadonlySet<number>,
     /** A random direction added to the residual after one route position (residualPerturbation.ts). */
     readonly perturbation: AppliedPerturbation | null = null,
+    pooledAfterBlock: number | null = null,
   ) {
     this.kv = route.map(() => null);
+    const at = pooledAfterBlock === null ? -1 : route.indexOf(pooledAfterBlock);
+    this.poolPosition = at >= 0 ? at : null;
   }
 
   /** Route position p as a prefix-sharing step: its block, silenced MLP and perturbation. */
@@ -65,7 +72,8 @@ export class SequenceSlot {
    * silenced MLPs, every cache shared until it first writes (copy on write, see kvCache.ts).
    */
   fork(): SequenceSlot {
-    const child = new SequenceSlot(this.route, this.silenced, this.perturbation);
+    const child = new SequenceSlot(this.route, this.silenced, this.perturbation, this.poolPosition === null ? null : this.route[this.poolPosition]);
+    child.pooled = this.pooled;
     child.length = this.length;
     child.promptLength = this.promptLength;
     this.kv.forEach((c, p) => { child.kv[p] = c ? c.fork() : null; });
@@ -116,6 +124,16 @@ interface StepRow {
   hidden: Float32Array;
   cos: Float32Array;
   sin: Float32Array;
+}
+
+/**
+ * Mean over a prompt's `count` rows of H values, accumulated in float64 in row order, so the same
+ * rows give the same bits whichever call, batch or stored prefix they came from.
+ */
+export function meanRows(hidden: Float32Array, count: number, H: number): Float32Array {
+  const sum = new Float64Array(H);
+  for (let t = 0; t < count; t++) for (let d = 0; d < H; d++) sum[d] += hidden[t * H + d];
+  return Float32Array.from(sum, (v) => v / count);
 }
 
 /** "route [0,1,1,2]", with any silenced MLPs. */
@@ -282,6 +300,9 @@ export class RouteExecutor {
           seq.kv[p] = n.kv.fork();
           prefix.skip(i, seq.step(p));
         });
+        // A stored prefix that covers the pooled position holds that position's prompt rows.
+        const at = seq.poolPosition;
+        if (at !== null && at < path.length) seq.pooled = meanRows(path[at].hidden, rows[i].count, this.parts.config.hiddenSize);
         const last = path[path.length - 1];
         rows[i].hidden = last.hidden;
         pointer[i] = path.length;
@@ -316,6 +337,8 @@ export class RouteExecutor {
         seqs[i].kv[pointer[i]] = (seqs[from].kv[pointer[from]] as KvCache).fork();
       }
       this.stats.sharedPrefixRows += copies.length;
+      // Read during the prompt's own step, before any later block replaces the rows.
+      if (prefix) for (const i of members) if (seqs[i].poolPosition === pointer[i]) seqs[i].pooled = meanRows(rows[i].hidden, rows[i].count, H);
       if (prefix) {
         for (const i of run) {
           if (!storing[i]) continue;

@@ -30,6 +30,8 @@ export interface CompletionRequestBody {
   residual_perturbation?: { after_block: number; seed: number; scale: number; positions: string };
   /** Extension: keep a token record of this many most likely tokens per generated token (the engine's GenerationRequest.tokenRecord). */
   token_record?: number;
+  /** Extension: also return the prompt's mean residual after this block (the engine's pooledAfterBlock). */
+  pooled_state_after_block?: number;
 }
 
 export interface CompletionChoice {
@@ -46,6 +48,8 @@ export interface CompletionChoice {
   token_ids?: number[] | null;
   /** Our server, when the request asked for token_record: per generated token its entropy and [token id, log-probability] pairs. */
   token_record?: { entropy: number[]; top: [number, number][][] } | null;
+  /** Our server, when asked (`pooled_state_after_block`): the prompt's mean residual after that block. */
+  pooled_state?: number[];
 }
 
 export interface CompletionResponseBody {

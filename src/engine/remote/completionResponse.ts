@@ -101,6 +101,7 @@ export function toGeneration(
     finishReason: choice.finish_reason === 'length' ? 'length' : 'stop',
     cost: { generatedTokens: generated, blockApplications: routeLength * (request.promptIds.length + generated) },
     ...(tokenRecord ? { tokenRecord } : {}),
+    ...(request.pooledAfterBlock !== undefined ? { pooledState: pooledStateOf(choice.pooled_state, bad) } : {}),
   };
 }
 
@@ -128,4 +129,12 @@ function readTokenRecord(given: unknown, k: number, tokens: number, vocabSize: n
       }),
     };
   });
+}
+
+/** The pooled state a request asked for: an array of finite numbers, at most 65,536 of them (a model's width). */
+function pooledStateOf(given: unknown, bad: (field: string, what: string) => Error): number[] {
+  if (!Array.isArray(given)) throw bad('choices[0].pooled_state', `is ${quoteValue(given)}; the request asked for the prompt's pooled state (a server other than reach-audit serve --http does not send it)`);
+  if (given.length === 0 || given.length > 65536) throw bad('choices[0].pooled_state', `holds ${given.length} values; expected 1 to 65536 (the model's hidden size)`);
+  for (const [i, x] of given.entries()) if (typeof x !== 'number' || !Number.isFinite(x)) throw bad(`choices[0].pooled_state[${i}]`, `is ${quoteValue(x)}; expected a finite number`);
+  return given as number[];
 }

@@ -23,6 +23,7 @@ import { toGeneration } from './completionResponse';
 import { checkApiKey, redactSecret, remoteError } from './remoteErrors';
 import { formatSeconds, retryDecision, sleep } from './retryPolicy';
 import { runPooled } from './requestPool';
+import { ServerSlots } from './serverSlots';
 import type { RemoteBackendInfo } from '../../contract';
 
 /** What a run's manifest records about the backend (no secrets). */
@@ -92,6 +93,8 @@ interface Server {
   tokenRecord: boolean;
   /** When each request now waiting on this server was sent (for the slow-server line). */
   waiting: Set<{ since: number }>;
+  /** Its requests in flight across every generate call, at most --concurrency. */
+  slots: ServerSlots;
 }
 
 interface Limits {
@@ -142,7 +145,7 @@ export class RemoteGenerator implements TextGenerator {
         fetch: boundedFetch(),
       });
       const access = await announcedAccess(raw, config, url, limits);
-      servers.push({ url, client, layerAccess: access.layer, perturbation: access.perturbation, tokenRecord: access.tokenRecord, waiting: new Set() });
+      servers.push({ url, client, layerAccess: access.layer, perturbation: access.perturbation, tokenRecord: access.tokenRecord, waiting: new Set(), slots: new ServerSlots(concurrency) });
     }
     const apiModel = options.apiModel ?? (await firstModel(servers[0], limits));
     const info: RemoteBackendInfo = {
@@ -263,7 +266,10 @@ export class RemoteGenerator implements TextGenerator {
       ...(layered && request.silencedMlp && request.silencedMlp.length > 0 ? { silenced_mlp: [...request.silencedMlp] } : {}),
       ...(request.tokenRecord !== undefined ? { token_record: request.tokenRecord } : {}),
       ...(request.perturbation ? { residual_perturbation: { after_block: request.perturbation.afterBlock, seed: request.perturbation.seed, scale: request.perturbation.scale, positions: request.perturbation.positions } } : {}),
+      ...(request.pooledAfterBlock !== undefined ? { pooled_state_after_block: request.pooledAfterBlock } : {}),
     };
+    // Time spent waiting for a slot is this client's queue, not the server's slowness: the clock starts once it is sent.
+    const release = await server.slots.acquire(signal);
     const waiting = { since: Date.now() };
     server.waiting.add(waiting);
     this.watchWaiting();
@@ -275,6 +281,7 @@ export class RemoteGenerator implements TextGenerator {
       );
       return toGeneration(response, request, this.tokenizer, this.numBlocks, server.url, this.limits.apiKey);
     } finally {
+      release();
       server.waiting.delete(waiting);
       this.watchWaiting();
     }

@@ -199,7 +199,7 @@ export class AuditSession implements vscode.Disposable {
         } else if (event.type === 'estimate') {
           // Before the first question: the plan and its measured cost, with a way out.
           const text = estimateText(event.estimate);
-          this.output.appendLine(`[extension] ${title}: plan ${text.plan}; estimate ${text.cost}`);
+          this.output.appendLine(`[extension] ${title}: plan ${text.plan}; estimate ${text.cost}${text.learnedRoute ? `; learned route: ${text.learnedRoute}` : ''}`);
           lastMessage = `${text.cost}`;
           report?.({ message: lastMessage });
           this.emit((l) => l.onProgressMessage?.(lastMessage));
