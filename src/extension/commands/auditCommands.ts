@@ -100,6 +100,16 @@ function offeredImport(data: string): boolean {
   return true;
 }
 
+/**
+ * A command whose picker was closed: says in the status bar which step closed and that nothing
+ * started, so an ended command is never silent.
+ */
+function closedStep(command: string, step: string): CommandResult {
+  const message = `${command} ended at the ${step} step (its picker was closed); nothing was started.`;
+  vscode.window.setStatusBarMessage(`$(circle-slash) Reach Audit: ${message}`, 10_000);
+  return { how: 'dismissed', message };
+}
+
 function workspaceFolder(): string | undefined {
   const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file');
   return folder?.uri.fsPath;
@@ -180,17 +190,17 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
   /**
    * The steps after the probes: the answer-blind selectors, the questions (all or the first N), then
    * preset, weights and the rest of the options table for this run (the settings hold the defaults).
-   * Undefined when a step is dismissed.
+   * `{ closed }` names the step that was dismissed.
    */
-  async function askRunSteps(settings: ReturnType<typeof readAuditSettings>, probes: string[], data: string, kind: RunKind): Promise<Partial<AuditRequestOptions> | undefined> {
+  async function askRunSteps(settings: ReturnType<typeof readAuditSettings>, probes: string[], data: string, kind: RunKind): Promise<Partial<AuditRequestOptions> | { closed: string }> {
     const select = await choices.selectors(probes, settings.selectors);
-    if (!select) return undefined;
+    if (!select) return { closed: 'answer-blind selection' };
     const scope = await choices.limit(data);
-    if (!scope) return undefined;
+    if (!scope) return { closed: 'questions' };
     const asked: Partial<AuditRequestOptions> = { select };
     if (scope.limit !== undefined) asked.limit = scope.limit;
     const chosen = await choices.runOptions({ ...runOptionsOf(settings), ...asked, probes }, kind);
-    return chosen ? { ...asked, ...chosen } : undefined;
+    return chosen ? { ...asked, ...chosen } : { closed: 'options' };
   }
 
   async function runAudit(arg?: unknown): Promise<CommandResult> {
@@ -198,17 +208,18 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     const given: AuditArgs = isArgObject(arg) ? (arg as AuditArgs) : {};
     const uri = arg instanceof vscode.Uri ? arg : undefined;
     const settings = readAuditSettings();
+    const closedAt = (step: string): CommandResult => closedStep('Run Reachability Audit', step);
     const data = given.data ?? (isBenchmarkFile(uri) ? uri.fsPath : await choices.dataset());
-    if (!data) return { how: 'dismissed' };
+    if (!data) return closedAt('dataset');
     if (offeredImport(data)) return { how: 'dismissed', message: 'a harness log, not a dataset' };
     const model = given.model ?? (await choices.model('model', settings.modelPath));
-    if (!model) return { how: 'dismissed' };
+    if (!model) return closedAt('model');
     const probes = given.probes ?? (await choices.probes(settings.probes));
-    if (!probes) return { how: 'dismissed' };
+    if (!probes) return closedAt('probes');
     // From the palette or the explorer (no argument object): the scope and the selectors too, so the
     // plan offered before the first question counts only what was picked here.
     const asked = isArgObject(arg) ? {} : await askRunSteps(settings, probes, data, 'audit');
-    if (!asked) return { how: 'dismissed' };
+    if ('closed' in asked) return closedAt(asked.closed);
     if (settings.problems.length > 0) void vscode.window.showWarningMessage(`Reach Audit: settings left out (wrong type): ${settings.problems.join('; ')}`);
     const options: AuditRequestOptions = { ...runOptionsOf(settings), ...asked, ...given, model, data, probes };
     const ws = workspaceFolder();
@@ -220,19 +231,20 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     if (!trusted()) return { how: 'untrusted' };
     const given: CompareArgs = isArgObject(arg) ? (arg as CompareArgs) : {};
     const settings = readAuditSettings();
+    const closedAt = (step: string): CommandResult => closedStep('Compare Checkpoints', step);
     const data = given.data ?? (await choices.dataset());
-    if (!data) return { how: 'dismissed' };
+    if (!data) return closedAt('dataset');
     if (offeredImport(data)) return { how: 'dismissed', message: 'a harness log, not a dataset' };
     const baseModel = given.baseModel ?? (await choices.model('base', settings.baseModelPath));
-    if (!baseModel) return { how: 'dismissed' };
+    if (!baseModel) return closedAt('base model');
     const tunedModel = given.tunedModel ?? (await choices.model('tuned', settings.tunedModelPath));
-    if (!tunedModel) return { how: 'dismissed' };
+    if (!tunedModel) return closedAt('trained model');
     const probes = given.probes ?? (await choices.probes(settings.probes));
-    if (!probes) return { how: 'dismissed' };
+    if (!probes) return closedAt('probes');
     // From the palette: the same steps as Run Reachability Audit (selectors, questions, the
     // options of the run), for both runs; the estimate before each run counts what was picked here.
     const asked = isArgObject(arg) ? {} : await askRunSteps(settings, probes, data, 'comparison');
-    if (!asked) return { how: 'dismissed' };
+    if ('closed' in asked) return closedAt(asked.closed);
     if (settings.problems.length > 0) void vscode.window.showWarningMessage(`Reach Audit: settings left out (wrong type): ${settings.problems.join('; ')}`);
     const rest: Partial<AuditRequestOptions> = { ...asked, ...given };
     delete rest.model;
