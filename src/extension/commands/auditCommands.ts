@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { AuditRequestOptions, QuestionRequestOptions, RequestBody } from '../../service';
+import { DEFAULT_PROBES, type AuditRequestOptions, type QuestionRequestOptions, type RequestBody } from '../../service';
 import { lostAnswerOptions, noDepthReason } from './lostAnswerOptions';
 import type { Comparison } from '../../contract';
 import { AuditChoices, isBenchmarkFile } from './auditChoices';
@@ -25,6 +25,7 @@ import { showSkippedNotice } from './skippedNotice';
 import type { RunInView } from '../runInView';
 import { resumePlan } from './resumeOptions';
 import { harnessLogKind, IMPORT_LOG_COMMAND } from './importLog';
+import { alreadyUnreached, alreadyUnreachedText, noRepairReason } from './repairScanOutcome';
 
 export const COMMANDS = {
   runAudit: 'reachAudit.runAudit',
@@ -54,6 +55,8 @@ export interface QuestionArgs {
   /** 1-based line of the question. */
   line?: number;
   options?: Partial<QuestionRequestOptions>;
+  /** Silence MLP Blocks: run the probes even when the run in view already shows the question out of reach. */
+  force?: boolean;
 }
 export interface ExportArgs {
   runDir?: string;
@@ -337,6 +340,25 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     const base = kind === 'depth' ? lostAnswerOptions(planned) : planned;
     const ws = workspaceFolder();
     if (ws && !base.workspace) base.workspace = ws;
+    // Silence MLP Blocks on a question the run in view already shows out of reach under these probes:
+    // the probes would learn that again and the scan would not run. Say so now, with a way to run anyway.
+    if (kind === 'repair' && !given.force) {
+      const known = await records.recordsFor(file);
+      const record = known?.byLine.get(line);
+      let recordModel: string | undefined;
+      try {
+        recordModel = known ? loadRunFolder(known.runDir).data.manifest?.model.path : undefined;
+      } catch {
+        recordModel = undefined; // unreadable: run the probes
+      }
+      if (known && record && alreadyUnreached(record, recordModel, model, base.probes ?? DEFAULT_PROBES)) {
+        const text = `Reach Audit: ${alreadyUnreachedText(record, known.runDir)}`;
+        void vscode.window.showInformationMessage(text, 'Run the Probes Anyway').then((a) => {
+          if (a) void vscode.commands.executeCommand(COMMANDS.silenceBlocks, { file, line, options: given.options, force: true });
+        });
+        return { runDir: known.runDir, how: 'dismissed', message: text };
+      }
+    }
     const title = kind === 'depth' ? `Reach Audit: finding where the answer is lost in the question on line ${line}` : questionCommandTitle(kind, line, base);
     const result = await session.run({ type: 'auditQuestion', question: { line }, options: base }, title);
     deps.runsChanged();
@@ -355,9 +377,9 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
       }
       await panel.whenReady();
       panel.selectQuestion(record.id, kind === 'depth' && record.depth ? 'depth' : undefined);
-      const why = kind === 'depth' ? noDepthReason(record) : undefined;
+      const why = kind === 'depth' ? noDepthReason(record) : kind === 'repair' ? noRepairReason(record) : undefined;
       if (why) void vscode.window.showInformationMessage(`Reach Audit: ${why}`);
-      return { runDir: result.runDir, how: 'done' };
+      return { runDir: result.runDir, how: 'done', ...(why ? { message: why } : {}) };
     }
     return { runDir: result.runDir, how: result.outcome?.type === 'stopped' ? 'cancelled' : 'failed', message: result.error?.message };
   }
