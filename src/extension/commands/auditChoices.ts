@@ -11,7 +11,7 @@ import { probeItems } from './probeFamilies';
 import { countJsonLines, limitItems, limitProblem, routeBudgetOf, selectorItems } from './auditScope';
 import { AUDIT_OPTIONS, type AuditOptions, type OptionSpec } from '../../service';
 import { reusedModelNote, type ModelRole } from './reusedModelNote';
-import { allOptionItems, choicesOf, parseOptionText, rememberedOf, runOptionItems, valueText, type RunKind, type RunOptionItem } from './runOptionItems';
+import { allOptionItems, choicesOf, parseOptionText, rememberedOf, runOptionItems, valuePrompt, valueText, type RunKind, type RunOptionItem } from './runOptionItems';
 
 const MODEL_KEY = 'reachAudit.model';
 const BASE_KEY = 'reachAudit.baseModel';
@@ -214,7 +214,7 @@ export class AuditChoices {
       text = await vscode.window.showInputBox({
         ...STAYS_OPEN,
         title: `Reach Audit: ${flag}`,
-        prompt: 'Empty: the default. Several values: separated by commas.',
+        prompt: `Empty: the default. ${valuePrompt(spec)}`,
         value: now ?? '',
         validateInput: (v) => {
           const r = parseOptionText(option, v);
