@@ -49,5 +49,17 @@ export function skippedText(c: AuditedCount): string | undefined {
   return `${n(c.audited)} of ${n(c.total)} question${c.total === 1 ? '' : 's'} audited — ${n(skipped)} skipped: ${reasons.join('; ')}`;
 }
 
-/** What the user can change so that skipped-for-context questions are audited. */
-export const CONTEXT_SKIP_HINT = 'A shorter prompt (fewer few-shot examples: another preset), fewer max new tokens, reachAudit.truncatePrompt "left", or a model with a longer context audits them.';
+/**
+ * What the user can change so that skipped-for-context questions are audited, from the shortest
+ * skipped prompt: fewer max new tokens is offered only when that prompt alone fits the context
+ * (a 4,677-token prompt against a 512-token context is not helped by any token budget), with the
+ * budget that would fit it.
+ */
+export function contextSkipHint(context: NonNullable<AuditedCount['context']>): string {
+  const { promptTokens, contextLimit } = context;
+  const rest = 'reachAudit.truncatePrompt "left" (keeps the prompt\'s last tokens), or a model with a longer context audits them.';
+  if (promptTokens >= contextLimit) {
+    return `The prompt alone (${n(promptTokens)} tokens) is longer than the model's context (${n(contextLimit)}), so fewer max new tokens cannot help: a shorter prompt (fewer few-shot examples: another preset), ${rest}`;
+  }
+  return `Max new tokens of at most ${n(contextLimit - promptTokens)} fits the shortest prompt; a shorter prompt (fewer few-shot examples: another preset), ${rest}`;
+}

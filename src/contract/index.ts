@@ -89,5 +89,5 @@ export { ANSWER_BLIND_PROBES, isAnswerBlindProbe, orderedKeys, runRates, type Ru
 export { RATE_MIN_QUESTIONS, STORY_MAX_QUESTIONS, STORY_WORDS, answerText, attemptText, blindLine, countsText, gradingText, lineText, notAuditedText, ofText, probeLine, questionStory, questionTitle, questionsText, readingText, repairLine, routeText, skippedSteps, storyCounts, type QuestionStory, type SkippedStep, type StoryCounts } from './questionStory';
 export { identifiedBlockDamage } from './repairDamage';
 export { harnessDisagreement, type HarnessDisagreement } from './harnessDisagreement';
-export { CONTEXT_SKIP_HINT, auditedCount, skippedText, type AuditedCount } from './auditedCount';
+export { contextSkipHint, auditedCount, skippedText, type AuditedCount } from './auditedCount';
 export { learnedRouteLines, pairedLine } from './learnedRouteText';

@@ -63,6 +63,8 @@ interface OptionSettingForm {
   restricted?: true;
   /** A text option whose text is JSON: the setting holds the object itself (its old text form is still read). */
   jsonObject?: true;
+  /** The setting's earlier name, still read when the new one is left at its default (users' settings.json keep it). */
+  formerKey?: string;
 }
 
 /**
@@ -138,7 +140,8 @@ const OPTION_SETTINGS: Readonly<Partial<Record<keyof typeof AUDIT_OPTIONS, Optio
   weights: { group: 'engine', values: WEIGHT_VALUES },
   batch: { group: 'engine' },
   maxBatch: { group: 'engine' },
-  kvMemory: { group: 'engine' },
+  // VS Code titles a setting from its key: "maxKVCacheMemory" reads "Max KV Cache Memory" ("kvMemory" read "Kv Memory").
+  kvMemory: { group: 'engine', key: 'maxKVCacheMemory', formerKey: 'kvMemory' },
   threads: { group: 'engine', note: '0: the engine picks.', schema: { type: 'integer', minimum: 0, default: 0 } },
   // A path on the machine the engine runs on: in a remote window VS Code lists such settings in the Remote tab, not the User tab.
   cacheDir: {
@@ -332,6 +335,8 @@ export function optionsFromSettings(get: (key: string) => unknown, resolvePath: 
   const forms = OPTION_SETTINGS as Readonly<Record<string, OptionSettingForm | undefined>>;
   for (const s of optionSettings(table)) {
     let raw = get(s.key);
+    const former = forms[s.option]?.formerKey;
+    if (former !== undefined && (raw === undefined || raw === null || raw === '')) raw = get(former) ?? raw;
     // An object where the option takes JSON text: the object, as the text the option reads.
     if (forms[s.option]?.jsonObject && typeof raw === 'object' && raw !== null && !Array.isArray(raw)) raw = Object.keys(raw).length === 0 ? undefined : JSON.stringify(raw);
     const v = valueOf(s.spec, raw, resolvePath);

@@ -40,9 +40,10 @@ suite('A run that skipped every question', function () {
     });
     assert.equal(result.how, 'done', result.message);
     assert.ok(result.skipped, 'a notification for the skipped questions');
-    const said = result.skipped.replace(/^Reach Audit: /, '').replace(/\. A shorter prompt.*$/, '');
+    const said = result.skipped.replace(/^Reach Audit: /, '').replace(/\. The prompt alone.*$/, '');
     assert.match(said, SKIPPED);
-    assert.match(result.skipped, /another preset.*max new tokens.*truncatePrompt "left".*longer context/);
+    // The prompt alone overflows the context: no token budget helps, so none is offered.
+    assert.match(result.skipped, /The prompt alone \(1,545 tokens\) is longer than the model's context \(512\), so fewer max new tokens cannot help: a shorter prompt \(fewer few-shot examples: another preset\), reachAudit\.truncatePrompt "left".*longer context/);
     assert.equal(api.panel.runFolder, result.runDir);
     if (!pageProbesAvailable) return;
     const shown = await renderedNotification('0 of 3 questions audited');

@@ -146,6 +146,17 @@ describe('a run of few questions, and routes vs search (Chromium, strict CSP)', 
     await waitFor(page, `document.querySelector('.detail h2') && document.querySelector('.detail h2').textContent === ${JSON.stringify(`Question ${run.records[2].id}`)}`);
   });
 
+  test('five questions × three probes, Charts tab: Attempts per probe has a bar\'s height for each of the 15 rows (labels were skipped every other)', async () => {
+    const run = makeSyntheticRun({ n: 5, budget: 4, seed: 13, runId: 'five', label: 'five' });
+    await load(page, run);
+    await page.locator('vscode-panel-tab#tab-charts').click();
+    await waitFor(page, `Array.from(document.querySelectorAll('.card h3')).some((h) => h.textContent === 'Attempts per probe')`);
+    const height = await evaluate<number>(page, `(() => { const card = Array.from(document.querySelectorAll('.card')).find((c) => c.querySelector('h3')?.textContent === 'Attempts per probe'); return card.querySelector('.chart-box').getBoundingClientRect().height; })()`);
+    const rows = run.records.length * 3;
+    assert.ok(height >= rows * 20 + 60, `the chart is ${height} px for ${rows} bars`);
+    await page.locator('vscode-panel-tab#tab-questions').click();
+  });
+
   test('a full run: the Charts tab compares random routes with search at the matched budget, numbers from summary.json', async () => {
     const run = makeSyntheticRun({ n: 60, budget: 4, seed: 5, runId: 'sixty', label: 'sixty' });
     const c = run.summary!.routesVsSearch!;

@@ -363,6 +363,9 @@ describe('audit panel (Chromium, strict CSP)', () => {
     assert.match(await evaluate<string>(page, `document.querySelector('.compare-pass-at-k').closest('.compare-block').querySelector('.card-note').textContent`), /paired over n = 400 questions.*95% intervals/);
     const series = JSON.parse(await evaluate<string>(page, `document.querySelector('.compare-pass-at-k canvas').dataset.series`)) as [string, string][];
     assert.deepEqual(series.map(([label]) => label), ALONG_K.map((c) => c.what));
+    // Each named curve its own colour (the ceiling once shared the sample probe's blue).
+    const named = series.slice(0, 5);
+    assert.equal(new Set(named.map(([, colour]) => colour)).size, named.length, JSON.stringify(named));
     // The hostile curve name is text: no element was made of it, no script ran.
     assert.equal(await evaluate(page, `document.querySelectorAll('.compare-pass-at-k img').length`), 0);
     await assertClean(page, browser);

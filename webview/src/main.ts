@@ -599,6 +599,8 @@ class AuditPanel {
     const done = skipped ? `${counted?.audited === 0 ? 'Nothing audited' : 'Done'} · ${skipped}` : `Done · ${count(s.done)} questions`;
     const text =
       s.status === 'running' ? `Running · ${progress}` : s.status === 'done' ? done : s.status === 'cancelled' ? `Cancelled · ${progress} kept` : `Failed · ${progress} kept`;
+    // A sentence (skipped questions, a failure's message) takes a line of its own under the run's name.
+    this.statusBox.classList.toggle('run-status-wide', Boolean(skipped) || Boolean(s.message));
     replaceChildren(
       this.statusBox,
       s.status === 'running' ? h('vscode-progress-ring', { class: 'ring', 'aria-hidden': 'true' }) : null,

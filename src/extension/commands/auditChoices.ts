@@ -11,7 +11,7 @@ import { probeItems } from './probeFamilies';
 import { countJsonLines, limitItems, limitProblem, routeBudgetOf, selectorItems } from './auditScope';
 import { AUDIT_OPTIONS, type AuditOptions, type OptionSpec } from '../../service';
 import { reusedModelNote, type ModelRole } from './reusedModelNote';
-import { allOptionItems, choicesOf, parseOptionText, rememberedOf, runOptionItems, valueText, type RunKind, type RunOptionItem } from './runOptionItems';
+import { allOptionItems, choicesOf, parseOptionText, rememberedOf, runOptionItems, valuePrompt, valueText, type RunKind, type RunOptionItem } from './runOptionItems';
 
 const MODEL_KEY = 'reachAudit.model';
 const BASE_KEY = 'reachAudit.baseModel';
@@ -24,6 +24,13 @@ const SELECTORS_KEY = 'reachAudit.selectors';
 const RUN_OPTIONS_KEY = 'reachAudit.runOptions';
 
 const KEY_OF: Record<ModelRole, string> = { model: MODEL_KEY, base: BASE_KEY, tuned: TUNED_KEY };
+
+/**
+ * Every step's picker stays open when the focus moves: a picker opened as the previous one closes,
+ * or beside a notice, a panel or an editor that takes the focus, would otherwise close by itself
+ * and end the command with no word.
+ */
+const STAYS_OPEN = { ignoreFocusOut: true } as const;
 
 /** A dataset file the engine reads. */
 export function isDatasetFile(uri: vscode.Uri | undefined): uri is vscode.Uri {
@@ -66,7 +73,7 @@ export class AuditChoices {
       .map((uri) => ({ label: vscode.workspace.asRelativePath(uri), file: uri.fsPath }))
       .sort((a, b) => (a.file === last ? -1 : b.file === last ? 1 : a.label.localeCompare(b.label)));
     items.push({ label: '$(folder-opened) Browse…', description: 'a dataset file outside the list' });
-    const pick = await vscode.window.showQuickPick(items, { title: 'Reach Audit: dataset', placeHolder: 'The benchmark file to audit (GSM8K, MATH, ARC, MMLU: JSON lines, JSON or parquet)' });
+    const pick = await vscode.window.showQuickPick(items, { ...STAYS_OPEN, title: 'Reach Audit: dataset', placeHolder: 'The benchmark file to audit (GSM8K, MATH, ARC, MMLU: JSON lines, JSON or parquet)' });
     if (!pick) return undefined;
     let file = pick.file;
     if (!file) {
@@ -109,10 +116,11 @@ export class AuditChoices {
   async probes(fromSettings: string[]): Promise<string[] | undefined> {
     const current = this.rememberedProbes() ?? fromSettings ?? DEFAULT_PROBES;
     const budgetOf = new Map(current.map((p) => [p.split(':')[0], p.split(':')[1] ?? '16']));
-    const picks = await vscode.window.showQuickPick(probeItems(current), { canPickMany: true, title: 'Reach Audit: probes', placeHolder: 'Which probes try to reach the right answer' });
+    const picks = await vscode.window.showQuickPick(probeItems(current), { ...STAYS_OPEN, canPickMany: true, title: 'Reach Audit: probes', placeHolder: 'Which probes try to reach the right answer' });
     if (!picks || picks.length === 0) return undefined;
     const first = budgetOf.get(picks[0].label) ?? '16';
     const budget = await vscode.window.showInputBox({
+      ...STAYS_OPEN,
       title: 'Reach Audit: budget per probe',
       prompt: 'Attempts per question for each probe',
       value: first,
@@ -136,11 +144,11 @@ export class AuditChoices {
       total = undefined; // the engine reports an unreadable file; the picker still offers first N
     }
     const last = this.state.get<number>(LIMIT_KEY);
-    const pick = await vscode.window.showQuickPick(limitItems(total, last), { title: `Reach Audit: questions of ${path.basename(file)}`, placeHolder: 'Audit the whole file, or its first N questions' });
+    const pick = await vscode.window.showQuickPick(limitItems(total, last), { ...STAYS_OPEN, title: `Reach Audit: questions of ${path.basename(file)}`, placeHolder: 'Audit the whole file, or its first N questions' });
     if (!pick) return undefined;
     let limit = pick.limit;
     if (pick.custom) {
-      const typed = await vscode.window.showInputBox({ title: 'Reach Audit: first N questions', prompt: 'How many questions, from the top of the file', value: String(last ?? 20), validateInput: (v) => limitProblem(v, total) });
+      const typed = await vscode.window.showInputBox({ ...STAYS_OPEN, title: 'Reach Audit: first N questions', prompt: 'How many questions, from the top of the file', value: String(last ?? 20), validateInput: (v) => limitProblem(v, total) });
       if (typed === undefined) return undefined;
       limit = Number(typed.trim());
     }
@@ -151,7 +159,7 @@ export class AuditChoices {
   /** The answer-blind selectors, with what global-route costs; undefined when dismissed. */
   async selectors(probes: readonly string[], fromSettings: string[] | undefined): Promise<string[] | undefined> {
     const items = selectorItems(this.state.get<string[]>(SELECTORS_KEY) ?? fromSettings, routeBudgetOf(probes));
-    const picks = await vscode.window.showQuickPick(items, { canPickMany: true, title: 'Reach Audit: answer-blind selection', placeHolder: 'Which selectors pick an answer without seeing the gold one (none: skip)' });
+    const picks = await vscode.window.showQuickPick(items, { ...STAYS_OPEN, canPickMany: true, title: 'Reach Audit: answer-blind selection', placeHolder: 'Which selectors pick an answer without seeing the gold one (none: skip)' });
     if (!picks) return undefined;
     const chosen = picks.map((p) => p.label);
     await this.state.update(SELECTORS_KEY, chosen);
@@ -171,7 +179,7 @@ export class AuditChoices {
     const these = kind === 'audit' ? 'this run' : 'both runs';
     for (;;) {
       const remembered = new Set(lastRun.filter(([o, v]) => changed[o] === v).map(([o]) => o));
-      const pick = await vscode.window.showQuickPick(runOptionItems(current(), AUDIT_OPTIONS, kind, remembered), { title: `Reach Audit: options of ${these}`, placeHolder: `Enter starts; pick an option to change it for ${these} (the settings keep the defaults)` });
+      const pick = await vscode.window.showQuickPick(runOptionItems(current(), AUDIT_OPTIONS, kind, remembered), { ...STAYS_OPEN, title: `Reach Audit: options of ${these}`, placeHolder: `Enter starts; pick an option to change it for ${these} (the settings keep the defaults)` });
       if (!pick) return undefined;
       if (pick.start) {
         await this.state.update(RUN_OPTIONS_KEY, rememberedOf(changed as AuditOptions));
@@ -179,7 +187,7 @@ export class AuditChoices {
       }
       let item: RunOptionItem | undefined = pick;
       if (pick.all) {
-        item = await vscode.window.showQuickPick(allOptionItems(current()), { title: 'Reach Audit: all options of this run', placeHolder: 'The option to change (its --help line below it)', matchOnDetail: true });
+        item = await vscode.window.showQuickPick(allOptionItems(current()), { ...STAYS_OPEN, title: 'Reach Audit: all options of this run', placeHolder: 'The option to change (its --help line below it)', matchOnDetail: true });
         if (!item) continue;
       }
       if (!item.option) continue;
@@ -199,13 +207,14 @@ export class AuditChoices {
     if (values) {
       const pick = await vscode.window.showQuickPick(
         [{ label: '(default)', value: '' }, ...values.map((v) => ({ label: v, value: v, description: v === now || (v === 'on' && now === 'true') || (v === 'off' && now === 'false') ? 'current' : undefined }))],
-        { title: `Reach Audit: ${flag}` },
+        { ...STAYS_OPEN, title: `Reach Audit: ${flag}` },
       );
       text = pick?.value;
     } else {
       text = await vscode.window.showInputBox({
+        ...STAYS_OPEN,
         title: `Reach Audit: ${flag}`,
-        prompt: 'Empty: the default. Several values: separated by commas.',
+        prompt: `Empty: the default. ${valuePrompt(spec)}`,
         value: now ?? '',
         validateInput: (v) => {
           const r = parseOptionText(option, v);

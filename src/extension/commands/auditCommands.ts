@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { AuditRequestOptions, QuestionRequestOptions, RequestBody } from '../../service';
+import { DEFAULT_PROBES, type AuditRequestOptions, type QuestionRequestOptions, type RequestBody } from '../../service';
 import { lostAnswerOptions, noDepthReason } from './lostAnswerOptions';
 import { forkOptions, noForkReason } from './forkOptions';
 import type { Comparison } from '../../contract';
@@ -26,6 +26,7 @@ import { showSkippedNotice } from './skippedNotice';
 import type { RunInView } from '../runInView';
 import { resumePlan } from './resumeOptions';
 import { harnessLogKind, IMPORT_LOG_COMMAND } from './importLog';
+import { alreadyUnreached, alreadyUnreachedText, noRepairReason } from './repairScanOutcome';
 
 export const COMMANDS = {
   runAudit: 'reachAudit.runAudit',
@@ -56,6 +57,8 @@ export interface QuestionArgs {
   /** 1-based line of the question. */
   line?: number;
   options?: Partial<QuestionRequestOptions>;
+  /** Silence MLP Blocks: run the probes even when the run in view already shows the question out of reach. */
+  force?: boolean;
 }
 export interface ExportArgs {
   runDir?: string;
@@ -100,6 +103,16 @@ function offeredImport(data: string): boolean {
     if (a) void vscode.commands.executeCommand(IMPORT_LOG_COMMAND, vscode.Uri.file(data));
   });
   return true;
+}
+
+/**
+ * A command whose picker was closed: says in the status bar which step closed and that nothing
+ * started, so an ended command is never silent.
+ */
+function closedStep(command: string, step: string): CommandResult {
+  const message = `${command} ended at the ${step} step (its picker was closed); nothing was started.`;
+  vscode.window.setStatusBarMessage(`$(circle-slash) Reach Audit: ${message}`, 10_000);
+  return { how: 'dismissed', message };
 }
 
 function workspaceFolder(): string | undefined {
@@ -182,17 +195,17 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
   /**
    * The steps after the probes: the answer-blind selectors, the questions (all or the first N), then
    * preset, weights and the rest of the options table for this run (the settings hold the defaults).
-   * Undefined when a step is dismissed.
+   * `{ closed }` names the step that was dismissed.
    */
-  async function askRunSteps(settings: ReturnType<typeof readAuditSettings>, probes: string[], data: string, kind: RunKind): Promise<Partial<AuditRequestOptions> | undefined> {
+  async function askRunSteps(settings: ReturnType<typeof readAuditSettings>, probes: string[], data: string, kind: RunKind): Promise<Partial<AuditRequestOptions> | { closed: string }> {
     const select = await choices.selectors(probes, settings.selectors);
-    if (!select) return undefined;
+    if (!select) return { closed: 'answer-blind selection' };
     const scope = await choices.limit(data);
-    if (!scope) return undefined;
+    if (!scope) return { closed: 'questions' };
     const asked: Partial<AuditRequestOptions> = { select };
     if (scope.limit !== undefined) asked.limit = scope.limit;
     const chosen = await choices.runOptions({ ...runOptionsOf(settings), ...asked, probes }, kind);
-    return chosen ? { ...asked, ...chosen } : undefined;
+    return chosen ? { ...asked, ...chosen } : { closed: 'options' };
   }
 
   async function runAudit(arg?: unknown): Promise<CommandResult> {
@@ -200,17 +213,18 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     const given: AuditArgs = isArgObject(arg) ? (arg as AuditArgs) : {};
     const uri = arg instanceof vscode.Uri ? arg : undefined;
     const settings = readAuditSettings();
+    const closedAt = (step: string): CommandResult => closedStep('Run Reachability Audit', step);
     const data = given.data ?? (isBenchmarkFile(uri) ? uri.fsPath : await choices.dataset());
-    if (!data) return { how: 'dismissed' };
+    if (!data) return closedAt('dataset');
     if (offeredImport(data)) return { how: 'dismissed', message: 'a harness log, not a dataset' };
     const model = given.model ?? (await choices.model('model', settings.modelPath));
-    if (!model) return { how: 'dismissed' };
+    if (!model) return closedAt('model');
     const probes = given.probes ?? (await choices.probes(settings.probes));
-    if (!probes) return { how: 'dismissed' };
+    if (!probes) return closedAt('probes');
     // From the palette or the explorer (no argument object): the scope and the selectors too, so the
     // plan offered before the first question counts only what was picked here.
     const asked = isArgObject(arg) ? {} : await askRunSteps(settings, probes, data, 'audit');
-    if (!asked) return { how: 'dismissed' };
+    if ('closed' in asked) return closedAt(asked.closed);
     if (settings.problems.length > 0) void vscode.window.showWarningMessage(`Reach Audit: settings left out (wrong type): ${settings.problems.join('; ')}`);
     const options: AuditRequestOptions = { ...runOptionsOf(settings), ...asked, ...given, model, data, probes };
     const ws = workspaceFolder();
@@ -222,19 +236,20 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     if (!trusted()) return { how: 'untrusted' };
     const given: CompareArgs = isArgObject(arg) ? (arg as CompareArgs) : {};
     const settings = readAuditSettings();
+    const closedAt = (step: string): CommandResult => closedStep('Compare Checkpoints', step);
     const data = given.data ?? (await choices.dataset());
-    if (!data) return { how: 'dismissed' };
+    if (!data) return closedAt('dataset');
     if (offeredImport(data)) return { how: 'dismissed', message: 'a harness log, not a dataset' };
     const baseModel = given.baseModel ?? (await choices.model('base', settings.baseModelPath));
-    if (!baseModel) return { how: 'dismissed' };
+    if (!baseModel) return closedAt('base model');
     const tunedModel = given.tunedModel ?? (await choices.model('tuned', settings.tunedModelPath));
-    if (!tunedModel) return { how: 'dismissed' };
+    if (!tunedModel) return closedAt('trained model');
     const probes = given.probes ?? (await choices.probes(settings.probes));
-    if (!probes) return { how: 'dismissed' };
+    if (!probes) return closedAt('probes');
     // From the palette: the same steps as Run Reachability Audit (selectors, questions, the
     // options of the run), for both runs; the estimate before each run counts what was picked here.
     const asked = isArgObject(arg) ? {} : await askRunSteps(settings, probes, data, 'comparison');
-    if (!asked) return { how: 'dismissed' };
+    if ('closed' in asked) return closedAt(asked.closed);
     if (settings.problems.length > 0) void vscode.window.showWarningMessage(`Reach Audit: settings left out (wrong type): ${settings.problems.join('; ')}`);
     const rest: Partial<AuditRequestOptions> = { ...asked, ...given };
     delete rest.model;
@@ -328,6 +343,25 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     const base = kind === 'depth' ? lostAnswerOptions(planned) : kind === 'fork' ? forkOptions(planned) : planned;
     const ws = workspaceFolder();
     if (ws && !base.workspace) base.workspace = ws;
+    // Silence MLP Blocks on a question the run in view already shows out of reach under these probes:
+    // the probes would learn that again and the scan would not run. Say so now, with a way to run anyway.
+    if (kind === 'repair' && !given.force) {
+      const known = await records.recordsFor(file);
+      const record = known?.byLine.get(line);
+      let recordModel: string | undefined;
+      try {
+        recordModel = known ? loadRunFolder(known.runDir).data.manifest?.model.path : undefined;
+      } catch {
+        recordModel = undefined; // unreadable: run the probes
+      }
+      if (known && record && alreadyUnreached(record, recordModel, model, base.probes ?? DEFAULT_PROBES)) {
+        const text = `Reach Audit: ${alreadyUnreachedText(record, known.runDir)}`;
+        void vscode.window.showInformationMessage(text, 'Run the Probes Anyway').then((a) => {
+          if (a) void vscode.commands.executeCommand(COMMANDS.silenceBlocks, { file, line, options: given.options, force: true });
+        });
+        return { runDir: known.runDir, how: 'dismissed', message: text };
+      }
+    }
     const title =
       kind === 'depth' ? `Reach Audit: finding where the answer is lost in the question on line ${line}`
         : kind === 'fork' ? `Reach Audit: finding where the answer forks in the question on line ${line} (fork probe, B = ${base.forkProbe ?? ''})`
@@ -349,9 +383,9 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
       }
       await panel.whenReady();
       panel.selectQuestion(record.id, kind === 'depth' && record.depth ? 'depth' : undefined);
-      const why = kind === 'depth' ? noDepthReason(record) : kind === 'fork' ? noForkReason(record) : undefined;
+      const why = kind === 'depth' ? noDepthReason(record) : kind === 'fork' ? noForkReason(record) : kind === 'repair' ? noRepairReason(record) : undefined;
       if (why) void vscode.window.showInformationMessage(`Reach Audit: ${why}`);
-      return { runDir: result.runDir, how: 'done' };
+      return { runDir: result.runDir, how: 'done', ...(why ? { message: why } : {}) };
     }
     return { runDir: result.runDir, how: result.outcome?.type === 'stopped' ? 'cancelled' : 'failed', message: result.error?.message };
   }

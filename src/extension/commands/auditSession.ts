@@ -26,7 +26,8 @@ import {
 } from '../../service';
 import { estimateText } from '../../audit/runner';
 import { estimateMessage, measuredEstimateText, progressMessage, progressShare } from './progressMessage';
-import { SET_SERVER_KEY, SHOW_LOG, failureActions } from './failureActions';
+import { OPEN_SETTINGS, SET_SERVER_KEY, SHOW_LOG, failureActions } from './failureActions';
+import { withSettingNames } from './settingNames';
 import { SERVER_KEY_COMMANDS } from './serverKeyCommands';
 
 export interface SessionListener {
@@ -81,6 +82,19 @@ export class AuditSession implements vscode.Disposable {
   ) {
     this.statusBar.name = 'Reach Audit run';
     this.statusBar.command = 'reachAudit.showLog';
+  }
+
+  /**
+   * A failed request's notification: the settings it names in place of their flags (the user sets
+   * them in VS Code), with Open Settings on the first; Set Server API Key… for a refused key.
+   */
+  private showFailure(message: string): void {
+    const named = withSettingNames(message);
+    void vscode.window.showErrorMessage(`Reach Audit: ${named.text}`, ...failureActions(message, named.settings.length > 0)).then((a) => {
+      if (a === SHOW_LOG) this.output.show();
+      else if (a === SET_SERVER_KEY) void vscode.commands.executeCommand(SERVER_KEY_COMMANDS.set);
+      else if (a === OPEN_SETTINGS) void vscode.commands.executeCommand('workbench.action.openSettings', named.settings[0]);
+    });
   }
 
   listen(listener: SessionListener): vscode.Disposable {
@@ -221,7 +235,7 @@ export class AuditSession implements vscode.Disposable {
       this.active--;
       if (this.active === 0) this.statusBar.hide();
       const error = describeError(err);
-      void vscode.window.showErrorMessage(`Reach Audit: ${error.message}`);
+      this.showFailure(error.message);
       return { error };
     }
     this.handles.add(handle);
@@ -249,10 +263,7 @@ export class AuditSession implements vscode.Disposable {
             if (error.stderrTail) this.output.appendLine(error.stderrTail);
             this.emit((l) => l.onEnded?.(runDir, 'failed', error.message));
             if (!options.quiet) {
-              void vscode.window.showErrorMessage(`Reach Audit: ${error.message}`, ...failureActions(error.message)).then((a) => {
-                if (a === SHOW_LOG) this.output.show();
-                else if (a === SET_SERVER_KEY) void vscode.commands.executeCommand(SERVER_KEY_COMMANDS.set);
-              });
+              this.showFailure(error.message);
             }
             return { error, runDir };
           } finally {

@@ -117,3 +117,17 @@ export function parseOptionText(option: string, text: string, table: Table = AUD
     return { problem: (err as Error).message };
   }
 }
+
+/** What an option's box takes, by its kind: only a list takes several values. */
+export function valuePrompt(spec: OptionSpec | undefined): string {
+  switch (spec?.kind) {
+    case 'strings':
+      return 'Several values: separated by commas.';
+    case 'wholeNumber':
+      return spec.min !== undefined ? `A whole number, ${spec.min} or more.` : 'A whole number.';
+    case 'number':
+      return 'A number.';
+    default:
+      return 'One value.';
+  }
+}

@@ -5,14 +5,14 @@
  * the context finishes in seconds and reads as a result with n = 0.
  */
 import * as vscode from 'vscode';
-import { CONTEXT_SKIP_HINT, auditedCount, skippedText, type QuestionRecord } from '../../contract';
+import { contextSkipHint, auditedCount, skippedText, type QuestionRecord } from '../../contract';
 
 /** The notification's text, undefined when no question was skipped. */
 export function skippedNoticeText(records: readonly QuestionRecord[], label?: string): string | undefined {
   const counted = auditedCount(records);
   const text = skippedText(counted);
   if (!text) return undefined;
-  return `Reach Audit: ${label ? `${label}: ` : ''}${text}.${counted.context ? ` ${CONTEXT_SKIP_HINT}` : ''}`;
+  return `Reach Audit: ${label ? `${label}: ` : ''}${text}.${counted.context ? ` ${contextSkipHint(counted.context)}` : ''}`;
 }
 
 const OPEN_SETTINGS = 'Open Settings';

@@ -94,7 +94,9 @@ export function auditViewHtml(content: AuditViewContent | undefined, nonce: stri
       : '';
     const table = rows.length ? `<table>${rows.map(([k, v]) => `<tr><td>${escapeHtml(k)}</td><td class="num">${escapeHtml(v)}</td></tr>`).join('')}</table>` : '';
     const title = `<h2>${escapeHtml(String(content.name))}</h2>`;
-    const chart = content.states ? stateChart(content.states) : '';
+    // A run that audited nothing has no states: no bars of 0 beside its questions' "not audited".
+    const states = content.states;
+    const chart = states && states.realized + states.reachableNotRealized + states.unreached > 0 ? stateChart(states) : '';
     body = content.story
       ? `${title}<div class="muted">${escapeHtml(countedText(content.story.counts.n))}</div>${unfinished}${storyHtml(content.story)}${chart}`
       : `${title}<div class="muted">${h ? escapeHtml(`n = ${h.n} questions · 95% intervals`) : ''}</div>${unfinished}${table}${chart}`;

@@ -37,6 +37,19 @@ export interface RunEntry {
   command?: string;
   /** Listed from a folder opened with Open Run Folder…, outside the workspace's runs. */
   outside?: true;
+  /** What the run ran, from its manifest: "routes:16, search:16 · repair scan · depth probe". */
+  ran?: string;
+}
+
+/** What a manifest says the run ran (its probes with budgets, the repair scan, the depth probe), read leniently. */
+export function ranText(fields: Record<string, unknown>): string | undefined {
+  const probes = Array.isArray(fields.probes)
+    ? fields.probes.filter(isObject).filter((p) => typeof p.name === 'string').map((p) => (typeof p.budget === 'number' ? `${String(p.name)}:${p.budget}` : String(p.name)))
+    : [];
+  const parts = [probes.length > 0 ? probes.join(', ') : 'no probe'];
+  if (isObject(fields.repair) && fields.repair.enabled === true) parts.push('repair scan');
+  if (isObject(fields.depthProbe)) parts.push('depth probe');
+  return parts.join(' · ');
 }
 
 // Leading timestamp of a run folder: 2026-12-01T09-30-00Z, 20261201-093000, 2026-12-01_09-30 …
@@ -98,6 +111,7 @@ export async function readRun(folder: string): Promise<RunEntry> {
     if (typeof fields.createdAt === 'string') entry.startedAt = fields.createdAt;
     entry.model = pathField(fields, 'model');
     entry.dataset = pathField(fields, 'dataset');
+    entry.ran = ranText(fields);
     try {
       entry.command = commandLineOf(validateManifest(fields, 'manifest.json'))?.command;
     } catch {

@@ -246,7 +246,8 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
             : `unfinished · ${node.run.recordedQuestions} recorded`;
         // Runs of the same name: what sets this one apart (not on a live row, whose count is all it says).
         const apart = live ? undefined : this.distinctions().get(node.run.folder);
-        if (apart) item.description = `${item.description as string} · ${apart}`;
+        // First: a narrow side bar cuts the end of a description, and the headline is what runs of one name share.
+        if (apart) item.description = `${apart} · ${item.description as string}`;
         if (node.run.outside) item.description = `${item.description as string} · ${path.dirname(node.run.folder)}`;
         item.tooltip = runTooltip(node.run);
         // Unfinished: still running, or stopped and resumable with --resume; the files cannot tell which.

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { auditedCount, skippedText, type QuestionRecord } from '../../../src/contract';
+import { auditedCount, contextSkipHint, skippedText, type QuestionRecord } from '../../../src/contract';
 
 const record = (id: string, skipped?: QuestionRecord['skipped']) => ({ id, ...(skipped ? { skipped } : {}) }) as unknown as QuestionRecord;
 const context = (promptTokens: number) => ({ reason: 'context' as const, message: 'too long', promptTokens, maxNewTokens: 64, contextLimit: 512 });
@@ -15,4 +15,13 @@ test('some skipped, for both reasons; nothing skipped says nothing', () => {
   const c = auditedCount([record('a'), record('b', context(600)), record('c', { reason: 'exemplar', message: 'an example' }), record('d')]);
   assert.equal(skippedText(c), "2 of 4 questions audited — 2 skipped: 1 prompt + max new tokens longer than the model's context (600 + 64 > 512 tokens); one is the prompt's own few-shot example");
   assert.equal(skippedText(auditedCount([record('a')])), undefined);
+});
+
+test('the advice: fewer max new tokens only when the shortest prompt alone fits the context, with the budget that fits it', () => {
+  const alone = (promptTokens: number) => contextSkipHint({ count: 6, promptTokens, maxNewTokens: 64, contextLimit: 512 });
+  const over = alone(4677);
+  assert.match(over, /^The prompt alone \(4,677 tokens\) is longer than the model's context \(512\), so fewer max new tokens cannot help/);
+  assert.doesNotMatch(over, /Max new tokens of at most/);
+  assert.match(alone(512), /prompt alone \(512 tokens\)/, 'a prompt filling the context leaves no token to generate');
+  assert.match(alone(500), /^Max new tokens of at most 12 fits the shortest prompt; a shorter prompt/);
 });

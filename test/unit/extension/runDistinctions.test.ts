@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runDistinctions, startedText } from '../../../src/extension/sidebar/runDistinctions';
+import { ranText } from '../../../src/extension/sidebar/runListing';
 
 const run = (folder: string, name: string, startedAt: string, model: string, recordedQuestions: number) => ({ folder, name, startedAt, model, recordedQuestions });
 
@@ -28,4 +29,21 @@ test('start times from a manifest or a folder prefix read alike', () => {
   assert.equal(startedText('20261201-093000'), '2026-12-01 09:30:00');
   assert.equal(startedText('2026-12-01'), '2026-12-01');
   assert.equal(startedText(undefined), undefined);
+});
+
+test('one-question runs of one line: what ran sets them apart (probes, repair scan, depth probe)', () => {
+  const at = (folder: string, time: string, ran: string) => ({ folder, name: 'checkpoint-100-arith-test-arith-A01-0001', startedAt: time, model: '/m/c100', recordedQuestions: 1, ran });
+  const apart = runDistinctions([
+    at('/r/a', '2026-12-06T13:41:00Z', 'sample:16, routes:16, search:16 · repair scan'),
+    at('/r/b', '2026-12-06T13:42:00Z', 'routes:16, search:16'),
+    at('/r/c', '2026-12-06T13:43:00Z', 'sample:16, routes:16, search:16 · repair scan · depth probe'),
+  ]);
+  assert.equal(apart.get('/r/b'), '2026-12-06 13:42:00 · routes:16, search:16');
+  assert.equal(apart.get('/r/c'), '2026-12-06 13:43:00 · sample:16, routes:16, search:16 · repair scan · depth probe');
+});
+
+test('what ran, read from a manifest leniently', () => {
+  assert.equal(ranText({ probes: [{ name: 'routes', budget: 16 }, { name: 'search', budget: 16 }], repair: { enabled: false, referenceProbes: [] } }), 'routes:16, search:16');
+  assert.equal(ranText({ probes: [{ name: 'sample', budget: 8 }], repair: { enabled: true }, depthProbe: { budget: 4 } }), 'sample:8 · repair scan · depth probe');
+  assert.equal(ranText({ probes: 'nonsense' }), 'no probe');
 });

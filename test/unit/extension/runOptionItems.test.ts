@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AUDIT_OPTIONS, type OptionSpec } from '../../../src/service/auditOptions';
-import { allOptionItems, choicesOf, parseOptionText, rememberedOf, runOptionItems, unusedValueNote } from '../../../src/extension/commands/runOptionItems';
+import { allOptionItems, choicesOf, parseOptionText, rememberedOf, runOptionItems, unusedValueNote, valuePrompt } from '../../../src/extension/commands/runOptionItems';
 
 test('Start first, then preset, weights, backend, token budget and seed with their values, then All options…', () => {
   const items = runOptionItems({ weights: 'int8', preset: 'gsm8k-cot-8shot', backend: 'openai' });
@@ -60,4 +60,11 @@ test('the token budget is remembered for the next run and says so; set back to t
   const items = runOptionItems({ maxNewTokens: 96 }, AUDIT_OPTIONS, 'audit', new Set(['maxNewTokens']));
   assert.equal(items.find((i) => i.option === 'maxNewTokens')?.description, '96 (as the last run)');
   assert.equal(runOptionItems({ maxNewTokens: 96 }).find((i) => i.option === 'maxNewTokens')?.description, '96');
+});
+
+test('an option\'s box says what it takes: several values only for a list (the depth probe takes one whole number)', () => {
+  assert.equal(valuePrompt(AUDIT_OPTIONS.depthProbe), 'A whole number, 1 or more.');
+  assert.equal(valuePrompt(AUDIT_OPTIONS.stop), 'Several values: separated by commas.');
+  assert.equal(valuePrompt(AUDIT_OPTIONS.searchC), 'A number.');
+  assert.equal(valuePrompt(AUDIT_OPTIONS.system), 'One value.');
 });

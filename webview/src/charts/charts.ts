@@ -102,6 +102,9 @@ function card(title: string, note: string, ...body: (Node | null)[]): HTMLElemen
   return h('section', { class: 'card' }, h('h3', {}, title), note ? h('p', { class: 'card-note muted' }, note) : null, ...body);
 }
 
+/** Height of one question × probe bar in Attempts per probe, room for its label. */
+const PER_PROBE_ROW_PX = 22;
+
 function canvasBox(label: string, tall = false): { box: HTMLElement; canvas: HTMLCanvasElement } {
   const canvas = h('canvas', { role: 'img', 'aria-label': label });
   return { box: h('div', { class: tall ? 'chart-box chart-box-tall' : 'chart-box' }, canvas), canvas };
@@ -520,6 +523,8 @@ export class ChartsView {
       { label: 'not made (route space ran out)', data: rows.map((r) => r.budget - r.made), backgroundColor: withAlpha(colors.muted, 0.2), borderColor: colors.muted, borderWidth: 1, stack: 'attempts' },
     ];
     const { box, canvas } = canvasBox('Right and wrong attempts per question and probe; numbers in the table below', rows.length > 8);
+    // A bar's height for every question and probe, so each gets its label (chart.js skips labels it has no room for).
+    box.style.height = `${Math.max(240, rows.length * PER_PROBE_ROW_PX + 90)}px`;
     const table = numbersTable(['question', 'probe', 'right', 'of B', 'reachable'],
       rows.map((r) => h('tr', { 'data-id': r.id, 'data-probe': r.probe }, h('td', {}, r.id), h('td', {}, r.probe), h('td', { class: 'num' }, count(r.right)), h('td', { class: 'num' }, count(r.budget)), h('td', {}, r.right > 0 ? 'yes' : 'no'))));
     const element = card('Attempts per probe', `Each question's attempts under each probe: right, wrong, and not made. Counts over ${count(main.stats.n)} question${main.stats.n === 1 ? '' : 's'}; rates with intervals from ${RATE_MIN_QUESTIONS} questions on.`, box, table);
@@ -531,7 +536,7 @@ export class ChartsView {
         indexAxis: 'y',
         maintainAspectRatio: false,
         responsive: true,
-        scales: { x: { stacked: true, min: 0, max, ticks: { precision: 0 }, title: { display: true, text: 'attempts' } }, y: { stacked: true, grid: { display: false } } },
+        scales: { x: { stacked: true, min: 0, max, ticks: { precision: 0 }, title: { display: true, text: 'attempts' } }, y: { stacked: true, grid: { display: false }, ticks: { autoSkip: false } } },
         plugins: { legend: { display: true, position: 'bottom' } },
       },
     });

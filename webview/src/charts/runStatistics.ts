@@ -77,7 +77,9 @@ export function countBlocks(manifest: RunManifest | undefined, rows: readonly Qu
   return max + 1;
 }
 
-export function computeStatistics(rows: readonly QuestionRow[], probes: readonly string[], numBlocks: number): RunStatistics {
+export function computeStatistics(allRows: readonly QuestionRow[], probes: readonly string[], numBlocks: number): RunStatistics {
+  // Skipped questions are not in n (as in summary.json): nothing was generated for them.
+  const rows = allRows.filter((row) => (row.flags & Flag.notAudited) === 0);
   const n = rows.length;
   let realized = 0;
   let anyReachable = 0;

@@ -35,7 +35,8 @@ export function passAtKDeltaBlock(curves: readonly PassAtKDeltaCurve[], sides = 
     element,
     draw: () => {
       const colors = themeColors();
-      const color = (what: string) => (what === 'realized' ? colors.realized : what === 'ceiling' ? colors.reachable : probeColor(what, colors.series));
+      // The ceiling (realized ∪ reached) in the text colour: the reachable blue is the sample probe's series colour.
+      const color = (what: string) => (what === 'realized' ? colors.realized : what === 'ceiling' ? colors.foreground : probeColor(what, colors.series));
       const datasets: ChartDataset<'line'>[] = curves.flatMap((c) => {
         const band = (end: 'lo' | 'hi'): ChartDataset<'line'> => ({
           // A zero-width space marks band datasets so the legend and tooltip skip them.

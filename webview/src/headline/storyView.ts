@@ -6,7 +6,7 @@
  * the repair row), and the steps the run skipped with the reason. All run text goes in as text.
  */
 import '../../styles/story.css';
-import { type QuestionRecord, type RunManifest, type RunSummary, answerText, attemptText, blindLine, countsText, gradingText, lineText, notAuditedText, probeLine, questionsText, questionStory, questionTitle, readingText, repairLine, skippedSteps, storyCounts, STORY_MAX_QUESTIONS, STORY_WORDS, type QuestionStory } from '../../../src/contract';
+import { type QuestionRecord, type RunManifest, type RunSummary, auditedCount, contextSkipHint, skippedText, answerText, attemptText, blindLine, countsText, gradingText, lineText, notAuditedText, probeLine, questionsText, questionStory, questionTitle, readingText, repairLine, skippedSteps, storyCounts, STORY_MAX_QUESTIONS, STORY_WORDS, type QuestionStory } from '../../../src/contract';
 import { h, replaceChildren } from '../common/element';
 import { routeStrip } from '../questions/routeStrip';
 
@@ -74,12 +74,21 @@ export function renderStory(target: HTMLElement, input: StoryInput): void {
     replaceChildren(target);
     return;
   }
-  const stories = input.records.length <= STORY_MAX_QUESTIONS ? input.records.map(questionStory) : [];
+  // Skipped questions have no story beyond "not audited": the cards and "more than" count the audited ones.
+  const audited = input.records.filter((r) => !r.skipped);
+  const shown = input.records.length <= STORY_MAX_QUESTIONS ? input.records : audited.length <= STORY_MAX_QUESTIONS ? audited : [];
+  const stories = shown.map(questionStory);
   const steps = skippedSteps(input.manifest, input.live ? undefined : input.summary, input.records);
-  const more = stories.length === 0 && input.records.length > 0
+  const more = audited.length > STORY_MAX_QUESTIONS
     ? h('p', { class: 'muted story-more' }, `More than ${STORY_MAX_QUESTIONS} questions: select one in the table for its story (detail pane).`)
     : null;
-  const notes = steps.length > 0
+  // Nothing audited: what happened and what would audit them, rather than an empty result.
+  // (The status line above says how many and why; this says what to change.)
+  const counted = audited.length === 0 ? auditedCount(input.records) : undefined;
+  const nothing = counted && skippedText(counted)
+    ? h('p', { class: 'story-nothing-audited' }, `None of the ${questionsText(counted.total)} was audited.`, counted.context ? ` ${contextSkipHint(counted.context)}` : '')
+    : null;
+  const notes = steps.length > 0 && !nothing
     ? h('details', { class: 'story-steps', open: true },
         h('summary', {}, STORY_WORDS.skippedSteps),
         h('ul', {}, ...steps.map((s) => h('li', { 'data-step': s.step }, h('strong', {}, s.step), `: ${s.why}`))))
@@ -87,6 +96,7 @@ export function renderStory(target: HTMLElement, input: StoryInput): void {
   replaceChildren(target,
     h('div', { class: 'story', 'aria-label': 'The run question by question' },
       countsLine(input.records, input.live),
+      nothing,
       stories.length > 0 ? h('div', { class: 'story-cards' }, ...stories.map((s) => card(s, input))) : null,
       more,
       notes));

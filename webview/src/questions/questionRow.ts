@@ -17,10 +17,14 @@ export const Flag = {
   damaged: 128,
   /** The deployed output's thought never closed: cut while thinking, no answer read. */
   unfinishedThought: 256,
+  /** Skipped (its prompt does not fit the context, or it is one of the prompt's examples): nothing was generated, so no state. */
+  notAudited: 512,
+  /** Not realized and no probe ran on it (an imported log): unknown, not unreached. */
+  notProbed: 1024,
 } as const;
 
 /** Sort order of the state column: what a reader wants first is what the deployment missed. */
-export const StateRank = { unreached: 0, failureSet: 1, reachableOther: 2, realized: 3 } as const;
+export const StateRank = { unreached: 0, failureSet: 1, reachableOther: 2, realized: 3, notProbed: 4, notAudited: 5 } as const;
 
 export interface QuestionRow {
   /** Position in the run (records order). */
@@ -66,18 +70,28 @@ export function deriveRow(record: QuestionRecord, index: number): QuestionRow {
   // Without a repair scan the reference probes are unknown: any probe counts.
   const inFailureSet = record.repair ? record.repair.inFailureSet : !realized && reachableBy.length > 0;
 
+  // A question nothing was generated for, or that no probe tried, has no reach to speak of.
+  const notAudited = record.skipped !== undefined;
+  const notProbed = !notAudited && !realized && Object.keys(record.probes ?? {}).length === 0 && Object.keys(record.reachable ?? {}).length === 0;
+
   let flags = 0;
   if (realized) flags |= Flag.realized;
   if (reachableBy.length > 0) flags |= Flag.reachable;
   if (blindBy.length > 0) flags |= Flag.blind;
   if (repairedBy.length > 0) flags |= Flag.repaired;
-  if (!realized && reachableBy.length === 0) flags |= Flag.unreached;
+  if (notAudited) flags |= Flag.notAudited;
+  else if (notProbed) flags |= Flag.notProbed;
+  else if (!realized && reachableBy.length === 0) flags |= Flag.unreached;
   if (inFailureSet) flags |= Flag.failureSet;
   if (record.realized.truncated) flags |= Flag.truncated;
   if (damaged.length > 0) flags |= Flag.damaged;
   if (record.realized.thought === 'unfinished') flags |= Flag.unfinishedThought;
 
-  const stateRank = realized
+  const stateRank = notAudited
+    ? StateRank.notAudited
+    : notProbed
+    ? StateRank.notProbed
+    : realized
     ? StateRank.realized
     : reachableBy.length === 0
       ? StateRank.unreached
@@ -124,6 +138,7 @@ export const BASE_FILTERS: StateFilter[] = [
   { value: 'repaired', label: 'Repaired by a block', test: (r) => (r.flags & Flag.repaired) !== 0 },
   { value: 'damaged', label: 'Broken by a block (damage)', test: (r) => (r.flags & Flag.damaged) !== 0 },
   { value: 'unreached', label: 'Unreached', test: (r) => (r.flags & Flag.unreached) !== 0 },
+  { value: 'notAudited', label: 'Not audited (skipped)', test: (r) => (r.flags & Flag.notAudited) !== 0 },
 ];
 
 /** Filters for one probe each ("reachable by routes"), added once the run's probes are known. */

@@ -30,6 +30,8 @@ export function stateChips(row: QuestionRow, compact: boolean): HTMLElement[] {
     chips.push(chip('repair', `repair: ${blockList(row.repairedBy, compact ? 1 : 64)}`, `Silencing the MLP of block ${row.repairedBy.join(', ')} makes the deployed answer correct`));
   }
   if (row.flags & Flag.unreached) chips.push(chip('unreached', 'unreached', 'Not realized, and no probe found the correct answer'));
+  if (row.flags & Flag.notAudited) chips.push(chip('not-audited', 'not audited', `Skipped, nothing generated: ${row.record.skipped?.message ?? ''}`));
+  if (row.flags & Flag.notProbed) chips.push(chip('not-audited', 'not probed', 'Not realized; no probe ran on this question (its deployed answer came from a log)'));
   if (!compact && row.damagedBy.length > 0) {
     chips.push(chip('damage', `broken by: ${blockList(row.damagedBy, 64)}`, `Silencing the MLP of these blocks breaks this realized answer`));
   }
