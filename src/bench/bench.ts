@@ -39,6 +39,11 @@ const help = [
   '  --long N,N,...       also generate N tokens at batch 1 (e.g. 64,512,2048): decode tokens/s and',
   '                       the per-token time at token 100 vs at the last 50 tokens (KV growth cost)',
   '  --batches N,N,...    also decode tokens/s at each of these batch sizes (e.g. 1,8,16,32,64)',
+  '  --contexts N,N,...   also decode at long contexts (e.g. 2048,8192,16384), batch 1 and --batch: one',
+  '                       prompt of N - --context-steps tokens prefilled in chunks, shared by the',
+  '                       sequences, then --context-steps decode steps (default 32): decode tokens/s,',
+  '                       ms per step at the start and end vs at a 128-token context, KV cache bytes',
+  '                       and peak RSS (the batch of --batch needs --batch × N slots of cache)',
   '  --json               print the figures as JSON',
   '  --inherit-allocator  measure in this process as started; by default the bench measures in a',
   "                       process with the engine processes' allocator settings (on Linux)",
@@ -223,6 +228,45 @@ async function timeLong(model: Model, promptTokens: number, tokens: number): Pro
   };
 }
 
+/** Decode at one long context, and the same batch at a short one for comparison. */
+interface ContextFigures {
+  context: number;
+  batch: number;
+  steps: number;
+  prefillSeconds: number;
+  decodeTokensPerSecond: number;
+  /** Median ms of the first and of the last 8 decode steps. */
+  msPerStepAtStart: number;
+  msPerStepAtEnd: number;
+  /** Median ms per step of the same batch at a 128-token context, measured just before. */
+  msPerStepShort: number;
+  endOverShort: number;
+  kvCacheBytes: number;
+  peakRssBytes: number;
+}
+
+async function timeContext(model: Model, context: number, batch: number, steps: number): Promise<ContextFigures> {
+  const short = await model.timeDecodeAtContext(randomPrompt(128 - steps, model.vocabSize, nextPromptSalt++), batch, steps);
+  resetPeakRss();
+  const long = await model.timeDecodeAtContext(randomPrompt(context - steps, model.vocabSize, nextPromptSalt++), batch, steps);
+  const edge = Math.min(8, steps);
+  const msPerStepShort = median(short.stepMs);
+  const msPerStepAtEnd = median(long.stepMs.slice(-edge));
+  return {
+    context,
+    batch,
+    steps,
+    prefillSeconds: long.prefillMs / 1000,
+    decodeTokensPerSecond: (batch * steps * 1000) / long.stepMs.reduce((a, b) => a + b, 0),
+    msPerStepAtStart: median(long.stepMs.slice(0, edge)),
+    msPerStepAtEnd,
+    msPerStepShort,
+    endOverShort: msPerStepAtEnd / msPerStepShort,
+    kvCacheBytes: long.kvBytes,
+    peakRssBytes: peakRss(),
+  };
+}
+
 /** Weight bytes on disk, and the bytes a batch-1 decode step reads: every block plus the lm_head. */
 function weightBytes(model: Model): { total: number; perToken: number } {
   const dir = model.graphs.dir;
@@ -249,6 +293,8 @@ export const benchCommand: Command = {
       runs: { type: 'string' },
       long: { type: 'string' },
       batches: { type: 'string' },
+      contexts: { type: 'string' },
+      'context-steps': { type: 'string' },
       json: { type: 'boolean' },
       audit: { type: 'boolean' },
       'audit-questions': { type: 'string' },
@@ -274,6 +320,8 @@ export const benchCommand: Command = {
     const runs = parseWholeNumber(v.runs, '--runs', 1) ?? 3;
     const threads = parseWholeNumber(v.threads, '--threads', 1) ?? os.availableParallelism();
     const longLengths = v.long === undefined ? [] : v.long.split(',').map((x) => parseWholeNumber(x.trim(), '--long', 1) as number);
+    const contexts = v.contexts === undefined ? [] : v.contexts.split(',').map((x) => parseWholeNumber(x.trim(), '--contexts', 256) as number);
+    const contextSteps = parseWholeNumber(v['context-steps'], '--context-steps', 8) ?? 32;
     const curveBatches = v.batches === undefined ? [] : v.batches.split(',').map((x) => parseWholeNumber(x.trim(), '--batches', 1) as number);
     const tokenRange = /^(\d+)-(\d+)$/.exec(v['audit-tokens'] ?? '40-300');
     if (!tokenRange || Number(tokenRange[1]) < 1 || Number(tokenRange[1]) > Number(tokenRange[2])) throw new UsageError(`--audit-tokens: expected MIN-MAX with 1 <= MIN <= MAX, got ${v['audit-tokens']}`);
@@ -354,6 +402,14 @@ export const benchCommand: Command = {
         const l = long[long.length - 1];
         log(`long ${n}: ${l.decodeTokensPerSecond.toFixed(2)} tok/s, ${l.msAtToken100.toFixed(1)} ms/token at token 100, ${l.msAtEnd.toFixed(1)} at token ${l.endToken} (${l.endOver100.toFixed(2)}x)`);
       }
+      const atContexts: ContextFigures[] = [];
+      for (const n of contexts) {
+        for (const b of [...new Set([1, bigBatch])]) {
+          const c = await timeContext(model, n, b, contextSteps);
+          atContexts.push(c);
+          log(`context ${n}, batch ${b}: prefill ${c.prefillSeconds.toFixed(1)} s, decode ${c.decodeTokensPerSecond.toFixed(2)} tok/s, ${c.msPerStepAtStart.toFixed(1)} → ${c.msPerStepAtEnd.toFixed(1)} ms/step (${c.endOverShort.toFixed(2)}x the ${c.msPerStepShort.toFixed(1)} ms at 128), KV ${(c.kvCacheBytes / 1e9).toFixed(2)} GB, peak RSS ${(c.peakRssBytes / 1e9).toFixed(2)} GB`);
+        }
+      }
       const bandwidth = (bandwidthBefore + copyBandwidth()) / 2; // before and after, to even out drift
       const weights = weightBytes(model);
       const c = model.config;
@@ -391,6 +447,7 @@ export const benchCommand: Command = {
         peakRssBytes: peak,
         peakRssOverWeightsPlusKv: peak / (weights.total + kvBytes),
         long,
+        contexts: atContexts,
         batchCurve: curveBatches.map((b) => ({ batch: b, decodeTokensPerSecond: median(curve.get(b)!), samples: curve.get(b)! })),
         samples: { prefill, decode1, decodeB, decodeMixed, batchSpeedup: decodeB.map((x, r) => x / decode1[r]) },
       };
@@ -410,6 +467,7 @@ export const benchCommand: Command = {
           `bandwidth limit  ${limit.toFixed(2)} tokens/s at batch 1 (${gb(weights.perToken)} of weights per token); reached ${(100 * figures.fractionOfBandwidthLimit).toFixed(0)}%`,
           `peak memory      ${gb(peak)} RSS = ${figures.peakRssOverWeightsPlusKv.toFixed(2)}x (${model.weights === 'int8' ? 'int8' : 'F32'} weights ${gb(weights.total)} + KV cache ${gb(kvBytes)})`,
           ...(curveBatches.length > 0 ? [`batch curve      ${curveBatches.map((b) => `b${b} ${median(curve.get(b)!).toFixed(1)}`).join(' · ')} decode tokens/s (the engine's default batch: ${DEFAULT_MAX_BATCH})`] : []),
+          ...atContexts.map((c) => `context ${String(c.context).padEnd(7)} batch ${String(c.batch).padEnd(3)} ${c.decodeTokensPerSecond.toFixed(2)} tokens/s; ${c.msPerStepAtStart.toFixed(1)} → ${c.msPerStepAtEnd.toFixed(1)} ms/step over ${c.steps} steps = ${c.endOverShort.toFixed(2)}x the ${c.msPerStepShort.toFixed(1)} ms at a 128-token context; prefill ${c.prefillSeconds.toFixed(1)} s; KV ${gb(c.kvCacheBytes)}, peak RSS ${gb(c.peakRssBytes)}`),
           ...long.map((l) => `long ${String(l.tokens).padEnd(10)} ${l.decodeTokensPerSecond.toFixed(2)} tokens/s at batch 1; ${l.msAtToken100.toFixed(1)} ms/token at token 100, ${l.msAtEnd.toFixed(1)} ms at token ${l.endToken} (${l.endOver100.toFixed(2)}x)`),
           `medians of ${runs} runs; samples: prefill ${prefill.map((x) => x.toFixed(1)).join(' ')} | b1 ${decode1.map((x) => x.toFixed(2)).join(' ')} | b${bigBatch} ${decodeB.map((x) => x.toFixed(2)).join(' ')}`,
         ].join('\n') + '\n');

@@ -266,6 +266,39 @@ export class Model implements TextGenerator {
     });
   }
 
+  /**
+   * Decode cost at a long context (the bench's figure): `promptIds` prefilled in calls of at most
+   * `chunk` tokens, forked into `sequences` sequences, then `steps` decode steps of all of them in
+   * one call each. The prefill is chunked because one call's attention scores grow with the square
+   * of its tokens (a single 8k-token call needs ≈ 4 GB of scores on the Qwen2.5-0.5B shape); the
+   * next token is fixed, as decode speed does not depend on it. Returns each decode step's ms.
+   */
+  async timeDecodeAtContext(promptIds: readonly number[], sequences: number, steps: number, chunk = 512): Promise<{ prefillMs: number; stepMs: number[]; kvBytes: number }> {
+    this.checkAlive();
+    checkContextLength([{ promptIds, maxNewTokens: steps }], this.context);
+    checkTokenIds(promptIds, this.vocabSize, 'promptIds');
+    const first = new SequenceSlot(Array.from({ length: this.numBlocks }, (_, i) => i), new Set());
+    const seqs = [first];
+    try {
+      const t = performance.now();
+      for (let at = 0; at < promptIds.length; at += chunk) await this.executor.step([first], [promptIds.slice(at, at + chunk)]);
+      const prefillMs = performance.now() - t;
+      for (let s = 1; s < sequences; s++) seqs.push(first.fork());
+      const stepMs: number[] = [];
+      for (let s = 0; s < steps; s++) {
+        const token = [promptIds[s % promptIds.length]];
+        const t0 = performance.now();
+        await this.executor.step(seqs, seqs.map(() => token));
+        stepMs.push(performance.now() - t0);
+      }
+      // The cache buffers the sequences' caches live in at the end, each counted once.
+      const buffers = new Set(seqs.flatMap((q) => q.kv.flatMap((c) => (c ? [c.buffer] : []))));
+      return { prefillMs, stepMs, kvBytes: [...buffers].reduce((n, b) => n + b.bytes, 0) };
+    } finally {
+      for (const q of seqs) q.release();
+    }
+  }
+
   /** Teacher-forced log-probabilities of continuations (continuationScore.ts), in one batched forward pass. */
   scoreContinuations(requests: readonly ScoreRequest[]): Promise<ContinuationScore[]> {
     return scoreContinuations({ numBlocks: this.numBlocks, forwardBatch: (items) => this.forwardBatch(items), logSumExp: (logits, vocab) => this.logSumExp.rows(logits, vocab) }, requests);

@@ -19,14 +19,17 @@
  * where a process with the one context measured 56 (issue 43). Configurations alternate within
  * each round (the order turns every round), so machine drift hits all of them; medians over
  * rounds and the per-round ratios are printed. Also checks that llama.cpp's greedy tokens equal
- * ours at batch 1. Both children start with the environment of our engine processes
- * (service/allocatorTuning.ts), as the extension and `compare` start theirs.
+ * ours at batch 1. Our children start with the environment of our engine processes
+ * (service/allocatorTuning.ts), as the extension and `compare` start theirs; llama.cpp's with the
+ * user's environment, as a user starts it (`--llama-allocator engine,plain` measures both). Both
+ * ways of asking llama.cpp for tokens are in the grid (`--llama-api`): a generator per sequence
+ * (`evaluate`) and `controlledEvaluate`, one call per sequence and step.
  *
  * Usage (after `npx tsc -p .`):
  *   node out/tools/llama-cpp/compareLlamaCpp.js [--model DIR] [--rounds 3] [--new-tokens 64]
  *     [--prompt-tokens 32] [--threads 2] [--only f32|int8] [--sequences 1,16] [--ours-spin off,on]
  *     [--llama-threads 2] [--llama-batch-sizes 512] [--llama-flash-attention off,on] [--llama-mmap on,off]
- *     [--llama-beside-batch-1]
+ *     [--llama-api evaluate,controlled] [--llama-allocator plain,engine] [--llama-beside-batch-1]
  * Without --model the random model is written to <tmp>/reach-audit-qwen05b-random (as the bench does).
  */
 import { spawnSync } from 'node:child_process';
@@ -209,6 +212,28 @@ async function llamaCpp(setup: Setup, file: string, newTokens: number, promptTok
       let firsts = 0;
       let allFirst = 0;
       const t = performance.now();
+      if (setup.api === 'controlled') {
+        // Every sequence asks for its next token in the same turn, each through one
+        // controlledEvaluate call with greedy choice: one batched decode per step, no generator.
+        const greedy = { generateNext: { token: true, options: { temperature: 0 } } };
+        const next = (out: Awaited<ReturnType<typeof seqs[number]['controlledEvaluate']>>, at: number): number => {
+          const token = out[at]?.next.token;
+          if (token === undefined || token === null) throw new Error(`${setupName(setup)}: no token chosen`);
+          return token;
+        };
+        const tokens: number[][] = await Promise.all(seqs.map(async (seq, i) => {
+          const p = prompts[i] as never[];
+          return [next(await seq.controlledEvaluate([...p.slice(0, -1), [p[p.length - 1], greedy]]), p.length - 1)];
+        }));
+        allFirst = performance.now();
+        while (tokens[0].length < n) {
+          const outs = await Promise.all(seqs.map((seq, i) => seq.controlledEvaluate([[tokens[i][tokens[i].length - 1] as never, greedy]])));
+          outs.forEach((out, i) => tokens[i].push(next(out, 0)));
+        }
+        const end = performance.now();
+        const decode = calls.filter(([start]) => start >= allFirst);
+        return { ms: end - t, decodeMs: end - allFirst, inCallsMs: decode.reduce((a, [, ms]) => a + ms, 0), calls: decode.length, rows: decode.reduce((a, [, , rows]) => a + rows, 0), tokens };
+      }
       const tokens = await Promise.all(seqs.map(async (seq, i) => {
         const got: number[] = [];
         for await (const token of seq.evaluate(prompts[i] as never, { temperature: 0 })) {
@@ -318,7 +343,9 @@ async function main(): Promise<void> {
     await model.dispose();
   }
   const inChild = (setup: Setup, round: number): Timing => {
-    const r = spawnSync(process.execPath, [__filename, ...args, '--model', dir, '--child', JSON.stringify(setup), '--round', String(round)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20, env: { ...ENGINE_ALLOCATOR_ENV, ...process.env } });
+    // Ours starts as the extension starts it; llama.cpp as a user starts it, unless asked otherwise.
+    const env = setup.engine === 'ours' || setup.engineAllocator ? { ...ENGINE_ALLOCATOR_ENV, ...process.env } : process.env;
+    const r = spawnSync(process.execPath, [__filename, ...args, '--model', dir, '--child', JSON.stringify(setup), '--round', String(round)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20, env });
     if (r.status !== 0) throw new Error(`${setupName(setup)}, ${setup.sequences} sequences: the measuring process exited with ${r.status ?? r.signal}`);
     return JSON.parse(r.stdout.trim().split('\n').pop() ?? '') as Timing;
   };

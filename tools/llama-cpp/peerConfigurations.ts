@@ -26,6 +26,14 @@ export interface Setup {
    * checked side by side; never the best configuration).
    */
   besideBatch1?: boolean;
+  /**
+   * llama.cpp: how tokens are asked for: 'evaluate' (a generator per sequence, node-llama-cpp's
+   * sampling pipeline) or 'controlled' (controlledEvaluate: every sequence's next token asked for
+   * in one call per step).
+   */
+  api?: 'evaluate' | 'controlled';
+  /** llama.cpp: started with our engine processes' allocator settings (allocatorTuning.ts) or without. */
+  engineAllocator?: boolean;
 }
 
 /** One timed run of one configuration. */
@@ -66,7 +74,7 @@ export const PEER_PRECISION: Record<Precision, { label: string; file: string }> 
 /** How the report names a configuration (without its number of sequences). */
 export function setupName(s: Setup): string {
   if (s.engine === 'ours') return `reach-audit ${s.precision}${s.spin ? ' (spinning threads)' : ''}`;
-  return `llama.cpp ${PEER_PRECISION[s.precision].label} threads ${s.threads}, batch ${s.batchSize}, flash attention ${s.flashAttention ? 'on' : 'off'}, ${s.mmap ? 'mmap' : 'no mmap'}${s.besideBatch1 ? ', beside a batch-1 context (old tool)' : ''}`;
+  return `llama.cpp ${PEER_PRECISION[s.precision].label} threads ${s.threads}, batch ${s.batchSize}, flash attention ${s.flashAttention ? 'on' : 'off'}, ${s.mmap ? 'mmap' : 'no mmap'}, ${s.api ?? 'evaluate'}${s.engineAllocator ? ', our allocator settings' : ''}${s.besideBatch1 ? ', beside a batch-1 context (old tool)' : ''}`;
 }
 /** Every value of a list flag ("512,64"), or `fallback`. */
 export function listFlag<T>(value: string | undefined, fallback: T[], parse: (x: string) => T): T[] {
@@ -88,6 +96,16 @@ export function wholeNumber(flag: string): (x: string) => number {
   };
 }
 
+function llamaApi(x: string): 'evaluate' | 'controlled' {
+  if (x !== 'evaluate' && x !== 'controlled') throw new Error(`--llama-api: expected evaluate and/or controlled (comma-separated), got "${x}"`);
+  return x;
+}
+
+function allocatorFlag(x: string): boolean {
+  if (x !== 'engine' && x !== 'plain') throw new Error(`--llama-allocator: expected engine and/or plain (comma-separated), got "${x}"`);
+  return x === 'engine';
+}
+
 /** Every configuration of one precision and number of sequences: ours first, then llama.cpp's grid. */
 export function setupsOf(precision: Precision, sequences: number, args: (name: string) => string | undefined, threads: number, besideBatch1: boolean): Setup[] {
   const setups: Setup[] = listFlag(args('--ours-spin'), [false], onOff('--ours-spin')).map((spin) => ({ engine: 'ours', precision, sequences, threads, spin }));
@@ -95,7 +113,9 @@ export function setupsOf(precision: Precision, sequences: number, args: (name: s
     for (const batchSize of listFlag(args('--llama-batch-sizes'), [512], wholeNumber('--llama-batch-sizes')))
       for (const flashAttention of listFlag(args('--llama-flash-attention'), [false, true], onOff('--llama-flash-attention')))
         for (const mmap of listFlag(args('--llama-mmap'), [true, false], onOff('--llama-mmap')))
-          setups.push({ engine: 'llama.cpp', precision, sequences, threads: t, batchSize: Math.max(batchSize, sequences), flashAttention, mmap });
+          for (const api of listFlag<'evaluate' | 'controlled'>(args('--llama-api'), ['evaluate', 'controlled'], llamaApi))
+            for (const engineAllocator of listFlag(args('--llama-allocator'), [false], allocatorFlag))
+              setups.push({ engine: 'llama.cpp', precision, sequences, threads: t, batchSize: Math.max(batchSize, sequences), flashAttention, mmap, api, engineAllocator });
   if (besideBatch1 && sequences > 1) {
     const first = setups.find((s) => s.engine === 'llama.cpp');
     if (first) setups.push({ ...first, besideBatch1: true });

@@ -16,6 +16,15 @@
  * in a batch at up to 32× the capacity, 800 random cases) and by the engine's batch tests. A
  * plain Exp/ReduceSum softmax was not invariant (its tail elements take another code path).
  *
+ * The cache's scores are computed as K·rowsᵀ ([C, G·S] per key head) and then transposed, not as
+ * rows·Kᵀ: onnxruntime fuses a Transpose of past_k into the GEMM (FusedMatMul, transB), and MLAS
+ * then packs the whole key cache transposed on every call (profiled at 16k slots, batch 1: that
+ * GEMM took about 2.5× the probability-times-value GEMM over as many values). With the cache as
+ * the GEMM's A it is read in place and only the G·S query rows are packed; the transpose after
+ * moves G·S scores per slot (7 on the Qwen2.5-0.5B shape) against Dp key floats. Every score is
+ * the same chain of Dp fused multiply-adds in the same order, scaled the same way, so no bit moves
+ * (checked on block outputs, old graph vs new, and on the demo's records).
+ *
  * Inputs: q [B,S,NH·Dp], k/v [B,S,KV·Dp] (this call's, after rotary), past_k/v [B,KV,C,Dp], and
  * mask [B,1,1,S,C+S]: 0 where query s of sequence b may look (a slot of its own past, or one of
  * its own new tokens up to s), -inf elsewhere. The executor builds the mask once for all the
@@ -54,7 +63,9 @@ export function groupedAttention(g: GraphBuilder, x: AttentionInputs, shape: Att
   const v4 = g.op1('Reshape', [x.v, g.constInt64([0, 0, KV, Dp])]);
   const scaleC = g.constFloat([scale]);
   // Scaled before the concatenation: onnxruntime folds the scale into each product's GEMM.
-  const pastScores = g.op1('Mul', [g.op1('MatMul', [rows, g.op1('Transpose', [x.pastK], { perm: [0, 1, 3, 2] })]), scaleC]);
+  // The cache's scores as K·rowsᵀ ([B,KV,C,G·S]), then transposed (see above).
+  const pastScoresByKey = g.op1('Mul', [g.op1('MatMul', [x.pastK, g.op1('Transpose', [rows], { perm: [0, 1, 3, 2] })]), scaleC]);
+  const pastScores = g.op1('Transpose', [pastScoresByKey], { perm: [0, 1, 3, 2] });
   const newScores = g.op1('Mul', [g.op1('MatMul', [rows, g.op1('Transpose', [k4], { perm: [0, 2, 3, 1] })]), scaleC]);
   const scores = g.op1('Concat', [pastScores, newScores], { axis: -1 }); // [B,KV,G·S,C+S]
   // [B,KV,G,S,C+S], so that the [B,1,1,S,C+S] mask applies to every query head of the group.

@@ -17,7 +17,7 @@ import type { WeightPrecision } from '../checkpoint/weightPrecision';
 import { describeHolder, FolderLockedError, lockFolder, type FolderLock, createFolder } from '../../common';
 
 /** Bump when the graphs or their file layout change: old cache folders are then ignored. */
-export const ENGINE_VERSION = 'reach-audit-engine-8';
+export const ENGINE_VERSION = 'reach-audit-engine-9';
 
 const MANIFEST = 'manifest.json';
 

@@ -8,18 +8,20 @@ function timing(decode: number): Timing {
   return { decode, endToEnd: decode / 2, inCalls: decode * 1.1, calls: 63, sequencesPerCall: 16, tokens: [1, 2, 3] };
 }
 
-test('the grid: ours, then every llama.cpp configuration of flash attention × mmap, each a setup of its own', () => {
+test('the grid: ours, then every llama.cpp configuration of flash attention × mmap × the way tokens are asked for, each a setup of its own', () => {
   const setups = setupsOf('int8', 16, noFlags, 2, false);
-  assert.equal(setups.length, 5);
+  assert.equal(setups.length, 9);
   assert.deepEqual(setups[0], { engine: 'ours', precision: 'int8', sequences: 16, threads: 2, spin: false });
   const peers = setups.slice(1);
   assert.ok(peers.every((s) => s.engine === 'llama.cpp' && s.sequences === 16 && s.threads === 2 && s.batchSize === 512));
-  assert.deepEqual(peers.map((s) => [s.flashAttention, s.mmap]), [[false, true], [false, false], [true, true], [true, false]]);
+  assert.deepEqual(peers.map((s) => [s.flashAttention, s.mmap, s.api]), [[false, true, 'evaluate'], [false, true, 'controlled'], [false, false, 'evaluate'], [false, false, 'controlled'], [true, true, 'evaluate'], [true, true, 'controlled'], [true, false, 'evaluate'], [true, false, 'controlled']]);
+  // llama.cpp starts as a user starts it: without our engine processes' allocator settings, unless asked.
+  assert.ok(peers.every((s) => s.engineAllocator === false));
   assert.equal(new Set(setups.map(setupName)).size, setups.length, 'every configuration is named apart');
 });
 
 test('flags widen the grid; the old setup (beside a batch-1 context) only with 16 sequences and when asked', () => {
-  const flags: Record<string, string> = { '--llama-threads': '1,2', '--llama-batch-sizes': '512,8', '--llama-flash-attention': 'on', '--llama-mmap': 'on', '--ours-spin': 'off,on' };
+  const flags: Record<string, string> = { '--llama-api': 'evaluate', '--llama-threads': '1,2', '--llama-batch-sizes': '512,8', '--llama-flash-attention': 'on', '--llama-mmap': 'on', '--ours-spin': 'off,on' };
   const arg = (name: string): string | undefined => flags[name];
   const many = setupsOf('f32', 16, arg, 2, true);
   assert.equal(many.filter((s) => s.engine === 'ours').length, 2);
@@ -28,10 +30,15 @@ test('flags widen the grid; the old setup (beside a batch-1 context) only with 1
   assert.deepEqual(peers.map((s) => [s.threads, s.batchSize, s.besideBatch1 === true]), [[1, 512, false], [1, 16, false], [2, 512, false], [2, 16, false], [1, 512, true]]);
   assert.equal(setupsOf('f32', 1, arg, 2, true).filter((s) => s.besideBatch1).length, 0);
   assert.throws(() => setupsOf('f32', 1, (n) => (n === '--llama-mmap' ? 'yes' : undefined), 2, false), /--llama-mmap: expected on and\/or off/);
+  assert.throws(() => setupsOf('f32', 1, (n) => (n === '--llama-api' ? 'stream' : undefined), 2, false), /--llama-api: expected evaluate and\/or controlled/);
+  assert.throws(() => setupsOf('f32', 1, (n) => (n === '--llama-allocator' ? 'tuned' : undefined), 2, false), /--llama-allocator: expected engine and\/or plain/);
+  const both = setupsOf('f32', 1, (n) => ({ '--llama-allocator': 'plain,engine', '--llama-api': 'controlled', '--llama-flash-attention': 'off', '--llama-mmap': 'off' })[n], 2, false);
+  assert.deepEqual(both.filter((s) => s.engine === 'llama.cpp').map((s) => s.engineAllocator), [false, true]);
+  assert.match(setupName(both[2]), /controlled, our allocator settings$/);
 });
 
 test('the report names the best llama.cpp configuration by median decode and gives ours over it per round', () => {
-  const setups: Setup[] = [...setupsOf('int8', 16, noFlags, 2, true)];
+  const setups: Setup[] = [...setupsOf('int8', 16, (n) => (n === '--llama-api' ? 'evaluate' : undefined), 2, true)];
   // Rounds of decode tokens/s per setup: ours, the four grid configurations, the old setup.
   const rounds = [[100, 90, 110], [40, 42, 41], [50, 55, 45], [60, 30, 58], [20, 21, 22], [200, 200, 200]];
   const lines = groupReport(setups, rounds.map((r) => r.map(timing)), { promptTokens: 32, newTokens: 64 }, 3);
