@@ -439,7 +439,7 @@ function medianRows(): CalibrationRow[] {
   const draw = (random: () => number) => (random() < 0.3 ? 1 : 2 + Math.floor(Math.log(1 - random()) / Math.log(1 - 1 / 6)));
   // The true median: P(W ≤ 2) = 0.3 + 0.7/6 = 0.42 and P(W ≤ 3) = 0.3 + 0.7·(1 − (5/6)²) = 0.51, so 3.
   const truth = 3;
-  return [20, 50, 200].map((n) => {
+  const tied = [20, 50, 200].map((n) => {
     const random = streamFor('median width', String(n));
     let cover = 0;
     for (let r = 0; r < runs; r++) {
@@ -448,6 +448,17 @@ function medianRows(): CalibrationRow[] {
     }
     return coverageRow({ method: 'median width: order-statistic 95% (distribution-free)', truth: `widths 1 (30%) or 2 + geometric (mean 7), median ${truth}`, n: String(n), measured: cover / runs, runs }, 0.95);
   });
+  // Without ties (a continuous distribution) the coverage is exactly 1 − 2·P(Bin(n, ½) ≤ j − 1): at least 95%, and close to it.
+  const continuous = [20, 50].map((n) => {
+    const random = streamFor('median continuous', String(n));
+    let cover = 0;
+    for (let r = 0; r < runs; r++) {
+      const { ci } = medianInterval(Array.from({ length: n }, () => -Math.log(1 - random())));
+      if (ci && ci.lo <= Math.LN2 && Math.LN2 <= ci.hi) cover++;
+    }
+    return coverageRow({ method: 'median width: order-statistic 95% (distribution-free)', truth: 'exponential (no ties), median ln 2', n: String(n), measured: cover / runs, runs }, 0.95);
+  });
+  return [...tied, ...continuous];
 }
 
 export interface CalibrationGroup {
