@@ -129,8 +129,16 @@ function firstFew(items: readonly string[], separator: string): string {
 const REASONS_ON_STATUS_LINE = 3;
 const REASON_CHARS = 200;
 
-/** A reason's end is kept: it says what is wrong; its start is a file's path. */
-const clipped = (text: string) => (text.length > REASON_CHARS ? `…${text.slice(text.length - REASON_CHARS + 1)}` : text);
+/**
+ * A long reason keeps its end (what is wrong) and, when it starts by naming its file ("model.safetensors: …"),
+ * that name; the middle goes.
+ */
+function clipped(text: string): string {
+  if (text.length <= REASON_CHARS) return text;
+  const colon = text.indexOf(': ');
+  const head = colon > 0 && colon <= 80 ? text.slice(0, colon + 2) : '';
+  return `${head}…${text.slice(text.length - (REASON_CHARS - head.length) + 1)}`;
+}
 
 /** A reason with the paths into the checkpoint's own folder cut to the file's name (the line names the folder already). */
 const withinFolder = (name: string, why: string) => why.replace(new RegExp(`\\S*[/\\\\]${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[/\\\\]`, 'g'), '');

@@ -90,14 +90,14 @@ test('3,000 folders being written make a status line that names five and counts 
   assert.equal(line, 'waiting for checkpoints · 0 queued · 3000 being written (checkpoint-0, checkpoint-1, checkpoint-2, checkpoint-3, checkpoint-4 and 2995 more: files still changing) · 0 done');
 });
 
-test('folders being written for long, different reasons make a bounded line: each reason once, clipped, three at most', () => {
+test('folders being written for long, different reasons make a bounded line: each reason once, clipped (the file it names kept), three at most', () => {
   const q = new CheckpointQueue();
   const problem = (i: number) => ({ state: 'writing' as const, why: `model-0000${i % 4}-of-00004.safetensors: the header declares tensor ${'x'.repeat(300)} past the end of the file (${i} bytes read)` });
   q.observe(seen(Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`checkpoint-${i}`, i < 20 ? WRITING : problem(i)]))));
   const line = watchStatusLine(q.status());
   assert.ok(line.length < 700, `${line.length} characters: ${line}`);
   assert.equal((line.match(/files still changing/g) ?? []).length, 1, 'one reason, said once');
-  assert.match(line, /^waiting for checkpoints · 0 queued · 40 being written \(checkpoint-0, checkpoint-1, checkpoint-2, checkpoint-3, checkpoint-4 and 15 more: files still changing; checkpoint-20: …x+ past the end of the file \(20 bytes read\); checkpoint-21: …x+ past the end of the file \(21 bytes read\); and 18 more for 18 other reasons\) · 0 done$/);
+  assert.match(line, /^waiting for checkpoints · 0 queued · 40 being written \(checkpoint-0, checkpoint-1, checkpoint-2, checkpoint-3, checkpoint-4 and 15 more: files still changing; checkpoint-20: model-00000-of-00004\.safetensors: …x+ past the end of the file \(20 bytes read\); checkpoint-21: model-00001-of-00004\.safetensors: …x+ past the end of the file \(21 bytes read\); and 18 more for 18 other reasons\) · 0 done$/);
 });
 
 test('a reason naming files inside the checkpoint says their names, not their paths (the line names the folder)', () => {
