@@ -50,6 +50,11 @@ function forkRun(): { run: RunData; saved: QuestionRecord; hostile: QuestionReco
   hostile.fork!.forks[0].alternative.text = XSS_SCRIPT;
   hostile.fork!.forks[0].greedy.continuation = `${XSS_IMG} then ${XSS_SCRIPT}`;
   hostile.fork!.forks[0].sample.continuation = XSS_SCRIPT;
+  // A decided foreclosure window over tokens 2..4 of the saved question's deployed output.
+  saved.foreclosure = {
+    test: { samples: 48, threshold: 0.1, error: 0.05, look: 4 }, outcome: 'window', bracket: { from: 0, to: 8 }, window: { from: 2, to: 5, chars: [1, 4] },
+    prefixes: [{ tokens: 0, samples: 8, successes: 7, decision: 'reaches' }, { tokens: 8, samples: 36, successes: 0, decision: 'not' }], cost: { generations: 44, tokens: 300, blockApplications: 2400 },
+  };
   delete plain.deployedTokens;
   delete plain.fork;
   return { run, saved, hostile, realized, plain, demo };
@@ -148,6 +153,15 @@ describe('forks in the detail pane (Chromium, strict CSP)', () => {
     const prefix = steps.slice(0, earliest.position).map((s) => s.text).join('');
     assert.ok(shown.detail.includes(prefix + earliest.alternative.text + earliest.greedy.continuation), 'prefix, alternative, greedy continuation');
     assert.equal(shown.injected, 0);
+  });
+
+  test('the foreclosure window: its tokens outlined in the fork section, with the line that says so', async () => {
+    await select(saved.id);
+    const inWindow = await evaluate<number[]>(page, `Array.from(document.querySelectorAll('.detail .fork-output .fork-token')).map((t, i) => (t.classList.contains('fork-in-window') ? i : -1)).filter((i) => i >= 0)`);
+    assert.deepEqual(inWindow, [2, 3, 4]);
+    assert.match(await evaluate<string>(page, `document.querySelector('.detail .fork-window-line').textContent`), /foreclosure window \(tokens 2 to 4\)/);
+    await select(hostile.id);
+    assert.equal(await evaluate(page, `document.querySelectorAll('.detail .fork-in-window').length + (document.querySelector('.detail .fork-window-line') ? 1 : 0)`), 0, 'no window: nothing outlined');
   });
 
   test('clicking a fork shows its branch\'s continuation', async () => {

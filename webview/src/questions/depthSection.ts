@@ -6,9 +6,22 @@
  * is model text: every piece goes in as a text node.
  */
 import { h } from '../common/element';
-import type { DepthResult } from '../../../src/contract';
+import type { DepthResult, ForeclosureResult } from '../../../src/contract';
 import { depthMarkText } from '../common/depthMarkText';
 import { depthLine } from './depthLine';
+import { foreclosureLine } from './foreclosureLine';
+
+/** The deployed output with the foreclosure window's characters outlined; null without a decided window in range. */
+function windowOutput(output: string, f: ForeclosureResult | undefined): HTMLElement | null {
+  const chars = f?.outcome === 'window' ? f.window?.chars : undefined;
+  if (!chars) return null;
+  const [from, to] = chars.map((c) => Math.max(0, Math.min(output.length, c)));
+  if (!(to > from)) return null;
+  return h('pre', { class: 'text output foreclosure-output' },
+    output.slice(0, from),
+    h('mark', { class: 'foreclosure-window', title: 'the foreclosure window: the answer stops being reachable within these tokens' }, output.slice(from, to)),
+    output.slice(to));
+}
 
 /** The deployed output cut at the marks, with a marker at each cut; null when the record has no character positions. */
 function markedOutput(output: string, depth: DepthResult): HTMLElement | null {
@@ -51,7 +64,7 @@ function answersText(answers: readonly (string | null)[]): string {
   return answers.map((a) => (a === null || a === '' ? '∅' : a)).join(', ');
 }
 
-export function depthSection(depth: DepthResult | undefined, output: string): HTMLElement | null {
+export function depthSection(depth: DepthResult | undefined, output: string, foreclosure?: ForeclosureResult): HTMLElement | null {
   if (!depth || !Array.isArray(depth.points)) return null;
   const table = h('table', { class: 'mini-table depth-table' },
     h('thead', {}, h('tr', {}, h('th', {}, 'mark'), h('th', {}, 'prefix tokens'), h('th', {}, 'correct'), h('th', {}, 'answers'), h('th', {}, ''))));
@@ -75,5 +88,7 @@ export function depthSection(depth: DepthResult | undefined, output: string): HT
     h('h3', {}, 'Where the answer is lost ', h('span', { class: 'muted' }, `(depth probe, ${depth.budget} continuations per mark)`)),
     h('p', { class: 'depth-line' }, depthLine(depth)),
     marked ?? context,
-    table);
+    table,
+    foreclosure ? h('p', { class: 'foreclosure-line' }, foreclosureLine(foreclosure)) : null,
+    windowOutput(output, foreclosure));
 }

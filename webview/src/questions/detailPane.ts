@@ -223,7 +223,7 @@ export class DetailPane {
         h('dl', { class: 'facts' }, ...fact('Deployed answer', h('span', { class: 'answer' }, answerText(context.baseRow.record.realized?.answer)), ' ', mark(context.baseRow.record.realized?.correct))));
     }
 
-    replaceChildren(this.element, header, question, deployed, forkSection(record.deployedTokens, record.fork), depthSection(record.depth, realized.output ?? ''), probes, blindSection(row), learnedRouteSection(row, context.learnedRoute, context.numBlocks), whyNotRealizedSection(context.mechanism, record), repairSection(row, context.numBlocks), base);
+    replaceChildren(this.element, header, question, deployed, forkSection(record.deployedTokens, record.fork, record.foreclosure), depthSection(record.depth, realized.output ?? '', record.foreclosure), probes, blindSection(row), learnedRouteSection(row, context.learnedRoute, context.numBlocks), whyNotRealizedSection(context.mechanism, record), repairSection(row, context.numBlocks), base);
     this.element.scrollTop = 0;
   }
 }

@@ -7,7 +7,7 @@
  * alternative token, the continuation). Every piece of model text goes in as a text node.
  */
 import { h, replaceChildren } from '../common/element';
-import type { DeployedTokens, ForkBranch, ForkResult, ForkTry } from '../../../src/contract';
+import type { DeployedTokens, ForeclosureResult, ForkBranch, ForkResult, ForkTry } from '../../../src/contract';
 import { entropyBand, ENTROPY_BANDS } from './entropyBand';
 
 function answerText(answer: string | null | undefined): string {
@@ -45,14 +45,16 @@ function forksAt(fork: ForkResult | undefined): Map<number, number[]> {
   return at;
 }
 
-/** The deployed output token by token, shaded by entropy, with a mark after each forked position. */
-function shadedOutput(tokens: DeployedTokens, fork: ForkResult | undefined): HTMLElement {
+/** The deployed output token by token, shaded by entropy, with a mark after each forked position and the foreclosure window's tokens outlined. */
+function shadedOutput(tokens: DeployedTokens, fork: ForkResult | undefined, foreclosure: ForeclosureResult | undefined): HTMLElement {
+  const window = foreclosure?.outcome === 'window' ? foreclosure.window : null;
   const pre = h('pre', { class: 'text output fork-output' });
   const at = forksAt(fork);
   const earliest = fork && fork.earliest !== null ? fork.forks[fork.earliest] : undefined;
   tokens.steps.forEach((step, position) => {
     const p = step.top?.[0]?.[0] === step.token ? ` · p ${percent(step.top[0][1])}` : '';
-    const span = h('span', { class: `fork-token entropy-${entropyBand(step.entropy)}${earliest?.position === position ? ' fork-earliest' : ''}`, title: `token ${position} · entropy ${Number.isFinite(step.entropy) ? step.entropy.toFixed(3) : '–'} nats${p}` }, step.text);
+    const inWindow = !!window && position >= window.from && position < window.to;
+    const span = h('span', { class: `fork-token entropy-${entropyBand(step.entropy)}${earliest?.position === position ? ' fork-earliest' : ''}${inWindow ? ' fork-in-window' : ''}`, title: `token ${position} · entropy ${Number.isFinite(step.entropy) ? step.entropy.toFixed(3) : '–'} nats${p}${inWindow ? ' · in the foreclosure window' : ''}` }, step.text);
     pre.appendChild(span);
     const tried = at.get(position);
     if (tried) {
@@ -120,7 +122,7 @@ function forkList(fork: ForkResult, tokens: DeployedTokens | undefined, detail: 
   return list;
 }
 
-export function forkSection(tokens: DeployedTokens | undefined, fork: ForkResult | undefined): HTMLElement | null {
+export function forkSection(tokens: DeployedTokens | undefined, fork: ForkResult | undefined, foreclosure?: ForeclosureResult): HTMLElement | null {
   const hasTokens = !!tokens && Array.isArray(tokens.steps) && tokens.steps.length > 0;
   const hasForks = !!fork && Array.isArray(fork.forks);
   if (!hasTokens && !hasForks) return null;
@@ -129,7 +131,8 @@ export function forkSection(tokens: DeployedTokens | undefined, fork: ForkResult
     h('h3', {}, 'Where the answer forks ', h('span', { class: 'muted' }, hasForks ? `(fork probe, B = ${fork!.budget})` : '(token record; the deployment realizes this question, so no forks were tried)')),
     hasForks ? h('p', { class: 'fork-line' }, forkSentence(fork!)) : null,
     hasTokens ? legend() : null,
-    hasTokens ? shadedOutput(tokens!, hasForks ? fork : undefined) : null,
+    hasTokens && foreclosure?.outcome === 'window' && foreclosure.window ? h('p', { class: 'fork-window-line muted' }, `Tokens outlined with a dashed line: the foreclosure window (tokens ${foreclosure.window.from} to ${foreclosure.window.to - 1}), where the answer stops being reachable.`) : null,
+    hasTokens ? shadedOutput(tokens!, hasForks ? fork : undefined, foreclosure) : null,
     hasForks && fork!.forks.length > 0 ? forkList(fork!, hasTokens ? tokens : undefined, detail) : null,
     hasForks ? detail : null);
 }
