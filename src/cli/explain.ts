@@ -88,6 +88,13 @@ export async function explainFolder(options: ExplainFolderOptions): Promise<Expl
       throw new UsageError(`--ids: ${shown}${unknown.length > 10 ? ` and ${unknown.length - 10} more` : ''} ${unknown.length === 1 ? 'is not a question' : 'are not questions'} of this run (${path.join(folder, 'records.jsonl')}); expected ids it recorded`);
     }
   }
+  // An imported log names a model; it holds no weights, no repair scan and no failure set to explain.
+  if (manifest.imported) {
+    throw new UsageError(
+      `${folder}: an evaluation log (${manifest.imported.tool}) imported as a run: no local model audited it, so it has no repair scan to explain, and --model cannot stand in for one. ` +
+        `Audit a model on the log's own outputs first (reach-audit audit --model DIR --data FILE --realized-from ${folder} --repair), then explain that run`,
+    );
+  }
   const modelDir = options.modelDir ?? manifest.model.path;
   if (!fs.existsSync(path.join(modelDir, 'config.json'))) throw new UsageError(`${modelDir}: the run's model folder is not there; give it with --model DIR`);
   if ((await modelContentHash(modelDir)) !== manifest.model.contentHash) throw new UsageError(`${modelDir}: not the model this run audited (its content hash differs from manifest.json's)`);

@@ -28,9 +28,15 @@ export function pairedLine(d: PairedDelta, first: string, second: string): strin
   return `${signed(d.delta)} [${signed(d.ci.lo)}, ${signed(d.ci.hi)}], exact McNemar p = ${d.mcnemarP < 0.001 ? d.mcnemarP.toExponential(1) : d.mcnemarP.toFixed(3)} (${counts}): ${verdict}`;
 }
 
+/** What the router read, in words. */
+export function routerReadsText(reads: LearnedRouteSummary['reads']): string {
+  const state = "the deployment prefill's pooled state (projected to a few numbers)";
+  return reads === 'pooled-state' ? state : reads === 'both' ? `the prompt's token ids (hashed) and ${state}` : "the prompt's token ids (hashed)";
+}
+
 export function learnedRouteLines(l: LearnedRouteSummary): string[] {
   const out = [
-    `Learned route: cross-fitted over ${l.folds} folds (questions per fold ${l.foldSizes.join(', ')}), each fold's routes chosen by a router fit on the other folds only; ${l.model}; candidates: the ${l.poolSize} routes of the global-route pool; features: the prompt's token ids (hashed); n = ${l.n}`,
+    `Learned route: cross-fitted over ${l.folds} folds (questions per fold ${l.foldSizes.join(', ')}), each fold's routes chosen by a router fit on the other folds only; ${l.model}; candidates: the ${l.poolSize} routes of the global-route pool; features: ${routerReadsText(l.reads)}; n = ${l.n}`,
     `  right on every question: learned ${withInterval(l.accuracy.learned)}; global route of the other folds ${withInterval(l.accuracy.global)}; shuffled-label control ${withInterval(l.accuracy.shuffled)}`,
   ];
   const r = l.retention;

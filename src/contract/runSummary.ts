@@ -25,6 +25,8 @@ export interface GlobalRouteSummary {
 export interface LearnedRouteSummary {
   folds: number;
   model: string;
+  /** What the router fit on when it read the deployment prefill's pooled state (alone or beside the hash buckets); absent: the hash buckets. */
+  reads?: 'pooled-state' | 'both';
   poolSize: number;
   /** Questions cross-fitted (those with the pool and features), and how many fell in each fold. */
   n: number;

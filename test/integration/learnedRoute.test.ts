@@ -60,6 +60,9 @@ describe('learned-route on the demo pair', () => {
     assert.ok(s.learnedRoute.versusGlobal.gainSet.decision.verdict);
     const text = run(['report', base]).stdout;
     assert.match(text, /Learned route: cross-fitted over 5 folds/);
+    // What it read is said (it once said "the prompt's token ids (hashed)" whatever the run used).
+    assert.equal(s.learnedRoute.reads, 'both');
+    assert.match(text, /features: the prompt's token ids \(hashed\) and the deployment prefill's pooled state/);
     assert.match(text, /shuffled-label control − global route on the gain set/);
   });
 

@@ -30,6 +30,16 @@ const json = <T>(file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as T
 describe('reach-audit regrade of imported runs', () => {
   before(() => assert.ok(fs.existsSync(cli), `${cli} is missing: run npm run build first`));
 
+  it('explain on an imported run says why there is nothing to explain and what to run, with or without --model (it used to ask for --model, then refuse it)', () => {
+    const imported = path.join(root, 'gsm8k-explain');
+    assert.equal(run(['import', GSM8K, '--out', imported]).code, 0);
+    for (const extra of [[], ['--model', path.join(repo, 'media/demo/base')]]) {
+      const r = run(['explain', imported, ...extra]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /an evaluation log \(lm-evaluation-harness\) imported as a run: no local model audited it, so it has no repair scan to explain, and --model cannot stand in for one\. Audit a model on the log's own outputs first \(reach-audit audit --model DIR --data FILE --realized-from .*gsm8k-explain --repair\), then explain that run/);
+    }
+  });
+
   it("an lm-eval import regraded under strict reading: realized moves, the harness's readings stay, the manifest still names the log", () => {
     const imported = path.join(root, 'gsm8k');
     assert.equal(run(['import', GSM8K, '--out', imported]).code, 0);

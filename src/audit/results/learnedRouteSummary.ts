@@ -40,9 +40,12 @@ export function learnedRouteSummary(records: readonly QuestionRecord[], margin: 
     );
   const choices: Record<string, number> = {};
   used.forEach((r, i) => (choices[r.id] = chosen.learned[i]));
+  // Said only when the router read the pooled state, so a hash run's summary is as it was.
+  const reads = used[0].routerFeatures!.reads;
   const summary: LearnedRouteSummary = {
     folds,
     model: routerModelText(DEFAULT_ROUTER_MODEL),
+    ...(reads ? { reads } : {}),
     poolSize,
     n: used.length,
     foldSizes: Array.from({ length: folds }, (_, f) => rows.filter((row) => row.fold === f).length),

@@ -367,6 +367,7 @@ const blindRetention = object({
 const learnedRouteSummary = object({
   folds: positiveInteger,
   model: text,
+  reads: v.optional(v.picklist(['pooled-state', 'both'], "expected 'pooled-state' or 'both'")),
   poolSize: nonNegativeInteger,
   n: nonNegativeInteger,
   foldSizes: v.array(nonNegativeInteger, 'expected an array of counts'),

@@ -14,6 +14,7 @@ import { pairedDelta } from '../../../src/audit/stats/pairedDelta';
 import type { Generation } from '../../../src/engine';
 import type { RouterFeatures, RunSettings } from '../../../src/contract';
 import { readPreSettings, runSettings } from '../../../src/service/auditInputs';
+import { routerReadsText } from '../../../src/contract/learnedRouteText';
 import { landscape } from './routerLandscape';
 
 function gaussian(rand: () => number, n: number): number[] {
@@ -100,4 +101,10 @@ test('the plan says what learned-route reads and that it adds no generation', ()
   assert.match(hash, /other 4 of 5 folds; it reads the prompt's token ids in 64 hash buckets;/);
   const both = learnedRouteEstimateText({ folds: 5, poolSize: 8, features: { kind: 'both', dims: 64, state: { block: 4, dims: 16, projectionSeed: 53 } } });
   assert.match(both, /64 hash buckets and the prompt's mean residual after block 4, read during the deployment's own prefill \(no extra pass\) and recorded as 16 numbers per question/);
+});
+
+test('the summary and its text say what the router read: the hash buckets (as before, no field), or the pooled state beside them', () => {
+  assert.equal(routerReadsText(undefined), "the prompt's token ids (hashed)");
+  assert.equal(routerReadsText('both'), "the prompt's token ids (hashed) and the deployment prefill's pooled state (projected to a few numbers)");
+  assert.equal(routerReadsText('pooled-state'), "the deployment prefill's pooled state (projected to a few numbers)");
 });
