@@ -134,10 +134,10 @@ const REASON_CHARS = 200;
  * that name; the middle goes.
  */
 function clipped(text: string): string {
-  if (text.length <= REASON_CHARS) return text;
   const colon = text.indexOf(': ');
   const head = colon > 0 && colon <= 80 ? text.slice(0, colon + 2) : '';
-  return `${head}…${text.slice(text.length - (REASON_CHARS - head.length) + 1)}`;
+  if (text.length <= head.length + REASON_CHARS) return text;
+  return `${head}…${text.slice(text.length - REASON_CHARS + 1)}`;
 }
 
 /** A reason with the paths into the checkpoint's own folder cut to the file's name (the line names the folder already). */
