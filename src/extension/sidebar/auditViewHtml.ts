@@ -41,6 +41,7 @@ table { border-collapse: collapse; width: 100%; margin: 6px 0; }
 td { padding: 2px 4px; vertical-align: top; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.num .nw { white-space: nowrap; }
+@media (max-width: 240px) { td { display: block; } td.num { text-align: left; padding-left: 12px; } }
 .bar-realized { fill: var(--vscode-charts-green); }
 .bar-reachable { fill: var(--vscode-charts-yellow); }
 .bar-unreached { fill: var(--vscode-charts-red); }
