@@ -78,6 +78,7 @@ export type { TableData, TablesTab, TablesHostMessage, TablesWebviewMessage } fr
 export type { MechanismToken, BlockAccount, MechanismSkip, MechanismRecord, MechanismAgreement, MechanismSummary, MechanismData } from './mechanismRecord';
 export { Z95, MIN_BOOTSTRAP_QUESTIONS, wilsonInterval, rateOf, type Interval, type Rate } from './interval';
 export type { SearchSweepNumbers, SweepPointRow } from './searchSweep';
+export { sweepSideText } from './sweepSideText';
 export { passAtK, passAtKCurve, passAtKKindOf, questionPassAtK, passAtKRows, stopsAtFirstCorrect, zeroOnePassAtKInterval } from './passAtK';
 export { QUESTION_STATES, questionState, reachableBy, repairedBy, damagedBy, type QuestionState } from './questionState';
 export { NO_RATE, formatPercent } from './percent';

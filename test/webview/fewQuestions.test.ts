@@ -213,6 +213,26 @@ describe('a run of few questions, and routes vs search (Chromium, strict CSP)', 
     assert.doesNotMatch(await evaluate<string>(page, `document.querySelector('.headline').textContent`), / pts\b/);
   });
 
+  test('a comparison of the first few questions says, above its headline, that they are too few to judge a difference; a 60-question one does not', async () => {
+    // The demo's first 8 (or 30) questions can show the tuned model behind base with no word that so few are a small sample.
+    const tuned = makeSyntheticRun({ n: 8, budget: 4, seed: 5, runId: 'tuned-8-note', label: 'tuned', realizedBias: -0.3 });
+    const base = makeSyntheticRun({ n: 8, budget: 4, seed: 5, runId: 'base-8-note', label: 'base' });
+    await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'loadRun', run: tuned, baseRun: base, compare: makeSyntheticComparison(base, tuned) })})`);
+    await waitFor(page, `document.querySelector('.headline .small-sample') !== null`);
+    const first = await evaluate<{ cls: string; role: string | null; text: string }>(page, `(() => { const e = document.querySelector('.headline').firstElementChild; return { cls: e.className, role: e.getAttribute('role'), text: e.textContent }; })()`);
+    assert.equal(first.cls, 'small-sample', 'the note leads the headline');
+    assert.equal(first.role, 'note');
+    assert.equal(first.text, '8 paired questions are too few to judge a difference between the checkpoints: on so few, either one can come out ahead by chance, so the tuned model may look worse (or better) here than over the whole file. Compare them on more questions (all of the file) before reading a difference.');
+    const box = await evaluate<{ width: number; headline: number }>(page, `({ width: document.querySelector('.small-sample').getBoundingClientRect().width, headline: document.querySelector('.headline').clientWidth })`);
+    assert.ok(box.width > box.headline / 2, `the note spans the headline (${box.width} of ${box.headline} px)`);
+
+    const tuned60 = makeSyntheticRun({ n: 60, budget: 4, seed: 5, runId: 'tuned-60-note', label: 'tuned', realizedBias: 0.3 });
+    const base60 = makeSyntheticRun({ n: 60, budget: 4, seed: 5, runId: 'base-60-note', label: 'base' });
+    await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'loadRun', run: tuned60, baseRun: base60, compare: makeSyntheticComparison(base60, tuned60) })})`);
+    await waitFor(page, `document.querySelectorAll('.headline .metric').length > 0`);
+    assert.equal(await evaluate<number>(page, `document.querySelectorAll('.small-sample').length`), 0);
+  });
+
   test('a stopped run (no summary.json) that ran both probes: the paired comparison over its finished questions, not "no paired comparison"', async () => {
     // Walkthrough defect 3: a run cancelled at 99 questions said "This run has no paired comparison" and drew both curves.
     const stopped = makeSyntheticRun({ n: 99, budget: 4, seed: 7, runId: 'stopped-99', label: 'stopped' });
@@ -271,7 +291,7 @@ describe('a run of few questions, and routes vs search (Chromium, strict CSP)', 
     assert.ok(fractional >= 2, 'the run has fractional pass@k values');
     await page.locator('vscode-panel-tab#tab-questions').click();
   });
-  test('--search-sweep: the routes-vs-search card shows the search at every c of the sweep, each with n and intervals, and whether routes − search keeps its side of 0', async () => {
+  test('--search-sweep: the routes-vs-search card shows the search at every c of the sweep, each with n and intervals, and which side of 0 routes − search lies on at which c', async () => {
     const sweepRows = () => evaluate<string[][]>(page, `Array.from(document.querySelectorAll('.rvs-sweep tbody tr')).map((r) => Array.from(r.children).map((c) => c.textContent))`);
     const run = makeSyntheticRun({ n: 60, budget: 4, seed: 5, runId: 'sixty-swept', label: 'swept' });
     // The informed search at a small c reaches far more than at the defaults: the sign flips over the sweep.
@@ -291,7 +311,8 @@ describe('a run of few questions, and routes vs search (Chromium, strict CSP)', 
       ]);
     });
     const notes = await evaluate<string[]>(page, `Array.from(document.querySelectorAll('.rvs-sweep-note')).map((p) => p.textContent)`);
-    assert.match(notes[0], /^Random routes reach [\d.]+% \[[\d.]+–[\d.]+\] of n = 60 questions at 4 generations each\. routes − search does not keep one side of 0 over the sweep: the comparison depends on c\.$/);
+    // Which side of 0 at which c, in words (it read "does not keep one side of 0 over the sweep").
+    assert.match(notes[0], /^Random routes reach [\d.]+% \[[\d.]+–[\d.]+\] of n = 60 questions at 4 generations each\. Which reaches more depends on c: random routes reach more at c = 0\.6, 1\.8, 5\.4; no difference is shown at c = 0\.2 \(95% intervals of routes − search against 0\)\.$/);
     assert.match(notes[1], /Sweep cost: 540 new generations, 180 of 720 routes reused\.$/);
 
     // A run that ended while shown: the sweep comes with its summary.

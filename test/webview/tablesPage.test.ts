@@ -177,7 +177,8 @@ describe('Tables page: the trajectory (Chromium, strict CSP)', () => {
     assert.deepEqual(rows.map((r) => r[4]), ['0.2', '0.6', "1.8 (the probe's)", '5.4']);
     for (const r of rows) for (const cell of [r[5], r[6]]) assert.match(cell, /^\d+\.\d% \[\d+\.\d, \d+\.\d\] \(n = 30\)$/);
     const headline = await evaluate<string>(page, `document.querySelector('.rt-section[data-table="search-sweep"] .rt-headline').textContent`);
-    assert.equal(headline, 'routes − search keeps one side of 0 (or stays across it) over every c in 0 of 1 settings.');
+    // Which side of 0 at which c, in words (it read "keeps one side of 0 (or stays across it) … in 0 of 1 settings").
+    assert.equal(headline, 'Which reaches more depends on c: the search reaches more at c = 0.2; no difference is shown at c = 0.6, 1.8, 5.4 (95% intervals of routes − search against 0).');
     assert.equal(rows[0][0], HOSTILE_MODEL);
     assert.equal(await evaluate<number>(page, `document.querySelectorAll('img').length`), 0);
     assert.deepEqual(await evaluate(page, 'window.__harness.violations'), [], 'no Content-Security-Policy violations');

@@ -25,6 +25,7 @@ import { DetailPane } from './questions/detailPane';
 import { count, h, replaceChildren } from './common/element';
 import { activeTab, isChecked, setActiveTab, setChecked, setValue, valueOf } from './common/toolkit';
 import { renderHeadline } from './headline/headline';
+import { smallSampleNote } from './comparison/smallSampleNote';
 import { renderStory } from './headline/storyView';
 import { type Comparison, type HostMessage, type PanelUiState, type RunData, type RunStatus, type SortKey, type WebviewMessage, RATE_MIN_QUESTIONS, auditedCount, skippedText } from '../../src/contract';
 import { QuestionIndex, type Query } from './questions/questionIndex';
@@ -126,6 +127,7 @@ class AuditPanel {
     this.detail = new DetailPane({
       reveal: (row) => this.reveal(row),
       open: (row) => this.post({ type: 'openDetail', runId: this.run?.data.runId ?? '', id: row.record.id }),
+      showInTable: (row) => this.selectQuestion(row.id),
     });
     this.charts = new ChartsView((id) => {
       this.setTab('questions');
@@ -392,7 +394,14 @@ class AuditPanel {
     this.table.setRows(this.shown, resetScroll);
     if (resetScroll) this.state.scrollTop = 0;
     this.renderCount();
+    this.markDetailHidden();
     this.save(false);
+  }
+
+  /** The detail pane says when the filter or search hides the question it shows. */
+  private markDetailHidden(): void {
+    const shown = this.detail.shown;
+    if (shown) this.detail.markHidden(!this.shown.some((r) => r.id === shown.id));
   }
 
   /** The rows of the current filter, search and sort, and the run's size they were taken at. */
@@ -507,6 +516,7 @@ class AuditPanel {
           const current = this.run.index.get(selected.id);
           if (current && current !== selected) this.showDetail(current);
         }
+        this.markDetailHidden();
       });
     }
     // Statistics walk every record: only after the table has painted, and at most a few times a
@@ -567,6 +577,9 @@ class AuditPanel {
     } else {
       renderHeadline(this.headline, stats, this.run.data.summary, this.compare, this.isLive());
     }
+    // A comparison over the first few questions: said first, before any difference is read from it.
+    const small = smallSampleNote(this.compare);
+    if (small && this.headline.firstChild) this.headline.prepend(h('p', { class: 'small-sample', role: 'note' }, small));
     if (this.state.tab === 'charts') this.drawCharts();
     // While a run goes, the status line counts the questions these numbers are over: one count.
     if (this.isLive()) {

@@ -3,7 +3,7 @@
  * one row per (run, c), the probe's own c marked, and per run whether the comparison's sign holds
  * over the sweep. Shown only for runs audited with --search-sweep.
  */
-import type { Rate } from '../../contract';
+import { sweepSideText, type Rate } from '../../contract';
 import type { SearchSweepRow } from '../results';
 import type { TableView } from './tablesReport';
 
@@ -25,12 +25,11 @@ export function sweepRewardNote(rows: readonly SearchSweepRow[]): string {
 }
 
 export function searchSweepView(rows: readonly SearchSweepRow[]): TableView {
-  const stable = rows.filter((r) => r.signStable).length;
   return {
     id: 'search-sweep',
     title: 'Route search over its exploration constant c (--search-sweep)',
     notes: [
-      `routes − search keeps one side of 0 (or stays across it) over every c in ${stable} of ${rows.length} settings.`,
+      rows.map((r) => (rows.length > 1 ? `${r.model}: ${sweepSideText(r.points)}` : sweepSideText(r.points))).join(' '),
       'Each sweep search is the same search (same random stream) at another c, stopped at its first correct route, so this is reach only; routes a question had already evaluated were reused, not generated again. Intervals: Wilson for reach, Newcombe paired score for routes − search; p: exact McNemar, unadjusted.',
       sweepRewardNote(rows),
     ],

@@ -11,6 +11,8 @@ import { probeItems } from './probeFamilies';
 import { countJsonLines, limitItems, limitProblem, routeBudgetOf, selectorItems } from './auditScope';
 import { AUDIT_OPTIONS, type AuditOptions, type OptionSpec } from '../../service';
 import { reusedModelNote, type ModelRole } from './reusedModelNote';
+import { ReusedModelNotices } from './reusedModelNotices';
+import { modelPickItems } from './modelPickItems';
 import { allOptionItems, choicesOf, parseOptionText, rememberedOf, runOptionItems, valuePrompt, valueText, type RunKind, type RunOptionItem } from './runOptionItems';
 
 const MODEL_KEY = 'reachAudit.model';
@@ -48,7 +50,10 @@ function isFileEnding(uri: vscode.Uri | undefined, name: RegExp): uri is vscode.
 }
 
 export class AuditChoices {
-  constructor(private readonly state: vscode.Memento) {}
+  private readonly notices = new ReusedModelNotices();
+
+  /** `demoDir`: the extension's media/demo, whose base and tuned models the model picker offers. */
+  constructor(private readonly state: vscode.Memento, private readonly demoDir?: string) {}
 
   rememberedModel(role: ModelRole): string | undefined {
     return this.state.get<string>(KEY_OF[role]);
@@ -84,11 +89,15 @@ export class AuditChoices {
     return file;
   }
 
-  /** A model folder: the remembered pick, else the setting, else a folder picker. */
-  async model(role: ModelRole, fromSettings: string | undefined): Promise<string | undefined> {
+  /**
+   * A model folder: the remembered pick, else the setting, else a folder picker. `remote`: the
+   * generations run on servers (the folder only lends its tokenizer), so no notice names it.
+   */
+  async model(role: ModelRole, fromSettings: string | undefined, remote = false): Promise<string | undefined> {
     const remembered = this.rememberedModel(role);
     if (remembered === undefined) return fromSettings ?? this.pickModel(role);
-    // No picker asks: say which folder is reused and why, with a way to pick another.
+    // No picker asks: say which folder is reused and why (once a session), with a way to pick another.
+    if (!this.notices.take(role, remembered, remote)) return remembered;
     const another = role === 'model' ? 'Select Model…' : 'Pick Another…';
     void vscode.window.showInformationMessage(reusedModelNote(role, remembered, fromSettings), another).then((button) => {
       if (button === another) void this.pickModel(role);
@@ -96,9 +105,20 @@ export class AuditChoices {
     return remembered;
   }
 
-  /** Asks for a model folder (a Hugging Face folder with config.json and safetensors) and remembers it. */
+  /**
+   * Asks for a model folder (a Hugging Face folder with config.json and safetensors): the last pick,
+   * the bundled demo pair or Browse…; remembers it.
+   */
   async pickModel(role: ModelRole): Promise<string | undefined> {
     const what = role === 'model' ? 'Model folder' : role === 'base' ? 'Base checkpoint folder' : 'Trained checkpoint folder';
+    const demo = this.demoDir !== undefined && fs.existsSync(path.join(this.demoDir, 'base', 'config.json')) ? this.demoDir : undefined;
+    const pick = await vscode.window.showQuickPick(modelPickItems(role, demo, this.rememberedModel(role)), { ...STAYS_OPEN, title: `Reach Audit: ${what.toLowerCase()}`, placeHolder: 'The model to audit: the bundled demo, or a folder of your own (Browse…)', matchOnDetail: true });
+    if (!pick) return undefined;
+    if (pick.folder !== undefined) {
+      await this.rememberModel(role, pick.folder);
+      this.notices.take(role, pick.folder, false);
+      return pick.folder;
+    }
     const chosen = await vscode.window.showOpenDialog({
       canSelectFiles: false,
       canSelectFolders: true,
@@ -108,7 +128,11 @@ export class AuditChoices {
       defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
     });
     const folder = chosen?.[0]?.fsPath;
-    if (folder) await this.rememberModel(role, folder);
+    if (folder) {
+      await this.rememberModel(role, folder);
+      // Just picked: no notice naming it on the next command.
+      this.notices.take(role, folder, false);
+    }
     return folder;
   }
 

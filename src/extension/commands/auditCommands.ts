@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { DEFAULT_PROBES, type AuditRequestOptions, type QuestionRequestOptions, type RequestBody } from '../../service';
+import { DEFAULT_PROBES, isRemoteBackend, type AuditRequestOptions, type QuestionRequestOptions, type RequestBody } from '../../service';
 import { lostAnswerOptions, noDepthReason } from './lostAnswerOptions';
 import { forkOptions, noForkReason } from './forkOptions';
 import type { Comparison } from '../../contract';
@@ -132,7 +132,7 @@ function trusted(): boolean {
 
 export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
   const { context, session, panel, records } = deps;
-  const choices = new AuditChoices(context.workspaceState);
+  const choices = new AuditChoices(context.workspaceState, path.join(context.extensionPath, 'media', 'demo'));
 
   /** Runs an audit-like request with the panel filling live; on cancel or crash, offers Resume. */
   async function runLive(body: Extract<RequestBody, { type: 'audit' }>, title: string, dataset: string): Promise<CommandResult> {
@@ -217,7 +217,7 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     const data = given.data ?? (isBenchmarkFile(uri) ? uri.fsPath : await choices.dataset());
     if (!data) return closedAt('dataset');
     if (offeredImport(data)) return { how: 'dismissed', message: 'a harness log, not a dataset' };
-    const model = given.model ?? (await choices.model('model', settings.modelPath));
+    const model = given.model ?? (await choices.model('model', settings.modelPath, isRemoteBackend({ ...settings.options, ...given })));
     if (!model) return closedAt('model');
     const probes = given.probes ?? (await choices.probes(settings.probes));
     if (!probes) return closedAt('probes');
@@ -335,7 +335,7 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     const editor = vscode.window.activeTextEditor;
     if (editor?.document.isDirty && editor.document.uri.fsPath === file) await editor.document.save();
     const settings = readAuditSettings();
-    const model = given.options?.model ?? (await choices.model('model', settings.modelPath));
+    const model = given.options?.model ?? (await choices.model('model', settings.modelPath, isRemoteBackend({ ...settings.options, ...given.options })));
     if (!model) return { how: 'dismissed' };
     const planned = questionCommandPlan<QuestionRequestOptions>(kind === 'depth' || kind === 'fork' ? 'all' : kind, { ...runOptionsOf(settings), ...(choices.rememberedProbes() ? { probes: choices.rememberedProbes() } : {}), ...given.options, model, data: file });
     // Find Where This Answer Is Lost: the question's audit with the depth probe (lostAnswerOptions.ts);

@@ -39,7 +39,9 @@ h2 { font-size: 1.05em; margin: 8px 0 2px; word-break: break-all; }
 .muted { color: var(--vscode-descriptionForeground); }
 table { border-collapse: collapse; width: 100%; margin: 6px 0; }
 td { padding: 2px 4px; vertical-align: top; }
-td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num .nw { white-space: nowrap; }
+@media (max-width: 240px) { td { display: block; } td.num { text-align: left; padding-left: 12px; } }
 .bar-realized { fill: var(--vscode-charts-green); }
 .bar-reachable { fill: var(--vscode-charts-yellow); }
 .bar-unreached { fill: var(--vscode-charts-red); }
@@ -67,6 +69,14 @@ function stateChart(states: StateCounts): string {
   return `<svg role="img" aria-label="Question states" viewBox="0 0 202 ${rows.length * rowHeight}" width="100%" preserveAspectRatio="xMinYMin meet">${bars}</svg>`;
 }
 
+/**
+ * A number as wrapping pieces ("37.5%" "(3/8," "95% CI" "13.7–69.4%)"): a narrow side bar breaks the
+ * line between them and keeps the whole interval, where one unbreakable line was cut at the edge.
+ */
+export function valueHtml(text: string): string {
+  return text.split(/ (?!CI)/).map((piece) => `<span class="nw">${escapeHtml(piece)}</span>`).join(' ');
+}
+
 /** `gone`: the name of the run that was in view until its folder was deleted (shown when no run is). */
 export function auditViewHtml(content: AuditViewContent | undefined, nonce: string, gone?: string): string {
   let body: string;
@@ -92,7 +102,7 @@ export function auditViewHtml(content: AuditViewContent | undefined, nonce: stri
       : content.finished === false || !h
       ? `<p class="muted unfinished">${escapeHtml(h ? `Unfinished: ${recorded}, no summary yet; the numbers are over the ${h.n} finished, as the panel shows them.` : `Unfinished: ${recorded}, no summary yet.`)}</p>`
       : '';
-    const table = rows.length ? `<table>${rows.map(([k, v]) => `<tr><td>${escapeHtml(k)}</td><td class="num">${escapeHtml(v)}</td></tr>`).join('')}</table>` : '';
+    const table = rows.length ? `<table>${rows.map(([k, v]) => `<tr><td>${escapeHtml(k)}</td><td class="num">${valueHtml(v)}</td></tr>`).join('')}</table>` : '';
     const title = `<h2>${escapeHtml(String(content.name))}</h2>`;
     // A run that audited nothing has no states: no bars of 0 beside its questions' "not audited".
     const states = content.states;

@@ -45,7 +45,7 @@ test('the Audit view escapes run names and carries no script', () => {
   assert.ok(!/<script/i.test(html));
   assert.ok(html.includes("style-src 'nonce-n0nce'"));
   assert.ok(html.includes('n = 4 questions'));
-  assert.ok(html.includes('25.0% (1/4, 95% CI 4.6–69.9%)'));
+  assert.ok(html.includes('<span class="nw">25.0%</span> <span class="nw">(1/4,</span> <span class="nw">95% CI</span> <span class="nw">4.6–69.9%)</span>'), 'the number in pieces a narrow view can wrap between');
   assert.ok(html.includes('Unreached · 2'));
   // Bars scale with counts: 2 of 4 questions → half the 200-unit track.
   assert.ok(html.includes('class="bar-unreached" x="0" y="83" width="100.0"'));

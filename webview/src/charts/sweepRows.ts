@@ -3,12 +3,12 @@
  * it, from the numbers the extension computes from the records (the ones `reach-audit table`'s
  * search-sweep view prints): one row per c, the probe's own marked, with the search's reach (n,
  * Wilson interval), routes − search (Newcombe's paired score interval), the questions only one
- * reached and the exact McNemar p; then the table's sentence on whether routes − search keeps one
- * side of 0 over the sweep, and what the sweep cost. Under RATE_MIN_QUESTIONS: counts, no shares,
+ * reached and the exact McNemar p; then the table's sentence on which side of 0 routes − search
+ * lies at each c (sweepSideText), and what the sweep cost. Under RATE_MIN_QUESTIONS: counts, no shares,
  * intervals or sign judgement (the panel's rule). The numbers cross postMessage: a row that is not
  * numbers is left out. DOM-free.
  */
-import { formatPercent as percent, RATE_MIN_QUESTIONS, type SearchSweepNumbers, type SweepPointRow } from '../../../src/contract';
+import { formatPercent as percent, RATE_MIN_QUESTIONS, sweepSideText, type SearchSweepNumbers, type SweepPointRow } from '../../../src/contract';
 import { count, intervalText } from '../common/numberText';
 import { pointsInterval, pValueText, questionsDelta, signedPoints } from '../comparison/comparisonModel';
 
@@ -48,7 +48,7 @@ export function sweepView(s: SearchSweepNumbers | undefined): SweepView | undefi
   const notes = [
     few
       ? `Random routes reach ${count(s.routes.successes)} of ${count(s.n)} questions at ${s.budget} generations each. Fewer than ${RATE_MIN_QUESTIONS} questions: counts only, without intervals or a judgement of the sign over c.`
-      : `Random routes reach ${percent(s.routes.rate)} ${intervalText(s.routes.ci.lo, s.routes.ci.hi)} of n = ${count(s.n)} questions at ${s.budget} generations each. ${s.signStable ? 'routes − search keeps one side of 0 (or stays across it) over every c.' : 'routes − search does not keep one side of 0 over the sweep: the comparison depends on c.'}`,
+      : `Random routes reach ${percent(s.routes.rate)} ${intervalText(s.routes.ci.lo, s.routes.ci.hi)} of n = ${count(s.n)} questions at ${s.budget} generations each. ${sweepSideText(points)}`,
     `Each sweep search is the same search at another c, stopped at its first correct route, so this is reach only. Intervals: Wilson for reach, Newcombe's paired score for routes − search; p: exact McNemar, unadjusted. Sweep cost: ${count(s.generations)} new generations, ${count(s.reused)} of ${count(s.evaluated)} routes reused.`,
   ];
   return { rows, notes };

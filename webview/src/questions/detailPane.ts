@@ -15,6 +15,8 @@ import { whyNotRealizedSection } from './whyNotRealized';
 export interface DetailActions {
   reveal: (row: QuestionRow) => void;
   open: (row: QuestionRow) => void;
+  /** Clears the table's filter and search so the question shown is in it again, selected. */
+  showInTable: (row: QuestionRow) => void;
 }
 
 export interface DetailContext {
@@ -173,6 +175,23 @@ export class DetailPane {
 
   get shown(): QuestionRow | undefined {
     return this.current;
+  }
+
+  /**
+   * Whether the table's filter or search hides the question shown: said at the pane's top, with a
+   * way back, so the pane never reads as one of the rows the table lists.
+   */
+  markHidden(hidden: boolean): void {
+    const row = this.current;
+    const note = this.element.querySelector(':scope > .detail-hidden');
+    if (!row || !hidden) {
+      note?.remove();
+      return;
+    }
+    if (note) return;
+    this.element.prepend(h('div', { class: 'detail-hidden', role: 'status' },
+      h('span', {}, 'Not in the table: the current filter or search hides this question.'),
+      button('Show in Table', 'Clear the filter and search, and select this question in the table', () => this.actions.showInTable(row))));
   }
 
   showEmpty(): void {
