@@ -75,7 +75,7 @@ export type HostMessage =
   /** `reveal`: a section of the question's detail to scroll into view (Explain This Question's "Why not realized", Find Where This Answer Is Lost's depth marks). */
   | { type: 'selectQuestion'; id: string; reveal?: 'mechanism' | 'depth' };
 
-export type PanelTab = 'questions' | 'charts';
+export type PanelTab = 'questions' | 'comparison' | 'charts';
 
 export type SortKey = 'id' | 'question' | 'gold' | 'answer' | 'state';
 
@@ -96,8 +96,6 @@ export interface PanelUiState {
   tab: PanelTab;
   /** A comparison count filtering the table (the panel's selection key); absent: none. */
   compareFilter?: string;
-  /** The Comparison section was folded by the user; absent: unfolded. */
-  compareFolded?: boolean;
   /** Column widths the user set by dragging; absent: the defaults. */
   columns?: ColumnWidths;
 }

@@ -205,7 +205,7 @@ describe('a run of few questions, and routes vs search (Chromium, strict CSP)', 
     const r = compare.realized;
     const k = r.gained - r.lost;
     assert.deepEqual(rows[0], ['Realized', `${Math.round(r.base * 8)} of 8`, `${Math.round(r.tuned * 8)} of 8`, `${k > 0 ? '+' : k < 0 ? '−' : '±'}${Math.abs(k)} question${Math.abs(k) === 1 ? '' : 's'}`, '—', pValueText(r.mcnemarP), String(r.lost), String(r.gained), '8', 'counted (under 20)']);
-    const section = await evaluate<string>(page, `document.querySelector('details.compare').textContent`);
+    const section = await evaluate<string>(page, `document.querySelector('.compare').textContent`);
     assert.doesNotMatch(section, / pts|\[[−+]/, 'no points and no interval over 8 questions');
     assert.match(section, /Fewer than 20 paired questions/);
     // The few-question story leads the headline: no Δ tiles in points either.

@@ -288,8 +288,9 @@ describe('restored UI state', () => {
       tab: 'charts',
     });
     assert.deepEqual(readUiState({ sort: { key: 'evil' }, scrollTop: -5, tab: 'nope', search: 3 }), defaultUiState());
-    assert.deepEqual(readUiState({ compareFilter: 'transition:reachable>realized', compareFolded: true }), { ...defaultUiState(), compareFilter: 'transition:reachable>realized', compareFolded: true });
-    assert.deepEqual(readUiState({ compareFilter: 5, compareFolded: 'yes' }), defaultUiState());
+    // compareFolded: an older panel's fold of the comparison, which has a tab of its own now.
+    assert.deepEqual(readUiState({ compareFilter: 'transition:reachable>realized', compareFolded: true, tab: 'comparison' }), { ...defaultUiState(), compareFilter: 'transition:reachable>realized', tab: 'comparison' });
+    assert.deepEqual(readUiState({ compareFilter: 5, compareFolded: 'yes', tab: 'compare' }), defaultUiState());
   });
 });
 

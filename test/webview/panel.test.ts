@@ -315,8 +315,11 @@ describe('audit panel (Chromium, strict CSP)', () => {
   });
 
   test('the Comparison section shows each paired difference with n, its interval, McNemar p, lost, gained and the verdict with its margin', async () => {
-    assert.equal(await evaluate(page, `document.querySelector('details.compare').hidden`), false);
-    assert.equal(await evaluate(page, `document.querySelector('details.compare').open`), true);
+    // A tab of its own beside the questions (above the table it had only the height the table left).
+    assert.equal(await evaluate(page, `document.querySelector('#tab-comparison').hidden`), false);
+    await page.locator('vscode-panel-tab#tab-comparison').click();
+    assert.equal(await evaluate(page, `document.querySelector('.compare').hidden`), false);
+    assert.equal(await evaluate(page, `document.querySelector('#view-comparison').hidden`), false);
     assert.match(await evaluate<string>(page, `document.querySelector('.compare-summary').textContent`), /base base → tuned tuned · n = 400 paired questions/);
     const rows = await evaluate<string[][]>(page, `Array.from(document.querySelectorAll('.compare-deltas tbody tr')).map((r) => Array.from(r.children).map((c) => c.textContent))`);
     const expectedRows = [
@@ -382,8 +385,11 @@ describe('audit panel (Chromium, strict CSP)', () => {
     const ids = t.reachable.realized;
     assert.ok(ids.length > 1, 'the synthetic pair has questions that moved from reachable to realized');
     const cell = page.locator('.transitions button[data-key="transition:reachable>realized"]');
+    await page.locator('vscode-panel-tab#tab-comparison').click();
     await cell.click();
     await waitFor(page, `document.querySelector('.count').textContent === '${ids.length} of 400 questions'`);
+    // The count's questions show in the Questions tab.
+    await waitFor(page, `!document.querySelector('#view-questions').hidden && document.querySelector('#view-comparison').hidden`);
     assert.equal(await cell.getAttribute('aria-pressed'), 'true');
     assert.equal(await evaluate(page, `document.querySelector('.filter-chip').hidden`), false);
     assert.equal(await evaluate(page, `document.querySelector('.filter-chip-label').textContent`), `base reachable → tuned realized (${ids.length})`);
@@ -407,10 +413,14 @@ describe('audit panel (Chromium, strict CSP)', () => {
     // A part of the newly realized split filters the same way; pressing it again clears it.
     const already = COMPARISON.newlyRealized.alreadyReachable.ids;
     const newlyCell = page.locator('.compare-newly button[data-key="newly:alreadyReachable"]');
+    await page.locator('vscode-panel-tab#tab-comparison').click();
     await newlyCell.click();
     await waitFor(page, `document.querySelector('.count').textContent === '${already.length} of 400 questions'`);
     assert.equal(await evaluate(page, `document.querySelector('.filter-chip-label').textContent`), `newly realized, already reachable by base (${already.length})`);
+    // Pressed again (back in the Comparison tab), it clears the filter and stays.
+    await page.locator('vscode-panel-tab#tab-comparison').click();
     await newlyCell.click();
+    assert.equal(await evaluate(page, `document.querySelector('#view-comparison').hidden`), false);
     await waitFor(page, `document.querySelector('.count').textContent === '400 questions'`);
     await assertClean(page, browser);
   });
@@ -418,12 +428,18 @@ describe('audit panel (Chromium, strict CSP)', () => {
   test('keyboard: transition counts are buttons Enter and Space press; the filter survives a reload', async () => {
     const ids = COMPARISON.transitions.unreached.unreached;
     const cell = page.locator('.transitions button[data-key="transition:unreached>unreached"]');
+    await page.locator('vscode-panel-tab#tab-comparison').click();
+    // Reached by the keyboard (after the tab's mouse click a focus by script draws no outline).
     await cell.focus();
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Tab');
+    assert.equal(await evaluate(page, `document.activeElement.dataset.key`), 'transition:unreached>unreached');
+    const outline = await evaluate<string>(page, `getComputedStyle(document.activeElement).outlineStyle`);
+    assert.notEqual(outline, 'none', 'the focused cell shows a focus outline');
     await page.keyboard.press('Enter');
     await waitFor(page, `document.querySelector('.count').textContent === '${ids.length} of 400 questions'`);
-    const outline = await evaluate<string>(page, `getComputedStyle(document.activeElement).outlineStyle`);
-    assert.equal(await evaluate(page, `document.activeElement.dataset.key`), 'transition:unreached>unreached', 'focus stays on the cell');
-    assert.notEqual(outline, 'none', 'the focused cell shows a focus outline');
+    // The questions show in the Questions tab, the keyboard in their table.
+    await waitFor(page, `document.activeElement && document.activeElement.classList.contains('qt')`);
     await page.waitForTimeout(50);
     assert.equal((await evaluate<Record<string, unknown>>(page, 'window.__harness.storedState()')).compareFilter, 'transition:unreached>unreached');
 
@@ -433,17 +449,18 @@ describe('audit panel (Chromium, strict CSP)', () => {
     assert.equal(await evaluate(page, `document.querySelector('.filter-chip-label').textContent`), `base unreached → tuned unreached (${ids.length})`);
     assert.equal(await page.locator('.transitions button[data-key="transition:unreached>unreached"]').getAttribute('aria-pressed'), 'true');
 
+    await page.locator('vscode-panel-tab#tab-comparison').click();
     await page.locator('.transitions button[data-key="transition:unreached>unreached"]').focus();
     await page.keyboard.press('Space');
     await waitFor(page, `document.querySelector('.count').textContent === '400 questions'`);
-    // Folding the section is remembered too.
-    await page.locator('.compare-summary').focus();
-    await page.keyboard.press('Enter');
-    await waitFor(page, `!document.querySelector('details.compare').open`);
-    await page.waitForTimeout(50);
-    assert.equal((await evaluate<Record<string, unknown>>(page, 'window.__harness.storedState()')).compareFolded, true);
-    await page.keyboard.press('Enter');
-    await waitFor(page, `document.querySelector('details.compare').open`);
+    // The Comparison tab is remembered too.
+    await page.waitForTimeout(350);
+    assert.equal((await evaluate<Record<string, unknown>>(page, 'window.__harness.storedState()')).tab, 'comparison');
+    await page.reload();
+    await waitFor(page, 'window.__harness && window.__harness.posted.some(m => m.type === "ready")');
+    await postComparison(page);
+    await waitFor(page, `!document.querySelector('#view-comparison').hidden && document.querySelector('#tab-comparison').getAttribute('aria-selected') === 'true'`);
+    await page.locator('vscode-panel-tab#tab-questions').click();
     await assertClean(page, browser);
   });
 
@@ -451,6 +468,7 @@ describe('audit panel (Chromium, strict CSP)', () => {
     const states = ['realized', 'reachable', 'unreached'] as const;
     const key = states.flatMap((from) => states.map((to) => [from, to] as const)).find(([from, to]) => COMPARISON.transitions[from][to].includes(XSS_ID))!;
     assert.ok(key, 'the HTML-looking id is in a transition');
+    await page.locator('vscode-panel-tab#tab-comparison').click();
     await page.locator(`.transitions button[data-key="transition:${key[0]}>${key[1]}"]`).click();
     await page.locator('vscode-text-field.search input').fill('onerror');
     await waitFor(page, `Array.from(document.querySelectorAll('.qt-body-row:not([hidden]) .col-id')).some((c) => c.textContent === ${JSON.stringify(XSS_ID)})`);
@@ -465,10 +483,15 @@ describe('audit panel (Chromium, strict CSP)', () => {
   });
 
   test('without a comparison the section and the chip stay away', async () => {
+    await page.locator('vscode-panel-tab#tab-comparison').click();
     await page.locator('.transitions button[data-key="transition:realized>realized"]').click();
+    await page.locator('vscode-panel-tab#tab-comparison').click();
     await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'loadRun', run: COMPARED.tuned, baseRun: COMPARED.base })})`);
     await waitFor(page, `document.querySelector('.count').textContent === '400 questions'`);
-    assert.equal(await evaluate(page, `document.querySelector('details.compare').hidden`), true);
+    assert.equal(await evaluate(page, `document.querySelector('.compare').hidden`), true);
+    // The Comparison tab goes with it, and the Questions tab shows in its place.
+    assert.equal(await evaluate(page, `document.querySelector('#tab-comparison').hidden`), true);
+    assert.equal(await evaluate(page, `document.querySelector('#view-questions').hidden`), false);
     assert.equal(await evaluate(page, `document.querySelector('.filter-chip').hidden`), true, 'a filter from another comparison does not apply');
     // The headline is redrawn shortly after the table: the deltas must go (waitFor fails if they stay).
     await waitFor(page, `!document.querySelector('.headline').textContent.includes('Δ')`, 3000);
@@ -482,7 +505,8 @@ describe('audit panel (Chromium, strict CSP)', () => {
     await evaluate(page, `window.__probes.post(${JSON.stringify({ type: 'loadRun', run: bare })})`);
     await waitFor(page, `document.querySelector('.count').textContent === '1 question'`);
     await page.locator('.qt-body-row', { hasText: '7' }).click();
-    assert.ok((await evaluate<string>(page, `document.querySelector('.detail').textContent`)).includes('No probe results'));
+    const detailText = await evaluate<string>(page, `document.querySelector('.detail').textContent`);
+    assert.ok(detailText.includes('No probe results'), detailText);
     await page.locator('.detail vscode-button', { hasText: 'Reveal in dataset' }).click();
     assert.deepEqual(await lastMessage(page, 'revealQuestion'), { type: 'revealQuestion', runId: 'bare', id: 7, line: 3 });
     await assertClean(page, browser);

@@ -96,6 +96,8 @@ class AuditPanel {
   private readonly countText = h('span', { class: 'count muted', 'aria-live': 'polite' });
   private readonly countBadge: HTMLElement;
   private readonly panels: HTMLElement;
+  private readonly comparisonTab: HTMLElement;
+  private readonly split: HTMLElement;
   private exportButtons: [HTMLElement, string][] = [];
 
   private refreshFrame = 0;
@@ -135,12 +137,14 @@ class AuditPanel {
     });
 
     this.comparison = new ComparisonView({
-      select: (key) => this.setSelection(this.selection?.key === key ? undefined : key),
-      toggle: (open) => {
-        if (open === !this.state.compareFolded) return;
-        if (open) delete this.state.compareFolded;
-        else this.state.compareFolded = true;
-        this.save(false);
+      select: (key) => {
+        const clear = this.selection?.key === key;
+        this.setSelection(clear ? undefined : key);
+        // The count's questions are in the Questions tab: show them, the keyboard in their table (clearing stays here).
+        if (!clear) {
+          this.setTab('questions');
+          this.table.focus();
+        }
       },
     });
 
@@ -170,21 +174,27 @@ class AuditPanel {
     // Not vscode-badge: its template binds a style attribute, which the strict CSP reports.
     this.countBadge = h('span', { class: 'badge' }, '0');
     const toolbar = h('div', { class: 'toolbar', role: 'search' }, this.search, this.filterBox, this.truncated, this.chip, this.countText);
-    const split = h('div', { class: 'split' }, h('div', { class: 'table-pane' }, this.table.element), this.detail.element);
+    this.split = h('div', { class: 'split' }, h('div', { class: 'table-pane' }, this.table.element), this.detail.element);
+    // The comparison has a tab of its own (comparisonView.ts says why), shown only with a comparison.
+    this.comparisonTab = h('vscode-panel-tab', { id: 'tab-comparison', hidden: true }, 'Comparison');
     this.panels = h(
       'vscode-panels',
       { class: 'tabs', activeid: `tab-${this.state.tab}`, 'aria-label': 'Audit views' },
       h('vscode-panel-tab', { id: 'tab-questions' }, 'Questions', this.countBadge),
+      this.comparisonTab,
       h('vscode-panel-tab', { id: 'tab-charts' }, 'Charts'),
-      // The comparison's counts filter this table, so it sits right above it (see comparisonView.ts).
-      h('vscode-panel-view', { id: 'view-questions', class: 'view view-questions' }, this.comparison.element, toolbar, split),
+      h('vscode-panel-view', { id: 'view-questions', class: 'view view-questions' }, toolbar, this.split),
+      h('vscode-panel-view', { id: 'view-comparison', class: 'view view-comparison' }, this.comparison.element),
       h('vscode-panel-view', { id: 'view-charts', class: 'view view-charts' }, this.charts.element),
     );
     // Once the user acts on the table, a stored position still waiting for its rows is dropped.
     for (const type of ['pointerdown', 'keydown', 'wheel']) this.table.element.addEventListener(type, () => (this.pendingRestore = undefined), { passive: true });
+    // A question picked in the table brings the table and its detail whole into view (the page
+    // scrolls when the header, the headline and the tabs are taller than the panel).
+    for (const type of ['click', 'keydown']) this.table.element.addEventListener(type, () => this.questionsInView(), { passive: true });
     this.panels.addEventListener('change', () => {
       const id = activeTab(this.panels);
-      const tab = id === 'tab-charts' ? 'charts' : 'questions';
+      const tab = id === 'tab-charts' ? 'charts' : id === 'tab-comparison' ? 'comparison' : 'questions';
       if (tab !== this.state.tab) {
         this.state.tab = tab;
         this.save(false);
@@ -291,7 +301,8 @@ class AuditPanel {
 
     // A stored comparison filter comes back only if this comparison has that count.
     this.useSelection(this.state.compareFilter);
-    this.comparison.show(this.compare, this.compareLabels(), this.selection?.key, !this.state.compareFolded, this.gainSetRows(), this.sweeps());
+    this.comparison.show(this.compare, this.compareLabels(), this.selection?.key, this.gainSetRows(), this.sweeps());
+    this.showComparisonTab(this.comparison.shown);
 
     // A stored scroll offset belongs to the run it was taken in (a live run is loaded again as it
     // fills); another run starts at its top, or it would open scrolled past its first rows.
@@ -466,6 +477,12 @@ class AuditPanel {
     }
     this.table.select(id, true);
     this.table.focus();
+    this.questionsInView();
+  }
+
+  /** Scrolls the page (not the table) so the question table and the detail pane are in view whole. */
+  private questionsInView(): void {
+    requestAnimationFrame(() => this.split.scrollIntoView({ block: 'nearest' }));
   }
 
   private showDetail(row: QuestionRow): void {
@@ -489,6 +506,18 @@ class AuditPanel {
     const filtered = this.shown.length !== this.run.index.size;
     const ids: string[] | undefined = filtered ? this.shown.map((r) => r.record.id) : undefined;
     this.post({ type: 'requestExport', runId: this.run.data.runId, format, ...(ids ? { ids } : {}) });
+  }
+
+  /** Shows the Comparison tab with a comparison (hides it without one, leaving it for Questions). */
+  private showComparisonTab(shown: boolean): void {
+    if (this.comparisonTab.hidden === !shown) {
+      if (!shown && this.state.tab === 'comparison') this.setTab('questions');
+      return;
+    }
+    this.comparisonTab.hidden = !shown;
+    // The toolkit marks the tabs when the active one changes: set it afresh now one came or went.
+    setActiveTab(this.panels, '');
+    this.setTab(shown || this.state.tab !== 'comparison' ? this.state.tab : 'questions');
   }
 
   private setTab(tab: PanelUiState['tab']): void {

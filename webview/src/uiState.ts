@@ -6,7 +6,7 @@
 import type { ColumnWidths, PanelTab, PanelUiState, SortKey } from '../../src/contract';
 
 const SORT_KEYS: readonly SortKey[] = ['id', 'question', 'gold', 'answer', 'state'];
-const TABS: readonly PanelTab[] = ['questions', 'charts'];
+const TABS: readonly PanelTab[] = ['questions', 'comparison', 'charts'];
 
 export function defaultUiState(): PanelUiState {
   return { sort: { key: 'id', descending: false }, filter: 'all', search: '', truncatedOnly: false, scrollTop: 0, tab: 'questions' };
@@ -28,7 +28,6 @@ export function readUiState(stored: unknown): PanelUiState {
   if (typeof s.scrollTop === 'number' && Number.isFinite(s.scrollTop) && s.scrollTop >= 0) state.scrollTop = s.scrollTop;
   if (TABS.includes(s.tab as PanelTab)) state.tab = s.tab as PanelTab;
   if (typeof s.compareFilter === 'string') state.compareFilter = s.compareFilter;
-  if (s.compareFolded === true) state.compareFolded = true;
   if (s.columns && typeof s.columns === 'object') {
     const columns: ColumnWidths = {};
     for (const [key, width] of Object.entries(s.columns as Record<string, unknown>)) {

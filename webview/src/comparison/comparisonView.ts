@@ -4,9 +4,10 @@
  * the exact McNemar p, lost/gained and the verdict against the equivalence margin; the base → tuned transition table; and the newly realized
  * questions split into already-reachable-by-base vs newly-reachable with Wilson intervals; random
  * routes vs search on each checkpoint, decided on its gain set (gainSetRows.ts); and the ceilings along k
- * (tuned − base pass@k at every k, passAtKDeltaChart.ts). It sits
- * above the question table because its counts are filters of that table: a click shows the
- * questions behind a number right under it. A native <details>, so it folds away by keyboard too.
+ * (tuned − base pass@k at every k, passAtKDeltaChart.ts). It is a tab of its own beside the
+ * question table's: above the table it had only the height the table left (a box scrolled inside
+ * another beside a dataset); its counts are filters of that table, so a click shows the questions
+ * behind a number in the Questions tab.
  */
 import { COUNTED_DELTA_NOTE, deltaClass, deltaRows, deltaText, intervalMethodText, NEWLY_LABELS, newlySplit, pValueText, transitionGrid, verdictRule, type DeltaRow } from './comparisonModel';
 import { count, h, intervalText, replaceChildren } from '../common/element';
@@ -15,14 +16,13 @@ import { transitionTable } from './transitionTable';
 import { GAIN_SET_HEADERS, type GainSetRow } from './gainSetRows';
 import { passAtKDeltaBlock } from './passAtKDeltaChart';
 import { passAtKDeltaCurves } from './passAtKDeltaText';
+import { stackCells } from './stackedCells';
 import { SWEEP_HEADERS, type SweepView } from '../charts/sweepRows';
 import type { Chart } from 'chart.js';
 
 export interface ComparisonCallbacks {
   /** A count was clicked: filter the table to its questions (the same key again clears it). */
   select(key: string): void;
-  /** The section was folded or unfolded by the user. */
-  toggle(open: boolean): void;
 }
 
 export interface ComparisonLabels {
@@ -52,18 +52,22 @@ function deltaRow(row: DeltaRow): HTMLElement {
 }
 
 export class ComparisonView {
-  readonly element = h('details', { class: 'compare', hidden: true });
-  private readonly summary = h('summary', { class: 'compare-summary' });
+  readonly element = h('section', { class: 'compare', hidden: true, 'aria-label': 'Comparison of the checkpoints' });
+  private readonly summary = h('h2', { class: 'compare-summary' });
   private readonly body = h('div', { class: 'compare-body' });
   private chart: Chart | undefined;
 
   constructor(private readonly callbacks: ComparisonCallbacks) {
     this.element.append(this.summary, this.body);
-    this.element.addEventListener('toggle', () => this.callbacks.toggle(this.element.open));
+  }
+
+  /** Whether a comparison is drawn (the section hides when there is none). */
+  get shown(): boolean {
+    return !this.element.hidden;
   }
 
   /** Draws the comparison, or hides the section when there is none. */
-  show(compare: Comparison | undefined, labels: ComparisonLabels, selectedKey: string | undefined, open: boolean, gainSet: readonly GainSetRow[] = [], sweeps: readonly { checkpoint: string; view: SweepView }[] = []): void {
+  show(compare: Comparison | undefined, labels: ComparisonLabels, selectedKey: string | undefined, gainSet: readonly GainSetRow[] = [], sweeps: readonly { checkpoint: string; view: SweepView }[] = []): void {
     const deltas = deltaRows(compare);
     const grid = transitionGrid(compare);
     const newly = newlySplit(compare);
@@ -75,7 +79,6 @@ export class ComparisonView {
       return;
     }
     this.element.hidden = false;
-    this.element.open = open;
 
     const n = typeof compare.n === 'number' ? compare.n : grid?.total;
     const unmatched = (compare.unmatched?.baseOnly?.length ?? 0) + (compare.unmatched?.tunedOnly?.length ?? 0);
@@ -164,6 +167,8 @@ export class ComparisonView {
       ));
     }
     replaceChildren(this.body, ...blocks);
+    // Every table but the transitions' matrix (which fits) stacks its rows in a narrow panel.
+    for (const table of this.body.querySelectorAll<HTMLTableElement>('table.mini-table:not(.transitions)')) stackCells(table);
     if (alongK) this.chart = alongK.draw();
   }
 
