@@ -37,7 +37,7 @@ export const ROOM_PARTS = { parts: { 'the paired differences': '.compare-deltas'
 
 /**
  * Page-side, applied to ROOM_PARTS: shows the tab that holds each element (as a user clicks it),
- * scrolls it into view as a user scrolls, and measures what of it can be seen: its box cut by every
+ * scrolls it into view as a user scrolls (boxes whose overflow is hidden stay unscrolled), and measures what of it can be seen: its box cut by every
  * box around it that clips (overflow other than visible), by the tab strip over it, and by the
  * page. Walks the flat tree (slots, shadow roots): the toolkit lays its tabs out in a shadow root.
  * Answers null until the page has held its size since the last ask and the chart is drawn (the
@@ -86,6 +86,12 @@ export const MEASURE_ROOM = `(want) => {
     if (!el) return undefined;
     show(el);
     el.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    // A script can scroll a box whose overflow is hidden; a user cannot: put those back.
+    for (let p = parentOf(el); p; p = parentOf(p)) {
+      const s = getComputedStyle(p);
+      if (s.overflowX === 'hidden' || s.overflowX === 'clip') p.scrollLeft = 0;
+      if (s.overflowY === 'hidden' || s.overflowY === 'clip') p.scrollTop = 0;
+    }
     return seen(el);
   };
   const parts = {};

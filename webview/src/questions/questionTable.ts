@@ -74,8 +74,9 @@ export function columnTemplate(widths: ColumnWidths): string {
     const stored = widths[c.key];
     if (stored !== undefined) return `${Math.max(c.min, Math.round(stored))}px`;
     if (c.width === undefined) return `minmax(${c.min}px, 1fr)`;
-    // Not resized, the States column gives way in a narrow pane (its chips then wrap) rather than run past the table's edge.
-    return c.key === 'state' ? `minmax(${c.min}px, ${c.width}px)` : `${c.width}px`;
+    // Not resized, a column gives way in a narrow pane (the States column's chips then wrap, ids and
+    // answers keep their ends) rather than push the States column past the table's edge.
+    return `minmax(${c.min}px, ${c.width}px)`;
   }).join(' ');
 }
 
