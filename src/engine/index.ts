@@ -32,7 +32,7 @@ export { MAX_TOKEN_RECORD_K, tokenStep } from './sampling/tokenRecord';
 export { parseWeightPrecision, WEIGHT_PRECISIONS, type WeightPrecision } from './checkpoint/weightPrecision';
 export { RemoteGenerator, checkBaseUrl, publicUrl, type RemoteOptions } from './remote/remoteGenerator';
 export { checkApiKey } from './remote/remoteErrors';
-export { EXTENSIONS_VERSION, LAYER_EXTENSIONS, PERTURBATION_EXTENSION, TOKEN_RECORD_EXTENSION } from './remote/completionApi';
+export { EXTENSIONS_VERSION, LAYER_EXTENSIONS, PERTURBATION_EXTENSION, TOKEN_RECORD_EXTENSION, CONTINUES_EXTENSION } from './remote/completionApi';
 export { MAX_PERTURBATION_SCALE, perturbationDirection } from './decode/residualPerturbation';
 export { quoteValue } from './remote/quoteValue';
 export type { CompletionRequestBody, CompletionResponseBody, CompletionChoice, HealthBody } from './remote/completionApi';

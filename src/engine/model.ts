@@ -334,6 +334,12 @@ export class Model implements TextGenerator {
     });
   }
 
+  /** Finished generations' states kept for continuations: bytes held, continuations that found one and that did not. */
+  get keptStates(): { bytes: number; hits: number; misses: number } {
+    const k = this.scheduler.kept;
+    return { bytes: k.usedBytes, hits: k.hits, misses: k.misses };
+  }
+
   /** Where the generation queue's time went since load (the bench's profile of the audit). */
   get schedulerProfile(): Readonly<SchedulerProfile> {
     return this.scheduler.profile;

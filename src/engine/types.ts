@@ -63,6 +63,18 @@ export interface GenerationRequest {
    * after the first application of this block in the route, read during the request's own prefill.
    */
   pooledAfterBlock?: number;
+  /**
+   * This request continues a generation: promptIds are that generation's prompt (its first
+   * `promptTokens` ids), its first `generatedTokens` generated tokens, then the tokens this request
+   * adds (at least one). Everything after the prompt is fed one token at a time, as the generation
+   * fed it, so the numbers are the generation's own; when that generation kept its state
+   * (`keepState`, same prompt, route, silenced MLPs and perturbation) the engine starts from its
+   * caches rather than computing them again, and otherwise computes them (the same numbers).
+   * Charged for the tokens it adds and generates only: the rest is the generation's.
+   */
+  continues?: { promptTokens: number; generatedTokens: number };
+  /** Keep this generation's KV caches when it finishes, for requests that continue it (a bounded store, least recently used dropped first). */
+  keepState?: boolean;
 }
 
 /**

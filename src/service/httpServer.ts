@@ -17,6 +17,7 @@ import {
   LAYER_EXTENSIONS,
   PERTURBATION_EXTENSION,
   TOKEN_RECORD_EXTENSION,
+  CONTINUES_EXTENSION,
   quoteValue,
   type CompletionRequestBody,
   type CompletionResponseBody,
@@ -139,7 +140,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
         model: options.modelName,
         reach_audit: {
           extensions_version: EXTENSIONS_VERSION,
-          extensions: [...LAYER_EXTENSIONS, PERTURBATION_EXTENSION, TOKEN_RECORD_EXTENSION],
+          extensions: [...LAYER_EXTENSIONS, PERTURBATION_EXTENSION, TOKEN_RECORD_EXTENSION, CONTINUES_EXTENSION],
           num_blocks: model.numBlocks,
           max_position_embeddings: model.config.maxPositionEmbeddings,
         },
@@ -267,6 +268,12 @@ const isInt = (v: unknown): v is number => Number.isInteger(v);
 const isIntArray = (v: unknown): v is number[] => Array.isArray(v) && v.every(isInt);
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string');
 const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
+type ContinuesBody = NonNullable<CompletionRequestBody['continues']>;
+const isContinuesBody = (v: unknown): v is ContinuesBody => {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const o = v as Record<string, unknown>;
+  return isInt(o.prompt_tokens) && isInt(o.generated_tokens);
+};
 type PerturbationBody = NonNullable<CompletionRequestBody['residual_perturbation']>;
 const isPerturbationBody = (v: unknown): v is PerturbationBody => {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
@@ -326,6 +333,9 @@ export function toRequest(body: Record<string, unknown>, model: ServedModel, max
   // Its range (1 to 8) is the engine's check: a 400 naming the bound.
   const tokenRecordField = field(body, 'token_record', isInt, 'a whole number of alternatives per token');
   const pooledField = field(body, 'pooled_state_after_block', isInt, 'a block index');
+  // Its bounds (inside the prompt, at least one id added) are the engine's check: a 400 naming them.
+  const continuesField = field(body, 'continues', isContinuesBody, 'an object {prompt_tokens, generated_tokens} of whole numbers');
+  const keepStateField = field(body, 'keep_state', isBoolean, 'true or false');
   try {
     checkTokenIds(promptIds, model.vocabSize, 'prompt');
     const route = routeField === undefined ? undefined : checkRoute(routeField, model.numBlocks, 'route');
@@ -339,6 +349,8 @@ export function toRequest(body: Record<string, unknown>, model: ServedModel, max
       ...(perturbationField ? { perturbation: toPerturbation(perturbationField) } : {}),
       ...(tokenRecordField !== undefined ? { tokenRecord: tokenRecordField } : {}),
       ...(pooledField !== undefined ? { pooledAfterBlock: pooledField } : {}),
+      ...(continuesField ? { continues: { promptTokens: continuesField.prompt_tokens, generatedTokens: continuesField.generated_tokens } } : {}),
+      ...(keepStateField ? { keepState: true } : {}),
       ...(stop && stop.length > 0 ? { stop } : {}),
     };
   } catch (err) {

@@ -38,6 +38,11 @@ import type { ChoiceRow } from '../sampling/tokenChoiceRows';
 import { StopDetector } from '../text/stopDetector';
 import { checkTokenRecordK, tokenStep } from '../sampling/tokenRecord';
 import type { FinishReason, Generation, GenerationRequest, TokenStep } from '../types';
+import { KeptStates } from './keptStates';
+import { chargedPromptTokens } from './chargedPromptTokens';
+
+/** Most bytes of kept generation states (keepState): this, or a quarter of a KV budget when one is set. */
+export const KEPT_STATE_BYTES = 64 * 2 ** 20;
 
 export interface GenerationContext {
   executor: RouteExecutor;
@@ -95,6 +100,10 @@ export interface SchedulerProfile {
 export interface Checked {
   index: number;
   request: GenerationRequest;
+  /** The ids prefilled: the prompt, less the tokens a continuation feeds one at a time (`forced`). */
+  prompt: readonly number[];
+  /** A continuation's tokens after the prompt, fed one at a time before anything is generated. */
+  forced: readonly number[];
   route: number[];
   silenced: Set<number>;
   perturbation: AppliedPerturbation | null;
@@ -121,7 +130,20 @@ export function checkRequest(r: GenerationRequest, index: number, numBlocks: num
   }
   if (!Number.isInteger(d.seed)) throw new InputError(`${what} decoding.seed: expected a whole number, got ${String(d.seed)}`);
   checkTokenRecordK(r.tokenRecord, `${what} tokenRecord`);
-  return { index, request: r, route, silenced, perturbation };
+  const split = checkContinues(r, what);
+  return { index, request: r, route, silenced, perturbation, prompt: r.promptIds.slice(0, split), forced: r.promptIds.slice(split) };
+}
+
+/** Where a continuation's prompt ends (the whole prompt for any other request). */
+function checkContinues(r: GenerationRequest, what: string): number {
+  const c = r.continues;
+  if (c === undefined) return r.promptIds.length;
+  const n = r.promptIds.length;
+  if (!Number.isInteger(c.promptTokens) || c.promptTokens < 1 || !Number.isInteger(c.generatedTokens) || c.generatedTokens < 0 || c.promptTokens + c.generatedTokens >= n) {
+    throw new InputError(`${what} continues: expected promptTokens >= 1 and generatedTokens >= 0 that leave at least one of the ${n} prompt ids to add, got ${String(c.promptTokens)} and ${String(c.generatedTokens)}`);
+  }
+  if (r.pooledAfterBlock !== undefined) throw new InputError(`${what}: pooledAfterBlock reads a prompt's own prefill, which a continuation (continues) does not run; ask for one or the other`);
+  return c.promptTokens;
 }
 
 export function abortError(): Error {
@@ -148,6 +170,8 @@ interface Running {
   rng: Xoshiro128 | null;
   stop: StopDetector | null;
   tokens: number[];
+  /** How many of the continuation's tokens (`c.forced`) have been fed. */
+  fed: number;
   logprobs: number[];
   /** The token record, when the request asked for one. */
   steps: TokenStep[] | null;
@@ -166,6 +190,8 @@ interface PromptGroup {
   waiting: Running[];
   /** The prefilled prompt, kept until the last member has forked it. */
   prefix: SequenceSlot | null;
+  /** A continuation started from a kept state: `prefix` is that state, nothing to prefill or park. */
+  resumed: boolean;
   logits: Float32Array | null;
 }
 
@@ -189,6 +215,11 @@ export class GenerationScheduler {
   private admitting: Running[] = [];
   private order = 0;
   private steps = 0;
+  /** Finished generations' caches, for the requests that continue them. */
+  readonly kept = new KeptStates(() => {
+    const budget = this.ctx.kvMemory();
+    return budget === null ? KEPT_STATE_BYTES : Math.min(KEPT_STATE_BYTES, Math.floor(budget / 4));
+  });
   private chosen = 0;
   readonly profile: SchedulerProfile = { prefillMs: 0, decodeMs: 0, chooseMs: 0, runningMs: 0, decodeSteps: 0, decodeRows: 0, emptyPlacesWhileWaiting: 0, prefillSteps: 0, prefillRows: 0 };
 
@@ -242,6 +273,7 @@ export class GenerationScheduler {
           rng: c.request.decoding.temperature > 0 ? new Xoshiro128(c.request.decoding.seed) : null,
           stop: c.request.stop && c.request.stop.length > 0 ? new StopDetector(c.request.stop, this.ctx.decode) : null,
           tokens: [],
+          fed: 0,
           logprobs: [],
           steps: c.request.tokenRecord !== undefined ? [] : null,
           text: null,
@@ -260,11 +292,21 @@ export class GenerationScheduler {
     });
   }
 
+  /** What a kept state is found by: the prompt and what it ran through. */
+  private stateKey(c: Checked): string {
+    return JSON.stringify([c.prompt, c.route, [...c.silenced].sort((x, y) => x - y), c.perturbation?.key ?? null]);
+  }
+
   private enqueue(r: Running, priority: number): void {
-    const key = JSON.stringify([priority, r.c.request.promptIds, r.c.route, [...r.c.silenced].sort((x, y) => x - y), r.c.perturbation?.key ?? null, ...(r.c.request.pooledAfterBlock !== undefined ? [r.c.request.pooledAfterBlock] : [])]);
+    // A continuation whose generation kept its state starts from it: a group of its own, prefilled already.
+    const resumed = r.c.forced.length > 0 ? this.kept.resume(this.stateKey(r.c), r.c.forced, r.c.forced.length - 1) : null;
+    if (resumed) r.fed = resumed.fed;
+    const key = resumed
+      ? `resumed ${this.order}`
+      : JSON.stringify([priority, r.c.prompt, r.c.route, [...r.c.silenced].sort((x, y) => x - y), r.c.perturbation?.key ?? null, ...(r.c.request.pooledAfterBlock !== undefined ? [r.c.request.pooledAfterBlock] : [])]);
     let g = this.groups.get(key);
     if (!g) {
-      g = { key, priority, order: this.order++, waiting: [], prefix: null, logits: null };
+      g = { key, priority, order: this.order++, waiting: [], prefix: resumed?.slot ?? null, logits: null, resumed: resumed !== null };
       this.groups.set(key, g);
       // Binary search for the first group that comes after g.
       let lo = 0;
@@ -306,14 +348,14 @@ export class GenerationScheduler {
   private kvHeld(): number {
     let held = 0;
     for (const r of this.active) held += r.kvBytes;
-    for (const g of this.queue) if (g.prefix) held += this.promptKvBytes(g);
-    return held;
+    for (const g of this.queue) if (g.prefix && !g.resumed) held += this.promptKvBytes(g);
+    return held + this.kept.usedBytes;
   }
 
   /** A prefilled prompt's caches: one slot past the prompt (routeExecutor.ts allocates so). */
   private promptKvBytes(g: PromptGroup): number {
     const c = g.waiting[0].c;
-    return this.ctx.kvBytes(c.route.length, c.request.promptIds.length + 1);
+    return this.ctx.kvBytes(c.route.length, c.prompt.length + 1);
   }
 
   private async loop(): Promise<void> {
@@ -329,15 +371,28 @@ export class GenerationScheduler {
         }
         const batch = this.active;
         const started = performance.now();
-        const logits = await this.ctx.executor.step(batch.map((r) => r.slot as SequenceSlot), batch.map((r) => [r.tokens[r.tokens.length - 1]]), (i) => !batch[i].call.settled);
+        // A continuation feeds its tokens first; the logits after all but its last are not read.
+        const fed = batch.map((r) => [r.fed < r.c.forced.length ? r.c.forced[r.fed++] : r.tokens[r.tokens.length - 1]]);
+        const logits = await this.ctx.executor.step(batch.map((r) => r.slot as SequenceSlot), fed, (i) => !batch[i].call.settled);
         const ms = performance.now() - started;
         this.ctx.onStep?.({ step: this.steps++, prefill: false, batch: batch.length, tokens: 1, ms });
         p.decodeMs += ms;
         p.decodeSteps++;
         p.decodeRows += batch.length;
         if (this.queue.length > 0) p.emptyPlacesWhileWaiting += Math.max(0, this.ctx.maxBatch() - batch.length);
-        const choices = await this.choose(logits, batch.map((r) => choiceRow(r)), batch.map((r) => r.c.request.tokenRecord));
-        batch.forEach((r, j) => this.accept(r, choices[j]));
+        const feeding = batch.filter((r) => r.fed < r.c.forced.length);
+        for (const r of feeding) if (r.call.settled) this.drop(r);
+        if (feeding.length === 0) {
+          const choices = await this.choose(logits, batch.map((r) => choiceRow(r)), batch.map((r) => r.c.request.tokenRecord));
+          batch.forEach((r, j) => this.accept(r, choices[j]));
+        } else {
+          const V = this.ctx.vocabSize;
+          const rows = batch.flatMap((r, j) => (r.fed < r.c.forced.length ? [] : [j]));
+          const picked = new Float32Array(rows.length * V);
+          rows.forEach((j, i) => picked.set(logits.subarray(j * V, (j + 1) * V), i * V));
+          const choices = await this.choose(picked, rows.map((j) => choiceRow(batch[j])), rows.map((j) => batch[j].c.request.tokenRecord));
+          rows.forEach((j, i) => this.accept(batch[j], choices[i]));
+        }
         this.active = this.active.filter((r) => r.finish === null);
         await yieldToCallers();
       }
@@ -384,7 +439,7 @@ export class GenerationScheduler {
     }
     if (toPrefill.length > 0) {
       const firsts = toPrefill.map((g) => admitted.find((a) => a.g === g)!.r.c);
-      const ahead = this.prefillAhead(toPrefill, new Set(firsts.map((c) => c.request.promptIds.length)), maxBatch, kvRoom);
+      const ahead = this.prefillAhead(toPrefill, new Set(firsts.map((c) => c.prompt.length)), maxBatch, kvRoom);
       firsts.push(...ahead.map((g) => g.waiting[0].c));
       toPrefill.push(...ahead);
       const started = performance.now();
@@ -393,9 +448,9 @@ export class GenerationScheduler {
       // whose callers all cancelled stops at the next block (routeExecutor.ts).
       const live = (r: Running) => !r.call.settled;
       const wanted = (j: number) => admitted.some((a) => a.g === toPrefill[j] && live(a.r)) || toPrefill[j].waiting.some(live);
-      const logits = await this.ctx.executor.step(slots, firsts.map((c) => c.request.promptIds), wanted);
+      const logits = await this.ctx.executor.step(slots, firsts.map((c) => c.prompt), wanted);
       const ms = performance.now() - started;
-      this.ctx.onStep?.({ step: this.steps++, prefill: true, batch: slots.length, tokens: Math.max(...firsts.map((c) => c.request.promptIds.length)), ms });
+      this.ctx.onStep?.({ step: this.steps++, prefill: true, batch: slots.length, tokens: Math.max(...firsts.map((c) => c.prompt.length)), ms });
       this.profile.prefillMs += ms;
       this.profile.prefillSteps++;
       this.profile.prefillRows += slots.length;
@@ -410,20 +465,28 @@ export class GenerationScheduler {
         g.logits = logits.slice(j * V, (j + 1) * V);
       });
     }
-    const taking = admitted.filter(({ r }) => !r.call.settled); // the others were cancelled while their prompt was prefilled
-    const V = this.ctx.vocabSize;
-    const firstLogits = new Float32Array(taking.length * V);
-    taking.forEach(({ r, g, last }, j) => {
+    for (const { r, g, last } of admitted) {
+      if (!r.call.settled) continue;
+      // Cancelled while their prompt was prefilled; a resumed state's fork is let go here.
+      if (g.resumed && last) g.prefix?.release();
+    }
+    const taking = admitted.filter(({ r }) => !r.call.settled);
+    taking.forEach(({ r, g, last }) => {
       const prefix = g.prefix as SequenceSlot;
       // The last member takes the prefill itself; the others fork it.
       r.slot = last ? prefix : prefix.fork();
-      firstLogits.set(g.logits as Float32Array, j * V);
     });
+    // A continuation feeds its own tokens next: the prompt's logits choose nothing for it.
+    const choosing = taking.filter(({ r }) => r.fed >= r.c.forced.length);
+    const V = this.ctx.vocabSize;
+    const firstLogits = new Float32Array(choosing.length * V);
+    choosing.forEach(({ g }, j) => firstLogits.set(g.logits as Float32Array, j * V));
     // First tokens are chosen like a decode step's (on both threads): the 16 samples of a question
     // are admitted together. Until chosen they stay in `admitting`, so a failure fails their calls.
-    const choices = await this.choose(firstLogits, taking.map(({ r }) => choiceRow(r)), taking.map(({ r }) => r.c.request.tokenRecord));
+    const choices = await this.choose(firstLogits, choosing.map(({ r }) => choiceRow(r)), choosing.map(({ r }) => r.c.request.tokenRecord));
     this.admitting = [];
-    taking.forEach(({ r }, j) => {
+    for (const { r } of taking) if (r.fed < r.c.forced.length) this.active.push(r);
+    choosing.forEach(({ r }, j) => {
       this.accept(r, choices[j]);
       if (r.finish === null) this.active.push(r);
     });
@@ -447,12 +510,12 @@ export class GenerationScheduler {
    */
   private prefillAhead(toPrefill: readonly PromptGroup[], lengths: ReadonlySet<number>, maxBatch: number, kvRoom: number): PromptGroup[] {
     let parked = 0;
-    for (const g of this.queue) if (g.prefix) parked++;
+    for (const g of this.queue) if (g.prefix && !g.resumed) parked++;
     let room = Math.min(maxBatch - toPrefill.length, maxBatch - parked);
     const ahead: PromptGroup[] = [];
     for (const g of this.queue) {
       if (room <= 0) break;
-      if (g.prefix || toPrefill.includes(g) || !lengths.has(g.waiting[0].c.request.promptIds.length)) continue;
+      if (g.prefix || toPrefill.includes(g) || !lengths.has(g.waiting[0].c.prompt.length)) continue;
       const bytes = this.promptKvBytes(g);
       if (bytes > kvRoom) break;
       kvRoom -= bytes;
@@ -475,6 +538,13 @@ export class GenerationScheduler {
     });
     this.profile.chooseMs += performance.now() - started;
     return out;
+  }
+
+  /** A sequence whose call was cancelled while it fed a continuation's tokens: it leaves without a result. */
+  private drop(r: Running): void {
+    r.finish = 'length';
+    r.slot?.release();
+    r.slot = null;
   }
 
   /** Appends the chosen token to `r` and finishes it when it is done. */
@@ -505,6 +575,10 @@ export class GenerationScheduler {
 
   private finish(r: Running): void {
     const pooled = r.c.request.pooledAfterBlock !== undefined ? r.slot?.pooled : undefined;
+    if (r.c.request.keepState && r.slot && !r.call.settled) {
+      const slot = r.slot;
+      this.kept.keep(this.stateKey(r.c), slot, [...r.c.forced, ...r.tokens].slice(0, slot.length - slot.promptLength));
+    }
     r.slot?.release(); // its cache rows can take joining sequences
     r.slot = null;
     const call = r.call;
@@ -516,7 +590,7 @@ export class GenerationScheduler {
       finishReason: r.finish ?? 'length',
       cost: {
         generatedTokens: r.tokens.length,
-        blockApplications: r.c.route.length * (r.c.request.promptIds.length + r.tokens.length),
+        blockApplications: r.c.route.length * (chargedPromptTokens(r.c.request) + r.tokens.length),
       },
       ...(r.steps ? { tokenRecord: r.steps } : {}),
       ...(pooled ? { pooledState: Array.from(pooled) } : {}),
@@ -531,3 +605,4 @@ export class GenerationScheduler {
     call.resolve(call.results);
   }
 }
+

@@ -110,6 +110,8 @@ export interface ExecutorParts {
 export interface ExecutorStats extends KvStats {
   blockCalls: number;
   blockRows: number;
+  /** Tokens run through a block, summed over block calls: the block applications actually computed. */
+  blockTokens: number;
   /** Prompt rows that took a block's output from an identical row of the same call instead of running it. */
   sharedPrefixRows: number;
   /** Prompt rows that took a block's output from an earlier prefill of the same prompt (the prefix store). */
@@ -197,7 +199,7 @@ class PrefixStates {
 }
 
 export class RouteExecutor {
-  readonly stats: ExecutorStats = { blockCalls: 0, blockRows: 0, sharedPrefixRows: 0, storedPrefixRows: 0, kvGathers: 0, kvGatheredBytes: 0, kvRowMoves: 0, kvIdleRows: 0 };
+  readonly stats: ExecutorStats = { blockCalls: 0, blockRows: 0, blockTokens: 0, sharedPrefixRows: 0, storedPrefixRows: 0, kvGathers: 0, kvGatheredBytes: 0, kvRowMoves: 0, kvIdleRows: 0 };
   private readonly masks = new MaskCache();
   private readonly store: PromptPrefixStore;
   /** The last step queued: steps run one at a time, whoever calls them (the scheduler, a forward pass). */
@@ -446,6 +448,7 @@ export class RouteExecutor {
       : await session.run(feeds, { hidden_out: null, new_k: null, new_v: null, present_k: feeds.past_k, present_v: feeds.past_v });
     this.stats.blockCalls++;
     this.stats.blockRows += members.length;
+    for (const { row } of members) this.stats.blockTokens += row.count;
     const h = out.hidden_out.data as Float32Array;
     const newK = out.new_k.data as Float32Array;
     const newV = out.new_v.data as Float32Array;

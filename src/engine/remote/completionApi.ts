@@ -32,6 +32,10 @@ export interface CompletionRequestBody {
   token_record?: number;
   /** Extension: also return the prompt's mean residual after this block (the engine's pooledAfterBlock). */
   pooled_state_after_block?: number;
+  /** Extension: the prompt continues a generation of its first prompt_tokens ids, with its first generated_tokens tokens (the engine's continues). */
+  continues?: { prompt_tokens: number; generated_tokens: number };
+  /** Extension: keep this generation's state for requests that continue it (the engine's keepState). */
+  keep_state?: boolean;
 }
 
 export interface CompletionChoice {
@@ -80,3 +84,5 @@ export const LAYER_EXTENSIONS = ['route', 'silenced_mlp'] as const;
 export const PERTURBATION_EXTENSION = 'residual_perturbation';
 /** Announced apart likewise: a server without it refuses only the fork probe. */
 export const TOKEN_RECORD_EXTENSION = 'token_record';
+/** Announced apart likewise (the fork probe's branches continue the deployed generation): `continues` and `keep_state`. */
+export const CONTINUES_EXTENSION = 'continues';

@@ -9,6 +9,7 @@ import { RemoteServerError } from '../../common';
 import type { ModelTokenizer } from '../text/tokenizer';
 import type { Generation, GenerationRequest, TokenStep } from '../types';
 import type { CompletionResponseBody } from './completionApi';
+import { chargedPromptTokens } from '../decode/chargedPromptTokens';
 import { quoteValue } from './quoteValue';
 import { redactSecret } from './remoteErrors';
 
@@ -99,7 +100,7 @@ export function toGeneration(
     text,
     logprobs,
     finishReason: choice.finish_reason === 'length' ? 'length' : 'stop',
-    cost: { generatedTokens: generated, blockApplications: routeLength * (request.promptIds.length + generated) },
+    cost: { generatedTokens: generated, blockApplications: routeLength * (chargedPromptTokens(request) + generated) },
     ...(tokenRecord ? { tokenRecord } : {}),
     ...(request.pooledAfterBlock !== undefined ? { pooledState: pooledStateOf(choice.pooled_state, bad) } : {}),
   };

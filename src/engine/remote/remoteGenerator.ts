@@ -17,7 +17,7 @@ import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, InputError, RemoteServerError 
 import { loadModelTokenizer, type ModelTokenizer } from '../text/tokenizer';
 import { tokenizerFolder } from '../text/tokenizerFolder';
 import type { ChatMessage, Generation, GenerationRequest, PromptSource, TemplateKwargs, TextGenerator } from '../types';
-import { EXTENSIONS_VERSION, LAYER_EXTENSIONS, PERTURBATION_EXTENSION, TOKEN_RECORD_EXTENSION, type CompletionRequestBody, type CompletionResponseBody, type HealthBody } from './completionApi';
+import { EXTENSIONS_VERSION, LAYER_EXTENSIONS, PERTURBATION_EXTENSION, TOKEN_RECORD_EXTENSION, CONTINUES_EXTENSION, type CompletionRequestBody, type CompletionResponseBody, type HealthBody } from './completionApi';
 import { boundedFetch, readBounded } from './boundedFetch';
 import { toGeneration } from './completionResponse';
 import { checkApiKey, redactSecret, remoteError } from './remoteErrors';
@@ -91,6 +91,8 @@ interface Server {
   perturbation: boolean;
   /** It announced the token-record extension too. */
   tokenRecord: boolean;
+  /** It announced the continues extension too. */
+  continues: boolean;
   /** When each request now waiting on this server was sent (for the slow-server line). */
   waiting: Set<{ since: number }>;
   /** Its requests in flight across every generate call, at most --concurrency. */
@@ -145,7 +147,7 @@ export class RemoteGenerator implements TextGenerator {
         fetch: boundedFetch(),
       });
       const access = await announcedAccess(raw, config, url, limits);
-      servers.push({ url, client, layerAccess: access.layer, perturbation: access.perturbation, tokenRecord: access.tokenRecord, waiting: new Set(), slots: new ServerSlots(concurrency) });
+      servers.push({ url, client, layerAccess: access.layer, perturbation: access.perturbation, tokenRecord: access.tokenRecord, continues: access.continues, waiting: new Set(), slots: new ServerSlots(concurrency) });
     }
     const apiModel = options.apiModel ?? (await firstModel(servers[0], limits));
     const info: RemoteBackendInfo = {
@@ -204,6 +206,12 @@ export class RemoteGenerator implements TextGenerator {
       if (r.tokenRecord !== undefined && !this.servers.every((s) => s.tokenRecord)) {
         throw new InputError(
           `the fork probe needs the token_record extension (each generated token's entropy and most likely alternatives), which ${this.info.baseUrls.join(', ')} does not announce: ` +
+            'run it on the local engine, or serve the model with a `reach-audit serve --http` that offers it',
+        );
+      }
+      if (r.continues !== undefined && !this.servers.every((s) => s.continues)) {
+        throw new InputError(
+          `the fork probe's branches continue the deployed generation (the continues extension), which ${this.info.baseUrls.join(', ')} does not announce: ` +
             'run it on the local engine, or serve the model with a `reach-audit serve --http` that offers it',
         );
       }
@@ -267,6 +275,8 @@ export class RemoteGenerator implements TextGenerator {
       ...(request.tokenRecord !== undefined ? { token_record: request.tokenRecord } : {}),
       ...(request.perturbation ? { residual_perturbation: { after_block: request.perturbation.afterBlock, seed: request.perturbation.seed, scale: request.perturbation.scale, positions: request.perturbation.positions } } : {}),
       ...(request.pooledAfterBlock !== undefined ? { pooled_state_after_block: request.pooledAfterBlock } : {}),
+      ...(request.continues ? { continues: { prompt_tokens: request.continues.promptTokens, generated_tokens: request.continues.generatedTokens } } : {}),
+      ...(request.keepState ? { keep_state: true } : {}),
     };
     // Time spent waiting for a slot is this client's queue, not the server's slowness: the clock starts once it is sent.
     const release = await server.slots.acquire(signal);
@@ -341,8 +351,8 @@ async function withRetries<T>(server: Server, limits: Limits, signal: AbortSigna
 }
 
 /** Whether the server announced the layer extensions, and the residual-perturbation one besides. */
-async function announcedAccess(baseUrl: string, config: ModelConfig, url: string, limits: Limits): Promise<{ layer: boolean; perturbation: boolean; tokenRecord: boolean }> {
-  const none = { layer: false, perturbation: false, tokenRecord: false };
+async function announcedAccess(baseUrl: string, config: ModelConfig, url: string, limits: Limits): Promise<{ layer: boolean; perturbation: boolean; tokenRecord: boolean; continues: boolean }> {
+  const none = { layer: false, perturbation: false, tokenRecord: false, continues: false };
   let health: Partial<HealthBody> | undefined;
   try {
     // Our server shows its details only to a client with the token (a bare /health just says ok).
@@ -365,7 +375,7 @@ async function announcedAccess(baseUrl: string, config: ModelConfig, url: string
   if (ext.num_blocks !== config.numBlocks) {
     throw new InputError(`${url}: the server's model has ${ext.num_blocks} blocks, the local model folder's config.json says ${config.numBlocks}: not the same model`);
   }
-  return { layer: true, perturbation: ext.extensions.includes(PERTURBATION_EXTENSION), tokenRecord: ext.extensions.includes(TOKEN_RECORD_EXTENSION) };
+  return { layer: true, perturbation: ext.extensions.includes(PERTURBATION_EXTENSION), tokenRecord: ext.extensions.includes(TOKEN_RECORD_EXTENSION), continues: ext.extensions.includes(CONTINUES_EXTENSION) };
 }
 
 async function firstModel(server: Server, limits: Limits): Promise<string> {

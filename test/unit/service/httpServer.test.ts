@@ -73,6 +73,24 @@ describe('serve --http with the remote backend', () => {
     servers.forEach((s, i) => assert.ok(s.served() > before0[i], `server ${i} served nothing`));
   });
 
+  it("continues a generation from the server's kept state, with the in-process numbers (the continues extension)", async () => {
+    const remote = await RemoteGenerator.open({ modelDir: f.written.dir, baseUrls: [servers[0].url], checkSeed: false });
+    const prompt = promptIds(7, 21, V);
+    const [dep] = await remote.generate([{ promptIds: prompt, maxNewTokens: 9, decoding: { temperature: 0, topP: 1, seed: 0 }, keepState: true }]);
+    assert.ok(dep.tokens.length >= 4, 'the fixture generates tokens to fork inside');
+    const branch: GenerationRequest = {
+      promptIds: [...prompt, ...dep.tokens.slice(0, 3), (dep.tokens[3] + 1) % (V - 8)],
+      maxNewTokens: 5,
+      decoding: { temperature: 1, topP: 1, seed: 4 },
+      continues: { promptTokens: prompt.length, generatedTokens: 3 },
+    };
+    const hits = f.model.keptStates.hits;
+    const [got] = await remote.generate([branch]);
+    assert.equal(f.model.keptStates.hits, hits + 1, "the server started the branch from the deployed generation's state");
+    const [local] = await f.model.generate([branch]);
+    assert.deepEqual({ ...got, text: got.text }, local);
+  });
+
   it('cuts at stop strings as the engine does', async () => {
     const remote = await RemoteGenerator.open({ modelDir: f.written.dir, baseUrls: [servers[0].url], checkSeed: false });
     const probe = (await f.model.generate([{ promptIds: promptIds(5, 9, V), maxNewTokens: 12, decoding: { temperature: 0, topP: 1, seed: 0 } }]))[0];
@@ -96,6 +114,9 @@ describe('serve --http with the remote backend', () => {
       [{ prompt: [1, V + 5], max_tokens: 4 }, 400, /prompt/],
       [{ prompt: 'x'.repeat(10), max_tokens: 100_000 }, 400, /max_tokens/],
       [{ prompt: [1, 2], max_tokens: 4, temperature: 'hot' }, 400, /temperature: expected a finite number/],
+      [{ prompt: [1, 2, 3], max_tokens: 4, continues: { prompt_tokens: 'a', generated_tokens: 0 } }, 400, /^continues: expected an object \{prompt_tokens, generated_tokens\}/],
+      [{ prompt: [1, 2], max_tokens: 4, continues: { prompt_tokens: 2, generated_tokens: 0 } }, 400, /continues: .* at least one of the 2 prompt ids to add/],
+      [{ prompt: [1, 2], max_tokens: 4, keep_state: 'yes' }, 400, /^keep_state: expected true or false/],
       ['not an object', 400, /JSON object/],
     ];
     for (const [body, status, message] of cases) {
