@@ -7,9 +7,10 @@
  * seeded random positions (the random arm, the null that says whether entropy finds forks better
  * than chance).
  *
- * A branch is a fresh generation whose prompt is the question's prompt, the deployed prefix and the
- * forced token: the engine's prompt cache is keyed by whole prompts, so a branch prefills its prefix
- * again rather than sharing the deployed sequence's KV cache (the same numbers, at a prefill's cost).
+ * A branch continues the deployed generation: the question's prompt, the deployed prefix and the
+ * forced token, the prefix's caches taken from the deployed sequence itself (the engine keeps its
+ * state, `keepState`), so a branch computes only the forced token and what it generates, with the
+ * numbers the deployment had at that position.
  */
 import type { Decoding, Generation, GenerationRequest } from '../../engine';
 import { InputError } from '../../common';
@@ -101,9 +102,17 @@ export function chooseSites(sites: readonly ForkSite[], count: number, random: (
   return [...chosen.entries()].sort((a, b) => a[0] - b[0]).map(([i, arms]) => ({ site: sites[i], arms }));
 }
 
-/** The branch at `position` with `token` forced: the prompt, the deployed prefix and the token, with what is left of the budget. */
+/**
+ * The branch at `position` with `token` forced: the prompt, the deployed prefix and the token, with
+ * what is left of the budget. It continues the deployed generation, so the engine starts it from
+ * the deployed sequence's own caches at `position` (kept by its `keepState`).
+ */
 export function forkRequest(d: Deployment, promptIds: readonly number[], deployedTokens: readonly number[], position: number, token: number, decoding: Decoding): GenerationRequest {
-  return { ...deploymentRequest(d, [...promptIds, ...deployedTokens.slice(0, position), token], decoding), maxNewTokens: d.maxNewTokens - position - 1 };
+  return {
+    ...deploymentRequest(d, [...promptIds, ...deployedTokens.slice(0, position), token], decoding),
+    maxNewTokens: d.maxNewTokens - position - 1,
+    continues: { promptTokens: promptIds.length, generatedTokens: position },
+  };
 }
 
 export interface ForkQuestion {

@@ -198,7 +198,11 @@ export async function auditQuestions(
     // The fork probe reads the deployed output's token record; without it the request is as it always was.
     const fork = settings.forkProbe;
     const deploymentAsked = deploymentRequest(d, ids, deployed(q.id), deploymentExtras(settings));
-    if (fork) deploymentAsked.tokenRecord = fork.k;
+    if (fork) {
+      deploymentAsked.tokenRecord = fork.k;
+      // Its caches are kept for the branches, which start from them.
+      deploymentAsked.keepState = true;
+    }
     const [[deployedOut], probeRuns, poolOut] = await Promise.all([
       logged !== undefined ? [loggedGeneration(logged)] : generate('deployment', q, [deploymentAsked], priority),
       Promise.all(settings.probes.map((spec) => probe(spec, q, ids, priority))),

@@ -2,7 +2,7 @@
  * The fork probe: how B is spent, which positions each arm forks at, and, on a real engine model
  * against the float64 reference, that a branch starts with the forced alternative after exactly the
  * deployed prefix and continues as a fresh greedy generation from that prefix does (KV-correct,
- * whatever shares its batch); the run summary's counts and when it gives a paired verdict.
+ * whatever shares its batch), starting from the deployed sequence's own caches; the run summary's counts and when it gives a paired verdict.
  */
 import { describe, it, before } from 'node:test';
 import * as assert from 'node:assert/strict';
@@ -71,9 +71,10 @@ describe('fork branches on a real model (float64 reference)', () => {
     const prompt = promptIds(6, 4, spec.vocabSize);
     const plan = forkPlan(16, 2);
     const d: Deployment = { ...DEFAULT_DEPLOYMENT, maxNewTokens: 10 };
-    const [dep] = await f.model.generate([{ promptIds: prompt, maxNewTokens: d.maxNewTokens, decoding: { temperature: 0, topP: 1, seed: 0 }, tokenRecord: plan.k }]);
+    const [dep] = await f.model.generate([{ promptIds: prompt, maxNewTokens: d.maxNewTokens, decoding: { temperature: 0, topP: 1, seed: 0 }, tokenRecord: plan.k, keepState: true }]);
     const record = deployedTokensOf(dep, plan.k, (ids) => f.model.decode(ids));
     const asked: GenerationRequest[] = [];
+    const hits = f.model.keptStates.hits;
     const result = await forkProbe({
       promptIds: prompt,
       deployed: dep,
@@ -90,6 +91,7 @@ describe('fork branches on a real model (float64 reference)', () => {
       grade: (text) => ({ correct: text.length % 2 === 0, answer: null, truncated: false }),
     });
     assert.ok(result.forks.length >= 2, 'forks were tried');
+    assert.equal(f.model.keptStates.hits - hits, asked.length, "every branch started from the deployed sequence's kept caches");
     assert.ok(result.cost.generations <= plan.budget);
     for (const [i, fork] of result.forks.entries()) {
       const greedyAsked = asked[2 * i];
@@ -100,7 +102,9 @@ describe('fork branches on a real model (float64 reference)', () => {
       assert.ok(record.steps[fork.position].top.some(([t]) => t === fork.alternative.token), 'the alternative is one of the recorded most likely tokens');
       // The continuation equals full recomputation's greedy continuation from that prefix.
       const want = f.ref.greedy([...prompt, ...prefix, fork.alternative.token], greedyAsked.maxNewTokens, { eosIds: f.model.eosIds });
-      const [fresh] = await f.model.generate([greedyAsked]);
+      assert.deepEqual(greedyAsked.continues, { promptTokens: prompt.length, generatedTokens: fork.position }, 'it continues the deployed generation');
+      const { continues: _, ...freshAsked } = greedyAsked;
+      const [fresh] = await f.model.generate([freshAsked]);
       assert.equal(fork.greedy.continuation, f.model.decode(want), `fork ${i}: greedy continuation`);
       assert.equal(fork.greedy.continuation, fresh.text);
       assert.equal(greedyAsked.maxNewTokens, d.maxNewTokens - fork.position - 1, 'the forced token counts against the budget');
