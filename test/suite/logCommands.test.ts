@@ -167,7 +167,7 @@ suite('Add Probes to This Log… and Regrade Run…', function () {
     assert.equal(result.how, 'done', result.message);
     assert.ok(result.runDir && fs.existsSync(path.join(result.runDir, 'summary.json')));
     made.push(result.runDir);
-    const manifest = manifestOf(result.runDir) as ReturnType<typeof manifestOf> & { regradedFrom?: string };
+    const manifest = manifestOf(result.runDir);
     assert.equal(manifest.regradedFrom, path.resolve(imported));
     assert.equal(manifest.grading?.correctBy, 'strict');
     // Question 2 stated its answer without the marker: correct before, not now.

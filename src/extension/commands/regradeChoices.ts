@@ -4,7 +4,7 @@
  * changed, or what is missing and how to give it. Pure: no vscode, no file system.
  */
 import { CORRECT_BY, DEFAULT_GRADING, TRUNCATED_RULES } from '../../audit/answers';
-import type { GradingSettings, QuestionRecord } from '../../contract';
+import type { GradingSettings } from '../../contract';
 
 export type TruncatedRule = GradingSettings['truncated'];
 export type CorrectBy = GradingSettings['correctBy'];
@@ -56,8 +56,14 @@ export function correctByItems(current: CorrectBy | undefined): ChoiceItem<Corre
   return ordered(CORRECT_BY, DEFAULT_GRADING.correctBy).map((value) => ({ label: value, description: `${CORRECT_BY_TEXT[value]}${mark(value, DEFAULT_GRADING.correctBy, current)}`, value }));
 }
 
+/** What runHasThoughts reads of a record (a QuestionRecord is one): whether its outputs had a thought. */
+export interface ThoughtsOf {
+  realized: { thought?: unknown };
+  probes?: Readonly<Record<string, { attempts?: readonly { thought?: unknown }[] }>>;
+}
+
 /** Some output of the run had a thought (a reasoning model), or its markers were the tokenizer's or given: the markers are worth asking. */
-export function runHasThoughts(thinking: GradingSettings['thinking'], records: readonly QuestionRecord[]): boolean {
+export function runHasThoughts(thinking: GradingSettings['thinking'], records: readonly ThoughtsOf[]): boolean {
   if (thinking && thinking.from !== 'default') return true;
   return records.some((r) => r.realized.thought !== undefined || Object.values(r.probes ?? {}).some((p) => p.attempts?.some((a) => a.thought !== undefined)));
 }

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { correctByItems, markersProblem, regradeArgs, regradeFailure, regradeOutcomeText, runHasThoughts, truncatedItems } from '../../../src/extension/commands/regradeChoices';
-import type { QuestionRecord } from '../../../src/contract';
+import { correctByItems, markersProblem, regradeArgs, regradeFailure, regradeOutcomeText, runHasThoughts, truncatedItems, type ThoughtsOf } from '../../../src/extension/commands/regradeChoices';
 
 test("each grading picker lists the default first and marks the run's own choice", () => {
   assert.deepEqual(truncatedItems('lenient').map((i) => [i.value, /\(default\)$/.test(i.description), /this run's/.test(i.description)]), [['strict', true, false], ['lenient', false, true]]);
@@ -12,12 +11,12 @@ test("each grading picker lists the default first and marks the run's own choice
 });
 
 test('thinking markers are asked of a run with a thought, or whose markers were not the default', () => {
-  const record = (thought?: 'finished') => ({ realized: { output: 'x', ...(thought ? { thought } : {}) }, probes: { sample: { attempts: [{ output: 'y' }] } } }) as unknown as QuestionRecord;
+  const record = (thought?: 'finished'): ThoughtsOf => ({ realized: { ...(thought ? { thought } : {}) }, probes: { sample: { attempts: [{}] } } });
   assert.equal(runHasThoughts(undefined, [record()]), false);
   assert.equal(runHasThoughts({ open: '<think>', close: '</think>', from: 'default', startsInThought: false }, [record()]), false);
   assert.equal(runHasThoughts(undefined, [record('finished')]), true);
   assert.equal(runHasThoughts({ open: '<t>', close: '</t>', from: 'tokenizer', startsInThought: false }, [record()]), true);
-  const inAttempt = { realized: { output: 'x' }, probes: { sample: { attempts: [{ output: 'y', thought: 'unfinished' }] } } } as unknown as QuestionRecord;
+  const inAttempt: ThoughtsOf = { realized: {}, probes: { sample: { attempts: [{ thought: 'unfinished' }] } } };
   assert.equal(runHasThoughts(undefined, [inAttempt]), true);
   assert.equal(markersProblem('<think>,</think>'), undefined);
   assert.match(markersProblem('<think>') ?? '', /separated by a comma/);
