@@ -108,4 +108,6 @@ export type WebviewMessage =
   | { type: 'openDetail'; runId: string; id: string }
   | { type: 'persistState'; state: PanelUiState }
   /** Copy the run's command line (the host writes the clipboard: a webview may not). */
-  | { type: 'copyCommand'; runId: string };
+  | { type: 'copyCommand'; runId: string }
+  /** An imported run's Add Probes to This Log… (the host asks the model, the dataset and the probes). */
+  | { type: 'addProbes'; runId: string };

@@ -32,6 +32,7 @@ import { registerServerKeyCommands, storedServerKey } from './commands/serverKey
 import { RunInView } from './runInView';
 import { InterruptedRuns } from './commands/interruptedRuns';
 import { registerImportLogCommand } from './commands/importLog';
+import { registerRegradeCommand } from './commands/regradeRun';
 import { readRun, type RunEntry } from './sidebar/runListing';
 
 export const RUNS_VIEW_ID = 'reachAudit.runs';
@@ -265,6 +266,17 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
         records.invalidate();
       },
       showRun: (folder) => panel.show(folder),
+    }),
+    registerRegradeCommand({
+      cliPath: context.asAbsolutePath(path.join('dist', 'cli.js')),
+      output,
+      refresh: async () => {
+        await runs.refresh();
+        records.invalidate();
+      },
+      showRun: (folder) => panel.show(folder),
+      selectedRun: () => inView.folder ?? selectedRun(),
+      runFolders,
     }),
     ...registerRunFolderCommands({
       state: context.workspaceState,

@@ -36,9 +36,9 @@ export interface OptionSpec {
   readonly selection?: true;
   /**
    * Command line only: a shard is one process's share of a run spread over machines, which an
-   * engine-service request (the extension's audit) does not take; nor does it take a log's outputs
-   * in place of the deployment's (--realized-from). Remote servers are request
-   * options: the engine process opens them instead of loading the weights.
+   * engine-service request (the extension's audit) does not take. A log's outputs in place of the
+   * deployment's (--realized-from) and remote servers are request options: the extension's Add
+   * Probes to This Log… sends the one, and the engine process opens the servers instead of loading the weights.
    */
   readonly cliOnly?: true;
 }
@@ -293,7 +293,6 @@ export const AUDIT_OPTIONS = {
     kind: 'string',
     arg: 'LOG',
     path: true,
-    cliOnly: true,
     help:
       "the deployment's outputs read from a harness log (lm-eval samples, Inspect .eval/.json, lighteval\n" +
       'details) or a folder made by reach-audit import, instead of generated; questions matched by id,\n' +

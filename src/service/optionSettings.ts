@@ -78,6 +78,7 @@ export const OPTIONS_REACHED_OTHERWISE: Readonly<Partial<Record<keyof typeof AUD
   out: 'the extension names each run\'s folder under .reach-audit/runs; All options… sets it for one run',
   name: 'All options… sets a run name for one run (the default is <model>-<dataset>)',
   resume: 'the Resume button of a stopped run',
+  realizedFrom: 'Add Probes to This Log… (the Runs view\'s menu on an imported run, or its panel) audits a model on the outputs of an imported log',
   shard: 'scale-out across machines is the command line\'s; open the merged run with Open Run Folder…',
   apiKeyEnv: 'the server API key is kept in VS Code\'s secret storage (Reach Audit: Set Server API Key…), never in settings',
 };

@@ -85,6 +85,8 @@ suite('Untrusted workspace', function () {
       ['reachAudit.findWhereAnswerIsLost', { file: data, line: 1, options }],
       ['reachAudit.findWhereAnswerForks', { file: data, line: 1, options }],
       ['reachAudit.watchTrainingRun', { dir: workspace, data, options, untilIdle: 0 }],
+      ['reachAudit.addProbesToLog', { runDir: path.join(runsDir, BASE_RUN), model, data, probes: ['sample:2'] }],
+      ['reachAudit.regradeRun', { runDir: path.join(runsDir, BASE_RUN), gradeTruncated: 'strict', correctBy: 'stated' }],
     ];
     for (const [command, arg] of refusals) {
       const result = await vscode.commands.executeCommand<CommandResult>(command, arg);

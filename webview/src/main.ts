@@ -88,6 +88,10 @@ class AuditPanel {
   private readonly title = h('h1', { class: 'run-title' }, 'Reach Audit');
   private readonly subtitle = h('div', { class: 'run-subtitle muted' });
   private readonly runCommand = new RunCommandView(() => this.run && this.post({ type: 'copyCommand', runId: this.run.data.runId }));
+  /** An imported run: its questions were not probed; Add Probes to This Log… probes them (the host asks what with). */
+  private readonly importedNote = h('span', { class: 'imported-note-text muted' });
+  private readonly addProbes = h('vscode-button', { class: 'add-probes', appearance: 'secondary', title: 'Run probes on the model this log was made with; its logged outputs stay the deployed answers' }, 'Add Probes to This Log…');
+  private readonly imported = h('div', { class: 'imported-note', hidden: true }, this.importedNote, this.addProbes);
   private readonly statusBox = h('div', { class: 'run-status', role: 'status', 'aria-live': 'polite' });
   private readonly headline = h('div', { class: 'headline', 'aria-label': 'Headline numbers' });
   private readonly search: HTMLElement;
@@ -165,6 +169,8 @@ class AuditPanel {
     });
     this.fillFilterOptions();
 
+    this.addProbes.addEventListener('click', () => this.run && this.post({ type: 'addProbes', runId: this.run.data.runId }));
+
     const exportCsv = h('vscode-button', { class: 'export-csv', appearance: 'secondary', disabled: true }, 'Export CSV');
     exportCsv.addEventListener('click', () => this.requestExport('csv'));
     const exportJson = h('vscode-button', { class: 'export-json', appearance: 'secondary', disabled: true }, 'Export JSON');
@@ -205,7 +211,7 @@ class AuditPanel {
     replaceChildren(
       root,
       h('header', { class: 'topbar' },
-        h('div', { class: 'run-heading' }, this.title, this.subtitle, this.runCommand.element),
+        h('div', { class: 'run-heading' }, this.title, this.subtitle, this.imported, this.runCommand.element),
         this.statusBox,
         h('div', { class: 'topbar-actions' }, exportCsv, exportJson)),
       this.headline,
@@ -217,6 +223,15 @@ class AuditPanel {
     window.addEventListener('message', (event: MessageEvent<HostMessage>) => this.onMessage(event.data));
     new MutationObserver(() => this.charts.retheme()).observe(document.body, { attributes: true, attributeFilter: ['class'] });
     this.post({ type: 'ready' });
+  }
+
+  /** The imported-log note: the harness (text only: it is the log's), and that no probe ran on its questions. */
+  private showImported(manifest: RunData['manifest']): void {
+    const imported = manifest?.imported;
+    this.imported.hidden = !imported;
+    if (!imported) return;
+    const tool = typeof imported.tool === 'string' && imported.tool !== '' ? imported.tool : 'a harness';
+    this.importedNote.textContent = `Imported from ${tool}'s log: its outputs are the deployed answers; no probe ran on its questions (not probed).`;
   }
 
   private post(message: WebviewMessage): void {
@@ -298,6 +313,7 @@ class AuditPanel {
     if (this.base) parts.push(`compared with ${this.base.data.label ?? this.base.data.runId}`);
     this.subtitle.textContent = parts.join(' · ');
     this.runCommand.show(data.reproduce);
+    this.showImported(manifest);
 
     // A stored comparison filter comes back only if this comparison has that count.
     this.useSelection(this.state.compareFilter);

@@ -67,8 +67,8 @@ export class AuditChoices {
     return this.state.get<string[]>(PROBES_KEY);
   }
 
-  /** The active editor's dataset file, else a pick among the workspace's .jsonl/.json/.parquet files. */
-  async dataset(): Promise<string | undefined> {
+  /** The active editor's dataset file, else a pick among the workspace's .jsonl/.json/.parquet files (`placeHolder`: what the file is for). */
+  async dataset(placeHolder = 'The benchmark file to audit (GSM8K, MATH, ARC, MMLU: JSON lines, JSON or parquet)'): Promise<string | undefined> {
     const active = vscode.window.activeTextEditor?.document.uri;
     if (isDatasetFile(active)) return active.fsPath;
     // Not a model folder's files (config, tokenizer, shard index) nor a run's: they are no benchmark.
@@ -78,7 +78,7 @@ export class AuditChoices {
       .map((uri) => ({ label: vscode.workspace.asRelativePath(uri), file: uri.fsPath }))
       .sort((a, b) => (a.file === last ? -1 : b.file === last ? 1 : a.label.localeCompare(b.label)));
     items.push({ label: '$(folder-opened) Browse…', description: 'a dataset file outside the list' });
-    const pick = await vscode.window.showQuickPick(items, { ...STAYS_OPEN, title: 'Reach Audit: dataset', placeHolder: 'The benchmark file to audit (GSM8K, MATH, ARC, MMLU: JSON lines, JSON or parquet)' });
+    const pick = await vscode.window.showQuickPick(items, { ...STAYS_OPEN, title: 'Reach Audit: dataset', placeHolder });
     if (!pick) return undefined;
     let file = pick.file;
     if (!file) {
@@ -107,12 +107,11 @@ export class AuditChoices {
 
   /**
    * Asks for a model folder (a Hugging Face folder with config.json and safetensors): the last pick,
-   * the bundled demo pair or Browse…; remembers it.
+   * the bundled demo pair or Browse…; remembers it. `what`: the picker's title, where it asks for a particular model.
    */
-  async pickModel(role: ModelRole): Promise<string | undefined> {
-    const what = role === 'model' ? 'Model folder' : role === 'base' ? 'Base checkpoint folder' : 'Trained checkpoint folder';
+  async pickModel(role: ModelRole, what = role === 'model' ? 'Model folder' : role === 'base' ? 'Base checkpoint folder' : 'Trained checkpoint folder'): Promise<string | undefined> {
     const demo = this.demoDir !== undefined && fs.existsSync(path.join(this.demoDir, 'base', 'config.json')) ? this.demoDir : undefined;
-    const pick = await vscode.window.showQuickPick(modelPickItems(role, demo, this.rememberedModel(role)), { ...STAYS_OPEN, title: `Reach Audit: ${what.toLowerCase()}`, placeHolder: 'The model to audit: the bundled demo, or a folder of your own (Browse…)', matchOnDetail: true });
+    const pick = await vscode.window.showQuickPick(modelPickItems(role, demo, this.rememberedModel(role)), { ...STAYS_OPEN, title: `Reach Audit: ${what.charAt(0).toLowerCase()}${what.slice(1)}`, placeHolder: 'The model to audit: the bundled demo, or a folder of your own (Browse…)', matchOnDetail: true });
     if (!pick) return undefined;
     if (pick.folder !== undefined) {
       await this.rememberModel(role, pick.folder);

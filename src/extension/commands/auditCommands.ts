@@ -27,6 +27,10 @@ import type { RunInView } from '../runInView';
 import { resumePlan } from './resumeOptions';
 import { harnessLogKind, IMPORT_LOG_COMMAND } from './importLog';
 import { alreadyUnreached, alreadyUnreachedText, noRepairReason } from './repairScanOutcome';
+import { addProbesOptions, logSelection, missingQuestionsText, probedRunName } from './addProbesPlan';
+import { readDataset } from '../../service';
+import { readManifest } from '../../audit/store';
+import { writeHtmlExport } from '../panel/htmlExport';
 
 export const COMMANDS = {
   runAudit: 'reachAudit.runAudit',
@@ -44,6 +48,7 @@ export const COMMANDS = {
   showQuestion: 'reachAudit.showQuestion',
   showLog: 'reachAudit.showLog',
   resumeRun: 'reachAudit.resumeRun',
+  addProbes: 'reachAudit.addProbesToLog',
 } as const;
 
 /** Questions the bundled-demo command audits (the first ones of the demo benchmark). */
@@ -62,8 +67,18 @@ export interface QuestionArgs {
 }
 export interface ExportArgs {
   runDir?: string;
-  format?: 'csv' | 'json';
+  format?: 'csv' | 'json' | 'html';
   file?: string;
+}
+/** Add Probes to This Log…: the imported run (else the Runs view's row, else a pick), and what would be asked. */
+export interface AddProbesArgs {
+  runDir?: string;
+  run?: { folder?: unknown };
+  model?: string;
+  data?: string;
+  /** Given: the later steps (selectors, options) are not asked either. */
+  probes?: string[];
+  options?: Partial<AuditRequestOptions>;
 }
 
 export interface CommandResult {
@@ -408,6 +423,100 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     return runLive({ type: 'audit', options: plan.options }, `Reach Audit: resuming ${path.basename(runDir)}`, plan.dataset);
   }
 
+  /** The imported run Add Probes works on: the argument, else a pick among the workspace's imported runs (the one in view first). */
+  async function importedRunOf(given: AddProbesArgs, arg: unknown): Promise<string | undefined> {
+    const named = typeof arg === 'string' ? arg : typeof given.runDir === 'string' ? given.runDir : typeof given.run?.folder === 'string' ? given.run.folder : undefined;
+    if (named) return named;
+    const imported = (await deps.runFolders()).filter((f) => {
+      try {
+        return readManifest(f).imported !== undefined;
+      } catch {
+        return false;
+      }
+    });
+    if (imported.length === 0) {
+      void vscode.window.showInformationMessage('Reach Audit: no imported run in this workspace. Import an evaluation log first (lm-eval samples, an Inspect log, lighteval details).', 'Import Evaluation Log…').then((a) => {
+        if (a) void vscode.commands.executeCommand(IMPORT_LOG_COMMAND);
+      });
+      return undefined;
+    }
+    const inView = deps.inView.folder;
+    const ordered = [...imported].sort((a, b) => Number(path.resolve(b) === inView) - Number(path.resolve(a) === inView));
+    const pick = await vscode.window.showQuickPick(
+      ordered.map((folder) => {
+        const m = readManifest(folder);
+        return { label: m.name, description: `${m.imported?.tool ?? 'log'} · ${m.dataset.questions} questions${path.resolve(folder) === inView ? ' · in view' : ''}`, detail: folder, folder };
+      }),
+      { ignoreFocusOut: true, title: 'Reach Audit: the imported log to add probes to', matchOnDetail: true },
+    );
+    return pick?.folder;
+  }
+
+  /**
+   * Add Probes to This Log… (the Runs view's menu on an imported run, its panel, the palette): an
+   * audit whose deployment outputs are the log's (--realized-from the imported run) while the
+   * probes run on the model the log was made with, on the log's questions. Asks what Run Audit
+   * asks where it applies (model, dataset, probes and budgets, selectors, options), then runs live
+   * like any audit: progress, Cancel, Resume, the new run in view.
+   */
+  async function addProbes(arg?: unknown): Promise<CommandResult> {
+    if (!trusted()) return { how: 'untrusted' };
+    const given: AddProbesArgs = isArgObject(arg) ? (arg as AddProbesArgs) : {};
+    const closedAt = (step: string): CommandResult => closedStep('Add Probes to This Log', step);
+    const runDir = await importedRunOf(given, arg);
+    if (!runDir) return closedAt('imported run');
+    let manifest;
+    try {
+      manifest = readManifest(runDir);
+    } catch (err) {
+      const message = `cannot read ${path.join(runDir, 'manifest.json')}: ${(err as Error).message}`;
+      void vscode.window.showErrorMessage(`Reach Audit: ${message}`);
+      return { runDir, how: 'failed', message };
+    }
+    if (!manifest.imported) {
+      const message = `${path.basename(runDir)} was not imported from a log: its outputs are the audit's own. Add Probes works on a run made by Import Evaluation Log….`;
+      void vscode.window.showWarningMessage(`Reach Audit: ${message}`);
+      return { runDir, how: 'failed', message };
+    }
+    const settings = readAuditSettings();
+    const logModel = manifest.imported.model ? ` (the log names ${manifest.imported.model})` : '';
+    const model = given.model ?? (await choices.pickModel('model', `the model folder ${manifest.name} was made with${logModel}`));
+    if (!model) return closedAt('model');
+    const data = given.data ?? (await choices.dataset('The benchmark file the log\'s questions come from (matched by id)'));
+    if (!data) return closedAt('dataset');
+    // The log's questions in that file, before a model loads: a wrong file is said here, with the fix.
+    const logIds = loadRunFolder(runDir).data.records.map((r) => String(r.id));
+    let datasetIds: string[];
+    try {
+      datasetIds = (await readDataset({ ...runOptionsOf(settings), ...given.options, data })).questions.map((q) => q.id);
+    } catch (err) {
+      const message = (err as Error).message;
+      void vscode.window.showErrorMessage(`Reach Audit: cannot read ${path.basename(data)}: ${message}`);
+      return { runDir, how: 'failed', message };
+    }
+    const chosen = logSelection(datasetIds, logIds);
+    if ('missing' in chosen) {
+      const message = missingQuestionsText(chosen.missing, logIds.length, data);
+      void vscode.window.showErrorMessage(`Reach Audit: ${message}`, 'Pick Another Dataset').then((a) => {
+        if (a) void vscode.commands.executeCommand(COMMANDS.addProbes, { ...given, runDir, model, data: undefined });
+      });
+      return { runDir, how: 'failed', message };
+    }
+    const probes = given.probes ?? (await choices.probes(settings.probes));
+    if (!probes) return closedAt('probes');
+    let asked: Partial<AuditRequestOptions> = {};
+    if (!given.probes) {
+      const select = await choices.selectors(probes, settings.selectors);
+      if (!select) return closedAt('answer-blind selection');
+      const options = await choices.runOptions({ ...runOptionsOf(settings), select, probes });
+      if (!options) return closedAt('options');
+      asked = { select, ...options };
+    }
+    if (settings.problems.length > 0) void vscode.window.showWarningMessage(`Reach Audit: settings left out (wrong type): ${settings.problems.join('; ')}`);
+    const options = addProbesOptions({ ...runOptionsOf(settings), ...asked, ...given.options, probes, workspace: given.options?.workspace ?? workspaceFolder() }, runDir, chosen.selection, model, data, probedRunName(manifest.name));
+    return runLive({ type: 'audit', options }, `Reach Audit: adding probes to ${manifest.name} (${probes.join(', ')} on ${path.basename(model)})`, data);
+  }
+
   /** The run a command is about: the argument, the Runs view's selection, or the newest run. */
   async function targetRun(arg: unknown): Promise<string | undefined> {
     if (isArgObject(arg)) {
@@ -440,15 +549,43 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     if (!runDir) return undefined;
     const run = loadRunFolder(runDir);
     const format = given.format ?? (await vscode.window.showQuickPick(
-      [{ label: 'CSV', description: 'one row per question', format: 'csv' as const }, { label: 'JSON', description: 'the full records', format: 'json' as const }],
+      [
+        { label: 'CSV', description: 'one row per question', format: 'csv' as const },
+        { label: 'JSON', description: 'the full records', format: 'json' as const },
+        { label: 'HTML Report', description: 'every rate with its n and interval, the charts and the questions, in one page (reach-audit report --html)', format: 'html' as const },
+      ],
       { title: `Export ${run.data.label ?? run.data.runId}` },
     ))?.format;
     if (!format) return undefined;
+    if (format === 'html') return exportHtmlReport(runDir, given.file);
     if (given.file) {
       writeExport(run, format, given.file);
       return given.file;
     }
     return exportRecordsInteractively(run, format);
+  }
+
+  /** The run's HTML report, saved where the user says (beside the run by default) and offered to open. */
+  async function exportHtmlReport(runDir: string, file?: string): Promise<string | undefined> {
+    let target = file;
+    if (!target) {
+      const where = fs.existsSync(runDir) ? runDir : workspaceFolder() ?? path.dirname(runDir);
+      target = (await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.file(path.join(where, `${path.basename(runDir)}-report.html`)), filters: { HTML: ['html'] }, title: `Export ${path.basename(runDir)} as an HTML report` }))?.fsPath;
+    }
+    if (!target) return undefined;
+    try {
+      writeHtmlExport(runDir, target);
+    } catch (err) {
+      void vscode.window.showErrorMessage(`Reach Audit: cannot write the report ${target}: ${(err as Error).message}`);
+      return undefined;
+    }
+    if (!file) {
+      const saved = target;
+      void vscode.window.showInformationMessage(`Reach Audit: the HTML report of ${path.basename(runDir)} is in ${saved}.`, 'Open in Browser').then((a) => {
+        if (a) void vscode.env.openExternal(vscode.Uri.file(saved));
+      });
+    }
+    return target;
   }
 
   async function selectModel(): Promise<string | undefined> {
@@ -502,5 +639,6 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     r(COMMANDS.showQuestion, showQuestion),
     r(COMMANDS.showLog, () => session.output.show()),
     r(COMMANDS.resumeRun, resumeRun),
+    r(COMMANDS.addProbes, addProbes),
   ];
 }

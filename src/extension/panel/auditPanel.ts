@@ -247,6 +247,12 @@ export class AuditPanelHost implements vscode.Disposable {
         void vscode.window.showInformationMessage('Reach Audit: the command line that audits this run again is on the clipboard.');
         return;
       }
+      case 'addProbes': {
+        const shown = this.shown;
+        if (!shown || message.runId !== shown.run.data.runId || !shown.run.data.manifest?.imported) return;
+        await vscode.commands.executeCommand('reachAudit.addProbesToLog', { runDir: shown.run.folder });
+        return;
+      }
       case 'persistState':
         // The page keeps its own state (setState); nothing to store on this side.
         return;

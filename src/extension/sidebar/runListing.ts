@@ -39,6 +39,8 @@ export interface RunEntry {
   outside?: true;
   /** What the run ran, from its manifest: "routes:16, search:16 · repair scan · depth probe". */
   ran?: string;
+  /** Made by `reach-audit import` from a harness log (its manifest's `imported`): Add Probes to This Log… is offered on it. */
+  imported?: true;
 }
 
 /** What a manifest says the run ran (its probes with budgets, the repair scan, the depth probe), read leniently. */
@@ -112,6 +114,7 @@ export async function readRun(folder: string): Promise<RunEntry> {
     entry.model = pathField(fields, 'model');
     entry.dataset = pathField(fields, 'dataset');
     entry.ran = ranText(fields);
+    if (isObject(fields.imported)) entry.imported = true;
     try {
       entry.command = commandLineOf(validateManifest(fields, 'manifest.json'))?.command;
     } catch {

@@ -9,6 +9,7 @@ import { listOpenedFolder } from './openedRuns';
 import { countedText, formatCountOrRate, formatHeadlineLine, isCountedRun, type RunHeadline } from './runHeadline';
 import { listRuns, readRun, RUNS_FOLDER, type RunEntry } from './runListing';
 import { runDistinctions } from './runDistinctions';
+import { runContextValue } from './runContextValue';
 import { loadRunFolder } from '../panel/runData';
 import { groupQuestions, STATE_TITLES, type QuestionRef } from '../editor/runQuestionGroups';
 import { liveCountText, type LiveCount } from './liveCountText';
@@ -252,8 +253,7 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
         item.tooltip = runTooltip(node.run);
         // Unfinished: still running, or stopped and resumable with --resume; the files cannot tell which.
         item.iconPath = new vscode.ThemeIcon(node.run.problems.length ? 'warning' : node.run.headline ? 'beaker' : 'history');
-        // Unfinished (no summary.json, not going now): Resume continues it in its folder.
-        item.contextValue = `${node.run.finished || live ? 'reachAudit.run' : 'reachAudit.unfinishedRun'}${node.run.outside ? '.outside' : ''}`;
+        item.contextValue = runContextValue(node.run, live !== undefined);
         return item;
       }
       case 'metric': {

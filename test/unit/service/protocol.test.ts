@@ -81,11 +81,11 @@ describe('requests', () => {
   });
 
   // --json is about printing (not an audit option); a shard is for the command line (one process's
-  // share of a run spread over machines), and so is --realized-from (a log's outputs in place of the
-  // deployment's, which VS Code does not offer), and so is --template-date (pinning the chat template's
+  // share of a run spread over machines), and so is --template-date (pinning the chat template's
   // day for shards started apart; an audit VS Code starts takes today's, a resume the run's).
-  // Remote servers are request options: the engine process opens them.
-  const COMMAND_LINE_ONLY = ['template-date', 'realized-from', 'shard'];
+  // Remote servers are request options: the engine process opens them; so is --realized-from (VS
+  // Code's Add Probes to This Log… sends it).
+  const COMMAND_LINE_ONLY = ['template-date', 'shard'];
   test('every flag of `reach-audit audit` has a request option (except the command-line-only ones), and --help names it', () => {
     const sample: Record<OptionSpec['kind'], { value: unknown; text: string | string[] | boolean }> = {
       string: { value: 'x', text: 'x' },
