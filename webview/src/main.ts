@@ -4,6 +4,7 @@
  * keeps the UI state across hide/show.
  */
 import { RunCommandView } from './headline/runCommandView';
+import { ResumeView } from './headline/resumeView';
 import {
   provideVSCodeDesignSystem,
   vsCodeButton,
@@ -27,7 +28,7 @@ import { activeTab, isChecked, setActiveTab, setChecked, setValue, valueOf } fro
 import { renderHeadline } from './headline/headline';
 import { smallSampleNote } from './comparison/smallSampleNote';
 import { renderStory } from './headline/storyView';
-import { type Comparison, type HostMessage, type PanelUiState, type RunData, type RunStatus, type SortKey, type WebviewMessage, RATE_MIN_QUESTIONS, auditedCount, skippedText } from '../../src/contract';
+import { type Comparison, type HostMessage, type PanelUiState, type ResumeOffer, type RunData, type RunStatus, type SortKey, type WebviewMessage, RATE_MIN_QUESTIONS, auditedCount, skippedText } from '../../src/contract';
 import { QuestionIndex, type Query } from './questions/questionIndex';
 import { BASE_FILTERS, findFilter, interfaceFailureFilter, probeFilter, type QuestionRow, type StateFilter } from './questions/questionRow';
 import { QuestionTable } from './questions/questionTable';
@@ -89,6 +90,9 @@ class AuditPanel {
   private readonly subtitle = h('div', { class: 'run-subtitle muted' });
   private readonly runCommand = new RunCommandView(() => this.run && this.post({ type: 'copyCommand', runId: this.run.data.runId }));
   private readonly statusBox = h('div', { class: 'run-status', role: 'status', 'aria-live': 'polite' });
+  private readonly resume = new ResumeView(() => this.run && this.post({ type: 'resumeRun', runId: this.run.data.runId }));
+  /** The host's last word on Resume for the shown run. */
+  private resumeOffer: ResumeOffer | undefined;
   private readonly headline = h('div', { class: 'headline', 'aria-label': 'Headline numbers' });
   private readonly search: HTMLElement;
   private readonly filterBox: HTMLElement;
@@ -207,6 +211,7 @@ class AuditPanel {
       h('header', { class: 'topbar' },
         h('div', { class: 'run-heading' }, this.title, this.subtitle, this.runCommand.element),
         this.statusBox,
+        this.resume.element,
         h('div', { class: 'topbar-actions' }, exportCsv, exportJson)),
       this.headline,
       this.panels,
@@ -263,6 +268,12 @@ class AuditPanel {
           if (message.status !== 'running') this.invalidate();
         }
         break;
+      case 'resumeOffer':
+        if (this.run && message.runId === this.run.data.runId) {
+          this.resumeOffer = message.offer && typeof message.offer === 'object' ? message.offer : undefined;
+          this.renderResume();
+        }
+        break;
       case 'selectQuestion':
         this.setTab('questions');
         this.selectQuestion(String(message.id));
@@ -277,6 +288,7 @@ class AuditPanel {
       // A different run: the previous run's status does not describe it.
       this.status = undefined;
       this.numbersOver = undefined;
+      this.resumeOffer = undefined;
       this.renderStatus();
     }
     const records = Array.isArray(data.records) ? data.records : [];
@@ -627,7 +639,12 @@ class AuditPanel {
     requestAnimationFrame(() => this.charts.update(runs, this.isLive()));
   }
 
+  private renderResume(): void {
+    this.resume.show(this.resumeOffer, this.status?.status === 'running');
+  }
+
   private renderStatus(): void {
+    this.renderResume();
     const s = this.status;
     if (!s) {
       replaceChildren(this.statusBox);
