@@ -35,6 +35,8 @@ suite('Resume from the panel', function () {
   let model: string;
   let data: string;
   const N = 40;
+  /** The run the first test stopped and resumed. */
+  let finishedRun: string | undefined;
 
   suiteSetup(async () => {
     ({ root, model } = freshSuiteFolderWithModel('panel-resume-suite'));
@@ -96,12 +98,68 @@ suite('Resume from the panel', function () {
       const after = await panelEval<{ shown: boolean }>(RESUME_STATE, false, 30_000);
       assert.equal(after.shown, false);
     }
+    finishedRun = runDir;
+  });
+
+  test('a comparison stopped in its trained run: the header offers Resume; pressing it finishes that run and compares the two', async () => {
+    const runs: Record<string, string> = {};
+    const tunedRecord = new Promise<void>((resolve) => {
+      const l = api.session.listen({
+        onStarted: (e) => e.label && (runs[e.label] = e.runDir),
+        onRecord: (_e, dir) => {
+          if (runs.tuned && dir === runs.tuned) {
+            l.dispose();
+            resolve();
+          }
+        },
+      });
+    });
+    const comparing = vscode.commands.executeCommand<CommandResult>('reachAudit.compareCheckpoints', {
+      baseModel: model, tunedModel: model, data, limit: 12, probes: ['sample:2', 'routes:2'], maxNewTokens: 8, batch: 1, threads: 1, cacheDir: path.join(root, 'cache'), name: 'panel-resume-pair',
+    });
+    await tunedRecord;
+    api.session.cancelAll();
+    const stopped = await comparing;
+    assert.equal(stopped.how, 'cancelled', stopped.message);
+    const { base, tuned } = runs;
+    assert.ok(base && tuned);
+    assert.ok(fs.existsSync(path.join(base, 'summary.json')), 'the base run finished before Cancel');
+    assert.ok(!fs.existsSync(path.join(tuned, 'summary.json')));
+    await until('the comparison in the panel', () => (api.panel.runFolder === tuned ? true : undefined));
+    const offer = api.panel.resumeOffer;
+    assert.equal(offer?.comparison, true, JSON.stringify(offer));
+    assert.match(offer?.note ?? '', /The comparison stopped before its end/);
+
+    await api.panel.whenReady();
+    if (pageProbesAvailable) {
+      const shown = await panelEval<{ shown: boolean; note: string }>(RESUME_STATE, true, 30_000);
+      assert.match(shown.note, /comparison stopped/);
+      await panelEval<boolean>(CLICK_RESUME, null, 20_000);
+    } else {
+      void vscode.commands.executeCommand('reachAudit.resumeRun', { runDir: tuned, baseRunDir: base });
+    }
+    const comparisons = path.join(path.dirname(path.dirname(tuned)), 'comparisons');
+    const written = await until('a comparison of the two runs', () => {
+      const names = fs.existsSync(comparisons) ? fs.readdirSync(comparisons) : [];
+      const found = names.map((n) => path.join(comparisons, n, 'comparison.json')).filter((f) => fs.existsSync(f)).find((f) => {
+        const c = JSON.parse(fs.readFileSync(f, 'utf8')) as { base: { folder: string }; tuned: { folder: string } };
+        return path.resolve(c.tuned.folder) === path.resolve(tuned) && path.resolve(c.base.folder) === path.resolve(base);
+      });
+      return found;
+    }, 240_000);
+    assert.ok(written);
+    assert.equal(recordIds(tuned).length, 12, 'the trained run finished in its folder');
+    assert.equal(new Set(recordIds(tuned)).size, 12);
+    await until('the comparison shown, with nothing to resume', () => (api.panel.runFolder === tuned && api.panel.resumeOffer === undefined ? true : undefined), 30_000);
+    const loads = api.panel.sent.filter((m) => m.type === 'loadRun');
+    const last = loads[loads.length - 1];
+    assert.ok(last?.type === 'loadRun' && last.baseRun && last.compare, 'the panel shows the comparison with its numbers');
   });
 
   test('a run cut by a window reload (no status line): the header says so and offers Resume', async () => {
     // The finished run of the first test, made unfinished as a reload leaves it: no summary, no status.
-    const runDir = api.panel.runFolder;
-    assert.ok(runDir);
+    const runDir = finishedRun;
+    assert.ok(runDir, 'the first test finished a run');
     const copy = path.join(path.dirname(runDir), `${path.basename(runDir)}-cut`);
     fs.cpSync(runDir, copy, { recursive: true });
     fs.rmSync(path.join(copy, 'summary.json'));
