@@ -73,6 +73,8 @@ suite('Audit Checkpoint Folders', function () {
     }
     // The second checkpoint under way (the first finished): Cancel, as the notification's button.
     await until('the second checkpoint under way', () => (api.checkpointFolders.reported.some((m) => /^checkpoint 2 of 2, checkpoint-1000: [1-9]\d*\/30 questions/.test(m)) ? true : undefined), 300_000);
+    // The first checkpoint's point is on the Trajectory tab while the second is audited.
+    assert.deepEqual(labels(api.tables.shownTrajectory), ['checkpoint-200']);
     api.checkpointFolders.cancelAll();
     const stopped = await running;
     assert.equal(stopped.how, 'cancelled', stopped.message);

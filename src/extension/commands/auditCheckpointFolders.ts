@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { flagsFromOptions, LineSplitter, PROGRESS_LINES_ENV, withServerKey, type AuditOptions } from '../../service';
 import type { TablesPanelHost } from '../tables/tablesPanel';
-import { trajectoryFromFile } from '../tables/tablesData';
+import { buildTrajectoryMessage, trajectoryFromFile } from '../tables/tablesData';
 import { parseWatchOutput } from './watchOutput';
 import { readAuditSettings } from './workspaceSettings';
 import type { AuditChoices } from './auditChoices';
@@ -182,10 +182,20 @@ export function registerCheckpointFoldersCommand(deps: CheckpointFoldersDeps): C
             };
             const position = (label: string) => `checkpoint ${labels.indexOf(label) + 1} of ${labels.length}, ${label}`;
             let errorLine: string | undefined;
+            // The CLI writes trajectory.json once, at its end: the curve grows here as each checkpoint finishes.
+            const finished: { label: string; folder: string }[] = [];
             const lines = new LineSplitter((line) => {
               deps.output.appendLine(line);
               const seen = parseWatchOutput(line);
-              if (seen?.kind === 'estimate' && labels.includes(seen.checkpoint)) tell(`${position(seen.checkpoint)}: starting`);
+              const ran = /^(.+?): run folder (.+)$/.exec(line.replace(/\r$/, ''));
+              if (ran && labels.includes(ran[1]) && fs.existsSync(path.join(ran[2], 'summary.json')) && !finished.some((f) => f.label === ran[1])) {
+                finished.push({ label: ran[1], folder: ran[2] });
+                try {
+                  deps.tables.showTrajectory(buildTrajectoryMessage(finished, `${finished.length} of ${labels.length} checkpoints in ${out}`), { update: true });
+                } catch (err) {
+                  deps.output.appendLine(`[checkpoints] cannot show the checkpoints finished so far: ${(err as Error).message}`);
+                }
+              } else if (seen?.kind === 'estimate' && labels.includes(seen.checkpoint)) tell(`${position(seen.checkpoint)}: starting`);
               else if (seen?.kind === 'questions' && labels.includes(seen.checkpoint)) tell(`${position(seen.checkpoint)}: ${seen.line}`);
               else if (seen?.kind === 'trajectory') {
                 try {
