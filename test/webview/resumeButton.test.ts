@@ -42,6 +42,10 @@ describe('the panel header offers Resume for a stopped run (Chromium, strict CSP
     await page.keyboard.press('Enter');
     await waitFor(page, `window.__harness.posted.some((m) => m.type === 'resumeRun')`);
     assert.deepEqual((await postedMessages(page)).filter((m) => m.type === 'resumeRun'), [{ type: 'resumeRun', runId: 'cut-run' }]);
+    // Pressed: hidden until the host answers (a second press would start a second resume).
+    assert.equal(await page.evaluate(shown), false, 'hidden once pressed');
+    await post({ type: 'resumeOffer', runId: 'cut-run', offer: { comparison: false, note: 'Stopped before its end · 12 questions kept.' } });
+    await waitFor(page, shown);
   });
 
   test('gone while the run goes, back when it is cancelled (the status line says so: no sentence), gone once finished', async () => {

@@ -271,6 +271,7 @@ class AuditPanel {
       case 'resumeOffer':
         if (this.run && message.runId === this.run.data.runId) {
           this.resumeOffer = message.offer && typeof message.offer === 'object' ? message.offer : undefined;
+          this.resume.answered();
           this.renderResume();
         }
         break;

@@ -276,7 +276,12 @@ export class AuditPanelHost implements vscode.Disposable {
       case 'resumeRun': {
         const shown = this.shown;
         if (!shown || message.runId !== shown.run.data.runId) return;
-        await vscode.commands.executeCommand(RESUME_RUN_COMMAND, { runDir: shown.run.folder, ...(shown.base ? { baseRunDir: shown.base.folder } : {}) });
+        try {
+          await vscode.commands.executeCommand(RESUME_RUN_COMMAND, { runDir: shown.run.folder, ...(shown.base ? { baseRunDir: shown.base.folder } : {}) });
+        } finally {
+          // The page hid its button when pressed: a resume refused before it started (its reason in a notice) offers it again.
+          this.postResumeOffer();
+        }
         return;
       }
       case 'persistState':

@@ -11,15 +11,27 @@ export class ResumeView {
   readonly element = h('div', { class: 'run-resume', hidden: true });
   private readonly note = h('span', { class: 'run-resume-note' });
   private readonly button = h('vscode-button', { class: 'run-resume-button', appearance: 'primary' }, 'Resume');
+  /** Pressed, and the host has not answered yet: hidden, so a second press cannot start a second resume. */
+  private pressed = false;
 
   constructor(onResume: () => void) {
-    this.button.addEventListener('click', onResume);
+    this.button.addEventListener('click', () => {
+      if (this.pressed) return;
+      this.pressed = true;
+      this.element.hidden = true;
+      onResume();
+    });
     replaceChildren(this.element, this.note, this.button);
+  }
+
+  /** The host's new word on Resume: a press is answered. */
+  answered(): void {
+    this.pressed = false;
   }
 
   /** `running`: the panel's status says the run is going (a stale offer is not shown then). */
   show(offer: ResumeOffer | undefined, running: boolean): void {
-    const shown = offer !== undefined && !running;
+    const shown = offer !== undefined && !running && !this.pressed;
     this.element.hidden = !shown;
     this.note.textContent = shown && typeof offer.note === 'string' ? offer.note : '';
     this.note.hidden = this.note.textContent === '';
