@@ -99,6 +99,16 @@ suite('Audit Checkpoint Folders', function () {
     assert.deepEqual(labels(shown), ['checkpoint-200', 'checkpoint-1000']);
   });
 
+  test('the same folders with other options: refused before any audit, naming the difference, with a new folder offered', async () => {
+    assert.ok(out);
+    const options = { limit: 30, probes: ['sample:2', 'routes:2'], maxNewTokens: 16, batch: 1, threads: 1 };
+    const outcome = await vscode.commands.executeCommand<CheckpointFoldersOutcome>('reachAudit.auditCheckpointFolders', args({ folders: [early, late], ordered: true, options }));
+    assert.equal(outcome.how, 'failed');
+    assert.match(outcome.message ?? '', /different settings/);
+    assert.match(outcome.message ?? '', /max.?new.?tokens/i, 'the difference is named');
+    assert.deepEqual(outcome.choices, ['Audit into a New Folder', 'Show Log']);
+  });
+
   test('the Explorer selection with a folder that is no checkpoint: refused, naming it', async () => {
     const notes = path.join(root, 'notes');
     fs.mkdirSync(notes, { recursive: true });

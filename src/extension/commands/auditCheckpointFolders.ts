@@ -18,9 +18,11 @@ import { buildTrajectoryMessage, trajectoryFromFile } from '../tables/tablesData
 import { parseWatchOutput } from './watchOutput';
 import { readAuditSettings } from './workspaceSettings';
 import type { AuditChoices } from './auditChoices';
+import { nextWatchFolder, settingsConflict } from './watchSettingsConflict';
 import { checkpointLabels, foldersProblem, orderText, trainingOrder, trajectoryArgs, trajectoryOutFolder } from './checkpointFolders';
 
 export const AUDIT_CHECKPOINT_FOLDERS_COMMAND = 'reachAudit.auditCheckpointFolders';
+const NEW_FOLDER = 'Audit into a New Folder';
 
 export interface CheckpointFoldersArgs {
   /** The checkpoint folders (default: an open dialog). */
@@ -45,6 +47,8 @@ export interface CheckpointFoldersOutcome {
   message?: string;
   /** The CLI's arguments. */
   argv?: string[];
+  /** The buttons its failure's notification offered (a settings change: a new folder). */
+  choices?: string[];
 }
 
 export interface CheckpointFoldersDeps {
@@ -151,8 +155,18 @@ export function registerCheckpointFoldersCommand(deps: CheckpointFoldersDeps): C
     const flags = flagsFromOptions(withServerKey({ ...fromSettings, ...options }, false));
     const argv = trajectoryArgs(folders, data, flags, out);
     const result = await runCli(argv, folders, out, workspace);
+    const conflict = result.how === 'failed' ? settingsConflict((result.message ?? '').split('\n')) : undefined;
+    if (conflict) {
+      // The same folders audited before with other options: their runs cannot be resumed with these.
+      const text = `Reach Audit: the checkpoints already audited in ${path.basename(out)} were made with other settings — ${conflict.problems.join('; ')}. Audit into a new folder with these settings, or pick the earlier ones again.`;
+      void vscode.window.showWarningMessage(text, NEW_FOLDER, 'Show Log').then((a) => {
+        if (a === NEW_FOLDER) void vscode.commands.executeCommand(AUDIT_CHECKPOINT_FOLDERS_COMMAND, { folders, ordered: true, data, options, out: nextWatchFolder(out) });
+        else if (a) deps.output.show();
+      });
+      return { ...result, choices: [NEW_FOLDER, 'Show Log'] };
+    }
     if (result.how === 'failed') {
-      void vscode.window.showErrorMessage(`Reach Audit: ${result.message ?? 'reach-audit trajectory failed'}`, 'Show Log').then((a) => a && deps.output.show());
+      void vscode.window.showErrorMessage(`Reach Audit: ${(result.message ?? 'reach-audit trajectory failed').split('\n').map((l) => l.trim()).join(' ')}`, 'Show Log').then((a) => a && deps.output.show());
     } else if (result.how === 'cancelled') {
       void vscode.window.showInformationMessage(`Reach Audit: stopped; the finished checkpoints are kept in ${path.basename(out)}, and Resume audits the rest.`, 'Resume').then((a) => {
         if (a) void vscode.commands.executeCommand(AUDIT_CHECKPOINT_FOLDERS_COMMAND, { folders, ordered: true, data, options, out });
@@ -181,7 +195,9 @@ export function registerCheckpointFoldersCommand(deps: CheckpointFoldersDeps): C
               bar.show();
             };
             const position = (label: string) => `checkpoint ${labels.indexOf(label) + 1} of ${labels.length}, ${label}`;
-            let errorLine: string | undefined;
+            // The CLI's last error: its first line and the indented ones that go on from it (a settings change lists the differences).
+            let errorLines: string[] = [];
+            let inError = false;
             // The CLI writes trajectory.json once, at its end: the curve grows here as each checkpoint finishes.
             const finished: { label: string; folder: string }[] = [];
             const lines = new LineSplitter((line) => {
@@ -204,7 +220,11 @@ export function registerCheckpointFoldersCommand(deps: CheckpointFoldersDeps): C
                 } catch (err) {
                   deps.output.appendLine(`[checkpoints] cannot show ${seen.file}: ${(err as Error).message}`);
                 }
-              } else if (!seen && /^reach-audit( trajectory)?: /.test(line) && !/^reach-audit: (warning|wrote|stopped)/.test(line)) errorLine = line.replace(/^reach-audit( trajectory)?: /, '');
+              }
+              const error = !seen && !ran && /^reach-audit( trajectory)?: /.test(line) && !/^reach-audit: (warning|wrote|stopped)/.test(line);
+              if (error) errorLines = [line.replace(/^reach-audit( trajectory)?: /, '')];
+              else if (inError && /^\s+\S/.test(line)) errorLines.push(line.replace(/\r$/, ''));
+              inError = error || (inError && /^\s+\S/.test(line));
             });
             child.stdout.on('data', (d: Buffer) => deps.output.append(d.toString()));
             child.stderr.on('data', (d: Buffer) => lines.push(d));
@@ -223,7 +243,7 @@ export function registerCheckpointFoldersCommand(deps: CheckpointFoldersDeps): C
               release();
               if (cancelled) resolve({ ...outcome, how: 'cancelled' });
               else if (code === 0) resolve(outcome);
-              else resolve({ ...outcome, how: 'failed', message: errorLine ?? `reach-audit trajectory exited with ${code}` });
+              else resolve({ ...outcome, how: 'failed', message: errorLines.length > 0 ? errorLines.join('\n') : `reach-audit trajectory exited with ${code}` });
             });
             child.on('error', (err) => {
               release();
