@@ -72,7 +72,7 @@ export {
 } from './runManifest';
 export type { RateWithIds, Comparison, ForeclosureMoves, RunRef, StoredComparison } from './comparison';
 export type { DeltaAtK, DeltaAtKMethod, PassAtKDeltaCurve } from './passAtKDelta';
-export type { RunData, RunCommandLine, UnfinishedNumbers, RunStatus, HostMessage, PanelTab, SortKey, ColumnWidths, PanelUiState, WebviewMessage } from './panelMessages';
+export type { RunData, RunCommandLine, UnfinishedNumbers, RunStatus, ResumeOffer, HostMessage, PanelTab, SortKey, ColumnWidths, PanelUiState, WebviewMessage } from './panelMessages';
 export type { TrajectoryPoint, FlowKey, TrajectoryFlow, TrajectoryResult, TrajectoryPassAtKDelta, StoredTrajectory } from './trajectory';
 export type { TableData, TablesTab, TablesHostMessage, TablesWebviewMessage } from './tablesMessages';
 export type { MechanismToken, BlockAccount, MechanismSkip, MechanismRecord, MechanismAgreement, MechanismSummary, MechanismData } from './mechanismRecord';

@@ -50,6 +50,14 @@ export interface RunData {
 
 export type RunStatus = 'running' | 'done' | 'cancelled' | 'failed';
 
+/** The shown run (or comparison) stopped before its end and can be continued in its folder: the header offers Resume. */
+export interface ResumeOffer {
+  /** A comparison: Resume finishes both runs and then compares them. */
+  comparison: boolean;
+  /** What the header says when no status line does (a run cut by a window reload or a crash). */
+  note?: string;
+}
+
 /**
  * Extension host → webview.
  *
@@ -72,6 +80,8 @@ export type HostMessage =
   | { type: 'updateSummary'; runId: string; summary: RunSummary; searchSweep?: SearchSweepNumbers }
   | { type: 'updateUnfinished'; runId: string; unfinished: UnfinishedNumbers; searchSweep?: SearchSweepNumbers }
   | { type: 'runStatus'; runId: string; status: RunStatus; done: number; total: number; message?: string }
+  /** Whether the header offers Resume (absent `offer`: not, the run is going or finished). */
+  | { type: 'resumeOffer'; runId: string; offer?: ResumeOffer }
   /** `reveal`: a section of the question's detail to scroll into view (Explain This Question's "Why not realized", Find Where This Answer Is Lost's depth marks). */
   | { type: 'selectQuestion'; id: string; reveal?: 'mechanism' | 'depth' };
 
@@ -110,4 +120,6 @@ export type WebviewMessage =
   /** Copy the run's command line (the host writes the clipboard: a webview may not). */
   | { type: 'copyCommand'; runId: string }
   /** An imported run's Add Probes to This Log… (the host asks the model, the dataset and the probes). */
-  | { type: 'addProbes'; runId: string };
+  | { type: 'addProbes'; runId: string }
+  /** The header's Resume: continue the shown run (or comparison) in its folder. */
+  | { type: 'resumeRun'; runId: string };

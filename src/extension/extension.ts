@@ -10,6 +10,7 @@ import { registerAuditCommands } from './commands/auditCommands';
 import { registerExplainCommand } from './commands/explainQuestion';
 import { registerVerifyRunCommand } from './commands/verifyRun';
 import { registerWatchCommand, type WatchCommand } from './commands/watchTrainingRun';
+import { registerCheckpointFoldersCommand, type CheckpointFoldersCommand } from './commands/auditCheckpointFolders';
 import { AuditChoices } from './commands/auditChoices';
 import { AuditPanelHost } from './panel/auditPanel';
 import { AuditSession } from './commands/auditSession';
@@ -50,6 +51,8 @@ export interface ReachAuditApi {
   readonly tables: TablesPanelHost;
   /** Watch Training Run…: its Cancel. */
   readonly watches: WatchCommand;
+  /** Audit Checkpoint Folders…: its Cancel. */
+  readonly checkpointFolders: CheckpointFoldersCommand;
   /** The one run (or comparison) that the panel, the Audit view, the marks, the hover and the per-line commands show. */
   readonly inView: RunInView;
   /** The runs noted as going; and the runs found stopped by the last window's end at this activation. */
@@ -153,6 +156,7 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
   });
 
   const watches = registerWatchCommand({ tables, output, cliPath: context.asAbsolutePath(path.join('dist', 'cli.js')), env: childEnv, choices: new AuditChoices(context.workspaceState) });
+  const checkpointFolders = registerCheckpointFoldersCommand({ tables, output, cliPath: context.asAbsolutePath(path.join('dist', 'cli.js')), env: childEnv, choices: new AuditChoices(context.workspaceState) });
 
   const selectedRun = (): string | undefined => {
     const node = runsView.selection[0];
@@ -234,6 +238,7 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     cursorLine,
     tables,
     watches,
+    checkpointFolders,
     vscode.window.registerWebviewViewProvider(AUDIT_VIEW_ID, auditView),
     vscode.languages.registerHoverProvider([{ scheme: 'file', pattern: '**/*.jsonl' }, { scheme: 'file', pattern: '**/*.json' }], new QuestionHoverProvider(records)),
     runsView.onDidChangeSelection(selectionInView),
@@ -304,7 +309,7 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     }
     return folders;
   });
-  return { runs, runsView, session, panel, auditView, records, cursorLine, gutter, tables, watches, inView, interrupted, stoppedAtActivation: stoppedNotice };
+  return { runs, runsView, session, panel, auditView, records, cursorLine, gutter, tables, watches, checkpointFolders, inView, interrupted, stoppedAtActivation: stoppedNotice };
 }
 
 export function deactivate(): void {

@@ -3,6 +3,7 @@ export { ENGINE_ALLOCATOR_ENV } from './allocatorTuning';
 export { readDataset, readPreSettings, selectQuestions } from './auditInputs';
 export { PROGRESS_LINES_ENV, watchTrainingRun, type TrainingRunWatchPlan, type TrainingRunWatchResult, type WatchedCheckpoint } from './trainingRunWatch';
 export { watchStatusLine, type WatchStatus } from './checkpointQueue';
+export { checkpointStep, compareCheckpointNames, inTrainingOrder } from './checkpointOrder';
 export { defaultComparisonName, defaultRunName, prepareAuditJob, type AuditJobResult } from './auditJob';
 export { AUDIT_FLAGS, AUDIT_FLAGS_HELP, CLI_ONLY_OPTION_NAMES, DEFAULT_PROBES, flagsFromOptions, optionsFromFlags, type AuditFlagValues, type AuditOptions } from './auditOptions';
 export { EngineError, EngineProcess, type EngineRequestHandle, type RequestBody, type RequestEvent, type RequestOutcome } from './engineClient';

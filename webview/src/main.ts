@@ -4,6 +4,7 @@
  * keeps the UI state across hide/show.
  */
 import { RunCommandView } from './headline/runCommandView';
+import { ResumeView } from './headline/resumeView';
 import {
   provideVSCodeDesignSystem,
   vsCodeButton,
@@ -27,7 +28,7 @@ import { activeTab, isChecked, setActiveTab, setChecked, setValue, valueOf } fro
 import { renderHeadline } from './headline/headline';
 import { smallSampleNote } from './comparison/smallSampleNote';
 import { renderStory } from './headline/storyView';
-import { type Comparison, type HostMessage, type PanelUiState, type RunData, type RunStatus, type SortKey, type WebviewMessage, RATE_MIN_QUESTIONS, auditedCount, skippedText } from '../../src/contract';
+import { type Comparison, type HostMessage, type PanelUiState, type ResumeOffer, type RunData, type RunStatus, type SortKey, type WebviewMessage, RATE_MIN_QUESTIONS, auditedCount, skippedText } from '../../src/contract';
 import { QuestionIndex, type Query } from './questions/questionIndex';
 import { BASE_FILTERS, findFilter, interfaceFailureFilter, probeFilter, type QuestionRow, type StateFilter } from './questions/questionRow';
 import { QuestionTable } from './questions/questionTable';
@@ -93,6 +94,9 @@ class AuditPanel {
   private readonly addProbes = h('vscode-button', { class: 'add-probes', appearance: 'secondary', title: 'Run probes on the model this log was made with; its logged outputs stay the deployed answers' }, 'Add Probes to This Log…');
   private readonly imported = h('div', { class: 'imported-note', hidden: true }, this.importedNote, this.addProbes);
   private readonly statusBox = h('div', { class: 'run-status', role: 'status', 'aria-live': 'polite' });
+  private readonly resume = new ResumeView(() => this.run && this.post({ type: 'resumeRun', runId: this.run.data.runId }));
+  /** The host's last word on Resume for the shown run. */
+  private resumeOffer: ResumeOffer | undefined;
   private readonly headline = h('div', { class: 'headline', 'aria-label': 'Headline numbers' });
   private readonly search: HTMLElement;
   private readonly filterBox: HTMLElement;
@@ -213,6 +217,7 @@ class AuditPanel {
       h('header', { class: 'topbar' },
         h('div', { class: 'run-heading' }, this.title, this.subtitle, this.imported, this.runCommand.element),
         this.statusBox,
+        this.resume.element,
         h('div', { class: 'topbar-actions' }, exportCsv, exportJson)),
       this.headline,
       this.panels,
@@ -278,6 +283,13 @@ class AuditPanel {
           if (message.status !== 'running') this.invalidate();
         }
         break;
+      case 'resumeOffer':
+        if (this.run && message.runId === this.run.data.runId) {
+          this.resumeOffer = message.offer && typeof message.offer === 'object' ? message.offer : undefined;
+          this.resume.answered();
+          this.renderResume();
+        }
+        break;
       case 'selectQuestion':
         this.setTab('questions');
         this.selectQuestion(String(message.id));
@@ -292,6 +304,7 @@ class AuditPanel {
       // A different run: the previous run's status does not describe it.
       this.status = undefined;
       this.numbersOver = undefined;
+      this.resumeOffer = undefined;
       this.renderStatus();
     }
     const records = Array.isArray(data.records) ? data.records : [];
@@ -643,7 +656,12 @@ class AuditPanel {
     requestAnimationFrame(() => this.charts.update(runs, this.isLive()));
   }
 
+  private renderResume(): void {
+    this.resume.show(this.resumeOffer, this.status?.status === 'running');
+  }
+
   private renderStatus(): void {
+    this.renderResume();
     const s = this.status;
     if (!s) {
       replaceChildren(this.statusBox);

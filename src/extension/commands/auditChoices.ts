@@ -199,7 +199,7 @@ export class AuditChoices {
     const lastRun = Object.entries(this.state.get<Record<string, unknown>>(RUN_OPTIONS_KEY) ?? {}).filter(([, v]) => v !== undefined && v !== null);
     const changed: Record<string, unknown> = Object.fromEntries(lastRun);
     const current = (): AuditOptions => ({ ...base, ...changed }) as AuditOptions;
-    const these = kind === 'audit' ? 'this run' : 'both runs';
+    const these = kind === 'audit' ? 'this run' : kind === 'trajectory' ? 'every checkpoint' : 'both runs';
     for (;;) {
       const remembered = new Set(lastRun.filter(([o, v]) => changed[o] === v).map(([o]) => o));
       const pick = await vscode.window.showQuickPick(runOptionItems(current(), AUDIT_OPTIONS, kind, remembered), { ...STAYS_OPEN, title: `Reach Audit: options of ${these}`, placeHolder: `Enter starts; pick an option to change it for ${these} (the settings keep the defaults)` });

@@ -24,7 +24,7 @@ import { loadRunFolder } from '../panel/runData';
 import { demoDataFile } from './demoData';
 import { showSkippedNotice } from './skippedNotice';
 import type { RunInView } from '../runInView';
-import { resumePlan } from './resumeOptions';
+import { resumePlan, workspaceOfRun } from './resumeOptions';
 import { harnessLogKind, IMPORT_LOG_COMMAND } from './importLog';
 import { alreadyUnreached, alreadyUnreachedText, noRepairReason } from './repairScanOutcome';
 import { addProbesOptions, logSelection, missingQuestionsText, probedRunName } from './addProbesPlan';
@@ -405,11 +405,21 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     return { runDir: result.runDir, how: result.outcome?.type === 'stopped' ? 'cancelled' : 'failed', message: result.error?.message };
   }
 
-  /** Resume (Runs view, panel, the notices): continues a stopped run in its folder with the options its manifest records. */
+  /**
+   * Resume (Runs view, panel, the notices): continues a stopped run in its folder with the options
+   * its manifest records. With `baseRunDir` (the panel's Resume on a comparison): each unfinished
+   * run of the pair, base first, then the two are compared.
+   */
   async function resumeRun(arg?: unknown): Promise<CommandResult> {
     if (!trusted()) return { how: 'untrusted' };
     const runDir = typeof arg === 'string' ? arg : await targetRun(arg);
     if (!runDir) return { how: 'dismissed' };
+    const baseRunDir = isArgObject(arg) && typeof arg.baseRunDir === 'string' ? arg.baseRunDir : undefined;
+    if (baseRunDir) return resumeComparison(baseRunDir, runDir);
+    return resumeOne(runDir);
+  }
+
+  async function resumeOne(runDir: string): Promise<CommandResult> {
     let plan;
     try {
       plan = resumePlan(runDir);
@@ -515,6 +525,28 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     if (settings.problems.length > 0) void vscode.window.showWarningMessage(`Reach Audit: settings left out (wrong type): ${settings.problems.join('; ')}`);
     const options = addProbesOptions({ ...runOptionsOf(settings), ...asked, ...given.options, probes, workspace: given.options?.workspace ?? workspaceFolder() }, runDir, chosen.selection, model, data, probedRunName(manifest.name));
     return runLive({ type: 'audit', options }, `Reach Audit: adding probes to ${manifest.name} (${probes.join(', ')} on ${path.basename(model)})`, data);
+  }
+
+  /** A stopped comparison: its unfinished runs resumed in their folders, then compared (comparison.json, the panel). */
+  async function resumeComparison(baseRunDir: string, tunedRunDir: string): Promise<CommandResult> {
+    for (const dir of [baseRunDir, tunedRunDir]) {
+      if (fs.existsSync(path.join(dir, 'summary.json'))) continue;
+      const resumed = await resumeOne(dir);
+      if (resumed.how !== 'done') return resumed;
+    }
+    let name: string | undefined;
+    try {
+      name = /^(.+)-tuned$/.exec(loadRunFolder(tunedRunDir).data.manifest?.name ?? '')?.[1];
+    } catch {
+      name = undefined; // the engine names it from the two folders
+    }
+    const result = await session.run({ type: 'compare', options: { baseRun: baseRunDir, tunedRun: tunedRunDir, workspace: workspaceOfRun(tunedRunDir), ...(name ? { name } : {}) } }, `Reach Audit: comparing ${path.basename(baseRunDir)} → ${path.basename(tunedRunDir)}`);
+    deps.runsChanged();
+    if (result.outcome?.type === 'result' && 'comparison' in result.outcome) {
+      panel.show(tunedRunDir, { baseFolder: baseRunDir, compare: result.outcome.comparison.comparison });
+      return { runDir: result.runDir, how: 'done' };
+    }
+    return { runDir: tunedRunDir, how: result.outcome?.type === 'stopped' ? 'cancelled' : 'failed', message: result.error?.message };
   }
 
   /** The run a command is about: the argument, the Runs view's selection, or the newest run. */

@@ -69,8 +69,8 @@ function itemOf(option: string, spec: OptionSpec, current: AuditOptions, remembe
   };
 }
 
-/** What the step starts: one audit, or a comparison (its base and tuned runs under the same options). */
-export type RunKind = 'audit' | 'comparison';
+/** What the step starts: one audit, a comparison (its base and tuned runs under the same options), or a trajectory (every checkpoint under them). */
+export type RunKind = 'audit' | 'comparison' | 'trajectory';
 
 /** Start, the common choices, All options…. */
 export function runOptionItems(current: AuditOptions, table: Table = AUDIT_OPTIONS, kind: RunKind = 'audit', remembered: ReadonlySet<string> = new Set()): RunOptionItem[] {
@@ -78,7 +78,9 @@ export function runOptionItems(current: AuditOptions, table: Table = AUDIT_OPTIO
   return [
     kind === 'audit'
       ? { label: '$(play) Start the audit', description: 'with the options below', start: true }
-      : { label: '$(play) Start the comparison', description: 'both runs with the options below', start: true },
+      : kind === 'trajectory'
+        ? { label: '$(play) Start the audits', description: 'every checkpoint with the options below', start: true }
+        : { label: '$(play) Start the comparison', description: 'both runs with the options below', start: true },
     ...common,
     { label: '$(settings) All options…', description: 'every audit option for this run', all: true },
   ];

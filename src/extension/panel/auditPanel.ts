@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { Comparison, HostMessage, QuestionRecord, WebviewMessage } from '../../contract';
+import type { Comparison, HostMessage, QuestionRecord, ResumeOffer, WebviewMessage } from '../../contract';
 import { WebviewPageHost } from './webviewPageHost';
 import { recordsToCsv, recordsToJson } from './recordExport';
 import { latestComparisonOf } from './comparisonLookup';
@@ -16,10 +16,13 @@ import { advancedStatus, type PanelStatus } from './liveStatus';
 import { revealColumn } from './revealColumn';
 import { unfinishedNumbers } from './unfinishedNumbers';
 import { showParquetRow } from './parquetRowView';
+import { resumeOffer, type ResumeSide } from './resumeOffer';
 import type { QuestionPlace } from '../../audit/dataset';
 import type { RunInView } from '../runInView';
 
 export const PANEL_VIEW_TYPE = 'reachAudit.panel';
+/** The command the header's Resume runs (registered with the audit commands, which show runs in this panel). */
+const RESUME_RUN_COMMAND = 'reachAudit.resumeRun';
 /** The first message carries this many records (the table paints at once), the rest follow in batches. */
 const FIRST_BATCH = 500;
 const BATCH = 2000;
@@ -149,6 +152,28 @@ export class AuditPanelHost implements vscode.Disposable {
       this.page.post({ type: 'appendRecords', runId: data.runId, records: data.records.slice(i, i + BATCH) });
     }
     if (shown.status) this.page.post({ type: 'runStatus', runId: data.runId, ...shown.status });
+    this.postResumeOffer();
+  }
+
+  /** What the header offers to resume for the shown run or comparison (the suite reads it). */
+  get resumeOffer(): ResumeOffer | undefined {
+    const shown = this.shown;
+    if (!shown) return undefined;
+    const side = (run: LoadedRun): ResumeSide => ({
+      name: run.data.label ?? path.basename(run.folder),
+      started: run.data.manifest !== undefined,
+      finished: run.data.summary !== undefined,
+      imported: run.data.manifest?.imported !== undefined,
+      records: run.data.records.length,
+    });
+    return resumeOffer({ run: side(shown.run), ...(shown.base ? { base: side(shown.base) } : {}), ...(shown.status ? { status: shown.status.status } : {}) });
+  }
+
+  private postResumeOffer(): void {
+    const shown = this.shown;
+    if (!shown || !this.page.ready) return;
+    const offer = this.resumeOffer;
+    this.page.post({ type: 'resumeOffer', runId: shown.run.data.runId, ...(offer ? { offer } : {}) });
   }
 
   /** A record finished in a live run: appended when the panel shows that run. */
@@ -198,6 +223,7 @@ export class AuditPanelHost implements vscode.Disposable {
       }
     }
     if (this.page.ready) this.page.post({ type: 'runStatus', runId: shown.run.data.runId, ...status });
+    this.postResumeOffer();
   }
 
   /**
@@ -251,6 +277,17 @@ export class AuditPanelHost implements vscode.Disposable {
         const shown = this.shown;
         if (!shown || message.runId !== shown.run.data.runId || !shown.run.data.manifest?.imported) return;
         await vscode.commands.executeCommand('reachAudit.addProbesToLog', { runDir: shown.run.folder });
+        return;
+      }
+      case 'resumeRun': {
+        const shown = this.shown;
+        if (!shown || message.runId !== shown.run.data.runId) return;
+        try {
+          await vscode.commands.executeCommand(RESUME_RUN_COMMAND, { runDir: shown.run.folder, ...(shown.base ? { baseRunDir: shown.base.folder } : {}) });
+        } finally {
+          // The page hid its button when pressed: a resume refused before it started (its reason in a notice) offers it again.
+          this.postResumeOffer();
+        }
         return;
       }
       case 'persistState':

@@ -9,12 +9,14 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { CLI_HINT } from '../commands/cliShim';
 import type { RunsNode } from '../sidebar/runsView';
-import type { RunEntry } from '../sidebar/runListing';
+import { readRun, type RunEntry } from '../sidebar/runListing';
 import { buildTablesMessage, buildTrajectoryMessage, comparisonsOf, trajectoryFileOf, trajectoryFromFile, type TablesMessage, type TrajectoryMessage } from './tablesData';
 import { TRAJECTORIES_FOLDER, TRAJECTORY_FILE } from '../../audit/store';
 import type { TablesPanelHost } from './tablesPanel';
-import { noTrajectoryNotice, OPEN_TERMINAL, PICK_SOURCES, selectionNotice, WATCH_TRAINING_RUN } from './tableSourceNotices';
+import { AUDIT_CHECKPOINT_FOLDERS, noTrajectoryNotice, OPEN_TERMINAL, PICK_SOURCES, selectionNotice, WATCH_TRAINING_RUN } from './tableSourceNotices';
 import { WATCH_TRAINING_RUN_COMMAND } from '../commands/watchTrainingRun';
+import { AUDIT_CHECKPOINT_FOLDERS_COMMAND } from '../commands/auditCheckpointFolders';
+import { runsAsTrajectory } from './runsAsTrajectory';
 
 /** reachAudit.equivalenceMargin (percentage points) as a proportion; an out-of-range value falls back to 5 points. */
 function marginSetting(): number {
@@ -25,6 +27,7 @@ function marginSetting(): number {
 export const TABLES_COMMANDS = {
   buildTables: 'reachAudit.buildTables',
   showTrajectory: 'reachAudit.showTrajectory',
+  showRunsAsTrajectory: 'reachAudit.showRunsAsTrajectory',
 } as const;
 
 /** Where `reach-audit trajectory` writes by default, inside a workspace folder. */
@@ -160,7 +163,8 @@ export function registerTablesCommands(deps: TablesDeps): vscode.Disposable[] {
           // Watch Training Run… writes one from VS Code; the CLI of an installed .vsix is on no PATH but that of VS Code's terminals.
           const notice = noTrajectoryNotice(CLI_HINT);
           void vscode.window.showInformationMessage(notice.text, ...notice.actions).then((a) => {
-            if (a === WATCH_TRAINING_RUN) void vscode.commands.executeCommand(WATCH_TRAINING_RUN_COMMAND);
+            if (a === AUDIT_CHECKPOINT_FOLDERS) void vscode.commands.executeCommand(AUDIT_CHECKPOINT_FOLDERS_COMMAND);
+            else if (a === WATCH_TRAINING_RUN) void vscode.commands.executeCommand(WATCH_TRAINING_RUN_COMMAND);
             else if (a === OPEN_TERMINAL) void vscode.commands.executeCommand('reachAudit.openCliTerminal');
           });
           return {};
@@ -177,5 +181,23 @@ export function registerTablesCommands(deps: TablesDeps): vscode.Disposable[] {
     }
   }
 
-  return [vscode.commands.registerCommand(TABLES_COMMANDS.buildTables, buildTables), vscode.commands.registerCommand(TABLES_COMMANDS.showTrajectory, showTrajectory)];
+  /** The Runs view's Show as Trajectory: the selected runs (clicked, with the rest of the selection), in training order. */
+  async function showRunsAsTrajectory(first?: unknown, all?: unknown): Promise<TablesResult> {
+    const nodes = Array.isArray(all) && all.length > 0 ? all : first !== undefined ? [first] : deps.selection();
+    const listed = new Map((await deps.runs()).map((r) => [path.resolve(r.folder), r]));
+    // A trajectory's checkpoint runs are in no Runs view list of the workspace's runs: read from their folders.
+    const entries = await Promise.all(runFoldersOf(nodes).map(async (f) => listed.get(path.resolve(f)) ?? (await readRun(f).catch(() => ({ folder: f, name: path.basename(f) })))));
+    const plan = runsAsTrajectory(entries);
+    if ('problem' in plan) {
+      void vscode.window.showInformationMessage(`Reach Audit: ${plan.problem}`);
+      return { error: plan.problem };
+    }
+    return showTrajectory(plan);
+  }
+
+  return [
+    vscode.commands.registerCommand(TABLES_COMMANDS.buildTables, buildTables),
+    vscode.commands.registerCommand(TABLES_COMMANDS.showTrajectory, showTrajectory),
+    vscode.commands.registerCommand(TABLES_COMMANDS.showRunsAsTrajectory, showRunsAsTrajectory),
+  ];
 }

@@ -40,6 +40,11 @@ export class TablesPanelHost implements vscode.Disposable {
     return this.page.sent;
   }
 
+  /** The trajectory last given to the page (sent once the page is ready); the test suite reads it. */
+  get shownTrajectory(): TrajectoryMessage | undefined {
+    return this.trajectory;
+  }
+
   /** The page's HTML as last set. */
   get html(): string {
     return this.page.html;

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { noTrajectoryNotice, PICK_SOURCES, selectionNotice, WATCH_TRAINING_RUN } from '../../../src/extension/tables/tableSourceNotices';
+import { AUDIT_CHECKPOINT_FOLDERS, noTrajectoryNotice, PICK_SOURCES, selectionNotice, WATCH_TRAINING_RUN } from '../../../src/extension/tables/tableSourceNotices';
 
 test('tables from the selection name the folders and offer the others', () => {
   const notice = selectionNotice(['/ws/.reach-audit/runs/2026-12-06T13-41-00Z-demo-base'], 4);
@@ -14,8 +14,9 @@ test('tables from the selection name the folders and offer the others', () => {
   assert.match(selectionNotice(['/a', '/b'], 0).text, /2 folders selected in the Runs view \(a, b\); the workspace has no other/);
 });
 
-test('no trajectory yet: Watch Training Run… first, the terminal second', () => {
+test('no trajectory yet: Audit Checkpoint Folders… and Watch Training Run… first, the terminal last', () => {
   const notice = noTrajectoryNotice('in a VS Code terminal');
-  assert.deepEqual(notice.actions, [WATCH_TRAINING_RUN, 'Open Terminal']);
+  assert.deepEqual(notice.actions, [AUDIT_CHECKPOINT_FOLDERS, WATCH_TRAINING_RUN, 'Open Terminal']);
+  assert.match(notice.text, /Audit Checkpoint Folders… audits checkpoint folders you pick/);
   assert.match(notice.text, /Watch Training Run… audits each checkpoint/);
 });
