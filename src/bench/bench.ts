@@ -14,7 +14,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Command } from '../cli/command';
 import { UsageError } from '../cli/command';
-import { MODEL_FLAGS, MODEL_FLAGS_HELP, parseFlags, parseWeights, parseWholeNumber, progressToStderr } from '../cli/flags';
+import { MODEL_FLAGS, MODEL_FLAGS_HELP, parseFlags, parseKvCache, parseWeights, parseWholeNumber, progressToStderr } from '../cli/flags';
 import { writeRandomQwen05bModel } from './randomBenchModel';
 import { DEFAULT_MAX_BATCH, loadModel, type GenerationRequest, type Model } from '../engine';
 import { median } from '../common';
@@ -330,7 +330,7 @@ export const benchCommand: Command = {
     const allocatorText = `allocator        ${Object.entries(allocator).map(([k, x]) => `${k}=${x ?? '(unset)'}`).join(' ')}`;
 
     const dir = v.model ?? writeRandomQwen05bModel(v['random-dir'] ?? path.join(os.tmpdir(), 'reach-audit-qwen05b-random'), log);
-    const loadOptions = { cacheDir: v['cache-dir'], threads, weights: parseWeights(v.weights), onProgress: progressToStderr(), maxBatch: Math.max(DEFAULT_MAX_BATCH, bigBatch, ...curveBatches) };
+    const loadOptions = { cacheDir: v['cache-dir'], threads, weights: parseWeights(v.weights), kvCache: parseKvCache(v['kv-cache']), onProgress: progressToStderr(), maxBatch: Math.max(DEFAULT_MAX_BATCH, bigBatch, ...curveBatches) };
     resetPeakRss();
     const loadStart = performance.now();
     const model = await loadModel(dir, loadOptions);
