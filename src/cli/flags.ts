@@ -139,7 +139,8 @@ export const MODEL_FLAGS_HELP = [
   '  --threads N          onnxruntime threads (default: all cores)',
   '  --cache-dir DIR      graph cache (default: $REACH_AUDIT_CACHE or ~/.cache/reach-audit/graphs)',
   WEIGHTS_HELP,
-  '  --kv-cache P         f32 (default) or f16: KV cache stored in binary16, attention computed in f32',
+  '  --kv-cache P         f32 (default) or f16: KV cache stored in binary16 (half the memory), attention',
+  '                       computed in f32 (each call converts the cache: slower per token)',
   '  --tokenizer-from DIR tokenizer files from DIR, for a checkpoint saved without them (its base model)',
 ];
 

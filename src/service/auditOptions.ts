@@ -211,7 +211,8 @@ export const AUDIT_OPTIONS = {
     arg: 'P',
     help:
       'KV cache storage of the local engine: f32 (default) or f16 (half the cache memory, so --kv-memory\n' +
-      'admits about twice the sequences; attention still computed in f32). f16 changes the numbers:\n' +
+      'admits about twice the sequences; attention still computed in f32, each call converting the\n' +
+      'cache, so decode is slower: measured 1.3x per step at 2k tokens). f16 changes the numbers:\n' +
       'recorded in the manifest, a resume must use the same; its measured fidelity against f32 (greedy\n' +
       'agreement, log-prob error) is in docs/design/engine.md, and `reach-audit fidelity --kv-cache f16`\n' +
       'measures it on your own model and questions. Not for sliding-window models',
