@@ -212,10 +212,10 @@ export const AUDIT_OPTIONS = {
     help:
       'KV cache storage of the local engine: f32 (default) or f16 (half the cache memory, so --kv-memory\n' +
       'admits about twice the sequences; attention still computed in f32, each call converting the\n' +
-      'cache, so decode is slower: measured 1.3x per step at 2k tokens). f16 changes the numbers:\n' +
-      'recorded in the manifest, a resume must use the same; its measured fidelity against f32 (greedy\n' +
-      'agreement, log-prob error) is in docs/design/engine.md, and `reach-audit fidelity --kv-cache f16`\n' +
-      'measures it on your own model and questions. Not for sliding-window models',
+      'cache, so decode is not faster: measured 1.0-1.3x the time per step at 2k tokens). f16 changes\n' +
+      'the numbers: recorded in the manifest, a resume must use the same; its measured fidelity against\n' +
+      'f32 (greedy agreement, log-prob error) is in docs/design/engine.md, and `reach-audit fidelity\n' +
+      '--kv-cache f16` measures it on your own model and questions. Not for sliding-window models',
   },
   prompt: { flag: 'prompt', kind: 'string', arg: 'chat|raw', help: 'chat template (default) or raw text prompt' },
   preset: {
