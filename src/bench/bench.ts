@@ -14,10 +14,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Command } from '../cli/command';
 import { UsageError } from '../cli/command';
-import { MODEL_FLAGS, MODEL_FLAGS_HELP, parseFlags, parseWeights, parseWholeNumber, progressToStderr } from '../cli/flags';
+import { MODEL_FLAGS, MODEL_FLAGS_HELP, parseFlags, parseKvCache, parseWeights, parseWholeNumber, progressToStderr } from '../cli/flags';
 import { writeRandomQwen05bModel } from './randomBenchModel';
 import { DEFAULT_MAX_BATCH, loadModel, type GenerationRequest, type Model } from '../engine';
-import { median } from '../common';
+import { median, parseMemorySize } from '../common';
+import { benchKvFidelity, kvFidelityText } from './kvCacheFidelity';
 import { auditBenchText, benchAudit } from './benchAudit';
 import { benchEstimate } from './benchEstimate';
 import { ENGINE_ALLOCATOR_ENV } from '../service';
@@ -44,6 +45,11 @@ const help = [
   '                       sequences, then --context-steps decode steps (default 32): decode tokens/s,',
   '                       ms per step at the start and end vs at a 128-token context, KV cache bytes',
   '                       and peak RSS (the batch of --batch needs --batch × N slots of cache)',
+  '  --kv-fidelity N      instead: an f16 KV cache against the f32 cache at an N-token context',
+  '                       (--kv-prompts prompts, default 2, of N - --kv-new-tokens tokens, default 64,',
+  '                       greedy): token agreement, log-prob error, decode ms per step (--runs',
+  '                       interleaved rounds) and the KV planner\'s bytes per sequence at each',
+  '                       precision, with the sequences a --kv-budget (default 8G) admits',
   '  --json               print the figures as JSON',
   '  --inherit-allocator  measure in this process as started; by default the bench measures in a',
   "                       process with the engine processes' allocator settings (on Linux)",
@@ -294,6 +300,10 @@ export const benchCommand: Command = {
       long: { type: 'string' },
       batches: { type: 'string' },
       contexts: { type: 'string' },
+      'kv-fidelity': { type: 'string' },
+      'kv-prompts': { type: 'string' },
+      'kv-new-tokens': { type: 'string' },
+      'kv-budget': { type: 'string' },
       'context-steps': { type: 'string' },
       json: { type: 'boolean' },
       audit: { type: 'boolean' },
@@ -330,7 +340,20 @@ export const benchCommand: Command = {
     const allocatorText = `allocator        ${Object.entries(allocator).map(([k, x]) => `${k}=${x ?? '(unset)'}`).join(' ')}`;
 
     const dir = v.model ?? writeRandomQwen05bModel(v['random-dir'] ?? path.join(os.tmpdir(), 'reach-audit-qwen05b-random'), log);
-    const loadOptions = { cacheDir: v['cache-dir'], threads, weights: parseWeights(v.weights), onProgress: progressToStderr(), maxBatch: Math.max(DEFAULT_MAX_BATCH, bigBatch, ...curveBatches) };
+    const loadOptions = { cacheDir: v['cache-dir'], threads, weights: parseWeights(v.weights), kvCache: parseKvCache(v['kv-cache']), onProgress: progressToStderr(), maxBatch: Math.max(DEFAULT_MAX_BATCH, bigBatch, ...curveBatches) };
+    if (v['kv-fidelity'] !== undefined) {
+      const newTokens = parseWholeNumber(v['kv-new-tokens'], '--kv-new-tokens', 1) ?? 64;
+      const figures = await benchKvFidelity(dir, { cacheDir: v['cache-dir'], threads, weights: parseWeights(v.weights), onProgress: progressToStderr() }, {
+        context: parseWholeNumber(v['kv-fidelity'], '--kv-fidelity', newTokens + 1) as number,
+        prompts: parseWholeNumber(v['kv-prompts'], '--kv-prompts', 1) ?? 2,
+        newTokens,
+        rounds: runs,
+        budgetBytes: parseMemorySize(v['kv-budget'] ?? '8G', '--kv-budget'),
+        log,
+      });
+      process.stdout.write(v.json ? JSON.stringify({ model: dir, threads, loadavg: os.loadavg(), kvFidelity: figures }, null, 2) + '\n' : [`model            ${dir}`, ...kvFidelityText(figures)].join('\n') + '\n');
+      return 0;
+    }
     resetPeakRss();
     const loadStart = performance.now();
     const model = await loadModel(dir, loadOptions);

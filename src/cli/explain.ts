@@ -105,7 +105,7 @@ export async function explainFolder(options: ExplainFolderOptions): Promise<Expl
   if (dataset.contentHash !== manifest.dataset.contentHash) throw new UsageError(`${dataFile}: not the dataset this run audited (its content hash differs from manifest.json's)`);
   const questions = new Map<string, Question>(dataset.questions.map((q) => [q.id, q]));
 
-  const model = await loadModel(modelDir, { cacheDir: options.cacheDir, threads: options.threads, weights: manifest.engine.weights, ...(tokenizerDir ? { tokenizerDir } : {}), onProgress: progressToStderr() });
+  const model = await loadModel(modelDir, { cacheDir: options.cacheDir, threads: options.threads, weights: manifest.engine.weights, kvCache: manifest.engine.kvCache, ...(tokenizerDir ? { tokenizerDir } : {}), onProgress: progressToStderr() });
   try {
     const result = await explainRun({ folder, manifest, records, questions, model, ids: options.ids, onAccount: options.onAccount });
     for (const w of result.warnings) warn(w);

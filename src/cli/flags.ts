@@ -4,7 +4,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from './command';
-import { checkRoute, checkSilenced, parseWeightPrecision, type Route, type TextGenerator } from '../engine/index';
+import { checkRoute, checkSilenced, parseWeightPrecision, parseKvPrecision, type Route, type TextGenerator } from '../engine/index';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -96,11 +96,15 @@ export const MODEL_FLAGS = {
   threads: { type: 'string' },
   'cache-dir': { type: 'string' },
   weights: { type: 'string' },
+  'kv-cache': { type: 'string' },
   'tokenizer-from': { type: 'string' },
 } as const;
 
 /** --weights f32|int8 (undefined when not given: f32). */
 export const parseWeights = parseWeightPrecision;
+
+/** --kv-cache f32|f16 (undefined when not given: f32). */
+export const parseKvCache = parseKvPrecision;
 
 export const WEIGHTS_HELP = '  --weights P          f32 (default) or int8: 8-bit weights, one scale per 32 (MatMulNBits)';
 
@@ -135,6 +139,8 @@ export const MODEL_FLAGS_HELP = [
   '  --threads N          onnxruntime threads (default: all cores)',
   '  --cache-dir DIR      graph cache (default: $REACH_AUDIT_CACHE or ~/.cache/reach-audit/graphs)',
   WEIGHTS_HELP,
+  '  --kv-cache P         f32 (default) or f16: KV cache stored in binary16 (half the memory), attention',
+  '                       computed in f32 (each call converts the cache: slower per token)',
   '  --tokenizer-from DIR tokenizer files from DIR, for a checkpoint saved without them (its base model)',
 ];
 

@@ -4,7 +4,7 @@
  */
 import type { Command } from './command';
 import { UsageError } from './command';
-import { MODEL_FLAGS, MODEL_FLAGS_HELP, PROMPT_FLAGS, encodePrompt, parseFlags, parseIndexList, parseWholeNumber, progressToStderr, requireModel, routeFlags, parseWeights } from './flags';
+import { MODEL_FLAGS, MODEL_FLAGS_HELP, PROMPT_FLAGS, encodePrompt, parseFlags, parseIndexList, parseWholeNumber, progressToStderr, requireModel, routeFlags, parseWeights, parseKvCache } from './flags';
 import { checkTokenIds, loadModel, readModelConfig } from '../engine/index';
 
 const help = [
@@ -44,7 +44,7 @@ export const forwardCommand: Command = {
     const routing = routeFlags(v, config.numBlocks);
     if (parsedIds) checkTokenIds(parsedIds, config.vocabSize, '--ids');
 
-    const model = await loadModel(dir, { cacheDir: v['cache-dir'], threads, weights: parseWeights(v.weights), tokenizerDir: v['tokenizer-from'], onProgress: progressToStderr() });
+    const model = await loadModel(dir, { cacheDir: v['cache-dir'], threads, weights: parseWeights(v.weights), kvCache: parseKvCache(v['kv-cache']), tokenizerDir: v['tokenizer-from'], onProgress: progressToStderr() });
     try {
       const ids = parsedIds ?? encodePrompt(model, v.prompt as string, v.raw, v['chat-template-kwargs']);
       const logits = await model.forward(ids, routing);

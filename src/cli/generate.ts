@@ -4,7 +4,7 @@
  */
 import type { Command } from './command';
 import { UsageError } from './command';
-import { MODEL_FLAGS, MODEL_FLAGS_HELP, PROMPT_FLAGS, encodePrompt, parseFlags, parseNumber, parseWholeNumber, progressToStderr, requireModel, routeFlags, parseWeights } from './flags';
+import { MODEL_FLAGS, MODEL_FLAGS_HELP, PROMPT_FLAGS, encodePrompt, parseFlags, parseNumber, parseWholeNumber, progressToStderr, requireModel, routeFlags, parseWeights, parseKvCache } from './flags';
 import { loadModel, readModelConfig } from '../engine/index';
 
 const help = [
@@ -50,7 +50,7 @@ export const generateCommand: Command = {
     const config = readModelConfig(dir);
     const routing = routeFlags(v, config.numBlocks);
 
-    const model = await loadModel(dir, { cacheDir: v['cache-dir'], threads, weights: parseWeights(v.weights), tokenizerDir: v['tokenizer-from'], onProgress: progressToStderr() });
+    const model = await loadModel(dir, { cacheDir: v['cache-dir'], threads, weights: parseWeights(v.weights), kvCache: parseKvCache(v['kv-cache']), tokenizerDir: v['tokenizer-from'], onProgress: progressToStderr() });
     try {
       const ids = encodePrompt(model, v.prompt, v.raw, v['chat-template-kwargs']);
       const [g] = await model.generate([{ promptIds: ids, ...routing, maxNewTokens, decoding: { temperature, topP, seed }, stop: v.stop }]);

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { loadModel } from '../engine/index';
 import { checkListenAccess, DEFAULT_MAX_CONNECTIONS, isLoopback, startHttpServer } from '../service';
 import { UsageError, warn } from './command';
-import { MODEL_FLAGS, MODEL_FLAGS_HELP, parseFlags, parseWeights, parseWholeNumber, progressToStderr, requireModel } from './flags';
+import { MODEL_FLAGS, MODEL_FLAGS_HELP, parseFlags, parseKvCache, parseWeights, parseWholeNumber, progressToStderr, requireModel } from './flags';
 
 export const SERVE_HTTP_HELP = [
   'Usage: reach-audit serve --http HOST:PORT --model DIR [options]',
@@ -66,6 +66,7 @@ export async function serveHttp(args: string[]): Promise<number> {
     threads: parseWholeNumber(v.threads, '--threads', 1),
     maxBatch: parseWholeNumber(v['max-batch'], '--max-batch', 1),
     weights: parseWeights(v.weights),
+    kvCache: parseKvCache(v['kv-cache']),
     tokenizerDir: v['tokenizer-from'],
     onProgress: progressToStderr(),
   });

@@ -306,13 +306,15 @@ export interface RunManifest extends Omit<RunSettings, 'grading' | 'probeDecodin
   tool: { name: 'reach-audit'; version: string };
   /**
    * weights: the engine's projection weights ('f32' when absent: runs made before int8 existed).
+   * kvCache: how the local engine's KV cache stored keys and values; written only for 'f16' (absent:
+   * f32, so the default's manifests read as before).
    * numerics: the machine the local engine started the run on (absent for remote backends, whose
    * servers decide, and for runs made before it was recorded); numericsAlso: the other platforms
    * that computed some of its questions (a resumed session or a merged shard on another machine).
    * kvMemory: the KV budget of the session that started the run and where it came from (absent:
    * none, `--kv-memory off`, a remote backend, or a run made before budgets existed).
    */
-  engine: { version: string; weights?: 'f32' | 'int8'; numerics?: NumericsPlatform; numericsAlso?: NumericsPlatform[]; kvMemory?: KvMemoryPlan };
+  engine: { version: string; weights?: 'f32' | 'int8'; kvCache?: 'f32' | 'f16'; numerics?: NumericsPlatform; numericsAlso?: NumericsPlatform[]; kvMemory?: KvMemoryPlan };
   /**
    * numBlocks 0: not known (an imported log names a model, not its weights). tokenizerFrom: the
    * folder the tokenizer files came from when they were not the model folder's (--tokenizer-from),
@@ -352,6 +354,8 @@ export interface KvMemoryPlan {
   promptTokens: number;
   maxNewTokens: number;
   slots: number;
+  /** Bytes per stored key or value: written only for an f16 cache (2); absent: 4 (f32). */
+  bytesPerValue?: number;
   /** Sequences of that need the budget holds at once (at most --max-batch). */
   atOnce: number;
 }

@@ -38,4 +38,5 @@ export { quoteValue } from './remote/quoteValue';
 export type { CompletionRequestBody, CompletionResponseBody, CompletionChoice, HealthBody } from './remote/completionApi';
 export { loadedWeightBytes, modelFloatBytes } from './checkpoint/memoryFootprint';
 export { sequenceKvNeed, type KvNeed } from './decode/kvMemory';
+export { parseKvPrecision, KV_PRECISIONS, kvBytesPerValue, type KvPrecision } from './decode/kvPrecision';
 export { NonFiniteActivations } from './decode/nonFiniteActivations';

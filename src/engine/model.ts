@@ -11,13 +11,14 @@ import { type ModelTokenizer, loadModelTokenizer } from './text/tokenizer';
 import { tokenizerFolder } from './text/tokenizerFolder';
 import { DEFAULT_VARIANT, type GraphVariant } from './graphs/blockGraph';
 import type { WeightPrecision } from './checkpoint/weightPrecision';
+import type { KvPrecision } from './decode/kvPrecision';
 import { type CachedGraphs, defaultCacheRoot, ensureGraphs } from './graphs/graphCache';
 import { EmbeddingTable } from './checkpoint/embeddingTable';
 import { RouteExecutor, SequenceSlot } from './decode/routeExecutor';
 import { GenerationScheduler, type SchedulerProfile, type StepTiming } from './decode/generationScheduler';
 import { checkRoute, checkSilenced, checkTokenIds } from './decode/routeValidation';
 import { checkContextLength } from './text/contextLength';
-import { DEFAULT_MAX_BATCH } from '../common';
+import { DEFAULT_MAX_BATCH, InputError } from '../common';
 import { type ChatMessage, type ContinuationScore, type GenerateOptions, type Generation, type GenerationRequest, type ModelContext, type PromptSource, type Route, type ScoreRequest, type TemplateKwargs, type TextGenerator } from './types';
 import { scoreContinuations } from './decode/continuationScore';
 import { NonFiniteActivations } from './decode/nonFiniteActivations';
@@ -44,6 +45,8 @@ export interface LoadOptions {
   variant?: GraphVariant;
   /** Projection and lm_head weights: f32 (default) or int8 (see weightPrecision.ts). */
   weights?: WeightPrecision;
+  /** KV cache storage: f32 (default) or f16, computed in f32 either way (kvPrecision.ts). */
+  kvCache?: KvPrecision;
   /**
    * Bytes kept of earlier prefills so later prefills of the same prompt skip the blocks their
    * routes share (promptPrefixStore.ts); default defaultPrefixStoreBytes, 0 turns it off.
@@ -75,8 +78,10 @@ export interface ForwardItem extends ForwardOptions {
 
 /** The graph variant to build: int8 weights are part of the variant (and so of the cache key). */
 function variantFor(options: LoadOptions): GraphVariant {
-  const base = options.variant ?? DEFAULT_VARIANT;
-  return options.weights === 'int8' ? { ...base, weights: 'int8' } : base;
+  let variant = options.variant ?? DEFAULT_VARIANT;
+  if (options.weights === 'int8') variant = { ...variant, weights: 'int8' };
+  if (options.kvCache === 'f16') variant = { ...variant, kvCache: 'f16' };
+  return variant;
 }
 
 export class Model implements TextGenerator {
@@ -119,7 +124,7 @@ export class Model implements TextGenerator {
       decode: (ids) => tokenizer.decode(ids),
       maxBatch: () => this.maxBatch,
       kvMemory: () => this.kvMemory,
-      kvBytes: (routeLength, tokens) => sequenceKvNeed(config, routeLength, tokens).bytes,
+      kvBytes: (routeLength, tokens) => sequenceKvNeed(config, routeLength, tokens, executor.kvPrecision).bytes,
       onStep: (s) => this.onStep?.(s),
     });
   }
@@ -128,6 +133,9 @@ export class Model implements TextGenerator {
     const modelDir = path.resolve(dir);
     // Everything that can reject the folder runs before anything is written to the cache.
     const config = readModelConfig(modelDir);
+    if (options.kvCache === 'f16' && config.slidingWindow !== undefined) {
+      throw new InputError(`--kv-cache f16: ${modelDir} has a sliding window, whose attention (onnxruntime's GroupQueryAttention) reads a float32 cache; use --kv-cache f32`);
+    }
     const tokenizer = loadModelTokenizer(modelDir, config, tokenizerFolder(modelDir, options.tokenizerDir));
     const store = openWeights(modelDir);
     let graphs: CachedGraphs;
@@ -190,6 +198,7 @@ export class Model implements TextGenerator {
       head: sessions[config.numBlocks],
       invFreq: ropeInverseFrequencies(config),
       prefixStoreBytes: options.prefixStoreBytes ?? defaultPrefixStoreBytes(config),
+      kvPrecision: graphs.manifest.kvCache ?? 'f32',
     });
     return new Model(modelDir, config, tokenizer, executor, embedding, sessions, graphs, options.maxBatch ?? DEFAULT_MAX_BATCH, new TokenChoicePool(threads), logSumExp, options.kvMemory ?? null);
   }
@@ -197,6 +206,11 @@ export class Model implements TextGenerator {
   /** How the projection weights are stored and multiplied. */
   get weights(): WeightPrecision {
     return this.graphs.manifest.weights ?? 'f32';
+  }
+
+  /** How the KV cache stores keys and values. */
+  get kvCache(): KvPrecision {
+    return this.graphs.manifest.kvCache ?? 'f32';
   }
 
   get vocabSize(): number {

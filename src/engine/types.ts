@@ -163,6 +163,8 @@ export interface TextGenerator {
   readonly numBlocks: number;
   /** How the local engine stores its projection weights ('f32' when absent, e.g. a remote engine). */
   readonly weights?: 'f32' | 'int8';
+  /** How the local engine's KV cache stores keys and values ('f32' when absent, e.g. a remote engine). */
+  readonly kvCache?: 'f32' | 'f16';
   /** The context a sequence must fit in (prompt + new tokens); absent when the backend does not say. */
   readonly context?: ModelContext;
   /**

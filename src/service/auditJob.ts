@@ -7,7 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { assertFolderFree, DEFAULT_MAX_BATCH, ENGINE_VERSION, numericsPlatform, InputError, keptAddedTokens, parseWeightPrecision, publicUrl, readModelConfig, tokenizerFolder, type LoadOptions, type WeightPrecision } from '../engine/index';
+import { assertFolderFree, DEFAULT_MAX_BATCH, ENGINE_VERSION, numericsPlatform, InputError, keptAddedTokens, parseWeightPrecision, parseKvPrecision, publicUrl, readModelConfig, tokenizerFolder, type KvPrecision, type LoadOptions, type WeightPrecision } from '../engine/index';
 import { issueWhere, type Dataset } from '../audit/dataset';
 import { modelContentHash, tokenizerContentHash, latestRunFolder, MANIFEST_FILE, newRunFolder, prepareRunFolder } from '../audit/store';
 import type { QuestionRecord, TokenizerSource } from '../contract';
@@ -56,6 +56,8 @@ export interface ModelRequest {
   maxBatch?: number;
   /** Projection weights: f32 when absent. */
   weights?: WeightPrecision;
+  /** KV cache storage: f32 when absent. */
+  kvCache?: KvPrecision;
   /** --tokenizer-from: the folder of the tokenizer files (absolute) and their hash; absent: the model folder's own. */
   tokenizer?: TokenizerSource;
   onProgress?: (message: string) => void;
@@ -135,6 +137,7 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
   checkOptionRanges(options);
   const pre: PreSettings = readPreSettings(options);
   const weights = parseWeightPrecision(options.weights);
+  const kvCache = parseKvPrecision(options.kvCache);
   const config = readModelConfig(path.resolve(plan.modelDir)); // a missing or broken model folder fails before any work
   const tokenizerDir = options.tokenizerFrom === undefined ? undefined : tokenizerFolder(plan.modelDir, options.tokenizerFrom);
   const dataset = await readDataset(options);
@@ -167,7 +170,7 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
       const contentHash = await modelContentHash(plan.modelDir);
       const tokenizer: TokenizerSource | undefined = tokenizerDir === undefined ? undefined : { path: tokenizerDir, contentHash: await tokenizerContentHash(tokenizerDir) };
       const started = performance.now();
-      const request: ModelRequest = { dir: plan.modelDir, contentHash, threads: options.threads, cacheDir: options.cacheDir, maxBatch: pre.maxBatch, ...(weights ? { weights } : {}), ...(tokenizer ? { tokenizer } : {}), onProgress: how.onModelProgress };
+      const request: ModelRequest = { dir: plan.modelDir, contentHash, threads: options.threads, cacheDir: options.cacheDir, maxBatch: pre.maxBatch, ...(weights ? { weights } : {}), ...(kvCache === 'f16' ? { kvCache } : {}), ...(tokenizer ? { tokenizer } : {}), onProgress: how.onModelProgress };
       const remote = isRemoteBackend(options);
       if (remote) how.onModelProgress?.(`connecting to ${(options.baseUrl ?? []).map(publicUrl).join(', ')}`);
       const lease = await (how.acquireModel && !remote ? how.acquireModel(request) : openBackend(options, plan.modelDir, loadOptions(request), plan.warn));
@@ -189,7 +192,7 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
         const fittedPrompts = new FittedPrompts(settings.deployment, model);
         let kvRun: KvRunShape | undefined;
         const kvRunShape = (): KvRunShape =>
-          (kvRun ??= { routeLength: longestRoute(settings, model.numBlocks), promptTokens: longestPrompt(model, settings, selection.questions, fittedPrompts), maxNewTokens: settings.deployment.maxNewTokens, maxBatch });
+          (kvRun ??= { routeLength: longestRoute(settings, model.numBlocks), promptTokens: longestPrompt(model, settings, selection.questions, fittedPrompts), maxNewTokens: settings.deployment.maxNewTokens, maxBatch, ...(model.kvCache === 'f16' ? { kvCache: model.kvCache } : {}) });
         const kvMemory = budget === null ? undefined : planKvMemory(config, budget, { ...kvRunShape(), numBlocks: model.numBlocks });
         lease.setKvMemory?.(kvMemory ? kvMemory.budgetBytes : null);
         const stated = kvMemory ? kvMemoryText(kvMemory, maxBatch) : undefined;
@@ -248,6 +251,7 @@ export function loadOptions(request: ModelRequest): LoadOptions {
     ...(request.cacheDir !== undefined ? { cacheDir: request.cacheDir } : {}),
     ...(request.maxBatch !== undefined ? { maxBatch: request.maxBatch } : {}),
     ...(request.weights !== undefined ? { weights: request.weights } : {}),
+    ...(request.kvCache !== undefined ? { kvCache: request.kvCache } : {}),
     ...(request.tokenizer !== undefined ? { tokenizerDir: request.tokenizer.path } : {}),
     onProgress: request.onProgress,
   };

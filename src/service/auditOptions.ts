@@ -191,7 +191,7 @@ export const AUDIT_OPTIONS = {
       'KV-cache budget of the local engine (e.g. 8G, 512MiB; default: half the memory available once\n' +
       'the model is loaded; off or none: no budget, --max-batch alone): a sequence starts only while\n' +
       'the caches it can come to hold fit beside the running ones, the rest wait; its need is route\n' +
-      'positions × KV heads × head size × 2 × 4 bytes × slots for prompt + budget tokens (a power of\n' +
+      'positions × KV heads × head size × 2 × 4 bytes (2 under --kv-cache f16) × slots for prompt + budget tokens (a power of\n' +
       'two), stated before the run (the default only when it runs fewer than --max-batch) and in the\n' +
       'manifest; records are unchanged',
   },
@@ -205,6 +205,18 @@ export const AUDIT_OPTIONS = {
     help: "read the tokenizer files (tokenizer.json, tokenizer_config.json) from DIR, for a checkpoint\nsaved without them (a Trainer checkpoint: give its base model's folder); recorded in the manifest",
   },
   weights: { flag: 'weights', kind: 'string', arg: 'P', help: 'f32 (default) or int8 (8-bit weights, one scale per 32; recorded in the manifest)' },
+  kvCache: {
+    flag: 'kv-cache',
+    kind: 'string',
+    arg: 'P',
+    help:
+      'KV cache storage of the local engine: f32 (default) or f16 (half the cache memory, so --kv-memory\n' +
+      'admits about twice the sequences; attention still computed in f32, each call converting the\n' +
+      'cache, so decode is not faster: measured 1.0-1.3x the time per step at 2k tokens). f16 changes\n' +
+      'the numbers: recorded in the manifest, a resume must use the same; its measured fidelity against\n' +
+      'f32 (greedy agreement, log-prob error) is in docs/design/engine.md, and `reach-audit fidelity\n' +
+      '--kv-cache f16` measures it on your own model and questions. Not for sliding-window models',
+  },
   prompt: { flag: 'prompt', kind: 'string', arg: 'chat|raw', help: 'chat template (default) or raw text prompt' },
   preset: {
     flag: 'preset',

@@ -341,7 +341,7 @@ export class EngineService {
 
   /** The loaded model for this request: the previous one when nothing changed, else a fresh load. It stays loaded after the job. */
   private async model(request: ModelRequest): Promise<ModelLease> {
-    const key = JSON.stringify([path.resolve(request.dir), request.contentHash, request.threads ?? null, request.cacheDir ?? null, request.maxBatch ?? null, request.weights ?? null, request.tokenizer ?? null]);
+    const key = JSON.stringify([path.resolve(request.dir), request.contentHash, request.threads ?? null, request.cacheDir ?? null, request.maxBatch ?? null, request.weights ?? null, request.tokenizer ?? null, request.kvCache ?? null]);
     if (this.cached?.key !== key) {
       await this.releaseModel();
       this.cached = { key, model: await loadModel(request.dir, loadOptions(request)) };

@@ -4,7 +4,7 @@
  * is the plan's need × the sequences the budget admits at once; without one (--kv-memory off), the
  * same need × --max-batch.
  */
-import { loadedWeightBytes, sequenceKvNeed, type ModelConfig, type WeightPrecision } from '../engine/index';
+import { loadedWeightBytes, sequenceKvNeed, type KvPrecision, type ModelConfig, type WeightPrecision } from '../engine/index';
 import type { EstimateMemory } from '../audit/runner';
 import type { KvMemoryPlan } from '../contract';
 
@@ -14,11 +14,13 @@ export interface KvRunShape {
   promptTokens: number;
   maxNewTokens: number;
   maxBatch: number;
+  /** The local engine's KV cache storage (f32 when absent). */
+  kvCache?: KvPrecision;
 }
 
 export function estimateMemory(config: ModelConfig, weights: WeightPrecision, plan: KvMemoryPlan | undefined, run: KvRunShape): EstimateMemory {
   const kv = plan
     ? { kvPerSequenceBytes: plan.perSequenceBytes, atOnce: plan.atOnce }
-    : { kvPerSequenceBytes: sequenceKvNeed(config, run.routeLength, run.promptTokens + run.maxNewTokens).bytes, atOnce: run.maxBatch };
+    : { kvPerSequenceBytes: sequenceKvNeed(config, run.routeLength, run.promptTokens + run.maxNewTokens, run.kvCache).bytes, atOnce: run.maxBatch };
   return { weightBytes: loadedWeightBytes(config, weights), weights, ...kv };
 }

@@ -1,5 +1,6 @@
 /** The engine service: the child-process protocol and its codec, the engine process client, the audit job and its options. Everything outside this folder reaches it through here. */
 export { ENGINE_ALLOCATOR_ENV } from './allocatorTuning';
+export { greedyAgreement, greedyAgreementText, type GreedyAgreement } from './greedyAgreement';
 export { readDataset, readPreSettings, selectQuestions } from './auditInputs';
 export { PROGRESS_LINES_ENV, watchTrainingRun, type TrainingRunWatchPlan, type TrainingRunWatchResult, type WatchedCheckpoint } from './trainingRunWatch';
 export { watchStatusLine, type WatchStatus } from './checkpointQueue';

@@ -6,7 +6,7 @@
  * fits, so that no run stops part way for memory it was never going to have.
  */
 import { InputError, memorySizeText } from '../common';
-import { sequenceKvNeed, type ModelConfig, type TextGenerator } from '../engine/index';
+import { sequenceKvNeed, type KvPrecision, type ModelConfig, type TextGenerator } from '../engine/index';
 import { fitQuestionPrompt, isRouteProbe, type FittedPrompts } from '../audit/probes';
 import type { Question } from '../audit/dataset';
 import type { KvMemoryPlan, RunSettings } from '../contract';
@@ -60,8 +60,8 @@ export function kvBudget(given: number | 'off' | undefined, available: () => num
   return { bytes: Math.max(1, Math.floor(availableBytes * DEFAULT_KV_SHARE)), from: 'default', share: DEFAULT_KV_SHARE, availableBytes };
 }
 
-export function planKvMemory(config: Pick<ModelConfig, 'numKvHeads' | 'headDim'>, budget: KvBudget, run: { routeLength: number; numBlocks: number; promptTokens: number; maxNewTokens: number; maxBatch: number }): KvMemoryPlan {
-  const need = sequenceKvNeed(config, run.routeLength, run.promptTokens + run.maxNewTokens);
+export function planKvMemory(config: Pick<ModelConfig, 'numKvHeads' | 'headDim'>, budget: KvBudget, run: { routeLength: number; numBlocks: number; promptTokens: number; maxNewTokens: number; maxBatch: number; kvCache?: KvPrecision }): KvMemoryPlan {
+  const need = sequenceKvNeed(config, run.routeLength, run.promptTokens + run.maxNewTokens, run.kvCache);
   const plan: KvMemoryPlan = {
     budgetBytes: budget.bytes,
     budgetFrom: budget.from,
@@ -73,6 +73,8 @@ export function planKvMemory(config: Pick<ModelConfig, 'numKvHeads' | 'headDim'>
     promptTokens: run.promptTokens,
     maxNewTokens: run.maxNewTokens,
     slots: need.slots,
+    // Written only for f16, so the default's manifests read as before.
+    ...(need.bytesPerValue !== 4 ? { bytesPerValue: need.bytesPerValue } : {}),
     atOnce: Math.min(run.maxBatch, Math.floor(budget.bytes / need.bytes)),
   };
   if (plan.atOnce < 1) {
@@ -96,7 +98,7 @@ function budgetText(p: KvMemoryPlan): string {
 
 /** "28 route positions × 2 KV heads × 128 × 2 (keys, values) × 4 bytes × 4096 slots for 180 prompt + 3000 new tokens". */
 function needFactors(p: KvMemoryPlan): string {
-  return `${p.routeLength} route positions × ${p.kvHeads} KV heads × ${p.headSize} × 2 (keys, values) × 4 bytes × ${p.slots} slots for ${p.promptTokens} prompt + ${p.maxNewTokens} new tokens`;
+  return `${p.routeLength} route positions × ${p.kvHeads} KV heads × ${p.headSize} × 2 (keys, values) × ${p.bytesPerValue ?? 4} bytes${p.bytesPerValue === 2 ? ' (--kv-cache f16)' : ''} × ${p.slots} slots for ${p.promptTokens} prompt + ${p.maxNewTokens} new tokens`;
 }
 
 /**

@@ -12,7 +12,7 @@
  *
  * No vscode import: the generator and its test run in plain Node.
  */
-import type { WeightPrecision } from '../engine/index';
+import type { KvPrecision, WeightPrecision } from '../engine/index';
 import { ANSWER_FORMATS } from '../audit/dataset';
 import { DEFAULT_DEPLOYMENT } from '../audit/probes';
 import { PRESET_NAMES } from '../audit/presets';
@@ -25,6 +25,7 @@ export const SETTINGS_SECTION = 'reachAudit';
 
 // The engine's list would load the runtime with it; the record's type makes a new precision a compile error here.
 const WEIGHT_VALUES = Object.keys({ f32: true, int8: true } satisfies Record<WeightPrecision, true>);
+const KV_CACHE_VALUES = Object.keys({ f32: true, f16: true } satisfies Record<KvPrecision, true>);
 
 /** The groups of the settings UI (one `contributes.configuration` entry each), in display order. */
 export const SETTING_GROUPS = [
@@ -139,6 +140,7 @@ const OPTION_SETTINGS: Readonly<Partial<Record<keyof typeof AUDIT_OPTIONS, Optio
   // A folder the engine reads, like the model folders: not an untrusted workspace's to set.
   tokenizerFrom: { group: 'model', note: 'Relative to the first workspace folder; empty: the model folder\'s own tokenizer files.', restricted: true },
   weights: { group: 'engine', values: WEIGHT_VALUES },
+  kvCache: { group: 'engine', values: KV_CACHE_VALUES },
   batch: { group: 'engine' },
   maxBatch: { group: 'engine' },
   // VS Code titles a setting from its key: "maxKVCacheMemory" reads "Max KV Cache Memory" ("kvMemory" read "Kv Memory").

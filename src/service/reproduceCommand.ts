@@ -127,6 +127,7 @@ export function reproduceCommand(manifest: RunManifest): ReproduceCommand {
   if (manifest.realizedFrom) flag('realized-from', manifest.realizedFrom.source);
 
   if (manifest.engine.weights === 'int8') flag('weights', 'int8');
+  if (manifest.engine.kvCache === 'f16') flag('kv-cache', 'f16');
   if (manifest.backend) {
     flag('backend', manifest.backend.backend);
     for (const url of manifest.backend.baseUrls) flag('base-url', url);

@@ -108,7 +108,7 @@ export function buildManifest(input: Pick<RunAuditInput, 'modelInfo' | 'engineVe
     name: input.name,
     createdAt: new Date().toISOString(),
     tool: { name: 'reach-audit', version: TOOL_VERSION },
-    engine: { version: input.engineVersion, weights: input.model.weights ?? 'f32', ...(input.numerics ? { numerics: input.numerics } : {}), ...(input.kvMemory ? { kvMemory: input.kvMemory } : {}) },
+    engine: { version: input.engineVersion, weights: input.model.weights ?? 'f32', ...(input.model.kvCache === 'f16' ? { kvCache: 'f16' as const } : {}), ...(input.numerics ? { numerics: input.numerics } : {}), ...(input.kvMemory ? { kvMemory: input.kvMemory } : {}) },
     model: {
       path: path.resolve(input.modelInfo.path),
       contentHash: input.modelInfo.contentHash,

@@ -91,6 +91,7 @@ export function manifestMismatches(stored: RunManifest, wanted: RunManifest): st
   check('answer format', stored.dataset?.format, wanted.dataset.format);
   check('engine version', stored.engine?.version, wanted.engine.version);
   check('weights', stored.engine?.weights ?? 'f32', wanted.engine.weights ?? 'f32');
+  check('KV cache (--kv-cache)', stored.engine?.kvCache ?? 'f32', wanted.engine.kvCache ?? 'f32');
   // The examples are checked apart, so a changed example set (a preset's exemplars replaced, a
   // different dev split) is named as such rather than buried in the whole deployment's JSON.
   // A run made before the template's day was recorded is resumed with a guessed day (the service warns); a recorded day must match.

@@ -520,6 +520,7 @@ export const runManifestSchema = object({
   engine: object({
     version: text,
     weights: v.optional(v.picklist(['f32', 'int8'], "expected 'f32' or 'int8'")),
+    kvCache: v.optional(v.picklist(['f32', 'f16'], "expected 'f32' or 'f16'")),
     numerics: v.optional(numericsPlatform),
     numericsAlso: v.optional(v.array(numericsPlatform, 'expected an array')),
     kvMemory: v.optional(object({
@@ -534,6 +535,7 @@ export const runManifestSchema = object({
       promptTokens: nonNegativeInteger,
       maxNewTokens: positiveInteger,
       slots: positiveInteger,
+      bytesPerValue: v.optional(positiveInteger),
       atOnce: positiveInteger,
     })),
   }),

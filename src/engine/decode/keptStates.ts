@@ -43,7 +43,7 @@ export class KeptStates {
   keep(key: string, slot: SequenceSlot, fed: readonly number[]): void {
     const budget = this.budget();
     let bytes = 0;
-    for (const c of slot.kv) if (c) bytes += 2 * c.buffer.kvHeads * c.length * c.buffer.headSize * 4;
+    for (const c of slot.kv) if (c) bytes += c.buffer.slotBytes(c.length);
     if (bytes > budget || fed.length !== slot.length - slot.promptLength) return;
     for (const [k, list] of this.states) {
       if (this.bytes + bytes <= budget) break;
@@ -90,7 +90,7 @@ export class KeptStates {
 
 /** `kv`'s filled slots in a one-row buffer of their own, which no sequence owns (read by forks only). */
 function ownCopy(kv: KvCache): KvCache {
-  const to = new KvBuffer(1, kv.buffer.kvHeads, kv.length, kv.buffer.headSize);
+  const to = new KvBuffer(1, kv.buffer.kvHeads, kv.length, kv.buffer.headSize, false, kv.buffer.precision);
   copySlots(kv.buffer, kv.row, to, 0, kv.length);
   return new KvCache(to, 0, kv.length);
 }

@@ -20,7 +20,11 @@
  * Forking (a shared prompt prefilled once for many sequences) gives the child a KvCache that reads
  * the parent's row without owning it: the cache is append-only, so the parent's later writes land
  * beyond the child's filled slots; the child copies its slots out at its first call (copy on write).
+ *
+ * Values are stored as float32 or as binary16 bit patterns (kvPrecision.ts); every buffer of one
+ * engine has the same precision, so copies between buffers move the stored bits as they are.
  */
+import { type KvArray, type KvPrecision, kvArray, kvBytesPerValue } from './kvPrecision';
 
 /** Smallest capacity allocated; capacities are powers of two from here. */
 const MIN_CAPACITY = 16;
@@ -32,8 +36,8 @@ export function capacityFor(slots: number): number {
 }
 
 export class KvBuffer {
-  readonly k: Float32Array;
-  readonly v: Float32Array;
+  readonly k: KvArray;
+  readonly v: KvArray;
   /** Which cache may append to each row (null: none, the row is only read by forks). */
   readonly owner: (KvCache | null)[];
 
@@ -47,15 +51,21 @@ export class KvBuffer {
      * owner released it is free to take another sequence's cache.
      */
     readonly gathered = false,
+    readonly precision: KvPrecision = 'f32',
   ) {
     const n = rows * kvHeads * capacity * headSize;
-    this.k = new Float32Array(n);
-    this.v = new Float32Array(n);
+    this.k = kvArray(precision, n);
+    this.v = kvArray(precision, n);
     this.owner = new Array<KvCache | null>(rows).fill(null);
   }
 
   get bytes(): number {
     return 2 * this.k.byteLength;
+  }
+
+  /** Bytes of `slots` filled slots of one row (keys and values). */
+  slotBytes(slots: number): number {
+    return 2 * this.kvHeads * slots * this.headSize * kvBytesPerValue(this.precision);
   }
 }
 
@@ -99,6 +109,7 @@ const MAX_IDLE_SHARE = 0.25;
 /** Copies `length` filled slots of row `fromRow` of `from` into row `toRow` of `to`. */
 export function copySlots(from: KvBuffer, fromRow: number, to: KvBuffer, toRow: number, length: number): void {
   const { kvHeads: KV, headSize: Dp } = from;
+  if (from.precision !== to.precision) throw new Error('internal: KV cache copy between precisions');
   for (let h = 0; h < KV; h++) {
     const src = (fromRow * KV + h) * from.capacity * Dp;
     const dst = (toRow * KV + h) * to.capacity * Dp;
@@ -138,7 +149,7 @@ function reuseRows(members: readonly KvCache[], need: number, stats: KvStats): C
   const idle = free.length - joiners.length;
   if (idle < 0 || idle > Math.max(1, Math.floor(home.rows * MAX_IDLE_SHARE))) return undefined;
   joiners.forEach((m, i) => {
-    stats.kvGatheredBytes += 2 * m.buffer.kvHeads * m.length * m.buffer.headSize * 4;
+    stats.kvGatheredBytes += m.buffer.slotBytes(m.length);
     moveTo(m, home, free[i]);
   });
   stats.kvRowMoves += joiners.length;
@@ -161,9 +172,9 @@ export function bufferFor(members: readonly KvCache[], adding: number, stats: Kv
   const reused = reuseRows(members, need, stats);
   if (reused) return reused;
   const { kvHeads: KV, headSize: Dp } = first;
-  const fresh = new KvBuffer(members.length, KV, capacityFor(need), Dp, true);
+  const fresh = new KvBuffer(members.length, KV, capacityFor(need), Dp, true, first.precision);
   members.forEach((m, j) => {
-    stats.kvGatheredBytes += 2 * KV * m.length * Dp * 4;
+    stats.kvGatheredBytes += fresh.slotBytes(m.length);
     moveTo(m, fresh, j);
   });
   stats.kvGathers++;
@@ -172,10 +183,11 @@ export function bufferFor(members: readonly KvCache[], adding: number, stats: Kv
 
 /**
  * Appends `count` new slots to member j's cache from the graph's new_k/new_v ([n, S, KV·Dp],
- * row j's first `count` tokens).
+ * row j's first `count` tokens, in the cache's own precision).
  */
-export function append(cache: KvCache, j: number, newK: Float32Array, newV: Float32Array, S: number, count: number): void {
+export function append(cache: KvCache, j: number, newK: KvArray, newV: KvArray, S: number, count: number): void {
   const b = cache.buffer;
+  if (newK.constructor !== b.k.constructor) throw new Error('internal: KV cache append of another precision');
   const { kvHeads: KV, headSize: Dp, capacity } = b;
   if (!cache.ownsRow || cache.length + count > capacity) throw new Error('internal: KV cache append without room');
   for (let t = 0; t < count; t++) {

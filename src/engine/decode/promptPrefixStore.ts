@@ -78,8 +78,7 @@ export class PromptPrefixStore {
     const level = parent ? parent.children : trie?.root;
     const found = level?.get(step);
     if (found) return found;
-    const { kvHeads: KV, headSize: Dp } = kv.buffer;
-    const bytes = hidden.byteLength + 2 * KV * kv.length * Dp * 4;
+    const bytes = hidden.byteLength + kv.buffer.slotBytes(kv.length);
     if (!this.makeRoom(bytes, prompt)) return null;
     if (!trie) {
       trie = new PromptTrie();
@@ -117,7 +116,7 @@ export class PromptPrefixStore {
 
 /** A cache with `kv`'s filled slots in a one-row buffer that nothing appends to. */
 function copyCache(kv: KvCache): KvCache {
-  const to = new KvBuffer(1, kv.buffer.kvHeads, kv.length, kv.buffer.headSize);
+  const to = new KvBuffer(1, kv.buffer.kvHeads, kv.length, kv.buffer.headSize, false, kv.buffer.precision);
   copySlots(kv.buffer, kv.row, to, 0, kv.length);
   return new KvCache(to, 0, kv.length);
 }

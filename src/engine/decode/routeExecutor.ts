@@ -19,6 +19,7 @@ import type { ModelConfig } from '../checkpoint/config';
 import type { EmbeddingTable } from '../checkpoint/embeddingTable';
 import { cacheHeadSize } from '../graphs/blockGraph';
 import { KvBuffer, KvCache, type KvStats, append, bufferFor, capacityFor } from './kvCache';
+import type { KvArray, KvPrecision } from './kvPrecision';
 import { NonFiniteActivations, firstNonFinite, nonFiniteName } from './nonFiniteActivations';
 import { MaskCache, type MaskRow } from '../graphs/attentionMask';
 import { type PrefixNode, PromptPrefixStore, stepKey } from './promptPrefixStore';
@@ -104,6 +105,8 @@ export interface ExecutorParts {
   invFreq: Float64Array;
   /** Bytes kept of earlier prefills for later prefills of the same prompt (promptPrefixStore.ts); 0: none. */
   prefixStoreBytes: number;
+  /** How the caches store keys and values (kvPrecision.ts); the block graphs were built for it. */
+  kvPrecision?: KvPrecision;
 }
 
 /** Counters for the bench and the grouping measurements. */
@@ -207,6 +210,10 @@ export class RouteExecutor {
 
   constructor(private readonly parts: ExecutorParts) {
     this.store = new PromptPrefixStore(parts.prefixStoreBytes);
+  }
+
+  get kvPrecision(): KvPrecision {
+    return this.parts.kvPrecision ?? 'f32';
   }
 
   /**
@@ -390,7 +397,7 @@ export class RouteExecutor {
     let rowOf: number[];
     if (prompt) {
       // Nothing to read: one empty slot per row keeps the tensor non-empty.
-      past = new KvBuffer(members.length, KV, 1, Dp);
+      past = new KvBuffer(members.length, KV, 1, Dp, false, this.kvPrecision);
       rowOf = members.map((_, j) => j);
       total = S;
     } else {
@@ -422,12 +429,13 @@ export class RouteExecutor {
       sin.set(row.sin, r * S * half);
     });
     const kvDims = [n, KV, past.capacity, Dp];
+    const kvType = past.precision === 'f16' ? 'float16' : 'float32';
     const feeds: Record<string, ort.Tensor> = {
       hidden: new ort.Tensor('float32', hidden, [n, S, H]),
       cos: new ort.Tensor('float32', cos, [n, S, 1, half]),
       sin: new ort.Tensor('float32', sin, [n, S, 1, half]),
-      past_k: new ort.Tensor('float32', past.k, kvDims),
-      past_v: new ort.Tensor('float32', past.v, kvDims),
+      past_k: new ort.Tensor(kvType, past.k, kvDims),
+      past_v: new ort.Tensor(kvType, past.v, kvDims),
       mlp_gate: new ort.Tensor('float32', gate, [n, 1, 1]),
     };
     if (readsMask) {
@@ -450,10 +458,10 @@ export class RouteExecutor {
     this.stats.blockRows += members.length;
     for (const { row } of members) this.stats.blockTokens += row.count;
     const h = out.hidden_out.data as Float32Array;
-    const newK = out.new_k.data as Float32Array;
-    const newV = out.new_v.data as Float32Array;
+    const newK = out.new_k.data as KvArray;
+    const newV = out.new_v.data as KvArray;
     let fresh: KvBuffer | null = null;
-    if (prompt) fresh = new KvBuffer(n, KV, capacityFor(Math.max(...members.map((m) => m.row.count)) + 1), Dp);
+    if (prompt) fresh = new KvBuffer(n, KV, capacityFor(Math.max(...members.map((m) => m.row.count)) + 1), Dp, false, this.kvPrecision);
     members.forEach(({ row, position }, j) => {
       // Only the real tokens' rows: padding and idle rows are never read.
       const at = rowOf[j] * S * H;

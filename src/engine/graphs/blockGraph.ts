@@ -34,9 +34,11 @@
  * faster at batch 16 on the Qwen2.5-0.5B shape (7% slower at batch 1) but breaks this: MLAS then
  * blocks K by the column count and has its own kernel for a single column.
  */
+import { InputError } from '../../common';
 import type { ModelConfig } from '../checkpoint/config';
 import type { BlockWeights } from '../checkpoint/weights';
-import { ExternalDataFile, FLOAT, GraphBuilder, INT32 } from './graphBuilder';
+import { ExternalDataFile, FLOAT, FLOAT16, GraphBuilder, INT32 } from './graphBuilder';
+import type { KvPrecision } from '../decode/kvPrecision';
 import { type WeightPrecision, linear } from '../checkpoint/weightPrecision';
 import { groupedAttention } from './attentionGraph';
 
@@ -46,6 +48,12 @@ export interface GraphVariant {
   norm: 'plain' | 'contrib';
   /** Projection weights (default f32); see weightPrecision.ts. */
   weights?: WeightPrecision;
+  /**
+   * KV cache storage (default f32): under f16, past_k/v and new_k/v are binary16 and the attention
+   * reads them through a Cast to float32 (kvPrecision.ts). Absent for f32, so the default's cache
+   * key is unchanged.
+   */
+  kvCache?: KvPrecision;
 }
 
 /**
@@ -114,10 +122,16 @@ export function buildBlockGraph({ config, index, weights: w, read, data, variant
   const hidden = g.input('hidden', FLOAT, ['batch', 'seq', H]);
   const cos = g.input('cos', FLOAT, ['batch', 'seq', 1, D / 2]);
   const sin = g.input('sin', FLOAT, ['batch', 'seq', 1, D / 2]);
-  const pastK = g.input('past_k', FLOAT, ['batch', KV, 'capacity', Dp]);
-  const pastV = g.input('past_v', FLOAT, ['batch', KV, 'capacity', Dp]);
   // Our attention reads a mask built once per step; GroupQueryAttention (sliding window) the lengths.
   const window = config.slidingWindow;
+  const half = variant.kvCache === 'f16';
+  if (half && window !== undefined) throw new InputError('--kv-cache f16: not available for a model with a sliding window (its attention is onnxruntime\'s GroupQueryAttention, which reads a float32 cache); use --kv-cache f32');
+  const KV_TYPE = half ? FLOAT16 : FLOAT;
+  const pastK16 = g.input('past_k', KV_TYPE, ['batch', KV, 'capacity', Dp]);
+  const pastV16 = g.input('past_v', KV_TYPE, ['batch', KV, 'capacity', Dp]);
+  // The attention computes in float32 whatever the storage: an f16 cache is read through a Cast.
+  const pastK = half ? g.op1('Cast', [pastK16], { to: FLOAT }) : pastK16;
+  const pastV = half ? g.op1('Cast', [pastV16], { to: FLOAT }) : pastV16;
   const mask = window === undefined ? g.input('attn_mask', FLOAT, ['batch', 1, 1, 'seq', 'width']) : '';
   const seqlens = window === undefined ? '' : g.input('seqlens_k', INT32, ['batch']);
   const total = window === undefined ? '' : g.input('total_len', INT32, []);
@@ -158,11 +172,20 @@ export function buildBlockGraph({ config, index, weights: w, read, data, variant
     v = g.op1('Pad', [v, pads]);
   }
   const qFlat = g.op1('Reshape', [q, g.constInt64([0, 0, NH * Dp])]);
-  g.op('Reshape', [k, g.constInt64([0, 0, KV * Dp])], {}, ['new_k']);
-  g.op('Reshape', [v, g.constInt64([0, 0, KV * Dp])], {}, ['new_v']);
   let ctx: string;
+  if (half) {
+    // Stored as binary16 and read back through the same Cast as the cache, so this call's tokens
+    // are seen at the precision they will be seen at from the cache (kvPrecision.ts).
+    g.op('Cast', [g.op1('Reshape', [k, g.constInt64([0, 0, KV * Dp])])], { to: FLOAT16 }, ['new_k']);
+    g.op('Cast', [g.op1('Reshape', [v, g.constInt64([0, 0, KV * Dp])])], { to: FLOAT16 }, ['new_v']);
+  } else {
+    g.op('Reshape', [k, g.constInt64([0, 0, KV * Dp])], {}, ['new_k']);
+    g.op('Reshape', [v, g.constInt64([0, 0, KV * Dp])], {}, ['new_v']);
+  }
   if (window === undefined) {
-    ctx = groupedAttention(g, { q: qFlat, k: 'new_k', v: 'new_v', pastK, pastV, mask }, { numHeads: NH, kvHeads: KV, headSize: Dp, scale: 1 / Math.sqrt(D) });
+    const newK = half ? g.op1('Cast', ['new_k'], { to: FLOAT }) : 'new_k';
+    const newV = half ? g.op1('Cast', ['new_v'], { to: FLOAT }) : 'new_v';
+    ctx = groupedAttention(g, { q: qFlat, k: newK, v: newV, pastK, pastV, mask }, { numHeads: NH, kvHeads: KV, headSize: Dp, scale: 1 / Math.sqrt(D) });
   } else {
     // A sliding window (Mistral) keeps onnxruntime's GroupQueryAttention, which applies it. Both
     // transformers' `sliding_window` and onnxruntime's `local_window_size` count the keys a query
@@ -171,7 +194,7 @@ export function buildBlockGraph({ config, index, weights: w, read, data, variant
     // present_k/present_v are graph outputs so that a decode step can bind them to the past_k/past_v
     // buffers: onnxruntime's CPU attention then appends the new keys in place instead of clearing and
     // refilling a fresh present buffer of the whole capacity on every call (routeExecutor.ts).
-    ctx = g.op('GroupQueryAttention', [qFlat, 'new_k', 'new_v', pastK, pastV, seqlens, total], gqaAttrs, ['attention', 'present_k', 'present_v'], 'com.microsoft')[0];
+    ctx = g.op('GroupQueryAttention', [qFlat, 'new_k', 'new_v', pastK16, pastV16, seqlens, total], gqaAttrs, ['attention', 'present_k', 'present_v'], 'com.microsoft')[0];
   }
   if (Dp !== D) {
     const heads = g.op1('Reshape', [ctx, g.constInt64([0, 0, NH, Dp])]);
@@ -190,8 +213,8 @@ export function buildBlockGraph({ config, index, weights: w, read, data, variant
   g.op('Add', [h2, mlp], {}, ['hidden_out']);
 
   g.output('hidden_out', FLOAT, ['batch', 'seq', H]);
-  g.output('new_k', FLOAT, ['batch', 'seq', KV * Dp]);
-  g.output('new_v', FLOAT, ['batch', 'seq', KV * Dp]);
+  g.output('new_k', KV_TYPE, ['batch', 'seq', KV * Dp]);
+  g.output('new_v', KV_TYPE, ['batch', 'seq', KV * Dp]);
   if (window !== undefined) {
     g.output('present_k', FLOAT, ['batch', KV, 'present', Dp]);
     g.output('present_v', FLOAT, ['batch', KV, 'present', Dp]);

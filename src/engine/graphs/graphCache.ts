@@ -14,6 +14,7 @@ import { ExternalDataFile } from './graphBuilder';
 import { buildBlockGraph, type GraphVariant } from './blockGraph';
 import { buildHeadGraph } from './headGraph';
 import type { WeightPrecision } from '../checkpoint/weightPrecision';
+import type { KvPrecision } from '../decode/kvPrecision';
 import { describeHolder, FolderLockedError, lockFolder, type FolderLock, createFolder } from '../../common';
 
 /** Bump when the graphs or their file layout change: old cache folders are then ignored. */
@@ -34,6 +35,8 @@ export interface GraphManifest {
   headFile: string;
   /** Projection weights of these graphs. */
   weights: WeightPrecision;
+  /** KV cache storage the block graphs read and write; absent: f32. */
+  kvCache?: KvPrecision;
   /** Size and sha256 of every file, by name. */
   files: Record<string, CachedFileCheck>;
 }
@@ -240,5 +243,6 @@ function writeGraphs(
     blockFiles,
     headFile: 'head.onnx',
     weights: variant.weights ?? 'f32',
+    ...(variant.kvCache === 'f16' ? { kvCache: 'f16' as const } : {}),
   };
 }

@@ -19,7 +19,7 @@ describe('sequenceKvNeed', () => {
 
   it('is route positions × KV heads × padded head size × 2 × 4 bytes × power-of-two slots', () => {
     // Identity of a 4-block model: 4 × 2 × 16 × 2 × 4 × 64 = 65,536 bytes.
-    assert.deepEqual(sequenceKvNeed(config, 4, 40), { bytes: 65536, routeLength: 4, kvHeads: 2, headSize: 16, tokens: 40, slots: 64 });
+    assert.deepEqual(sequenceKvNeed(config, 4, 40), { bytes: 65536, routeLength: 4, kvHeads: 2, headSize: 16, tokens: 40, slots: 64, bytesPerValue: 4 });
     // [0,1,1,2,3] repeats block 1: a fifth cache, 5 × 2 × 16 × 2 × 4 × 64 = 81,920.
     assert.equal(sequenceKvNeed(config, [0, 1, 1, 2, 3].length, 40).bytes, 81920);
     // [0,2,3] skips block 1: 3 × 2 × 16 × 2 × 4 × 64 = 49,152.

@@ -29,3 +29,17 @@ test('under a budget: the plan\'s need × the sequences it runs at once', () => 
   assert.deepEqual(estimateMemory(demo, 'f32', plan, { ...run, promptTokens: 9999 }), { weightBytes: weights, weights: 'f32', kvPerSequenceBytes: 491520, atOnce: 2 });
   assert.equal(estimateMemory(demo, 'int8', plan, run).weights, 'int8');
 });
+
+test('an f16 KV cache: half the need, twice the sequences under one budget, the factors say 2 bytes', () => {
+  // 10 × 2 × 24 × 2 × 2 × 128 = 245,760 bytes a sequence: a 1 MiB budget holds 4, against 2 at f32.
+  const f32 = planKvMemory(demo, { bytes: 2 ** 20, from: 'flag' }, { ...run, numBlocks: 8 });
+  const f16 = planKvMemory(demo, { bytes: 2 ** 20, from: 'flag' }, { ...run, numBlocks: 8, kvCache: 'f16' });
+  assert.equal(f32.perSequenceBytes, 491520);
+  assert.equal('bytesPerValue' in f32, false);
+  assert.equal(f16.perSequenceBytes, 245760);
+  assert.equal(f16.bytesPerValue, 2);
+  assert.equal(f32.atOnce, 2);
+  assert.equal(f16.atOnce, 4);
+  assert.equal(estimateMemory(demo, 'f32', undefined, { ...run, kvCache: 'f16' }).kvPerSequenceBytes, 245760);
+  assert.throws(() => planKvMemory(demo, { bytes: 200000, from: 'flag' }, { ...run, numBlocks: 8, kvCache: 'f16' }), /× 2 bytes \(--kv-cache f16\) × 128 slots/);
+});
