@@ -94,7 +94,8 @@ suite('An audit that keeps running through a window reload', function () {
     assert.equal(ids.length, N);
     assert.equal(new Set(ids).size, N, 'each question once');
     assert.ok(fs.existsSync(path.join(runDir, 'summary.json')));
-    assert.equal(processAlive(pid), false, 'the process ended with its run');
+    // The summary is written just before the process exits.
+    await until('the process ended with its run', () => (processAlive(pid) ? undefined : true), 30_000);
     await until('struck off when it ended', () => (api.interrupted.noted().includes(runDir) ? undefined : true), 10_000);
     // The re-followed run's later records went to the listeners (the panel's, the marks', the Runs view's), and the panel shows its end.
     assert.ok(followedRecords > 0, `records written after the reload were passed on (${followedRecords}; ${keptAtLeave} were on disk when the window let go)`);

@@ -9,9 +9,7 @@
  * servers names it (withServerKey); when the key or the cache folder changes, the next request
  * starts a fresh child with the new environment (a child's environment is fixed at its start).
  */
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import * as vscode from 'vscode';
@@ -19,7 +17,6 @@ import type { QuestionRecord } from '../../contract';
 import { RECORDS_FILE } from '../../audit/store';
 import {
   type AuditRequestOptions,
-  PROGRESS_LINES_ENV,
   type ProgressEvent,
   type RecordEvent,
   type StartedEvent,
@@ -37,7 +34,7 @@ import { estimateMessage, measuredEstimateText, progressMessage, progressShare }
 import { OPEN_SETTINGS, SET_SERVER_KEY, SHOW_LOG, failureActions } from './failureActions';
 import { withSettingNames } from './settingNames';
 import { SERVER_KEY_COMMANDS } from './serverKeyCommands';
-import { DETACHED_LOG_FILE, DETACHED_PID_FILE, detachedAuditArgs, detachedRunState, lastError, lastProgress, plannedRunFolder, writerPid } from './detachedRun';
+import { DETACHED_LOG_FILE, detachedAuditArgs, startDetachedCli, detachedRunState, lastError, lastProgress, plannedRunFolder, writerPid } from './detachedRun';
 
 /** How a followed run (a CLI process of its own) ended for this window; 'left': the window stopped following while it runs. */
 export interface FollowOutcome {
@@ -356,25 +353,8 @@ export class AuditSession implements vscode.Disposable {
       folder = plannedRunFolder(options, workspace);
       const args = detachedAuditArgs(options, folder);
       this.output.appendLine(`[extension] ${title}, in a process of its own: reach-audit ${args.join(' ')}`);
-      fs.mkdirSync(folder, { recursive: true });
-      const log = fs.openSync(path.join(folder, DETACHED_LOG_FILE), 'a');
-      let pid: number | undefined;
-      try {
-        // ELECTRON_RUN_AS_NODE: in desktop VS Code process.execPath is Electron; this makes it plain Node.
-        const child = spawn(process.execPath, [this.cliPath, ...args], {
-          cwd: workspace,
-          detached: true,
-          stdio: ['ignore', log, log],
-          env: { ...process.env, ...this.engineEnv(), ...serverKeyEnv(key), ELECTRON_RUN_AS_NODE: '1', [PROGRESS_LINES_ENV]: 'every-question' },
-        });
-        child.on('error', (err) => this.output.appendLine(`[extension] cannot start reach-audit: ${err.message}`));
-        pid = child.pid;
-        child.unref();
-      } finally {
-        fs.closeSync(log);
-      }
-      if (pid === undefined) throw new Error(`could not start ${process.execPath} ${this.cliPath}`);
-      fs.writeFileSync(path.join(folder, DETACHED_PID_FILE), JSON.stringify({ pid, host: os.hostname() }) + '\n');
+      const pid = startDetachedCli({ node: process.execPath, cliPath: this.cliPath, args, cwd: workspace, env: { ...process.env, ...this.engineEnv(), ...serverKeyEnv(key) }, folder });
+      this.output.appendLine(`[extension] reach-audit runs as process ${pid}; its output: ${path.join(folder, DETACHED_LOG_FILE)}`);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       this.showFailure(message);
@@ -399,9 +379,18 @@ export class AuditSession implements vscode.Disposable {
     this.active++;
     const logFile = path.join(dir, DETACHED_LOG_FILE);
     const recordsFile = path.join(dir, RECORDS_FILE);
+    // The log's end is enough (the last progress line, the last error), however long the run.
     const readText = (file: string) => {
       try {
-        return fs.readFileSync(file, 'utf8');
+        const size = fs.statSync(file).size;
+        const bytes = Buffer.alloc(Math.min(size, 64 * 1024));
+        const fd = fs.openSync(file, 'r');
+        try {
+          fs.readSync(fd, bytes, 0, bytes.length, size - bytes.length);
+        } finally {
+          fs.closeSync(fd);
+        }
+        return bytes.toString('utf8');
       } catch {
         return '';
       }
@@ -412,6 +401,7 @@ export class AuditSession implements vscode.Disposable {
     let done = 0;
     let total = 0;
     let cancelled = false;
+    let lastLine = '';
     const event = { id: `follow:${dir}` };
     const updateStatus = (text: string) => {
       this.statusBar.text = `$(beaker~spin) Reach Audit: ${text}`;
@@ -463,10 +453,12 @@ export class AuditSession implements vscode.Disposable {
       }
       if (startedSeen) {
         for (const record of readNewRecords()) this.emit((l) => l.onRecord?.({ type: 'record', ...event, record }, dir));
-        if (p && (p.done !== done || p.total !== total || done === 0)) {
+        if (p && p.line !== lastLine) {
+          lastLine = p.line;
           done = p.done;
           const progress = { type: 'progress' as const, ...event, done, total, rate: 0, eta: null };
-          const message = progressMessage(progress);
+          // The CLI's own line says tokens/s and time left as the terminal shows them.
+          const message = p.line || progressMessage(progress);
           report?.(message);
           updateStatus(`${done}/${total}`);
           this.emit((l) => l.onProgressMessage?.(message));

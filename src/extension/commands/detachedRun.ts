@@ -5,10 +5,11 @@
  * the extension does with a run it finds noted: follow it (running), show it (finished), or offer
  * Resume (stopped). No vscode import: the decisions are tested on their own.
  */
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { defaultRunName, flagsFromOptions, type AuditRequestOptions } from '../../service';
+import { defaultRunName, flagsFromOptions, PROGRESS_LINES_ENV, type AuditRequestOptions } from '../../service';
 import { SUMMARY_FILE, newRunFolder } from '../../audit/store';
 
 /** The CLI's stdout and stderr, in the run folder (its progress lines are how the extension counts). */
@@ -71,10 +72,10 @@ export function detachedAuditArgs(options: AuditRequestOptions, folder: string):
   return ['audit', '--model', model, ...flagsFromOptions({ ...rest, out: folder })];
 }
 
-/** The CLI's last "d/t questions" progress line in its output: questions done of the run's total. */
-export function lastProgress(text: string): { done: number; total: number } | undefined {
-  let found: { done: number; total: number } | undefined;
-  for (const m of text.matchAll(/(\d+)\/(\d+) questions/g)) found = { done: Number(m[1]), total: Number(m[2]) };
+/** The CLI's last "d/t questions" progress line in its output: questions done of the run's total, and the line from the count on (tokens/s, time left). */
+export function lastProgress(text: string): { done: number; total: number; line: string } | undefined {
+  let found: { done: number; total: number; line: string } | undefined;
+  for (const m of text.matchAll(/(\d+)\/(\d+) questions[^\r\n]*/g)) found = { done: Number(m[1]), total: Number(m[2]), line: m[0] };
   return found;
 }
 
@@ -82,4 +83,35 @@ export function lastProgress(text: string): { done: number; total: number } | un
 export function lastError(text: string): string | undefined {
   const lines = text.split(/\r?\n/).filter((l) => /^reach-audit( audit)?: /.test(l) && !/^reach-audit: (warning|stopping|stopped)/.test(l));
   return lines.at(-1)?.replace(/^reach-audit( audit)?: /, '');
+}
+
+/**
+ * Starts the bundled CLI on `folder` as a process of its own: its own process group (`detached`,
+ * so the end of the extension host, and a signal to the host's group, does not reach it), not
+ * waited for (`unref`), its stdout and stderr appended to the folder's log (no pipe to the host
+ * that would break when the host goes), one progress line per finished question. Writes its pid
+ * beside the log and returns it.
+ */
+export function startDetachedCli(how: { node: string; cliPath: string; args: string[]; cwd: string; env: NodeJS.ProcessEnv; folder: string }): number {
+  fs.mkdirSync(how.folder, { recursive: true });
+  const log = fs.openSync(path.join(how.folder, DETACHED_LOG_FILE), 'a');
+  let pid: number | undefined;
+  try {
+    // ELECTRON_RUN_AS_NODE: in desktop VS Code process.execPath is Electron; this makes it plain Node.
+    const child = spawn(how.node, [how.cliPath, ...how.args], {
+      cwd: how.cwd,
+      detached: true,
+      stdio: ['ignore', log, log],
+      env: { ...how.env, ELECTRON_RUN_AS_NODE: '1', [PROGRESS_LINES_ENV]: 'every-question' },
+    });
+    // A start that fails (no such file) is reported by the caller: no pid, so the run reads as stopped.
+    child.on('error', () => undefined);
+    pid = child.pid;
+    child.unref();
+  } finally {
+    fs.closeSync(log);
+  }
+  if (pid === undefined) throw new Error(`could not start ${how.node} ${how.cliPath}`);
+  fs.writeFileSync(path.join(how.folder, DETACHED_PID_FILE), JSON.stringify({ pid, host: os.hostname() }) + '\n');
+  return pid;
 }

@@ -78,7 +78,7 @@ test('the planned folder: --out when given, else a new one named as the engine n
 
 test('the log: the last progress line counts, the last error line says why it ended', () => {
   const log = ['reach-audit: estimate …', 'n: 1/40 questions (2%) · 3s elapsed', 'n: 12/40 questions (30%) · 9s left · 5s elapsed', 'reach-audit: warning: something', 'reach-audit: cannot read /d.jsonl: no such file'].join('\n');
-  assert.deepEqual(lastProgress(log), { done: 12, total: 40 });
+  assert.deepEqual(lastProgress(log), { done: 12, total: 40, line: '12/40 questions (30%) · 9s left · 5s elapsed' });
   assert.equal(lastProgress('nothing yet'), undefined);
   assert.equal(lastError(log), 'cannot read /d.jsonl: no such file');
   assert.equal(lastError('reach-audit: stopping — finished questions are kept'), undefined);
