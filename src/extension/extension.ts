@@ -6,7 +6,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { registerAuditCommands } from './commands/auditCommands';
+import { registerAuditCommands, type CommandResult } from './commands/auditCommands';
 import { registerExplainCommand } from './commands/explainQuestion';
 import { registerVerifyRunCommand } from './commands/verifyRun';
 import { registerWatchCommand, type WatchCommand } from './commands/watchTrainingRun';
@@ -32,6 +32,7 @@ import { openedFolders, registerRunFolderCommands } from './commands/runFolderCo
 import { registerServerKeyCommands, storedServerKey } from './commands/serverKeyCommands';
 import { RunInView } from './runInView';
 import { InterruptedRuns } from './commands/interruptedRuns';
+import { detachedRunState } from './commands/detachedRun';
 import { registerImportLogCommand } from './commands/importLog';
 import { registerRegradeCommand } from './commands/regradeRun';
 import { readRun, type RunEntry } from './sidebar/runListing';
@@ -58,6 +59,10 @@ export interface ReachAuditApi {
   /** The runs noted as going; and the runs found stopped by the last window's end at this activation. */
   readonly interrupted: InterruptedRuns;
   readonly stoppedAtActivation: Promise<string[]>;
+  /** The runs found still running in processes of their own at this activation, followed again; their ends. */
+  readonly followedAtActivation: Promise<CommandResult[]>;
+  /** Follows again every noted run whose process still runs and that this window does not follow (what activation does). */
+  followNoted(): Promise<CommandResult[]>;
 }
 
 export function activate(context: vscode.ExtensionContext): ReachAuditApi {
@@ -110,7 +115,8 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
   const started = new Set<string>();
   // Runs going are noted in the workspace's state, so a window reload that stops them is told at the next activation.
   const interrupted = new InterruptedRuns(context.workspaceState);
-  const stoppedBefore = interrupted.takeStopped();
+  const foundBefore = interrupted.takeAtActivation((folder) => detachedRunState(folder) === 'running');
+  const stoppedBefore = foundBefore.then((found) => found.stopped);
   // One write at a time, after the activation's reading: a run that ends fast is struck off after it was noted.
   let noting: Promise<unknown> = stoppedBefore;
   const note = (write: () => Thenable<void>) => (noting = noting.then(write, write));
@@ -309,7 +315,13 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     }
     return folders;
   });
-  return { runs, runsView, session, panel, auditView, records, cursorLine, gutter, tables, watches, checkpointFolders, inView, interrupted, stoppedAtActivation: stoppedNotice };
+  // Runs started as processes of their own that outlived the window before: followed again (panel, progress, Cancel).
+  const followNoted = async (): Promise<CommandResult[]> => {
+    const running = interrupted.noted().filter((f) => !session.follows(f) && detachedRunState(f) === 'running');
+    return Promise.all(running.map((f) => vscode.commands.executeCommand<CommandResult>('reachAudit.followRun', f)));
+  };
+  const followedAtActivation = foundBefore.then(() => followNoted());
+  return { runs, runsView, session, panel, auditView, records, cursorLine, gutter, tables, watches, checkpointFolders, inView, interrupted, stoppedAtActivation: stoppedNotice, followedAtActivation, followNoted };
 }
 
 export function deactivate(): void {

@@ -190,6 +190,16 @@ const EXTENSION_SETTINGS: readonly { key: string; group: SettingGroup; schema: S
   { key: 'baseModelPath', group: 'model', restricted: true, schema: { type: 'string', default: '', scope: 'resource', markdownDescription: 'Base checkpoint folder for **Reach Audit: Compare Checkpoints**. The folder last picked for it in this workspace comes first (a notice names it, with Pick Another…); with neither, a folder picker asks.' } },
   { key: 'tunedModelPath', group: 'model', restricted: true, schema: { type: 'string', default: '', scope: 'resource', markdownDescription: 'Trained checkpoint folder for **Reach Audit: Compare Checkpoints**. The folder last picked for it in this workspace comes first (a notice names it, with Pick Another…); with neither, a folder picker asks.' } },
   {
+    key: 'keepRunningOnReload',
+    group: 'engine',
+    schema: {
+      type: 'boolean',
+      default: false,
+      markdownDescription:
+        'Run **Run Reachability Audit** and **Resume Run** as a `reach-audit audit` process of their own (the same options, `--out` the run folder, its output in the folder\'s `.reach-audit-cli.log`), so a window reload does not stop them: the next window follows the run again (panel, progress, Cancel). Off: the run goes in the extension\'s engine process, which ends with the window (the next window offers Resume); that way keeps the loaded model between runs and shows the plan\'s estimate with Cancel and the live tokens/s.',
+    },
+  },
+  {
     key: 'equivalenceMargin',
     group: 'tables',
     schema: {

@@ -48,6 +48,7 @@ export const COMMANDS = {
   showQuestion: 'reachAudit.showQuestion',
   showLog: 'reachAudit.showLog',
   resumeRun: 'reachAudit.resumeRun',
+  followRun: 'reachAudit.followRun',
   addProbes: 'reachAudit.addProbesToLog',
 } as const;
 
@@ -55,7 +56,10 @@ export const COMMANDS = {
 export const DEMO_QUESTIONS = 8;
 
 /** Overrides a caller may pass (all optional; anything missing comes from settings or a picker). */
-export type AuditArgs = Partial<AuditRequestOptions>;
+export type AuditArgs = Partial<AuditRequestOptions> & {
+  /** Run it as a process of its own that a window reload does not stop (default: the keepRunningOnReload setting). */
+  keepRunning?: boolean;
+};
 export type CompareArgs = Partial<AuditRequestOptions> & { baseModel?: string; tunedModel?: string };
 export interface QuestionArgs {
   file?: string;
@@ -130,6 +134,11 @@ function closedStep(command: string, step: string): CommandResult {
   return { how: 'dismissed', message };
 }
 
+/** reachAudit.keepRunningOnReload: Run Audit and Resume Run start the CLI as a process of its own that a window reload does not stop. */
+function keepRunningOnReload(): boolean {
+  return vscode.workspace.getConfiguration('reachAudit').get<boolean>('keepRunningOnReload') === true;
+}
+
 function workspaceFolder(): string | undefined {
   const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file');
   return folder?.uri.fsPath;
@@ -150,7 +159,27 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
   const choices = new AuditChoices(context.workspaceState, path.join(context.extensionPath, 'media', 'demo'));
 
   /** Runs an audit-like request with the panel filling live; on cancel or crash, offers Resume. */
-  async function runLive(body: Extract<RequestBody, { type: 'audit' }>, title: string, dataset: string): Promise<CommandResult> {
+  async function runLive(body: Extract<RequestBody, { type: 'audit' }>, title: string, dataset: string, keepRunning = keepRunningOnReload()): Promise<CommandResult> {
+    return followLive(dataset, async () => {
+      if (keepRunning) {
+        const r = await session.runDetached(body.options, title);
+        return r.how === 'failed' && !('total' in r) ? { how: 'failed', runDir: r.runDir, message: r.message } : r;
+      }
+      const result = await session.run(body, title);
+      return {
+        how: result.outcome?.type === 'result' ? 'done' : result.outcome?.type === 'stopped' ? 'cancelled' : 'failed',
+        runDir: result.runDir,
+        total: result.outcome?.type === 'stopped' ? result.outcome.total : undefined,
+        message: result.error?.message,
+      };
+    }, (runDir) => resume(body, dataset, runDir));
+  }
+
+  /**
+   * The panel, the dataset's marks and the Runs view following a run while `go` runs it (the engine
+   * child, or a CLI process of its own), then its end said with Resume where it stopped.
+   */
+  async function followLive(dataset: string, go: () => Promise<{ how: 'done' | 'cancelled' | 'failed' | 'left'; runDir?: string; total?: number; message?: string }>, resumeIt: (runDir: string) => Promise<CommandResult>): Promise<CommandResult> {
     let liveDir: string | undefined;
     const listener = session.listen({
       onStarted: (e) => {
@@ -173,32 +202,51 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
         if (dir) panel.progress(dir, e.done, e.total);
       },
     });
-    let result: SessionOutcome<typeof body>;
+    let result: Awaited<ReturnType<typeof go>>;
     try {
-      result = await session.run(body, title);
+      result = await go();
     } finally {
       listener.dispose();
     }
     deps.runsChanged();
     const runDir = result.runDir ?? liveDir;
-    const keptRecords = runDir ? loadRunFolder(runDir).data.records : [];
+    // The window stopped following a run that goes on in its own process (the next activation follows it again).
+    if (result.how === 'left') return { runDir, how: 'dismissed', message: 'still running in its own process; no longer followed by this window' };
+    const keptRecords = runDir && fs.existsSync(path.join(runDir, 'manifest.json')) ? loadRunFolder(runDir).data.records : [];
     const kept = keptRecords.length;
-    if (result.outcome?.type === 'result') {
+    if (result.how === 'done') {
       if (runDir) panel.setStatus(runDir, { status: 'done', done: kept, total: kept });
       const skipped = showSkippedNotice(keptRecords, session.output);
       return { runDir, how: 'done', ...(skipped ? { skipped } : {}) };
     }
-    const how = result.outcome?.type === 'stopped' ? 'cancelled' : 'failed';
-    if (runDir) {
-      panel.setStatus(runDir, { status: how, done: kept, total: result.outcome?.type === 'stopped' ? result.outcome.total : kept, message: result.error?.message });
+    const how = result.how;
+    if (runDir && fs.existsSync(path.join(runDir, 'manifest.json'))) {
+      panel.setStatus(runDir, { status: how, done: kept, total: how === 'cancelled' && result.total !== undefined ? result.total : kept, message: result.message });
       const message = how === 'cancelled'
         ? `Reach Audit: audit stopped; ${kept} finished question${kept === 1 ? '' : 's'} kept in ${path.basename(runDir)}.`
         : `Reach Audit: the audit failed; ${kept} finished question${kept === 1 ? '' : 's'} kept in ${path.basename(runDir)}.`;
       void vscode.window.showInformationMessage(message, 'Resume').then((a) => {
-        if (a) void resume(body, dataset, runDir);
+        if (a) void resumeIt(runDir);
       });
     }
-    return { runDir, how, message: result.error?.message };
+    return { runDir, how, message: result.message };
+  }
+
+  /**
+   * Follows a run a CLI process of its own is writing (one this window started before a reload):
+   * the panel, progress with Cancel, the end with Resume. Resume goes through Resume Run (its manifest's options).
+   */
+  async function followRun(arg?: unknown): Promise<CommandResult> {
+    const runDir = typeof arg === 'string' ? arg : isArgObject(arg) && typeof arg.runDir === 'string' ? arg.runDir : undefined;
+    if (!runDir) return { how: 'dismissed' };
+    let dataset = '';
+    try {
+      const m = readManifest(runDir);
+      dataset = path.resolve(workspaceOfRun(runDir), m.dataset.path);
+    } catch {
+      // Not written yet (the model still loads): the dataset's marks follow from the next start.
+    }
+    return followLive(dataset, async () => session.follow(runDir, `Reach Audit: auditing ${path.basename(runDir)} (kept running through a reload)`), (dir) => resumeRun(dir));
   }
 
   /** Continues a stopped run in its folder: same options, resume on. */
@@ -225,7 +273,7 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
 
   async function runAudit(arg?: unknown): Promise<CommandResult> {
     if (!trusted()) return { how: 'untrusted' };
-    const given: AuditArgs = isArgObject(arg) ? (arg as AuditArgs) : {};
+    const { keepRunning, ...given }: AuditArgs = isArgObject(arg) ? (arg as AuditArgs) : {};
     const uri = arg instanceof vscode.Uri ? arg : undefined;
     const settings = readAuditSettings();
     const closedAt = (step: string): CommandResult => closedStep('Run Reachability Audit', step);
@@ -244,7 +292,7 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     const options: AuditRequestOptions = { ...runOptionsOf(settings), ...asked, ...given, model, data, probes };
     const ws = workspaceFolder();
     if (ws && !options.workspace) options.workspace = ws;
-    return runLive({ type: 'audit', options }, `Reach Audit: auditing ${path.basename(data)}`, data);
+    return runLive({ type: 'audit', options }, `Reach Audit: auditing ${path.basename(data)}`, data, keepRunning ?? keepRunningOnReload());
   }
 
   async function compare(arg?: unknown): Promise<CommandResult> {
@@ -671,6 +719,7 @@ export function registerAuditCommands(deps: CommandDeps): vscode.Disposable[] {
     r(COMMANDS.showQuestion, showQuestion),
     r(COMMANDS.showLog, () => session.output.show()),
     r(COMMANDS.resumeRun, resumeRun),
+    r(COMMANDS.followRun, followRun),
     r(COMMANDS.addProbes, addProbes),
   ];
 }

@@ -9,9 +9,14 @@
  * servers names it (withServerKey); when the key or the cache folder changes, the next request
  * starts a fresh child with the new environment (a child's environment is fixed at its start).
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import * as vscode from 'vscode';
+import type { QuestionRecord } from '../../contract';
+import { RECORDS_FILE } from '../../audit/store';
 import {
+  type AuditRequestOptions,
   type ProgressEvent,
   type RecordEvent,
   type StartedEvent,
@@ -29,6 +34,18 @@ import { estimateMessage, measuredEstimateText, progressMessage, progressShare }
 import { OPEN_SETTINGS, SET_SERVER_KEY, SHOW_LOG, failureActions } from './failureActions';
 import { withSettingNames } from './settingNames';
 import { SERVER_KEY_COMMANDS } from './serverKeyCommands';
+import { DETACHED_LOG_FILE, detachedAuditArgs, startDetachedCli, detachedRunState, lastError, lastProgress, plannedRunFolder, writerPid } from './detachedRun';
+
+/** How a followed run (a CLI process of its own) ended for this window; 'left': the window stopped following while it runs. */
+export interface FollowOutcome {
+  how: 'done' | 'cancelled' | 'failed' | 'left';
+  runDir: string;
+  /** Questions of the run, as its last progress line said (the records kept, when none did). */
+  total: number;
+  message?: string;
+}
+
+const FOLLOW_MS = 250;
 
 export interface SessionListener {
   /** A run folder was opened (a resumed run included); `label` tells base from tuned in a comparison. */
@@ -318,7 +335,193 @@ export class AuditSession implements vscode.Disposable {
     for (const h of this.handles) h.cancel();
   }
 
+  /** Runs followed in their folders (started by this window or found running at activation), by folder. */
+  private readonly followed = new Map<string, { leave(): void }>();
+
+  /**
+   * Starts an audit as a CLI process of its own (its own process group, so the extension host's end
+   * does not end it), writing `--out` a folder chosen now, its output in a file there and its pid
+   * beside it; then follows the folder. The window may reload while it runs: the next activation
+   * finds it running and follows it again.
+   */
+  async runDetached(given: AuditRequestOptions, title: string): Promise<FollowOutcome | { how: 'failed'; message: string; runDir?: string }> {
+    const key = await Promise.resolve(this.serverKey()).catch(() => undefined);
+    const options = withServerKey(given, key !== undefined);
+    const workspace = options.workspace ?? this.cwd() ?? process.cwd();
+    let folder: string | undefined;
+    try {
+      folder = plannedRunFolder(options, workspace);
+      const args = detachedAuditArgs(options, folder);
+      this.output.appendLine(`[extension] ${title}, in a process of its own: reach-audit ${args.join(' ')}`);
+      const pid = startDetachedCli({ node: process.execPath, cliPath: this.cliPath, args, cwd: workspace, env: { ...process.env, ...this.engineEnv(), ...serverKeyEnv(key) }, folder });
+      this.output.appendLine(`[extension] reach-audit runs as process ${pid}; its output: ${path.join(folder, DETACHED_LOG_FILE)}`);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.showFailure(message);
+      return { how: 'failed', message, ...(folder ? { runDir: folder } : {}) };
+    }
+    return this.follow(folder, title);
+  }
+
+  /** Whether this window follows the run in `runDir`. */
+  follows(runDir: string): boolean {
+    return this.followed.has(path.resolve(runDir));
+  }
+
+  /**
+   * Follows a run a CLI process writes: its records as they appear (the listeners' onRecord), its
+   * progress lines (the notification, the status bar, onProgress), its summary (done). Cancel sends
+   * the process Ctrl-C: it stops after the current batch and keeps its finished questions.
+   */
+  follow(runDir: string, title: string): Promise<FollowOutcome> {
+    const dir = path.resolve(runDir);
+    this.followed.get(dir)?.leave();
+    this.active++;
+    const logFile = path.join(dir, DETACHED_LOG_FILE);
+    const recordsFile = path.join(dir, RECORDS_FILE);
+    // The log's end is enough (the last progress line, the last error), however long the run.
+    const readText = (file: string) => {
+      try {
+        const size = fs.statSync(file).size;
+        const bytes = Buffer.alloc(Math.min(size, 64 * 1024));
+        const fd = fs.openSync(file, 'r');
+        try {
+          fs.readSync(fd, bytes, 0, bytes.length, size - bytes.length);
+        } finally {
+          fs.closeSync(fd);
+        }
+        return bytes.toString('utf8');
+      } catch {
+        return '';
+      }
+    };
+    // Records already on disk are read by whoever shows the folder: only those written from now on are passed on.
+    let offset = fs.existsSync(recordsFile) ? fs.statSync(recordsFile).size : 0;
+    let startedSeen = false;
+    let done = 0;
+    let total = 0;
+    let cancelled = false;
+    let lastLine = '';
+    const event = { id: `follow:${dir}` };
+    const updateStatus = (text: string) => {
+      this.statusBar.text = `$(beaker~spin) Reach Audit: ${text}`;
+      this.statusBar.tooltip = `${title} — click for the log`;
+      this.statusBar.show();
+    };
+    updateStatus('starting');
+    let finish!: (o: FollowOutcome) => void;
+    const ended = new Promise<FollowOutcome>((resolve) => (finish = resolve));
+    let report: ((m: string) => void) | undefined;
+    const readNewRecords = (): QuestionRecord[] => {
+      let size: number;
+      try {
+        size = fs.statSync(recordsFile).size;
+      } catch {
+        return [];
+      }
+      if (size <= offset) return [];
+      const fd = fs.openSync(recordsFile, 'r');
+      const bytes = Buffer.alloc(size - offset);
+      try {
+        fs.readSync(fd, bytes, 0, bytes.length, offset);
+      } finally {
+        fs.closeSync(fd);
+      }
+      // Whole lines only: a line being written is read on the next look.
+      const end = bytes.lastIndexOf(0x0a);
+      if (end < 0) return [];
+      offset += end + 1;
+      const out: QuestionRecord[] = [];
+      for (const line of bytes.subarray(0, end).toString('utf8').split('\n')) {
+        if (line.trim() === '') continue;
+        try {
+          out.push(JSON.parse(line) as QuestionRecord);
+        } catch {
+          this.output.appendLine(`[extension] ${path.basename(dir)}: a record line that is not JSON was skipped while following`);
+        }
+      }
+      return out;
+    };
+    const look = () => {
+      const log = readText(logFile);
+      const p = lastProgress(log);
+      if (p) total = p.total;
+      if (!startedSeen && fs.existsSync(path.join(dir, 'manifest.json'))) {
+        startedSeen = true;
+        done = p?.done ?? 0;
+        this.emit((l) => l.onStarted?.({ type: 'started', ...event, runDir: dir, done, total: Math.max(total, done) }));
+      }
+      if (startedSeen) {
+        for (const record of readNewRecords()) this.emit((l) => l.onRecord?.({ type: 'record', ...event, record }, dir));
+        if (p && p.line !== lastLine) {
+          lastLine = p.line;
+          done = p.done;
+          const progress = { type: 'progress' as const, ...event, done, total, rate: 0, eta: null };
+          // The CLI's own line says tokens/s and time left as the terminal shows them.
+          const message = p.line || progressMessage(progress);
+          report?.(message);
+          updateStatus(`${done}/${total}`);
+          this.emit((l) => l.onProgressMessage?.(message));
+          this.emit((l) => l.onProgress?.(progress, dir));
+        }
+      }
+      const state = detachedRunState(dir);
+      if (state === 'running') return;
+      // The last records and progress line are on disk before the summary or the exit.
+      for (const record of readNewRecords()) this.emit((l) => l.onRecord?.({ type: 'record', ...event, record }, dir));
+      const how = state === 'finished' ? 'done' : cancelled ? 'cancelled' : /stopped with \d+ questions finished/.test(log) ? 'cancelled' : 'failed';
+      const message = how === 'failed' ? (lastError(log) ?? `reach-audit ended without finishing ${path.basename(dir)}; its output is in ${logFile}`) : undefined;
+      stop({ how, runDir: dir, total: Math.max(total, done), ...(message ? { message } : {}) });
+    };
+    const timer = setInterval(look, FOLLOW_MS);
+    const cancel = () => {
+      const pid = writerPid(dir);
+      this.output.appendLine(`[extension] cancel requested: ${title}${pid ? ` (Ctrl-C to process ${pid})` : ''}`);
+      cancelled = true;
+      if (pid !== undefined) {
+        try {
+          process.kill(pid, 'SIGINT');
+        } catch (err) {
+          this.output.appendLine(`[extension] cannot signal ${pid}: ${(err as Error).message}`);
+        }
+      }
+    };
+    const handle = { cancel };
+    this.handles.add(handle);
+    const stop = (outcome: FollowOutcome) => {
+      clearInterval(timer);
+      this.handles.delete(handle);
+      this.followed.delete(dir);
+      this.active--;
+      if (this.active === 0) this.statusBar.hide();
+      if (outcome.how !== 'left') {
+        this.output.appendLine(`[extension] ${title}: ${outcome.how} (${dir})`);
+        this.emit((l) => l.onEnded?.(dir, outcome.how === 'left' ? 'cancelled' : outcome.how, outcome.message));
+        if (outcome.how === 'failed') this.showFailure(outcome.message ?? 'the audit failed');
+      }
+      finish(outcome);
+    };
+    this.followed.set(dir, { leave: () => stop({ how: 'left', runDir: dir, total: Math.max(total, done) }) });
+    void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (progress, token) => {
+      report = (message) => progress.report({ message });
+      const listener = token.onCancellationRequested(cancel);
+      return ended.finally(() => listener.dispose());
+    });
+    look();
+    return ended;
+  }
+
+  /**
+   * Stops following every run without touching its process, as a window that goes away does (the
+   * suite's stand-in for a reload: the run goes on and its note stays for the next activation).
+   */
+  leaveFollowed(): void {
+    for (const f of [...this.followed.values()]) f.leave();
+  }
+
   dispose(): void {
+    // Followed runs go on in their own processes; the next activation follows them again.
+    this.leaveFollowed();
     this.statusBar.dispose();
     void this.engine?.dispose();
   }
