@@ -79,8 +79,10 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     const cache = readAuditSettings().cacheFolder;
     return cache ? { REACH_AUDIT_CACHE: cache } : {};
   };
+  // The bundled CLI, which every child the extension starts runs.
+  const cliPath = context.asAbsolutePath(path.join('dist', 'cli.js'));
   const session = new AuditSession(
-    context.asAbsolutePath(path.join('dist', 'cli.js')),
+    cliPath,
     output,
     childEnv,
     () => vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath,
@@ -92,7 +94,7 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
   // `reach-audit` in VS Code's terminals: the hints name it, and an installed .vsix puts it on no PATH.
   let cliFolder: string | undefined;
   try {
-    cliFolder = writeCliShim(path.join(context.globalStorageUri.fsPath, 'bin'), process.execPath, context.asAbsolutePath(path.join('dist', 'cli.js')));
+    cliFolder = writeCliShim(path.join(context.globalStorageUri.fsPath, 'bin'), process.execPath, cliPath);
     context.environmentVariableCollection.description = 'Puts the Reach Audit extension\'s bundled reach-audit command on the PATH.';
     context.environmentVariableCollection.prepend('PATH', `${cliFolder}${path.delimiter}`);
   } catch (err) {
@@ -153,6 +155,11 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     const all = await runs.runs();
     return all.filter((r) => r.dataset && datasetPathOf(r.dataset, r.folder) === target).map((r) => r.folder);
   }, inView);
+  // After a command wrote or removed a run folder: the Runs view lists it, the question marks read it again.
+  const refreshRuns = async (): Promise<void> => {
+    await runs.refresh();
+    records.invalidate();
+  };
   const gutter = new QuestionGutter(context.extensionUri, records);
   const cursorLine = new CursorLineState(records);
   // A trajectory's question opens in the audit panel, with its line in the dataset.
@@ -161,8 +168,8 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     await vscode.commands.executeCommand('reachAudit.showQuestion', { runDir, id, ...(typeof line === 'number' ? { line } : {}) });
   });
 
-  const watches = registerWatchCommand({ tables, output, cliPath: context.asAbsolutePath(path.join('dist', 'cli.js')), env: childEnv, choices: new AuditChoices(context.workspaceState) });
-  const checkpointFolders = registerCheckpointFoldersCommand({ tables, output, cliPath: context.asAbsolutePath(path.join('dist', 'cli.js')), env: childEnv, choices: new AuditChoices(context.workspaceState) });
+  const watches = registerWatchCommand({ tables, output, cliPath, env: childEnv, choices: new AuditChoices(context.workspaceState) });
+  const checkpointFolders = registerCheckpointFoldersCommand({ tables, output, cliPath, env: childEnv, choices: new AuditChoices(context.workspaceState) });
 
   const selectedRun = (): string | undefined => {
     const node = runsView.selection[0];
@@ -261,40 +268,31 @@ export function activate(context: vscode.ExtensionContext): ReachAuditApi {
     registerExplainCommand({
       panel,
       output,
-      cliPath: context.asAbsolutePath(path.join('dist', 'cli.js')),
+      cliPath,
       runFolders,
       runInView: () => inView.folder,
       env: childEnv,
     }),
-    registerVerifyRunCommand({ cliPath: context.asAbsolutePath(path.join('dist', 'cli.js')), output, env: childEnv, selectedRun }),
+    registerVerifyRunCommand({ cliPath, output, env: childEnv, selectedRun }),
     ...registerAuditCommands({ context, session, panel, records, inView, selectedRun: () => inView.folder ?? selectedRun(), runFolders, runsChanged: () => refreshSoon(undefined), runProgress }),
     ...registerServerKeyCommands(context.secrets, output),
     registerImportLogCommand({
-      cliPath: context.asAbsolutePath(path.join('dist', 'cli.js')),
+      cliPath,
       output,
-      refresh: async () => {
-        await runs.refresh();
-        records.invalidate();
-      },
+      refresh: refreshRuns,
       showRun: (folder) => panel.show(folder),
     }),
     registerRegradeCommand({
-      cliPath: context.asAbsolutePath(path.join('dist', 'cli.js')),
+      cliPath,
       output,
-      refresh: async () => {
-        await runs.refresh();
-        records.invalidate();
-      },
+      refresh: refreshRuns,
       showRun: (folder) => panel.show(folder),
       selectedRun: () => inView.folder ?? selectedRun(),
       runFolders,
     }),
     ...registerRunFolderCommands({
       state: context.workspaceState,
-      refresh: async () => {
-        await runs.refresh();
-        records.invalidate();
-      },
+      refresh: refreshRuns,
       showRun: (folder) => {
         // Opened in the panel, and in view everywhere even where the panel cannot show it.
         inView.set(folder);

@@ -8,14 +8,14 @@
  * a notification and the status bar, Cancel as Ctrl-C (finished checkpoints are kept, and the same
  * folders picked again reuse them and resume the one cut), and the trajectory shown when it ends.
  */
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { flagsFromOptions, LineSplitter, PROGRESS_LINES_ENV, withServerKey, type AuditOptions } from '../../service';
+import { flagsFromOptions, withServerKey, type AuditOptions } from '../../service';
 import type { TablesPanelHost } from '../tables/tablesPanel';
 import { buildTrajectoryMessage, trajectoryFromFile } from '../tables/tablesData';
 import { parseWatchOutput } from './watchOutput';
+import { runCliChild } from './cliChild';
 import { readAuditSettings } from './workspaceSettings';
 import type { AuditChoices } from './auditChoices';
 import { nextWatchFolder, settingsConflict } from './watchSettingsConflict';
@@ -182,74 +182,57 @@ export function registerCheckpointFoldersCommand(deps: CheckpointFoldersDeps): C
     return Promise.resolve(
       vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `Reach Audit: auditing ${folders.length} checkpoints`, cancellable: true },
-        (progress, token) =>
-          new Promise<CheckpointFoldersOutcome>((resolve) => {
-            deps.output.appendLine(`[checkpoints] reach-audit ${argv.join(' ')}`);
-            const child = spawn(process.execPath, [deps.cliPath, ...argv], { cwd, env: { ...process.env, ...deps.env(), ELECTRON_RUN_AS_NODE: '1', [PROGRESS_LINES_ENV]: 'every-question' }, stdio: ['ignore', 'pipe', 'pipe'] });
-            const tell = (text: string) => {
-              progress.report({ message: text });
-              reported.push(text);
-              if (reported.length > 500) reported.splice(0, reported.length - 500);
-              bar.text = `$(sync~spin) Reach Audit: ${text.replace(/ · .*$/, '')}`;
-              bar.tooltip = `reach-audit trajectory into ${out}: ${text}`;
-              bar.show();
-            };
-            const position = (label: string) => `checkpoint ${labels.indexOf(label) + 1} of ${labels.length}, ${label}`;
-            // The CLI's last error: its first line and the indented ones that go on from it (a settings change lists the differences).
-            let errorLines: string[] = [];
-            let inError = false;
-            // The CLI writes trajectory.json once, at its end: the curve grows here as each checkpoint finishes.
-            const finished: { label: string; folder: string }[] = [];
-            const lines = new LineSplitter((line) => {
-              deps.output.appendLine(line);
-              const seen = parseWatchOutput(line);
-              const ran = /^(.+?): run folder (.+)$/.exec(line.replace(/\r$/, ''));
-              if (ran && labels.includes(ran[1]) && fs.existsSync(path.join(ran[2], 'summary.json')) && !finished.some((f) => f.label === ran[1])) {
-                finished.push({ label: ran[1], folder: ran[2] });
-                try {
-                  deps.tables.showTrajectory(buildTrajectoryMessage(finished, `${finished.length} of ${labels.length} checkpoints in ${out}`), { update: true });
-                } catch (err) {
-                  deps.output.appendLine(`[checkpoints] cannot show the checkpoints finished so far: ${(err as Error).message}`);
-                }
-              } else if (seen?.kind === 'estimate' && labels.includes(seen.checkpoint)) tell(`${position(seen.checkpoint)}: starting`);
-              else if (seen?.kind === 'questions' && labels.includes(seen.checkpoint)) tell(`${position(seen.checkpoint)}: ${seen.line}`);
-              else if (seen?.kind === 'trajectory') {
-                try {
-                  deps.tables.showTrajectory(trajectoryFromFile(seen.file));
-                  outcome.trajectory = seen.file;
-                } catch (err) {
-                  deps.output.appendLine(`[checkpoints] cannot show ${seen.file}: ${(err as Error).message}`);
-                }
+        (progress, token) => {
+          deps.output.appendLine(`[checkpoints] reach-audit ${argv.join(' ')}`);
+          const tell = (text: string) => {
+            progress.report({ message: text });
+            reported.push(text);
+            if (reported.length > 500) reported.splice(0, reported.length - 500);
+            bar.text = `$(sync~spin) Reach Audit: ${text.replace(/ · .*$/, '')}`;
+            bar.tooltip = `reach-audit trajectory into ${out}: ${text}`;
+            bar.show();
+          };
+          const position = (label: string) => `checkpoint ${labels.indexOf(label) + 1} of ${labels.length}, ${label}`;
+          // The CLI's last error: its first line and the indented ones that go on from it (a settings change lists the differences).
+          let errorLines: string[] = [];
+          let inError = false;
+          // The CLI writes trajectory.json once, at its end: the curve grows here as each checkpoint finishes.
+          const finished: { label: string; folder: string }[] = [];
+          const onLine = (line: string) => {
+            deps.output.appendLine(line);
+            const seen = parseWatchOutput(line);
+            const ran = /^(.+?): run folder (.+)$/.exec(line.replace(/\r$/, ''));
+            if (ran && labels.includes(ran[1]) && fs.existsSync(path.join(ran[2], 'summary.json')) && !finished.some((f) => f.label === ran[1])) {
+              finished.push({ label: ran[1], folder: ran[2] });
+              try {
+                deps.tables.showTrajectory(buildTrajectoryMessage(finished, `${finished.length} of ${labels.length} checkpoints in ${out}`), { update: true });
+              } catch (err) {
+                deps.output.appendLine(`[checkpoints] cannot show the checkpoints finished so far: ${(err as Error).message}`);
               }
-              const error = !seen && !ran && /^reach-audit( trajectory)?: /.test(line) && !/^reach-audit: (warning|wrote|stopped)/.test(line);
-              if (error) errorLines = [line.replace(/^reach-audit( trajectory)?: /, '')];
-              else if (inError && /^\s+\S/.test(line)) errorLines.push(line.replace(/\r$/, ''));
-              inError = error || (inError && /^\s+\S/.test(line));
-            });
-            child.stdout.on('data', (d: Buffer) => deps.output.append(d.toString()));
-            child.stderr.on('data', (d: Buffer) => lines.push(d));
-            // Ctrl-C, as in a terminal: the checkpoint in progress stops after its batch and keeps its finished questions.
-            let cancelled = false;
-            const stop = () => {
-              cancelled = true;
-              child.kill('SIGINT');
-            };
-            running.add(stop);
-            const onCancel = token.onCancellationRequested(stop);
-            const release = () => (onCancel.dispose(), running.delete(stop));
-            tell('starting');
-            child.on('close', (code) => {
-              lines.end();
-              release();
-              if (cancelled) resolve({ ...outcome, how: 'cancelled' });
-              else if (code === 0) resolve(outcome);
-              else resolve({ ...outcome, how: 'failed', message: errorLines.length > 0 ? errorLines.join('\n') : `reach-audit trajectory exited with ${code}` });
-            });
-            child.on('error', (err) => {
-              release();
-              resolve({ ...outcome, how: 'failed', message: err.message });
-            });
-          }),
+            } else if (seen?.kind === 'estimate' && labels.includes(seen.checkpoint)) tell(`${position(seen.checkpoint)}: starting`);
+            else if (seen?.kind === 'questions' && labels.includes(seen.checkpoint)) tell(`${position(seen.checkpoint)}: ${seen.line}`);
+            else if (seen?.kind === 'trajectory') {
+              try {
+                deps.tables.showTrajectory(trajectoryFromFile(seen.file));
+                outcome.trajectory = seen.file;
+              } catch (err) {
+                deps.output.appendLine(`[checkpoints] cannot show ${seen.file}: ${(err as Error).message}`);
+              }
+            }
+            const error = !seen && !ran && /^reach-audit( trajectory)?: /.test(line) && !/^reach-audit: (warning|wrote|stopped)/.test(line);
+            if (error) errorLines = [line.replace(/^reach-audit( trajectory)?: /, '')];
+            else if (inError && /^\s+\S/.test(line)) errorLines.push(line.replace(/\r$/, ''));
+            inError = error || (inError && /^\s+\S/.test(line));
+          };
+          const ended = runCliChild({ cliPath: deps.cliPath, argv, cwd, env: deps.env(), onLine, onStdout: (text) => deps.output.append(text), token, running });
+          tell('starting');
+          return ended.then((end): CheckpointFoldersOutcome => {
+            if (end.how === 'cancelled') return { ...outcome, how: 'cancelled' };
+            if (end.how === 'ended') return outcome;
+            if ('spawnError' in end) return { ...outcome, how: 'failed', message: end.spawnError };
+            return { ...outcome, how: 'failed', message: errorLines.length > 0 ? errorLines.join('\n') : `reach-audit trajectory exited with ${end.code}` };
+          });
+        },
       ),
     ).finally(() => bar.dispose());
   }

@@ -8,11 +8,10 @@
  * bar; Cancel sends it Ctrl-C, so the audit in progress keeps its finished questions and the same
  * command resumes it. The Trajectory tab is updated each time a checkpoint finishes.
  */
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { flagsFromOptions, LineSplitter, PROGRESS_LINES_ENV, reproduceCommand, withServerKey, type AuditOptions } from '../../service';
+import { flagsFromOptions, reproduceCommand, withServerKey, type AuditOptions } from '../../service';
 import type { RunManifest } from '../../contract';
 import { auditFlagsOf, conflictMessage, earlierCheckpointRun, nextWatchFolder, settingsConflict, type SettingsConflict } from './watchSettingsConflict';
 import { TRAJECTORY_FILE } from '../../audit/store';
@@ -20,6 +19,7 @@ import type { TablesPanelHost } from '../tables/tablesPanel';
 import { trajectoryFromFile } from '../tables/tablesData';
 import { parseWatchOutput } from './watchOutput';
 import { readAuditSettings } from './workspaceSettings';
+import { runCliChild } from './cliChild';
 import type { AuditChoices } from './auditChoices';
 
 export const WATCH_TRAINING_RUN_COMMAND = 'reachAudit.watchTrainingRun';
@@ -157,77 +157,57 @@ export function registerWatchCommand(deps: WatchDeps): WatchCommand {
     try {
       return await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `Reach Audit: watching ${path.basename(dir)}`, cancellable: true },
-        (progress, token) =>
-          new Promise<WatchOutcome>((resolve) => {
-            const argv = cliArgs(dir, data, args);
-            deps.output.appendLine(`[watch] reach-audit ${argv.join(' ')}`);
-            // ELECTRON_RUN_AS_NODE: in desktop VS Code process.execPath is Electron; this makes it plain Node.
-            // A progress line per finished question: the notification counts them.
-            const child = spawn(process.execPath, [deps.cliPath, ...argv], { cwd: workspace, env: { ...process.env, ...deps.env(), ELECTRON_RUN_AS_NODE: '1', [PROGRESS_LINES_ENV]: 'every-question' }, stdio: ['ignore', 'pipe', 'pipe'] });
-            /** The checkpoint being audited: its estimate, then its questions done. */
-            let current: { checkpoint: string; estimate?: string; questions?: { done: number; total: number; line: string } } | undefined;
-            const tell = () => {
-              const status = outcome.status ?? 'starting';
-              const audit = current?.questions ? `${current.checkpoint}: ${current.questions.line}${current.estimate && current.questions.done === 0 ? ` · estimate ${current.estimate}` : ''}` : current?.estimate ? `${current.checkpoint}: estimate ${current.estimate}` : '';
-              const message = audit ? `${status} — ${audit}` : status;
-              progress.report({ message });
-              reported.push(message);
-              if (reported.length > 500) reported.splice(0, reported.length - 500);
-              // The bar is narrow: the counts without the reasons (the tooltip and the notification have them).
-              const counts = status.split(' · ').filter((p) => !p.startsWith('skipped ')).map((p) => p.replace(/ being written \(.*$/, ' being written'));
-              const questions = current?.questions ? ` ${current.questions.done}/${current.questions.total}` : '';
-              bar.text = `$(sync~spin) Reach Audit: ${counts[0] ?? ''}${questions}${counts.length > 1 ? ` · ${counts.slice(1).join(' · ')}` : ''}`;
-              bar.tooltip = `Watching ${dir}: ${message}`;
-              bar.show();
-            };
-            // The CLI's last error, its first line and the ones that go on from it (a settings change lists the differences).
-            let errorLines: string[] = [];
-            let inError = false;
-            const lines = new LineSplitter((line) => {
-              deps.output.appendLine(line);
-              const seen = parseWatchOutput(line);
-              // The CLI's errors: `reach-audit: …`, or `reach-audit trajectory: …` for a flag; not its notes.
-              const error = !seen && /^reach-audit( trajectory)?: /.test(line) && !/^reach-audit: (warning|wrote|watch ended|watch stopped)/.test(line);
-              if (error) errorLines = [line.replace(/^reach-audit( trajectory)?: /, '')];
-              else if (inError && !/^reach-audit/.test(line) && line.trim() !== '') errorLines.push(line.replace(/\r$/, ''));
-              inError = error || (inError && !/^reach-audit/.test(line));
-              if (seen?.kind === 'status') {
-                outcome.status = seen.line;
-                const auditing = /^auditing (\S+)/.exec(seen.line)?.[1];
-                if (auditing !== current?.checkpoint) current = auditing ? { checkpoint: auditing } : undefined;
-                tell();
-              } else if (seen?.kind === 'estimate' && seen.checkpoint === current?.checkpoint) {
-                current.estimate = shortEstimate(seen.text);
-                tell();
-              } else if (seen?.kind === 'questions' && seen.checkpoint === current?.checkpoint) {
-                current.questions = seen;
-                tell();
-              } else if (seen?.kind === 'trajectory') show(seen.file, true);
-              else if (seen?.kind === 'watching' && fs.existsSync(path.join(seen.out, TRAJECTORY_FILE))) show(path.join(seen.out, TRAJECTORY_FILE), false);
-            });
-            child.stdout.on('data', (d: Buffer) => deps.output.append(d.toString()));
-            child.stderr.on('data', (d: Buffer) => lines.push(d));
-            // Ctrl-C, as in a terminal: the audit in progress stops after its batch and keeps its finished questions.
-            let cancelled = false;
-            const stop = () => {
-              cancelled = true;
-              child.kill('SIGINT');
-            };
-            running.add(stop);
-            const cancelOnToken = token.onCancellationRequested(stop);
-            const cancel = { dispose: () => (cancelOnToken.dispose(), running.delete(stop)) };
-            child.on('close', (code) => {
-              lines.end();
-              cancel.dispose();
-              if (cancelled) resolve({ ...outcome, how: 'cancelled' });
-              else if (code === 0) resolve(outcome);
-              else resolve({ ...outcome, how: 'failed', message: errorLines.length > 0 ? errorLines.join('\n') : `reach-audit trajectory --watch exited with ${code}` });
-            });
-            child.on('error', (err) => {
-              cancel.dispose();
-              resolve({ ...outcome, how: 'failed', message: err.message });
-            });
-          }),
+        (progress, token) => {
+          const argv = cliArgs(dir, data, args);
+          deps.output.appendLine(`[watch] reach-audit ${argv.join(' ')}`);
+          /** The checkpoint being audited: its estimate, then its questions done. */
+          let current: { checkpoint: string; estimate?: string; questions?: { done: number; total: number; line: string } } | undefined;
+          const tell = () => {
+            const status = outcome.status ?? 'starting';
+            const audit = current?.questions ? `${current.checkpoint}: ${current.questions.line}${current.estimate && current.questions.done === 0 ? ` · estimate ${current.estimate}` : ''}` : current?.estimate ? `${current.checkpoint}: estimate ${current.estimate}` : '';
+            const message = audit ? `${status} — ${audit}` : status;
+            progress.report({ message });
+            reported.push(message);
+            if (reported.length > 500) reported.splice(0, reported.length - 500);
+            // The bar is narrow: the counts without the reasons (the tooltip and the notification have them).
+            const counts = status.split(' · ').filter((p) => !p.startsWith('skipped ')).map((p) => p.replace(/ being written \(.*$/, ' being written'));
+            const questions = current?.questions ? ` ${current.questions.done}/${current.questions.total}` : '';
+            bar.text = `$(sync~spin) Reach Audit: ${counts[0] ?? ''}${questions}${counts.length > 1 ? ` · ${counts.slice(1).join(' · ')}` : ''}`;
+            bar.tooltip = `Watching ${dir}: ${message}`;
+            bar.show();
+          };
+          // The CLI's last error, its first line and the ones that go on from it (a settings change lists the differences).
+          let errorLines: string[] = [];
+          let inError = false;
+          const onLine = (line: string) => {
+            deps.output.appendLine(line);
+            const seen = parseWatchOutput(line);
+            // The CLI's errors: `reach-audit: …`, or `reach-audit trajectory: …` for a flag; not its notes.
+            const error = !seen && /^reach-audit( trajectory)?: /.test(line) && !/^reach-audit: (warning|wrote|watch ended|watch stopped)/.test(line);
+            if (error) errorLines = [line.replace(/^reach-audit( trajectory)?: /, '')];
+            else if (inError && !/^reach-audit/.test(line) && line.trim() !== '') errorLines.push(line.replace(/\r$/, ''));
+            inError = error || (inError && !/^reach-audit/.test(line));
+            if (seen?.kind === 'status') {
+              outcome.status = seen.line;
+              const auditing = /^auditing (\S+)/.exec(seen.line)?.[1];
+              if (auditing !== current?.checkpoint) current = auditing ? { checkpoint: auditing } : undefined;
+              tell();
+            } else if (seen?.kind === 'estimate' && seen.checkpoint === current?.checkpoint) {
+              current.estimate = shortEstimate(seen.text);
+              tell();
+            } else if (seen?.kind === 'questions' && seen.checkpoint === current?.checkpoint) {
+              current.questions = seen;
+              tell();
+            } else if (seen?.kind === 'trajectory') show(seen.file, true);
+            else if (seen?.kind === 'watching' && fs.existsSync(path.join(seen.out, TRAJECTORY_FILE))) show(path.join(seen.out, TRAJECTORY_FILE), false);
+          };
+          return runCliChild({ cliPath: deps.cliPath, argv, cwd: workspace, env: deps.env(), onLine, onStdout: (text) => deps.output.append(text), token, running }).then((end): WatchOutcome => {
+            if (end.how === 'cancelled') return { ...outcome, how: 'cancelled' };
+            if (end.how === 'ended') return outcome;
+            if ('spawnError' in end) return { ...outcome, how: 'failed', message: end.spawnError };
+            return { ...outcome, how: 'failed', message: errorLines.length > 0 ? errorLines.join('\n') : `reach-audit trajectory --watch exited with ${end.code}` };
+          });
+        },
       ).then((result) => {
         const conflict = result.how === 'failed' ? settingsConflict((result.message ?? '').split('\n')) : undefined;
         if (conflict) return offerWaysForward(conflict, { ...args, dir, data }, result);
