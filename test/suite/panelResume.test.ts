@@ -150,9 +150,17 @@ suite('Resume from the panel', function () {
     assert.ok(written);
     assert.equal(recordIds(tuned).length, 12, 'the trained run finished in its folder');
     assert.equal(new Set(recordIds(tuned)).size, 12);
-    await until('the comparison shown, with nothing to resume', () => (api.panel.runFolder === tuned && api.panel.resumeOffer === undefined ? true : undefined), 30_000);
-    const loads = api.panel.sent.filter((m) => m.type === 'loadRun');
-    const last = loads[loads.length - 1];
+    // comparison.json is on disk before the engine's answer reaches the extension, and the trained run
+    // alone is shown in between (its resume done): wait for the panel's last load to be the comparison.
+    const lastLoad = () => {
+      const loads = api.panel.sent.filter((m) => m.type === 'loadRun');
+      return loads[loads.length - 1];
+    };
+    await until('the comparison shown, with nothing to resume', () => {
+      const last = lastLoad();
+      return api.panel.runFolder === tuned && api.panel.resumeOffer === undefined && last?.type === 'loadRun' && last.baseRun && last.compare ? true : undefined;
+    }, 30_000);
+    const last = lastLoad();
     assert.ok(last?.type === 'loadRun' && last.baseRun && last.compare, 'the panel shows the comparison with its numbers');
   });
 
