@@ -16,6 +16,12 @@ export interface NumericsPlatform {
   f32Kernels: string;
   /** The kernel family of its int8 products ('avx512-vnni', 'avx2', 'neon-i8mm', …). */
   int8Kernels: string;
+  /**
+   * How int8 weights are multiplied here: 'block' (MatMulNBits, per-32 scales) or 'row'
+   * (MatMulInteger, per-row activations, 7-bit weights); chosen per instruction set. Absent in runs
+   * made before the choice existed, which all took 'block'.
+   */
+  int8Path?: 'block' | 'row';
   /** The instruction-set flags those two were derived from, sorted. */
   features: string[];
 }
@@ -30,10 +36,11 @@ export function numericsDifferences(a: NumericsPlatform, b: NumericsPlatform): s
   if (a.arch !== b.arch) out.push(`architecture ${a.arch} vs ${b.arch}`);
   if (a.f32Kernels !== b.f32Kernels) out.push(`float32 kernels ${a.f32Kernels} vs ${b.f32Kernels}`);
   if (a.int8Kernels !== b.int8Kernels) out.push(`int8 kernels ${a.int8Kernels} vs ${b.int8Kernels}`);
+  if ((a.int8Path ?? 'block') !== (b.int8Path ?? 'block')) out.push(`int8 path ${a.int8Path ?? 'block'} vs ${b.int8Path ?? 'block'}`);
   return out;
 }
 
 /** One line for a platform: "onnxruntime 1.30.0 on x64, float32 fma3, int8 avx2". */
 export function describeNumerics(p: NumericsPlatform): string {
-  return `onnxruntime ${p.onnxruntime} on ${p.arch}, float32 kernels ${p.f32Kernels}, int8 kernels ${p.int8Kernels}`;
+  return `onnxruntime ${p.onnxruntime} on ${p.arch}, float32 kernels ${p.f32Kernels}, int8 kernels ${p.int8Kernels} (${p.int8Path ?? 'block'} path)`;
 }

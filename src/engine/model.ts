@@ -26,6 +26,7 @@ import { TokenChoicePool } from './sampling/tokenChoicePool';
 import { LogSumExp } from './sampling/logSumExp';
 import { type BlockInspection, inspectBlocks } from './decode/blockInspection';
 import { sequenceKvNeed } from './decode/kvMemory';
+import { numericsPlatform } from './platform/numericsPlatform';
 
 export interface LoadOptions {
   /** Graph cache folder; default REACH_AUDIT_CACHE or ~/.cache/reach-audit/graphs. */
@@ -78,10 +79,16 @@ export interface ForwardItem extends ForwardOptions {
 
 /** The graph variant to build: int8 weights are part of the variant (and so of the cache key). */
 function variantFor(options: LoadOptions): GraphVariant {
-  let variant = options.variant ?? DEFAULT_VARIANT;
-  if (options.weights === 'int8') variant = { ...variant, weights: 'int8' };
-  if (options.kvCache === 'f16') variant = { ...variant, kvCache: 'f16' };
-  return variant;
+  // The integer path only means something for int8 weights: the variant names it only then, and
+  // only when it is 'row', so f32 and block-path graphs keep their cache keys.
+  const { int8Path, ...variant } = options.variant ?? DEFAULT_VARIANT;
+  const path = options.weights === 'int8' ? int8Path ?? numericsPlatform().int8Path : 'block';
+  return {
+    ...variant,
+    ...(options.weights === 'int8' ? { weights: 'int8' as const } : {}),
+    ...(options.kvCache === 'f16' ? { kvCache: 'f16' as const } : {}),
+    ...(path === 'row' ? { int8Path: 'row' as const } : {}),
+  };
 }
 
 export class Model implements TextGenerator {

@@ -28,6 +28,7 @@
  * Usage (after `npx tsc -p .`):
  *   node out/tools/llama-cpp/compareLlamaCpp.js [--model DIR] [--rounds 3] [--new-tokens 64]
  *     [--prompt-tokens 32] [--threads 2] [--only f32|int8] [--sequences 1,16] [--ours-spin off,on]
+ *     [--ours-int8-path block,row]
  *     [--llama-threads 2] [--llama-batch-sizes 512] [--llama-flash-attention off,on] [--llama-mmap on,off]
  *     [--llama-api evaluate,controlled] [--llama-allocator plain,engine] [--llama-beside-batch-1]
  * Without --model the random model is written to <tmp>/reach-audit-qwen05b-random (as the bench does).
@@ -38,6 +39,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadModel, type Model } from '../../src/engine/index';
+import { DEFAULT_VARIANT } from '../../src/engine/graphs/blockGraph';
+import { INT8_PATH_ENV } from '../../src/engine/platform/int8Path';
 import { writeRandomQwen05bModel } from '../../src/bench/randomBenchModel';
 import { ENGINE_ALLOCATOR_ENV } from '../../src/service/allocatorTuning';
 import { convertToGguf } from './convertToGguf';
@@ -338,13 +341,16 @@ async function main(): Promise<void> {
   for (const p of precisions) {
     // Our graphs are built once before any measuring process: building reads whole tensors and
     // leaves the process bigger (bench.ts measures in a fresh process for the same reason).
-    const model = await loadModel(dir, { threads, weights: p, maxBatch: 16 });
-    if (model.graphs.built) process.stderr.write(`built our ${p} graphs in ${model.graphs.dir}\n`);
-    await model.dispose();
+    for (const int8Path of p === 'int8' ? listFlag<'block' | 'row' | undefined>(flag('--ours-int8-path'), [undefined], (x) => (x === 'row' ? 'row' : 'block')) : [undefined]) {
+      const model = await loadModel(dir, { threads, weights: p, maxBatch: 16, ...(int8Path ? { variant: { ...DEFAULT_VARIANT, int8Path } } : {}) });
+      if (model.graphs.built) process.stderr.write(`built our ${p}${int8Path ? ` ${int8Path}-path` : ''} graphs in ${model.graphs.dir}\n`);
+      await model.dispose();
+    }
   }
   const inChild = (setup: Setup, round: number): Timing => {
     // Ours starts as the extension starts it; llama.cpp as a user starts it, unless asked otherwise.
-    const env = setup.engine === 'ours' || setup.engineAllocator ? { ...ENGINE_ALLOCATOR_ENV, ...process.env } : process.env;
+    const base = setup.engine === 'ours' || setup.engineAllocator ? { ...ENGINE_ALLOCATOR_ENV, ...process.env } : process.env;
+    const env = setup.int8Path ? { ...base, [INT8_PATH_ENV]: setup.int8Path } : base;
     const r = spawnSync(process.execPath, [__filename, ...args, '--model', dir, '--child', JSON.stringify(setup), '--round', String(round)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20, env });
     if (r.status !== 0) throw new Error(`${setupName(setup)}, ${setup.sequences} sequences: the measuring process exited with ${r.status ?? r.signal}`);
     return JSON.parse(r.stdout.trim().split('\n').pop() ?? '') as Timing;

@@ -15,6 +15,8 @@ export interface Setup {
   threads: number;
   /** Ours: worker threads spin between ops (see model.ts). */
   spin?: boolean;
+  /** Ours, int8: the integer path (platform/int8Path.ts); absent: this processor's choice. */
+  int8Path?: 'block' | 'row';
   /** llama.cpp: tokens per decode call at most (a prompt's prefill is split into calls of this many). */
   batchSize?: number;
   flashAttention?: boolean;
@@ -73,7 +75,7 @@ export const PEER_PRECISION: Record<Precision, { label: string; file: string }> 
 
 /** How the report names a configuration (without its number of sequences). */
 export function setupName(s: Setup): string {
-  if (s.engine === 'ours') return `reach-audit ${s.precision}${s.spin ? ' (spinning threads)' : ''}`;
+  if (s.engine === 'ours') return `reach-audit ${s.precision}${s.int8Path ? ` ${s.int8Path} path` : ''}${s.spin ? ' (spinning threads)' : ''}`;
   return `llama.cpp ${PEER_PRECISION[s.precision].label} threads ${s.threads}, batch ${s.batchSize}, flash attention ${s.flashAttention ? 'on' : 'off'}, ${s.mmap ? 'mmap' : 'no mmap'}, ${s.api ?? 'evaluate'}${s.engineAllocator ? ', our allocator settings' : ''}${s.besideBatch1 ? ', beside a batch-1 context (old tool)' : ''}`;
 }
 /** Every value of a list flag ("512,64"), or `fallback`. */
@@ -101,6 +103,11 @@ function llamaApi(x: string): 'evaluate' | 'controlled' {
   return x;
 }
 
+function int8PathFlag(x: string): 'block' | 'row' {
+  if (x !== 'block' && x !== 'row') throw new Error(`--ours-int8-path: expected block and/or row (comma-separated), got "${x}"`);
+  return x;
+}
+
 function allocatorFlag(x: string): boolean {
   if (x !== 'engine' && x !== 'plain') throw new Error(`--llama-allocator: expected engine and/or plain (comma-separated), got "${x}"`);
   return x === 'engine';
@@ -108,7 +115,8 @@ function allocatorFlag(x: string): boolean {
 
 /** Every configuration of one precision and number of sequences: ours first, then llama.cpp's grid. */
 export function setupsOf(precision: Precision, sequences: number, args: (name: string) => string | undefined, threads: number, besideBatch1: boolean): Setup[] {
-  const setups: Setup[] = listFlag(args('--ours-spin'), [false], onOff('--ours-spin')).map((spin) => ({ engine: 'ours', precision, sequences, threads, spin }));
+  const paths = precision === 'int8' ? listFlag<'block' | 'row' | undefined>(args('--ours-int8-path'), [undefined], int8PathFlag) : [undefined];
+  const setups: Setup[] = listFlag(args('--ours-spin'), [false], onOff('--ours-spin')).flatMap((spin) => paths.map((int8Path): Setup => ({ engine: 'ours', precision, sequences, threads, spin, ...(int8Path ? { int8Path } : {}) })));
   for (const t of listFlag(args('--llama-threads'), [threads], wholeNumber('--llama-threads')))
     for (const batchSize of listFlag(args('--llama-batch-sizes'), [512], wholeNumber('--llama-batch-sizes')))
       for (const flashAttention of listFlag(args('--llama-flash-attention'), [false, true], onOff('--llama-flash-attention')))

@@ -490,7 +490,7 @@ export const runSummarySchema = object({
   untilReached: v.optional(texts),
 });
 
-const numericsPlatform = object({ onnxruntime: text, arch: text, cpu: text, f32Kernels: text, int8Kernels: text, features: texts });
+const numericsPlatform = object({ onnxruntime: text, arch: text, cpu: text, f32Kernels: text, int8Kernels: text, int8Path: v.optional(v.picklist(['block', 'row'], "expected 'block' or 'row'")), features: texts });
 
 const examples = v.array(object({ user: text, assistant: text, source: v.optional(text) }), 'expected an array of examples');
 

@@ -39,7 +39,7 @@ import type { ModelConfig } from '../checkpoint/config';
 import type { BlockWeights } from '../checkpoint/weights';
 import { ExternalDataFile, FLOAT, FLOAT16, GraphBuilder, INT32 } from './graphBuilder';
 import type { KvPrecision } from '../decode/kvPrecision';
-import { type WeightPrecision, linear } from '../checkpoint/weightPrecision';
+import { type Int8Path, type WeightPrecision, linear } from '../checkpoint/weightPrecision';
 import { groupedAttention } from './attentionGraph';
 
 /** Graph-construction choices that change the graph (part of the cache key). */
@@ -54,6 +54,11 @@ export interface GraphVariant {
    * key is unchanged.
    */
   kvCache?: KvPrecision;
+  /**
+   * The integer path of int8 weights (weightPrecision.ts), chosen per instruction set. Absent for
+   * 'block' (and for f32 weights), so those cache keys are unchanged.
+   */
+  int8Path?: Int8Path;
 }
 
 /**
@@ -142,7 +147,8 @@ export function buildBlockGraph({ config, index, weights: w, read, data, variant
   const x1 = rmsNorm(g, hidden, inNorm, eps, variant);
   const qkvOut = (NH + 2 * KV) * D;
   const precision = variant.weights ?? 'f32';
-  let qkv = linear(g, x1, 'w_qkv', concatRows([read(w.q), read(w.k), read(w.v)]), qkvOut, H, precision);
+  const int8Path = variant.int8Path ?? 'block';
+  let qkv = linear(g, x1, 'w_qkv', concatRows([read(w.q), read(w.k), read(w.v)]), qkvOut, H, precision, int8Path);
   if (w.qBias && w.kBias && w.vBias) {
     const b = g.weight('b_qkv', concatRows([read(w.qBias), read(w.kBias), read(w.vBias)]), [qkvOut]);
     qkv = g.op1('Add', [qkv, b]);
@@ -201,15 +207,15 @@ export function buildBlockGraph({ config, index, weights: w, read, data, variant
     const cut = g.op1('Slice', [heads, g.constInt64([0]), g.constInt64([D]), g.constInt64([3])]);
     ctx = g.op1('Reshape', [cut, g.constInt64([0, 0, NH * D])]);
   }
-  const h2 = g.op1('Add', [hidden, linear(g, ctx, 'w_o', read(w.o), H, NH * D, precision)]);
+  const h2 = g.op1('Add', [hidden, linear(g, ctx, 'w_o', read(w.o), H, NH * D, precision, int8Path)]);
 
   // MLP (SwiGLU), gated per sequence.
   const postNorm = g.weight('post_attention_norm', read(w.postAttentionNorm), [H]);
   const x2 = rmsNorm(g, h2, postNorm, eps, variant);
-  const gateUp = linear(g, x2, 'w_gate_up', concatRows([read(w.gate), read(w.up)]), 2 * I, H, precision);
+  const gateUp = linear(g, x2, 'w_gate_up', concatRows([read(w.gate), read(w.up)]), 2 * I, H, precision, int8Path);
   const [gate, up] = g.op('Split', [gateUp, g.constInt64([I, I])], { axis: -1 }, 2);
   const act = g.op1('Mul', [g.op1('Mul', [gate, g.op1('Sigmoid', [gate])]), up]);
-  const mlp = g.op1('Mul', [linear(g, act, 'w_down', read(w.down), H, I, precision), mlpGate]);
+  const mlp = g.op1('Mul', [linear(g, act, 'w_down', read(w.down), H, I, precision, int8Path), mlpGate]);
   g.op('Add', [h2, mlp], {}, ['hidden_out']);
 
   g.output('hidden_out', FLOAT, ['batch', 'seq', H]);

@@ -27,7 +27,7 @@ export function buildHeadGraph({ config, finalNorm, lmHead, data, variant }: Hea
   const norm = g.weight('final_norm', finalNorm, [H]);
   const x = rmsNorm(g, hidden, norm, config.rmsNormEps, variant);
   if (lmHead instanceof Float32Array) {
-    g.op('Identity', [linear(g, x, 'lm_head', lmHead, config.vocabSize, H, 'int8')], {}, ['logits']);
+    g.op('Identity', [linear(g, x, 'lm_head', lmHead, config.vocabSize, H, 'int8', variant.int8Path ?? 'block')], {}, ['logits']);
   } else {
     g.op('Gemm', [x, g.externalWeight('lm_head', lmHead)], { transB: 1 }, ['logits']);
   }

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as ort from 'onnxruntime-node';
 import type { NumericsPlatform } from '../../contract';
+import { INT8_PATH_ENV, int8PathFor } from './int8Path';
 
 /** The flags that move MLAS's choice of kernels (Linux /proc/cpuinfo names). */
 const DECIDING_FLAGS = new Set([
@@ -67,11 +68,13 @@ export function numericsPlatform(): NumericsPlatform {
   if (cached) return cached;
   const flags = cpuFlags(readCpuinfo());
   const arch = process.arch;
+  const kernels = kernelFamilies(arch, flags);
   cached = {
     onnxruntime: ort.env.versions.node ?? ort.env.versions.common,
     arch,
     cpu: os.cpus()[0]?.model.trim() || 'unknown',
-    ...kernelFamilies(arch, flags),
+    ...kernels,
+    int8Path: int8PathFor(kernels.int8Kernels, process.env[INT8_PATH_ENV]),
     features: [...flags].filter((f) => DECIDING_FLAGS.has(f)).sort(),
   };
   return cached;

@@ -30,7 +30,13 @@ test('int8: a byte per weight in blocks of 32 inputs, plus a float32 scale per b
   // Each output row of K inputs takes ceil(K / 32) blocks of 32 + 4 bytes.
   // q/k/v 32 × 1 × 36 = 1,152; o 16 × 1 × 36 = 576; gate/up 80 × 1 × 36 = 2,880; down 16 × 2 × 36 = 1,152 (40 inputs: two blocks);
   // norms and bias stay f32 (128 + 128): a block is 6,016. The head: 64 + 50 × 1 × 36 = 1,864. 2 × 6,016 + 1,864 = 13,896.
-  assert.equal(loadedWeightBytes(small, 'int8'), 13896);
+  assert.equal(loadedWeightBytes(small, 'int8', 'block'), 13896);
+});
+
+test('int8 on the row path: a byte per weight, a float32 scale per output, one zero-point byte per projection', () => {
+  // q/k/v 32 × 16 + 32 × 4 + 1 = 641; o 16 × 16 + 64 + 1 = 321; gate/up 80 × 16 + 320 + 1 = 1,601;
+  // down 16 × 40 + 64 + 1 = 705; norms and bias 256: a block is 3,524. The head: 64 + 50 × 16 + 200 + 1 = 1,065.
+  assert.equal(loadedWeightBytes(small, 'int8', 'row'), 2 * 3524 + 1065);
 });
 
 test('the demo model: 8 blocks of hidden 96, MLP 256, 4 heads and 2 KV heads of 24, 354 tokens, untied', () => {
