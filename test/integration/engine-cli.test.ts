@@ -118,7 +118,7 @@ describe('reach-audit engine commands', () => {
   it('bench --audit --audit-sizes --audit-budgets runs every cell in rotating interleaved rounds and holds each size to the smallest of its budget', () => {
     const r = run(['bench', '--model', modelDir, '--audit', '--audit-sizes', '4,2', '--audit-budgets', '1,2', '--audit-tokens', '2-4', '--audit-rounds', '2', '--threads', '1', '--json']);
     assert.equal(r.code, 0, r.stderr);
-    type Cell = { questions: number; budget: number; generations: number; generatedTokens: number; seconds: number[]; tokensPerSecond: number[]; medianTokensPerSecond: number; referenceQuestions: number; ratios: number[]; medianRatio: number; profile: { wallSeconds: number; decodeSteps: number }[] };
+    type Cell = { questions: number; budget: number; generations: number; generatedTokens: number; seconds: number[]; tokensPerSecond: number[]; medianTokensPerSecond: number; referenceQuestions: number; ratios: number[]; medianRatio: number; profile: { wallSeconds: number; decodeSteps: number }[]; breakdown: { storedPrefixRows: number; prefillBlockRows: number }[] };
     const { auditSweep } = JSON.parse(r.stdout) as { auditSweep: { sizes: number[]; budgets: number[]; order: string[][]; cells: Cell[] } };
     assert.deepEqual(auditSweep.sizes, [2, 4]);
     assert.deepEqual(auditSweep.cells.map((c) => `${c.questions}×${c.budget}`), ['2×1', '4×1', '2×2', '4×2']);
@@ -136,7 +136,11 @@ describe('reach-audit engine commands', () => {
       const base = auditSweep.cells.find((x) => x.budget === c.budget && x.questions === 2)!;
       assert.equal(c.referenceQuestions, 2);
       assert.deepEqual(c.ratios, c.tokensPerSecond.map((t, round) => t / base.tokensPerSecond[round]));
+      // Each cell starts from an empty prefix store, so it prefills the same in every round
+      // whichever cell ran before it (kept, the later cells took nearly every prompt row from it).
+      assert.deepEqual(c.breakdown.map((b) => [b.storedPrefixRows, b.prefillBlockRows]), [0, 1].map(() => [c.breakdown[0].storedPrefixRows, c.breakdown[0].prefillBlockRows]), `${c.questions}×${c.budget}`);
     }
+    assert.equal(auditSweep.cells[0].breakdown[0].storedPrefixRows, 0, 'a 2-question cell at budget 1 stores nothing it reads again');
     // The 4-question cell's first two questions are the 2-question cell's: their work is part of it.
     const at = (q: number, b: number): Cell => auditSweep.cells.find((c) => c.questions === q && c.budget === b)!;
     assert.ok(at(4, 2).generatedTokens > at(2, 2).generatedTokens);
