@@ -20,6 +20,7 @@ import { DEFAULT_MAX_BATCH, loadModel, type GenerationRequest, type Model } from
 import { median, parseMemorySize } from '../common';
 import { benchKvFidelity, kvFidelityText } from './kvCacheFidelity';
 import { auditBenchText, benchAudit } from './benchAudit';
+import { auditSweepText, benchAuditSweep, parseSweepList } from './benchAuditSweep';
 import { benchEstimate } from './benchEstimate';
 import { ENGINE_ALLOCATOR_ENV } from '../service';
 
@@ -67,6 +68,14 @@ const help = [
   "Each round also measures the engine's decode tokens/s on a batch of mixed routes as large as the",
   "scheduler's, after prompts as long as the audit's, and prints the audit's tokens/s over it and",
   'where the audit spent its time (prefill, decode, token choice, between steps, queue empty).',
+  'How the cost grows (--audit with either list, instead of the comparison above; scheduler only):',
+  '  --audit-sizes N,N,...    question counts to sweep (e.g. 8,16,32,64; default: --audit-questions)',
+  '  --audit-budgets B,B,...  budgets to sweep (e.g. 4,16,64; default: --audit-budget)',
+  '  Every (questions, budget) cell runs once per round, the cells\' order rotating per round; a',
+  '  smaller size runs the first questions of the larger, each cell from an empty prompt-prefix store.',
+  '  Per cell: generations, tokens, seconds, tokens/s median (min-max), its tokens/s over the',
+  "  16-question cell's of its budget (the smallest size's without 16) per round and median (flat",
+  '  is the goal), and where the time went; cells below 0.9 are listed with what differs.',
   '',
   'The estimates (--estimate, with the audit command\'s flags, e.g. --data FILE --limit 8): runs one audit',
   'and sets its pre-run estimate and the time-left ranges shown at 5, 10, 25 and 50% of the run against',
@@ -313,8 +322,19 @@ export const benchCommand: Command = {
       'audit-rounds': { type: 'string' },
       'audit-no-staged': { type: 'boolean' },
       'audit-records': { type: 'string' },
+      'audit-sizes': { type: 'string' },
+      'audit-budgets': { type: 'string' },
       'inherit-allocator': { type: 'boolean' },
     });
+    // Checked before a child process is started for the measurement.
+    const auditQuestions = parseWholeNumber(v['audit-questions'], '--audit-questions', 1) ?? 32;
+    const auditBudget = parseWholeNumber(v['audit-budget'], '--audit-budget', 1) ?? 16;
+    const auditRounds = parseWholeNumber(v['audit-rounds'], '--audit-rounds', 1) ?? 3;
+    const sweep = v['audit-sizes'] === undefined && v['audit-budgets'] === undefined
+      ? null
+      : { sizes: v['audit-sizes'] === undefined ? [auditQuestions] : parseSweepList(v['audit-sizes'], '--audit-sizes'), budgets: v['audit-budgets'] === undefined ? [auditBudget] : parseSweepList(v['audit-budgets'], '--audit-budgets') };
+    if (sweep && !v.audit) throw new UsageError('--audit-sizes and --audit-budgets sweep the audit workload: add --audit');
+    if (sweep && v['audit-records']) throw new UsageError('--audit-records writes one size\'s records: leave it out of a sweep (--audit-sizes, --audit-budgets)');
     // The figures are the engine's as the extension and `compare` run it: glibc reads its allocator
     // settings only when a process starts, so a process without them measures in a child that has them.
     const missing = Object.keys(ENGINE_ALLOCATOR_ENV).filter((k) => process.env[k] === undefined);
@@ -369,13 +389,20 @@ export const benchCommand: Command = {
     const loadSeconds = (performance.now() - loadStart) / 1000;
     try {
       log(`loaded in ${loadSeconds.toFixed(1)} s (graphs from cache: ${model.graphs.dir})`);
+      // The load average as the run ends.
+      const header = (): string[] => [`model            ${dir}`, `threads          ${threads} of ${os.cpus().length} cores (load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')})`, allocatorText];
+      if (sweep) {
+        const figures = await benchAuditSweep(model, { ...sweep, minTokens: Number(tokenRange[1]), maxTokens: Number(tokenRange[2]), rounds: auditRounds, maxBatch: DEFAULT_MAX_BATCH, inFlight: 32, log });
+        process.stdout.write(v.json ? JSON.stringify({ model: dir, threads, loadavg: os.loadavg(), allocator, auditSweep: figures }, null, 2) + '\n' : [...header(), ...auditSweepText(figures)].join('\n') + '\n');
+        return 0;
+      }
       if (v.audit) {
         const figures = await benchAudit(model, {
-          questions: parseWholeNumber(v['audit-questions'], '--audit-questions', 1) ?? 32,
-          budget: parseWholeNumber(v['audit-budget'], '--audit-budget', 1) ?? 16,
+          questions: auditQuestions,
+          budget: auditBudget,
           minTokens: Number(tokenRange[1]),
           maxTokens: Number(tokenRange[2]),
-          rounds: parseWholeNumber(v['audit-rounds'], '--audit-rounds', 1) ?? 3,
+          rounds: auditRounds,
           maxBatch: DEFAULT_MAX_BATCH,
           inFlight: 32,
           staged: !v['audit-no-staged'],
@@ -388,7 +415,7 @@ export const benchCommand: Command = {
           mixedRouteBatchLimit: 2 * model.numBlocks,
           log,
         });
-        process.stdout.write(v.json ? JSON.stringify({ model: dir, threads, loadavg: os.loadavg(), allocator, audit: figures }, null, 2) + '\n' : [`model            ${dir}`, `threads          ${threads} of ${os.cpus().length} cores (load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')})`, allocatorText, ...auditBenchText(figures)].join('\n') + '\n');
+        process.stdout.write(v.json ? JSON.stringify({ model: dir, threads, loadavg: os.loadavg(), allocator, audit: figures }, null, 2) + '\n' : [...header(), ...auditBenchText(figures)].join('\n') + '\n');
         return figures.recordsIdentical ? 0 : 1;
       }
       const rssAfterLoad = process.memoryUsage().rss;

@@ -168,7 +168,7 @@ function kindOf(requests: readonly GenerationRequest[]): string {
 }
 
 /** Gives every request its own token limit, the same for the same request on every path. */
-class SpreadTokenLimits implements TextGenerator {
+export class SpreadTokenLimits implements TextGenerator {
   /** Requests submitted and not yet returned, by kind. */
   readonly open = new Map<string, number>();
   constructor(private readonly model: Model, private readonly min: number, private readonly max: number) {}
@@ -193,7 +193,7 @@ class SpreadTokenLimits implements TextGenerator {
   }
 }
 
-function benchSettings(budget: number, maxTokens: number): RunSettings {
+export function benchSettings(budget: number, maxTokens: number): RunSettings {
   return {
     deployment: { ...DEFAULT_DEPLOYMENT, maxNewTokens: maxTokens },
     probes: [
@@ -213,7 +213,7 @@ function benchSettings(budget: number, maxTokens: number): RunSettings {
   };
 }
 
-function tokensOf(records: readonly QuestionRecord[]): { generations: number; tokens: number } {
+export function tokensOf(records: readonly QuestionRecord[]): { generations: number; tokens: number } {
   let generations = 0;
   let tokens = 0;
   for (const r of records) {
@@ -237,11 +237,88 @@ function gradingSeconds(records: readonly QuestionRecord[], questions: ReturnTyp
   return (performance.now() - started) / 1000;
 }
 
-interface PathRun {
+export interface PathRun {
   seconds: number;
   records: QuestionRecord[];
   breakdown: StepBreakdown;
   profile: AuditProfile;
+}
+
+/** One path's run of the audit workload on `questions`: its wall time, records and where the time went. */
+export async function runAuditPath(model: Model, generator: SpreadTokenLimits, questions: ReturnType<typeof parseDataset>['questions'], settings: RunSettings, path: 'staged' | 'scheduled', o: { maxBatch: number; inFlight: number }): Promise<PathRun> {
+  const records: QuestionRecord[] = [];
+  const b: StepBreakdown = { prefillSteps: 0, prefillSeconds: 0, prefillBlockRows: 0, sharedPrefixRows: 0, storedPrefixRows: 0, decodeSteps: 0, decodeSeconds: 0, meanDecodeBatch: 0, blockCallsPerDecodeStep: 0, kvGathers: 0, kvGatheredMB: 0, kvRowMoves: 0, kvIdleRows: 0, otherSeconds: 0 };
+  let decodeRows = 0;
+  let decodeCalls = 0;
+  let searchOnlySteps = 0;
+  let searchOnlyMs = 0;
+  // The queue's loop counts its running time when it stops: let the last generation's loop stop first.
+  await new Promise((resolve) => setImmediate(resolve));
+  const stats0 = { ...model.stats };
+  const profile0: SchedulerProfile = { ...model.schedulerProfile };
+  let callsBefore = model.stats.blockCalls;
+  let rowsBefore = model.stats.blockRows;
+  model.onStep = (s) => {
+    if (s.prefill) {
+      b.prefillSteps++;
+      b.prefillSeconds += s.ms / 1000;
+      b.prefillBlockRows += model.stats.blockRows - rowsBefore;
+    } else {
+      b.decodeSteps++;
+      b.decodeSeconds += s.ms / 1000;
+      decodeRows += s.batch;
+      decodeCalls += model.stats.blockCalls - callsBefore;
+      if ((generator.open.get('search') ?? 0) > 0 && [...generator.open].every(([k, n]) => k === 'search' || n === 0)) {
+        searchOnlySteps++;
+        searchOnlyMs += s.ms;
+      }
+    }
+    callsBefore = model.stats.blockCalls;
+    rowsBefore = model.stats.blockRows;
+  };
+  const maxBatch = path === 'staged' ? STAGED_MAX_BATCH : o.maxBatch;
+  const started = performance.now();
+  if (path === 'staged') {
+    model.maxBatch = STAGED_MAX_BATCH;
+    await auditQuestionsByStage(generator, questions, settings, { onRecord: (r) => records.push(r) }, { chunkSize: STAGED_CHUNK });
+  } else {
+    model.maxBatch = o.maxBatch;
+    await auditQuestions(generator, questions, settings, { onRecord: (r) => records.push(r) }, { inFlight: o.inFlight });
+  }
+  const seconds = (performance.now() - started) / 1000;
+  model.onStep = undefined;
+  // The queue's loop notices it has nothing left at its next turn: let it stop, so its running time is counted.
+  await new Promise((resolve) => setImmediate(resolve));
+  b.meanDecodeBatch = decodeRows / Math.max(1, b.decodeSteps);
+  b.blockCallsPerDecodeStep = decodeCalls / Math.max(1, b.decodeSteps);
+  b.kvGathers = model.stats.kvGathers - stats0.kvGathers;
+  b.kvGatheredMB = (model.stats.kvGatheredBytes - stats0.kvGatheredBytes) / 1e6;
+  b.kvRowMoves = model.stats.kvRowMoves - stats0.kvRowMoves;
+  b.kvIdleRows = model.stats.kvIdleRows - stats0.kvIdleRows;
+  b.sharedPrefixRows = model.stats.sharedPrefixRows - stats0.sharedPrefixRows;
+  b.storedPrefixRows = model.stats.storedPrefixRows - stats0.storedPrefixRows;
+  b.otherSeconds = seconds - b.prefillSeconds - b.decodeSeconds;
+  const p = model.schedulerProfile;
+  const d = (k: keyof SchedulerProfile): number => p[k] - profile0[k];
+  const running = d('runningMs') / 1000;
+  const profile: AuditProfile = {
+    wallSeconds: seconds,
+    prefillSeconds: d('prefillMs') / 1000,
+    decodeSeconds: d('decodeMs') / 1000,
+    chooseSeconds: d('chooseMs') / 1000,
+    betweenSeconds: running - (d('prefillMs') + d('decodeMs') + d('chooseMs')) / 1000,
+    idleSeconds: Math.max(0, seconds - running),
+    gradingSeconds: gradingSeconds(records, questions),
+    meanDecodeBatch: d('decodeRows') / Math.max(1, d('decodeSteps')),
+    maxBatch,
+    decodeSteps: d('decodeSteps'),
+    emptyPlacesWhileWaiting: d('emptyPlacesWhileWaiting'),
+    searchOnlySteps,
+    searchOnlySeconds: searchOnlyMs / 1000,
+    prefillSteps: d('prefillSteps'),
+    prefillRows: d('prefillRows'),
+  };
+  return { seconds, records, breakdown: b, profile };
 }
 
 export async function benchAudit(model: Model, o: AuditBenchOptions): Promise<AuditBenchFigures> {
@@ -252,81 +329,7 @@ export async function benchAudit(model: Model, o: AuditBenchOptions): Promise<Au
   // The reference decode runs after prompts as long as the audit's, on average.
   const promptLengths = dataset.questions.map((q) => startRecord(q, settings, generator).ids?.length ?? 0);
   const promptTokens = Math.round(promptLengths.reduce((a, b) => a + b, 0) / Math.max(1, promptLengths.length));
-  const runPath = async (path: 'staged' | 'scheduled'): Promise<PathRun> => {
-    const records: QuestionRecord[] = [];
-    const b: StepBreakdown = { prefillSteps: 0, prefillSeconds: 0, prefillBlockRows: 0, sharedPrefixRows: 0, storedPrefixRows: 0, decodeSteps: 0, decodeSeconds: 0, meanDecodeBatch: 0, blockCallsPerDecodeStep: 0, kvGathers: 0, kvGatheredMB: 0, kvRowMoves: 0, kvIdleRows: 0, otherSeconds: 0 };
-    let decodeRows = 0;
-    let decodeCalls = 0;
-    let searchOnlySteps = 0;
-    let searchOnlyMs = 0;
-    // The queue's loop counts its running time when it stops: let the last generation's loop stop first.
-    await new Promise((resolve) => setImmediate(resolve));
-    const stats0 = { ...model.stats };
-    const profile0: SchedulerProfile = { ...model.schedulerProfile };
-    let callsBefore = model.stats.blockCalls;
-    let rowsBefore = model.stats.blockRows;
-    model.onStep = (s) => {
-      if (s.prefill) {
-        b.prefillSteps++;
-        b.prefillSeconds += s.ms / 1000;
-        b.prefillBlockRows += model.stats.blockRows - rowsBefore;
-      } else {
-        b.decodeSteps++;
-        b.decodeSeconds += s.ms / 1000;
-        decodeRows += s.batch;
-        decodeCalls += model.stats.blockCalls - callsBefore;
-        if ((generator.open.get('search') ?? 0) > 0 && [...generator.open].every(([k, n]) => k === 'search' || n === 0)) {
-          searchOnlySteps++;
-          searchOnlyMs += s.ms;
-        }
-      }
-      callsBefore = model.stats.blockCalls;
-      rowsBefore = model.stats.blockRows;
-    };
-    const maxBatch = path === 'staged' ? STAGED_MAX_BATCH : o.maxBatch;
-    const started = performance.now();
-    if (path === 'staged') {
-      model.maxBatch = STAGED_MAX_BATCH;
-      await auditQuestionsByStage(generator, dataset.questions, settings, { onRecord: (r) => records.push(r) }, { chunkSize: STAGED_CHUNK });
-    } else {
-      model.maxBatch = o.maxBatch;
-      await auditQuestions(generator, dataset.questions, settings, { onRecord: (r) => records.push(r) }, { inFlight: o.inFlight });
-    }
-    const seconds = (performance.now() - started) / 1000;
-    model.onStep = undefined;
-    // The queue's loop notices it has nothing left at its next turn: let it stop, so its running time is counted.
-    await new Promise((resolve) => setImmediate(resolve));
-    b.meanDecodeBatch = decodeRows / Math.max(1, b.decodeSteps);
-    b.blockCallsPerDecodeStep = decodeCalls / Math.max(1, b.decodeSteps);
-    b.kvGathers = model.stats.kvGathers - stats0.kvGathers;
-    b.kvGatheredMB = (model.stats.kvGatheredBytes - stats0.kvGatheredBytes) / 1e6;
-    b.kvRowMoves = model.stats.kvRowMoves - stats0.kvRowMoves;
-    b.kvIdleRows = model.stats.kvIdleRows - stats0.kvIdleRows;
-    b.sharedPrefixRows = model.stats.sharedPrefixRows - stats0.sharedPrefixRows;
-    b.storedPrefixRows = model.stats.storedPrefixRows - stats0.storedPrefixRows;
-    b.otherSeconds = seconds - b.prefillSeconds - b.decodeSeconds;
-    const p = model.schedulerProfile;
-    const d = (k: keyof SchedulerProfile): number => p[k] - profile0[k];
-    const running = d('runningMs') / 1000;
-    const profile: AuditProfile = {
-      wallSeconds: seconds,
-      prefillSeconds: d('prefillMs') / 1000,
-      decodeSeconds: d('decodeMs') / 1000,
-      chooseSeconds: d('chooseMs') / 1000,
-      betweenSeconds: running - (d('prefillMs') + d('decodeMs') + d('chooseMs')) / 1000,
-      idleSeconds: Math.max(0, seconds - running),
-      gradingSeconds: gradingSeconds(records, dataset.questions),
-      meanDecodeBatch: d('decodeRows') / Math.max(1, d('decodeSteps')),
-      maxBatch,
-      decodeSteps: d('decodeSteps'),
-      emptyPlacesWhileWaiting: d('emptyPlacesWhileWaiting'),
-      searchOnlySteps,
-      searchOnlySeconds: searchOnlyMs / 1000,
-      prefillSteps: d('prefillSteps'),
-      prefillRows: d('prefillRows'),
-    };
-    return { seconds, records, breakdown: b, profile };
-  };
+  const runPath = (path: 'staged' | 'scheduled'): Promise<PathRun> => runAuditPath(model, generator, dataset.questions, settings, path, o);
   const figures: AuditBenchFigures = {
     questions: o.questions,
     budget: o.budget,

@@ -238,6 +238,15 @@ export class Model implements TextGenerator {
     return this.executor.stats;
   }
 
+  /**
+   * Forgets the prompt prefixes earlier prefills kept (promptPrefixStore.ts). Speed only: the
+   * numbers are the same either way. A bench that runs overlapping workloads one after another
+   * calls it so that each starts, as a fresh audit does, with nothing stored.
+   */
+  forgetPromptPrefixes(): void {
+    this.executor.forgetPromptPrefixes();
+  }
+
   get hasChatTemplate(): boolean {
     return this.tokenizer.hasChatTemplate;
   }

@@ -115,6 +115,61 @@ describe('reach-audit engine commands', () => {
     assert.equal(fs.readFileSync(records, 'utf8').trim().split('\n').length, 2);
   });
 
+  it('bench --audit --audit-sizes --audit-budgets runs every cell in rotating interleaved rounds and holds each size to the smallest of its budget', () => {
+    const r = run(['bench', '--model', modelDir, '--audit', '--audit-sizes', '4,2', '--audit-budgets', '1,2', '--audit-tokens', '2-4', '--audit-rounds', '2', '--threads', '1', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    type Cell = { questions: number; budget: number; generations: number; generatedTokens: number; seconds: number[]; tokensPerSecond: number[]; medianTokensPerSecond: number; referenceQuestions: number; ratios: number[]; medianRatio: number; profile: { wallSeconds: number; decodeSteps: number }[]; breakdown: { storedPrefixRows: number; prefillBlockRows: number }[] };
+    const { auditSweep } = JSON.parse(r.stdout) as { auditSweep: { sizes: number[]; budgets: number[]; order: string[][]; cells: Cell[] } };
+    assert.deepEqual(auditSweep.sizes, [2, 4]);
+    assert.deepEqual(auditSweep.cells.map((c) => `${c.questions}×${c.budget}`), ['2×1', '4×1', '2×2', '4×2']);
+    // Every round runs each cell once, and the first cell differs between rounds.
+    assert.equal(auditSweep.order.length, 2);
+    for (const order of auditSweep.order) assert.deepEqual([...order].sort(), ['2×1', '2×2', '4×1', '4×2']);
+    assert.notEqual(auditSweep.order[0][0], auditSweep.order[1][0]);
+    for (const c of auditSweep.cells) {
+      // questions × (deployment + 3 probes × budget attempts).
+      assert.equal(c.generations, c.questions * (1 + 3 * c.budget), `${c.questions}×${c.budget}`);
+      assert.ok(c.generatedTokens > 0 && c.generatedTokens <= 4 * c.generations);
+      assert.equal(c.tokensPerSecond.length, 2);
+      assert.equal(c.profile.length, 2);
+      c.tokensPerSecond.forEach((t, round) => assert.ok(Math.abs(t - c.generatedTokens / c.seconds[round]) < 1e-9 * t));
+      const base = auditSweep.cells.find((x) => x.budget === c.budget && x.questions === 2)!;
+      assert.equal(c.referenceQuestions, 2);
+      assert.deepEqual(c.ratios, c.tokensPerSecond.map((t, round) => t / base.tokensPerSecond[round]));
+      // Each cell starts from an empty prefix store, so it prefills the same in every round
+      // whichever cell ran before it (kept, the later cells took nearly every prompt row from it).
+      assert.deepEqual(c.breakdown.map((b) => [b.storedPrefixRows, b.prefillBlockRows]), [0, 1].map(() => [c.breakdown[0].storedPrefixRows, c.breakdown[0].prefillBlockRows]), `${c.questions}×${c.budget}`);
+    }
+    assert.equal(auditSweep.cells[0].breakdown[0].storedPrefixRows, 0, 'a 2-question cell at budget 1 stores nothing it reads again');
+    // The 4-question cell's first two questions are the 2-question cell's: their work is part of it.
+    const at = (q: number, b: number): Cell => auditSweep.cells.find((c) => c.questions === q && c.budget === b)!;
+    assert.ok(at(4, 2).generatedTokens > at(2, 2).generatedTokens);
+    const text = run(['bench', '--model', modelDir, '--audit', '--audit-sizes', '1,2', '--audit-tokens', '2-4', '--audit-budget', '1', '--audit-rounds', '1', '--threads', '1']);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /audit sweep {6}1, 2 questions × budgets 1: the scheduler only/);
+    assert.match(text.stdout, /questions {2}budget {2}generations {2}tokens {2}s\/round {2}tokens\/s median \(min–max\) {2}÷ 1q median \(per round\)/);
+    assert.match(text.stdout, /\n {8}2 {7}1 {12}8 /);
+  });
+
+  it('bench --audit-sizes and --audit-budgets refuse bad lists and the flags they do not go with, naming the flag', () => {
+    const cases: [string[], RegExp][] = [
+      [['--audit', '--audit-sizes', '0,4'], /--audit-sizes: entry 1 \('0'\) is not a whole number >= 1/],
+      [['--audit', '--audit-sizes', '4,x'], /--audit-sizes: entry 2 \('x'\)/],
+      [['--audit', '--audit-budgets', '4,16,4'], /--audit-budgets: 4 appears twice/],
+      [['--audit', '--audit-budgets', ''], /--audit-budgets: entry 1 \(''\)/],
+      [['--audit-sizes', '8,16'], /add --audit/],
+      [['--audit', '--audit-sizes', '8,16', '--audit-records', path.join(root, 'x.jsonl')], /--audit-records writes one size's records/],
+    ];
+    for (const [args, message] of cases) {
+      const r = run(['bench', '--model', modelDir, ...args]);
+      assert.notEqual(r.code, 0, args.join(' '));
+      assert.match(r.stderr, message, args.join(' '));
+      assert.doesNotMatch(r.stderr, /\n\s+at /);
+      assert.doesNotMatch(r.stderr, /measuring in a child process/, 'checked before the measuring child starts');
+      assert.equal(r.stdout, '');
+    }
+  });
+
   it('rejects bad input with one line naming the argument, a non-zero exit and nothing cached', () => {
     const empty = path.join(root, 'empty-cache');
     const cases: [string[], RegExp][] = [

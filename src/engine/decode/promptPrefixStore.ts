@@ -91,6 +91,12 @@ export class PromptPrefixStore {
     return node;
   }
 
+  /** Drops every prompt: a later prefill finds nothing stored (a bench's runs start alike). */
+  clear(): void {
+    this.prompts.clear();
+    this.bytes = 0;
+  }
+
   /** Marks `prompt` as used now; its trie, if any. */
   private touch(prompt: string): PromptTrie | undefined {
     const trie = this.prompts.get(prompt);

@@ -212,6 +212,11 @@ export class RouteExecutor {
     this.store = new PromptPrefixStore(parts.prefixStoreBytes);
   }
 
+  /** Forgets what earlier prefills stored (see Model.forgetPromptPrefixes). */
+  forgetPromptPrefixes(): void {
+    this.store.clear();
+  }
+
   get kvPrecision(): KvPrecision {
     return this.parts.kvPrecision ?? 'f32';
   }

@@ -95,4 +95,14 @@ describe('prompt prefix store', () => {
     assert.equal(storeRoute(small, 'p', ['0']), 0);
     assert.equal(small.usedBytes, 0);
   });
+
+  it('clear drops every prompt and its bytes; storing works again after', () => {
+    const store = new PromptPrefixStore(5 * NODE);
+    storeRoute(store, 'a', ['0', '1']);
+    storeRoute(store, 'b', ['0']);
+    store.clear();
+    assert.equal(store.usedBytes, 0);
+    assert.equal(store.lookup('a', ['0']).length + store.lookup('b', ['0']).length, 0);
+    assert.equal(storeRoute(store, 'a', ['0', '1', '2', '3', '4']), 5, 'the whole budget is free again');
+  });
 });
