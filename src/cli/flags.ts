@@ -106,7 +106,7 @@ export const parseWeights = parseWeightPrecision;
 /** --kv-cache f32|f16 (undefined when not given: f32). */
 export const parseKvCache = parseKvPrecision;
 
-export const WEIGHTS_HELP = '  --weights P          f32 (default) or int8: 8-bit weights, one scale per 32 (MatMulNBits)';
+export const WEIGHTS_HELP = '  --weights P          f32 (default) or int8: quantized weights by the processor\'s integer path (AVX2\n                       without VNNI: 7-bit, a scale per output, activations per row; else 8-bit, a\n                       scale per 32); the path is recorded in the manifest';
 
 /** Flags shared by forward and generate: what to feed and which route / silenced MLPs to run it under. */
 export const PROMPT_FLAGS = {

@@ -204,7 +204,7 @@ export const AUDIT_OPTIONS = {
     path: true,
     help: "read the tokenizer files (tokenizer.json, tokenizer_config.json) from DIR, for a checkpoint\nsaved without them (a Trainer checkpoint: give its base model's folder); recorded in the manifest",
   },
-  weights: { flag: 'weights', kind: 'string', arg: 'P', help: 'f32 (default) or int8 (8-bit weights, one scale per 32; recorded in the manifest)' },
+  weights: { flag: 'weights', kind: 'string', arg: 'P', help: 'f32 (default) or int8 (quantized weights by the processor\'s integer path; recorded in the manifest)' },
   kvCache: {
     flag: 'kv-cache',
     kind: 'string',
