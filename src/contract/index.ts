@@ -84,7 +84,7 @@ export { QUESTION_STATES, questionState, reachableBy, repairedBy, damagedBy, typ
 export { NO_RATE, formatPercent } from './percent';
 export { isObject } from './jsonObject';
 export { SATURATION_LEVEL, chanceSaturation } from './chanceSaturation';
-export { numericsDifferences, describeNumerics, type NumericsPlatform } from './numericsPlatform';
+export { numericsDifferences, describeNumerics, numericsFor, type NumericsPlatform } from './numericsPlatform';
 export { pairedVerdictText, decisionOf, storedVerdictText, type PairedVerdict, type PairedDecision, type DifferenceIntervalMethod, type PairedDelta } from './pairedDecision';
 export { ANSWER_BLIND_PROBES, isAnswerBlindProbe, orderedKeys, runRates, type RunRates } from './runRates';
 export { RATE_MIN_QUESTIONS, STORY_MAX_QUESTIONS, STORY_WORDS, answerText, attemptText, blindLine, countsText, gradingText, lineText, notAuditedText, ofText, probeLine, questionStory, questionTitle, questionsText, readingText, repairLine, routeText, skippedSteps, storyCounts, type QuestionStory, type SkippedStep, type StoryCounts } from './questionStory';

@@ -40,7 +40,18 @@ export function numericsDifferences(a: NumericsPlatform, b: NumericsPlatform): s
   return out;
 }
 
+/**
+ * The platform as a run records it: the int8 path only when the run's weights are int8 (with F32
+ * weights it decides nothing, and leaving it out keeps F32 runs made before the path existed
+ * comparable with later ones).
+ */
+export function numericsFor(platform: NumericsPlatform, weights: string | undefined): NumericsPlatform {
+  if (weights === 'int8' || platform.int8Path === undefined) return platform;
+  const { int8Path: _unused, ...rest } = platform;
+  return rest;
+}
+
 /** One line for a platform: "onnxruntime 1.30.0 on x64, float32 fma3, int8 avx2". */
 export function describeNumerics(p: NumericsPlatform): string {
-  return `onnxruntime ${p.onnxruntime} on ${p.arch}, float32 kernels ${p.f32Kernels}, int8 kernels ${p.int8Kernels} (${p.int8Path ?? 'block'} path)`;
+  return `onnxruntime ${p.onnxruntime} on ${p.arch}, float32 kernels ${p.f32Kernels}, int8 kernels ${p.int8Kernels}${p.int8Path ? ` (${p.int8Path} path)` : ''}`;
 }

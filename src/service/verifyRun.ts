@@ -9,7 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { InputError, forEachLine } from '../common';
-import { describeNumerics, numericsDifferences, type NumericsPlatform, type RunManifest } from '../contract';
+import { describeNumerics, numericsDifferences, numericsFor, type NumericsPlatform, type RunManifest } from '../contract';
 import { MANIFEST_FILE, MAX_RUN_LINE_BYTES, RECORDS_FILE, describeTally, manifestMismatches, modelContentHash, readManifest, readRecords, recordDifference, sampleIds, tallyByKind, tokenizerContentHash, type FieldKind, type KindTally, type RecordDifference } from '../audit/store';
 import { seededRandom } from '../audit/stats';
 import { reproduceCommand } from './reproduceCommand';
@@ -155,7 +155,8 @@ function withSample(args: readonly string[], modelDir: string, dataPath: string,
   return [...out, '--ids', ids.join(',')];
 }
 
-function platformVerdict(run: RunManifest, here: NumericsPlatform | undefined): PlatformVerdict {
+function platformVerdict(run: RunManifest, machine: NumericsPlatform | undefined): PlatformVerdict {
+  const here = machine && numericsFor(machine, run.engine.weights);
   const hereText = here ? describeNumerics(here) : 'remote servers (they decide the numbers)';
   if (!here) return { same: 'unknown', here: hereText, why: 'the generations ran on servers, whose numerics the manifest does not record' };
   const known = run.engine.numerics;

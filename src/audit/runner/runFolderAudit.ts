@@ -16,7 +16,7 @@ import type { Dataset, Question } from '../dataset';
 import { checkPresetFormat } from '../presets';
 import { manifestMismatches, FAILURE_SET_FILE, JsonLinesAppender, RECORDS_FILE, SUMMARY_FILE, TIMINGS_FILE, UnwritableLineError, prepareRunFolder, readJsonFile, readJsonLines, readManifest, readRecords, writeFileAtomic, writeJson, writeManifest } from '../store';
 import { summarize } from '../results';
-import { describeNumerics, numericsDifferences, type NumericsPlatform, type QuestionRecord, type RunSummary, type RemoteBackendInfo, type TokenizerSource, type RunManifest, type KvMemoryPlan, type RunSettings } from '../../contract';
+import { describeNumerics, numericsDifferences, numericsFor, type NumericsPlatform, type QuestionRecord, type RunSummary, type RemoteBackendInfo, type TokenizerSource, type RunManifest, type KvMemoryPlan, type RunSettings } from '../../contract';
 import { version as packageVersion } from '../../../package.json';
 
 /** The version of reach-audit that writes a run (the package's, so a release changes it in one place). */
@@ -108,7 +108,7 @@ export function buildManifest(input: Pick<RunAuditInput, 'modelInfo' | 'engineVe
     name: input.name,
     createdAt: new Date().toISOString(),
     tool: { name: 'reach-audit', version: TOOL_VERSION },
-    engine: { version: input.engineVersion, weights: input.model.weights ?? 'f32', ...(input.model.kvCache === 'f16' ? { kvCache: 'f16' as const } : {}), ...(input.numerics ? { numerics: input.numerics } : {}), ...(input.kvMemory ? { kvMemory: input.kvMemory } : {}) },
+    engine: { version: input.engineVersion, weights: input.model.weights ?? 'f32', ...(input.model.kvCache === 'f16' ? { kvCache: 'f16' as const } : {}), ...(input.numerics ? { numerics: numericsFor(input.numerics, input.model.weights) } : {}), ...(input.kvMemory ? { kvMemory: input.kvMemory } : {}) },
     model: {
       path: path.resolve(input.modelInfo.path),
       contentHash: input.modelInfo.contentHash,
@@ -251,7 +251,7 @@ async function runLockedAudit(input: RunAuditInput): Promise<RunAuditResult> {
     const read = readRecords(folder);
     for (const w of read.warnings) input.onWarning?.(w);
     stored = read.values;
-    if (input.numerics) noteOtherNumerics(folder, previous, input.numerics, input.onWarning);
+    if (input.numerics) noteOtherNumerics(folder, previous, numericsFor(input.numerics, input.model.weights), input.onWarning);
   } else {
     if (hasRecords(folder)) throw new InputError(`${folder} already holds an audit (${RECORDS_FILE}); pass --resume to continue it, or choose another --out`);
     writeManifest(folder, manifest);

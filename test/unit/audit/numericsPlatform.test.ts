@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { runAudit } from '../../../src/audit/runner/runFolderAudit';
 import { mergeShards, shardQuestions, shardSelection } from '../../../src/audit/store/shards';
 import { compareRuns } from '../../../src/audit/store/comparisonStore';
-import { numericsDifferences, type NumericsPlatform, type RunManifest } from '../../../src/contract';
+import { numericsDifferences, numericsFor, type NumericsPlatform, type RunManifest } from '../../../src/contract';
 import { cpuFlags, kernelFamilies, numericsPlatform } from '../../../src/engine/platform/numericsPlatform';
 import { fakeFor, settingsFor, smallDataset, tempDir } from './fixtures';
 
@@ -73,6 +73,31 @@ test('the manifest records the platform; a resume on other kernels is said and r
   const m = manifestOf(folder);
   assert.deepEqual(m.engine.numerics, avx2, 'the platform that started the run stays first');
   assert.deepEqual(m.engine.numericsAlso, [avx512]);
+});
+
+test('the int8 path is recorded for int8 runs only; an int8 run resumed on the other path is said to compute differently', async () => {
+  const rowHere: NumericsPlatform = { ...avx2, int8Path: 'row' };
+  assert.deepEqual(numericsFor(rowHere, 'f32'), avx2);
+  assert.deepEqual(numericsFor(rowHere, undefined), avx2);
+  assert.deepEqual(numericsFor(rowHere, 'int8'), rowHere);
+  // An int8 run made before the path was recorded took the block path.
+  assert.deepEqual(numericsDifferences(avx2, rowHere), ['int8 path block vs row']);
+  assert.deepEqual(numericsDifferences({ ...avx2, int8Path: 'block' }, avx2), []);
+
+  const f32Folder = tempDir();
+  const quiet: string[] = [];
+  await runAudit({ ...common, numerics: avx2, questions: dataset.questions.slice(0, 2), settings: settingsFor(), model: fakeFor(dataset), folder: f32Folder, resume: false });
+  await runAudit({ ...common, numerics: rowHere, questions: dataset.questions.slice(0, 3), settings: settingsFor(), model: fakeFor(dataset), folder: f32Folder, resume: true, onWarning: (w) => quiet.push(w) });
+  assert.deepEqual(manifestOf(f32Folder).engine.numerics, avx2, 'an f32 run records no int8 path');
+  assert.deepEqual(quiet.filter((w) => /decode differently/.test(w)), [], 'f32 runs before and after the path existed compute alike');
+
+  const int8 = (): ReturnType<typeof fakeFor> => Object.assign(fakeFor(dataset), { weights: 'int8' as const });
+  const int8Folder = tempDir();
+  await runAudit({ ...common, numerics: avx2, questions: dataset.questions.slice(0, 2), settings: settingsFor(), model: int8(), folder: int8Folder, resume: false });
+  const warnings: string[] = [];
+  await runAudit({ ...common, numerics: rowHere, questions: dataset.questions.slice(0, 3), settings: settingsFor(), model: int8(), folder: int8Folder, resume: true, onWarning: (w) => warnings.push(w) });
+  assert.ok(warnings.some((w) => /int8 path block vs row/.test(w) && /may decode differently/.test(w)), warnings.join('\n'));
+  assert.deepEqual(manifestOf(int8Folder).engine.numericsAlso, [rowHere]);
 });
 
 test('merge says which shard ran on other kernels and lists every platform; like shards merge silently', async () => {
