@@ -4,7 +4,7 @@
  * checkpoint/weightPrecision.ts builds (MLAS has different integer kernels per instruction set, so a
  * choice measured on an AVX-512 VNNI machine need not hold on AVX2 without VNNI).
  *
- * Each candidate is a one-node graph computing x [rows, K] · Wᵀ for W [N, K] (Hugging Face layout),
+ * Each candidate is a graph computing x [rows, K] · Wᵀ for W [N, K] (Hugging Face layout),
  * run at 1 and 16 rows on the projection shapes of one model (Qwen2.5-0.5B's by default: the fused
  * q/k/v, o, the fused gate/up, down and the LM head), in sessions with the engine's options.
  * Rounds are interleaved (round r times every shape × candidate × rows once, the candidate order
@@ -13,20 +13,19 @@
  *
  * Candidates (weights from the same seeded N(0, 0.02²) matrix; activations N(0, 1), the scale after
  * RMSNorm):
- *   f32         MatMul on the F32 weight (the reference)
- *   q8-int8     MatMulNBits, 8 bits, blocks of 32, accuracy_level 4: activations quantized per
- *               block too, int8 products (today's int8 weights: llama.cpp's Q8_0 layout)
+ *   f32         MatMul on the F32 weight (the reference; the engine's graph)
+ *   block       the engine's block path: MatMulNBits, 8 bits, blocks of 32, accuracy_level 4
+ *               (activations quantized per block too, int8 products; llama.cpp's Q8_0 layout)
  *   q8-f32      the same weights, accuracy_level 0: dequantized, F32 products
  *   q8-int8-b128 MatMulNBits 8 bits with blocks of 128 (a coarser scale, fewer scale loads)
  *   q4-int8     MatMulNBits 4 bits, blocks of 32, int8 products (llama.cpp's Q4_0 class: a
  *               different, lossier precision, shown for scale only)
  *   dqmm        DynamicQuantizeMatMul: activations quantized per tensor to u8, weights s8 with one
  *               scale per output (MLAS's U8S8 QGEMM)
- *   mmi-row     MatMulInteger on activations quantized per row (symmetric, u8 around 128: a row's
- *               numbers never depend on the other rows of its batch) and s8 weights with one scale
- *               per output; the int32 sums are exact, then scaled in F32
- *   mmi-row7    the same with weights in 7 bits (|q| ≤ 63): AVX2's u8·s8 pair sums then cannot
- *               saturate int16 (255·63·2 < 32,767), which 8-bit weights can
+ *   row         the engine's row path: MatMulInteger on activations quantized per row (u8 around
+ *               128) and 7-bit s8 weights with one scale per output (AVX2's u8·s8 pair sums
+ *               cannot saturate int16), the exact int32 sums scaled in F32
+ *   mmi-row8    the row path with 8-bit weights (|q| ≤ 127), which AVX2 can saturate
  *
  * Usage (after `npx tsc -p .`):
  *   node out/tools/engine/int8Kernels.js [--rounds 3] [--threads 2] [--rows 1,16]
@@ -37,13 +36,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import * as ort from 'onnxruntime-node';
-import { ExternalDataFile, FLOAT, GraphBuilder, UINT8 } from '../../src/engine/graphs/graphBuilder';
-import { quantizeInt8 } from '../../src/engine/checkpoint/weightPrecision';
+import { ExternalDataFile, FLOAT, GraphBuilder, INT8, UINT8 } from '../../src/engine/graphs/graphBuilder';
+import { linear, rowPathLinear } from '../../src/engine/checkpoint/weightPrecision';
 import { numericsPlatform, Xoshiro128 } from '../../src/engine/index';
 import { median } from '../../src/common';
-
-/** onnx TensorProto.DataType.INT8 (the graph builder names only the types the engine stores). */
-const INT8 = 3;
 
 interface Shape { name: string; N: number; K: number }
 
@@ -56,7 +52,7 @@ const QWEN05B_SHAPES: readonly Shape[] = [
   { name: 'head', N: 151936, K: 896 },
 ];
 
-const CANDIDATES = ['f32', 'q8-int8', 'q8-f32', 'q8-int8-b128', 'q4-int8', 'dqmm', 'mmi-row', 'mmi-row7'] as const;
+const CANDIDATES = ['f32', 'block', 'q8-f32', 'q8-int8-b128', 'q4-int8', 'dqmm', 'mmi-row8', 'row'] as const;
 type Candidate = (typeof CANDIDATES)[number];
 
 function gaussian(rng: Xoshiro128, n: number, std: number): Float32Array {
@@ -73,10 +69,6 @@ function gaussian(rng: Xoshiro128, n: number, std: number): Float32Array {
 
 /** MatMulNBits' layout for any bit width: per output n, blocks of `block` values (unsigned, zero point 2^(bits-1)), packed low bits first. */
 function quantizeNBits(w: Float32Array, N: number, K: number, bits: 4 | 8, block: number): { data: Uint8Array; scales: Float32Array; blocks: number; blob: number } {
-  if (bits === 8 && block === 32) {
-    const { data, scales } = quantizeInt8(w, N, K);
-    return { data, scales, blocks: Math.ceil(K / 32), blob: 32 };
-  }
   const blocks = Math.ceil(K / block);
   const blob = (block * bits) / 8;
   const zero = 1 << (bits - 1);
@@ -103,7 +95,7 @@ function quantizeNBits(w: Float32Array, N: number, K: number, bits: 4 | 8, block
   return { data, scales, blocks, blob };
 }
 
-/** One-node graph of the candidate, written to dir; returns the .onnx path. */
+/** The candidate's graph, written to dir; returns the .onnx path. */
 function writeGraph(dir: string, candidate: Candidate, shape: Shape, w: Float32Array): string {
   const { N, K } = shape;
   const file = path.join(dir, `${shape.name}-${candidate}.onnx`);
@@ -111,13 +103,14 @@ function writeGraph(dir: string, candidate: Candidate, shape: Shape, w: Float32A
   const g = new GraphBuilder(`${shape.name}-${candidate}`, data);
   const x = g.input('x', FLOAT, ['rows', K]);
   let y: string;
-  if (candidate === 'f32') {
-    const t = new Float32Array(N * K);
-    for (let n = 0; n < N; n++) for (let k = 0; k < K; k++) t[k * N + n] = w[n * K + k];
-    y = g.op1('MatMul', [x, g.weight('w', t, [K, N])]);
-  } else if (candidate === 'dqmm' || candidate === 'mmi-row' || candidate === 'mmi-row7') {
+  if (candidate === 'f32' || candidate === 'block' || candidate === 'row') {
+    // What the engine builds, so the figures are of the shipped graphs.
+    y = candidate === 'f32' ? linear(g, x, 'w', w, N, K, 'f32') : linear(g, x, 'w', w, N, K, 'int8', candidate);
+  } else if (candidate === 'mmi-row8') {
+    y = rowPathLinear(g, x, 'w', w, N, K, 127);
+  } else if (candidate === 'dqmm') {
     // Weights s8 [K, N] with one symmetric scale per output column.
-    const maxQ = candidate === 'mmi-row7' ? 63 : 127;
+    const maxQ = 127;
     const q = new Int8Array(K * N);
     const scales = new Float32Array(N);
     for (let n = 0; n < N; n++) {
@@ -129,17 +122,7 @@ function writeGraph(dir: string, candidate: Candidate, shape: Shape, w: Float32A
     }
     const qw = g.typedWeight('w_q', INT8, new Uint8Array(q.buffer), [K, N]);
     const sw = g.typedWeight('w_scale', FLOAT, new Uint8Array(scales.buffer), [N]);
-    if (candidate === 'dqmm') {
-      y = g.op1('DynamicQuantizeMatMul', [x, qw, sw], {}, 'com.microsoft');
-    } else {
-      // Per row: s = max|x| / 127, q = round(x / s) + 128 in [1, 255].
-      const rowMax = g.op1('ReduceMax', [g.op1('Abs', [x])], { axes: [1], keepdims: 1 });
-      const rowScale = g.op1('Max', [g.op1('Div', [rowMax, g.constFloat([127])]), g.constFloat([1e-30])]);
-      const xq = g.op1('Cast', [g.op1('Add', [g.op1('Round', [g.op1('Div', [x, rowScale])]), g.constFloat([128])])], { to: UINT8 });
-      const zero = g.typedWeight('a_zero', UINT8, new Uint8Array([128]), []);
-      const acc = g.op1('MatMulInteger', [xq, qw, zero]);
-      y = g.op1('Mul', [g.op1('Mul', [g.op1('Cast', [acc], { to: FLOAT }), rowScale]), sw]);
-    }
+    y = g.op1('DynamicQuantizeMatMul', [x, qw, sw], {}, 'com.microsoft');
   } else {
     const bits = candidate === 'q4-int8' ? 4 : 8;
     const block = candidate === 'q8-int8-b128' ? 128 : 32;
@@ -244,11 +227,11 @@ async function main(): Promise<void> {
 
   const lines: string[] = [];
   lines.push(`int8 paths on ${platform.cpu} (int8 kernels: ${platform.int8Kernels}; f32: ${platform.f32Kernels}), onnxruntime ${platform.onnxruntime}, ${threads} threads, ${rounds} interleaved rounds`);
-  lines.push('ms per call, median of rounds (min–max); ratio = q8-int8 ÷ candidate per round, median (> 1: the candidate is faster); rel. error ‖y − y_f32‖ / ‖y_f32‖');
+  lines.push('ms per call, median of rounds (min–max); ratio = block ÷ candidate per round, median (> 1: the candidate is faster); rel. error ‖y − y_f32‖ / ‖y_f32‖');
   for (const shape of shapes) {
     for (const rows of rowsList) {
       lines.push(`${shape.name} (N ${shape.N}, K ${shape.K}), ${rows} row${rows === 1 ? '' : 's'}:`);
-      const base = cells.get(`${shape.name}/q8-int8/${rows}`);
+      const base = cells.get(`${shape.name}/block/${rows}`);
       for (const c of candidates) {
         const cell = cells.get(`${shape.name}/${c}/${rows}`)!;
         const ratio = base ? median(base.ms.map((b, i) => b / cell.ms[i])) : NaN;

@@ -44,7 +44,7 @@ import { INT8_PATH_ENV } from '../../src/engine/platform/int8Path';
 import { writeRandomQwen05bModel } from '../../src/bench/randomBenchModel';
 import { ENGINE_ALLOCATOR_ENV } from '../../src/service/allocatorTuning';
 import { convertToGguf } from './convertToGguf';
-import { type DecodeParts, type Precision, type Setup, type Timing, PEER_PRECISION, groupReport, listFlag, setupName, setupsOf, wholeNumber } from './peerConfigurations';
+import { type DecodeParts, type Precision, type Setup, type Timing, PEER_PRECISION, groupReport, int8PathFlag, listFlag, setupName, setupsOf, wholeNumber } from './peerConfigurations';
 
 /**
  * Times every onnxruntime session call of this process by kind, told apart by the graphs' names
@@ -341,7 +341,7 @@ async function main(): Promise<void> {
   for (const p of precisions) {
     // Our graphs are built once before any measuring process: building reads whole tensors and
     // leaves the process bigger (bench.ts measures in a fresh process for the same reason).
-    for (const int8Path of p === 'int8' ? listFlag<'block' | 'row' | undefined>(flag('--ours-int8-path'), [undefined], (x) => (x === 'row' ? 'row' : 'block')) : [undefined]) {
+    for (const int8Path of p === 'int8' ? listFlag<'block' | 'row' | undefined>(flag('--ours-int8-path'), [undefined], int8PathFlag) : [undefined]) {
       const model = await loadModel(dir, { threads, weights: p, maxBatch: 16, ...(int8Path ? { variant: { ...DEFAULT_VARIANT, int8Path } } : {}) });
       if (model.graphs.built) process.stderr.write(`built our ${p}${int8Path ? ` ${int8Path}-path` : ''} graphs in ${model.graphs.dir}\n`);
       await model.dispose();

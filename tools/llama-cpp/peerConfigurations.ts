@@ -103,7 +103,7 @@ function llamaApi(x: string): 'evaluate' | 'controlled' {
   return x;
 }
 
-function int8PathFlag(x: string): 'block' | 'row' {
+export function int8PathFlag(x: string): 'block' | 'row' {
   if (x !== 'block' && x !== 'row') throw new Error(`--ours-int8-path: expected block and/or row (comma-separated), got "${x}"`);
   return x;
 }

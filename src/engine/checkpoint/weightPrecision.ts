@@ -17,7 +17,7 @@
  *   not depend on their order, so a sequence's numbers never depend on its batch.
  */
 import { InputError } from '../../common';
-import { FLOAT, type GraphBuilder, UINT8 } from '../graphs/graphBuilder';
+import { FLOAT, type GraphBuilder, INT8, UINT8 } from '../graphs/graphBuilder';
 
 export type WeightPrecision = 'f32' | 'int8';
 
@@ -79,27 +79,27 @@ export const ROW_PATH_MAX_Q = 63;
  * The row path's weights: W [N, K] → s8 [K, N] (MatMulInteger's B) with one symmetric scale per
  * output n (max|w[n, ·]| / 63).
  */
-export function quantizeRowPath(w: Float32Array, N: number, K: number): { data: Int8Array; scales: Float32Array } {
+export function quantizeRowPath(w: Float32Array, N: number, K: number, maxQ = ROW_PATH_MAX_Q): { data: Int8Array; scales: Float32Array } {
   const data = new Int8Array(K * N);
   const scales = new Float32Array(N);
   for (let n = 0; n < N; n++) {
     const row = n * K;
     let max = 0;
     for (let k = 0; k < K; k++) max = Math.max(max, Math.abs(w[row + k]));
-    const scale = max / ROW_PATH_MAX_Q;
+    const scale = max / maxQ;
     scales[n] = scale;
     if (scale === 0) continue;
-    for (let k = 0; k < K; k++) data[k * N + n] = Math.max(-ROW_PATH_MAX_Q, Math.min(ROW_PATH_MAX_Q, Math.round(w[row + k] / scale)));
+    for (let k = 0; k < K; k++) data[k * N + n] = Math.max(-maxQ, Math.min(maxQ, Math.round(w[row + k] / scale)));
   }
   return { data, scales };
 }
 
-/** onnx TensorProto.DataType.INT8. */
-const INT8 = 3;
-
-/** x [.., K] (quantized per row on the last axis) times the row path's weights → [.., N]. */
-function rowPathLinear(g: GraphBuilder, x: string, name: string, w: Float32Array, N: number, K: number): string {
-  const { data, scales } = quantizeRowPath(w, N, K);
+/**
+ * x [.., K] (quantized per row on the last axis) times the row path's weights → [.., N]. `maxQ`
+ * other than 63 only for tools/engine/int8Kernels.ts, which measures what 8 bits would give.
+ */
+export function rowPathLinear(g: GraphBuilder, x: string, name: string, w: Float32Array, N: number, K: number, maxQ = ROW_PATH_MAX_Q): string {
+  const { data, scales } = quantizeRowPath(w, N, K, maxQ);
   const q = g.typedWeight(`${name}_q7`, INT8, new Uint8Array(data.buffer), [K, N]);
   const s = g.typedWeight(`${name}_scales`, FLOAT, new Uint8Array(scales.buffer), [N]);
   // Per row: scale = max|x| / 127 (a floor keeps an all-zero row finite), q = round(x / scale) + 128.

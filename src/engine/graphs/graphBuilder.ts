@@ -10,6 +10,7 @@ export const FLOAT = onnx.TensorProto.DataType.FLOAT;
 export const INT64 = onnx.TensorProto.DataType.INT64;
 export const INT32 = onnx.TensorProto.DataType.INT32;
 export const UINT8 = onnx.TensorProto.DataType.UINT8;
+export const INT8 = onnx.TensorProto.DataType.INT8;
 export const FLOAT16 = onnx.TensorProto.DataType.FLOAT16;
 
 /** A dimension: a fixed size or a symbolic name ("batch", "seq"). */
