@@ -29,7 +29,7 @@
  *
  * Usage (after `npx tsc -p .`):
  *   node out/tools/engine/int8Kernels.js [--rounds 3] [--threads 2] [--rows 1,16]
- *     [--shapes qkv,o,gate_up,down,head] [--only q8-int8,dqmm,...] [--json FILE]
+ *     [--shapes qkv,o,gate_up,down,head] [--only block,row,dqmm,...] [--json FILE]
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
