@@ -25,12 +25,22 @@
  * ways of asking llama.cpp for tokens are in the grid (`--llama-api`): a generator per sequence
  * (`evaluate`) and `controlledEvaluate`, one call per sequence and step.
  *
+ * Long contexts (`--prompt-tokens 8160 --new-tokens 32 --shared-prompt`): every sequence of a run
+ * gets the same prompt, computed once by each engine — ours through its prompt-prefix store (as an
+ * audit's attempts share their question), llama.cpp by evaluating it on one sequence, saving that
+ * sequence's state and loading it into the others (node-llama-cpp's saveStateToFile /
+ * loadStateFromFile). Without it, 16 sequences at 8k would be 16 prefills of 8k per engine and
+ * round (about 100 s each on 2 cores). The warm-up then uses a 32-token prompt. Decode still reads
+ * every sequence's own cache of the full context, so the decode figures are those of 16 different
+ * 8k prompts; the end-to-end figure is not (one prefill).
+ *
  * Usage (after `npx tsc -p .`):
  *   node out/tools/llama-cpp/compareLlamaCpp.js [--model DIR] [--rounds 3] [--new-tokens 64]
  *     [--prompt-tokens 32] [--threads 2] [--only f32|int8] [--sequences 1,16] [--ours-spin off,on]
  *     [--ours-int8-path block,row]
  *     [--llama-threads 2] [--llama-batch-sizes 512] [--llama-flash-attention off,on] [--llama-mmap on,off]
  *     [--llama-api evaluate,controlled] [--llama-allocator plain,engine] [--llama-beside-batch-1]
+ *     [--shared-prompt]
  * Without --model the random model is written to <tmp>/reach-audit-qwen05b-random (as the bench does).
  */
 import { spawnSync } from 'node:child_process';
@@ -143,7 +153,7 @@ interface NativeContext {
  * tokens before it asks for its next one (every sequence generates exactly n tokens), so all of
  * them queue in one turn.
  */
-async function llamaCpp(setup: Setup, file: string, newTokens: number, promptTokens: number): Promise<Engine> {
+async function llamaCpp(setup: Setup, file: string, newTokens: number, promptTokens: number, sharedPrompt: boolean): Promise<Engine> {
   const lib: LlamaModule = await import('node-llama-cpp');
   const llama = await lib.getLlama({ gpu: false, build: 'never', logLevel: lib.LlamaLogLevel.error, maxThreads: setup.threads });
   const model = await llama.loadModel({ modelPath: file, gpuLayers: 0, useMmap: setup.mmap === true });
@@ -188,11 +198,29 @@ async function llamaCpp(setup: Setup, file: string, newTokens: number, promptTok
   });
   // The sequences live as long as the context; each run starts them from an empty history.
   const seqs = Array.from({ length: setup.sequences }, () => context.getSequence());
+  const shareState = async (prompts: number[][]): Promise<number[][]> => {
+    const p = prompts[0];
+    if (prompts.some((q) => q.length !== p.length || q.some((token, i) => token !== p[i]))) throw new Error('internal: --shared-prompt with different prompts');
+    await seqs[0].evaluateWithoutGeneratingNewTokens(p.slice(0, -1) as never[]);
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'reach-audit-llama-state-'));
+    try {
+      const file = path.join(scratch, 'prompt.state');
+      await seqs[0].saveStateToFile(file);
+      for (const seq of seqs.slice(1)) await seq.loadStateFromFile(file, { acceptRisk: true });
+    } finally {
+      fs.rmSync(scratch, { recursive: true, force: true });
+    }
+    return prompts.map((q) => q.slice(-1));
+  };
   return {
     async run(prompts, n) {
       if (prompts.length !== seqs.length) throw new Error(`internal: ${prompts.length} prompts for a context of ${seqs.length} sequences`);
       for (const seq of seqs) await seq.clearHistory();
       calls.length = 0;
+      const t = performance.now();
+      // What each sequence still evaluates: its whole prompt, or (one prompt shared) its last token
+      // after the state of the rest was computed once and copied into every sequence.
+      const rest = sharedPrompt && seqs.length > 1 ? await shareState(prompts) : prompts;
       // Lock step: a sequence asks for its next token only once every sequence has its current
       // one, so all of them queue their tokens in the same event-loop turn and node-llama-cpp
       // dispatches them as one batch (at its next turn).
@@ -214,7 +242,6 @@ async function llamaCpp(setup: Setup, file: string, newTokens: number, promptTok
       };
       let firsts = 0;
       let allFirst = 0;
-      const t = performance.now();
       if (setup.api === 'controlled') {
         // Every sequence asks for its next token in the same turn, each through one
         // controlledEvaluate call with greedy choice: one batched decode per step, no generator.
@@ -225,7 +252,7 @@ async function llamaCpp(setup: Setup, file: string, newTokens: number, promptTok
           return token;
         };
         const tokens: number[][] = await Promise.all(seqs.map(async (seq, i) => {
-          const p = prompts[i] as never[];
+          const p = rest[i] as never[];
           return [next(await seq.controlledEvaluate([...p.slice(0, -1), [p[p.length - 1], greedy]]), p.length - 1)];
         }));
         allFirst = performance.now();
@@ -239,7 +266,7 @@ async function llamaCpp(setup: Setup, file: string, newTokens: number, promptTok
       }
       const tokens = await Promise.all(seqs.map(async (seq, i) => {
         const got: number[] = [];
-        for await (const token of seq.evaluate(prompts[i] as never, { temperature: 0 })) {
+        for await (const token of seq.evaluate(rest[i] as never, { temperature: 0 })) {
           got.push(token as unknown as number);
           if (got.length === 1 && ++firsts === prompts.length) allFirst = performance.now();
           if (got.length >= n) break;
@@ -274,6 +301,8 @@ interface Settings {
   ggufDir: string;
   newTokens: number;
   promptTokens: number;
+  /** Every sequence of a run gets the same prompt, computed once (see the header). */
+  sharedPrompt: boolean;
 }
 
 /**
@@ -286,10 +315,10 @@ async function measure(setup: Setup, settings: Settings, round: number): Promise
   const { newTokens, promptTokens } = settings;
   const engine = setup.engine === 'ours'
     ? await ours(setup, settings.dir)
-    : await llamaCpp(setup, path.join(settings.ggufDir, PEER_PRECISION[setup.precision].file), newTokens, promptTokens);
+    : await llamaCpp(setup, path.join(settings.ggufDir, PEER_PRECISION[setup.precision].file), newTokens, promptTokens, settings.sharedPrompt);
   try {
-    const prompts = (salt: number) => Array.from({ length: setup.sequences }, (_, s) => prompt(promptTokens, 1000 * round + salt + s));
-    await engine.run(prompts(500), 8);
+    const prompts = (salt: number, n = promptTokens) => Array.from({ length: setup.sequences }, (_, s) => prompt(n, 1000 * round + salt + (settings.sharedPrompt ? 0 : s)));
+    await engine.run(prompts(500, settings.sharedPrompt ? Math.min(32, promptTokens) : promptTokens), 8);
     const r = await engine.run(prompts(100), newTokens);
     return {
       decode: (setup.sequences * (newTokens - 1) * 1000) / r.decodeMs,
@@ -317,6 +346,7 @@ async function main(): Promise<void> {
     ggufDir: path.join(dir, 'gguf'),
     newTokens: wholeNumber('--new-tokens')(flag('--new-tokens') ?? '64'),
     promptTokens: wholeNumber('--prompt-tokens')(flag('--prompt-tokens') ?? '32'),
+    sharedPrompt: args.includes('--shared-prompt'),
   };
   const child = flag('--child');
   if (child !== undefined) {

@@ -132,10 +132,10 @@ export function setupsOf(precision: Precision, sequences: number, args: (name: s
 }
 
 /** What the report prints of a group: a line per configuration, the winner, the ratios. */
-export function groupReport(setups: readonly Setup[], results: readonly Timing[][], settings: { promptTokens: number; newTokens: number }, rounds: number): string[] {
+export function groupReport(setups: readonly Setup[], results: readonly Timing[][], settings: { promptTokens: number; newTokens: number; sharedPrompt?: boolean }, rounds: number): string[] {
   const fmt = (xs: number[]): string => `${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)})`;
   const { precision, sequences, threads } = setups[0];
-  const lines = [`== ${precision} / ${PEER_PRECISION[precision].label}, ${sequences === 1 ? 'batch 1' : `${sequences} sequences in lock step`}: ${rounds} interleaved rounds, each configuration in its own process with one context, ${settings.promptTokens}-token prompts, ${settings.newTokens} new tokens, ours on ${threads} threads; tokens/s medians (min–max)`];
+  const lines = [`== ${precision} / ${PEER_PRECISION[precision].label}, ${sequences === 1 ? 'batch 1' : `${sequences} sequences in lock step`}: ${rounds} interleaved rounds, each configuration in its own process with one context, ${settings.promptTokens}-token prompts${settings.sharedPrompt && sequences > 1 ? ' (one prompt shared by the sequences, computed once)' : ''}, ${settings.newTokens} new tokens, ours on ${threads} threads; tokens/s medians (min–max)`];
   const peers = setups.map((_, i) => i).filter((i) => setups[i].engine === 'llama.cpp');
   const best = peers.filter((i) => !setups[i].besideBatch1).reduce((a, i) => (median(results[i].map((x) => x.decode)) > median(results[a].map((x) => x.decode)) ? i : a), peers[0]);
   const width = Math.max(...setups.map((s) => setupName(s).length));
