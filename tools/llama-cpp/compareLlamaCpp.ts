@@ -53,6 +53,7 @@ import { DEFAULT_VARIANT } from '../../src/engine/graphs/blockGraph';
 import { INT8_PATH_ENV } from '../../src/engine/platform/int8Path';
 import { writeRandomQwen05bModel } from '../../src/bench/randomBenchModel';
 import { ENGINE_ALLOCATOR_ENV } from '../../src/service/allocatorTuning';
+import { median } from '../../src/common';
 import { convertToGguf } from './convertToGguf';
 import { type DecodeParts, type Precision, type Setup, type Timing, PEER_PRECISION, groupReport, int8PathFlag, listFlag, setupName, setupsOf, wholeNumber } from './peerConfigurations';
 
@@ -85,6 +86,8 @@ interface Run {
   inCallsMs: number;
   calls: number;
   rows: number;
+  /** Each decode call's time after every sequence had its first token, in order. */
+  stepMs: number[];
   tokens: number[][];
   parts?: DecodeParts;
 }
@@ -92,6 +95,12 @@ interface Run {
 interface Engine {
   run(prompts: number[][], newTokens: number): Promise<Run>;
   dispose(): Promise<void>;
+}
+
+/** The process's peak resident memory (VmHWM): the child measures one configuration from its start. */
+function peakRss(): number {
+  const kb = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync('/proc/self/status', 'utf8'))?.[1];
+  return kb === undefined ? Number.NaN : Number(kb) * 1024;
 }
 
 function prompt(n: number, salt: number): number[] {
@@ -110,6 +119,7 @@ async function ours(setup: Setup, dir: string): Promise<Engine> {
       let calls = 0;
       let rows = 0;
       let prefillEnd = 0;
+      const stepMs: number[] = [];
       model.onStep = (s) => {
         // The breakdown covers everything after the last prefill call: the first tokens' choice
         // and the decode (its session calls and the time between them).
@@ -119,6 +129,7 @@ async function ours(setup: Setup, dir: string): Promise<Engine> {
         }
         if (decodeStart === null) decodeStart = performance.now() - s.ms;
         inCallsMs += s.ms;
+        stepMs.push(s.ms);
         calls++;
         rows += s.batch;
       };
@@ -130,7 +141,7 @@ async function ours(setup: Setup, dir: string): Promise<Engine> {
       const { blocks, head, logSumExp } = sessions.ms;
       const after = end - prefillEnd;
       const parts = { blocks: blocks / after, head: head / after, logSumExp: logSumExp / after, rest: 1 - (blocks + head + logSumExp) / after };
-      return { ms: end - t, decodeMs: end - decodeStart, inCallsMs, calls, rows, tokens: out.map((g) => g.tokens), parts };
+      return { ms: end - t, decodeMs: end - decodeStart, inCallsMs, calls, rows, stepMs, tokens: out.map((g) => g.tokens), parts };
     },
     dispose: () => model.dispose(),
   };
@@ -262,7 +273,7 @@ async function llamaCpp(setup: Setup, file: string, newTokens: number, promptTok
         }
         const end = performance.now();
         const decode = calls.filter(([start]) => start >= allFirst);
-        return { ms: end - t, decodeMs: end - allFirst, inCallsMs: decode.reduce((a, [, ms]) => a + ms, 0), calls: decode.length, rows: decode.reduce((a, [, , rows]) => a + rows, 0), tokens };
+        return { ms: end - t, decodeMs: end - allFirst, inCallsMs: decode.reduce((a, [, ms]) => a + ms, 0), calls: decode.length, rows: decode.reduce((a, [, , rows]) => a + rows, 0), stepMs: decode.map(([, ms]) => ms), tokens };
       }
       const tokens = await Promise.all(seqs.map(async (seq, i) => {
         const got: number[] = [];
@@ -283,6 +294,7 @@ async function llamaCpp(setup: Setup, file: string, newTokens: number, promptTok
         inCallsMs: decode.reduce((a, [, ms]) => a + ms, 0),
         calls: decode.length,
         rows: decode.reduce((a, [, , rows]) => a + rows, 0),
+        stepMs: decode.map(([, ms]) => ms),
         tokens,
       };
     },
@@ -326,6 +338,10 @@ async function measure(setup: Setup, settings: Settings, round: number): Promise
       inCalls: (r.rows * 1000) / r.inCallsMs,
       calls: r.calls,
       sequencesPerCall: r.rows / Math.max(1, r.calls),
+      // The first and last few decode calls: does a step cost more as the context fills?
+      stepStartMs: median(r.stepMs.slice(0, 4)),
+      stepEndMs: median(r.stepMs.slice(-4)),
+      peakRssBytes: peakRss(),
       tokens: r.tokens[0],
       parts: r.parts,
     };

@@ -49,6 +49,11 @@ export interface Timing {
   /** Decode calls after the first tokens, and sequences per call (all of them: one batched call per step). */
   calls: number;
   sequencesPerCall: number;
+  /** Median time of the first and of the last 4 decode calls (every sequence's token in each). */
+  stepStartMs: number;
+  stepEndMs: number;
+  /** The measuring process's peak resident memory (VmHWM), model and caches included. */
+  peakRssBytes: number;
   /** The first sequence's tokens (greedy), to check the engines agree. */
   tokens: number[];
   /** Ours: shares of the decode time in its onnxruntime calls by kind, the rest in JavaScript. */
@@ -145,6 +150,10 @@ export function groupReport(setups: readonly Setup[], results: readonly Timing[]
     lines.push(`${setupName(s).padEnd(width)}  decode ${fmt(r.map((x) => x.decode))} | end to end ${fmt(r.map((x) => x.endToEnd))} | in decode calls ${fmt(r.map((x) => x.inCalls))} (${median(r.map((x) => x.calls))} calls of ${median(r.map((x) => x.sequencesPerCall)).toFixed(1)} sequences)${mark}`);
   }
   lines.push(`best llama.cpp configuration: ${setupName(setups[best])}`);
+  for (const [i, s] of setups.entries()) {
+    const r = results[i];
+    lines.push(`${setupName(s).padEnd(width)}  ms per decode call, first 4 → last 4: ${fmt(r.map((x) => x.stepStartMs))} → ${fmt(r.map((x) => x.stepEndMs))} | peak RSS ${(median(r.map((x) => x.peakRssBytes)) / 1e9).toFixed(2)} GB`);
+  }
   for (const [i, s] of setups.entries()) {
     if (s.engine !== 'ours') continue;
     const parts = results[i].flatMap((x) => (x.parts ? [x.parts] : []));

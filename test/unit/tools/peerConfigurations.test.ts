@@ -5,7 +5,7 @@ import { type Setup, type Timing, groupReport, setupName, setupsOf } from '../..
 const noFlags = (): string | undefined => undefined;
 
 function timing(decode: number): Timing {
-  return { decode, endToEnd: decode / 2, inCalls: decode * 1.1, calls: 63, sequencesPerCall: 16, tokens: [1, 2, 3] };
+  return { decode, endToEnd: decode / 2, inCalls: decode * 1.1, calls: 63, sequencesPerCall: 16, stepStartMs: 1000 / decode, stepEndMs: 1200 / decode, peakRssBytes: 2.5e9, tokens: [1, 2, 3] };
 }
 
 test('the grid: ours, then every llama.cpp configuration of flash attention × mmap × the way tokens are asked for, each a setup of its own', () => {
@@ -50,4 +50,10 @@ test('the report names the best llama.cpp configuration by median decode and giv
   // Per round: 100/60, 90/30, 110/58 = 1.67, 3.00, 1.90.
   const ratio = lines.find((l) => l.startsWith('reach-audit int8 / llama.cpp best'));
   assert.match(ratio ?? '', /decode 1\.90 \(1\.67–3\.00\)/);
+  // Each configuration's step at the start and end of its decode, and its process's peak memory.
+  const steps = lines.find((l) => l.startsWith('reach-audit int8 ') && l.includes('ms per decode call'));
+  assert.match(steps ?? '', /first 4 → last 4: 10\.00 \(9\.09–11\.11\) → 12\.00 \(10\.91–13\.33\) \| peak RSS 2\.50 GB$/);
+  assert.ok(!lines[0].includes('shared'));
+  const shared = groupReport(setups, rounds.map((r) => r.map(timing)), { promptTokens: 8160, newTokens: 32, sharedPrompt: true }, 3);
+  assert.match(shared[0], /8160-token prompts \(one prompt shared by the sequences, computed once\), 32 new tokens/);
 });
