@@ -371,7 +371,9 @@ export interface KvMemoryPlan {
  * texts). Counts, not rates: a handful of questions, so no interval.
  */
 export interface KvCacheFidelity {
+  /** Questions measured: the first whose prompt fits the context, up to --kv-fidelity-questions. */
   questions: number;
+  /** The most new tokens each decoded: the run's --max-new-tokens, at most 64. */
   maxNewTokens: number;
   /** Questions whose greedy tokens are all identical under both caches. */
   identicalSequences: number;
