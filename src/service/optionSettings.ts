@@ -141,7 +141,7 @@ const OPTION_SETTINGS: Readonly<Partial<Record<keyof typeof AUDIT_OPTIONS, Optio
   tokenizerFrom: { group: 'model', note: 'Relative to the first workspace folder; empty: the model folder\'s own tokenizer files.', restricted: true },
   weights: { group: 'engine', values: WEIGHT_VALUES },
   kvCache: { group: 'engine', values: KV_CACHE_VALUES },
-  kvFidelityQuestions: { group: 'engine', schema: { type: 'integer', minimum: 0, maximum: KV_FIDELITY.mostQuestions, default: KV_FIDELITY.questions } },
+  kvFidelityQuestions: { group: 'engine', schema: { maximum: KV_FIDELITY.mostQuestions } },
   batch: { group: 'engine' },
   maxBatch: { group: 'engine' },
   // VS Code titles a setting from its key: "maxKVCacheMemory" reads "Max KV Cache Memory" ("kvMemory" read "Kv Memory").
