@@ -184,7 +184,7 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
       // The f32 reference first, its model released before the run's is loaded: one model at a time
       // (a service that still holds an earlier job's model holds it beside the reference meanwhile).
       let reference: KvCacheReference | undefined;
-      if (fidelityOn) {
+      if (fidelityOn && fidelityOn.length > 0) {
         how.onModelProgress?.(`KV cache fidelity: the first ${Math.min(fidelityQuestions, fidelityOn.length)} questions greedily with an f32 cache (loaded for this and released), then with the run's f16 cache`);
         reference = await kvCacheReference(plan.modelDir, loadOptions({ ...request, kvCache: undefined }), pre.deployment, fidelityOn, fidelityQuestions, how.signal);
       }
