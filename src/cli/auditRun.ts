@@ -59,6 +59,7 @@ export async function prepareAudit(plan: AuditPlan): Promise<PreparedCliAudit> {
       onProgress: (p) => progress.update(p),
       onEstimate: (e) => process.stderr.write(estimateLines(plan.label, e).join('\n') + '\n'),
       onKvMemory: (line) => process.stderr.write(`${plan.label}: ${line}\n`),
+      onKvCacheFidelity: (line) => process.stderr.write(`${plan.label}: ${line}\n`),
     });
     progress.done();
     const stages = Object.entries(result.timings).map(([s, t]) => `${s} ${t.generations} gen, ${t.tokens} tokens`);

@@ -10,7 +10,7 @@ import { parseFlagsAndFolders } from './flags';
 import { UsageError, warn } from './command';
 import { writeHtmlReport } from './reportFiles';
 import { loadRun, readComparison, readRecords } from '../audit/store';
-import { comparisonReportHtml, runReportHtml, formatComparison, formatSummary, retentionTableLines } from '../audit/report';
+import { comparisonReportHtml, runReportHtml, formatComparison, formatSummary, kvCacheFidelityText, retentionTableLines } from '../audit/report';
 import { reproduceCommand } from '../service';
 import type { RunManifest } from '../contract';
 
@@ -70,7 +70,10 @@ export const reportCommand: Command = {
       process.stderr.write(`reach-audit: HTML report ${file}\n`);
     }
     if (values.json) process.stdout.write(JSON.stringify(run.summary, null, 2) + '\n');
-    else process.stdout.write(formatSummary(run.summary, `Reach Audit — ${run.manifest.name ?? path.basename(folder)}`) + '\n' + reproduceLines(run.manifest));
+    else {
+      const kvCache = kvCacheFidelityText(run.manifest.engine);
+      process.stdout.write(formatSummary(run.summary, `Reach Audit — ${run.manifest.name ?? path.basename(folder)}`) + '\n' + (kvCache ? `\n${kvCache}\n` : '') + reproduceLines(run.manifest));
+    }
     return 0;
   },
 };

@@ -69,6 +69,7 @@ export {
   type RunSettings,
   type RunManifest,
   type KvMemoryPlan,
+  type KvCacheFidelity,
 } from './runManifest';
 export type { RateWithIds, Comparison, ForeclosureMoves, RunRef, StoredComparison } from './comparison';
 export type { DeltaAtK, DeltaAtKMethod, PassAtKDeltaCurve } from './passAtKDelta';

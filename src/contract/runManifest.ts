@@ -313,8 +313,10 @@ export interface RunManifest extends Omit<RunSettings, 'grading' | 'probeDecodin
    * that computed some of its questions (a resumed session or a merged shard on another machine).
    * kvMemory: the KV budget of the session that started the run and where it came from (absent:
    * none, `--kv-memory off`, a remote backend, or a run made before budgets existed).
+   * kvCacheFidelity: an f16 cache against the f32 cache on the run's first questions, measured when
+   * the run started (absent: an f32 run, `--kv-fidelity-questions 0`, or a run made before it was measured).
    */
-  engine: { version: string; weights?: 'f32' | 'int8'; kvCache?: 'f32' | 'f16'; numerics?: NumericsPlatform; numericsAlso?: NumericsPlatform[]; kvMemory?: KvMemoryPlan };
+  engine: { version: string; weights?: 'f32' | 'int8'; kvCache?: 'f32' | 'f16'; kvCacheFidelity?: KvCacheFidelity; numerics?: NumericsPlatform; numericsAlso?: NumericsPlatform[]; kvMemory?: KvMemoryPlan };
   /**
    * numBlocks 0: not known (an imported log names a model, not its weights). tokenizerFrom: the
    * folder the tokenizer files came from when they were not the model folder's (--tokenizer-from),
@@ -358,6 +360,29 @@ export interface KvMemoryPlan {
   bytesPerValue?: number;
   /** Sequences of that need the budget holds at once (at most --max-batch). */
   atOnce: number;
+}
+
+/**
+ * An f16 KV cache's fidelity to the f32 cache, measured on the run's own deployment prompts: the
+ * first `questions` of the run's whole selection (of the unsharded selection, so every shard of a
+ * run measures the same ones), each decoded greedily for at most `maxNewTokens` tokens with each
+ * cache. Per question the agreeing prefix runs up to the first token that differs; the chosen
+ * tokens' log-probs are compared over it (after a divergence the two continue from different
+ * texts). Counts, not rates: a handful of questions, so no interval.
+ */
+export interface KvCacheFidelity {
+  /** Questions measured: the first whose prompt fits the context, up to --kv-fidelity-questions. */
+  questions: number;
+  /** The most new tokens each decoded: the run's --max-new-tokens, at most 64. */
+  maxNewTokens: number;
+  /** Questions whose greedy tokens are all identical under both caches. */
+  identicalSequences: number;
+  /** The f32 cache's tokens, and those before each question's first divergence. */
+  referenceTokens: number;
+  agreeingTokens: number;
+  /** |Δ log-prob| of the chosen tokens over the agreeing prefixes: max and mean (0 when none agree). */
+  maxLogprobError: number;
+  meanLogprobError: number;
 }
 
 /** Where a model's tokenizer came from when not its own folder: the folder, and sha256 over its tokenizer files. */

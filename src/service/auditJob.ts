@@ -24,6 +24,8 @@ import { checkLoggedOutputLengths, checkLoggedPrompts, readRealizedFrom } from '
 import { chosenTemplateDate } from './templateDateChoice';
 import { readManifest } from '../audit/store';
 import { invalidUtf8Warning } from '../common';
+import { kvCacheFidelity, kvCacheReference, kvFidelityQuestions, type KvCacheReference } from './kvCacheFidelityCheck';
+import { kvCacheFidelityText } from '../audit/report';
 
 export interface AuditJobPlan {
   options: AuditOptions;
@@ -83,6 +85,8 @@ export interface AuditJobRun {
   onEstimate?: (estimate: AuditEstimate) => void;
   /** The line stating each sequence's KV need and how many the budget runs at once, before the run: with --kv-memory SIZE, or when the default budget runs fewer than --max-batch. */
   onKvMemory?: (line: string) => void;
+  /** The f16 cache's fidelity to the f32 cache, as measured before the run (--kv-cache f16, --kv-fidelity-questions). */
+  onKvCacheFidelity?: (line: string) => void;
 }
 
 export interface AuditJobResult extends RunAuditResult {
@@ -138,6 +142,7 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
   const pre: PreSettings = readPreSettings(options);
   const weights = parseWeightPrecision(options.weights);
   const kvCache = parseKvPrecision(options.kvCache);
+  const fidelityQuestions = kvFidelityQuestions(options.kvFidelityQuestions);
   const config = readModelConfig(path.resolve(plan.modelDir)); // a missing or broken model folder fails before any work
   const tokenizerDir = options.tokenizerFrom === undefined ? undefined : tokenizerFolder(plan.modelDir, options.tokenizerFrom);
   const dataset = await readDataset(options);
@@ -159,6 +164,11 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
   if (realized && pre.depthProbe !== undefined) throw new InputError("--depth-probe continues the deployed output's tokens, which a log does not hold; leave out --depth-probe or --realized-from");
   if (realized && pre.forkProbe !== undefined) throw new InputError("--fork-probe forks the deployed output at its tokens' entropies, which a log does not hold; leave out --fork-probe or --realized-from");
   const { folder, resume } = chooseRunFolder(plan, name);
+  // An f16 run measures its cache against f32 when it starts (a resume keeps the stored figure), on
+  // the first questions of the whole selection, so every shard of a run measures the same ones.
+  const fidelityOn = kvCache === 'f16' && !resume && fidelityQuestions > 0 && !isRemoteBackend(options)
+    ? (selection.shard ? selectQuestions(dataset, { limit: options.limit, ids: options.ids }).questions : selection.questions)
+    : undefined;
 
   return {
     name,
@@ -169,15 +179,24 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
     async run(how = {}) {
       const contentHash = await modelContentHash(plan.modelDir);
       const tokenizer: TokenizerSource | undefined = tokenizerDir === undefined ? undefined : { path: tokenizerDir, contentHash: await tokenizerContentHash(tokenizerDir) };
-      const started = performance.now();
       const request: ModelRequest = { dir: plan.modelDir, contentHash, threads: options.threads, cacheDir: options.cacheDir, maxBatch: pre.maxBatch, ...(weights ? { weights } : {}), ...(kvCache === 'f16' ? { kvCache } : {}), ...(tokenizer ? { tokenizer } : {}), onProgress: how.onModelProgress };
       const remote = isRemoteBackend(options);
+      // The f32 reference first, its model released before the run's is loaded: one model at a time
+      // (a service that still holds an earlier job's model holds it beside the reference meanwhile).
+      let reference: KvCacheReference | undefined;
+      if (fidelityOn && fidelityOn.length > 0) {
+        how.onModelProgress?.(`KV cache fidelity: the first ${Math.min(fidelityQuestions, fidelityOn.length)} questions greedily with an f32 cache (loaded for this and released), then with the run's f16 cache`);
+        reference = await kvCacheReference(plan.modelDir, loadOptions({ ...request, kvCache: undefined }), pre.deployment, fidelityOn, fidelityQuestions, how.signal);
+      }
+      const started = performance.now();
       if (remote) how.onModelProgress?.(`connecting to ${(options.baseUrl ?? []).map(publicUrl).join(', ')}`);
       const lease = await (how.acquireModel && !remote ? how.acquireModel(request) : openBackend(options, plan.modelDir, loadOptions(request), plan.warn));
       const loadMs = performance.now() - started;
       try {
         how.onModelReady?.();
         const model = lease.generator;
+        const fidelity = reference ? await kvCacheFidelity(reference, model, how.signal) : undefined;
+        if (fidelity) how.onKvCacheFidelity?.(kvCacheFidelityText({ version: ENGINE_VERSION, kvCache: 'f16', kvCacheFidelity: fidelity }) ?? '');
         const settings = runSettings(pre, model.numBlocks, { limit: selection.limit, ids: selection.ids, ...(selection.shard ? { shard: selection.shard } : {}) }, plan.poolQuestions ?? selection.shard?.ofQuestions ?? selection.questions.length);
         const templateDate = chosenTemplateDate(options.templateDate, resume ? readManifest(folder) : undefined, model.templateReadsDate, settings.deployment, plan.warn);
         if (templateDate !== undefined) settings.deployment = { ...settings.deployment, templateDate };
@@ -215,6 +234,7 @@ export async function prepareAuditJob(plan: AuditJobPlan): Promise<PreparedAudit
           engineVersion: ENGINE_VERSION,
           ...(lease.remote ? {} : { numerics: numericsPlatform() }),
           ...(kvMemory ? { kvMemory } : {}),
+          ...(fidelity ? { kvCacheFidelity: fidelity } : {}),
           fittedPrompts,
           dataset,
           questions: selection.questions,

@@ -52,6 +52,9 @@ export const AUDIT_DEFAULTS = { maxEdits: 4, seed: 0, batch: 32 } as const;
 /** The foreclosure window's test when --foreclosure-threshold / --foreclosure-error are not given, and its samples per look. */
 export const FORECLOSURE_DEFAULTS = { threshold: 0.1, error: 0.05, look: 4 } as const;
 
+/** --kv-fidelity-questions: questions an f16 run measures when not given, the most it takes, and the new tokens each decodes at most. */
+export const KV_FIDELITY = { questions: 8, mostQuestions: 256, maxNewTokens: 64 } as const;
+
 const atLeastZero = { allows: (n: number) => n >= 0, expected: 'a number >= 0' };
 
 /** Every audit option, in `--help` order. */
@@ -215,7 +218,21 @@ export const AUDIT_OPTIONS = {
       'cache, so decode is not faster: measured 1.0-1.3x the time per step at 2k tokens). f16 changes\n' +
       'the numbers: recorded in the manifest, a resume must use the same; its measured fidelity against\n' +
       'f32 (greedy agreement, log-prob error) is in docs/design/engine.md, and `reach-audit fidelity\n' +
-      '--kv-cache f16` measures it on your own model and questions. Not for sliding-window models',
+      '--kv-cache f16` measures it on your own model and questions. Not for sliding-window models.\n' +
+      'An f16 run measures it itself before its questions (--kv-fidelity-questions)',
+  },
+  kvFidelityQuestions: {
+    flag: 'kv-fidelity-questions',
+    kind: 'wholeNumber',
+    min: 0,
+    arg: 'N',
+    help:
+      'with --kv-cache f16 (local engine): before the questions run, decode the run\'s first N\n' +
+      `questions greedily (at most ${KV_FIDELITY.maxNewTokens} new tokens, at most --max-new-tokens) with an f32 and\n` +
+      'with the f16 cache, and record in the manifest (engine.kvCacheFidelity) and `report` how many\n' +
+      'are identical, the share of tokens before the first divergence and the chosen tokens\'\n' +
+      '|Δ log-prob|; the f32 model is loaded for this alone and released before the run\'s.\n' +
+      `Default ${KV_FIDELITY.questions}, at most ${KV_FIDELITY.mostQuestions}; 0: not measured. A resume keeps the figure the run started with`,
   },
   prompt: { flag: 'prompt', kind: 'string', arg: 'chat|raw', help: 'chat template (default) or raw text prompt' },
   preset: {

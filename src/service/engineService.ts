@@ -331,6 +331,7 @@ export class EngineService {
       onRecord: (record) => this.send({ type: 'record', id, record, ...labelled }),
       onEstimate: (estimate) => this.send({ type: 'estimate', id, estimate, ...labelled }),
       onKvMemory: (line) => this.send({ type: 'log', id, level: 'info', message: `${job.label ?? 'audit'}: ${line}` }),
+      onKvCacheFidelity: (line) => this.send({ type: 'log', id, level: 'info', message: `${job.label ?? 'audit'}: ${line}` }),
     });
     active.runDir = result.folder;
     active.done = result.records.length;

@@ -19,7 +19,7 @@ import { PRESET_NAMES } from '../audit/presets';
 import { PROMPT_TRUNCATIONS } from '../audit/probes';
 import { CORRECT_BY, TRUNCATED_RULES } from '../audit/answers';
 import { PROBE_NAMES, SEARCH_REWARDS, SELECTOR_NAMES } from '../contract';
-import { AUDIT_OPTIONS, DEFAULT_PROBES, type AuditOptions, type OptionSpec } from './auditOptions';
+import { AUDIT_OPTIONS, DEFAULT_PROBES, KV_FIDELITY, type AuditOptions, type OptionSpec } from './auditOptions';
 
 export const SETTINGS_SECTION = 'reachAudit';
 
@@ -141,6 +141,7 @@ const OPTION_SETTINGS: Readonly<Partial<Record<keyof typeof AUDIT_OPTIONS, Optio
   tokenizerFrom: { group: 'model', note: 'Relative to the first workspace folder; empty: the model folder\'s own tokenizer files.', restricted: true },
   weights: { group: 'engine', values: WEIGHT_VALUES },
   kvCache: { group: 'engine', values: KV_CACHE_VALUES },
+  kvFidelityQuestions: { group: 'engine', schema: { maximum: KV_FIDELITY.mostQuestions } },
   batch: { group: 'engine' },
   maxBatch: { group: 'engine' },
   // VS Code titles a setting from its key: "maxKVCacheMemory" reads "Max KV Cache Memory" ("kvMemory" read "Kv Memory").

@@ -8,3 +8,4 @@ export { TABLE_KINDS, tableSet, type TableKind, type TableSet } from './tableSet
 export { mechanismStrip, mechanismTable } from './mechanismText';
 export { passAtKDeltaLines } from './passAtKDeltaText';
 export { retentionTableLines } from './retentionTable';
+export { kvCacheFidelityText } from './kvCacheFidelityText';

@@ -16,7 +16,7 @@ import type { Dataset, Question } from '../dataset';
 import { checkPresetFormat } from '../presets';
 import { manifestMismatches, FAILURE_SET_FILE, JsonLinesAppender, RECORDS_FILE, SUMMARY_FILE, TIMINGS_FILE, UnwritableLineError, prepareRunFolder, readJsonFile, readJsonLines, readManifest, readRecords, writeFileAtomic, writeJson, writeManifest } from '../store';
 import { summarize } from '../results';
-import { describeNumerics, numericsDifferences, numericsFor, type NumericsPlatform, type QuestionRecord, type RunSummary, type RemoteBackendInfo, type TokenizerSource, type RunManifest, type KvMemoryPlan, type RunSettings } from '../../contract';
+import { describeNumerics, numericsDifferences, numericsFor, type NumericsPlatform, type QuestionRecord, type RunSummary, type RemoteBackendInfo, type TokenizerSource, type RunManifest, type KvMemoryPlan, type KvCacheFidelity, type RunSettings } from '../../contract';
 import { version as packageVersion } from '../../../package.json';
 
 /** The version of reach-audit that writes a run (the package's, so a release changes it in one place). */
@@ -64,6 +64,8 @@ export interface RunAuditInput {
   numerics?: NumericsPlatform;
   /** --kv-memory: recorded in the manifest of a run it starts (scheduling only, so a resume does not compare it). */
   kvMemory?: KvMemoryPlan;
+  /** An f16 cache's fidelity to the f32 cache, measured before the run (recorded in the manifest of a run it starts; a resume keeps the stored one). */
+  kvCacheFidelity?: KvCacheFidelity;
   dataset: Dataset;
   questions: readonly Question[];
   settings: RunSettings;
@@ -103,12 +105,12 @@ export interface RunAuditResult {
   timings: Record<string, StageTiming>;
 }
 
-export function buildManifest(input: Pick<RunAuditInput, 'modelInfo' | 'engineVersion' | 'numerics' | 'kvMemory' | 'dataset' | 'questions' | 'settings' | 'name' | 'model'>): RunManifest {
+export function buildManifest(input: Pick<RunAuditInput, 'modelInfo' | 'engineVersion' | 'numerics' | 'kvMemory' | 'kvCacheFidelity' | 'dataset' | 'questions' | 'settings' | 'name' | 'model'>): RunManifest {
   return {
     name: input.name,
     createdAt: new Date().toISOString(),
     tool: { name: 'reach-audit', version: TOOL_VERSION },
-    engine: { version: input.engineVersion, weights: input.model.weights ?? 'f32', ...(input.model.kvCache === 'f16' ? { kvCache: 'f16' as const } : {}), ...(input.numerics ? { numerics: numericsFor(input.numerics, input.model.weights) } : {}), ...(input.kvMemory ? { kvMemory: input.kvMemory } : {}) },
+    engine: { version: input.engineVersion, weights: input.model.weights ?? 'f32', ...(input.model.kvCache === 'f16' ? { kvCache: 'f16' as const, ...(input.kvCacheFidelity ? { kvCacheFidelity: input.kvCacheFidelity } : {}) } : {}), ...(input.numerics ? { numerics: numericsFor(input.numerics, input.model.weights) } : {}), ...(input.kvMemory ? { kvMemory: input.kvMemory } : {}) },
     model: {
       path: path.resolve(input.modelInfo.path),
       contentHash: input.modelInfo.contentHash,

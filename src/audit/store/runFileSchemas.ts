@@ -41,6 +41,7 @@ const nonNegativeInteger = v.pipe(v.number(NON_NEGATIVE_INTEGER), v.integer(NON_
 const positiveInteger = v.pipe(v.number('expected a positive integer'), v.integer('expected a positive integer'), v.minValue(1, 'expected a positive integer'));
 const fraction = v.pipe(v.number(FRACTION), v.minValue(0, FRACTION), v.maxValue(1, FRACTION));
 const finite = v.pipe(v.number('expected a finite number'), v.finite('expected a finite number'));
+const nonNegativeNumber = v.pipe(v.number('expected a number >= 0'), v.finite('expected a number >= 0'), v.minValue(0, 'expected a number >= 0'));
 const text = v.string('expected a string');
 const flag = v.boolean('expected true or false');
 const texts = v.array(text, 'expected an array of strings');
@@ -521,6 +522,15 @@ export const runManifestSchema = object({
     version: text,
     weights: v.optional(v.picklist(['f32', 'int8'], "expected 'f32' or 'int8'")),
     kvCache: v.optional(v.picklist(['f32', 'f16'], "expected 'f32' or 'f16'")),
+    kvCacheFidelity: v.optional(object({
+      questions: positiveInteger,
+      maxNewTokens: positiveInteger,
+      identicalSequences: nonNegativeInteger,
+      referenceTokens: nonNegativeInteger,
+      agreeingTokens: nonNegativeInteger,
+      maxLogprobError: nonNegativeNumber,
+      meanLogprobError: nonNegativeNumber,
+    })),
     numerics: v.optional(numericsPlatform),
     numericsAlso: v.optional(v.array(numericsPlatform, 'expected an array')),
     kvMemory: v.optional(object({

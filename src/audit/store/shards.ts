@@ -95,6 +95,7 @@ export function mergeShards(folders: readonly string[], outFolder: string, onWar
     for (const p of manifestMismatches(shardless(first.manifest), shardless(run.manifest))) {
       problems.push(`${run.folder} differs from ${first.folder}: ${p.replace('this command gives', 'this shard has')}`);
     }
+    problems.push(...kvCacheFidelityMismatch(first, run, onWarning));
     if (run.shard.count !== first.shard.count) problems.push(`${run.folder} is shard ${run.shard.index}/${run.shard.count}, ${first.folder} is one of ${first.shard.count}`);
   }
   const count = first.shard.count;
@@ -194,6 +195,26 @@ function duplicatedQuestions(runs: readonly ShardRun[]): string[] {
     });
   }
   return problems;
+}
+
+/**
+ * Every shard of a run measures its f16 cache on the same first questions of the whole selection,
+ * so on one platform their figures are equal: a difference there is refused, naming both. Across
+ * platforms the kernels differ and so may the figure: said, and the merged run keeps the first shard's.
+ */
+function kvCacheFidelityMismatch(first: ShardRun, run: ShardRun, onWarning: (m: string) => void): string[] {
+  const figure = (m: RunManifest) => (m.engine.kvCacheFidelity ? JSON.stringify(m.engine.kvCacheFidelity) : 'not measured');
+  const a = figure(first.manifest);
+  const b = figure(run.manifest);
+  if (a === b) return [];
+  const here = first.manifest.engine.numerics;
+  const there = run.manifest.engine.numerics;
+  const what = `KV cache fidelity (engine.kvCacheFidelity): ${first.folder} has ${a}, ${run.folder} has ${b}`;
+  if (here && there && numericsDifferences(here, there).length > 0) {
+    onWarning(`${what}; they were measured on machines whose kernels differ, and the merged run keeps the first shard's`);
+    return [];
+  }
+  return [`${what}; shards of one run measure the same questions and should agree: run the odd shard again`];
 }
 
 /**
