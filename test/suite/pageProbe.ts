@@ -70,8 +70,8 @@ export async function panelDrag(selector: string, dx: number): Promise<void> {
 }
 
 /** Clicks the workbench element `selector` whose text contains `text` (a welcome-view button). */
-export async function workbenchClick(selector: string, text: string): Promise<void> {
-  await ask<{ clicked: string }>('workbenchClick', { selector, text });
+export async function workbenchClick(selector: string, text: string): Promise<{ clicked: string; matches: number; where: string }> {
+  return ask<{ clicked: string; matches: number; where: string }>('workbenchClick', { selector, text });
 }
 
 /** Types the text of `file` into the open quick input and presses Enter (the text stays out of every log line). */

@@ -170,10 +170,24 @@ async function panelDrag(page: Page, args: Record<string, unknown>): Promise<{ d
   return { dragged: dx };
 }
 
-async function workbenchClick(page: Page, args: Record<string, unknown>): Promise<{ clicked: string }> {
-  const target = page.locator(String(args.selector)).filter({ hasText: String(args.text) }).first();
+async function workbenchClick(page: Page, args: Record<string, unknown>): Promise<{ clicked: string; matches: number; where: string }> {
+  const matching = page.locator(String(args.selector)).filter({ hasText: String(args.text) });
+  const target = matching.first();
+  // What was clicked, for a test that fails after the click: how many elements matched, and the
+  // clicked one's label with the labels of the lists and views around it.
+  // (This file compiles without the DOM's types: the element is typed by what is read of it.)
+  interface Node { id: string; getAttribute(name: string): string | null; parentElement: Node | null }
+  const where = await target.evaluate((el: Node) => {
+    const labels: string[] = [];
+    for (let p: Node | null = el; p; p = p.parentElement) {
+      const label = p.getAttribute('aria-label') ?? (p.id ? `#${p.id}` : '');
+      if (label) labels.push(label.slice(0, 80));
+    }
+    return labels.slice(0, 6).join(' < ');
+  }, undefined, { timeout: 20_000 });
+  const matches = await matching.count();
   await target.click({ timeout: 20_000 });
-  return { clicked: String(args.text) };
+  return { clicked: String(args.text), matches, where };
 }
 
 async function setViewport(page: Page, args: Record<string, unknown>): Promise<{ width: number; height: number }> {

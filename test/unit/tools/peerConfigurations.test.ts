@@ -55,5 +55,5 @@ test('the report names the best llama.cpp configuration by median decode and giv
   assert.match(steps ?? '', /first 4 → last 4: 10\.00 \(9\.09–11\.11\) → 12\.00 \(10\.91–13\.33\) \| peak RSS 2\.50 GB$/);
   assert.ok(!lines[0].includes('shared'));
   const shared = groupReport(setups, rounds.map((r) => r.map(timing)), { promptTokens: 8160, newTokens: 32, sharedPrompt: true }, 3);
-  assert.match(shared[0], /8160-token prompts \(one prompt shared by the sequences, computed once\), 32 new tokens/);
+  assert.match(shared[0], /8160-token prompts \(one prompt shared by the sequences, computed once; warm-up on a 32-token prompt\), 32 new tokens/);
 });
