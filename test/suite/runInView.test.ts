@@ -93,10 +93,17 @@ suite('One run in view everywhere', function () {
     await vscode.commands.executeCommand('reachAudit.showQuestion', { runDir: oneRun, id: 'arith-A00-0000' });
     assert.equal(api.panel.runFolder, oneRun);
     await until('the Audit view on one-question', () => (api.auditView.html.includes('<h2>one-question</h2>') ? true : undefined), 10_000);
-    await until('the gutter on the one-question run', () => (markedLines(api, data)?.join(',') === '1' ? true : undefined), 10_000);
+    // The gutter marks a dataset in a visible editor: the panel may have taken the dataset's group
+    // (under load the panel's reveal can come after the dataset's), so the dataset beside it again.
+    const datasetBeside = async () => {
+      if (!vscode.window.visibleTextEditors.some((e) => e.document.uri.fsPath === data)) await vscode.window.showTextDocument(vscode.Uri.file(data), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true });
+    };
+    await datasetBeside();
+    await until('the gutter on the one-question run', () => (markedLines(api, data)?.join(',') === '1' ? true : undefined), 10_000).catch((err: Error) => {
+      throw new Error(`${err.message}: marks ${JSON.stringify(markedLines(api, data))}, panel ${api.panel.runFolder}, editors ${vscode.window.visibleTextEditors.map((e) => e.document.uri.fsPath).join(', ')}`);
+    });
     await vscode.commands.executeCommand('reachAudit.openPanel', { runDir: baseRun });
-    // The panel may have taken the dataset's group: the dataset beside it again.
-    if (!vscode.window.visibleTextEditors.some((e) => e.document.uri.fsPath === data)) await vscode.window.showTextDocument(vscode.Uri.file(data), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true });
+    await datasetBeside();
     await until('the gutter back on demo-base', () => (markedLines(api, data)?.length === 8 ? true : undefined), 10_000).catch((err: Error) => {
       throw new Error(`${err.message}: marks ${JSON.stringify(markedLines(api, data))}, panel ${api.panel.runFolder}, editors ${vscode.window.visibleTextEditors.map((e) => e.document.uri.fsPath).join(', ')}`);
     });
