@@ -12,6 +12,7 @@ import { tokenizerFolder } from './text/tokenizerFolder';
 import { DEFAULT_VARIANT, type GraphVariant } from './graphs/blockGraph';
 import type { WeightPrecision } from './checkpoint/weightPrecision';
 import type { KvPrecision } from './decode/kvPrecision';
+import type { PrefillChunking } from './decode/prefillChunks';
 import { type CachedGraphs, defaultCacheRoot, ensureGraphs } from './graphs/graphCache';
 import { EmbeddingTable } from './checkpoint/embeddingTable';
 import { RouteExecutor, SequenceSlot } from './decode/routeExecutor';
@@ -55,6 +56,11 @@ export interface LoadOptions {
   prefixStoreBytes?: number;
   /** The folder the tokenizer files are read from when the model folder has none (--tokenizer-from); default the model folder. */
   tokenizerDir?: string;
+  /**
+   * How long prompts are split into block calls (prefillChunks.ts). Not a user setting: the
+   * engine version names the split; the tests and the chunking measurement set it to compare.
+   */
+  prefillChunking?: PrefillChunking;
 }
 
 /**
@@ -206,6 +212,7 @@ export class Model implements TextGenerator {
       invFreq: ropeInverseFrequencies(config),
       prefixStoreBytes: options.prefixStoreBytes ?? defaultPrefixStoreBytes(config),
       kvPrecision: graphs.manifest.kvCache ?? 'f32',
+      ...(options.prefillChunking ? { prefillChunking: options.prefillChunking } : {}),
     });
     return new Model(modelDir, config, tokenizer, executor, embedding, sessions, graphs, options.maxBatch ?? DEFAULT_MAX_BATCH, new TokenChoicePool(threads), logSumExp, options.kvMemory ?? null);
   }

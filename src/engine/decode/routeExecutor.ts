@@ -24,6 +24,7 @@ import { NonFiniteActivations, firstNonFinite, nonFiniteName } from './nonFinite
 import { MaskCache, type MaskRow } from '../graphs/attentionMask';
 import { type PrefixNode, PromptPrefixStore, stepKey } from './promptPrefixStore';
 import { type AppliedPerturbation, perturbRows } from './residualPerturbation';
+import { DEFAULT_PREFILL_CHUNKING, type PrefillChunking, prefillChunks } from './prefillChunks';
 
 /**
  * Whether sequence i of a step still has a caller waiting for it. When none of a group's sequences
@@ -107,6 +108,8 @@ export interface ExecutorParts {
   prefixStoreBytes: number;
   /** How the caches store keys and values (kvPrecision.ts); the block graphs were built for it. */
   kvPrecision?: KvPrecision;
+  /** How long prompts are split into calls (prefillChunks.ts); default DEFAULT_PREFILL_CHUNKING. */
+  prefillChunking?: PrefillChunking;
 }
 
 /** Counters for the bench and the grouping measurements. */
@@ -219,6 +222,10 @@ export class RouteExecutor {
 
   get kvPrecision(): KvPrecision {
     return this.parts.kvPrecision ?? 'f32';
+  }
+
+  private get chunking(): PrefillChunking {
+    return this.parts.prefillChunking ?? DEFAULT_PREFILL_CHUNKING;
   }
 
   /**
@@ -393,6 +400,13 @@ export class RouteExecutor {
     const Dp = cacheHeadSize(D);
     const KV = config.numKvHeads;
     const prompt = members[0].row.seq.length === 0;
+    const session = this.parts.blocks[block];
+    const readsMask = session.inputNames.includes('attn_mask');
+    // A long prompt runs in chunks (prefillChunks.ts). Prompts of one call have one length, S.
+    // GroupQueryAttention (sliding-window models) takes several new tokens after a past for one
+    // sequence only, so its prompts still run in one call.
+    const chunks = prompt && readsMask ? prefillChunks(S, capacityFor(S + 1), this.chunking) : [S];
+    if (chunks.length > 1) return this.runPromptInChunks(block, members, S, chunks);
 
     let total = 0;
     for (const { row } of members) total = Math.max(total, row.seq.length + row.count);
@@ -416,8 +430,6 @@ export class RouteExecutor {
     const n = past.rows;
 
     const half = D / 2;
-    const session = this.parts.blocks[block];
-    const readsMask = session.inputNames.includes('attn_mask');
     // What each row attends to. Idle rows attend their first new slot only: never read, but never
     // a softmax over nothing.
     const maskRows: MaskRow[] = Array.from({ length: n }, () => ({ past: 0, fresh: 1 }));
@@ -467,8 +479,84 @@ export class RouteExecutor {
     const newV = out.new_v.data as KvArray;
     let fresh: KvBuffer | null = null;
     if (prompt) fresh = new KvBuffer(n, KV, capacityFor(Math.max(...members.map((m) => m.row.count)) + 1), Dp, false, this.kvPrecision);
+    this.takeOutputs(block, members, S, h, rowOf, prompt);
     members.forEach(({ row, position }, j) => {
-      // Only the real tokens' rows: padding and idle rows are never read.
+      let cache = row.seq.kv[position];
+      if (fresh) {
+        cache = new KvCache(fresh, j, 0);
+        fresh.owner[j] = cache;
+        row.seq.kv[position] = cache;
+      }
+      // GroupQueryAttention bound to the buffer has already written the new slots into it.
+      if (writesInPlace) (cache as KvCache).length += row.count;
+      else append(cache as KvCache, rowOf[j], newK, newV, S, row.count);
+    });
+  }
+
+  /**
+   * A prompt longer than one call (prefillChunks.ts): its first chunk as a prompt from an empty
+   * cache, then each chunk after the caches it has filled, written into one buffer sized for the
+   * whole prompt. Every member is an S-token prompt.
+   */
+  private async runPromptInChunks(block: number, members: readonly { row: StepRow; position: number }[], S: number, chunks: readonly number[]): Promise<void> {
+    const { config } = this.parts;
+    const H = config.hiddenSize;
+    const half = config.headDim / 2;
+    const KV = config.numKvHeads;
+    const Dp = cacheHeadSize(config.headDim);
+    const n = members.length;
+    const session = this.parts.blocks[block];
+    const buffer = new KvBuffer(n, KV, capacityFor(S + 1), Dp, false, this.kvPrecision);
+    const caches = members.map((_, j) => {
+      const cache = new KvCache(buffer, j, 0);
+      buffer.owner[j] = cache;
+      return cache;
+    });
+    const gate = Float32Array.from(members, ({ row }) => (row.seq.silenced.has(block) ? 0 : 1));
+    const h = new Float32Array(n * S * H);
+    let at = 0;
+    for (const c of chunks) {
+      // The first chunk reads nothing: a one-slot placeholder, as a whole prompt's call does.
+      const past = at === 0 ? new KvBuffer(n, KV, 1, Dp, false, this.kvPrecision) : buffer;
+      const hidden = new Float32Array(n * c * H);
+      const cos = new Float32Array(n * c * half);
+      const sin = new Float32Array(n * c * half);
+      members.forEach(({ row }, j) => {
+        hidden.set(row.hidden.subarray(at * H, (at + c) * H), j * c * H);
+        cos.set(row.cos.subarray(at * half, (at + c) * half), j * c * half);
+        sin.set(row.sin.subarray(at * half, (at + c) * half), j * c * half);
+      });
+      const maskRows: MaskRow[] = members.map(() => ({ past: at, fresh: c }));
+      const kvDims = [n, KV, past.capacity, Dp];
+      const kvType = past.precision === 'f16' ? 'float16' : 'float32';
+      const out = await session.run({
+        hidden: new ort.Tensor('float32', hidden, [n, c, H]),
+        cos: new ort.Tensor('float32', cos, [n, c, 1, half]),
+        sin: new ort.Tensor('float32', sin, [n, c, 1, half]),
+        past_k: new ort.Tensor(kvType, past.k, kvDims),
+        past_v: new ort.Tensor(kvType, past.v, kvDims),
+        mlp_gate: new ort.Tensor('float32', gate, [n, 1, 1]),
+        attn_mask: new ort.Tensor('float32', this.masks.get(maskRows, c, past.capacity), [n, 1, 1, c, past.capacity + c]),
+      }, ['hidden_out', 'new_k', 'new_v']);
+      this.stats.blockCalls++;
+      this.stats.blockRows += n;
+      this.stats.blockTokens += n * c;
+      const part = out.hidden_out.data as Float32Array;
+      for (let j = 0; j < n; j++) h.set(part.subarray(j * c * H, (j + 1) * c * H), (j * S + at) * H);
+      caches.forEach((cache, j) => append(cache, j, out.new_k.data as KvArray, out.new_v.data as KvArray, c, c));
+      at += c;
+    }
+    this.takeOutputs(block, members, S, h, members.map((_, j) => j), true);
+    members.forEach(({ row, position }, j) => { row.seq.kv[position] = caches[j]; });
+  }
+
+  /**
+   * A block's output rows become its members' hidden states: checked for non-finite values (the
+   * real tokens' rows only: padding and idle rows are never read), then perturbed where asked.
+   */
+  private takeOutputs(block: number, members: readonly { row: StepRow; position: number }[], S: number, h: Float32Array, rowOf: readonly number[], prompt: boolean): void {
+    const H = this.parts.config.hiddenSize;
+    members.forEach(({ row, position }, j) => {
       const at = rowOf[j] * S * H;
       const bad = firstNonFinite(h, at, at + row.count * H);
       if (bad >= 0) {
@@ -482,15 +570,6 @@ export class RouteExecutor {
       // row copies and the prefix store all see the perturbed stream.
       const p = row.seq.perturbation;
       if (p?.position === position) perturbRows(row.hidden, row.count, row.seq.length, prompt ? row.count : row.seq.promptLength, p);
-      let cache = row.seq.kv[position];
-      if (fresh) {
-        cache = new KvCache(fresh, j, 0);
-        fresh.owner[j] = cache;
-        row.seq.kv[position] = cache;
-      }
-      // GroupQueryAttention bound to the buffer has already written the new slots into it.
-      if (writesInPlace) (cache as KvCache).length += row.count;
-      else append(cache as KvCache, rowOf[j], newK, newV, S, row.count);
     });
   }
 }

@@ -17,8 +17,13 @@ import type { WeightPrecision } from '../checkpoint/weightPrecision';
 import type { KvPrecision } from '../decode/kvPrecision';
 import { describeHolder, FolderLockedError, lockFolder, type FolderLock, createFolder } from '../../common';
 
-/** Bump when the graphs or their file layout change: old cache folders are then ignored. */
-export const ENGINE_VERSION = 'reach-audit-engine-9';
+/**
+ * Bump when the graphs, their file layout, or the numbers the engine computes with them change:
+ * old cache folders are then ignored, and a run's manifest records it, so a run is never resumed
+ * by an engine that computes other numbers. 10: prompts over 2,048 tokens prefilled in chunks
+ * (prefillChunks.ts); the graphs are those of 9.
+ */
+export const ENGINE_VERSION = 'reach-audit-engine-10';
 
 const MANIFEST = 'manifest.json';
 
