@@ -14,7 +14,7 @@ import { DEFAULT_SEARCH } from '../audit/probes';
 import { DEFAULT_GRADING } from '../audit/answers';
 import { routeLengthBounds } from '../audit/probes';
 import { presetDeployment } from '../audit/presets';
-import { AUDIT_DEFAULTS, FORECLOSURE_DEFAULTS } from './auditOptions';
+import { AUDIT_DEFAULTS, FORECLOSURE_DEFAULTS, KV_FIDELITY } from './auditOptions';
 
 export interface ReproduceCommand {
   /** One line, quoted for a POSIX shell. */
@@ -127,7 +127,13 @@ export function reproduceCommand(manifest: RunManifest): ReproduceCommand {
   if (manifest.realizedFrom) flag('realized-from', manifest.realizedFrom.source);
 
   if (manifest.engine.weights === 'int8') flag('weights', 'int8');
-  if (manifest.engine.kvCache === 'f16') flag('kv-cache', 'f16');
+  if (manifest.engine.kvCache === 'f16') {
+    flag('kv-cache', 'f16');
+    // The questions the run measured its cache on: none, or another number than the default
+    // (fewer when fewer were selected, which asks for the same questions).
+    const measured = manifest.engine.kvCacheFidelity?.questions ?? 0;
+    if (measured !== KV_FIDELITY.questions) flag('kv-fidelity-questions', measured);
+  }
   if (manifest.backend) {
     flag('backend', manifest.backend.backend);
     for (const url of manifest.backend.baseUrls) flag('base-url', url);

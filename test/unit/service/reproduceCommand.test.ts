@@ -33,6 +33,17 @@ test('what no flag carries is named, and a preset does not repeat its own stop s
   assert.match(remote.gaps[0], /--api-key-env/);
 });
 
+test('an f16 run carries the questions it measured its cache on when they are not the default', () => {
+  const m = JSON.parse(fs.readFileSync(FIXTURE, 'utf8')) as RunManifest;
+  const fidelity = (questions: number) => ({ questions, maxNewTokens: 64, identicalSequences: questions, referenceTokens: 10 * questions, agreeingTokens: 10 * questions, maxLogprobError: 0, meanLogprobError: 0 });
+  const f16 = (kvCacheFidelity?: ReturnType<typeof fidelity>) => reproduceCommand({ ...m, engine: { ...m.engine, kvCache: 'f16', ...(kvCacheFidelity ? { kvCacheFidelity } : {}) } }).args;
+  const after = (args: string[]) => args.slice(args.indexOf('--kv-cache'), args.indexOf('--name'));
+  assert.deepEqual(after(f16(fidelity(8))), ['--kv-cache', 'f16']);
+  assert.deepEqual(after(f16(fidelity(3))), ['--kv-cache', 'f16', '--kv-fidelity-questions', '3']);
+  // Measured on none (--kv-fidelity-questions 0): the command must not measure 8.
+  assert.deepEqual(after(f16()), ['--kv-cache', 'f16', '--kv-fidelity-questions', '0']);
+});
+
 test('shell quoting reads back unchanged', () => {
   assert.equal(shellQuote('a/b-c.jsonl'), 'a/b-c.jsonl');
   assert.equal(shellQuote("it's"), `'it'\\''s'`);
