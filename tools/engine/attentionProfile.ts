@@ -2,10 +2,11 @@
  * Where one decoder block's decode call spends its time at long contexts: the engine's own block
  * graph (from the graph cache, as the engine builds it for the model and precision given), run
  * alone in an onnxruntime session with the engine's options and onnxruntime's profiler on, at each
- * context × batch asked for, one new token per sequence (a decode step), every cache slot visible.
+ * context × batch asked for, one new token per sequence (a decode step; --new-tokens N: a long
+ * prompt's chunk of N tokens after the cache, prefillChunks.ts), every cache slot visible.
  *
  * Each operator is put in one of four groups by what it reads:
- *   cache GEMMs          MatMul/FusedMatMul with an input that spans the cache (a C or C+1 axis):
+ *   cache GEMMs          MatMul/FusedMatMul with an input that spans the cache (a C or C+N axis):
  *                        the scores against the past keys and the probabilities times past values
  *   cache elementwise    every other operator over a cache-length axis: the mask add, softmax,
  *                        the concatenation and split of past and new scores, their transposes, casts
@@ -19,7 +20,7 @@
  *
  * Usage (after `npx tsc -p .`):
  *   node out/tools/engine/attentionProfile.js (--model DIR | --random-qwen-0.5b) [--contexts 128,2048,8192,16384]
- *     [--batches 1,16] [--calls 30] [--block 0] [--threads 2] [--weights f32|int8] [--kv-cache f32|f16]
+ *     [--batches 1,16] [--new-tokens 1] [--calls 30] [--block 0] [--threads 2] [--weights f32|int8] [--kv-cache f32|f16]
  *     [--json FILE]
  */
 import * as fs from 'node:fs';
@@ -46,6 +47,8 @@ interface ProfileEvent {
 interface Cell {
   context: number;
   batch: number;
+  /** New tokens per sequence: 1 for a decode step, more for a prompt's chunk after the cache. */
+  newTokens: number;
   calls: number;
   /** Wall time of one block call, median over the calls, and the fastest. */
   medianMs: number;
@@ -80,8 +83,7 @@ function randomFloats(n: number, seed: number): Float32Array {
   return out;
 }
 
-function feedsFor(session: ort.InferenceSession, batch: number, context: number): Record<string, ort.Tensor> {
-  const S = 1;
+function feedsFor(session: ort.InferenceSession, batch: number, context: number, S: number): Record<string, ort.Tensor> {
   const feeds: Record<string, ort.Tensor> = {};
   for (const meta of session.inputMetadata) {
     if (!meta.isTensor) fail(`input ${meta.name} is not a tensor`);
@@ -111,9 +113,9 @@ function groupOf(event: ProfileEvent, cacheLengths: Set<number>): Group {
   return WEIGHT_OPS.has(op) ? 'weights' : 'other';
 }
 
-async function profileCell(file: string, options: ort.InferenceSession.SessionOptions, context: number, batch: number, calls: number, kvBytesPerToken: number, prefix: string): Promise<Cell> {
+async function profileCell(file: string, options: ort.InferenceSession.SessionOptions, context: number, batch: number, newTokens: number, calls: number, kvBytesPerToken: number, prefix: string): Promise<Cell> {
   const session = await ort.InferenceSession.create(file, { ...options, enableProfiling: true, profileFilePrefix: prefix });
-  const feeds = feedsFor(session, batch, context);
+  const feeds = feedsFor(session, batch, context, newTokens);
   const warm = 3;
   for (let i = 0; i < warm; i++) await session.run(feeds);
   const ms: number[] = [];
@@ -130,7 +132,7 @@ async function profileCell(file: string, options: ort.InferenceSession.SessionOp
   const events = JSON.parse(fs.readFileSync(written[0], 'utf8')) as ProfileEvent[];
   fs.unlinkSync(written[0]);
 
-  const cacheLengths = new Set([context, context + 1]);
+  const cacheLengths = new Set([context, context + newTokens]);
   const groupMs = Object.fromEntries(GROUPS.map((g) => [g, 0])) as Record<Group, number>;
   const byNode = new Map<string, { op: string; group: Group; us: number }>();
   for (const e of events) {
@@ -147,7 +149,7 @@ async function profileCell(file: string, options: ort.InferenceSession.SessionOp
   const topOps = [...byNode.entries()].sort((a, b) => b[1].us - a[1].us).slice(0, 10).map(([node, v]) => ({ op: v.op, node, group: v.group, ms: v.us / total / 1000 }));
   const kvBytes = kvBytesPerToken * context * batch;
   return {
-    context, batch, calls,
+    context, batch, newTokens, calls,
     medianMs: median(ms), minMs: Math.min(...ms),
     groupMs, topOps, kvBytes,
     cacheGemmGBps: kvBytes / (groupMs['cache GEMMs'] / 1000) / 1e9,
@@ -159,14 +161,14 @@ async function main(): Promise<void> {
     options: {
       model: { type: 'string' }, 'random-qwen-0.5b': { type: 'boolean' },
       contexts: { type: 'string', default: '128,2048,8192,16384' }, batches: { type: 'string', default: '1,16' },
-      calls: { type: 'string', default: '30' }, block: { type: 'string', default: '0' }, threads: { type: 'string', default: '2' },
+      calls: { type: 'string', default: '30' }, 'new-tokens': { type: 'string', default: '1' }, block: { type: 'string', default: '0' }, threads: { type: 'string', default: '2' },
       weights: { type: 'string', default: 'f32' }, 'kv-cache': { type: 'string', default: 'f32' }, json: { type: 'string' },
     },
   });
   if (!v.model === !v['random-qwen-0.5b']) fail('expected exactly one of --model DIR or --random-qwen-0.5b');
   const contexts = list(v.contexts!, '--contexts');
   const batches = list(v.batches!, '--batches');
-  const [calls, block, threads] = [list(v.calls!, '--calls')[0], Number(v.block), list(v.threads!, '--threads')[0]];
+  const [calls, block, threads, newTokens] = [list(v.calls!, '--calls')[0], Number(v.block), list(v.threads!, '--threads')[0], list(v['new-tokens']!, '--new-tokens')[0]];
   const weights = parseWeightPrecision(v.weights!);
   const kvCache = parseKvPrecision(v['kv-cache']!);
   const dir = v.model ?? writeRandomQwen05bModel(path.join(os.tmpdir(), 'reach-audit-qwen05b-random'), (m) => process.stderr.write(`${m}\n`));
@@ -176,7 +178,7 @@ async function main(): Promise<void> {
   const file = path.join(model.graphs.dir, model.graphs.manifest.blockFiles[block] ?? fail(`--block: expected 0..${config.numBlocks - 1}, got ${v.block}`));
   await model.dispose();
   const modelDims = new Set([config.hiddenSize, config.intermediateSize, config.numHeads * config.headDim, config.numKvHeads * config.headDim, config.headDim, cacheHeadSize(config.headDim), config.vocabSize]);
-  for (const c of contexts) if (modelDims.has(c) || modelDims.has(c + 1)) fail(`--contexts: ${c} equals one of the model's dimensions, so the cache's axis cannot be told apart; use ${c - 1} or ${c + 1}`);
+  for (const c of contexts) if (modelDims.has(c) || modelDims.has(c + newTokens)) fail(`--contexts: ${c} (or ${c} + --new-tokens) equals one of the model's dimensions, so the cache's axis cannot be told apart; use ${c - 1} or ${c + 1}`);
   const kvBytesPerToken = 2 * config.numKvHeads * cacheHeadSize(config.headDim) * (kvCache === 'f16' ? 2 : 4);
 
   // The engine's session options (model.ts), with the profiler on.
@@ -191,7 +193,7 @@ async function main(): Promise<void> {
     for (const context of contexts) {
       for (const batch of batches) {
         process.stderr.write(`context ${context}, ${batch} sequences…\n`);
-        cells.push(await profileCell(file, options, context, batch, calls, kvBytesPerToken, path.join(scratch, `c${context}b${batch}`)));
+        cells.push(await profileCell(file, options, context, batch, newTokens, calls, kvBytesPerToken, path.join(scratch, `c${context}b${batch}`)));
       }
     }
   } finally {
@@ -199,7 +201,7 @@ async function main(): Promise<void> {
   }
 
   const lines = [
-    `block ${block} of ${dir} (${weights} weights, ${kvCache} KV cache), ${threads} threads, ${calls} decode calls per cell, one new token per sequence`,
+    `block ${block} of ${dir} (${weights} weights, ${kvCache} KV cache), ${threads} threads, ${calls} calls per cell, ${newTokens === 1 ? 'one new token per sequence (a decode step)' : `${newTokens} new tokens per sequence (a prompt's chunk after the cache)`}`,
     `${os.cpus()[0]?.model ?? 'unknown CPU'}, load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`,
     '',
     '| context | sequences | ms/call median (min) | cache GEMMs | cache elementwise | weights | other | KV read | cache GEMM GB/s |',
