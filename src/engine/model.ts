@@ -304,13 +304,12 @@ export class Model implements TextGenerator {
   }
 
   /**
-   * Decode cost at a long context (the bench's figure): `promptIds` prefilled in calls of at most
-   * `chunk` tokens, forked into `sequences` sequences, then `steps` decode steps of all of them in
-   * one call each. The prefill is chunked because one call's attention scores grow with the square
-   * of its tokens (a single 8k-token call needs ≈ 4 GB of scores on the Qwen2.5-0.5B shape); the
-   * next token is fixed, as decode speed does not depend on it. Returns each decode step's ms.
+   * Decode cost at a long context (the bench's figure): `promptIds` prefilled as `generate`
+   * prefills a prompt (a long one in chunks, prefillChunks.ts), forked into `sequences`
+   * sequences, then `steps` decode steps of all of them in one call each. The next token is
+   * fixed, as decode speed does not depend on it. Returns the prefill's and each decode step's ms.
    */
-  async timeDecodeAtContext(promptIds: readonly number[], sequences: number, steps: number, chunk = 512): Promise<{ prefillMs: number; stepMs: number[]; kvBytes: number }> {
+  async timeDecodeAtContext(promptIds: readonly number[], sequences: number, steps: number): Promise<{ prefillMs: number; stepMs: number[]; kvBytes: number }> {
     this.checkAlive();
     checkContextLength([{ promptIds, maxNewTokens: steps }], this.context);
     checkTokenIds(promptIds, this.vocabSize, 'promptIds');
@@ -318,7 +317,7 @@ export class Model implements TextGenerator {
     const seqs = [first];
     try {
       const t = performance.now();
-      for (let at = 0; at < promptIds.length; at += chunk) await this.executor.step([first], [promptIds.slice(at, at + chunk)]);
+      await this.executor.step([first], [promptIds]);
       const prefillMs = performance.now() - t;
       for (let s = 1; s < sequences; s++) seqs.push(first.fork());
       const stepMs: number[] = [];
