@@ -231,7 +231,11 @@ export class ResumeRefused extends InputError {
     readonly folder: string,
     readonly problems: readonly string[],
   ) {
-    super(`cannot resume ${folder}: it was made with different settings —\n  ${problems.join('\n  ')}\nStart a new run (leave out --resume) or resume with the original settings.`);
+    // No flag brings another engine's numbers back: only the release that started the run can finish it.
+    const engine = problems.some((p) => p.startsWith('engine version'))
+      ? ' An engine of another version may compute other numbers, so finish this run with the reach-audit release that started it.'
+      : '';
+    super(`cannot resume ${folder}: it was made with different settings —\n  ${problems.join('\n  ')}\nStart a new run (leave out --resume) or resume with the original settings.${engine}`);
   }
 
   /** Whether only the model's contents differ (the checkpoint was rewritten), not the settings. */
