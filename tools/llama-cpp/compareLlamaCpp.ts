@@ -4,7 +4,9 @@
  * convertToGguf.ts. Compared: ours f32 vs llama.cpp F32, ours int8 vs llama.cpp Q8_0, at batch 1
  * and with 16 sequences in lock step. Decode time runs from the moment every sequence has its first
  * token to the last token, token choice included, for both engines; each also reports tokens/s over
- * the time inside its decode calls alone (llama.cpp's native decode; our executor's decode steps).
+ * the time inside its decode calls alone (llama.cpp's native decode; our executor's decode steps),
+ * and the time between its decode calls (median, mean, 90th percentile: a mean far above the median
+ * says a few steps stalled, as on a machine that another process loads).
  *
  * llama.cpp at its best: every configuration of the peer (threads, batch size, flash attention,
  * weights mapped from the file or read into memory) is measured, and the report names the one with
@@ -55,7 +57,7 @@ import { writeRandomQwen05bModel } from '../../src/bench/randomBenchModel';
 import { ENGINE_ALLOCATOR_ENV } from '../../src/service/allocatorTuning';
 import { median } from '../../src/common';
 import { convertToGguf } from './convertToGguf';
-import { type DecodeParts, type Precision, type Setup, type Timing, PEER_PRECISION, groupReport, int8PathFlag, listFlag, setupName, setupsOf, wholeNumber } from './peerConfigurations';
+import { type DecodeParts, type Gaps, type Precision, type Setup, type Timing, PEER_PRECISION, betweenCalls, groupReport, int8PathFlag, listFlag, setupName, setupsOf, wholeNumber } from './peerConfigurations';
 
 /**
  * Times every onnxruntime session call of this process by kind, told apart by the graphs' names
@@ -88,6 +90,8 @@ interface Run {
   rows: number;
   /** Each decode call's time after every sequence had its first token, in order. */
   stepMs: number[];
+  /** The time between consecutive decode calls after every sequence had its first token. */
+  gaps: Gaps;
   tokens: number[][];
   parts?: DecodeParts;
 }
@@ -120,6 +124,7 @@ async function ours(setup: Setup, dir: string): Promise<Engine> {
       let rows = 0;
       let prefillEnd = 0;
       const stepMs: number[] = [];
+      const steps: [number, number][] = [];
       model.onStep = (s) => {
         // The breakdown covers everything after the last prefill call: the first tokens' choice
         // and the decode (its session calls and the time between them).
@@ -130,6 +135,7 @@ async function ours(setup: Setup, dir: string): Promise<Engine> {
         if (decodeStart === null) decodeStart = performance.now() - s.ms;
         inCallsMs += s.ms;
         stepMs.push(s.ms);
+        steps.push([performance.now() - s.ms, s.ms]);
         calls++;
         rows += s.batch;
       };
@@ -141,7 +147,7 @@ async function ours(setup: Setup, dir: string): Promise<Engine> {
       const { blocks, head, logSumExp } = sessions.ms;
       const after = end - prefillEnd;
       const parts = { blocks: blocks / after, head: head / after, logSumExp: logSumExp / after, rest: 1 - (blocks + head + logSumExp) / after };
-      return { ms: end - t, decodeMs: end - decodeStart, inCallsMs, calls, rows, stepMs, tokens: out.map((g) => g.tokens), parts };
+      return { ms: end - t, decodeMs: end - decodeStart, inCallsMs, calls, rows, stepMs, gaps: betweenCalls(steps), tokens: out.map((g) => g.tokens), parts };
     },
     dispose: () => model.dispose(),
   };
@@ -273,7 +279,7 @@ async function llamaCpp(setup: Setup, file: string, newTokens: number, promptTok
         }
         const end = performance.now();
         const decode = calls.filter(([start]) => start >= allFirst);
-        return { ms: end - t, decodeMs: end - allFirst, inCallsMs: decode.reduce((a, [, ms]) => a + ms, 0), calls: decode.length, rows: decode.reduce((a, [, , rows]) => a + rows, 0), stepMs: decode.map(([, ms]) => ms), tokens };
+        return { ms: end - t, decodeMs: end - allFirst, inCallsMs: decode.reduce((a, [, ms]) => a + ms, 0), calls: decode.length, rows: decode.reduce((a, [, , rows]) => a + rows, 0), stepMs: decode.map(([, ms]) => ms), gaps: betweenCalls(decode), tokens };
       }
       const tokens = await Promise.all(seqs.map(async (seq, i) => {
         const got: number[] = [];
@@ -295,6 +301,7 @@ async function llamaCpp(setup: Setup, file: string, newTokens: number, promptTok
         calls: decode.length,
         rows: decode.reduce((a, [, , rows]) => a + rows, 0),
         stepMs: decode.map(([, ms]) => ms),
+        gaps: betweenCalls(decode),
         tokens,
       };
     },
@@ -341,6 +348,7 @@ async function measure(setup: Setup, settings: Settings, round: number): Promise
       // The first and last few decode calls: does a step cost more as the context fills?
       stepStartMs: median(r.stepMs.slice(0, 4)),
       stepEndMs: median(r.stepMs.slice(-4)),
+      gapMs: r.gaps,
       peakRssBytes: peakRss(),
       tokens: r.tokens[0],
       parts: r.parts,

@@ -52,6 +52,12 @@ export interface Timing {
   /** Median time of the first and of the last 4 decode calls (every sequence's token in each). */
   stepStartMs: number;
   stepEndMs: number;
+  /**
+   * The time between one decode call's end and the next one's start (token choice, scheduling),
+   * over the decode: median, mean and 90th percentile in ms (see betweenCalls). Absent in records
+   * of older versions.
+   */
+  gapMs?: Gaps;
   /** The measuring process's peak resident memory (VmHWM), model and caches included. */
   peakRssBytes: number;
   /** The first sequence's tokens (greedy), to check the engines agree. */
@@ -71,6 +77,28 @@ export interface DecodeParts {
   head: number;
   logSumExp: number;
   rest: number;
+}
+
+/** The time between consecutive decode calls of one run, in ms. */
+export interface Gaps {
+  median: number;
+  mean: number;
+  p90: number;
+}
+
+/**
+ * The gaps between consecutive decode calls, each given as [start, ms, …] in the order they ran.
+ * Decode tokens/s over a run is set by the calls plus these gaps; a median far below the mean says
+ * that a few steps stalled rather than every step costing more (what told the two llama.cpp
+ * harnesses' figures apart: see the README).
+ */
+export function betweenCalls(calls: readonly (readonly [number, number, ...number[]])[]): Gaps {
+  const gaps = calls.slice(1).map(([start], i) => start - (calls[i][0] + calls[i][1]));
+  if (gaps.length === 0) return { median: Number.NaN, mean: Number.NaN, p90: Number.NaN };
+  const sorted = [...gaps].sort((a, b) => a - b);
+  // The nearest-rank 90th percentile: the smallest gap with at least 90% of the gaps at or below it.
+  const p90 = sorted[Math.ceil(0.9 * sorted.length) - 1];
+  return { median: median(gaps), mean: gaps.reduce((a, b) => a + b, 0) / gaps.length, p90 };
 }
 
 export const PEER_PRECISION: Record<Precision, { label: string; file: string }> = {
@@ -152,7 +180,9 @@ export function groupReport(setups: readonly Setup[], results: readonly Timing[]
   lines.push(`best llama.cpp configuration: ${setupName(setups[best])}`);
   for (const [i, s] of setups.entries()) {
     const r = results[i];
-    lines.push(`${setupName(s).padEnd(width)}  ms per decode call, first 4 → last 4: ${fmt(r.map((x) => x.stepStartMs))} → ${fmt(r.map((x) => x.stepEndMs))} | peak RSS ${(median(r.map((x) => x.peakRssBytes)) / 1e9).toFixed(2)} GB`);
+    const gaps = r.flatMap((x) => (x.gapMs ? [x.gapMs] : []));
+    const between = gaps.length ? ` | ms between decode calls: median ${fmt(gaps.map((g) => g.median))}, mean ${fmt(gaps.map((g) => g.mean))}, 90th percentile ${fmt(gaps.map((g) => g.p90))}` : '';
+    lines.push(`${setupName(s).padEnd(width)}  ms per decode call, first 4 → last 4: ${fmt(r.map((x) => x.stepStartMs))} → ${fmt(r.map((x) => x.stepEndMs))}${between} | peak RSS ${(median(r.map((x) => x.peakRssBytes)) / 1e9).toFixed(2)} GB`);
   }
   for (const [i, s] of setups.entries()) {
     if (s.engine !== 'ours') continue;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { type Setup, type Timing, groupReport, setupName, setupsOf } from '../../../tools/llama-cpp/peerConfigurations';
+import { type Setup, type Timing, betweenCalls, groupReport, setupName, setupsOf } from '../../../tools/llama-cpp/peerConfigurations';
 
 const noFlags = (): string | undefined => undefined;
 
@@ -56,4 +56,27 @@ test('the report names the best llama.cpp configuration by median decode and giv
   assert.ok(!lines[0].includes('shared'));
   const shared = groupReport(setups, rounds.map((r) => r.map(timing)), { promptTokens: 8160, newTokens: 32, sharedPrompt: true }, 3);
   assert.match(shared[0], /8160-token prompts \(one prompt shared by the sequences, computed once; warm-up on a 32-token prompt\), 32 new tokens/);
+});
+
+test('the time between decode calls: each gap from one call\'s end to the next one\'s start, its median, mean and nearest-rank 90th percentile', () => {
+  // Calls of 300 ms, [start, ms, rows]: gaps 40, 40, 40, 40, 40, 40, 40, 40, 40, 200 (one stalled step).
+  const starts = [0];
+  for (const gap of [40, 40, 40, 40, 40, 40, 40, 40, 40, 200]) starts.push(starts[starts.length - 1] + 300 + gap);
+  const g = betweenCalls(starts.map((t) => [t, 300, 16]));
+  assert.equal(g.median, 40);
+  assert.equal(g.mean, 56);
+  assert.equal(g.p90, 40);
+  // Three stalls in ten gaps (85, 90, 90 ms after seven of 5): the 90th percentile is a stall.
+  assert.equal(betweenCalls([[0, 10], [15, 10], [30, 10], [45, 10], [60, 10], [75, 10], [90, 10], [105, 10], [200, 10], [300, 10], [400, 10]]).p90, 90);
+  assert.ok(Number.isNaN(betweenCalls([[0, 10]]).median), 'one call has no gap');
+});
+
+test('the report gives each configuration\'s time between decode calls when measured, and leaves the line as it was without', () => {
+  const setups = setupsOf('f32', 16, (n) => ({ '--llama-api': 'controlled', '--llama-flash-attention': 'off', '--llama-mmap': 'off' })[n], 2, false);
+  const withGaps = (decode: number, median: number, mean: number): Timing => ({ ...timing(decode), gapMs: { median, mean, p90: mean * 2 } });
+  const lines = groupReport(setups, [[withGaps(70, 5, 6), withGaps(72, 7, 8)], [withGaps(40, 37, 80), withGaps(42, 39, 60)]], { promptTokens: 32, newTokens: 64 }, 2);
+  const peer = lines.find((l) => l.startsWith(setupName(setups[1])) && l.includes('ms per decode call'));
+  assert.match(peer ?? '', /\| ms between decode calls: median 38\.00 \(37\.00–39\.00\), mean 70\.00 \(60\.00–80\.00\), 90th percentile 140\.00 \(120\.00–160\.00\) \| peak RSS 2\.50 GB$/);
+  const old = groupReport(setups, [[timing(70)], [timing(40)]], { promptTokens: 32, newTokens: 64 }, 1);
+  assert.ok(old.every((l) => !l.includes('between decode calls')));
 });
