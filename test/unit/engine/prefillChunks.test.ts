@@ -126,6 +126,27 @@ describe('long prompts in chunks: the engine', () => {
     assert.deepEqual(fromStore, fresh);
   });
 
+  it('chunks a prompt with an f16 cache too: close to the f32 cache, the same bits alone and in a batch', async () => {
+    const dir = path.join(testRoot, 'models', 'prefill-chunks-llama');
+    const half = await loadModel(dir, { cacheDir, threads: 1, prefillChunking: chunking, prefixStoreBytes: 0, kvCache: 'f16' });
+    models.push(half);
+    const ids = promptIds(27, 8, V);
+    const before = half.stats.blockCalls;
+    const [alone] = await half.forwardBatch([{ ids }]);
+    assert.equal(half.stats.blockCalls - before, SMALL_SPECS.llama.numBlocks * prefillChunks(27, capacityFor(28), chunking).length);
+    const together = await half.forwardBatch([{ ids: promptIds(27, 9, V) }, { ids }]);
+    assert.deepEqual(together[1], alone);
+    const full = await chunked.forward(ids);
+    let diff = 0;
+    let norm = 0;
+    for (let i = 0; i < full.length; i++) {
+      diff += (full[i] - alone[i]) ** 2;
+      norm += full[i] ** 2;
+    }
+    const rel = Math.sqrt(diff / norm);
+    assert.ok(rel > 0 && rel < 0.01, `relative logit error ${rel}`);
+  });
+
   it('leaves a prompt up to one call as it was: the same bits as without chunking', async () => {
     const ids = promptIds(8, 6, V);
     assert.deepEqual(await chunked.forward(ids), await oneCall.forward(ids));
