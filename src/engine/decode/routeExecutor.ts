@@ -445,16 +445,7 @@ export class RouteExecutor {
       cos.set(row.cos, r * S * half);
       sin.set(row.sin, r * S * half);
     });
-    const kvDims = [n, KV, past.capacity, Dp];
-    const kvType = past.precision === 'f16' ? 'float16' : 'float32';
-    const feeds: Record<string, ort.Tensor> = {
-      hidden: new ort.Tensor('float32', hidden, [n, S, H]),
-      cos: new ort.Tensor('float32', cos, [n, S, 1, half]),
-      sin: new ort.Tensor('float32', sin, [n, S, 1, half]),
-      past_k: new ort.Tensor(kvType, past.k, kvDims),
-      past_v: new ort.Tensor(kvType, past.v, kvDims),
-      mlp_gate: new ort.Tensor('float32', gate, [n, 1, 1]),
-    };
+    const feeds = this.blockFeeds(S, hidden, cos, sin, past, gate);
     if (readsMask) {
       feeds.attn_mask = new ort.Tensor('float32', this.masks.get(maskRows, S, past.capacity), [n, 1, 1, S, past.capacity + S]);
     } else {
@@ -527,15 +518,8 @@ export class RouteExecutor {
         sin.set(row.sin.subarray(at * half, (at + c) * half), j * c * half);
       });
       const maskRows: MaskRow[] = members.map(() => ({ past: at, fresh: c }));
-      const kvDims = [n, KV, past.capacity, Dp];
-      const kvType = past.precision === 'f16' ? 'float16' : 'float32';
       const out = await session.run({
-        hidden: new ort.Tensor('float32', hidden, [n, c, H]),
-        cos: new ort.Tensor('float32', cos, [n, c, 1, half]),
-        sin: new ort.Tensor('float32', sin, [n, c, 1, half]),
-        past_k: new ort.Tensor(kvType, past.k, kvDims),
-        past_v: new ort.Tensor(kvType, past.v, kvDims),
-        mlp_gate: new ort.Tensor('float32', gate, [n, 1, 1]),
+        ...this.blockFeeds(c, hidden, cos, sin, past, gate),
         attn_mask: new ort.Tensor('float32', this.masks.get(maskRows, c, past.capacity), [n, 1, 1, c, past.capacity + c]),
       }, ['hidden_out', 'new_k', 'new_v']);
       this.stats.blockCalls++;
@@ -548,6 +532,22 @@ export class RouteExecutor {
     }
     this.takeOutputs(block, members, S, h, members.map((_, j) => j), true);
     members.forEach(({ row, position }, j) => { row.seq.kv[position] = caches[j]; });
+  }
+
+  /** A block call's inputs but its mask: `S` new tokens for each of the past buffer's rows. */
+  private blockFeeds(S: number, hidden: Float32Array, cos: Float32Array, sin: Float32Array, past: KvBuffer, gate: Float32Array): Record<string, ort.Tensor> {
+    const { hiddenSize: H, headDim: D } = this.parts.config;
+    const n = past.rows;
+    const kvDims = [n, past.kvHeads, past.capacity, past.headSize];
+    const kvType = past.precision === 'f16' ? 'float16' : 'float32';
+    return {
+      hidden: new ort.Tensor('float32', hidden, [n, S, H]),
+      cos: new ort.Tensor('float32', cos, [n, S, 1, D / 2]),
+      sin: new ort.Tensor('float32', sin, [n, S, 1, D / 2]),
+      past_k: new ort.Tensor(kvType, past.k, kvDims),
+      past_v: new ort.Tensor(kvType, past.v, kvDims),
+      mlp_gate: new ort.Tensor('float32', gate, [n, 1, 1]),
+    };
   }
 
   /**
