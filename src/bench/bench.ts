@@ -23,6 +23,7 @@ import { auditBenchText, benchAudit } from './benchAudit';
 import { auditSweepText, benchAuditSweep, parseSweepList } from './benchAuditSweep';
 import { benchEstimate } from './benchEstimate';
 import { ENGINE_ALLOCATOR_ENV } from '../service';
+import { peakRss, resetPeakRss } from './peakRss';
 
 const help = [
   'Usage: reach-audit bench (--model DIR | --random-qwen-0.5b [--random-dir DIR]) [options]',
@@ -103,27 +104,6 @@ export function copyBandwidth(runs = 5): number {
   const rate = Number(r.stdout);
   if (r.status !== 0 || !Number.isFinite(rate)) throw new Error(`copy bandwidth measurement failed: ${r.stderr}`);
   return rate;
-}
-
-/** Linux: resets the peak-RSS mark (VmHWM) so the figure covers only what follows. */
-function resetPeakRss(): boolean {
-  try {
-    fs.writeFileSync('/proc/self/clear_refs', '5');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Peak RSS in bytes since the last reset (VmHWM), or since process start. */
-function peakRss(): number {
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync('/proc/self/status', 'utf8'));
-    if (m) return Number(m[1]) * 1024;
-  } catch {
-    // not Linux
-  }
-  return process.resourceUsage().maxRSS * 1024;
 }
 
 function randomPrompt(n: number, vocab: number, salt: number): number[] {

@@ -24,6 +24,7 @@ import { DEFAULT_PREFILL_CHUNKING, type PrefillChunking, prefillChunks } from '.
 import { capacityFor } from '../../src/engine/decode/kvCache';
 import { loadModel } from '../../src/engine/index';
 import { writeRandomQwen05bModel } from '../../src/bench/randomBenchModel';
+import { peakRss, resetPeakRss } from '../../src/bench/peakRss';
 import { greedyAgreement, greedyAgreementText } from '../../src/service';
 
 interface RunFigures {
@@ -54,11 +55,6 @@ const positive = (text: string, what: string): number => {
   return n;
 };
 
-function status(field: 'VmHWM' | 'VmRSS'): number {
-  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync('/proc/self/status', 'utf8'));
-  return m ? Number(m[1]) * 1024 : NaN;
-}
-
 async function run(args: string[]): Promise<void> {
   const { values: v } = parseArgs({
     args,
@@ -78,21 +74,22 @@ async function run(args: string[]): Promise<void> {
   const dir = v.model ?? writeRandomQwen05bModel(path.join(os.tmpdir(), 'reach-audit-qwen05b-random'), (m) => process.stderr.write(`${m}\n`));
 
   // Peak RSS from here: the model's load and the run, not whatever came before.
-  try { fs.writeFileSync('/proc/self/clear_refs', '5'); } catch { /* not Linux: VmHWM then counts from the start */ }
+  resetPeakRss();
   const model = await loadModel(dir, { threads, prefillChunking: chunking });
   try {
     const ids = Array.from({ length: promptTokens }, (_, i) => (7 + i * 7919) % Math.min(model.vocabSize - 8, 100000));
     let prefillMs = 0;
     const decodeMs: number[] = [];
     model.onStep = (s) => { if (s.prefill) prefillMs += s.ms; else decodeMs.push(s.ms); };
-    process.stderr.write(`${promptTokens}-token prompt in ${prefillChunks(promptTokens, capacityFor(promptTokens + 1), chunking).length} call(s) per block, then ${newTokens} greedy tokens…\n`);
+    const calls = prefillChunks(promptTokens, capacityFor(promptTokens + 1), chunking).length;
+    process.stderr.write(`${promptTokens}-token prompt in ${calls} call(s) per block, then ${newTokens} greedy tokens…\n`);
     const [out] = await model.generate([{ promptIds: ids, maxNewTokens: newTokens, decoding: { temperature: 0, topP: 1, seed: 0 } }]);
     const figures: RunFigures = {
       model: dir, promptTokens, newTokens, threads, oneCallTokens: chunking.oneCallTokens,
-      calls: prefillChunks(promptTokens, capacityFor(promptTokens + 1), chunking).length,
+      calls,
       prefillMs,
       decodeTokensPerSecond: decodeMs.length / (decodeMs.reduce((a, b) => a + b, 0) / 1000),
-      peakRssBytes: status('VmHWM'),
+      peakRssBytes: peakRss(),
       tokens: out.tokens, logprobs: out.logprobs,
       cpu: os.cpus()[0]?.model ?? 'unknown', loadavg: os.loadavg(),
     };
